@@ -1,0 +1,87 @@
+// Package memgraph is the only door to Memgraph: the Bolt client that drives a Memgraph 3.12 HA
+// cluster's coordinators, and (in memgraph/sim) a simulator that speaks real Bolt.
+package memgraph
+
+import "context"
+
+// Health values of SHOW INSTANCES.
+const (
+	HealthUp      = "up"
+	HealthDown    = "down"
+	HealthUnknown = "unknown"
+)
+
+// Role values of SHOW INSTANCES.
+const (
+	RoleLeader   = "leader"
+	RoleFollower = "follower"
+	RoleMain     = "main"
+	RoleReplica  = "replica"
+	RoleUnknown  = "unknown"
+)
+
+// Instance is one row of SHOW INSTANCES.
+type Instance struct {
+	Name              string
+	BoltServer        string
+	CoordinatorServer string // "" for data instances
+	ManagementServer  string
+	Health            string
+	Role              string
+	LastSuccRespMs    int64
+}
+
+// IsCoordinator reports whether the row describes a coordinator (they have a coordinator_server).
+func (i Instance) IsCoordinator() bool { return i.CoordinatorServer != "" }
+
+// DatabaseLag is one database's entry in SHOW REPLICATION LAG's data_info.
+type DatabaseLag struct {
+	CommittedTxns  int64
+	TxnsBehindMain int64
+}
+
+// InstanceLag is one row of SHOW REPLICATION LAG.
+type InstanceLag struct {
+	Instance  string
+	Databases map[string]DatabaseLag
+}
+
+// CoordinatorConfig is the config map of ADD COORDINATOR.
+type CoordinatorConfig struct {
+	BoltServer        string
+	CoordinatorServer string
+	ManagementServer  string
+}
+
+// InstanceConfig is the config map of REGISTER INSTANCE (always SYNC: no AS clause).
+type InstanceConfig struct {
+	BoltServer        string
+	ManagementServer  string
+	ReplicationServer string
+}
+
+// Client runs coordinator queries against one coordinator, each as an auto-commit query whose
+// result is fully consumed. Every method is bounded by ctx. Errors are *Error values.
+type Client interface {
+	ShowInstances(ctx context.Context) ([]Instance, error)
+	ShowReplicationLag(ctx context.Context) ([]InstanceLag, error)
+	AddCoordinator(ctx context.Context, id int, cfg CoordinatorConfig) error
+	RegisterInstance(ctx context.Context, name string, cfg InstanceConfig) error
+	SetInstanceToMain(ctx context.Context, name string) error
+	DemoteInstance(ctx context.Context, name string) error
+	UnregisterInstance(ctx context.Context, name string) error
+	RemoveCoordinator(ctx context.Context, id int) error
+	YieldLeadership(ctx context.Context) error
+}
+
+// Connector hands out Clients for coordinator Bolt addresses ("host:port" as declared or as
+// reported in SHOW INSTANCES). Implementations pool connections per address.
+type Connector interface {
+	Client(address string) Client
+}
+
+// Resolver maps an advertised "host:port" to the "host:port" to dial (identity in a cluster;
+// a port-forward or a simulator outside one).
+type Resolver interface {
+	Resolve(address string) string
+}
