@@ -1,0 +1,13 @@
+# syntax=docker/dockerfile:1
+FROM golang:1.26 AS build
+WORKDIR /src
+COPY go.mod go.sum ./
+RUN go mod download
+COPY . .
+RUN CGO_ENABLED=0 go build -trimpath -ldflags="-s -w" -o /out/memgraph-hooks ./cmd/memgraph-hooks
+
+FROM gcr.io/distroless/static-debian12:nonroot
+COPY --from=build /out/memgraph-hooks /memgraph-hooks
+USER 65532:65532
+EXPOSE 8080
+ENTRYPOINT ["/memgraph-hooks"]

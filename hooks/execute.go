@@ -1,0 +1,82 @@
+package hooks
+
+import (
+	"context"
+	"errors"
+	"strings"
+
+	"github.com/memgraph-hooks/memgraph-hooks/memgraph"
+	"github.com/memgraph-hooks/memgraph-hooks/planner"
+)
+
+// execution is what running a plan achieved.
+type execution struct {
+	ran             []string // queries that completed (or that a concurrent writer completed first)
+	failedQuery     string
+	err             error
+	budgetExhausted bool
+}
+
+// execute runs the commands in order on the leader, stopping at the first error or when the
+// budget runs out. Every command was planned from a read taken on this leader moments ago, so a
+// refusal that only says "someone else already did this" (a concurrent sync of the same
+// cluster won the race) is progress, not failure.
+func (h *handler) execute(ctx context.Context, client memgraph.Client, cmds []planner.Command) execution {
+	var ex execution
+	for _, cmd := range cmds {
+		if ctx.Err() != nil {
+			ex.budgetExhausted = true
+			return ex
+		}
+		err := cmd.Run(ctx, client)
+		kind := commandKind(cmd.String())
+		switch {
+		case err == nil:
+			h.metrics.commands.WithLabelValues(kind, "ok").Inc()
+		case doneByConcurrentWriter(err):
+			h.metrics.commands.WithLabelValues(kind, "already_done").Inc()
+			h.log.Info("step already done by a concurrent writer", "query", cmd.String(), "memgraph", errMessage(err))
+		case ctx.Err() != nil:
+			h.metrics.commands.WithLabelValues(kind, "budget_exhausted").Inc()
+			ex.budgetExhausted = true
+			return ex
+		default:
+			h.metrics.commands.WithLabelValues(kind, "error").Inc()
+			ex.failedQuery, ex.err = cmd.String(), err
+			return ex
+		}
+		ex.ran = append(ex.ran, cmd.String())
+	}
+	return ex
+}
+
+// doneByConcurrentWriter recognises refusals that mean the step's goal already holds: a member
+// registered under the same name or id, or a MAIN elected. A conflict on an endpoint registered
+// under another name is a real failure.
+func doneByConcurrentWriter(err error) bool {
+	var mgErr *memgraph.Error
+	if !errors.As(err, &mgErr) {
+		return false
+	}
+	switch mgErr.Kind {
+	case memgraph.KindMainExists:
+		return true
+	case memgraph.KindAlreadyExists:
+		return strings.Contains(mgErr.Message, "such name") || strings.Contains(mgErr.Message, "such id")
+	}
+	return false
+}
+
+// commandKind is a command's query verb, a bounded metric label ("REGISTER INSTANCE", …).
+func commandKind(query string) string {
+	words := strings.Fields(query)
+	switch {
+	case len(words) == 0:
+		return "unknown"
+	case words[0] == "SET" && len(words) >= 4:
+		return "SET INSTANCE TO MAIN"
+	case len(words) >= 2:
+		return words[0] + " " + words[1]
+	}
+	return words[0]
+}

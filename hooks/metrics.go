@@ -1,0 +1,29 @@
+package hooks
+
+import "github.com/prometheus/client_golang/prometheus"
+
+type metrics struct {
+	requests     *prometheus.CounterVec
+	syncDuration *prometheus.HistogramVec
+	commands     *prometheus.CounterVec
+}
+
+func newMetrics(reg prometheus.Registerer) *metrics {
+	m := &metrics{
+		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "memgraph_hooks_requests_total",
+			Help: "Hook requests by hook and HTTP status.",
+		}, []string{"hook", "status"}),
+		syncDuration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name:    "memgraph_hooks_sync_duration_seconds",
+			Help:    "Duration of sync passes by the resulting Converged reason.",
+			Buckets: []float64{.005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10},
+		}, []string{"reason"}),
+		commands: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "memgraph_hooks_commands_total",
+			Help: "Coordinator commands executed by query kind and result.",
+		}, []string{"command", "result"}),
+	}
+	reg.MustRegister(m.requests, m.syncDuration, m.commands)
+	return m
+}

@@ -1,0 +1,152 @@
+package hooks
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/memgraph-hooks/memgraph-hooks/memgraph"
+	"github.com/memgraph-hooks/memgraph-hooks/topology"
+)
+
+// view is one coordinator's answer to SHOW INSTANCES.
+type view struct {
+	coordinator topology.Coordinator // whom we asked
+	instances   []memgraph.Instance
+	leader      string // name of the row whose role is leader; "" when none
+}
+
+func (v view) fromLeader() bool { return v.leader == v.coordinator.Name }
+
+// fresh reports a coordinator that is leader of its own one-member cluster and was never ADDed:
+// it lists only itself, with an empty bolt_server.
+func (v view) fresh() bool {
+	coordinators, registered := 0, 0
+	for _, in := range v.instances {
+		if in.IsCoordinator() {
+			coordinators++
+			if in.BoltServer != "" {
+				registered++
+			}
+		} else {
+			registered++
+		}
+	}
+	return coordinators <= 1 && registered == 0
+}
+
+// observation is the outcome of leader discovery.
+type observation struct {
+	view      view
+	reachable bool   // at least one coordinator answered
+	errs      []string
+}
+
+// discoverLeader asks the coordinators in id order (declared, then retiring) for SHOW INSTANCES
+// and returns the first view that names a leader. A coordinator that names no leader answers
+// from a stale state machine and is skipped. A fresh coordinator's self-view is kept only if no
+// other coordinator belongs to an established cluster: bootstrapping a second cluster beside an
+// established one would end with two MAINs. On a converged cluster this costs one query.
+func discoverLeader(ctx context.Context, conn memgraph.Connector, d topology.Declared) observation {
+	var obs observation
+	var fallback *view
+	for _, c := range append(append([]topology.Coordinator{}, d.Coordinators...), d.RetiringCoordinators...) {
+		if ctx.Err() != nil {
+			break
+		}
+		rows, err := conn.Client(c.BoltServer).ShowInstances(ctx)
+		if err != nil {
+			obs.errs = append(obs.errs, fmt.Sprintf("%s: %s", c.Name, errMessage(err)))
+			continue
+		}
+		obs.reachable = true
+		v := view{coordinator: c, instances: rows, leader: leaderName(rows)}
+		if v.leader == "" {
+			obs.errs = append(obs.errs, fmt.Sprintf("%s: names no leader", c.Name))
+			continue
+		}
+		if v.fromLeader() && v.fresh() {
+			if fallback == nil {
+				fallback = &v
+			}
+			continue
+		}
+		obs.view = v
+		return obs
+	}
+	if fallback != nil {
+		obs.view = *fallback
+	}
+	return obs
+}
+
+// leaderView returns a view taken on the leader itself, where writes are executed: v when it
+// already is, otherwise a fresh SHOW INSTANCES on the leader it names.
+func leaderView(ctx context.Context, conn memgraph.Connector, d topology.Declared, v view) (view, error) {
+	if v.fromLeader() {
+		return v, nil
+	}
+	leader, ok := coordinatorByName(d, v.leader)
+	if !ok {
+		row, found := rowByName(v.instances, v.leader)
+		if !found || row.BoltServer == "" {
+			return view{}, fmt.Errorf("leader %s has no known Bolt address", v.leader)
+		}
+		id, _ := topology.ParseCoordinatorName(v.leader)
+		leader = topology.Coordinator{ID: id, Name: v.leader, BoltServer: row.BoltServer}
+	}
+	rows, err := conn.Client(leader.BoltServer).ShowInstances(ctx)
+	if err != nil {
+		return view{}, fmt.Errorf("leader %s: %w", v.leader, err)
+	}
+	lv := view{coordinator: leader, instances: rows, leader: leaderName(rows)}
+	if !lv.fromLeader() {
+		return view{}, fmt.Errorf("%s was named leader but reports leader %q", v.leader, lv.leader)
+	}
+	return lv, nil
+}
+
+func leaderName(rows []memgraph.Instance) string {
+	for _, r := range rows {
+		if r.IsCoordinator() && r.Role == memgraph.RoleLeader {
+			return r.Name
+		}
+	}
+	return ""
+}
+
+func mainName(rows []memgraph.Instance) string {
+	for _, r := range rows {
+		if !r.IsCoordinator() && r.Role == memgraph.RoleMain {
+			return r.Name
+		}
+	}
+	return ""
+}
+
+func rowByName(rows []memgraph.Instance, name string) (memgraph.Instance, bool) {
+	for _, r := range rows {
+		if r.Name == name {
+			return r, true
+		}
+	}
+	return memgraph.Instance{}, false
+}
+
+func coordinatorByName(d topology.Declared, name string) (topology.Coordinator, bool) {
+	for _, c := range append(append([]topology.Coordinator{}, d.Coordinators...), d.RetiringCoordinators...) {
+		if c.Name == name {
+			return c, true
+		}
+	}
+	return topology.Coordinator{}, false
+}
+
+// errMessage is Memgraph's own message when there is one.
+func errMessage(err error) string {
+	var mgErr *memgraph.Error
+	if asMemgraphError(err, &mgErr) && mgErr.Message != "" {
+		return mgErr.Message
+	}
+	return strings.TrimSpace(err.Error())
+}

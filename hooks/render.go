@@ -1,0 +1,139 @@
+package hooks
+
+import (
+	"github.com/memgraph-hooks/memgraph-hooks/memgraph"
+	"github.com/memgraph-hooks/memgraph-hooks/planner"
+	"github.com/memgraph-hooks/memgraph-hooks/topology"
+)
+
+// render builds the response: the desired children at the permitted replica counts, and the
+// status observed in this pass.
+func (h *handler) render(p *pass) (*syncResponse, error) {
+	children, err := topology.DesiredChildren(p.cluster, p.replicas)
+	if err != nil {
+		return nil, err
+	}
+	ready, converged, resync := p.verdicts()
+	status := p.status(h.cfg.Now(), ready, converged)
+	statusMap, err := toMap(status)
+	if err != nil {
+		return nil, err
+	}
+	resp := &syncResponse{Status: statusMap, Children: children, ResyncAfterSeconds: resync}
+	if p.dryRun {
+		resp.Plan = append([]string{}, p.planned...)
+		if resp.Plan == nil {
+			resp.Plan = []string{}
+		}
+	}
+	return resp, nil
+}
+
+// verdicts decides the two conditions and the resync delay.
+func (p *pass) verdicts() (ready, converged verdict, resync float64) {
+	switch {
+	case len(p.waitingPods) > 0:
+		v := isFalse(ReasonWorkloadsNotReady, "waiting for %s to be Ready: %s",
+			describeCount(len(p.waitingPods), "pod"), listNames(p.waitingPods))
+		return v, v, resyncWaiting
+	case p.obs.view.leader == "" && !p.obs.reachable:
+		v := isFalse(ReasonCoordinatorUnreachable, "no coordinator answered SHOW INSTANCES: %s", listNames(p.obs.errs))
+		return v, v, resyncWaiting
+	case p.obs.view.leader == "":
+		v := isFalse(ReasonNoCoordinatorLeader, "coordinators answer but none names a leader: %s", listNames(p.obs.errs))
+		return v, v, resyncWaiting
+	}
+	ready = p.readyVerdict()
+	converged, resync = p.convergedVerdict()
+	return ready, converged, resync
+}
+
+func (p *pass) readyVerdict() verdict {
+	if p.leaderErr != nil {
+		return isFalse(ReasonCoordinatorUnreachable, "leader %s: %s", p.obs.view.leader, errMessage(p.leaderErr))
+	}
+	if main := mainName(p.final.instances); main != "" {
+		return isTrue(ReasonMainElected, "%s is MAIN; %s leads the coordinators", main, p.final.leader)
+	}
+	return isFalse(ReasonNoMainElected, "no data instance is MAIN; %s leads the coordinators", p.final.leader)
+}
+
+func (p *pass) convergedVerdict() (verdict, float64) {
+	// Progress as of the latest observation: re-planning is pure and cheap.
+	now := planner.Plan(p.declared, planner.Observed{
+		Instances: p.final.instances, Leader: p.final.leader, Current: p.work.current,
+	}).Progress
+	prog := p.plan.Progress
+	switch {
+	case p.leaderErr != nil:
+		return isFalse(ReasonCoordinatorUnreachable, "leader %s: %s", p.obs.view.leader, errMessage(p.leaderErr)), resyncWaiting
+	case p.ex.err != nil:
+		return isFalse(ReasonRegistrationFailed, "%s failed: %s", p.ex.failedQuery, errMessage(p.ex.err)), resyncWaiting
+	case prog.NoCaughtUpSurvivor != "":
+		return isFalse(ReasonNoCaughtUpSurvivor, "%s", prog.NoCaughtUpSurvivor), resyncWaiting
+	case prog.YieldPending || now.YieldPending:
+		return isFalse(ReasonLeadershipTransferInProgress, "%s is retiring and yields leadership; waiting for a new leader", p.obs.view.leader), resyncProgressing
+	case len(now.RetiringCoordinators)+len(now.RetiringDataInstances) > 0 || p.shrinking():
+		return isFalse(ReasonRetirementInProgress, "retiring %s", listNames(p.retiringNames())), resyncProgressing
+	case p.ex.budgetExhausted:
+		return isFalse(ReasonRegistrationInProgress, "the sync budget ran out after %d of %d steps; continuing on the next sync",
+			len(p.ex.ran), len(p.planned)), resyncBudgetExhausted
+	case len(now.PendingRegistrations) > 0 || p.dryRun && len(p.planned) > 0:
+		return isFalse(ReasonRegistrationInProgress, "registering %s", listNames(now.PendingRegistrations)), resyncProgressing
+	case !p.workloadsAtDeclared():
+		return isFalse(ReasonWorkloadsNotReady, "StatefulSets are not yet at %d coordinators and %d data instances",
+			len(p.declared.Coordinators), len(p.declared.DataInstances)), resyncWaiting
+	}
+	return isTrue(ReasonAllInstancesRegistered, "%s and %s registered",
+		describeCount(len(p.declared.Coordinators), "coordinator"),
+		describeCount(len(p.declared.DataInstances), "data instance")), resyncConverged
+}
+
+// shrinking reports a StatefulSet still above its declared count.
+func (p *pass) shrinking() bool {
+	return len(p.declared.RetiringCoordinators)+len(p.declared.RetiringDataInstances) > 0
+}
+
+func (p *pass) retiringNames() []string {
+	var names []string
+	for _, c := range p.declared.RetiringCoordinators {
+		names = append(names, c.Name)
+	}
+	for _, d := range p.declared.RetiringDataInstances {
+		names = append(names, d.Name)
+	}
+	return names
+}
+
+func (p *pass) workloadsAtDeclared() bool {
+	return p.work.current.Coordinators == int32(len(p.declared.Coordinators)) &&
+		p.work.current.DataInstances == int32(len(p.declared.DataInstances)) &&
+		p.work.settledCoordinators && p.work.settledData
+}
+
+func outcomeLabel(p *pass) string {
+	_, converged, _ := p.verdicts()
+	return converged.reason
+}
+
+func registeredCounts(rows []memgraph.Instance) (coordinators, data int32) {
+	for _, r := range rows {
+		switch {
+		case r.IsCoordinator() && r.BoltServer != "":
+			coordinators++
+		case !r.IsCoordinator():
+			data++
+		}
+	}
+	return coordinators, data
+}
+
+func podNames(d topology.Declared) (coordinators, data []string) {
+	for _, c := range d.Coordinators {
+		coordinators = append(coordinators, c.Pod)
+	}
+	for _, di := range d.DataInstances {
+		data = append(data, di.Pod)
+	}
+	return coordinators, data
+}

@@ -1,0 +1,133 @@
+package hooks
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"time"
+
+	"github.com/memgraph-hooks/memgraph-hooks/memgraph"
+	"github.com/memgraph-hooks/memgraph-hooks/planner"
+	"github.com/memgraph-hooks/memgraph-hooks/topology"
+)
+
+// Resync delays (seconds) by situation: short while anything is pending, long when converged, so
+// a registration a pod loses (fresh volume, wiped state) is re-issued without any watch event.
+const (
+	resyncBudgetExhausted = 1
+	resyncProgressing     = 2
+	resyncWaiting         = 5
+	resyncConverged       = 30
+)
+
+// pass is one sync of one cluster: everything observed, planned and done, from which the
+// response is rendered.
+type pass struct {
+	cluster  *topology.MemgraphCluster // defaulted
+	declared topology.Declared
+	work     workloads
+	replicas topology.Replicas // what the response returns
+
+	waitingPods []string
+	obs         observation
+	final       view // the latest SHOW INSTANCES taken (after execution when something ran)
+	plan        planner.Result
+	planned     []string // queries of the plan that was (or, on a dry run, would be) executed
+	ex          execution
+	leaderErr   error
+	dryRun      bool
+}
+
+func (h *handler) handleSync(w http.ResponseWriter, r *http.Request) {
+	start := time.Now()
+	req, cluster, err := decodeSync(r)
+	if err != nil {
+		h.fail(w, "sync", err)
+		return
+	}
+	ctx, cancel := context.WithTimeout(r.Context(), h.cfg.SyncBudget)
+	defer cancel()
+	p := h.reconcile(ctx, req, cluster, r.URL.Query().Get("dryRun") == "true")
+	resp, err := h.render(p)
+	if err != nil {
+		h.fail(w, "sync", badRequestf("rendering children: %v", err))
+		return
+	}
+	h.metrics.syncDuration.WithLabelValues(outcomeLabel(p)).Observe(time.Since(start).Seconds())
+	h.log.Info("sync", "cluster", cluster.Namespace+"/"+cluster.Name, "outcome", outcomeLabel(p),
+		"ran", len(p.ex.ran), "planned", len(p.planned), "dryRun", p.dryRun, "ms", time.Since(start).Milliseconds())
+	h.writeJSON(w, "sync", http.StatusOK, resp)
+}
+
+// reconcile observes, plans and (unless dryRun) executes, all within ctx's budget.
+func (h *handler) reconcile(ctx context.Context, req *syncRequest, cluster *topology.MemgraphCluster, dryRun bool) *pass {
+	spec := cluster.Defaulted()
+	p := &pass{cluster: spec, dryRun: dryRun}
+	p.work, _ = observeWorkloads(req, spec.Name, spec.Namespace) // validated in decodeSync
+	declared := topology.Replicas{Coordinators: spec.Spec.Coordinators, DataInstances: spec.Spec.DataInstances}
+	p.declared = topology.Declare(spec.Network(), declared, p.work.current)
+	p.replicas = planner.Hold(p.declared, p.work.current)
+
+	if p.waitingPods = p.work.unreadyPods(p.declared); len(p.waitingPods) > 0 {
+		return p
+	}
+	unlock, err := h.locks.lock(ctx, spec.Namespace+"/"+spec.Name)
+	if err != nil {
+		p.ex.budgetExhausted = true
+		return p
+	}
+	defer unlock()
+
+	p.obs = discoverLeader(ctx, h.cfg.Connector, p.declared)
+	if p.obs.view.leader == "" {
+		return p
+	}
+	p.final = p.obs.view
+	p.plan = planner.Plan(p.declared, h.observed(p.obs.view, nil, p))
+	if len(p.plan.Commands) == 0 && !planner.NeedsReplicationLag(p.declared, h.observed(p.obs.view, nil, p)) {
+		p.replicas = p.plan.Replicas
+		return p
+	}
+	h.planOnLeader(ctx, p)
+	return p
+}
+
+// planOnLeader re-reads the cluster on the leader (writes go there, and the plan must rest on
+// the authoritative table), fetches replication lag when a MAIN handover is needed, plans and
+// executes.
+func (h *handler) planOnLeader(ctx context.Context, p *pass) {
+	lv, err := leaderView(ctx, h.cfg.Connector, p.declared, p.obs.view)
+	if err != nil {
+		p.leaderErr = err
+		return
+	}
+	p.final = lv
+	client := h.cfg.Connector.Client(lv.coordinator.BoltServer)
+	var lag []memgraph.InstanceLag
+	if planner.NeedsReplicationLag(p.declared, h.observed(lv, nil, p)) {
+		if lag, err = client.ShowReplicationLag(ctx); err != nil {
+			p.leaderErr = fmt.Errorf("SHOW REPLICATION LAG on %s: %w", lv.coordinator.Name, err)
+			return
+		}
+	}
+	p.plan = planner.Plan(p.declared, h.observed(lv, lag, p))
+	p.replicas = p.plan.Replicas
+	for _, c := range p.plan.Commands {
+		p.planned = append(p.planned, c.String())
+	}
+	if p.dryRun || len(p.plan.Commands) == 0 {
+		return
+	}
+	p.ex = h.execute(ctx, client, p.plan.Commands)
+	if len(p.ex.ran) == 0 || ctx.Err() != nil {
+		return
+	}
+	// Report what the cluster looks like now, not what it looked like before the pass.
+	if rows, err := client.ShowInstances(ctx); err == nil {
+		p.final = view{coordinator: lv.coordinator, instances: rows, leader: leaderName(rows)}
+	}
+}
+
+func (h *handler) observed(v view, lag []memgraph.InstanceLag, p *pass) planner.Observed {
+	return planner.Observed{Instances: v.instances, Leader: v.leader, Lag: lag, Current: p.work.current}
+}

@@ -1,0 +1,133 @@
+package hooks
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"sort"
+)
+
+// Wire types of Metacontroller's CompositeController hooks (metacontroller.md §2–§3). Identity is
+// always read from each object's metadata, never from map keys, so hook versions v1 ("name") and
+// v2 ("namespace/name") are both accepted.
+
+// object is one Kubernetes object as JSON.
+type object = map[string]any
+
+// syncRequest is the body Metacontroller POSTs to the sync (and finalize) hook.
+type syncRequest struct {
+	Controller json.RawMessage              `json:"controller"`
+	Parent     json.RawMessage              `json:"parent"`
+	Children   map[string]map[string]object `json:"children"`
+	Related    map[string]map[string]object `json:"related"`
+	Finalizing bool                         `json:"finalizing"`
+}
+
+// syncResponse is the sync hook's answer. Children is never nil and never holds a null.
+type syncResponse struct {
+	Status             map[string]any `json:"status"`
+	Children           []object       `json:"children"`
+	ResyncAfterSeconds float64        `json:"resyncAfterSeconds,omitempty"`
+	// Plan is only present on a dry run (POST /sync?dryRun=true): the queries the pass would run.
+	Plan []string `json:"plan,omitempty"`
+}
+
+type customizeRequest struct {
+	Controller json.RawMessage `json:"controller"`
+	Parent     json.RawMessage `json:"parent"`
+}
+
+type customizeResponse struct {
+	RelatedResources []relatedRule `json:"relatedResources"`
+}
+
+type relatedRule struct {
+	APIVersion    string        `json:"apiVersion"`
+	Resource      string        `json:"resource"`
+	Namespace     string        `json:"namespace,omitempty"`
+	LabelSelector labelSelector `json:"labelSelector"`
+}
+
+type labelSelector struct {
+	MatchLabels map[string]string `json:"matchLabels"`
+}
+
+// badRequest is a client error: the request is answered 400 and nothing changes.
+type badRequest struct{ msg string }
+
+func (e *badRequest) Error() string { return e.msg }
+
+func badRequestf(format string, args ...any) error {
+	return &badRequest{msg: fmt.Sprintf(format, args...)}
+}
+
+// decodeJSON decodes one JSON document from r into v, naming the problem on failure.
+func decodeJSON(r io.Reader, v any) error {
+	body, err := io.ReadAll(r)
+	if err != nil {
+		var tooLarge *http.MaxBytesError
+		if errors.As(err, &tooLarge) {
+			return badRequestf("request body larger than %d bytes", tooLarge.Limit)
+		}
+		return badRequestf("reading request body: %v", err)
+	}
+	if len(bytes.TrimSpace(body)) == 0 {
+		return badRequestf("empty request body: expected a JSON object")
+	}
+	dec := json.NewDecoder(bytes.NewReader(body))
+	if err := dec.Decode(v); err != nil {
+		return badRequestf("request body is not a valid hook request: %s", describeJSONError(err))
+	}
+	if dec.More() {
+		return badRequestf("request body holds more than one JSON document")
+	}
+	return nil
+}
+
+func describeJSONError(err error) string {
+	var typeErr *json.UnmarshalTypeError
+	if errors.As(err, &typeErr) {
+		field := typeErr.Field
+		if field == "" {
+			field = "(top level)"
+		}
+		return fmt.Sprintf("field %s: expected %s, got JSON %s", field, typeErr.Type, typeErr.Value)
+	}
+	var syntaxErr *json.SyntaxError
+	if errors.As(err, &syntaxErr) {
+		return fmt.Sprintf("malformed JSON at byte %d: %v", syntaxErr.Offset, syntaxErr)
+	}
+	return err.Error()
+}
+
+// objectsOf returns the objects of one child/related type in a stable order (by namespace/name),
+// each checked to carry metadata.name.
+func objectsOf(group map[string]map[string]object, typeKey, what string) ([]object, error) {
+	entries := group[typeKey]
+	keys := make([]string, 0, len(entries))
+	for k := range entries {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	out := make([]object, 0, len(keys))
+	for _, k := range keys {
+		obj := entries[k]
+		if obj == nil {
+			return nil, badRequestf("%s[%q][%q] is null: expected an object", what, typeKey, k)
+		}
+		if metaString(obj, "name") == "" {
+			return nil, badRequestf("%s[%q][%q] has no metadata.name", what, typeKey, k)
+		}
+		out = append(out, obj)
+	}
+	return out, nil
+}
+
+func metaString(obj object, key string) string {
+	meta, _ := obj["metadata"].(map[string]any)
+	s, _ := meta[key].(string)
+	return s
+}
