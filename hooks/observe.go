@@ -38,7 +38,7 @@ func (v view) fresh() bool {
 // observation is the outcome of leader discovery.
 type observation struct {
 	view      view
-	reachable bool   // at least one coordinator answered
+	reachable bool // at least one coordinator answered
 	errs      []string
 }
 

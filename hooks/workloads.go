@@ -21,7 +21,7 @@ type workloads struct {
 	// settled is whether each StatefulSet's controller has caught up with its spec
 	// (observedGeneration, replicas and readyReplicas all equal to spec).
 	settledCoordinators, settledData bool
-	readyPods                         map[string]bool // pod name → Ready and not terminating
+	readyPods                        map[string]bool // pod name → Ready and not terminating
 }
 
 // observeWorkloads reads the StatefulSets among the children and the Pods among the related
