@@ -23,16 +23,16 @@ import (
 // (as applied and settled) and Ready pods for every replica; pods that a StatefulSet sheds
 // disappear together with their simulated instance.
 type harness struct {
-	t         *testing.T
-	world     *sim.World
-	pool      *memgraph.Pool
-	handler   http.Handler
-	name, ns  string
-	spec      map[string]any
-	children  map[string]map[string]any // "Kind/name" → object as last returned
-	pods      map[string]bool           // running pods → whether they answer (have an instance)
-	lastResp  syncResponse
-	resolver  memgraph.Resolver
+	t        *testing.T
+	world    *sim.World
+	pool     *memgraph.Pool
+	handler  http.Handler
+	name, ns string
+	spec     map[string]any
+	children map[string]map[string]any // "Kind/name" → object as last returned
+	pods     map[string]bool           // running pods → whether they answer (have an instance)
+	lastResp syncResponse
+	resolver memgraph.Resolver
 }
 
 type syncResponse struct {

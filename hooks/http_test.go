@@ -1,0 +1,192 @@
+package hooks_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/memgraph-hooks/memgraph-hooks/hooks"
+)
+
+func serve(t *testing.T, handler http.Handler, method, path, body string) (int, string) {
+	t.Helper()
+	rec := httptest.NewRecorder()
+	handler.ServeHTTP(rec, httptest.NewRequest(method, path, strings.NewReader(body)))
+	out, _ := io.ReadAll(rec.Result().Body)
+	return rec.Code, string(out)
+}
+
+func validParent() map[string]any {
+	return map[string]any{
+		"apiVersion": "memgraph.com/v1alpha1", "kind": "MemgraphCluster",
+		"metadata": map[string]any{"name": "memgraph", "namespace": "default", "uid": "u", "generation": 1},
+		"spec":     map[string]any{"coordinators": 3, "dataInstances": 2},
+	}
+}
+
+func mustJSON(t *testing.T, v any) string {
+	t.Helper()
+	raw, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(raw)
+}
+
+// Every class of bad input is answered 400 with a JSON error naming the problem, so
+// Metacontroller changes nothing.
+func TestBadRequestsAreRejectedWithTheProblem(t *testing.T) {
+	handler := hooks.NewHandler(hooks.Config{Connector: unreachable{}})
+	withParent := func(mutate func(p map[string]any)) string {
+		p := validParent()
+		mutate(p)
+		return mustJSON(t, map[string]any{"parent": p})
+	}
+	for _, tc := range []struct {
+		name, path, body, wantInError string
+	}{
+		{"empty body", "/sync", "", "empty request body"},
+		{"not JSON", "/sync", "{parent:", "malformed JSON"},
+		{"two documents", "/sync", `{"parent":{}} {}`, "more than one JSON document"},
+		{"array body", "/sync", `[]`, "expected"},
+		{"no parent", "/sync", `{"children":{}}`, "no parent"},
+		{"null parent", "/sync", `{"parent":null}`, "no parent"},
+		{"parent not an object", "/sync", `{"parent":"memgraph"}`, "parent"},
+		{"wrong apiVersion", "/sync", withParent(func(p map[string]any) { p["apiVersion"] = "memgraph.com/v2" }), "apiVersion"},
+		{"wrong kind", "/sync", withParent(func(p map[string]any) { p["kind"] = "Deployment" }), "kind"},
+		{"no name", "/sync", withParent(func(p map[string]any) { delete(p["metadata"].(map[string]any), "name") }), "name"},
+		{"wrong field type", "/sync", withParent(func(p map[string]any) { p["spec"] = map[string]any{"coordinators": "three"} }), "coordinators"},
+		{"even coordinators", "/sync", withParent(func(p map[string]any) { p["spec"] = map[string]any{"coordinators": 4} }), "odd"},
+		{"children of wrong type", "/sync", mustJSON(t, map[string]any{"parent": validParent(), "children": "none"}), "children"},
+		{"child without name", "/sync", mustJSON(t, map[string]any{"parent": validParent(),
+			"children": map[string]any{"StatefulSet.apps/v1": map[string]any{"default/x": map[string]any{"kind": "StatefulSet"}}}}), "metadata.name"},
+		{"null child", "/sync", mustJSON(t, map[string]any{"parent": validParent(),
+			"children": map[string]any{"StatefulSet.apps/v1": map[string]any{"default/x": nil}}}), "null"},
+		{"customize without parent", "/customize", `{}`, "no parent"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, body := serve(t, handler, http.MethodPost, tc.path, tc.body)
+			if code != http.StatusBadRequest {
+				t.Fatalf("status %d, want 400; body %s", code, body)
+			}
+			var e struct{ Error string }
+			if err := json.Unmarshal([]byte(body), &e); err != nil || e.Error == "" {
+				t.Fatalf("body %q is not a JSON error", body)
+			}
+			if !strings.Contains(strings.ToLower(e.Error), strings.ToLower(tc.wantInError)) {
+				t.Errorf("error %q does not mention %q", e.Error, tc.wantInError)
+			}
+		})
+	}
+}
+
+func TestOversizedBodyIsRejected(t *testing.T) {
+	handler := hooks.NewHandler(hooks.Config{Connector: unreachable{}, MaxBodyBytes: 1024})
+	body := `{"parent":` + mustJSON(t, validParent()) + `,"pad":"` + strings.Repeat("x", 2048) + `"}`
+	if code, out := serve(t, handler, http.MethodPost, "/sync", body); code != http.StatusBadRequest || !strings.Contains(out, "larger than 1024") {
+		t.Errorf("got %d %s, want 400 naming the limit", code, out)
+	}
+}
+
+// Hook versions v1 and v2 key children differently; identity comes from metadata either way.
+func TestBothKeyFormatsReadTheSameChildren(t *testing.T) {
+	h := newHarness(t, 3, 2)
+	h.sync()
+	v2 := h.request()
+	v1 := deepCopy(v2)
+	for _, group := range []string{"children", "related"} {
+		for typ, entries := range v1[group].(map[string]any) {
+			rekeyed := map[string]any{}
+			for _, obj := range entries.(map[string]any) {
+				rekeyed[obj.(map[string]any)["metadata"].(map[string]any)["name"].(string)] = obj
+			}
+			v1[group].(map[string]any)[typ] = rekeyed
+		}
+	}
+	var answers []map[string]any
+	for _, req := range []map[string]any{v1, v2} {
+		code, body := h.post("/sync?dryRun=true", req)
+		if code != http.StatusOK {
+			t.Fatalf("status %d: %s", code, body)
+		}
+		var resp map[string]any
+		if err := json.Unmarshal(body, &resp); err != nil {
+			t.Fatal(err)
+		}
+		dropTransitionTimes(resp)
+		answers = append(answers, resp)
+	}
+	if diff := cmp.Diff(answers[1], answers[0]); diff != "" {
+		t.Errorf("v1-keyed answer differs from v2-keyed (-v2 +v1):\n%s", diff)
+	}
+	if plan := answers[0]["plan"].([]any); len(plan) != 6 {
+		t.Errorf("plan from v1 keys = %v, want the 6 bootstrap queries (pods seen as Ready)", plan)
+	}
+}
+
+func dropTransitionTimes(resp map[string]any) {
+	status, _ := resp["status"].(map[string]any)
+	conds, _ := status["conditions"].([]any)
+	for _, c := range conds {
+		delete(c.(map[string]any), "lastTransitionTime")
+	}
+}
+
+func TestCustomizeAsksForTheClustersPods(t *testing.T) {
+	handler := hooks.NewHandler(hooks.Config{Connector: unreachable{}})
+	code, body := serve(t, handler, http.MethodPost, "/customize", mustJSON(t, map[string]any{"parent": validParent()}))
+	if code != http.StatusOK {
+		t.Fatalf("status %d: %s", code, body)
+	}
+	want := `{"relatedResources":[{"apiVersion":"v1","resource":"pods","namespace":"default","labelSelector":{"matchLabels":{"app.kubernetes.io/instance":"memgraph","app.kubernetes.io/managed-by":"memgraph-hooks","app.kubernetes.io/name":"memgraph"}}}]}`
+	var got, wantObj any
+	_ = json.Unmarshal([]byte(body), &got)
+	_ = json.Unmarshal([]byte(want), &wantObj)
+	if diff := cmp.Diff(wantObj, got); diff != "" {
+		t.Errorf("customize response (-want +got):\n%s", diff)
+	}
+}
+
+func TestProbesAndUnknownRoutes(t *testing.T) {
+	handler := hooks.NewHandler(hooks.Config{Connector: unreachable{}})
+	for _, path := range []string{"/healthz", "/readyz"} {
+		if code, _ := serve(t, handler, http.MethodGet, path, ""); code != http.StatusOK {
+			t.Errorf("GET %s = %d", path, code)
+		}
+	}
+	if code, body := serve(t, handler, http.MethodGet, "/sync", ""); code != http.StatusMethodNotAllowed {
+		t.Errorf("GET /sync = %d %s, want 405", code, body)
+	}
+	if code, _ := serve(t, handler, http.MethodPost, "/nope", "{}"); code != http.StatusNotFound {
+		t.Errorf("POST /nope = %d, want 404", code)
+	}
+	code, body := serve(t, handler, http.MethodGet, "/metrics", "")
+	if code != http.StatusOK || !strings.Contains(body, "memgraph_hooks_requests_total") {
+		t.Errorf("GET /metrics = %d, want the hook's metrics; got %.200s", code, body)
+	}
+}
+
+// A well-formed request whose cluster cannot be reached still gets its children and a 200.
+func TestUnreachableClusterStillGetsChildren(t *testing.T) {
+	handler := hooks.NewHandler(hooks.Config{Connector: unreachable{}})
+	code, body := serve(t, handler, http.MethodPost, "/sync", mustJSON(t, map[string]any{"parent": validParent()}))
+	if code != http.StatusOK {
+		t.Fatalf("status %d: %s", code, body)
+	}
+	var resp struct{ Children []map[string]any }
+	if err := json.Unmarshal([]byte(body), &resp); err != nil {
+		t.Fatal(err)
+	}
+	if len(resp.Children) != 5 {
+		t.Errorf("got %d children, want 5", len(resp.Children))
+	}
+	if bytes.Contains([]byte(body), []byte("null")) {
+		t.Errorf("response holds a JSON null: %s", body)
+	}
+}
