@@ -21,7 +21,9 @@ var update = flag.Bool("update", false, "rewrite golden files and example reques
 // would send for examples/minimal-cluster.yaml, and replayed below.
 const requestsDir = "../examples/hook-requests"
 
-func withNow(t time.Time) harnessOption { return func(c *hooks.Config) { c.Now = func() time.Time { return t } } }
+func withNow(t time.Time) harnessOption {
+	return func(c *hooks.Config) { c.Now = func() time.Time { return t } }
+}
 
 func renderRequests(t *testing.T) map[string]any {
 	h := newHarness(t, 3, 2, withNow(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)))
