@@ -1,0 +1,250 @@
+package memgraph
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"math"
+	"sync"
+	"time"
+
+	"github.com/neo4j/neo4j-go-driver/v5/neo4j"
+	"github.com/neo4j/neo4j-go-driver/v5/neo4j/config"
+)
+
+// Defaults of PoolOptions.
+const (
+	DefaultIdleTimeout        = 60 * time.Second
+	DefaultMaxConnsPerAddress = 2
+	DefaultDialTimeout        = 5 * time.Second
+	DefaultLivenessCheckAfter = 10 * time.Second
+	DefaultQueryTimeout       = 30 * time.Second
+)
+
+// closeTimeout bounds the GOODBYE sent when an evicted or closed driver shuts its connections.
+const closeTimeout = 2 * time.Second
+
+// PoolOptions configures a Pool. The zero value is usable: identity resolution, no auth, defaults.
+type PoolOptions struct {
+	// Resolver maps advertised addresses to dialable ones; nil means IdentityResolver.
+	Resolver Resolver
+	// IdleTimeout: the connections to an address nobody queried for this long are closed
+	// (default DefaultIdleTimeout).
+	IdleTimeout time.Duration
+	// MaxConnsPerAddress caps open Bolt connections per dialed address; a caller beyond the cap
+	// waits for a free one, bounded by its context (default DefaultMaxConnsPerAddress).
+	MaxConnsPerAddress int
+	// DialTimeout bounds the TCP connect; the context deadline wins if earlier (default
+	// DefaultDialTimeout).
+	DialTimeout time.Duration
+	// LivenessCheckAfter: a pooled connection idle longer than this is checked with a Bolt RESET
+	// round trip before reuse, so a connection the server or a NAT dropped is replaced before a
+	// write is sent on it. Negative disables the check (default DefaultLivenessCheckAfter).
+	LivenessCheckAfter time.Duration
+	// QueryTimeout bounds a call whose context has no deadline. Negative means no bound
+	// (default DefaultQueryTimeout).
+	QueryTimeout time.Duration
+	// Username and Password enable basic auth when Username is set. Coordinators ignore auth
+	// in Memgraph 3.12; data instances require it only once a user exists.
+	Username, Password string
+	// Logger receives pool events (debug: every query; info: opened and evicted addresses).
+	// nil discards them.
+	Logger *slog.Logger
+}
+
+func (o PoolOptions) withDefaults() PoolOptions {
+	if o.Resolver == nil {
+		o.Resolver = IdentityResolver{}
+	}
+	if o.IdleTimeout <= 0 {
+		o.IdleTimeout = DefaultIdleTimeout
+	}
+	if o.MaxConnsPerAddress <= 0 {
+		o.MaxConnsPerAddress = DefaultMaxConnsPerAddress
+	}
+	if o.DialTimeout <= 0 {
+		o.DialTimeout = DefaultDialTimeout
+	}
+	if o.LivenessCheckAfter == 0 {
+		o.LivenessCheckAfter = DefaultLivenessCheckAfter
+	}
+	if o.QueryTimeout == 0 {
+		o.QueryTimeout = DefaultQueryTimeout
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	return o
+}
+
+// Pool is the production Connector. It keeps one neo4j driver per dialed address; each driver
+// owns a small pool of Bolt connections that survive across calls (and across hook requests,
+// since the hook keeps one Pool for the process), so a converged sync pays no TCP or Bolt
+// handshake. A janitor closes the driver of an address unused for IdleTimeout. Pool is safe for
+// concurrent use.
+type Pool struct {
+	opts PoolOptions
+
+	mu      sync.Mutex
+	entries map[string]*poolEntry // by dialed (resolved) address
+	closed  bool
+	opened  uint64
+	evicted uint64
+
+	stop chan struct{}
+	done chan struct{}
+}
+
+type poolEntry struct {
+	driver   neo4j.DriverWithContext
+	inUse    int
+	lastUsed time.Time
+}
+
+// PoolStats is a snapshot of a Pool, for metrics and tests.
+type PoolStats struct {
+	Addresses int    // dialed addresses with an open driver
+	Opened    uint64 // drivers opened since NewPool
+	Evicted   uint64 // drivers closed for idleness
+}
+
+// NewPool returns a Pool; Close it to release its connections and janitor.
+func NewPool(opts PoolOptions) *Pool {
+	p := &Pool{
+		opts:    opts.withDefaults(),
+		entries: make(map[string]*poolEntry),
+		stop:    make(chan struct{}),
+		done:    make(chan struct{}),
+	}
+	go p.janitor()
+	return p
+}
+
+// Client returns a Client for the coordinator advertised at address ("host:port"). It is
+// cheap: connections are made, and the address resolved, when a query runs.
+func (p *Pool) Client(address string) Client {
+	return &boltClient{pool: p, address: address}
+}
+
+// Stats reports the pool's current state.
+func (p *Pool) Stats() PoolStats {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return PoolStats{Addresses: len(p.entries), Opened: p.opened, Evicted: p.evicted}
+}
+
+// Close closes every connection (sending Bolt GOODBYE) and stops the janitor. Calls made after
+// Close fail with KindClosed. Close is idempotent.
+func (p *Pool) Close() error {
+	p.mu.Lock()
+	if p.closed {
+		p.mu.Unlock()
+		return nil
+	}
+	p.closed = true
+	entries := p.entries
+	p.entries = map[string]*poolEntry{}
+	p.mu.Unlock()
+
+	close(p.stop)
+	<-p.done
+	var errs []error
+	for _, e := range entries {
+		errs = append(errs, closeDriver(e.driver))
+	}
+	return errors.Join(errs...)
+}
+
+// acquire returns the entry for a dialed address, opening its driver on first use, and marks it
+// in use so the janitor leaves it alone until release.
+func (p *Pool) acquire(dial string) (*poolEntry, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.closed {
+		return nil, &Error{Kind: KindClosed, Message: "the connection pool is closed"}
+	}
+	e := p.entries[dial]
+	if e == nil {
+		driver, err := neo4j.NewDriverWithContext("bolt://"+dial, p.auth(), p.configure)
+		if err != nil {
+			return nil, &Error{Kind: KindInvalidArgument, Message: "cannot dial " + dial, Err: err}
+		}
+		e = &poolEntry{driver: driver}
+		p.entries[dial] = e
+		p.opened++
+		p.opts.Logger.Info("memgraph: opened connection pool", "address", dial)
+	}
+	e.inUse++
+	return e, nil
+}
+
+func (p *Pool) release(e *poolEntry) {
+	p.mu.Lock()
+	e.inUse--
+	e.lastUsed = time.Now()
+	p.mu.Unlock()
+}
+
+func (p *Pool) auth() neo4j.AuthToken {
+	if p.opts.Username == "" {
+		return neo4j.NoAuth()
+	}
+	return neo4j.BasicAuth(p.opts.Username, p.opts.Password, "")
+}
+
+func (p *Pool) configure(c *config.Config) {
+	c.MaxConnectionPoolSize = p.opts.MaxConnsPerAddress
+	c.SocketConnectTimeout = p.opts.DialTimeout
+	c.ConnectionLivenessCheckTimeout = p.opts.LivenessCheckAfter
+	if p.opts.LivenessCheckAfter < 0 {
+		c.ConnectionLivenessCheckTimeout = math.MaxInt64
+	}
+	// The caller's context bounds acquisition; this only caps a context without deadline.
+	c.ConnectionAcquisitionTimeout = p.opts.QueryTimeout
+	if p.opts.QueryTimeout < 0 {
+		c.ConnectionAcquisitionTimeout = -1
+	}
+	c.TelemetryDisabled = true // Memgraph speaks Bolt 5.2, which has no TELEMETRY
+	c.UserAgent = "memgraph-hooks " + neo4j.UserAgent
+}
+
+// janitor evicts drivers idle for IdleTimeout. It checks four times per timeout, so an idle
+// address is closed between IdleTimeout and 1.25×IdleTimeout after its last use.
+func (p *Pool) janitor() {
+	defer close(p.done)
+	tick := time.NewTicker(max(p.opts.IdleTimeout/4, time.Millisecond))
+	defer tick.Stop()
+	for {
+		select {
+		case <-p.stop:
+			return
+		case now := <-tick.C:
+			p.evictIdle(now)
+		}
+	}
+}
+
+func (p *Pool) evictIdle(now time.Time) {
+	var idle []neo4j.DriverWithContext
+	p.mu.Lock()
+	for dial, e := range p.entries {
+		if e.inUse == 0 && now.Sub(e.lastUsed) >= p.opts.IdleTimeout {
+			idle = append(idle, e.driver)
+			delete(p.entries, dial)
+			p.evicted++
+			p.opts.Logger.Info("memgraph: closed idle connection pool", "address", dial)
+		}
+	}
+	p.mu.Unlock()
+	for _, d := range idle {
+		if err := closeDriver(d); err != nil {
+			p.opts.Logger.Debug("memgraph: closing idle connections", "error", err)
+		}
+	}
+}
+
+func closeDriver(d neo4j.DriverWithContext) error {
+	ctx, cancel := context.WithTimeout(context.Background(), closeTimeout)
+	defer cancel()
+	return d.Close(ctx)
+}
