@@ -1,0 +1,81 @@
+package planner
+
+import (
+	"github.com/memgraph-hooks/memgraph-hooks/memgraph"
+	"github.com/memgraph-hooks/memgraph-hooks/topology"
+)
+
+// Observed is what the hook saw this pass. Every field except Current is live truth from the
+// leader coordinator; Current comes from Metacontroller's informer cache and may be stale.
+type Observed struct {
+	Instances []memgraph.Instance    // the leader's SHOW INSTANCES
+	Leader    string                 // name of the leader coordinator row (coordinator_<id>)
+	Lag       []memgraph.InstanceLag // nil unless fetched because NeedsReplicationLag said so
+	Current   topology.Replicas      // observed StatefulSets' spec.replicas (0 when absent)
+}
+
+// view indexes one observation. Coordinator and data rows are kept apart (a coordinator row is
+// the one with a coordinator_server), so a data instance that happens to be called
+// coordinator_1 can never be mistaken for a Raft member, nor the reverse.
+type view struct {
+	coordinators map[string]memgraph.Instance
+	data         map[string]memgraph.Instance
+	leader       string
+	// leaders are every name that may be the Raft leader: the observed leader and any row that
+	// reports role leader. None of them is ever the target of REMOVE COORDINATOR.
+	leaders map[string]bool
+	lag     map[string]memgraph.InstanceLag // nil when the lag was not observed
+}
+
+func index(o Observed) view {
+	v := view{
+		coordinators: map[string]memgraph.Instance{},
+		data:         map[string]memgraph.Instance{},
+		leader:       o.Leader,
+		leaders:      map[string]bool{},
+	}
+	if o.Leader != "" {
+		v.leaders[o.Leader] = true
+	}
+	for _, row := range o.Instances {
+		if row.IsCoordinator() {
+			v.coordinators[row.Name] = row
+			if row.Role == memgraph.RoleLeader {
+				v.leaders[row.Name] = true
+			}
+			continue
+		}
+		v.data[row.Name] = row
+	}
+	if o.Lag != nil {
+		v.lag = map[string]memgraph.InstanceLag{}
+		for _, l := range o.Lag {
+			v.lag[l.Instance] = l
+		}
+	}
+	return v
+}
+
+// coordinatorRegistered: ADDed to Raft. A coordinator that was never ADDed lists itself with an
+// empty bolt_server, so presence alone does not count.
+func (v view) coordinatorRegistered(name string) bool {
+	row, ok := v.coordinators[name]
+	return ok && row.BoltServer != ""
+}
+
+// coordinatorMember: present in the Raft configuration at all (with or without a bolt_server),
+// i.e. still a vote that a shed pod would take away.
+func (v view) coordinatorMember(name string) bool {
+	_, ok := v.coordinators[name]
+	return ok
+}
+
+func (v view) dataRegistered(name string) bool {
+	_, ok := v.data[name]
+	return ok
+}
+
+// isUpReplica: the leader sees the instance alive and knows it is not the MAIN.
+func isUpReplica(row memgraph.Instance) bool {
+	return row.Health == memgraph.HealthUp && row.Role == memgraph.RoleReplica
+}

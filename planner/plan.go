@@ -1,0 +1,85 @@
+package planner
+
+import (
+	"cmp"
+	"strings"
+
+	"github.com/memgraph-hooks/memgraph-hooks/topology"
+)
+
+// Result is one pass's plan.
+type Result struct {
+	Commands []Command         // in execution order; empty when converged
+	Replicas topology.Replicas // the replica counts the hook may return this pass
+	Progress Progress
+}
+
+// Plan diffs the declared topology against the leader's view. Order: ADD COORDINATOR…,
+// REGISTER INSTANCE…, SET INSTANCE TO MAIN (only when provably none), the MAIN handover,
+// UNREGISTER INSTANCE…, REMOVE COORDINATOR…, YIELD LEADERSHIP. See the package doc for why.
+func Plan(d topology.Declared, o Observed) Result {
+	v := index(o)
+	m := observeMain(v)
+	r := retiringMembers(d, v)
+	p := Progress{
+		Leader:                o.Leader,
+		Main:                  m.name,
+		RetiringCoordinators:  coordinatorNames(r.coordinators),
+		RetiringDataInstances: dataNames(r.data),
+	}
+	var cmds []Command
+	cmds = append(cmds, planCoordinatorRegistration(d, v, &p)...)
+	cmds = append(cmds, planDataRegistration(d, v, &p)...)
+	cmds = append(cmds, planPromotion(d, v, m, &p)...)
+	cmds = append(cmds, planDataRetirement(d, v, m, r.data, &p)...)
+	cmds = append(cmds, planCoordinatorRetirement(v, r.coordinators, &p)...)
+	return Result{Commands: cmds, Replicas: permittedReplicas(d, o.Current, r), Progress: p}
+}
+
+// NeedsReplicationLag reports whether Plan needs SHOW REPLICATION LAG for this observation:
+// only when the observed MAIN is a retiring instance, i.e. a handover is due. The hook then
+// fetches it and plans again with Observed.Lag set.
+func NeedsReplicationLag(d topology.Declared, o Observed) bool {
+	v := index(o)
+	m := observeMain(v)
+	return m.name != "" && containsData(retiringMembers(d, v).data, m.name)
+}
+
+func coordinatorNames(cs []topology.Coordinator) []string {
+	var names []string
+	for _, c := range cs {
+		names = append(names, c.Name)
+	}
+	return names
+}
+
+func dataNames(ds []topology.DataInstance) []string {
+	var names []string
+	for _, di := range ds {
+		names = append(names, di.Name)
+	}
+	return names
+}
+
+// compareMemberNames orders instance_<n> and coordinator_<id> by number, anything else after
+// them by name, so name lists read in ordinal order (instance_2 before instance_10).
+func compareMemberNames(a, b string) int {
+	na, oka := memberNumber(a)
+	nb, okb := memberNumber(b)
+	switch {
+	case oka && okb:
+		return cmp.Or(cmp.Compare(na, nb), strings.Compare(a, b))
+	case oka:
+		return -1
+	case okb:
+		return 1
+	}
+	return strings.Compare(a, b)
+}
+
+func memberNumber(name string) (int, bool) {
+	if n, ok := topology.ParseDataInstanceName(name); ok {
+		return n, true
+	}
+	return topology.ParseCoordinatorName(name)
+}

@@ -1,0 +1,55 @@
+package planner
+
+// Progress is what the status conditions need to know about a plan. All name lists are sorted
+// by ordinal (data instances) or id (coordinators), so the status they feed is deterministic.
+type Progress struct {
+	Leader string // the observed leader (coordinator_<id>)
+	Main   string // the data instance observed as MAIN, "" when no row reports one
+
+	// PendingCoordinators and PendingDataInstances are declared members not registered yet; the
+	// plan registers them.
+	PendingCoordinators  []string
+	PendingDataInstances []string
+
+	// Promote is the instance the plan sets to MAIN because the observation proves there is none.
+	Promote string
+	// MainUnproven names the registered data instances that are not seen alive while no row
+	// reports a MAIN: Raft may still record one of them as MAIN (its row then reads
+	// down/unknown), and Memgraph refuses a second MAIN even beside a dead one, so the plan
+	// promotes nobody and leaves failover to the coordinators.
+	MainUnproven []string
+
+	// RetiringCoordinators and RetiringDataInstances are the members of the retiring ranges
+	// still registered: while any is listed, that role's StatefulSet is held at its size.
+	RetiringCoordinators  []string
+	RetiringDataInstances []string
+	// RetiringMaybeMain are retiring data instances left registered because no row reports a
+	// MAIN and they are not seen alive, so either may be the Raft MAIN (see MainUnproven).
+	RetiringMaybeMain []string
+
+	// HandoverFrom is the retiring MAIN the plan demotes; HandoverTo the caught-up survivors it
+	// tries, in order.
+	HandoverFrom string
+	HandoverTo   []string
+	// NoCaughtUpSurvivor says why a retiring MAIN cannot be handed over ("" when it can or none
+	// retires). Nothing is demoted and the MAIN stays registered.
+	NoCaughtUpSurvivor string
+
+	// YieldPending: the leader is retiring and the plan ends with YIELD LEADERSHIP.
+	YieldPending bool
+	// LeaderUnknown: retiring coordinators are registered but no leader is known, so none is
+	// removed (REMOVE COORDINATOR of the leader is refused).
+	LeaderUnknown bool
+
+	// Drift lists registered declared members whose registration differs from the declared
+	// addresses. The plan does not rewrite them (see the package doc).
+	Drift []Drift
+}
+
+// Drift is one address of a registered member that differs from its declared identity.
+type Drift struct {
+	Name     string // coordinator_<id> or instance_<n>
+	Field    string // bolt_server, coordinator_server or management_server
+	Observed string
+	Declared string
+}

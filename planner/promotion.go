@@ -1,0 +1,63 @@
+package planner
+
+import (
+	"slices"
+
+	"github.com/memgraph-hooks/memgraph-hooks/memgraph"
+	"github.com/memgraph-hooks/memgraph-hooks/topology"
+)
+
+// mainState is what the observation proves about the MAIN.
+type mainState struct {
+	name string // the row reporting role main; "" when none does
+	// unproven are registered data instances whose role the leader does not know (not alive).
+	// Without a main row, any of them may be the MAIN Raft records: the leader shows a dead MAIN
+	// as down/unknown, exactly like a dead replica.
+	unproven []string
+}
+
+// noMain: the observation proves Raft records no MAIN, so SET INSTANCE TO MAIN cannot meet
+// "there is already a main instance in cluster".
+func (m mainState) noMain() bool { return m.name == "" && len(m.unproven) == 0 }
+
+// observeMain looks at every data row, including instances a human registered: one of those
+// may be the MAIN too.
+func observeMain(v view) mainState {
+	var m mainState
+	for name, row := range v.data {
+		switch {
+		case row.Role == memgraph.RoleMain:
+			m.name = name
+		case !isUpReplica(row):
+			m.unproven = append(m.unproven, name)
+		}
+	}
+	if m.name != "" {
+		m.unproven = nil
+	}
+	slices.SortFunc(m.unproven, compareMemberNames)
+	return m
+}
+
+// planPromotion sets a MAIN only when the observation proves there is none: the lowest-ordinal
+// declared instance observed up, else the first declared one (then nothing declared is
+// registered yet, and this plan registers it just before: a newly registered instance starts
+// alive). It never targets a retiring instance or one outside the declared set.
+func planPromotion(d topology.Declared, v view, m mainState, p *Progress) []Command {
+	if !m.noMain() {
+		p.MainUnproven = m.unproven
+		return nil
+	}
+	if len(d.DataInstances) == 0 {
+		return nil
+	}
+	target := d.DataInstances[0].Name
+	for _, di := range d.DataInstances {
+		if row, ok := v.data[di.Name]; ok && isUpReplica(row) {
+			target = di.Name
+			break
+		}
+	}
+	p.Promote = target
+	return []Command{SetInstanceToMain{Name: target}}
+}
