@@ -1,0 +1,157 @@
+package hooks_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/memgraph-hooks/memgraph-hooks/hooks"
+)
+
+func (h *harness) scale(coordinators, data int) {
+	h.spec["coordinators"], h.spec["dataInstances"] = coordinators, data
+}
+
+func (h *harness) leaderClientQuery(f func(ctx context.Context) error) {
+	h.t.Helper()
+	h.must(f(context.Background()))
+}
+
+// parkMain moves MAIN to the named instance the way an operator would by hand.
+func (h *harness) parkMain(name string) {
+	h.t.Helper()
+	c := h.pool.Client(h.network().Coordinator(1).BoltServer)
+	ctx := context.Background()
+	h.must(c.DemoteInstance(ctx, "instance_0"))
+	h.must(c.SetInstanceToMain(ctx, name))
+}
+
+func TestDataScaleDownHandsOverMainBeforeRetiring(t *testing.T) {
+	h := newHarness(t, 3, 3)
+	h.bootstrap()
+	h.assertConverged()
+	h.parkMain("instance_2")
+	h.scale(3, 2)
+
+	h.sync() // pass 1: hand MAIN over, unregister instance_2; the StatefulSet keeps 3
+	if _, d := h.replicas(); d != 3 {
+		t.Fatalf("pass 1 returned %d data replicas, want 3 until instance_2 is unregistered", d)
+	}
+	if st, reason, _ := h.condition(hooks.ConditionConverged); st != "False" || reason != hooks.ReasonRetirementInProgress {
+		t.Errorf("pass 1 Converged %s/%s, want False/RetirementInProgress", st, reason)
+	}
+	if diff := cmp.Diff([]string{"instance_0"}, h.mains()); diff != "" {
+		t.Errorf("MAIN after handover (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{"coordinator_1", "coordinator_2", "coordinator_3", "instance_0", "instance_1"}, h.registered()); diff != "" {
+		t.Errorf("registered after pass 1 (-want +got):\n%s", diff)
+	}
+	if !h.pods["memgraph-data-2"] {
+		t.Fatal("pod memgraph-data-2 was shed before instance_2 was unregistered")
+	}
+
+	h.sync() // pass 2: nothing retiring is registered any more: shrink
+	if _, d := h.replicas(); d != 2 {
+		t.Fatalf("pass 2 returned %d data replicas, want 2", d)
+	}
+	h.sync()
+	h.assertConverged()
+	h.assertNoMisuse()
+}
+
+func TestDataScaleDownWaitsForACaughtUpSurvivor(t *testing.T) {
+	h := newHarness(t, 3, 2)
+	h.bootstrap()
+	h.parkMain("instance_1")
+	h.world.SetLag(h.network().DataInstance(0).Host, "memgraph", 5)
+	h.scale(3, 1)
+	h.sync()
+	if st, reason, msg := h.condition(hooks.ConditionConverged); st != "False" || reason != hooks.ReasonNoCaughtUpSurvivor {
+		t.Fatalf("Converged %s/%s (%s), want False/NoCaughtUpSurvivor", st, reason, msg)
+	}
+	if diff := cmp.Diff([]string{"instance_1"}, h.mains()); diff != "" {
+		t.Errorf("MAIN moved without a caught-up survivor (-want +got):\n%s", diff)
+	}
+	if _, d := h.replicas(); d != 2 {
+		t.Errorf("returned %d data replicas while the MAIN is retiring, want 2", d)
+	}
+	h.world.SetLag(h.network().DataInstance(0).Host, "memgraph", 0)
+	h.sync()
+	h.sync()
+	if _, d := h.replicas(); d != 1 {
+		t.Errorf("returned %d data replicas once caught up, want 1", d)
+	}
+	if diff := cmp.Diff([]string{"instance_0"}, h.mains()); diff != "" {
+		t.Errorf("MAIN (-want +got):\n%s", diff)
+	}
+	h.assertNoMisuse()
+}
+
+func TestRefusedPromotionRestoresTheOldMain(t *testing.T) {
+	h := newHarness(t, 3, 2)
+	h.bootstrap()
+	h.parkMain("instance_1")
+	h.world.SetRefusePromotion(h.network().DataInstance(0).Host, true)
+	h.scale(3, 1)
+	h.sync()
+	if st, reason, msg := h.condition(hooks.ConditionConverged); st != "False" || reason != hooks.ReasonRegistrationFailed {
+		t.Fatalf("Converged %s/%s (%s), want False/RegistrationFailed", st, reason, msg)
+	}
+	if diff := cmp.Diff([]string{"instance_1"}, h.mains()); diff != "" {
+		t.Errorf("MAIN after a refused handover (-want +got):\n%s", diff)
+	}
+	if st, _, _ := h.condition(hooks.ConditionReady); st != "True" {
+		t.Errorf("Ready = %s after the fallback, want True (the cluster serves again)", st)
+	}
+	if _, d := h.replicas(); d != 2 {
+		t.Errorf("returned %d data replicas, want 2: the retirement made no progress", d)
+	}
+	h.assertNoMisuse()
+}
+
+func TestCoordinatorScaleDownWithRetiringLeader(t *testing.T) {
+	h := newHarness(t, 5, 2)
+	h.bootstrap()
+	h.assertConverged()
+	h.must(h.world.ForceLeader(5))
+	h.scale(3, 2)
+
+	for pass := 1; pass <= 4 && h.lastCoordinatorReplicas() != 3; pass++ {
+		h.sync()
+		if c, _ := h.replicas(); c == 3 {
+			break
+		}
+	}
+	if c, _ := h.replicas(); c != 3 {
+		t.Fatalf("coordinators still at %d after 4 passes", c)
+	}
+	if diff := cmp.Diff([]string{"coordinator_1", "coordinator_2", "coordinator_3", "instance_0", "instance_1"}, h.registered()); diff != "" {
+		t.Errorf("registered after the shrink (-want +got):\n%s", diff)
+	}
+	h.sync()
+	h.assertConverged()
+	h.assertNoMisuse()
+}
+
+func (h *harness) lastCoordinatorReplicas() int {
+	c, _ := h.replicas()
+	return c
+}
+
+func TestScaleUpBothRolesInOneEdit(t *testing.T) {
+	h := newHarness(t, 3, 2)
+	h.bootstrap()
+	h.scale(5, 3)
+	h.sync() // new replicas returned at once; their pods come up
+	if c, d := h.replicas(); c != 5 || d != 3 {
+		t.Fatalf("returned %d/%d replicas, want 5/3 at once", c, d)
+	}
+	h.sync()
+	h.assertConverged()
+	if diff := cmp.Diff([]string{"coordinator_1", "coordinator_2", "coordinator_3", "coordinator_4", "coordinator_5",
+		"instance_0", "instance_1", "instance_2"}, h.registered()); diff != "" {
+		t.Errorf("registered (-want +got):\n%s", diff)
+	}
+	h.assertNoMisuse()
+}
