@@ -46,7 +46,7 @@ type harnessOption func(*hooks.Config)
 
 func withBudget(d time.Duration) harnessOption { return func(c *hooks.Config) { c.SyncBudget = d } }
 
-func newHarness(t *testing.T, coordinators, data int, opts ...harnessOption) *harness {
+func newHarness(t testing.TB, coordinators, data int, opts ...harnessOption) *harness {
 	t.Helper()
 	world := sim.NewWorld()
 	t.Cleanup(world.Close)
