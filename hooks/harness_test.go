@@ -23,7 +23,7 @@ import (
 // (as applied and settled) and Ready pods for every replica; pods that a StatefulSet sheds
 // disappear together with their simulated instance.
 type harness struct {
-	t        *testing.T
+	t        testing.TB
 	world    *sim.World
 	pool     *memgraph.Pool
 	handler  http.Handler
