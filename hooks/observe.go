@@ -2,6 +2,7 @@ package hooks
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -145,7 +146,7 @@ func coordinatorByName(d topology.Declared, name string) (topology.Coordinator, 
 // errMessage is Memgraph's own message when there is one.
 func errMessage(err error) string {
 	var mgErr *memgraph.Error
-	if asMemgraphError(err, &mgErr) && mgErr.Message != "" {
+	if errors.As(err, &mgErr) && mgErr.Message != "" {
 		return mgErr.Message
 	}
 	return strings.TrimSpace(err.Error())

@@ -78,8 +78,11 @@ func (p *pass) convergedVerdict() (verdict, float64) {
 	case p.ex.budgetExhausted:
 		return isFalse(ReasonRegistrationInProgress, "the sync budget ran out after %d of %d steps; continuing on the next sync",
 			len(p.ex.ran), len(p.planned)), resyncBudgetExhausted
-	case len(now.PendingRegistrations) > 0 || p.dryRun && len(p.planned) > 0:
-		return isFalse(ReasonRegistrationInProgress, "registering %s", listNames(now.PendingRegistrations)), resyncProgressing
+	case len(now.PendingCoordinators)+len(now.PendingDataInstances) > 0:
+		pending := append(append([]string{}, now.PendingCoordinators...), now.PendingDataInstances...)
+		return isFalse(ReasonRegistrationInProgress, "registering %s", listNames(pending)), resyncProgressing
+	case p.dryRun && len(p.planned) > 0:
+		return isFalse(ReasonRegistrationInProgress, "dry run: %d planned steps not executed", len(p.planned)), resyncProgressing
 	case !p.workloadsAtDeclared():
 		return isFalse(ReasonWorkloadsNotReady, "StatefulSets are not yet at %d coordinators and %d data instances",
 			len(p.declared.Coordinators), len(p.declared.DataInstances)), resyncWaiting
