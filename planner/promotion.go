@@ -27,7 +27,10 @@ func observeMain(v view) mainState {
 	for name, row := range v.data {
 		switch {
 		case row.Role == memgraph.RoleMain:
-			m.name = name
+			// Raft has one MAIN; should a view ever show two rows, pick one deterministically.
+			if m.name == "" || compareMemberNames(name, m.name) < 0 {
+				m.name = name
+			}
 		case !isUpReplica(row):
 			m.unproven = append(m.unproven, name)
 		}

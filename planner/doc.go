@@ -1,0 +1,95 @@
+// Package planner diffs the declared topology against what the leader coordinator reports and
+// returns the Bolt commands that converge the cluster, plus the StatefulSet replica counts the
+// hook may return this pass. It is pure: no I/O, no clock, no randomness. Commands only touch
+// the network when the hook runs them (Command.Run), in order, stopping at the first error.
+//
+// # Registration
+//
+//   - A coordinator is registered when SHOW INSTANCES lists it with a non-empty bolt_server; a
+//     coordinator that was never ADDed (a fresh one, leader of itself) lists itself with an
+//     empty one. Every declared coordinator that is not registered gets ADD COORDINATOR with
+//     exactly its declared identity — including the one we are connected to, whose declared
+//     identity is its own --coordinator-hostname and ports (Memgraph compares them as strings).
+//   - Every declared data instance SHOW INSTANCES does not list gets REGISTER INSTANCE (SYNC).
+//     A registration lost later (wiped volume) is re-issued by the same diff.
+//   - SET INSTANCE TO MAIN is planned only when the observation proves Raft records no MAIN: no
+//     row reports role main AND every registered data instance is up and a replica. The leader
+//     shows a dead MAIN as down/unknown, exactly like a dead replica, and Memgraph refuses a
+//     second MAIN even beside a dead one; so while any registered instance's role is unknown the
+//     plan promotes nobody (Progress.MainUnproven) and failover stays with the coordinators. The
+//     target is the lowest-ordinal declared instance observed up, else the first declared one
+//     (then no declared instance is registered yet; this plan registers it first, and a newly
+//     registered instance starts alive). An existing MAIN is never overridden.
+//   - Instances outside the declared and retiring sets (e.g. one a human registered) are never
+//     the target of any command; they still count when deciding whether a MAIN exists.
+//   - Converged clusters get no commands.
+//
+// # Drift
+//
+// A registered declared member whose reported addresses differ from its declared identity is
+// reported (Progress.Drift) and not rewritten. Memgraph can change only a bolt_server in place
+// (UPDATE CONFIG, which the Client does not offer); any other endpoint needs UNREGISTER+REGISTER
+// or REMOVE+ADD COORDINATOR, which Memgraph refuses for the alive MAIN and the leader and which,
+// for a coordinator, is a Raft membership change. Our identities derive from admission-checked,
+// immutable inputs (names, namespace, clusterDomain, ports that extraArgs may not override), so
+// a drifted registration was made by someone else; destroying a live member to "fix" it is not
+// the planner's call. The seed operator does not rewrite registrations either.
+//
+// # Retirement
+//
+//   - A role's retiring range is [declared, current) (topology.Declare) widened by every
+//     registered member that carries exactly our identity (coordinator_server, resp.
+//     management_server) for an ordinal at or above the declared count; see "Stale views".
+//     Only registered members of the range get commands; one already gone needs nothing.
+//   - Data: when the observed MAIN is retiring, one Handover command demotes it and promotes the
+//     first declared survivor that accepts, trying only survivors that are up, replicas, and
+//     proven caught up on every database of the MAIN by SHOW REPLICATION LAG (missing rows or
+//     databases prove nothing); if all refuse, it restores the old MAIN and fails. With no such
+//     survivor nothing is demoted, Progress.NoCaughtUpSurvivor says why, and the MAIN stays
+//     registered. Then UNREGISTER INSTANCE each retiring member — never a MAIN: the old MAIN only
+//     behind its Handover in the same plan, and while no row reports a MAIN only members seen as
+//     up replicas (Progress.RetiringMaybeMain holds the rest).
+//   - Coordinators: REMOVE COORDINATOR each retiring member that is not the leader (nor reported
+//     as one; none at all while no leader is known). When the leader we are connected to is
+//     retiring, YIELD LEADERSHIP is the last command: Raft picks the successor, so the pass ends
+//     there and the next one re-observes (and yields again if another retiring member won).
+//     Declared counts are odd (admission), so a shrink retires an even number and the surviving
+//     membership is odd; removals go one at a time, as Raft requires.
+//   - Replicas: per role, the declared count unless a member of the retiring range is still
+//     registered, then max(declared, current, size holding the highest such member). Growth is
+//     returned immediately; a StatefulSet never sheds a pod whose member is still registered,
+//     because the count only drops in a pass that observed the whole range unregistered.
+//
+// # Order
+//
+// ADD COORDINATOR…, REGISTER INSTANCE…, SET MAIN (if provably none), handover, UNREGISTER…,
+// REMOVE COORDINATOR…, YIELD LEADERSHIP. Registering first matters: a declared coordinator that
+// lost its membership is re-added before retiring ones are removed, so Raft membership never
+// dips below the surviving size (removing first could leave e.g. two members, where one failure
+// blocks every commit including the re-add; a failed ADD stops the pass before any removal).
+// New data instances are registered before any handover, but are never handover candidates in
+// the pass that registers them (they have no lag row yet). Data retirement and non-leader
+// removals precede the yield because after the yield this connection no longer leads.
+//
+// # Stale views
+//
+// Observed.Current comes from Metacontroller's informer cache and may lag behind what the hook
+// last returned; everything else is read live from the leader. The output stays safe:
+//
+//   - Stale-high (the cache still shows a size we already shrank from): the extra ordinals fall
+//     into the retiring range, but we only shrank after observing all of them unregistered, and
+//     the planner never registers a retiring member, so they are still unregistered: the plan is
+//     empty and returns the declared count. No re-grow.
+//   - Stale-low (the cache has not seen a growth yet, and the spec shrank again meanwhile — the
+//     hazard the seed operator's expectations guard covers): [declared, current) undercounts the
+//     retiring members. The widened range catches every member registered under our identity
+//     above the declared count, so they are retired and the count is held at the size that still
+//     contains them. No shrink past a registered member. Members of the grown range that never
+//     got registered may be shed; that loses nothing.
+//   - Metacontroller's default apply also rejects a write computed from a stale object (the
+//     update carries the cached resourceVersion), so the planner's guard is the second line.
+//
+// Hold covers the pass that could observe nothing: it never shrinks below current. It cannot
+// see registrations, so its guard is only as good as Current; the hook should derive Current
+// from the largest evidence it has (spec.replicas, status.replicas, the highest pod ordinal).
+package planner
