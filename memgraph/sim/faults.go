@@ -1,0 +1,229 @@
+package sim
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/memgraph-hooks/memgraph-hooks/memgraph/sim/bolt"
+)
+
+// Kill stops an instance's process (its listener refuses connections; open ones are closed).
+// Its state is kept for Restart. A dead leader is replaced at once (lowest alive id, majority
+// permitting); a dead MAIN fails over at once (leader with majority permitting).
+func (w *World) Kill(host string) error {
+	w.mu.Lock()
+	in, err := w.aliveInstance(host)
+	var srv *bolt.Server
+	if err == nil {
+		srv = w.stop(in)
+	}
+	w.mu.Unlock()
+	if srv != nil {
+		srv.Close()
+	}
+	return err
+}
+
+// stop marks in dead and applies the consequences; the caller closes the returned server after
+// releasing w.mu (its connections may be waiting for the lock).
+func (w *World) stop(in *instance) *bolt.Server {
+	srv := in.server
+	in.server, in.alive, in.downSince = nil, false, w.now()
+	if in.coord {
+		w.reelect()
+	} else {
+		w.dataWentDown(in)
+	}
+	return srv
+}
+
+func (w *World) aliveInstance(host string) (*instance, error) {
+	in, ok := w.instances[host]
+	switch {
+	case !ok:
+		return nil, fmt.Errorf("sim: no instance %s", host)
+	case !in.alive:
+		return nil, fmt.Errorf("sim: instance %s is not running", host)
+	}
+	return in, nil
+}
+
+// Restart starts a killed instance again with its state (a running one is killed first). It
+// listens on its previous loopback port when that is still free.
+func (w *World) Restart(host string) error { return w.restart(host, false) }
+
+// Wipe restarts an instance with fresh state, as a pod whose volume was lost. A coordinator
+// comes back as the leader of its own one-member cluster; its old cluster still lists it (as
+// down). A data instance comes back with no committed transactions.
+func (w *World) Wipe(host string) error { return w.restart(host, true) }
+
+func (w *World) restart(host string, wipe bool) error {
+	if err := w.killIfAlive(host); err != nil {
+		return err
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	in, ok := w.instances[host]
+	if !ok {
+		return fmt.Errorf("sim: no instance %s", host)
+	}
+	if wipe {
+		if in.coord {
+			in.cluster = w.newCluster(in)
+		} else {
+			in.txns, in.lag = map[string]int64{defaultDB: 0}, map[string]int64{}
+		}
+	}
+	if err := w.listen(in); err != nil {
+		return err
+	}
+	in.downSince = time.Time{}
+	if in.coord {
+		w.reelect()
+	} else {
+		w.dataCameUp(in)
+	}
+	return nil
+}
+
+func (w *World) killIfAlive(host string) error {
+	w.mu.Lock()
+	in, ok := w.instances[host]
+	if !ok {
+		w.mu.Unlock()
+		return fmt.Errorf("sim: no instance %s", host)
+	}
+	var srv *bolt.Server
+	if in.alive {
+		srv = w.stop(in)
+	}
+	w.mu.Unlock()
+	if srv != nil {
+		srv.Close()
+	}
+	return nil
+}
+
+// Remove deletes an instance for good (a pod scaled away): its address no longer resolves and
+// clusters that list it see it down. The host may later be started afresh.
+func (w *World) Remove(host string) error {
+	if err := w.killIfAlive(host); err != nil {
+		return err
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	delete(w.instances, host)
+	w.reelect()
+	return nil
+}
+
+// SetLag keeps a data instance txnsBehind transactions behind its MAIN on database db (0 lets
+// it catch up). It applies at once and to every later Commit.
+func (w *World) SetLag(host, db string, txnsBehind int64) error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	in, ok := w.instances[host]
+	if !ok || in.coord {
+		return fmt.Errorf("sim: no data instance %s", host)
+	}
+	if txnsBehind < 0 {
+		return fmt.Errorf("sim: negative lag %d", txnsBehind)
+	}
+	in.lag[db] = txnsBehind
+	if _, ok := in.txns[db]; !ok {
+		in.txns[db] = 0
+	}
+	for _, c := range w.clusters() {
+		w.catchUp(c, in)
+	}
+	return nil
+}
+
+// Commit commits n transactions on database db of every alive current MAIN (one per cluster);
+// alive replicas follow unless lagged. It fails when no cluster has an alive MAIN.
+func (w *World) Commit(db string, n int64) error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	done := map[*instance]bool{}
+	for _, c := range w.clusters() {
+		me := c.entry(c.main)
+		if me == nil {
+			continue
+		}
+		if main := w.dataInstance(me); main != nil && main.alive && !done[main] {
+			done[main] = true
+			w.commitOn(main, db, n)
+		}
+	}
+	if len(done) == 0 {
+		return fmt.Errorf("sim: no alive MAIN to commit on")
+	}
+	return nil
+}
+
+// SetLatency delays every reply to RUN on host by d (0 restores prompt replies).
+func (w *World) SetLatency(host string, d time.Duration) error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	in, ok := w.instances[host]
+	if !ok {
+		return fmt.Errorf("sim: no instance %s", host)
+	}
+	in.latency = d
+	return nil
+}
+
+// DropConnections closes every open Bolt connection of host; it keeps accepting new ones.
+func (w *World) DropConnections(host string) error {
+	w.mu.Lock()
+	in, err := w.aliveInstance(host)
+	var srv *bolt.Server
+	if err == nil {
+		srv = in.server
+	}
+	w.mu.Unlock()
+	if srv != nil {
+		srv.DropConnections()
+	}
+	return err
+}
+
+// ForceLeader makes the alive coordinator with this id the leader of its cluster (which must
+// have a majority alive). The new leader reconciles like any elected one.
+func (w *World) ForceLeader(id int) error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	var found []*cluster
+	for _, c := range w.clusters() {
+		if m := c.member(id); m != nil && w.memberAlive(c, m) {
+			found = append(found, c)
+		}
+	}
+	switch {
+	case len(found) == 0:
+		return fmt.Errorf("sim: no alive coordinator %d in any cluster", id)
+	case len(found) > 1:
+		return fmt.Errorf("sim: coordinator id %d is alive in %d clusters", id, len(found))
+	case !w.hasQuorum(found[0]):
+		return fmt.Errorf("sim: the cluster of coordinator %d has no majority alive", id)
+	}
+	if found[0].leader != id {
+		w.setLeader(found[0], id)
+	}
+	return nil
+}
+
+// SetRefusePromotion is a simulator fault: while set, SET INSTANCE <host's name> TO MAIN fails
+// on the leader with Memgraph's COULD_NOT_PROMOTE_TO_MAIN text ("Couldn't set replica instance
+// to main! Check coordinator and replica for more logs") and Raft is unchanged. Automatic
+// failover is not affected.
+func (w *World) SetRefusePromotion(host string, refuse bool) error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	in, ok := w.instances[host]
+	if !ok || in.coord {
+		return fmt.Errorf("sim: no data instance %s", host)
+	}
+	in.refusePromotion = refuse
+	return nil
+}

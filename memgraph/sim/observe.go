@@ -1,0 +1,150 @@
+package sim
+
+import (
+	"maps"
+	"slices"
+)
+
+// MisuseKind names a protocol misuse a correct client never commits.
+type MisuseKind string
+
+const (
+	MisuseSecondMain          MisuseKind = "second-main"
+	MisuseUnregisterAliveMain MisuseKind = "unregister-alive-main"
+	MisuseRemoveLeader        MisuseKind = "remove-leader"
+	MisuseQueryInTransaction  MisuseKind = "coordinator-query-in-transaction"
+	MisuseSelfAddWrongAddress MisuseKind = "self-add-wrong-address"
+)
+
+// Misuse is one refused query that a careful client should never have sent. Host is the
+// instance the client sent it to; Description does not depend on time.
+type Misuse struct {
+	Kind        MisuseKind
+	Host        string
+	Query       string
+	Description string
+}
+
+func (w *World) misuse(host, query string, kind MisuseKind, desc string) {
+	w.misuses = append(w.misuses, Misuse{Kind: kind, Host: host, Query: query, Description: desc})
+}
+
+// Misuses returns every misuse recorded so far, oldest first.
+func (w *World) Misuses() []Misuse {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return slices.Clone(w.misuses)
+}
+
+// Queries returns every query any instance received, in arrival order.
+func (w *World) Queries() []Query {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return slices.Clone(w.queries)
+}
+
+// QueryLog returns the queries host received, in order.
+func (w *World) QueryLog(host string) []Query {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	var out []Query
+	for _, q := range w.queries {
+		if q.Host == host {
+			out = append(out, q)
+		}
+	}
+	return out
+}
+
+// ResetLog forgets the query log (not the misuses).
+func (w *World) ResetLog() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.queries = nil
+}
+
+// RaftSnapshot is the replicated state of every Raft group in the world.
+type RaftSnapshot struct {
+	Clusters []ClusterSnapshot
+}
+
+// ClusterSnapshot is one Raft group. Leader is 0 when there is none.
+type ClusterSnapshot struct {
+	Members  []MemberSnapshot // Raft configuration order
+	Leader   int
+	Quorum   bool           // a majority of the members is alive
+	Data     []DataSnapshot // registration order
+	Main     string         // MAIN in Raft ("" when none), alive or not
+	Settings map[string]string
+}
+
+// MemberSnapshot is a coordinator in a Raft configuration.
+type MemberSnapshot struct {
+	ID                int
+	Host              string
+	BoltServer        string
+	CoordinatorServer string
+	ManagementServer  string
+	Added             bool // ADD COORDINATOR ran for it (false: a fresh self entry)
+	Alive             bool
+}
+
+// DataSnapshot is a registered data instance with the instance's own state.
+type DataSnapshot struct {
+	Name              string
+	Host              string // "" when no started instance has its management server
+	BoltServer        string
+	ManagementServer  string
+	ReplicationServer string
+	Mode              string // "sync", "async" or "strict_sync"
+	Role              string // "main" or "replica" in Raft
+	Health            string // "up" or "down"
+	Committed         map[string]int64
+}
+
+// Raft returns a copy of every cluster some coordinator process belongs to, oldest first.
+func (w *World) Raft() RaftSnapshot {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	var snap RaftSnapshot
+	for _, c := range w.clusters() {
+		cs := ClusterSnapshot{Leader: c.leader, Quorum: w.hasQuorum(c), Main: c.main, Settings: maps.Clone(c.settings)}
+		for _, m := range c.members {
+			cs.Members = append(cs.Members, MemberSnapshot{ID: m.id, Host: m.host, BoltServer: m.bolt,
+				CoordinatorServer: m.coordServer, ManagementServer: m.mgmt, Added: m.added, Alive: w.memberAlive(c, m)})
+		}
+		for _, e := range c.data {
+			ds := DataSnapshot{Name: e.name, BoltServer: e.bolt, ManagementServer: e.mgmt, ReplicationServer: e.repl,
+				Mode: e.mode, Role: "replica", Health: "down"}
+			if c.main == e.name {
+				ds.Role = "main"
+			}
+			if in := w.dataInstance(e); in != nil {
+				ds.Host, ds.Committed = in.host, maps.Clone(in.txns)
+				if in.alive {
+					ds.Health = "up"
+				}
+			}
+			cs.Data = append(cs.Data, ds)
+		}
+		snap.Clusters = append(snap.Clusters, cs)
+	}
+	return snap
+}
+
+// Leader returns the leader of the largest cluster (ties: the oldest); ok is false when it
+// has none or there are no coordinators.
+func (w *World) Leader() (id int, ok bool) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	var best *cluster
+	for _, c := range w.clusters() {
+		if best == nil || len(c.members) > len(best.members) {
+			best = c
+		}
+	}
+	if best == nil || best.leader == 0 {
+		return 0, false
+	}
+	return best.leader, true
+}
