@@ -2,6 +2,7 @@ package planner
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -93,7 +94,7 @@ func (e *HandoverError) Error() string {
 			if i > 0 {
 				b.WriteString("; ")
 			}
-			fmt.Fprintf(&b, "%s: %v", r.Instance, r.Err)
+			fmt.Fprintf(&b, "%s: %s", r.Instance, message(r.Err))
 		}
 		b.WriteString(")")
 	}
@@ -101,7 +102,7 @@ func (e *HandoverError) Error() string {
 		fmt.Fprintf(&b, ", stopped by %v", e.ContextErr)
 	}
 	if e.RestoreErr != nil {
-		fmt.Fprintf(&b, "; restoring %s as MAIN also failed, the cluster has no MAIN: %v", e.From, e.RestoreErr)
+		fmt.Fprintf(&b, "; restoring %s as MAIN also failed, the cluster has no MAIN: %s", e.From, message(e.RestoreErr))
 	} else {
 		fmt.Fprintf(&b, "; %s restored as MAIN, retirement postponed", e.From)
 	}
@@ -124,3 +125,13 @@ func (e *HandoverError) Unwrap() error {
 
 // Restored reports whether the old MAIN is MAIN again.
 func (e *HandoverError) Restored() bool { return e.RestoreErr == nil }
+
+// message is Memgraph's own text for a *memgraph.Error (the query is already named by the
+// handover), else the error's text.
+func message(err error) string {
+	var e *memgraph.Error
+	if errors.As(err, &e) && e.Message != "" {
+		return e.Message
+	}
+	return err.Error()
+}
