@@ -1,0 +1,9 @@
+// Package topology turns a MemgraphCluster into what Kubernetes and Memgraph should run: the API
+// types (with the controller-gen markers the CRD is generated from), their defaults and
+// validation, the declared identity of every member, and the desired child objects the sync hook
+// returns. It is pure: no I/O, no clock, no randomness.
+//
+// +groupName=memgraph.com
+// +versionName=v1alpha1
+// +kubebuilder:object:generate=true
+package topology

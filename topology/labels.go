@@ -1,0 +1,61 @@
+package topology
+
+// Labels on every child and pod. The selector subset (name, instance, component) never changes
+// for the life of a cluster, because a StatefulSet's selector is immutable; user labels and
+// managed-by go on metadata only.
+const (
+	LabelName      = "app.kubernetes.io/name"
+	LabelInstance  = "app.kubernetes.io/instance"
+	LabelComponent = "app.kubernetes.io/component"
+	LabelManagedBy = "app.kubernetes.io/managed-by"
+
+	// LabelPodIndex is set by the StatefulSet controller on each pod to its ordinal; with the
+	// coordinator StatefulSet's ordinals starting at FirstCoordinatorID it is the coordinator id.
+	LabelPodIndex = "apps.kubernetes.io/pod-index"
+
+	NameValue      = "memgraph"
+	ManagedByValue = "memgraph-hooks"
+
+	RoleCoordinator = "coordinator"
+	RoleData        = "data"
+)
+
+// PodSelector matches the pods of both roles of one cluster.
+func PodSelector(cluster string) map[string]string {
+	return map[string]string{LabelName: NameValue, LabelInstance: cluster}
+}
+
+// RoleSelector matches the pods of one role of one cluster; it is the StatefulSet's selector and
+// the role's Services' selector.
+func RoleSelector(cluster, role string) map[string]string {
+	sel := PodSelector(cluster)
+	sel[LabelComponent] = role
+	return sel
+}
+
+// RoleOfPod returns RoleCoordinator or RoleData for a pod carrying our labels, "" otherwise.
+func RoleOfPod(labels map[string]string) string {
+	if labels[LabelName] != NameValue {
+		return ""
+	}
+	switch role := labels[LabelComponent]; role {
+	case RoleCoordinator, RoleData:
+		return role
+	default:
+		return ""
+	}
+}
+
+// roleLabels are the labels of a role's objects: the user's labels, then ours on top (admission
+// forbids the user's from using our keys; ours win anyway for specs that skipped admission).
+func roleLabels(cluster, role string, user map[string]string) map[string]string {
+	out := make(map[string]string, len(user)+4)
+	for k, v := range user {
+		out[k] = v
+	}
+	for k, v := range RoleSelector(cluster, role) {
+		out[k] = v
+	}
+	out[LabelManagedBy] = ManagedByValue
+	return out
+}

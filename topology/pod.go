@@ -1,0 +1,262 @@
+package topology
+
+import (
+	"fmt"
+	"strconv"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/utils/ptr"
+)
+
+// Environment the pods get. Memgraph reads its five HA settings (management port, coordinator
+// port, coordinator id, NuRaft log file, coordinator hostname) from MEMGRAPH_* variables as one
+// group: once any is set, all five come from the environment and the flags are ignored. So a
+// coordinator sets all five and a data instance sets only the management port; the identity
+// therefore comes from the pod itself and every pod of a role shares one template.
+const (
+	EnvPodName             = "POD_NAME"
+	EnvLicense             = "MEMGRAPH_ENTERPRISE_LICENSE"
+	EnvOrganization        = "MEMGRAPH_ORGANIZATION_NAME"
+	EnvManagementPort      = "MEMGRAPH_MANAGEMENT_PORT"
+	EnvCoordinatorPort     = "MEMGRAPH_COORDINATOR_PORT"
+	EnvCoordinatorID       = "MEMGRAPH_COORDINATOR_ID"
+	EnvNuRaftLogFile       = "MEMGRAPH_NURAFT_LOG_FILE"
+	EnvCoordinatorHostname = "MEMGRAPH_COORDINATOR_HOSTNAME"
+	EnvBoltPort            = "MEMGRAPH_BOLT_PORT"
+)
+
+// Paths and names inside the pod, as the HA chart uses them.
+const (
+	ContainerName = "memgraph"
+	LibVolume     = "lib-storage"
+	LogVolume     = "log-storage"
+	TmpVolume     = "tmp"
+	LibMountPath  = "/var/lib/memgraph"
+	LogMountPath  = "/var/log/memgraph"
+	TmpMountPath  = "/tmp"
+	DataDirectory = LibMountPath + "/mg_data"
+	LogFile       = LogMountPath + "/memgraph.log"
+
+	PortNameBolt        = "bolt"
+	PortNameManagement  = "management"
+	PortNameReplication = "replication"
+	PortNameCoordinator = "coordinator"
+
+	memgraphUID                   int64 = 101
+	memgraphGID                   int64 = 103
+	terminationGracePeriodSeconds int64 = 30
+)
+
+// CoordinatorHostnameEnv is the value of MEMGRAPH_COORDINATOR_HOSTNAME in the coordinator
+// template: the kubelet expands $(POD_NAME), giving Network.Coordinator(id).Host for the pod whose
+// pod-index label is id.
+func CoordinatorHostnameEnv(n Network) string {
+	return n.fqdn(CoordinatorSetName(n.Cluster), "$("+EnvPodName+")")
+}
+
+// commonArgs are the flags both roles run with, before the user's extraArgs (which therefore
+// override the logging flags). The HA flags travel as environment, never as flags.
+func commonArgs(s *MemgraphClusterSpec) []string {
+	return []string{
+		fmt.Sprintf("--bolt-port=%d", s.Ports.Bolt),
+		"--data-directory=" + DataDirectory,
+		"--log-level=INFO",
+		"--also-log-to-stderr",
+		"--log-file=" + LogFile,
+		"--log-retention-days=35",
+	}
+}
+
+func coordinatorArgs(s *MemgraphClusterSpec) []string {
+	return append(commonArgs(s), s.CoordinatorTemplate.ExtraArgs...)
+}
+
+// dataArgs enable the WAL, without which an HA data instance refuses to start, and turn off the
+// snapshot on exit as the chart does (a replica's snapshot on every restart only costs time).
+func dataArgs(s *MemgraphClusterSpec) []string {
+	args := append(commonArgs(s), "--storage-wal-enabled=true", "--storage-snapshot-on-exit=false")
+	return append(args, s.DataTemplate.ExtraArgs...)
+}
+
+func fieldEnv(name, path string) corev1.EnvVar {
+	return corev1.EnvVar{Name: name, ValueFrom: &corev1.EnvVarSource{
+		FieldRef: &corev1.ObjectFieldSelector{APIVersion: "v1", FieldPath: path},
+	}}
+}
+
+func secretEnv(name, secret, key string) corev1.EnvVar {
+	return corev1.EnvVar{Name: name, ValueFrom: &corev1.EnvVarSource{
+		SecretKeyRef: &corev1.SecretKeySelector{LocalObjectReference: corev1.LocalObjectReference{Name: secret}, Key: key},
+	}}
+}
+
+func portEnv(name string, port int32) corev1.EnvVar {
+	return corev1.EnvVar{Name: name, Value: strconv.Itoa(int(port))}
+}
+
+// commonEnv is the license and the chart's scratch paths (the root filesystem is read-only).
+func commonEnv(s *MemgraphClusterSpec) []corev1.EnvVar {
+	return []corev1.EnvVar{
+		secretEnv(EnvLicense, s.Secrets.Name, s.Secrets.LicenseKey),
+		secretEnv(EnvOrganization, s.Secrets.Name, s.Secrets.OrganizationKey),
+		{Name: "DGL_DOWNLOAD_DIR", Value: TmpMountPath + "/.dgl"},
+		{Name: "DGLDEFAULTDIR", Value: TmpMountPath + "/.dgl"},
+		{Name: "MGCONSOLE_HISTORY_PATH", Value: TmpMountPath + "/.memgraph"},
+	}
+}
+
+// coordinatorEnv sets all five HA variables. POD_NAME comes first so that $(POD_NAME) expands.
+// MEMGRAPH_NURAFT_LOG_FILE is empty, as the chart leaves --nuraft-log-file: NuRaft then logs
+// nowhere, instead of into an unrotated file on the log volume.
+func coordinatorEnv(mc *MemgraphCluster, n Network) []corev1.EnvVar {
+	s := &mc.Spec
+	env := []corev1.EnvVar{
+		fieldEnv(EnvPodName, "metadata.name"),
+		fieldEnv(EnvCoordinatorID, "metadata.labels['"+LabelPodIndex+"']"),
+		{Name: EnvCoordinatorHostname, Value: CoordinatorHostnameEnv(n)},
+		portEnv(EnvCoordinatorPort, s.Ports.Coordinator),
+		portEnv(EnvManagementPort, s.Ports.Management),
+		{Name: EnvNuRaftLogFile},
+	}
+	env = append(env, commonEnv(s)...)
+	return append(env, s.CoordinatorTemplate.ExtraEnv...)
+}
+
+func dataEnv(mc *MemgraphCluster) []corev1.EnvVar {
+	s := &mc.Spec
+	env := []corev1.EnvVar{portEnv(EnvManagementPort, s.Ports.Management)}
+	env = append(env, commonEnv(s)...)
+	return append(env, s.DataTemplate.ExtraEnv...)
+}
+
+func containerPort(name string, port int32) corev1.ContainerPort {
+	return corev1.ContainerPort{Name: name, ContainerPort: port, Protocol: corev1.ProtocolTCP}
+}
+
+// tcpProbe spells out every field the API server would default, so the stored probe equals ours.
+func tcpProbe(port int32, failure, timeout, period int32) *corev1.Probe {
+	return &corev1.Probe{
+		ProbeHandler:     corev1.ProbeHandler{TCPSocket: &corev1.TCPSocketAction{Port: intstr.FromInt32(port)}},
+		FailureThreshold: failure,
+		TimeoutSeconds:   timeout,
+		PeriodSeconds:    period,
+		SuccessThreshold: 1,
+	}
+}
+
+func fromTimings(port int32, t ProbeTimings) *corev1.Probe {
+	return tcpProbe(port, t.FailureThreshold, t.TimeoutSeconds, t.PeriodSeconds)
+}
+
+func containerSecurityContext() *corev1.SecurityContext {
+	return &corev1.SecurityContext{
+		AllowPrivilegeEscalation: ptr.To(false),
+		Capabilities:             &corev1.Capabilities{Drop: []corev1.Capability{"ALL"}},
+		ReadOnlyRootFilesystem:   ptr.To(true),
+		RunAsNonRoot:             ptr.To(true),
+		SeccompProfile:           &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeRuntimeDefault},
+	}
+}
+
+func podSecurityContext() *corev1.PodSecurityContext {
+	return &corev1.PodSecurityContext{
+		RunAsUser:      ptr.To(memgraphUID),
+		RunAsGroup:     ptr.To(memgraphGID),
+		FSGroup:        ptr.To(memgraphGID),
+		RunAsNonRoot:   ptr.To(true),
+		SeccompProfile: &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeRuntimeDefault},
+	}
+}
+
+func volumeMounts() []corev1.VolumeMount {
+	return []corev1.VolumeMount{
+		{Name: LibVolume, MountPath: LibMountPath},
+		{Name: LogVolume, MountPath: LogMountPath},
+		{Name: TmpVolume, MountPath: TmpMountPath},
+	}
+}
+
+// podVolumes are the pod's own volumes; lib (and log, when claimed) come from the
+// volumeClaimTemplates. Without a log claim the logs go to an emptyDir, because the root
+// filesystem is read-only and Memgraph must be able to write its log file.
+func podVolumes(rs RoleStorage) []corev1.Volume {
+	vols := []corev1.Volume{{Name: TmpVolume, VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}}}
+	if !*rs.CreateLogStorageClaim {
+		vols = append(vols, corev1.Volume{Name: LogVolume, VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}})
+	}
+	return vols
+}
+
+// podSpec assembles a role's pod. enableServiceLinks is off because the kubelet's service-link
+// variables are named after Services (<NAME>_PORT=tcp://...), and a Service called, say,
+// memgraph-coordinator would inject MEMGRAPH_COORDINATOR_PORT and break Memgraph's HA setup.
+// Memgraph never talks to the Kubernetes API, so no service-account token is mounted.
+func podSpec(c corev1.Container, o PodOptions, rs RoleStorage) corev1.PodSpec {
+	c.Name = ContainerName
+	c.VolumeMounts = volumeMounts()
+	c.SecurityContext = containerSecurityContext()
+	c.Resources = o.Resources
+	c.TerminationMessagePath = corev1.TerminationMessagePathDefault
+	c.TerminationMessagePolicy = corev1.TerminationMessageReadFile
+	return corev1.PodSpec{
+		Containers:                    []corev1.Container{c},
+		Volumes:                       podVolumes(rs),
+		SecurityContext:               podSecurityContext(),
+		TerminationGracePeriodSeconds: ptr.To(terminationGracePeriodSeconds),
+		EnableServiceLinks:            ptr.To(false),
+		AutomountServiceAccountToken:  ptr.To(false),
+		NodeSelector:                  o.NodeSelector,
+		Tolerations:                   o.Tolerations,
+		Affinity:                      o.Affinity,
+		TopologySpreadConstraints:     o.TopologySpreadConstraints,
+		PriorityClassName:             o.PriorityClassName,
+	}
+}
+
+func image(s *MemgraphClusterSpec) string {
+	if imageDigestRE.MatchString(s.Image.Tag) {
+		return s.Image.Repository + "@" + s.Image.Tag
+	}
+	return s.Image.Repository + ":" + s.Image.Tag
+}
+
+func coordinatorPodSpec(mc *MemgraphCluster, n Network) corev1.PodSpec {
+	s := &mc.Spec
+	p := s.CoordinatorTemplate.Probes
+	c := corev1.Container{
+		Image:           image(s),
+		ImagePullPolicy: s.Image.PullPolicy,
+		Args:            coordinatorArgs(s),
+		Env:             coordinatorEnv(mc, n),
+		Ports: []corev1.ContainerPort{
+			containerPort(PortNameBolt, s.Ports.Bolt),
+			containerPort(PortNameManagement, s.Ports.Management),
+			containerPort(PortNameCoordinator, s.Ports.Coordinator),
+		},
+		ReadinessProbe: fromTimings(s.Ports.Coordinator, p.Readiness),
+		LivenessProbe:  fromTimings(s.Ports.Coordinator, p.Liveness),
+		StartupProbe:   fromTimings(s.Ports.Coordinator, p.Startup),
+	}
+	return podSpec(c, s.CoordinatorTemplate.PodOptions, s.Storage.Coordinators)
+}
+
+func dataPodSpec(mc *MemgraphCluster) corev1.PodSpec {
+	s := &mc.Spec
+	p := s.DataTemplate.Probes
+	c := corev1.Container{
+		Image:           image(s),
+		ImagePullPolicy: s.Image.PullPolicy,
+		Args:            dataArgs(s),
+		Env:             dataEnv(mc),
+		Ports: []corev1.ContainerPort{
+			containerPort(PortNameBolt, s.Ports.Bolt),
+			containerPort(PortNameManagement, s.Ports.Management),
+			containerPort(PortNameReplication, s.Ports.Replication),
+		},
+		ReadinessProbe: fromTimings(s.Ports.Bolt, p.Readiness),
+		LivenessProbe:  fromTimings(s.Ports.Bolt, p.Liveness),
+		StartupProbe:   tcpProbe(s.Ports.Bolt, p.Startup.FailureThreshold, p.Startup.TimeoutSeconds, p.Startup.PeriodSeconds),
+	}
+	return podSpec(c, s.DataTemplate.PodOptions, s.Storage.Data)
+}

@@ -1,0 +1,55 @@
+package topology
+
+import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// MemgraphClusterStatus is what the sync hook observed; it is never read back as input.
+// Metacontroller sets observedGeneration itself.
+type MemgraphClusterStatus struct {
+	// +optional
+	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
+
+	// Coordinators is the number of coordinators registered in Raft, as observed.
+	// +optional
+	Coordinators int32 `json:"coordinators,omitempty"`
+
+	// DataInstances is the number of data instances registered, as observed.
+	// +optional
+	DataInstances int32 `json:"dataInstances,omitempty"`
+
+	// Main is the registered name (instance_<ordinal>) of the data instance that is MAIN.
+	// +optional
+	Main string `json:"main,omitempty"`
+
+	// Leader is the registered name (coordinator_<id>) of the Raft leader.
+	// +optional
+	Leader string `json:"leader,omitempty"`
+
+	// Pods counts ready and desired pods per role.
+	// +optional
+	Pods PodCounts `json:"pods,omitzero"`
+
+	// +listType=map
+	// +listMapKey=type
+	// +optional
+	Conditions []metav1.Condition `json:"conditions,omitempty"`
+}
+
+// PodCounts are the ready and desired pods of each role.
+type PodCounts struct {
+	Coordinators  RolePods `json:"coordinators"`
+	DataInstances RolePods `json:"dataInstances"`
+}
+
+// RolePods are one role's ready pods out of the desired ones (the StatefulSet's spec.replicas).
+type RolePods struct {
+	Ready   int32 `json:"ready"`
+	Desired int32 `json:"desired"`
+}
+
+// Condition types the hook reports.
+const (
+	ConditionReady     = "Ready"
+	ConditionConverged = "Converged"
+)

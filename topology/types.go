@@ -1,0 +1,362 @@
+package topology
+
+import (
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// MemgraphCluster is a Memgraph high-availability cluster: an odd number of coordinators (Raft)
+// and one or more data instances, run by the memgraph-hooks sync hook through Metacontroller.
+//
+// The name prefixes every child: StatefulSets <name>-coordinator and <name>-data, headless
+// Services of the same names, and the client Service <name>. The StatefulSet name must leave
+// room for the controller-revision-hash label (63 characters), hence the 40-character limit.
+//
+// +kubebuilder:object:root=true
+// +kubebuilder:subresource:status
+// +kubebuilder:resource:scope=Namespaced,shortName=mgc
+// +kubebuilder:printcolumn:name="Coordinators",type=integer,JSONPath=".status.coordinators",description="Coordinators registered in Raft, as observed"
+// +kubebuilder:printcolumn:name="Data",type=integer,JSONPath=".status.dataInstances",description="Data instances registered, as observed"
+// +kubebuilder:printcolumn:name="Main",type=string,JSONPath=".status.main",description="The data instance that is MAIN"
+// +kubebuilder:printcolumn:name="Ready",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].status`
+// +kubebuilder:printcolumn:name="Converged",type=string,JSONPath=`.status.conditions[?(@.type=="Converged")].status`
+// +kubebuilder:printcolumn:name="Age",type=date,JSONPath=".metadata.creationTimestamp"
+// +kubebuilder:validation:XValidation:rule="self.metadata.name.size() <= 40 && self.metadata.name.matches('^[a-z]([-a-z0-9]*[a-z0-9])?$')",message="metadata.name must be at most 40 characters of lower-case letters, digits and '-', starting with a letter and ending with a letter or digit: it prefixes the StatefulSets <name>-coordinator and <name>-data and names the client Service; pick a shorter name"
+type MemgraphCluster struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	// +kubebuilder:default={}
+	Spec   MemgraphClusterSpec   `json:"spec,omitempty"`
+	Status MemgraphClusterStatus `json:"status,omitempty"`
+}
+
+// MemgraphClusterList is a list of MemgraphClusters.
+//
+// +kubebuilder:object:root=true
+type MemgraphClusterList struct {
+	metav1.TypeMeta `json:",inline"`
+	metav1.ListMeta `json:"metadata,omitempty"`
+	Items           []MemgraphCluster `json:"items"`
+}
+
+// MemgraphClusterSpec declares the cluster. Every field is optional: its default is both a CRD
+// schema default and a Go constant (defaults.go), and Defaulted applies them in Go.
+type MemgraphClusterSpec struct {
+	// Coordinators is the number of coordinators, the Raft members that elect MAIN. Odd and at
+	// least 3: Raft needs a majority, and an even count survives no more failures than the odd
+	// count below it.
+	// +kubebuilder:default=3
+	// +kubebuilder:validation:XValidation:rule="self >= 3 && self % 2 == 1",message="coordinators must be odd and at least 3 (3, 5, 7, ...): Raft needs a majority, and an even count survives no more failures than the odd count below it"
+	// +optional
+	Coordinators int32 `json:"coordinators,omitempty"`
+
+	// DataInstances is the number of data instances: one MAIN, the rest replicas.
+	// +kubebuilder:default=2
+	// +kubebuilder:validation:XValidation:rule="self >= 1",message="dataInstances must be at least 1: a cluster without a data instance has nothing to serve"
+	// +optional
+	DataInstances int32 `json:"dataInstances,omitempty"`
+
+	// +kubebuilder:default={}
+	// +optional
+	Image Image `json:"image,omitempty"`
+
+	// +kubebuilder:default={}
+	// +optional
+	Secrets Secrets `json:"secrets,omitempty"`
+
+	// +kubebuilder:default={}
+	// +optional
+	Storage Storage `json:"storage,omitempty"`
+
+	// ClusterDomain is the cluster's DNS domain; every advertised address is
+	// <pod>.<service>.<namespace>.svc.<clusterDomain>.
+	// +kubebuilder:default="cluster.local"
+	// +kubebuilder:validation:MaxLength=253
+	// +kubebuilder:validation:XValidation:rule="self.matches('^[a-z0-9]([-a-z0-9]*[a-z0-9])?([.][a-z0-9]([-a-z0-9]*[a-z0-9])?)*$')",message="clusterDomain must be a DNS domain such as cluster.local, lower case, without a leading or trailing dot"
+	// +optional
+	ClusterDomain string `json:"clusterDomain,omitempty"`
+
+	// +kubebuilder:default={}
+	// +optional
+	Ports ClusterPorts `json:"ports,omitempty"`
+
+	// CoordinatorTemplate tunes the coordinators' pods.
+	// +kubebuilder:default={}
+	// +optional
+	CoordinatorTemplate CoordinatorTemplate `json:"coordinatorTemplate,omitempty"`
+
+	// DataTemplate tunes the data instances' pods.
+	// +kubebuilder:default={}
+	// +optional
+	DataTemplate DataTemplate `json:"dataTemplate,omitempty"`
+}
+
+// Image is the Memgraph image both roles run.
+type Image struct {
+	// Repository without tag or digest, e.g. docker.io/memgraph/memgraph.
+	// +kubebuilder:default="docker.io/memgraph/memgraph"
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=255
+	// +kubebuilder:validation:XValidation:rule="!self.contains('@') && !self.matches(':[^/]*$')",message="image.repository must not carry a tag or digest: put the tag in image.tag (e.g. repository docker.io/memgraph/memgraph, tag 3.12.0)"
+	// +optional
+	Repository string `json:"repository,omitempty"`
+
+	// Tag is an image tag such as 3.12.0, or a digest sha256:<64 hex digits>.
+	// +kubebuilder:default="3.12.0"
+	// +kubebuilder:validation:MaxLength=128
+	// +kubebuilder:validation:XValidation:rule="self.matches('^[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}$') || self.matches('^sha256:[a-f0-9]{64}$')",message="image.tag must be a tag such as 3.12.0 or a digest such as sha256:<64 lower-case hex digits>"
+	// +optional
+	Tag string `json:"tag,omitempty"`
+
+	// +kubebuilder:default="IfNotPresent"
+	// +kubebuilder:validation:Enum=Always;IfNotPresent;Never
+	// +optional
+	PullPolicy corev1.PullPolicy `json:"pullPolicy,omitempty"`
+}
+
+// Secrets names the Secret the kubelet injects as the license environment of every pod. The hook
+// never reads it.
+// +kubebuilder:validation:XValidation:rule="self.licenseKey != self.organizationKey",message="secrets.licenseKey and secrets.organizationKey must name different keys of the Secret: the license and the organization name are separate values"
+type Secrets struct {
+	// +kubebuilder:default="memgraph-secrets"
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=253
+	// +optional
+	Name string `json:"name,omitempty"`
+
+	// LicenseKey is the Secret key holding the enterprise license.
+	// +kubebuilder:default="MEMGRAPH_ENTERPRISE_LICENSE"
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=253
+	// +optional
+	LicenseKey string `json:"licenseKey,omitempty"`
+
+	// OrganizationKey is the Secret key holding the organization name the license was issued to.
+	// +kubebuilder:default="MEMGRAPH_ORGANIZATION_NAME"
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=253
+	// +optional
+	OrganizationKey string `json:"organizationKey,omitempty"`
+}
+
+// RetentionPolicy says what happens to the PersistentVolumeClaims when the cluster is deleted or
+// a role is scaled down.
+// +kubebuilder:validation:Enum=Retain;Delete
+type RetentionPolicy string
+
+const (
+	RetentionRetain RetentionPolicy = "Retain"
+	RetentionDelete RetentionPolicy = "Delete"
+)
+
+// Storage holds the volume claims of both roles, in the Helm chart's vocabulary.
+type Storage struct {
+	// RetentionPolicy becomes both StatefulSets' persistentVolumeClaimRetentionPolicy whenDeleted
+	// and whenScaled. Retain keeps the data when the cluster is deleted or shrunk.
+	// +kubebuilder:default="Retain"
+	// +optional
+	RetentionPolicy RetentionPolicy `json:"retentionPolicy,omitempty"`
+
+	// +kubebuilder:default={}
+	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="storage.coordinators is immutable: it shapes the StatefulSet's volumeClaimTemplates, which Kubernetes cannot change in place. Delete the MemgraphCluster (and its retained PersistentVolumeClaims, if the volumes must change too) and create it again with the new storage"
+	// +optional
+	Coordinators RoleStorage `json:"coordinators,omitempty"`
+
+	// +kubebuilder:default={}
+	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="storage.data is immutable: it shapes the StatefulSet's volumeClaimTemplates, which Kubernetes cannot change in place. Delete the MemgraphCluster (and its retained PersistentVolumeClaims, if the volumes must change too) and create it again with the new storage"
+	// +optional
+	Data RoleStorage `json:"data,omitempty"`
+}
+
+// AccessMode is a PersistentVolumeClaim access mode a Memgraph volume can use.
+// +kubebuilder:validation:Enum=ReadWriteOnce;ReadWriteOncePod;ReadWriteMany
+type AccessMode string
+
+// RoleStorage is one role's volume claims: lib (/var/lib/memgraph) and log (/var/log/memgraph).
+// Every field lands in a volumeClaimTemplate and is therefore immutable after creation.
+type RoleStorage struct {
+	// +kubebuilder:default="1Gi"
+	// +optional
+	LibPVCSize resource.Quantity `json:"libPVCSize,omitzero"`
+
+	// +kubebuilder:default="ReadWriteOnce"
+	// +optional
+	LibStorageAccessMode AccessMode `json:"libStorageAccessMode,omitempty"`
+
+	// LibStorageClassName is the StorageClass of the lib volume; empty uses the cluster's default.
+	// +kubebuilder:validation:MaxLength=253
+	// +optional
+	LibStorageClassName string `json:"libStorageClassName,omitempty"`
+
+	// CreateLogStorageClaim gives /var/log/memgraph its own claim; false puts the logs on an
+	// emptyDir that dies with the pod.
+	// +kubebuilder:default=true
+	// +optional
+	CreateLogStorageClaim *bool `json:"createLogStorageClaim,omitempty"`
+
+	// +kubebuilder:default="1Gi"
+	// +optional
+	LogPVCSize resource.Quantity `json:"logPVCSize,omitzero"`
+
+	// +kubebuilder:default="ReadWriteOnce"
+	// +optional
+	LogStorageAccessMode AccessMode `json:"logStorageAccessMode,omitempty"`
+
+	// LogStorageClassName is the StorageClass of the log volume; empty uses the cluster's default.
+	// +kubebuilder:validation:MaxLength=253
+	// +optional
+	LogStorageClassName string `json:"logStorageClassName,omitempty"`
+}
+
+// ClusterPorts are the ports every member listens on and advertises. Registration is built from
+// them, so they must all differ.
+// +kubebuilder:validation:XValidation:rule="self.bolt != self.management && self.bolt != self.replication && self.bolt != self.coordinator && self.management != self.replication && self.management != self.coordinator && self.replication != self.coordinator",message="ports.bolt, ports.management, ports.replication and ports.coordinator must all differ: each is a separate listener"
+type ClusterPorts struct {
+	// +kubebuilder:default=7687
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=65535
+	// +optional
+	Bolt int32 `json:"bolt,omitempty"`
+	// +kubebuilder:default=10000
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=65535
+	// +optional
+	Management int32 `json:"management,omitempty"`
+	// +kubebuilder:default=20000
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=65535
+	// +optional
+	Replication int32 `json:"replication,omitempty"`
+	// +kubebuilder:default=12000
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=65535
+	// +optional
+	Coordinator int32 `json:"coordinator,omitempty"`
+}
+
+// CoordinatorTemplate tunes the coordinators' pods.
+type CoordinatorTemplate struct {
+	PodOptions `json:",inline"`
+
+	// +kubebuilder:default={}
+	// +optional
+	Probes CoordinatorProbes `json:"probes,omitempty"`
+}
+
+// DataTemplate tunes the data instances' pods.
+// +kubebuilder:validation:XValidation:rule="!has(self.extraArgs) || self.extraArgs.all(a, !a.matches('^--?(no)?storage[-_]wal[-_]enabled(=|$)'))",message="dataTemplate.extraArgs must not set --storage-wal-enabled: a data instance in a high-availability cluster must run with the WAL enabled, and the hook enables it; remove the flag"
+type DataTemplate struct {
+	PodOptions `json:",inline"`
+
+	// +kubebuilder:default={}
+	// +optional
+	Probes DataProbes `json:"probes,omitempty"`
+}
+
+// PodOptions are the per-role pod settings shared by both roles.
+type PodOptions struct {
+	// +optional
+	Resources corev1.ResourceRequirements `json:"resources,omitzero"`
+
+	// Labels go on the role's pods, StatefulSet and Services; never into selectors.
+	// +kubebuilder:validation:MaxProperties=64
+	// +kubebuilder:validation:XValidation:rule="!('app.kubernetes.io/name' in self) && !('app.kubernetes.io/instance' in self) && !('app.kubernetes.io/component' in self) && !('app.kubernetes.io/managed-by' in self)",message="labels must not set app.kubernetes.io/name, app.kubernetes.io/instance, app.kubernetes.io/component or app.kubernetes.io/managed-by: the hook sets them to select the pods; use another key"
+	// +optional
+	Labels map[string]string `json:"labels,omitempty"`
+
+	// ExtraEnv is appended to the container's environment.
+	// +listType=map
+	// +listMapKey=name
+	// +kubebuilder:validation:MaxItems=64
+	// +kubebuilder:validation:XValidation:rule="self.all(e, !(e.name in ['POD_NAME', 'MEMGRAPH_ENTERPRISE_LICENSE', 'MEMGRAPH_ORGANIZATION_NAME', 'MEMGRAPH_MANAGEMENT_PORT', 'MEMGRAPH_COORDINATOR_PORT', 'MEMGRAPH_COORDINATOR_ID', 'MEMGRAPH_NURAFT_LOG_FILE', 'MEMGRAPH_COORDINATOR_HOSTNAME', 'MEMGRAPH_BOLT_PORT', 'DGL_DOWNLOAD_DIR', 'DGLDEFAULTDIR', 'MGCONSOLE_HISTORY_PATH']))",message="extraEnv must not set POD_NAME, MEMGRAPH_ENTERPRISE_LICENSE, MEMGRAPH_ORGANIZATION_NAME, MEMGRAPH_MANAGEMENT_PORT, MEMGRAPH_COORDINATOR_PORT, MEMGRAPH_COORDINATOR_ID, MEMGRAPH_NURAFT_LOG_FILE, MEMGRAPH_COORDINATOR_HOSTNAME, MEMGRAPH_BOLT_PORT, DGL_DOWNLOAD_DIR, DGLDEFAULTDIR or MGCONSOLE_HISTORY_PATH: the hook sets them (the license from spec.secrets, identity from the pod, ports from spec.ports); remove the variable"
+	// +optional
+	ExtraEnv []corev1.EnvVar `json:"extraEnv,omitempty"`
+
+	// ExtraArgs are appended to Memgraph's command line after the hook's own flags, so they
+	// override its tuning flags (e.g. --log-level) but may not touch identity or ports.
+	// +kubebuilder:validation:MaxItems=64
+	// +kubebuilder:validation:items:MaxLength=1024
+	// +kubebuilder:validation:XValidation:rule="self.all(a, !a.matches('^--?(bolt[-_]port|bolt[-_]address|management[-_]port|coordinator[-_]port|coordinator[-_]id|coordinator[-_]hostname|nuraft[-_]log[-_]file|data[-_]directory|init[-_]file|init[-_]data[-_]file)(=|$)'))",message="extraArgs must not set --bolt-port, --bolt-address, --management-port, --coordinator-port, --coordinator-id, --coordinator-hostname, --nuraft-log-file, --data-directory, --init-file or --init-data-file: ports come from spec.ports, identity and paths are derived by the hook, and Memgraph rejects init files in a high-availability cluster; remove the flag"
+	// +optional
+	ExtraArgs []string `json:"extraArgs,omitempty"`
+
+	// +kubebuilder:validation:MaxProperties=64
+	// +optional
+	NodeSelector map[string]string `json:"nodeSelector,omitempty"`
+
+	// +kubebuilder:validation:MaxItems=64
+	// +optional
+	Tolerations []corev1.Toleration `json:"tolerations,omitempty"`
+
+	// +optional
+	Affinity *corev1.Affinity `json:"affinity,omitempty"`
+
+	// +kubebuilder:validation:MaxItems=16
+	// +optional
+	TopologySpreadConstraints []corev1.TopologySpreadConstraint `json:"topologySpreadConstraints,omitempty"`
+
+	// +kubebuilder:validation:MaxLength=253
+	// +optional
+	PriorityClassName string `json:"priorityClassName,omitempty"`
+}
+
+// CoordinatorProbes are the timings of the coordinators' TCP probes on the coordinator port.
+type CoordinatorProbes struct {
+	// +kubebuilder:default={}
+	// +optional
+	Readiness ProbeTimings `json:"readiness,omitempty"`
+	// +kubebuilder:default={}
+	// +optional
+	Liveness ProbeTimings `json:"liveness,omitempty"`
+	// +kubebuilder:default={}
+	// +optional
+	Startup ProbeTimings `json:"startup,omitempty"`
+}
+
+// DataProbes are the timings of the data instances' TCP probes on the Bolt port. The startup
+// probe allows two hours by default, as the chart does: recovering a large snapshot takes time.
+type DataProbes struct {
+	// +kubebuilder:default={}
+	// +optional
+	Readiness ProbeTimings `json:"readiness,omitempty"`
+	// +kubebuilder:default={}
+	// +optional
+	Liveness ProbeTimings `json:"liveness,omitempty"`
+	// +kubebuilder:default={}
+	// +optional
+	Startup DataStartupProbeTimings `json:"startup,omitempty"`
+}
+
+// ProbeTimings are a probe's timings (the chart's readiness/liveness defaults).
+type ProbeTimings struct {
+	// +kubebuilder:default=20
+	// +kubebuilder:validation:Minimum=1
+	// +optional
+	FailureThreshold int32 `json:"failureThreshold,omitempty"`
+	// +kubebuilder:default=10
+	// +kubebuilder:validation:Minimum=1
+	// +optional
+	TimeoutSeconds int32 `json:"timeoutSeconds,omitempty"`
+	// +kubebuilder:default=5
+	// +kubebuilder:validation:Minimum=1
+	// +optional
+	PeriodSeconds int32 `json:"periodSeconds,omitempty"`
+}
+
+// DataStartupProbeTimings are the data instances' startup probe timings (1440 x 5 s = 2 h).
+type DataStartupProbeTimings struct {
+	// +kubebuilder:default=1440
+	// +kubebuilder:validation:Minimum=1
+	// +optional
+	FailureThreshold int32 `json:"failureThreshold,omitempty"`
+	// +kubebuilder:default=10
+	// +kubebuilder:validation:Minimum=1
+	// +optional
+	TimeoutSeconds int32 `json:"timeoutSeconds,omitempty"`
+	// +kubebuilder:default=5
+	// +kubebuilder:validation:Minimum=1
+	// +optional
+	PeriodSeconds int32 `json:"periodSeconds,omitempty"`
+}
