@@ -9,19 +9,19 @@ import (
 // generated CRD and these constants agree, so a spec that never passed admission renders exactly
 // like one the API server defaulted.
 const (
-	DefaultCoordinators    int32 = 3
-	DefaultDataInstances   int32 = 2
-	DefaultImageRepository       = "docker.io/memgraph/memgraph"
-	DefaultImageTag              = "3.12.0"
-	DefaultImagePullPolicy       = corev1.PullIfNotPresent
-	DefaultSecretName            = "memgraph-secrets"
-	DefaultLicenseKey            = "MEMGRAPH_ENTERPRISE_LICENSE"
-	DefaultOrganizationKey       = "MEMGRAPH_ORGANIZATION_NAME"
-	DefaultRetentionPolicy       = RetentionRetain
-	DefaultPVCSize               = "1Gi"
-	DefaultAccessMode            = AccessMode(corev1.ReadWriteOnce)
-	DefaultCreateLogStorageClaim = true
-	DefaultClusterDomain         = "cluster.local"
+	DefaultCoordinators          int32 = 3
+	DefaultDataInstances         int32 = 2
+	DefaultImageRepository             = "docker.io/memgraph/memgraph"
+	DefaultImageTag                    = "3.12.0"
+	DefaultImagePullPolicy             = corev1.PullIfNotPresent
+	DefaultSecretName                  = "memgraph-secrets"
+	DefaultLicenseKey                  = "MEMGRAPH_ENTERPRISE_LICENSE"
+	DefaultOrganizationKey             = "MEMGRAPH_ORGANIZATION_NAME"
+	DefaultRetentionPolicy             = RetentionRetain
+	DefaultPVCSize                     = "1Gi"
+	DefaultAccessMode                  = AccessMode(corev1.ReadWriteOnce)
+	DefaultCreateLogStorageClaim       = true
+	DefaultClusterDomain               = "cluster.local"
 
 	DefaultBoltPort        int32 = 7687
 	DefaultManagementPort  int32 = 10000
