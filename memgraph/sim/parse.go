@@ -73,7 +73,9 @@ func parseQuery(src string) (*statement, error) {
 	if err != nil {
 		return nil, err
 	}
-	if st.kind != stOther {
+	// Statements parsed to the end must not have trailing input; replication admin queries and
+	// other Cypher are only classified by their leading keywords.
+	if st.kind.isCoordinatorQuery() || st.kind == stShowReplicationRole || st.kind == stShowReplicas {
 		p.accept(";")
 		if t := p.peek(); t.kind != tokEOF {
 			return nil, p.unexpected(t, "<EOF>")
