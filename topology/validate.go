@@ -65,12 +65,14 @@ var (
 )
 
 // Violation is one broken rule: the field it is about and the message that says how to fix it.
+// +kubebuilder:object:generate=false
 type Violation struct {
 	Field   string
 	Message string
 }
 
 // ValidationError lists every rule a MemgraphCluster breaks.
+// +kubebuilder:object:generate=false
 type ValidationError struct {
 	Violations []Violation
 }
