@@ -1,0 +1,51 @@
+package examples_test
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"sigs.k8s.io/yaml"
+
+	"github.com/memgraph-hooks/memgraph-hooks/examples"
+	"github.com/memgraph-hooks/memgraph-hooks/topology"
+)
+
+// The quickstart cluster must decode as a hook would receive it, pass validation, and render the
+// topology the README promises, relying on the defaults for everything else.
+func TestMinimalClusterIsTheQuickstartCluster(t *testing.T) {
+	raw, err := yaml.YAMLToJSON(examples.MinimalCluster)
+	if err != nil {
+		t.Fatalf("minimal-cluster.yaml is not YAML: %v", err)
+	}
+	mc, err := topology.DecodeCluster(raw)
+	if err != nil {
+		t.Fatalf("DecodeCluster: %v", err)
+	}
+	if mc.Name != "memgraph" || mc.Namespace != "default" {
+		t.Errorf("cluster is %s/%s, want default/memgraph", mc.Namespace, mc.Name)
+	}
+	if err := mc.Validate(); err != nil {
+		t.Fatalf("Validate: %v", err)
+	}
+	d := mc.Defaulted().Spec
+	got := []any{d.Coordinators, d.DataInstances, d.Image.Repository + ":" + d.Image.Tag, d.Secrets.Name}
+	want := []any{int32(3), int32(2), "docker.io/memgraph/memgraph:3.12.0", "memgraph-secrets"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("defaulted quickstart cluster (-want +got):\n%s", diff)
+	}
+	children, err := topology.DesiredChildren(mc, mc.DeclaredReplicas())
+	if err != nil {
+		t.Fatalf("DesiredChildren: %v", err)
+	}
+	var names []string
+	for _, c := range children {
+		names = append(names, c["kind"].(string)+"/"+c["metadata"].(map[string]any)["name"].(string))
+	}
+	wantNames := []string{
+		"StatefulSet/memgraph-coordinator", "StatefulSet/memgraph-data",
+		"Service/memgraph-coordinator", "Service/memgraph-data", "Service/memgraph",
+	}
+	if diff := cmp.Diff(wantNames, names); diff != "" {
+		t.Errorf("children (-want +got):\n%s", diff)
+	}
+}
