@@ -300,3 +300,19 @@ func must(t *testing.T, err error) {
 		t.Fatal(err)
 	}
 }
+
+func TestConfigValuesMayBeParameters(t *testing.T) {
+	w := startWorld(t, 1, 1)
+	c1 := dial(t, w, coordBolt(1))
+	q := `REGISTER INSTANCE instance_1 WITH CONFIG {"bolt_server": $b, "management_server": $m, "replication_server": 'data-1.mg.svc:20000'}`
+	c1.must("ADD COORDINATOR 1 WITH CONFIG {'bolt_server': 'coord-1.mg.svc:7687', 'coordinator_server': 'coord-1.mg.svc:12000', 'management_server': 'coord-1.mg.svc:10000'}")
+	if out := c1.run(q, map[string]any{"b": "data-1.mg.svc:7687", "m": "data-1.mg.svc:10000"}); out.err != nil {
+		t.Fatal(out.err.Msg)
+	}
+	if out := c1.run(q, map[string]any{"b": 1, "m": "x:1"}); out.err == nil || out.err.Msg != msgFailedConfigMap || out.phase != "RUN" {
+		t.Fatalf("non-string parameter: %+v", out)
+	}
+	if got := w.Raft().Clusters[0].Data[0]; got.BoltServer != "data-1.mg.svc:7687" || got.Health != "up" {
+		t.Fatalf("registered %+v", got)
+	}
+}
