@@ -209,9 +209,9 @@ func (w *World) commit(c *cluster) string {
 
 func (w *World) register(c *cluster, op *coordOp) ([]map[string]any, string) {
 	name, cfg := op.st.name, op.cfg
+	// Checks in Memgraph's order: name, management server, replication server, mode mix.
 	for _, e := range c.data {
-		switch {
-		case e.name == name:
+		if e.name == name {
 			return nil, msgNameExists
 		}
 	}
