@@ -1,0 +1,138 @@
+package topology
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"sigs.k8s.io/yaml"
+)
+
+const crdPath = "../manifests/crd/memgraph.com_memgraphclusters.yaml"
+
+type crdSchema struct {
+	Default     any                  `json:"default"`
+	Properties  map[string]crdSchema `json:"properties"`
+	Items       *crdSchema           `json:"items"`
+	Validations []struct {
+		Rule    string `json:"rule"`
+		Message string `json:"message"`
+	} `json:"x-kubernetes-validations"`
+}
+
+func loadCRDSchema(t *testing.T) crdSchema {
+	t.Helper()
+	raw, err := os.ReadFile(filepath.FromSlash(crdPath))
+	if err != nil {
+		t.Fatalf("read the generated CRD (make manifests): %v", err)
+	}
+	var crd struct {
+		Spec struct {
+			Versions []struct {
+				Name   string `json:"name"`
+				Schema struct {
+					OpenAPIV3Schema crdSchema `json:"openAPIV3Schema"`
+				} `json:"schema"`
+			} `json:"versions"`
+		} `json:"spec"`
+	}
+	if err := yaml.Unmarshal(raw, &crd); err != nil {
+		t.Fatal(err)
+	}
+	if len(crd.Spec.Versions) != 1 || crd.Spec.Versions[0].Name != Version {
+		t.Fatalf("CRD versions %+v, want exactly %s", crd.Spec.Versions, Version)
+	}
+	return crd.Spec.Versions[0].Schema.OpenAPIV3Schema
+}
+
+// applyDefaults is the API server's structural defaulting: a missing property with a default
+// gets it, then defaulting descends into every present object.
+func applyDefaults(v any, s crdSchema) {
+	obj, ok := v.(map[string]any)
+	if !ok {
+		return
+	}
+	for name, prop := range s.Properties {
+		if _, present := obj[name]; !present && prop.Default != nil {
+			raw, _ := json.Marshal(prop.Default)
+			var copied any
+			_ = json.Unmarshal(raw, &copied)
+			obj[name] = copied
+		}
+		if child, present := obj[name]; present {
+			applyDefaults(child, prop)
+		}
+	}
+}
+
+// The CRD's crdSchema defaults, applied to an empty spec, give exactly what Defaulted gives in Go:
+// every default is both a crdSchema default and a Go constant, with the same value.
+func TestCRDDefaultsEqualGoDefaults(t *testing.T) {
+	root := loadCRDSchema(t)
+	fromSchema := map[string]any{}
+	applyDefaults(fromSchema, root)
+
+	raw, err := json.Marshal(minimalCluster().Defaulted().Spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var fromGo any
+	if err := json.Unmarshal(raw, &fromGo); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(fromGo, fromSchema["spec"]); diff != "" {
+		t.Errorf("CRD schema defaults differ from Defaulted() (-go +crd):\n%s", diff)
+	}
+}
+
+// Every CEL rule in the CRD has its Go twin with the identical message, and the rules use the
+// very regular expressions Validate uses.
+func TestCRDRulesMatchGoValidation(t *testing.T) {
+	var rules, messages []string
+	var walk func(crdSchema)
+	walk = func(s crdSchema) {
+		for _, v := range s.Validations {
+			rules = append(rules, v.Rule)
+			messages = append(messages, v.Message)
+		}
+		for _, p := range s.Properties {
+			walk(p)
+		}
+		if s.Items != nil {
+			walk(*s.Items)
+		}
+	}
+	walk(loadCRDSchema(t))
+
+	goMessages := []string{
+		MsgClusterName, MsgCoordinators, MsgDataInstances, MsgImageRepository, MsgImageTag, MsgSecretKeys,
+		MsgClusterDomain, MsgPortsDistinct, MsgReservedLabels, MsgReservedLabels, MsgReservedEnv, MsgReservedEnv,
+		MsgReservedArgs, MsgReservedArgs, MsgDataWAL, MsgCoordinatorStorage, MsgDataStorage,
+	}
+	slices.Sort(messages)
+	slices.Sort(goMessages)
+	if diff := cmp.Diff(goMessages, messages); diff != "" {
+		t.Errorf("CEL messages in the CRD differ from validate.go (-go +crd):\n%s", diff)
+	}
+
+	all := strings.Join(rules, "\n")
+	for _, pattern := range []string{
+		clusterNamePattern, clusterDomainPattern, repositoryTagPattern, imageTagPattern, imageDigestPattern,
+		reservedArgsPattern, walArgPattern, reservedEnvNamesInCEL,
+	} {
+		if !strings.Contains(all, pattern) {
+			t.Errorf("no CEL rule uses %q, which Validate uses", pattern)
+		}
+	}
+	var inCEL []string
+	for _, n := range reservedEnvNames {
+		inCEL = append(inCEL, "'"+n+"'")
+	}
+	if got := strings.Join(inCEL, ", "); got != reservedEnvNamesInCEL {
+		t.Errorf("reservedEnvNames %s differ from the CEL list %s", got, reservedEnvNamesInCEL)
+	}
+}
