@@ -118,7 +118,14 @@ func (c *boltClient) run(ctx context.Context, query string, read bool) (table, e
 	defer c.pool.release(entry)
 
 	start := time.Now()
+	done, err := entry.takeTurn(ctx)
+	if err != nil {
+		return table{}, c.classify(ctx, query, &phaseTracker{}, err)
+	}
 	t, tracker, err := runOnce(ctx, entry.driver, query)
+	// An attempt that ended with the context still live, or that said HELLO, went through the
+	// driver's dial path.
+	done(err == nil || tracker.sentHello.Load() || ctx.Err() == nil)
 	if err != nil && read && tracker.diedOnReuse(err) && ctx.Err() == nil {
 		c.pool.opts.Logger.Debug("memgraph: pooled connection was dead, retrying", "address", c.address, "query", query)
 		t, tracker, err = runOnce(ctx, entry.driver, query)

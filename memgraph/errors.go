@@ -61,6 +61,9 @@ const (
 	KindUnauthenticated
 	// KindProtocol: the server answered with a result we cannot read (missing column, wrong type).
 	KindProtocol
+	// KindPromotionFailed: SET INSTANCE TO MAIN could not promote the instance (it did not
+	// answer the promotion RPC); Raft is unchanged. Retry later or choose another instance.
+	KindPromotionFailed
 )
 
 var kindNames = [...]string{
@@ -86,6 +89,7 @@ var kindNames = [...]string{
 	KindLicense:             "license",
 	KindUnauthenticated:     "unauthenticated",
 	KindProtocol:            "protocol",
+	KindPromotionFailed:     "promotion failed",
 }
 
 func (k Kind) String() string {
@@ -166,6 +170,7 @@ var messageRules = []messageRule{
 	{"isn't a leader anymore", KindNotLeader},
 	{"is not leader anymore", KindNotLeader},
 	{"already a main instance", KindMainExists},
+	{"Couldn't set replica instance to main", KindPromotionFailed},
 	{"Alive main instance can't be unregistered", KindAliveMainUnregister},
 	{"current leader cannot be removed", KindLeaderRemoval},
 	{"already exists", KindAlreadyExists},

@@ -58,6 +58,7 @@ var memgraphTexts = []struct {
 	// §3.4 SET INSTANCE TO MAIN
 	{"Couldn't set instance to main since there is already a main instance in cluster!", KindMainExists},
 	{"No instance with such name!", KindNoSuchInstance},
+	{"Couldn't set replica instance to main! Check coordinator and replica for more logs", KindPromotionFailed},
 	{"Couldn't set instance to main since coordinator is not a leader! Current leader is coordinator with id 2 with bolt socket address localhost:7691", KindNotLeader},
 	// §3.5 DEMOTE INSTANCE
 	{"Instance instance_1 is already a replica!", KindAlreadyReplica},
@@ -116,7 +117,7 @@ func TestClassifyAuthenticationFailure(t *testing.T) {
 
 func TestEveryKindHasAName(t *testing.T) {
 	seen := map[string]Kind{}
-	for k := KindUnknown; k <= KindProtocol; k++ {
+	for k := KindUnknown; k <= KindPromotionFailed; k++ {
 		name := k.String()
 		if name == "" || strings.HasPrefix(name, "Kind(") {
 			t.Errorf("Kind %d has no name", int(k))

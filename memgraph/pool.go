@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"math"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/neo4j/neo4j-go-driver/v5/neo4j"
@@ -97,8 +98,39 @@ type Pool struct {
 
 type poolEntry struct {
 	driver   neo4j.DriverWithContext
-	inUse    int
+	inUse    int // guarded by Pool.mu
 	lastUsed time.Time
+
+	// The first connection of a driver must not be dialed concurrently with another: the
+	// driver's connector lazily initialises its dial function on first use without a lock
+	// (neo4j-go-driver v5.28.4 internal/connector Connect), a data race. Until one dial has
+	// happened, queries on a new driver take turns through gate.
+	gate chan struct{}
+	warm atomic.Bool
+}
+
+// takeTurn waits, bounded by ctx, until the caller may use the driver. The returned done must
+// be called with whether the caller's attempt reached the dial.
+func (e *poolEntry) takeTurn(ctx context.Context) (done func(dialed bool), err error) {
+	noop := func(bool) {}
+	if e.warm.Load() {
+		return noop, nil
+	}
+	select {
+	case e.gate <- struct{}{}:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	if e.warm.Load() {
+		<-e.gate
+		return noop, nil
+	}
+	return func(dialed bool) {
+		if dialed {
+			e.warm.Store(true)
+		}
+		<-e.gate
+	}, nil
 }
 
 // PoolStats is a snapshot of a Pool, for metrics and tests.
@@ -169,7 +201,7 @@ func (p *Pool) acquire(dial string) (*poolEntry, error) {
 		if err != nil {
 			return nil, &Error{Kind: KindInvalidArgument, Message: "cannot dial " + dial, Err: err}
 		}
-		e = &poolEntry{driver: driver}
+		e = &poolEntry{driver: driver, gate: make(chan struct{}, 1)}
 		p.entries[dial] = e
 		p.opened++
 		p.opts.Logger.Info("memgraph: opened connection pool", "address", dial)
