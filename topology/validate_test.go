@@ -1,0 +1,197 @@
+package topology
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	"k8s.io/utils/ptr"
+)
+
+func messagesOf(t *testing.T, err error) []string {
+	t.Helper()
+	if err == nil {
+		return nil
+	}
+	var ve *ValidationError
+	if !errors.As(err, &ve) {
+		t.Fatalf("error %v is not a *ValidationError", err)
+	}
+	var out []string
+	for _, v := range ve.Violations {
+		out = append(out, v.Message)
+	}
+	return out
+}
+
+func with(edit func(mc *MemgraphCluster)) func() *MemgraphCluster {
+	return func() *MemgraphCluster {
+		mc := minimalCluster()
+		edit(mc)
+		return mc
+	}
+}
+
+// Each rule rejects its case with its message, and a valid neighbour of the case passes.
+func TestValidate(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		invalid func() *MemgraphCluster
+		valid   func() *MemgraphCluster
+		want    string
+	}{
+		{"name too long", with(func(mc *MemgraphCluster) { mc.Name = "a234567890123456789012345678901234567890x" }),
+			with(func(mc *MemgraphCluster) { mc.Name = "a234567890123456789012345678901234567890" }), MsgClusterName},
+		{"name starts with a digit", with(func(mc *MemgraphCluster) { mc.Name = "1graph" }),
+			with(func(mc *MemgraphCluster) { mc.Name = "graph-1" }), MsgClusterName},
+		{"even coordinators", with(func(mc *MemgraphCluster) { mc.Spec.Coordinators = 4 }),
+			with(func(mc *MemgraphCluster) { mc.Spec.Coordinators = 5 }), MsgCoordinators},
+		{"one coordinator", with(func(mc *MemgraphCluster) { mc.Spec.Coordinators = 1 }),
+			with(func(mc *MemgraphCluster) { mc.Spec.Coordinators = 3 }), MsgCoordinators},
+		{"negative data instances", with(func(mc *MemgraphCluster) { mc.Spec.DataInstances = -1 }),
+			with(func(mc *MemgraphCluster) { mc.Spec.DataInstances = 1 }), MsgDataInstances},
+		{"tag in repository", with(func(mc *MemgraphCluster) { mc.Spec.Image.Repository = "memgraph/memgraph:3.12.0" }),
+			with(func(mc *MemgraphCluster) { mc.Spec.Image.Repository = "localhost:5000/memgraph/memgraph" }), MsgImageRepository},
+		{"digest in repository", with(func(mc *MemgraphCluster) { mc.Spec.Image.Repository = "memgraph/memgraph@sha256:abc" }),
+			with(func(mc *MemgraphCluster) { mc.Spec.Image.Repository = "memgraph/memgraph" }), MsgImageRepository},
+		{"malformed tag", with(func(mc *MemgraphCluster) { mc.Spec.Image.Tag = ":3.12" }),
+			with(func(mc *MemgraphCluster) { mc.Spec.Image.Tag = "3.12.0-relwithdebinfo" }), MsgImageTag},
+		{"short digest", with(func(mc *MemgraphCluster) { mc.Spec.Image.Tag = "sha256:abc" }),
+			with(func(mc *MemgraphCluster) { mc.Spec.Image.Tag = "sha256:" + hex64 }), MsgImageTag},
+		{"same secret keys", with(func(mc *MemgraphCluster) { mc.Spec.Secrets.OrganizationKey = DefaultLicenseKey }),
+			with(func(mc *MemgraphCluster) { mc.Spec.Secrets.OrganizationKey = "org" }), MsgSecretKeys},
+		{"trailing dot in cluster domain", with(func(mc *MemgraphCluster) { mc.Spec.ClusterDomain = "cluster.local." }),
+			with(func(mc *MemgraphCluster) { mc.Spec.ClusterDomain = "corp.internal" }), MsgClusterDomain},
+		{"shared port", with(func(mc *MemgraphCluster) { mc.Spec.Ports.Replication = DefaultManagementPort }),
+			with(func(mc *MemgraphCluster) { mc.Spec.Ports.Replication = 20001 }), MsgPortsDistinct},
+		{"reserved label", with(func(mc *MemgraphCluster) {
+			mc.Spec.DataTemplate.Labels = map[string]string{LabelComponent: "x"}
+		}), with(func(mc *MemgraphCluster) { mc.Spec.DataTemplate.Labels = map[string]string{"component": "x"} }), MsgReservedLabels},
+		{"license env shadowed", with(func(mc *MemgraphCluster) {
+			mc.Spec.CoordinatorTemplate.ExtraEnv = []corev1.EnvVar{{Name: EnvLicense, Value: "x"}}
+		}), with(func(mc *MemgraphCluster) {
+			mc.Spec.CoordinatorTemplate.ExtraEnv = []corev1.EnvVar{{Name: "MEMGRAPH_USER", Value: "x"}}
+		}), MsgReservedEnv},
+		{"identity env shadowed", with(func(mc *MemgraphCluster) {
+			mc.Spec.DataTemplate.ExtraEnv = []corev1.EnvVar{{Name: EnvCoordinatorID, Value: "1"}}
+		}), with(func(mc *MemgraphCluster) {
+			mc.Spec.DataTemplate.ExtraEnv = []corev1.EnvVar{{Name: "COORDINATOR_ID", Value: "1"}}
+		}), MsgReservedEnv},
+		{"pod name env shadowed", with(func(mc *MemgraphCluster) {
+			mc.Spec.CoordinatorTemplate.ExtraEnv = []corev1.EnvVar{{Name: EnvPodName, Value: "x"}}
+		}), with(func(mc *MemgraphCluster) {
+			mc.Spec.CoordinatorTemplate.ExtraEnv = []corev1.EnvVar{{Name: "POD_NAMESPACE", Value: "x"}}
+		}), MsgReservedEnv},
+		{"port flag in args", with(func(mc *MemgraphCluster) {
+			mc.Spec.CoordinatorTemplate.ExtraArgs = []string{"--bolt-port=7688"}
+		}), with(func(mc *MemgraphCluster) {
+			mc.Spec.CoordinatorTemplate.ExtraArgs = []string{"--bolt-server-name-for-init=x"}
+		}), MsgReservedArgs},
+		{"underscored identity flag in args", with(func(mc *MemgraphCluster) {
+			mc.Spec.DataTemplate.ExtraArgs = []string{"--coordinator_id", "2"}
+		}), with(func(mc *MemgraphCluster) {
+			mc.Spec.DataTemplate.ExtraArgs = []string{"--log-level", "TRACE"}
+		}), MsgReservedArgs},
+		{"data directory in args", with(func(mc *MemgraphCluster) {
+			mc.Spec.DataTemplate.ExtraArgs = []string{"-data-directory=/x"}
+		}), with(func(mc *MemgraphCluster) {
+			mc.Spec.DataTemplate.ExtraArgs = []string{"--data-recovery-on-startup=true"}
+		}), MsgReservedArgs},
+		{"WAL disabled on data", with(func(mc *MemgraphCluster) {
+			mc.Spec.DataTemplate.ExtraArgs = []string{"--storage-wal-enabled=false"}
+		}), with(func(mc *MemgraphCluster) {
+			mc.Spec.CoordinatorTemplate.ExtraArgs = []string{"--storage-wal-enabled=false"}
+		}), MsgDataWAL},
+		{"WAL negated on data", with(func(mc *MemgraphCluster) {
+			mc.Spec.DataTemplate.ExtraArgs = []string{"--nostorage_wal_enabled"}
+		}), with(func(mc *MemgraphCluster) {
+			mc.Spec.DataTemplate.ExtraArgs = []string{"--storage-wal-file-size-kib=20480"}
+		}), MsgDataWAL},
+		{"duplicate extra env", with(func(mc *MemgraphCluster) {
+			mc.Spec.DataTemplate.ExtraEnv = []corev1.EnvVar{{Name: "A"}, {Name: "A"}}
+		}), with(func(mc *MemgraphCluster) {
+			mc.Spec.DataTemplate.ExtraEnv = []corev1.EnvVar{{Name: "A"}, {Name: "B"}}
+		}), "extraEnv must not list a variable twice: keep one entry per name"},
+		{"unknown pull policy", with(func(mc *MemgraphCluster) { mc.Spec.Image.PullPolicy = "Sometimes" }),
+			with(func(mc *MemgraphCluster) { mc.Spec.Image.PullPolicy = corev1.PullNever }), "image.pullPolicy must be Always, IfNotPresent or Never"},
+		{"unknown retention policy", with(func(mc *MemgraphCluster) { mc.Spec.Storage.RetentionPolicy = "Keep" }),
+			with(func(mc *MemgraphCluster) { mc.Spec.Storage.RetentionPolicy = RetentionDelete }), "storage.retentionPolicy must be Retain or Delete"},
+		{"read-only access mode", with(func(mc *MemgraphCluster) { mc.Spec.Storage.Data.LibStorageAccessMode = "ReadOnlyMany" }),
+			with(func(mc *MemgraphCluster) { mc.Spec.Storage.Data.LibStorageAccessMode = "ReadWriteMany" }), msgAccessMode},
+		{"negative volume size", with(func(mc *MemgraphCluster) { mc.Spec.Storage.Data.LogPVCSize = resource.MustParse("-1Gi") }),
+			with(func(mc *MemgraphCluster) { mc.Spec.Storage.Data.LogPVCSize = resource.MustParse("100Mi") }), "volume sizes must be positive quantities such as 1Gi"},
+		{"port out of range", with(func(mc *MemgraphCluster) { mc.Spec.Ports.Bolt = 70000 }),
+			with(func(mc *MemgraphCluster) { mc.Spec.Ports.Bolt = 65535 }), "ports must be between 1 and 65535"},
+		{"negative probe timing", with(func(mc *MemgraphCluster) { mc.Spec.DataTemplate.Probes.Startup.PeriodSeconds = -5 }),
+			with(func(mc *MemgraphCluster) { mc.Spec.DataTemplate.Probes.Startup.PeriodSeconds = 1 }), "probe timings must be at least 1"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if diff := cmp.Diff([]string{tc.want}, messagesOf(t, tc.invalid().Validate())); diff != "" {
+				t.Errorf("invalid case (-want +got):\n%s", diff)
+			}
+			if err := tc.valid().Validate(); err != nil {
+				t.Errorf("valid neighbour rejected: %v", err)
+			}
+		})
+	}
+}
+
+const hex64 = "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
+
+func TestValidateAcceptsFixtures(t *testing.T) {
+	for name, mc := range map[string]*MemgraphCluster{"minimal": minimalCluster(), "every knob": everyKnob(), "retain delete": retainDeleted()} {
+		if err := mc.Validate(); err != nil {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+}
+
+// One error lists every broken rule, in a stable order.
+func TestValidateListsEveryViolation(t *testing.T) {
+	mc := minimalCluster()
+	mc.Spec.Coordinators = 2
+	mc.Spec.Image.Repository = "memgraph:latest"
+	mc.Spec.Secrets.LicenseKey = DefaultOrganizationKey
+	want := []string{MsgCoordinators, MsgImageRepository, MsgSecretKeys}
+	if diff := cmp.Diff(want, messagesOf(t, mc.Validate())); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+}
+
+func TestValidateUpdate(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		edit func(mc *MemgraphCluster)
+		want []string
+	}{
+		{"scaling both roles is allowed", func(mc *MemgraphCluster) { mc.Spec.Coordinators, mc.Spec.DataInstances = 5, 4 }, nil},
+		{"retention policy may change", func(mc *MemgraphCluster) { mc.Spec.Storage.RetentionPolicy = RetentionDelete }, nil},
+		{"the same size written differently is no change", func(mc *MemgraphCluster) {
+			mc.Spec.Storage.Data.LibPVCSize = resource.MustParse("1024Mi")
+		}, nil},
+		{"coordinator volume size", func(mc *MemgraphCluster) {
+			mc.Spec.Storage.Coordinators.LibPVCSize = resource.MustParse("2Gi")
+		}, []string{MsgCoordinatorStorage}},
+		{"data storage class", func(mc *MemgraphCluster) { mc.Spec.Storage.Data.LogStorageClassName = "fast" }, []string{MsgDataStorage}},
+		{"dropping the data log claim", func(mc *MemgraphCluster) {
+			mc.Spec.Storage.Data.CreateLogStorageClaim = ptr.To(false)
+		}, []string{MsgDataStorage}},
+		{"creation rules still apply", func(mc *MemgraphCluster) {
+			mc.Spec.Coordinators = 4
+			mc.Spec.Storage.Coordinators.LibStorageAccessMode = "ReadWriteMany"
+		}, []string{MsgCoordinators, MsgCoordinatorStorage}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			updated := minimalCluster()
+			tc.edit(updated)
+			if diff := cmp.Diff(tc.want, messagesOf(t, ValidateUpdate(minimalCluster(), updated))); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+		})
+	}
+	if err := ValidateUpdate(nil, minimalCluster()); err != nil {
+		t.Errorf("a create (no old object) of a valid cluster: %v", err)
+	}
+}
