@@ -16,6 +16,10 @@ import (
 // matched case-sensitively, as the API server does; unknown fields are tolerated, so a newer CRD
 // does not break an older hook. Defaults are not applied: see Defaulted.
 func DecodeCluster(obj []byte) (*MemgraphCluster, error) {
+	if !json.Valid(obj) {
+		var probe any
+		return nil, fmt.Errorf("parent is not valid JSON: %v", json.Unmarshal(obj, &probe))
+	}
 	var head struct {
 		APIVersion *string `json:"apiVersion"`
 		Kind       *string `json:"kind"`
@@ -56,10 +60,6 @@ func describeDecodeError(err error) error {
 		}
 		return fmt.Errorf("parent field %s has the wrong type: got a JSON %s, want %s",
 			jsonPath(typeErr.Field), typeErr.Value, jsonTypeName(typeErr.Type.Kind().String()))
-	}
-	var syntaxErr *json.SyntaxError
-	if errors.As(err, &syntaxErr) {
-		return fmt.Errorf("parent is not valid JSON: %v (at byte %d)", err, syntaxErr.Offset)
 	}
 	if strings.Contains(err.Error(), "quantities must match") {
 		return fmt.Errorf("parent has a malformed quantity (a storage size or a resource request or limit), want e.g. 1Gi or 500m: %v", err)

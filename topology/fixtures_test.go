@@ -78,9 +78,9 @@ func podOptions(role string) PodOptions {
 			Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("1000m"), corev1.ResourceMemory: resource.MustParse("1Gi")},
 			Limits:   corev1.ResourceList{corev1.ResourceMemory: resource.MustParse("2Gi")},
 		},
-		Labels:    map[string]string{"team": "graph", "tier": role},
-		ExtraEnv:  []corev1.EnvVar{{Name: "MEMGRAPH_USER", Value: "admin"}, secretRefEnv("MEMGRAPH_PASSWORD", "mg-auth", "password")},
-		ExtraArgs: []string{"--log-level=TRACE", "--query-execution-timeout-sec=0"},
+		Labels:       map[string]string{"team": "graph", "tier": role},
+		ExtraEnv:     []corev1.EnvVar{{Name: "MEMGRAPH_USER", Value: "admin"}, secretRefEnv("MEMGRAPH_PASSWORD", "mg-auth", "password")},
+		ExtraArgs:    []string{"--log-level=TRACE", "--query-execution-timeout-sec=0"},
 		NodeSelector: map[string]string{"node.example.com/pool": role},
 		Tolerations: []corev1.Toleration{{
 			Key: "dedicated", Operator: corev1.TolerationOpEqual, Value: "memgraph", Effect: corev1.TaintEffectNoSchedule,

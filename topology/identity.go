@@ -96,6 +96,10 @@ func parseSuffix(name, prefix string) (int, bool) {
 	if !ok || rest == "" || (len(rest) > 1 && rest[0] == '0') {
 		return 0, false
 	}
+	// Digits only: strconv.Atoi would also take "+1", a name we never give a member.
+	if strings.TrimLeft(rest, "0123456789") != "" {
+		return 0, false
+	}
 	n, err := strconv.Atoi(rest)
 	if err != nil || n < 0 {
 		return 0, false
