@@ -28,6 +28,10 @@ func (h *handler) execute(ctx context.Context, client memgraph.Client, cmds []pl
 			ex.budgetExhausted = true
 			return ex
 		}
+		if promote, ok := cmd.(planner.SetInstanceToMain); ok && mainAppeared(ctx, client) {
+			h.log.Info("skipping promotion: a MAIN appeared since the plan was made", "instance", promote.Name)
+			continue
+		}
 		err := cmd.Run(ctx, client)
 		kind := commandKind(cmd.String())
 		switch {
@@ -79,4 +83,12 @@ func commandKind(query string) string {
 		return words[0] + " " + words[1]
 	}
 	return words[0]
+}
+
+// mainAppeared re-reads the leader right before a promotion, the one step Memgraph refuses
+// outright when repeated: another hook replica syncing the same cluster may have elected a MAIN
+// since this pass read the cluster.
+func mainAppeared(ctx context.Context, client memgraph.Client) bool {
+	rows, err := client.ShowInstances(ctx)
+	return err == nil && mainName(rows) != ""
 }

@@ -144,7 +144,7 @@ func TestCustomizeAsksForTheClustersPods(t *testing.T) {
 	if code != http.StatusOK {
 		t.Fatalf("status %d: %s", code, body)
 	}
-	want := `{"relatedResources":[{"apiVersion":"v1","resource":"pods","namespace":"default","labelSelector":{"matchLabels":{"app.kubernetes.io/instance":"memgraph","app.kubernetes.io/managed-by":"memgraph-hooks","app.kubernetes.io/name":"memgraph"}}}]}`
+	want := `{"relatedResources":[{"apiVersion":"v1","resource":"pods","namespace":"default","labelSelector":{"matchLabels":{"app.kubernetes.io/instance":"memgraph","app.kubernetes.io/name":"memgraph"}}}]}`
 	var got, wantObj any
 	_ = json.Unmarshal([]byte(body), &got)
 	_ = json.Unmarshal([]byte(want), &wantObj)

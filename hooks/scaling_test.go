@@ -64,7 +64,8 @@ func TestDataScaleDownWaitsForACaughtUpSurvivor(t *testing.T) {
 	h := newHarness(t, 3, 2)
 	h.bootstrap()
 	h.parkMain("instance_1")
-	h.world.SetLag(h.network().DataInstance(0).Host, "memgraph", 5)
+	h.must(h.world.SetLag(h.network().DataInstance(0).Host, "memgraph", 5))
+	h.must(h.world.Commit("memgraph", 10))
 	h.scale(3, 1)
 	h.sync()
 	if st, reason, msg := h.condition(hooks.ConditionConverged); st != "False" || reason != hooks.ReasonNoCaughtUpSurvivor {
@@ -76,7 +77,7 @@ func TestDataScaleDownWaitsForACaughtUpSurvivor(t *testing.T) {
 	if _, d := h.replicas(); d != 2 {
 		t.Errorf("returned %d data replicas while the MAIN is retiring, want 2", d)
 	}
-	h.world.SetLag(h.network().DataInstance(0).Host, "memgraph", 0)
+	h.must(h.world.SetLag(h.network().DataInstance(0).Host, "memgraph", 0))
 	h.sync()
 	h.sync()
 	if _, d := h.replicas(); d != 1 {

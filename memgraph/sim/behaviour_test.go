@@ -316,3 +316,25 @@ func TestConfigValuesMayBeParameters(t *testing.T) {
 		t.Fatalf("registered %+v", got)
 	}
 }
+
+// A coordinator removed from its cluster while still running accepts a later ADD COORDINATOR
+// (NuRaft's join request resets its configuration), as a scale-down reverted before its pod is
+// shed, or a pod that comes back on its retained volume, needs.
+func TestRemovedCoordinatorCanBeAddedAgain(t *testing.T) {
+	w, c1 := setupCluster(t, 3, 1)
+	c1.must("REMOVE COORDINATOR 3")
+	c1.must(addQuery(3))
+	snap := w.Raft()
+	var members int
+	for _, c := range snap.Clusters {
+		if c.Leader == 1 {
+			members = len(c.Members)
+		}
+	}
+	if members != 3 {
+		t.Fatalf("cluster led by 1 has %d members after re-adding 3, want 3: %+v", members, snap)
+	}
+	if m := w.Misuses(); len(m) > 0 {
+		t.Fatalf("misuses %+v", m)
+	}
+}

@@ -274,7 +274,7 @@ func (w *World) addCoordinator(c *cluster, leader *instance, op *coordOp) ([]map
 		return nil, msg
 	}
 	target := w.coordinatorAt(cfg["coordinator_server"])
-	if target == nil || !target.alive || target.cspec.ID != int(id) || target.cluster == c || len(target.cluster.members) != 1 {
+	if target == nil || !target.alive || target.cspec.ID != int(id) || target.cluster == c || !w.joinable(target.cluster) {
 		// NuRaft add_srv is accepted but the server never shows up in the configuration.
 		return nil, msgAddTimeout(id)
 	}
@@ -282,6 +282,14 @@ func (w *World) addCoordinator(c *cluster, leader *instance, op *coordOp) ([]map
 	c.members = append(c.members, &member{id: int(id), host: target.host, bolt: cfg["bolt_server"],
 		coordServer: cfg["coordinator_server"], mgmt: cfg["management_server"], added: true})
 	return []map[string]any{noteAddCoordinator(id, cfg["coordinator_server"])}, ""
+}
+
+// joinable reports whether a server accepts NuRaft's join request: one leading only itself (a
+// fresh coordinator) or one left without a leader after it was removed from its cluster
+// (handle_join_cluster_req resets such a server's configuration to the joining leader's).
+// A server in another live, led cluster of several members never shows up.
+func (w *World) joinable(c *cluster) bool {
+	return len(c.members) == 1 || c.leader == 0
 }
 
 func (w *World) coordinatorAt(coordServer string) *instance {
