@@ -238,6 +238,7 @@ func (p *Pool) configure(c *config.Config) {
 	}
 	c.TelemetryDisabled = true // Memgraph speaks Bolt 5.2, which has no TELEMETRY
 	c.UserAgent = "memgraph-hooks " + neo4j.UserAgent
+	c.Log = driverLog{p.opts.Logger}
 }
 
 // janitor evicts drivers idle for IdleTimeout. It checks four times per timeout, so an idle

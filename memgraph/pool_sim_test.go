@@ -1,9 +1,13 @@
 package memgraph_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"log/slog"
 	"net"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -225,4 +229,53 @@ func TestClosedPool(t *testing.T) {
 	if _, err := c.ShowInstances(testContext(t)); memgraph.KindOf(err) != memgraph.KindClosed {
 		t.Fatalf("after Close: %v", err)
 	}
+}
+
+// TestLoggerAndBasicAuth: the optional logger sees the pool open an address and every query
+// with its outcome; basic auth credentials are accepted (coordinators ignore them).
+func TestLoggerAndBasicAuth(t *testing.T) {
+	w := newWorld(t)
+	startProcesses(t, w, "log", 1, 1)
+	var buf syncBuffer
+	logger := slog.New(slog.NewTextHandler(&buf, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	pool := newPool(t, w, func(o *memgraph.PoolOptions) {
+		o.Logger, o.Username, o.Password = logger, "admin", "secret"
+	})
+	ctx := testContext(t)
+	c := pool.Client(coordAddr("log", 1))
+	if _, err := c.ShowInstances(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.DemoteInstance(ctx, "nobody"); memgraph.KindOf(err) != memgraph.KindNoSuchInstance {
+		t.Fatalf("got %v", err)
+	}
+	out := buf.String()
+	for _, want := range []string{
+		`msg="memgraph: opened connection pool"`,
+		`msg="memgraph: query" address=coord-1.log.svc:7687`,
+		`query="SHOW INSTANCES"`,
+		`query="DEMOTE INSTANCE nobody"`,
+		`kind="no such instance"`,
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("log lacks %s:\n%s", want, out)
+		}
+	}
+}
+
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }
