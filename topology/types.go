@@ -62,7 +62,10 @@ type MemgraphClusterSpec struct {
 	// +optional
 	Image Image `json:"image,omitempty"`
 
-	// +kubebuilder:default={}
+	// Secrets names the Secret with the license (memgraph-secrets, keys MEMGRAPH_ENTERPRISE_LICENSE
+	// and MEMGRAPH_ORGANIZATION_NAME by default). The default is spelled out in full, not {}, so
+	// that the API server can check it against the keys-differ rule.
+	// +kubebuilder:default={name:"memgraph-secrets",licenseKey:"MEMGRAPH_ENTERPRISE_LICENSE",organizationKey:"MEMGRAPH_ORGANIZATION_NAME"}
 	// +optional
 	Secrets Secrets `json:"secrets,omitempty"`
 
@@ -78,7 +81,10 @@ type MemgraphClusterSpec struct {
 	// +optional
 	ClusterDomain string `json:"clusterDomain,omitempty"`
 
-	// +kubebuilder:default={}
+	// Ports every member listens on and advertises (bolt 7687, management 10000, replication
+	// 20000, coordinator 12000 by default). The default is spelled out in full, not {}, so that the
+	// API server can check it against the ports-differ rule.
+	// +kubebuilder:default={bolt:7687,management:10000,replication:20000,coordinator:12000}
 	// +optional
 	Ports ClusterPorts `json:"ports,omitempty"`
 
