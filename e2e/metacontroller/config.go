@@ -1,0 +1,285 @@
+// Package metacontroller is test equipment: a small driver that plays Metacontroller v4.17's
+// documented part for one CompositeController read from the repository's manifests, against a
+// real API server. It finds parents, claims owned children (adopting matching orphans), asks the
+// customize hook for related objects, POSTs the v2 sync request to a hook URL the test chooses,
+// applies the returned children with Metacontroller's client-side 3-way merge, deletes owned
+// children that were not returned, writes status through the status subresource, and requeues on
+// resyncAfterSeconds and resyncPeriodSeconds. It counts every write it makes so tests can assert
+// that a converged cluster costs nothing. It never ships.
+package metacontroller
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
+	"sigs.k8s.io/yaml"
+)
+
+// Update methods of childResources[].updateStrategy.method.
+const (
+	MethodOnDelete        = "OnDelete"
+	MethodRecreate        = "Recreate"
+	MethodInPlace         = "InPlace"
+	MethodRollingRecreate = "RollingRecreate"
+	MethodRollingInPlace  = "RollingInPlace"
+)
+
+// CompositeController is the part of a CompositeController spec this driver honours, plus the
+// whole object as read (sent to hooks as "controller").
+type CompositeController struct {
+	Name                string
+	Parent              Resource
+	ParentSelector      map[string]string // parentResource.labelSelector.matchLabels
+	IgnoreStatusChanges bool
+	Children            []ChildResource
+	ResyncPeriod        time.Duration // 0: none
+	GenerateSelector    bool
+	Sync, Customize     *Hook
+	Finalize            *Hook
+	Object              map[string]any
+	Source              string // file it was read from
+}
+
+// Resource is an apiVersion and plural resource name.
+type Resource struct {
+	APIVersion string
+	Resource   string
+}
+
+// GroupVersionResource of the resource.
+func (r Resource) GroupVersionResource() (schema.GroupVersionResource, error) {
+	gv, err := schema.ParseGroupVersion(r.APIVersion)
+	if err != nil {
+		return schema.GroupVersionResource{}, err
+	}
+	return gv.WithResource(r.Resource), nil
+}
+
+// ChildResource is one childResources entry.
+type ChildResource struct {
+	Resource
+	Method string // default OnDelete
+}
+
+// Hook is a webhook: the path the test's base URL is joined with, the wire version, the timeout
+// and the response decoding mode.
+type Hook struct {
+	Path    string
+	Version string // v1 or v2
+	Timeout time.Duration
+	Strict  bool
+}
+
+type rawCC struct {
+	Kind     string `json:"kind"`
+	Metadata struct {
+		Name string `json:"name"`
+	} `json:"metadata"`
+	Spec struct {
+		ParentResource struct {
+			APIVersion          string `json:"apiVersion"`
+			Resource            string `json:"resource"`
+			IgnoreStatusChanges *bool  `json:"ignoreStatusChanges"`
+			LabelSelector       *struct {
+				MatchLabels      map[string]string `json:"matchLabels"`
+				MatchExpressions []any             `json:"matchExpressions"`
+			} `json:"labelSelector"`
+		} `json:"parentResource"`
+		ChildResources []struct {
+			APIVersion     string `json:"apiVersion"`
+			Resource       string `json:"resource"`
+			UpdateStrategy *struct {
+				Method string `json:"method"`
+			} `json:"updateStrategy"`
+		} `json:"childResources"`
+		ResyncPeriodSeconds *int32 `json:"resyncPeriodSeconds"`
+		GenerateSelector    *bool  `json:"generateSelector"`
+		Hooks               *struct {
+			Sync      *rawHook `json:"sync"`
+			Customize *rawHook `json:"customize"`
+			Finalize  *rawHook `json:"finalize"`
+		} `json:"hooks"`
+	} `json:"spec"`
+}
+
+type rawHook struct {
+	Version string `json:"version"`
+	Webhook *struct {
+		URL                    *string `json:"url"`
+		Path                   *string `json:"path"`
+		Timeout                *string `json:"timeout"`
+		ResponseUnMarshallMode *string `json:"responseUnMarshallMode"`
+		Service                *struct {
+			Name string `json:"name"`
+		} `json:"service"`
+	} `json:"webhook"`
+}
+
+// LoadCompositeController finds the single CompositeController among the YAML files under dir
+// (recursively) and parses it.
+func LoadCompositeController(dir string) (*CompositeController, error) {
+	var found []*CompositeController
+	err := filepath.WalkDir(dir, func(path string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !(strings.HasSuffix(path, ".yaml") || strings.HasSuffix(path, ".yml")) {
+			return err
+		}
+		docs, err := yamlDocuments(path)
+		if err != nil {
+			return err
+		}
+		for _, doc := range docs {
+			var probe struct {
+				Kind string `json:"kind"`
+			}
+			if yaml.Unmarshal(doc, &probe) != nil || probe.Kind != "CompositeController" {
+				continue
+			}
+			cc, err := ParseCompositeController(doc)
+			if err != nil {
+				return fmt.Errorf("%s: %w", path, err)
+			}
+			cc.Source = path
+			found = append(found, cc)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	switch len(found) {
+	case 0:
+		return nil, fmt.Errorf("no CompositeController in %s", dir)
+	case 1:
+		return found[0], nil
+	default:
+		return nil, fmt.Errorf("%d CompositeControllers in %s; the driver plays one", len(found), dir)
+	}
+}
+
+func yamlDocuments(path string) ([][]byte, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	r := utilyaml.NewYAMLReader(bufio.NewReader(bytes.NewReader(data)))
+	var docs [][]byte
+	for {
+		doc, err := r.Read()
+		if errors.Is(err, io.EOF) {
+			return docs, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		if len(bytes.TrimSpace(doc)) > 0 {
+			docs = append(docs, doc)
+		}
+	}
+}
+
+// ParseCompositeController parses one CompositeController document (YAML or JSON).
+func ParseCompositeController(doc []byte) (*CompositeController, error) {
+	var raw rawCC
+	if err := yaml.Unmarshal(doc, &raw); err != nil {
+		return nil, err
+	}
+	var obj map[string]any
+	if err := yaml.Unmarshal(doc, &obj); err != nil {
+		return nil, err
+	}
+	s := raw.Spec
+	cc := &CompositeController{
+		Name:                raw.Metadata.Name,
+		Parent:              Resource{APIVersion: s.ParentResource.APIVersion, Resource: s.ParentResource.Resource},
+		IgnoreStatusChanges: s.ParentResource.IgnoreStatusChanges != nil && *s.ParentResource.IgnoreStatusChanges,
+		GenerateSelector:    s.GenerateSelector != nil && *s.GenerateSelector,
+		Object:              obj,
+	}
+	if cc.Parent.APIVersion == "" || cc.Parent.Resource == "" {
+		return nil, errors.New("spec.parentResource needs apiVersion and resource")
+	}
+	if ls := s.ParentResource.LabelSelector; ls != nil {
+		if len(ls.MatchExpressions) > 0 {
+			return nil, errors.New("parentResource.labelSelector.matchExpressions is not supported by the e2e driver")
+		}
+		cc.ParentSelector = ls.MatchLabels
+	}
+	for _, c := range s.ChildResources {
+		method := MethodOnDelete
+		if c.UpdateStrategy != nil && c.UpdateStrategy.Method != "" {
+			method = c.UpdateStrategy.Method
+		}
+		cc.Children = append(cc.Children, ChildResource{Resource: Resource{APIVersion: c.APIVersion, Resource: c.Resource}, Method: method})
+	}
+	if p := s.ResyncPeriodSeconds; p != nil {
+		cc.ResyncPeriod = max(time.Duration(*p)*time.Second, time.Second)
+	}
+	if s.Hooks == nil {
+		return nil, errors.New("no hooks defined")
+	}
+	var err error
+	if cc.Sync, err = parseHook("sync", s.Hooks.Sync); err != nil {
+		return nil, err
+	}
+	if cc.Sync == nil {
+		return nil, errors.New("hooks.sync is not defined")
+	}
+	if cc.Customize, err = parseHook("customize", s.Hooks.Customize); err != nil {
+		return nil, err
+	}
+	if cc.Finalize, err = parseHook("finalize", s.Hooks.Finalize); err != nil {
+		return nil, err
+	}
+	return cc, nil
+}
+
+func parseHook(name string, h *rawHook) (*Hook, error) {
+	if h == nil {
+		return nil, nil
+	}
+	if h.Webhook == nil {
+		return nil, fmt.Errorf("hooks.%s has no webhook", name)
+	}
+	w := h.Webhook
+	out := &Hook{Version: h.Version, Timeout: 10 * time.Second}
+	if out.Version == "" {
+		out.Version = "v1" // the CRD default
+	}
+	switch {
+	case w.URL != nil:
+		u, err := url.Parse(*w.URL)
+		if err != nil {
+			return nil, fmt.Errorf("hooks.%s.webhook.url: %w", name, err)
+		}
+		out.Path = u.Path
+	case w.Service != nil && w.Path != nil:
+		out.Path = *w.Path
+	default:
+		return nil, fmt.Errorf("hooks.%s: must specify either a full 'url', or both 'service' and 'path'", name)
+	}
+	if w.Timeout != nil {
+		d, err := time.ParseDuration(*w.Timeout)
+		if err != nil {
+			return nil, fmt.Errorf("hooks.%s.webhook.timeout: %w", name, err)
+		}
+		if d > 0 {
+			out.Timeout = d
+		}
+	}
+	// Strict decoding is the default for v2 hooks, loose for v1.
+	out.Strict = out.Version == "v2"
+	if m := w.ResponseUnMarshallMode; m != nil {
+		out.Strict = *m == "strict"
+	}
+	return out, nil
+}
