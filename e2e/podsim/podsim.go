@@ -1,0 +1,283 @@
+// Package podsim gives each Pod that kwok makes Ready a simulated Memgraph instance in a
+// memgraph/sim World, so the hook's Bolt traffic to "the Pod" reaches something that behaves
+// like Memgraph. The instance is addressed by the Pod's DNS name (<hostname>.<subdomain>.<ns>.
+// svc.<cluster domain>, as a StatefulSet's governing Service publishes it) and listens on the
+// ports the Pod's container declares; the World is the hook's address resolver.
+//
+// Lifecycle, mirroring a process on a volume: a Ready Pod starts its instance; a Pod that goes
+// away (or stops being Ready) kills it, keeping its state; the same Pod name back on the same
+// PersistentVolumeClaims restarts it with that state, and back on fresh claims wipes it; once the
+// Pod is gone and its claims are deleted too, the instance is removed for good.
+package podsim
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/kubernetes"
+
+	"github.com/memgraph-hooks/memgraph-hooks/memgraph/sim"
+	"github.com/memgraph-hooks/memgraph-hooks/topology"
+)
+
+// ClusterDomain is the environment's DNS domain (what a kubelet would be configured with).
+const ClusterDomain = "cluster.local"
+
+// Event is one lifecycle step the simulator took, for failure reports.
+type Event struct {
+	At   time.Time
+	Host string
+	What string // start, kill, restart, wipe, remove, or an error
+}
+
+// Pods runs the mapping for one namespace.
+type Pods struct {
+	World     *sim.World
+	client    kubernetes.Interface
+	namespace string
+	interval  time.Duration
+
+	mu      sync.Mutex
+	tracked map[string]*instance // by host
+	events  []Event
+
+	stop chan struct{}
+	done chan struct{}
+}
+
+type instance struct {
+	pod     string
+	podUID  types.UID
+	volumes string // the PVC UIDs the pod mounted, sorted
+	running bool
+}
+
+// Start begins polling the namespace's Pods every interval.
+func Start(client kubernetes.Interface, world *sim.World, namespace string, interval time.Duration) *Pods {
+	p := &Pods{
+		World: world, client: client, namespace: namespace, interval: interval,
+		tracked: map[string]*instance{}, stop: make(chan struct{}), done: make(chan struct{}),
+	}
+	go p.loop()
+	return p
+}
+
+// Stop ends polling; the World keeps running.
+func (p *Pods) Stop() {
+	select {
+	case <-p.stop:
+	default:
+		close(p.stop)
+	}
+	<-p.done
+}
+
+// Events returns the lifecycle steps taken so far.
+func (p *Pods) Events() []Event {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return append([]Event(nil), p.events...)
+}
+
+// Running reports whether the instance at host is up.
+func (p *Pods) Running(host string) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	in, ok := p.tracked[host]
+	return ok && in.running
+}
+
+func (p *Pods) loop() {
+	defer close(p.done)
+	t := time.NewTicker(p.interval)
+	defer t.Stop()
+	for {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		if err := p.Reconcile(ctx); err != nil {
+			p.record("", "error: "+err.Error())
+		}
+		cancel()
+		select {
+		case <-p.stop:
+			return
+		case <-t.C:
+		}
+	}
+}
+
+// Reconcile brings the World in line with the namespace's Pods and claims once.
+func (p *Pods) Reconcile(ctx context.Context) error {
+	pods, err := p.client.CoreV1().Pods(p.namespace).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return err
+	}
+	pvcs, err := p.client.CoreV1().PersistentVolumeClaims(p.namespace).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return err
+	}
+	claimUID := map[string]types.UID{}
+	for _, c := range pvcs.Items {
+		if c.DeletionTimestamp == nil {
+			claimUID[c.Name] = c.UID
+		}
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	seen := map[string]bool{}
+	for i := range pods.Items {
+		pod := &pods.Items[i]
+		role := pod.Labels[topology.LabelComponent]
+		if role != topology.RoleCoordinator && role != topology.RoleData {
+			continue
+		}
+		host := PodHost(pod)
+		if host == "" {
+			continue
+		}
+		if !ready(pod) || pod.DeletionTimestamp != nil {
+			continue
+		}
+		seen[host] = true
+		p.ensureRunning(pod, role, host, volumeKey(pod, claimUID))
+	}
+	for host, in := range p.tracked {
+		if seen[host] {
+			continue
+		}
+		if in.running {
+			p.apply(host, "kill", p.World.Kill(host))
+			in.running = false
+		}
+		if !volumesExist(in.volumes, claimUID) {
+			p.apply(host, "remove", p.World.Remove(host))
+			delete(p.tracked, host)
+		}
+	}
+	return nil
+}
+
+func (p *Pods) ensureRunning(pod *corev1.Pod, role, host, volumes string) {
+	in, known := p.tracked[host]
+	switch {
+	case !known:
+		if err := p.startFresh(pod, role, host); err != nil {
+			p.record(host, "start failed: "+err.Error())
+			return
+		}
+		p.tracked[host] = &instance{pod: pod.Name, podUID: pod.UID, volumes: volumes, running: true}
+		p.record(host, "start "+role)
+	case in.running && in.podUID == pod.UID:
+	case in.volumes == volumes:
+		p.apply(host, "restart", p.World.Restart(host))
+		in.podUID, in.running = pod.UID, true
+	default:
+		p.apply(host, "wipe (fresh volumes)", p.World.Wipe(host))
+		in.podUID, in.volumes, in.running = pod.UID, volumes, true
+	}
+}
+
+func (p *Pods) startFresh(pod *corev1.Pod, role, host string) error {
+	ports := containerPorts(pod)
+	if role == topology.RoleCoordinator {
+		id, err := strconv.Atoi(pod.Labels[topology.LabelPodIndex])
+		if err != nil {
+			return fmt.Errorf("pod %s has no usable %s label: %w", pod.Name, topology.LabelPodIndex, err)
+		}
+		return p.World.StartCoordinator(sim.CoordinatorSpec{
+			ID: id, Host: host,
+			BoltPort:        ports[topology.PortNameBolt],
+			ManagementPort:  ports[topology.PortNameManagement],
+			CoordinatorPort: ports[topology.PortNameCoordinator],
+		})
+	}
+	return p.World.StartData(sim.DataSpec{
+		Host:           host,
+		BoltPort:       ports[topology.PortNameBolt],
+		ManagementPort: ports[topology.PortNameManagement],
+	})
+}
+
+func (p *Pods) apply(host, what string, err error) {
+	if err != nil {
+		what += " failed: " + err.Error()
+	}
+	p.record(host, what)
+}
+
+func (p *Pods) record(host, what string) {
+	p.events = append(p.events, Event{At: time.Now(), Host: host, What: what})
+}
+
+// PodHost is the Pod's DNS name through its StatefulSet's governing Service.
+func PodHost(pod *corev1.Pod) string {
+	if pod.Spec.Hostname == "" || pod.Spec.Subdomain == "" {
+		return ""
+	}
+	return fmt.Sprintf("%s.%s.%s.svc.%s", pod.Spec.Hostname, pod.Spec.Subdomain, pod.Namespace, ClusterDomain)
+}
+
+func ready(pod *corev1.Pod) bool {
+	if pod.Status.Phase != corev1.PodRunning {
+		return false
+	}
+	for _, c := range pod.Status.Conditions {
+		if c.Type == corev1.PodReady {
+			return c.Status == corev1.ConditionTrue
+		}
+	}
+	return false
+}
+
+func containerPorts(pod *corev1.Pod) map[string]int32 {
+	out := map[string]int32{}
+	for _, c := range pod.Spec.Containers {
+		for _, port := range c.Ports {
+			if port.Name != "" {
+				out[port.Name] = port.ContainerPort
+			}
+		}
+	}
+	return out
+}
+
+// volumeKey names the claims a pod runs on by their UIDs, so a claim deleted and recreated
+// under the same name counts as a fresh volume.
+func volumeKey(pod *corev1.Pod, claimUID map[string]types.UID) string {
+	var ids []string
+	for _, v := range pod.Spec.Volumes {
+		if v.PersistentVolumeClaim == nil {
+			continue
+		}
+		uid, ok := claimUID[v.PersistentVolumeClaim.ClaimName]
+		if !ok {
+			uid = types.UID("missing:" + v.PersistentVolumeClaim.ClaimName)
+		}
+		ids = append(ids, string(uid))
+	}
+	sort.Strings(ids)
+	return strings.Join(ids, ",")
+}
+
+func volumesExist(key string, claimUID map[string]types.UID) bool {
+	if key == "" {
+		return false
+	}
+	live := map[string]bool{}
+	for _, uid := range claimUID {
+		live[string(uid)] = true
+	}
+	for _, id := range strings.Split(key, ",") {
+		if live[id] {
+			return true
+		}
+	}
+	return false
+}
