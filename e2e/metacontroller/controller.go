@@ -58,6 +58,9 @@ type Controller struct {
 	customizeMu    sync.Mutex
 	customizeCache map[string][]RelatedRule // by parent uid/generation
 
+	// gate lets a test hold every sync (Pause) while it acts as a human operator.
+	gate sync.RWMutex
+
 	stats *Stats
 }
 
@@ -211,6 +214,13 @@ func (c *Controller) Stop() {
 	c.factory.Shutdown()
 }
 
+// Pause waits for running syncs to finish and holds new ones until Resume, so a test can
+// change the cluster the way a human would without a sync interleaving.
+func (c *Controller) Pause() { c.gate.Lock() }
+
+// Resume releases the syncs Pause held.
+func (c *Controller) Resume() { c.gate.Unlock() }
+
 // Stats returns the driver's counters.
 func (c *Controller) Stats() *Stats { return c.stats }
 
@@ -220,7 +230,9 @@ func (c *Controller) processNext() bool {
 		return false
 	}
 	defer c.queue.Done(key)
+	c.gate.RLock()
 	retryAfter, err := c.syncKey(key)
+	c.gate.RUnlock()
 	switch {
 	case err != nil:
 		c.stats.recordError(key, err)

@@ -49,8 +49,19 @@ type Pods struct {
 	tracked map[string]*instance // by host
 	events  []Event
 
+	onGone func(host string)
+
 	stop chan struct{}
 	done chan struct{}
+}
+
+// OnGone registers f to run (under the simulator's lock, before the kill) whenever the Pod of
+// a running instance disappears or stops being Ready: the moment the process dies. Tests use
+// it to check what the cluster looked like just before a member's Pod went.
+func (p *Pods) OnGone(f func(host string)) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.onGone = f
 }
 
 type instance struct {
@@ -153,6 +164,9 @@ func (p *Pods) Reconcile(ctx context.Context) error {
 			continue
 		}
 		if in.running {
+			if p.onGone != nil {
+				p.onGone(host)
+			}
 			p.apply(host, "kill", p.World.Kill(host))
 			in.running = false
 		}

@@ -1,0 +1,237 @@
+//go:build e2e
+
+package e2e_test
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/memgraph-hooks/memgraph-hooks/topology"
+)
+
+// create makes a MemgraphCluster with spec YAML and registers its deletion.
+func (s *scenario) create(name, spec string) {
+	s.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if _, err := mgcClient(s.ns).Create(ctx, mgcObject(s.t, s.ns, name, spec), metav1.CreateOptions{}); err != nil {
+		s.t.Fatalf("create MemgraphCluster %s: %v", name, err)
+	}
+}
+
+// patchSpec merges fields into the spec, as `kubectl patch --type=merge` would.
+func (s *scenario) patchSpec(name, patch string) {
+	s.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	body := fmt.Sprintf(`{"spec":%s}`, patch)
+	if _, err := mgcClient(s.ns).Patch(ctx, name, types.MergePatchType, []byte(body), metav1.PatchOptions{}); err != nil {
+		s.t.Fatalf("patch %s with %s: %v", name, body, err)
+	}
+}
+
+func (s *scenario) network(name string) topology.Network {
+	return topology.Network{
+		Cluster: name, Namespace: s.ns, ClusterDomain: topology.DefaultClusterDomain,
+		Ports: topology.Ports{
+			Bolt: topology.DefaultBoltPort, Management: topology.DefaultManagementPort,
+			Replication: topology.DefaultReplicationPort, Coordinator: topology.DefaultCoordinatorPort,
+		},
+	}
+}
+
+// stsReplicas returns the StatefulSet's spec.replicas.
+func (s *scenario) stsReplicas(name string) int64 {
+	s.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	sts, err := testEnv.Dynamic.Resource(stsGVR).Namespace(s.ns).Get(ctx, name, metav1.GetOptions{})
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	n, _, _ := unstructured.NestedInt64(sts.Object, "spec", "replicas")
+	return n
+}
+
+// asOperator runs f with every sync held, as a human acting between two syncs.
+func (s *scenario) asOperator(f func(ctx context.Context) error) {
+	s.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	s.mc.Pause()
+	defer s.mc.Resume()
+	if err := f(ctx); err != nil {
+		s.t.Fatalf("operator action: %v", err)
+	}
+}
+
+// goneGuard records members whose Pod went while they were still registered.
+type goneGuard struct {
+	mu         sync.Mutex
+	violations []string
+}
+
+func (s *scenario) guardRetirement(name string) *goneGuard {
+	g := &goneGuard{}
+	s.pods.OnGone(func(host string) {
+		for _, c := range s.world.Raft().Clusters {
+			if c.Leader == 0 {
+				continue
+			}
+			for _, m := range c.Members {
+				if m.Host == host || strings.HasPrefix(m.BoltServer, host+":") {
+					g.add(fmt.Sprintf("coordinator_%d's pod went while it was a Raft member (leader %d)", m.ID, c.Leader))
+				}
+			}
+			for _, d := range c.Data {
+				if strings.HasPrefix(d.BoltServer, host+":") {
+					g.add(fmt.Sprintf("%s's pod went while it was registered (role %s)", d.Name, d.Role))
+				}
+			}
+		}
+	})
+	return g
+}
+
+func (g *goneGuard) add(v string) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.violations = append(g.violations, v)
+}
+
+func (g *goneGuard) check(t *testing.T) {
+	t.Helper()
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	for _, v := range g.violations {
+		t.Error(v)
+	}
+}
+
+func TestScaling(t *testing.T) {
+	s := startScenario(t, "scaling")
+	const name = "scale"
+	net := s.network(name)
+	s.create(name, "{}")
+	s.declaredMembers(s.waitConverged(name, convergeTimeout), 3, 2)
+
+	t.Log("scale-up 3/2 -> 5/3 in one edit")
+	s.patchSpec(name, `{"coordinators":5,"dataInstances":3}`)
+	s.declaredMembers(s.waitConverged(name, convergeTimeout), 5, 3)
+	s.assertNoMisuse()
+	if t.Failed() {
+		return
+	}
+	guard := s.guardRetirement(name)
+
+	t.Log("data 3 -> 2 with MAIN parked on the retiring instance_2")
+	s.asOperator(func(ctx context.Context) error {
+		leaderID, ok := s.world.Leader()
+		if !ok {
+			return fmt.Errorf("no leader")
+		}
+		leader := s.pool.Client(net.Coordinator(leaderID).BoltServer)
+		mgc, err := s.get(ctx, name)
+		if err != nil {
+			return err
+		}
+		main, _, _ := unstructured.NestedString(mgc.Object, "status", "main")
+		if main != "instance_2" {
+			if err := leader.DemoteInstance(ctx, main); err != nil {
+				return fmt.Errorf("demote %s: %w", main, err)
+			}
+			if err := leader.SetInstanceToMain(ctx, "instance_2"); err != nil {
+				return fmt.Errorf("promote instance_2: %w", err)
+			}
+		}
+		return nil
+	})
+	if got := s.raft().Main; got != "instance_2" {
+		t.Fatalf("MAIN is %q after parking it on instance_2", got)
+	}
+	s.patchSpec(name, `{"dataInstances":2}`)
+	mgc := s.waitConverged(name, convergeTimeout)
+	s.declaredMembers(mgc, 5, 2)
+	if got := s.stsReplicas(topology.DataSetName(name)); got != 2 {
+		t.Errorf("data StatefulSet replicas %d, want 2", got)
+	}
+	guard.check(t)
+	s.assertNoMisuse()
+	if t.Failed() {
+		return
+	}
+
+	t.Log("coordinators 5 -> 3 with the leader on the retiring coordinator_5")
+	s.asOperator(func(context.Context) error { return s.world.ForceLeader(5) })
+	s.patchSpec(name, `{"coordinators":3}`)
+	mgc = s.waitConverged(name, convergeTimeout)
+	s.declaredMembers(mgc, 3, 2)
+	if leader := s.raft().Leader; leader < 1 || leader > 3 {
+		t.Errorf("leader is coordinator_%d, want one of the survivors 1..3", leader)
+	}
+	if got := s.stsReplicas(topology.CoordinatorSetName(name)); got != 3 {
+		t.Errorf("coordinator StatefulSet replicas %d, want 3", got)
+	}
+	guard.check(t)
+	s.assertNoMisuse()
+	if !t.Failed() {
+		s.assertNoChurn(2)
+	}
+}
+
+func TestLostRegistrationsAreReissuedOnResync(t *testing.T) {
+	s := startScenario(t, "drift")
+	const name = "drift"
+	net := s.network(name)
+	s.create(name, "{}")
+	s.declaredMembers(s.waitConverged(name, convergeTimeout), 3, 2)
+	// A human unregisters a replica and removes a follower: nothing in Kubernetes changes, so
+	// only a resync (resyncAfterSeconds or resyncPeriodSeconds) can bring them back.
+	s.asOperator(func(ctx context.Context) error {
+		leaderID, ok := s.world.Leader()
+		if !ok {
+			return fmt.Errorf("no leader")
+		}
+		leader := s.pool.Client(net.Coordinator(leaderID).BoltServer)
+		main := s.raft().Main
+		replica := "instance_0"
+		if main == replica {
+			replica = "instance_1"
+		}
+		if err := leader.UnregisterInstance(ctx, replica); err != nil {
+			return err
+		}
+		follower := 1
+		for follower == leaderID {
+			follower++
+		}
+		return leader.RemoveCoordinator(ctx, follower)
+	})
+	mainBefore := s.raft().Main
+	ctx, cancel := context.WithTimeout(context.Background(), convergeTimeout)
+	defer cancel()
+	err := eventually(ctx, 200*time.Millisecond, func() error {
+		g := s.raft()
+		if len(g.Members) != 3 || len(g.Data) != 2 {
+			return fmt.Errorf("%d coordinators and %d data instances registered", len(g.Members), len(g.Data))
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatalf("lost registrations were not re-issued: %v", err)
+	}
+	mgc := s.waitConverged(name, convergeTimeout)
+	s.declaredMembers(mgc, 3, 2)
+	if got := s.raft().Main; got != mainBefore {
+		t.Errorf("MAIN moved from %s to %s: re-registration must not touch an existing MAIN", mainBefore, got)
+	}
+	s.assertNoMisuse()
+}

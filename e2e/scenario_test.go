@@ -1,0 +1,226 @@
+//go:build e2e
+
+package e2e_test
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"log/slog"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/yaml"
+
+	"github.com/memgraph-hooks/memgraph-hooks/e2e/metacontroller"
+	"github.com/memgraph-hooks/memgraph-hooks/e2e/podsim"
+	"github.com/memgraph-hooks/memgraph-hooks/hooks"
+	"github.com/memgraph-hooks/memgraph-hooks/memgraph"
+	"github.com/memgraph-hooks/memgraph-hooks/memgraph/sim"
+)
+
+// scenarioResync stands in for the CompositeController's resyncPeriodSeconds so that a test
+// sees periodic resyncs in seconds rather than minutes; everything else is read from manifests/.
+const scenarioResync = 3 * time.Second
+
+// scenario is one namespace driven end to end: the hook in-process behind httptest, the
+// Metacontroller driver pointed at it, and a simulated Memgraph instance per Ready Pod.
+type scenario struct {
+	t         *testing.T
+	ns        string
+	world     *sim.World
+	pods      *podsim.Pods
+	mc        *metacontroller.Controller
+	hook      *httptest.Server
+	hookLog   *syncBuffer
+	pool      *memgraph.Pool
+	cancelled bool
+}
+
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+// startScenario wires everything for namespace ns (created unless it is "default").
+func startScenario(t *testing.T, ns string) *scenario {
+	t.Helper()
+	installCRD(t)
+	e := needEnv(t)
+	if ns != "default" {
+		newNamespace(t, ns)
+	}
+	s := &scenario{t: t, ns: ns, world: sim.NewWorld(), hookLog: &syncBuffer{}}
+	s.pool = memgraph.NewPool(memgraph.PoolOptions{Resolver: s.world})
+	logger := slog.New(slog.NewJSONHandler(s.hookLog, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	s.hook = httptest.NewServer(hooks.NewHandler(hooks.Config{Connector: s.pool, Logger: logger}))
+	cc, err := metacontroller.LoadCompositeController(repoPath("manifests"))
+	if err != nil {
+		t.Fatalf("read the CompositeController from manifests/: %v", err)
+	}
+	s.mc, err = metacontroller.New(metacontroller.Options{
+		CC: cc, Dynamic: e.Dynamic, Discovery: e.Client.Discovery(), HookURL: s.hook.URL,
+		Namespace: ns, ResyncPeriod: scenarioResync, Logf: t.Logf,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.pods = podsim.Start(e.Client, s.world, ns, 150*time.Millisecond)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if err := s.mc.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(s.stop)
+	return s
+}
+
+func (s *scenario) stop() {
+	if s.t.Failed() {
+		s.report()
+	}
+	s.mc.Stop()
+	s.pods.Stop()
+	s.hook.Close()
+	s.pool.Close()
+	s.world.Close()
+}
+
+// report prints what a failed scenario needs: every parent's status, the driver's writes and
+// errors, the hook's log, the simulator's lifecycle, query log and misuses.
+func (s *scenario) report() {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	var b strings.Builder
+	list, err := mgcClient(s.ns).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		fmt.Fprintf(&b, "list MemgraphClusters: %v\n", err)
+	} else {
+		for _, item := range list.Items {
+			status, _ := yaml.Marshal(item.Object["status"])
+			fmt.Fprintf(&b, "=== MemgraphCluster %s/%s status (generation %d):\n%s", s.ns, item.GetName(), item.GetGeneration(), status)
+		}
+	}
+	if out, err := testEnv.Kubectl(ctx, "get", "statefulsets,pods,pvc", "-n", s.ns, "-o", "wide"); err == nil {
+		b.WriteString("=== kubectl get statefulsets,pods,pvc:\n" + out)
+	}
+	b.WriteString("=== " + s.mc.Stats().Snapshot().Report())
+	b.WriteString("=== hook log:\n" + tail(s.hookLog.String(), 200))
+	b.WriteString("=== simulated pods:\n")
+	for _, ev := range s.pods.Events() {
+		fmt.Fprintf(&b, "  %s %s %s\n", ev.At.Format("15:04:05.000"), ev.Host, ev.What)
+	}
+	b.WriteString("=== simulator query log:\n")
+	for _, q := range lastQueries(s.world.Queries(), 300) {
+		line := fmt.Sprintf("  %s: %s", q.Host, q.Text)
+		if q.Failed {
+			line += fmt.Sprintf("  -> FAILED (%s) %s", q.Phase, q.Message)
+		}
+		b.WriteString(line + "\n")
+	}
+	fmt.Fprintf(&b, "=== simulator misuses: %+v\n", s.world.Misuses())
+	s.t.Log("\n" + b.String())
+}
+
+func tail(s string, n int) string {
+	lines := strings.Split(s, "\n")
+	if len(lines) > n {
+		lines = append([]string{fmt.Sprintf("... (%d earlier lines)", len(lines)-n)}, lines[len(lines)-n:]...)
+	}
+	return strings.Join(lines, "\n") + "\n"
+}
+
+func lastQueries(qs []sim.Query, n int) []sim.Query {
+	if len(qs) > n {
+		return qs[len(qs)-n:]
+	}
+	return qs
+}
+
+// get returns the MemgraphCluster.
+func (s *scenario) get(ctx context.Context, name string) (*unstructured.Unstructured, error) {
+	return mgcClient(s.ns).Get(ctx, name, metav1.GetOptions{})
+}
+
+// conditionStatus returns status.conditions[type].status ("" when absent) and its message.
+func conditionStatus(u *unstructured.Unstructured, typ string) (string, string, string) {
+	conds, _, _ := unstructured.NestedSlice(u.Object, "status", "conditions")
+	for _, c := range conds {
+		m, ok := c.(map[string]any)
+		if ok && m["type"] == typ {
+			status, _ := m["status"].(string)
+			reason, _ := m["reason"].(string)
+			msg, _ := m["message"].(string)
+			return status, reason, msg
+		}
+	}
+	return "", "", ""
+}
+
+// waitConverged waits until the cluster reports Converged=True for its current generation.
+func (s *scenario) waitConverged(name string, timeout time.Duration) *unstructured.Unstructured {
+	s.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	var last *unstructured.Unstructured
+	err := eventually(ctx, 200*time.Millisecond, func() error {
+		u, err := s.get(ctx, name)
+		if err != nil {
+			return err
+		}
+		last = u
+		observed, _, _ := unstructured.NestedInt64(u.Object, "status", "observedGeneration")
+		if observed != u.GetGeneration() {
+			return fmt.Errorf("observedGeneration %d, generation %d", observed, u.GetGeneration())
+		}
+		if st, reason, msg := conditionStatus(u, "Converged"); st != "True" {
+			return fmt.Errorf("Converged=%q %s: %s", st, reason, msg)
+		}
+		return nil
+	})
+	if err != nil {
+		s.t.Fatalf("MemgraphCluster %s/%s did not converge within %s: %v", s.ns, name, timeout, err)
+	}
+	return last
+}
+
+// raft returns the single Raft group of the scenario's coordinators with a leader, failing
+// the test when there is not exactly one.
+func (s *scenario) raft() sim.ClusterSnapshot {
+	s.t.Helper()
+	var led []sim.ClusterSnapshot
+	for _, c := range s.world.Raft().Clusters {
+		if c.Leader != 0 && len(c.Members) > 1 {
+			led = append(led, c)
+		}
+	}
+	if len(led) != 1 {
+		s.t.Fatalf("want exactly one multi-member Raft group with a leader, got %d: %+v", len(led), s.world.Raft())
+	}
+	return led[0]
+}
+
+// assertNoMisuse fails when the simulator recorded any query Memgraph would refuse.
+func (s *scenario) assertNoMisuse() {
+	s.t.Helper()
+	if m := s.world.Misuses(); len(m) > 0 {
+		s.t.Errorf("the hook sent queries Memgraph refuses: %+v", m)
+	}
+}
