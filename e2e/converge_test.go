@@ -5,6 +5,7 @@ package e2e_test
 import (
 	"context"
 	"fmt"
+	"sort"
 	"testing"
 	"time"
 
@@ -42,6 +43,8 @@ func (s *scenario) declaredMembers(mgc *unstructured.Unstructured, coordinators,
 		}
 		gotMembers = append(gotMembers, member{m.ID, m.BoltServer, m.CoordinatorServer, m.ManagementServer})
 	}
+	// Raft keeps configuration order; a re-added member goes last, so compare by id.
+	sort.Slice(gotMembers, func(i, j int) bool { return gotMembers[i].ID < gotMembers[j].ID })
 	for id := 1; id <= coordinators; id++ {
 		c := network.Coordinator(id)
 		wantMembers = append(wantMembers, member{id, c.BoltServer, c.CoordinatorServer, c.ManagementServer})
@@ -58,6 +61,7 @@ func (s *scenario) declaredMembers(mgc *unstructured.Unstructured, coordinators,
 			mains = append(mains, d.Name)
 		}
 	}
+	sort.Slice(gotData, func(i, j int) bool { return gotData[i].Name < gotData[j].Name })
 	for o := 0; o < data; o++ {
 		d := network.DataInstance(o)
 		wantData = append(wantData, dataMember{d.Name, d.BoltServer, d.ManagementServer, d.ReplicationServer})
@@ -115,6 +119,7 @@ func (s *scenario) assertNoChurn(resyncs int) {
 	s.t.Helper()
 	before := childVersions(s.t, s.ns)
 	since := time.Now()
+	s.world.ResetLog()
 	for range resyncs {
 		n := s.mc.Stats().Snapshot().SyncsCompleted
 		s.mc.Resync()
@@ -137,6 +142,17 @@ func (s *scenario) assertNoChurn(resyncs int) {
 	if f := snap.HookFailures(since); len(f) > 0 {
 		s.t.Errorf("hook calls failed on a converged cluster: %+v", f)
 	}
+	// A converged sync only reads: one SHOW INSTANCES on the leader.
+	queries := s.world.Queries()
+	if len(queries) < resyncs {
+		s.t.Errorf("%d Bolt queries across %d resyncs: the hook did not observe the coordinators", len(queries), resyncs)
+	}
+	for _, q := range queries {
+		if q.Text != "SHOW INSTANCES" {
+			s.t.Errorf("a converged sync sent %q to %s", q.Text, q.Host)
+		}
+	}
+	s.t.Logf("no churn: %d syncs, %d Bolt queries, 0 child writes", snap.SyncsCompleted, len(queries))
 }
 
 func TestMinimalExampleConverges(t *testing.T) {

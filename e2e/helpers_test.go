@@ -44,7 +44,7 @@ func installCRD(t *testing.T) {
 	crdOnce.Do(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		defer cancel()
-		if _, crdErr = e.Kubectl(ctx, "apply", "--server-side", "-f", crdPath()); crdErr != nil {
+		if _, crdErr = e.Kubectl(ctx, "apply", "-f", crdPath()); crdErr != nil {
 			return
 		}
 		_, crdErr = e.Kubectl(ctx, "wait", "--for=condition=Established", "--timeout=60s",

@@ -139,6 +139,10 @@ func (e *Env) startControllers(p *pki, files map[string]string, server string, k
 		"--manage-nodes-with-annotation-selector=kwok.x-k8s.io/node=fake",
 		"--cidr="+podCIDR,
 		"--node-ip=127.0.0.1",
+		// The heartbeat-with-lease stage refreshes node status only every ~10 minutes and relies
+		// on the node Lease for liveness; without a lease the node lifecycle controller marks
+		// the node (and every Pod on it) NotReady after its 50 s grace period.
+		"--node-lease-duration-seconds=40",
 		"--server-address=127.0.0.1:"+strconv.Itoa(kwokPort),
 	)
 	return err
