@@ -7,6 +7,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"net/http"
 	"net/http/httptest"
 	"strings"
 	"sync"
@@ -62,6 +63,12 @@ func (b *syncBuffer) String() string {
 // startScenario wires everything for namespace ns (created unless it is "default").
 func startScenario(t *testing.T, ns string) *scenario {
 	t.Helper()
+	return startScenarioWith(t, ns, nil)
+}
+
+// startScenarioWith is startScenario with the hook's handler wrapped (to inject failures).
+func startScenarioWith(t *testing.T, ns string, wrap func(http.Handler) http.Handler) *scenario {
+	t.Helper()
 	installCRD(t)
 	e := needEnv(t)
 	if ns != "default" {
@@ -70,7 +77,11 @@ func startScenario(t *testing.T, ns string) *scenario {
 	s := &scenario{t: t, ns: ns, world: sim.NewWorld(), hookLog: &syncBuffer{}}
 	s.pool = memgraph.NewPool(memgraph.PoolOptions{Resolver: s.world})
 	logger := slog.New(slog.NewJSONHandler(s.hookLog, &slog.HandlerOptions{Level: slog.LevelDebug}))
-	s.hook = httptest.NewServer(hooks.NewHandler(hooks.Config{Connector: s.pool, Logger: logger}))
+	var handler http.Handler = hooks.NewHandler(hooks.Config{Connector: s.pool, Logger: logger})
+	if wrap != nil {
+		handler = wrap(handler)
+	}
+	s.hook = httptest.NewServer(handler)
 	cc, err := metacontroller.LoadCompositeController(repoPath("manifests"))
 	if err != nil {
 		t.Fatalf("read the CompositeController from manifests/: %v", err)
