@@ -48,7 +48,7 @@ func run(m *testing.M) int {
 		if t := flag.Lookup("test.timeout"); t != nil {
 			if d, ok := t.Value.(flag.Getter).Get().(time.Duration); ok && d > 0 && d < coldBuildBudget {
 				skipReason = fmt.Sprintf("the control plane is not built yet and -timeout %s is too short for the first build "+
-					"(~15 min on 2 cores): run e2e/tools/build.sh once, or pass -timeout 60m", d)
+					"(15-30 min on 2 cores): run e2e/tools/build.sh once, or pass -timeout 60m", d)
 				return m.Run()
 			}
 		}
