@@ -20,3 +20,33 @@ verify-manifests: ## Fail if the committed CRD or deepcopy code is stale (run `m
 	diff -u $(DEEPCOPY_FILE) $$tmp/object/zz_generated.deepcopy.go && \
 	echo "manifests are up to date" || \
 	{ echo "generated files are stale: run 'make manifests' and commit the result" >&2; exit 1; }
+
+.PHONY: build
+build: ## Build the hook binary into bin/.
+	$(GO) build -o bin/memgraph-hooks ./cmd/memgraph-hooks
+
+.PHONY: run
+run: ## Run the hook against its built-in simulated Memgraph.
+	$(GO) run ./cmd/memgraph-hooks --simulate
+
+.PHONY: unit
+unit: ## Unit, simulator and hook scenario tests (race detector on).
+	$(GO) test -race -count=1 ./...
+
+.PHONY: e2e
+e2e: ## End-to-end suite on a real kube-apiserver, etcd, controller-manager, scheduler and kwok.
+	e2e/tools/build.sh
+	$(GO) test -tags e2e -count=1 -timeout 40m -v ./e2e/... 2>&1 | tee /tmp/memgraph-hooks-e2e.log | grep -E '^(=== RUN|--- |PASS|FAIL|ok|panic|\s+\S+_test\.go)'; exit $${PIPESTATUS[0]}
+
+.PHONY: test
+test: unit verify-manifests e2e ## What CI runs: unit tests, stale-manifest check, then the e2e suite.
+
+.PHONY: bench
+bench: ## Benchmarks; compare ratios within one run.
+	$(GO) test -run '^$$' -bench . -benchmem ./memgraph/ ./hooks/
+
+.PHONY: lint
+lint: ## gofmt and go vet.
+	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); exit 1; }
+	$(GO) vet ./...
+	$(GO) vet -tags e2e ./e2e/...

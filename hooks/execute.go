@@ -37,6 +37,7 @@ func (h *handler) execute(ctx context.Context, client memgraph.Client, cmds []pl
 		switch {
 		case err == nil:
 			h.metrics.commands.WithLabelValues(kind, "ok").Inc()
+			h.log.Info("executed", "query", cmd.String())
 		case doneByConcurrentWriter(err):
 			h.metrics.commands.WithLabelValues(kind, "already_done").Inc()
 			h.log.Info("step already done by a concurrent writer", "query", cmd.String(), "memgraph", errMessage(err))
@@ -46,6 +47,7 @@ func (h *handler) execute(ctx context.Context, client memgraph.Client, cmds []pl
 			return ex
 		default:
 			h.metrics.commands.WithLabelValues(kind, "error").Inc()
+			h.log.Warn("step failed", "query", cmd.String(), "memgraph", errMessage(err))
 			ex.failedQuery, ex.err = cmd.String(), err
 			return ex
 		}

@@ -12,7 +12,6 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
-	"strings"
 	"syscall"
 	"time"
 
@@ -30,7 +29,7 @@ type options struct {
 	maxBodyBytes    int64
 	shutdownTimeout time.Duration
 	simulate        bool
-	resolve         resolveFlags
+	resolve         memgraph.StaticResolver
 }
 
 func main() {
@@ -51,7 +50,8 @@ func parseFlags(args []string) (options, error) {
 	fs.DurationVar(&o.shutdownTimeout, "shutdown-timeout", 15*time.Second, "how long SIGTERM waits for requests in flight")
 	fs.BoolVar(&o.simulate, "simulate", false,
 		"run a built-in simulated Memgraph HA cluster answering at the FQDNs of examples/minimal-cluster.yaml")
-	fs.Var(&o.resolve, "resolve",
+	o.resolve = memgraph.StaticResolver{}
+	fs.Var(o.resolve, "resolve",
 		"host:port=dial-host:port; dial the second address for the first (repeatable), e.g. to reach coordinators through kubectl port-forward")
 	if err := fs.Parse(args); err != nil {
 		return o, err
@@ -71,14 +71,14 @@ func run(args []string) error {
 	if err != nil {
 		return err
 	}
-	var resolver memgraph.Resolver = memgraph.StaticResolver(o.resolve.m)
+	var resolver memgraph.Resolver = o.resolve
 	if o.simulate {
 		world, err := startSimulation(logger)
 		if err != nil {
 			return err
 		}
 		defer world.Close()
-		resolver = chainResolver{memgraph.StaticResolver(o.resolve.m), world}
+		resolver = chainResolver{o.resolve, world}
 	}
 	pool := memgraph.NewPool(memgraph.PoolOptions{Resolver: resolver, Logger: logger})
 	defer pool.Close()
@@ -123,29 +123,6 @@ func newLogger(level string) (*slog.Logger, error) {
 		return nil, fmt.Errorf("--log-level %q: want debug, info, warn or error", level)
 	}
 	return slog.New(slog.NewJSONHandler(os.Stderr, &slog.HandlerOptions{Level: l})), nil
-}
-
-// resolveFlags collects repeated --resolve from=to flags.
-type resolveFlags struct{ m map[string]string }
-
-func (r *resolveFlags) String() string {
-	var parts []string
-	for k, v := range r.m {
-		parts = append(parts, k+"="+v)
-	}
-	return strings.Join(parts, ",")
-}
-
-func (r *resolveFlags) Set(s string) error {
-	from, to, err := memgraph.ParseResolveFlag(s)
-	if err != nil {
-		return err
-	}
-	if r.m == nil {
-		r.m = map[string]string{}
-	}
-	r.m[from] = to
-	return nil
 }
 
 // chainResolver asks each resolver in turn and takes the first answer that changes the address.

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"log/slog"
 
+	"sigs.k8s.io/yaml"
+
 	"github.com/memgraph-hooks/memgraph-hooks/examples"
 	"github.com/memgraph-hooks/memgraph-hooks/memgraph/sim"
 	"github.com/memgraph-hooks/memgraph-hooks/topology"
@@ -13,7 +15,11 @@ import (
 // answering at the member's FQDN through the world's resolver. The instances start fresh, as
 // pods of a newly applied cluster do: the first sync registers them.
 func startSimulation(logger *slog.Logger) (*sim.World, error) {
-	cluster, err := topology.DecodeCluster(examples.MinimalCluster)
+	raw, err := yaml.YAMLToJSON(examples.MinimalCluster)
+	if err != nil {
+		return nil, fmt.Errorf("reading the embedded example cluster: %w", err)
+	}
+	cluster, err := topology.DecodeCluster(raw)
 	if err != nil {
 		return nil, fmt.Errorf("decoding the embedded example cluster: %w", err)
 	}
