@@ -73,13 +73,30 @@ func (s *scenario) asOperator(f func(ctx context.Context) error) {
 	}
 }
 
+// waitPodGone waits until the simulated instance at host has stopped because its Pod went, so
+// that the retirement guard has actually been exercised.
+func (s *scenario) waitPodGone(host string) {
+	s.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	err := eventually(ctx, 100*time.Millisecond, func() error {
+		if s.pods.Running(host) {
+			return fmt.Errorf("%s still runs", host)
+		}
+		return nil
+	})
+	if err != nil {
+		s.t.Errorf("the retired member's Pod did not go: %v", err)
+	}
+}
+
 // goneGuard records members whose Pod went while they were still registered.
 type goneGuard struct {
 	mu         sync.Mutex
 	violations []string
 }
 
-func (s *scenario) guardRetirement(name string) *goneGuard {
+func (s *scenario) guardRetirement() *goneGuard {
 	g := &goneGuard{}
 	s.pods.OnGone(func(host string) {
 		for _, c := range s.world.Raft().Clusters {
@@ -130,7 +147,7 @@ func TestScaling(t *testing.T) {
 	if t.Failed() {
 		return
 	}
-	guard := s.guardRetirement(name)
+	guard := s.guardRetirement()
 
 	t.Log("data 3 -> 2 with MAIN parked on the retiring instance_2")
 	s.asOperator(func(ctx context.Context) error {
@@ -163,6 +180,7 @@ func TestScaling(t *testing.T) {
 	if got := s.stsReplicas(topology.DataSetName(name)); got != 2 {
 		t.Errorf("data StatefulSet replicas %d, want 2", got)
 	}
+	s.waitPodGone(net.DataInstance(2).Host)
 	guard.check(t)
 	s.assertNoMisuse()
 	if t.Failed() {
@@ -180,6 +198,8 @@ func TestScaling(t *testing.T) {
 	if got := s.stsReplicas(topology.CoordinatorSetName(name)); got != 3 {
 		t.Errorf("coordinator StatefulSet replicas %d, want 3", got)
 	}
+	s.waitPodGone(net.Coordinator(4).Host)
+	s.waitPodGone(net.Coordinator(5).Host)
 	guard.check(t)
 	s.assertNoMisuse()
 	if !t.Failed() {

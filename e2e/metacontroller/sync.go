@@ -67,7 +67,6 @@ func (c *Controller) syncKey(key string) (time.Duration, error) {
 	if err != nil {
 		return 0, err
 	}
-	var requeue time.Duration
 	if resp.ResyncAfterSeconds > 0 {
 		c.queue.AddAfter(key, time.Duration(resp.ResyncAfterSeconds*float64(time.Second)))
 	}
@@ -79,13 +78,13 @@ func (c *Controller) syncKey(key string) (time.Duration, error) {
 	if err := c.updateStatus(ctx, parent, resp.Status); err != nil {
 		switch {
 		case apierrors.IsNotFound(err), apierrors.IsConflict(err):
-			return requeue, manageErr
+			return 0, manageErr
 		default:
 			return 0, fmt.Errorf("update status of %s: %w", key, err)
 		}
 	}
 	c.stats.syncDone()
-	return requeue, manageErr
+	return 0, manageErr
 }
 
 func (c *Controller) selector(parent *unstructured.Unstructured) (labels.Selector, error) {
