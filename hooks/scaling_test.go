@@ -156,3 +156,32 @@ func TestScaleUpBothRolesInOneEdit(t *testing.T) {
 	}
 	h.assertNoMisuse()
 }
+
+// Metacontroller's cache may still show the StatefulSet, and the pod it shed, as they were
+// before a shrink. Such a stale view must neither re-grow the StatefulSet nor re-register the
+// retired member.
+func TestStaleViewAfterShrinkNeitherRegrowsNorReregisters(t *testing.T) {
+	h := newHarness(t, 3, 3)
+	h.bootstrap()
+	h.scale(3, 2)
+	h.sync() // unregisters instance_2, holds 3
+	stale := map[string]map[string]any{}
+	for k, v := range h.children {
+		stale[k] = v
+	}
+	h.sync() // shrinks to 2; the harness sheds memgraph-data-2
+	if _, d := h.replicas(); d != 2 {
+		t.Fatalf("shrink pass returned %d data replicas, want 2", d)
+	}
+	h.children, h.pods["memgraph-data-2"] = stale, true // the cache has not caught up
+	h.sync()
+	if _, d := h.replicas(); d != 2 {
+		t.Errorf("stale view made the hook return %d data replicas, want 2", d)
+	}
+	for _, name := range h.registered() {
+		if name == "instance_2" {
+			t.Errorf("stale view re-registered instance_2")
+		}
+	}
+	h.assertNoMisuse()
+}

@@ -3,6 +3,8 @@ package hooks
 import (
 	"fmt"
 	"sort"
+	"strconv"
+	"strings"
 
 	"github.com/memgraph-hooks/memgraph-hooks/topology"
 )
@@ -15,8 +17,10 @@ const (
 
 // workloads is what the request tells us about the cluster's Kubernetes objects.
 type workloads struct {
-	// current is each role's observed StatefulSet spec.replicas (0 when it does not exist yet):
-	// the hook's own prior output, and so the upper end of each role's retiring range.
+	// current is the upper end of each role's retiring range: the observed StatefulSet's
+	// spec.replicas (the hook's own prior output), raised to its status.replicas and to one past
+	// the highest ordinal of a pod that still exists. A cache that lags behind a shrink can thus
+	// only widen the range, never hide a pod whose member may still be registered.
 	current topology.Replicas
 	// settled is whether each StatefulSet's controller has caught up with its spec
 	// (observedGeneration, replicas and readyReplicas all equal to spec).
@@ -55,9 +59,26 @@ func observeWorkloads(req *syncRequest, cluster, namespace string) (workloads, e
 		if ns := metaString(pod, "namespace"); ns != "" && ns != namespace {
 			continue
 		}
-		w.readyPods[metaString(pod, "name")] = podReady(pod)
+		name := metaString(pod, "name")
+		w.readyPods[name] = podReady(pod)
+		w.current.Coordinators = max(w.current.Coordinators, ordinalBound(name, topology.CoordinatorSetName(cluster), topology.FirstCoordinatorID))
+		w.current.DataInstances = max(w.current.DataInstances, ordinalBound(name, topology.DataSetName(cluster), topology.FirstDataOrdinal))
 	}
 	return w, nil
+}
+
+// ordinalBound is the replica count a StatefulSet named set needs to hold pod: its ordinal
+// minus the set's first ordinal, plus one; 0 for a pod of another set.
+func ordinalBound(pod, set string, first int) int32 {
+	rest, ok := strings.CutPrefix(pod, set+"-")
+	if !ok {
+		return 0
+	}
+	n, err := strconv.Atoi(rest)
+	if err != nil || n < first || strconv.Itoa(n) != rest {
+		return 0
+	}
+	return int32(n - first + 1)
 }
 
 func statefulSetState(sts object) (replicas int32, settled bool, err error) {
@@ -74,7 +95,7 @@ func statefulSetState(sts object) (replicas int32, settled bool, err error) {
 	observedGen, _ := intField(status, "observedGeneration")
 	have, _ := intField(status, "replicas")
 	ready, _ := intField(status, "readyReplicas")
-	return int32(r), observedGen >= gen && have == r && ready == r, nil
+	return int32(max(r, have)), observedGen >= gen && have == r && ready == r, nil
 }
 
 func intField(m map[string]any, key string) (int64, bool) {
