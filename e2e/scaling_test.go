@@ -150,30 +150,7 @@ func TestScaling(t *testing.T) {
 	guard := s.guardRetirement()
 
 	t.Log("data 3 -> 2 with MAIN parked on the retiring instance_2")
-	s.asOperator(func(ctx context.Context) error {
-		leaderID, ok := s.world.Leader()
-		if !ok {
-			return fmt.Errorf("no leader")
-		}
-		leader := s.pool.Client(net.Coordinator(leaderID).BoltServer)
-		mgc, err := s.get(ctx, name)
-		if err != nil {
-			return err
-		}
-		main, _, _ := unstructured.NestedString(mgc.Object, "status", "main")
-		if main != "instance_2" {
-			if err := leader.DemoteInstance(ctx, main); err != nil {
-				return fmt.Errorf("demote %s: %w", main, err)
-			}
-			if err := leader.SetInstanceToMain(ctx, "instance_2"); err != nil {
-				return fmt.Errorf("promote instance_2: %w", err)
-			}
-		}
-		return nil
-	})
-	if got := s.raft().Main; got != "instance_2" {
-		t.Fatalf("MAIN is %q after parking it on instance_2", got)
-	}
+	s.parkMain(name, "instance_2")
 	s.patchSpec(name, `{"dataInstances":2}`)
 	mgc := s.waitConverged(name, convergeTimeout)
 	s.declaredMembers(mgc, 5, 2)
@@ -202,8 +179,52 @@ func TestScaling(t *testing.T) {
 	s.waitPodGone(net.Coordinator(5).Host)
 	guard.check(t)
 	s.assertNoMisuse()
+	if t.Failed() {
+		return
+	}
+
+	t.Log("back to 5/3 on the retained volumes, then both roles shrink in one edit with MAIN and leader retiring")
+	s.patchSpec(name, `{"coordinators":5,"dataInstances":3}`)
+	s.declaredMembers(s.waitConverged(name, convergeTimeout), 5, 3)
+	s.parkMain(name, "instance_2")
+	s.asOperator(func(context.Context) error { return s.world.ForceLeader(4) })
+	s.patchSpec(name, `{"coordinators":3,"dataInstances":2}`)
+	s.declaredMembers(s.waitConverged(name, convergeTimeout), 3, 2)
+	s.waitPodGone(net.DataInstance(2).Host)
+	s.waitPodGone(net.Coordinator(4).Host)
+	s.waitPodGone(net.Coordinator(5).Host)
+	guard.check(t)
+	s.assertNoMisuse()
 	if !t.Failed() {
 		s.assertNoChurn(2)
+	}
+}
+
+// parkMain moves MAIN onto instance as a human operator would (DEMOTE, then SET TO MAIN on the
+// leader), with syncs held so the hook cannot interleave.
+func (s *scenario) parkMain(name, instance string) {
+	s.t.Helper()
+	net := s.network(name)
+	s.asOperator(func(ctx context.Context) error {
+		leaderID, ok := s.world.Leader()
+		if !ok {
+			return fmt.Errorf("no leader")
+		}
+		leader := s.pool.Client(net.Coordinator(leaderID).BoltServer)
+		main := s.raft().Main
+		if main == instance {
+			return nil
+		}
+		if err := leader.DemoteInstance(ctx, main); err != nil {
+			return fmt.Errorf("demote %s: %w", main, err)
+		}
+		if err := leader.SetInstanceToMain(ctx, instance); err != nil {
+			return fmt.Errorf("promote %s: %w", instance, err)
+		}
+		return nil
+	})
+	if got := s.raft().Main; got != instance {
+		s.t.Fatalf("MAIN is %q after parking it on %s", got, instance)
 	}
 }
 
