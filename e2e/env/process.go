@@ -2,7 +2,6 @@ package env
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net"
 	"os"
@@ -122,7 +121,7 @@ func poll(ctx context.Context, what string, p *process, interval time.Duration, 
 		}
 		select {
 		case <-ctx.Done():
-			return fmt.Errorf("%s: %w (last: %v)", what, errors.Join(ctx.Err()), last)
+			return fmt.Errorf("%s: %w (last: %v)", what, ctx.Err(), last)
 		case <-time.After(interval):
 		}
 	}
