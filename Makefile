@@ -36,7 +36,7 @@ unit: ## Unit, simulator and hook scenario tests (race detector on).
 .PHONY: e2e
 e2e: ## End-to-end suite on a real kube-apiserver, etcd, controller-manager, scheduler and kwok.
 	e2e/tools/build.sh
-	$(GO) test -tags e2e -count=1 -timeout 45m ./e2e/...
+	$(GO) test -tags e2e -count=1 -timeout 60m ./e2e/...
 
 .PHONY: test
 test: unit verify-manifests e2e ## What CI runs: unit tests, stale-manifest check, then the e2e suite.
