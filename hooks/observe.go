@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/memgraph-hooks/memgraph-hooks/memgraph"
+	"github.com/memgraph-hooks/memgraph-hooks/planner"
 	"github.com/memgraph-hooks/memgraph-hooks/topology"
 )
 
@@ -143,8 +144,13 @@ func coordinatorByName(d topology.Declared, name string) (topology.Coordinator, 
 	return topology.Coordinator{}, false
 }
 
-// errMessage is Memgraph's own message when there is one.
+// errMessage is Memgraph's own message when there is one; a failed handover tells its whole
+// story (each candidate's refusal, in Memgraph's words, and whether the old MAIN was restored).
 func errMessage(err error) string {
+	var handover *planner.HandoverError
+	if errors.As(err, &handover) {
+		return handover.Error()
+	}
 	var mgErr *memgraph.Error
 	if errors.As(err, &mgErr) && mgErr.Message != "" {
 		return mgErr.Message

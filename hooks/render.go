@@ -14,6 +14,7 @@ func (h *handler) render(p *pass) (*syncResponse, error) {
 		return nil, err
 	}
 	ready, converged, resync := p.verdicts()
+	p.outcome = converged.reason
 	status := p.status(h.cfg.Now(), ready, converged)
 	statusMap, err := toMap(status)
 	if err != nil {
@@ -112,11 +113,6 @@ func (p *pass) workloadsAtDeclared() bool {
 	return p.work.current.Coordinators == int32(len(p.declared.Coordinators)) &&
 		p.work.current.DataInstances == int32(len(p.declared.DataInstances)) &&
 		p.work.settledCoordinators && p.work.settledData
-}
-
-func outcomeLabel(p *pass) string {
-	_, converged, _ := p.verdicts()
-	return converged.reason
 }
 
 func registeredCounts(rows []memgraph.Instance) (coordinators, data int32) {

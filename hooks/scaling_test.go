@@ -2,6 +2,7 @@ package hooks_test
 
 import (
 	"context"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -96,8 +97,12 @@ func TestRefusedPromotionRestoresTheOldMain(t *testing.T) {
 	h.world.SetRefusePromotion(h.network().DataInstance(0).Host, true)
 	h.scale(3, 1)
 	h.sync()
-	if st, reason, msg := h.condition(hooks.ConditionConverged); st != "False" || reason != hooks.ReasonRegistrationFailed {
+	st, reason, msg := h.condition(hooks.ConditionConverged)
+	if st != "False" || reason != hooks.ReasonRegistrationFailed {
 		t.Fatalf("Converged %s/%s (%s), want False/RegistrationFailed", st, reason, msg)
+	}
+	if !strings.Contains(msg, "Couldn't set replica instance to main!") || !strings.Contains(msg, "instance_1 restored as MAIN") {
+		t.Errorf("Converged message %q should carry Memgraph's refusal and say the old MAIN was restored", msg)
 	}
 	if diff := cmp.Diff([]string{"instance_1"}, h.mains()); diff != "" {
 		t.Errorf("MAIN after a refused handover (-want +got):\n%s", diff)

@@ -36,6 +36,7 @@ type pass struct {
 	ex          execution
 	leaderErr   error
 	dryRun      bool
+	outcome     string // the Converged reason rendered, for logs and metrics
 }
 
 func (h *handler) handleSync(w http.ResponseWriter, r *http.Request) {
@@ -53,8 +54,8 @@ func (h *handler) handleSync(w http.ResponseWriter, r *http.Request) {
 		h.fail(w, "sync", badRequestf("rendering children: %v", err))
 		return
 	}
-	h.metrics.syncDuration.WithLabelValues(outcomeLabel(p)).Observe(time.Since(start).Seconds())
-	h.log.Info("sync", "cluster", cluster.Namespace+"/"+cluster.Name, "outcome", outcomeLabel(p),
+	h.metrics.syncDuration.WithLabelValues(p.outcome).Observe(time.Since(start).Seconds())
+	h.log.Info("sync", "cluster", cluster.Namespace+"/"+cluster.Name, "outcome", p.outcome,
 		"ran", len(p.ex.ran), "planned", len(p.planned), "dryRun", p.dryRun, "ms", time.Since(start).Milliseconds())
 	h.writeJSON(w, "sync", http.StatusOK, resp)
 }
