@@ -1,0 +1,73 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/memgraph-hooks/memgraph-hooks/hooks"
+	"github.com/memgraph-hooks/memgraph-hooks/memgraph"
+)
+
+// The README's debugging walk-through: --simulate serves the example cluster, and the example
+// request with every pod Ready registers it in one sync.
+func TestSimulateServesTheExampleCluster(t *testing.T) {
+	world, err := startSimulation(slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer world.Close()
+	pool := memgraph.NewPool(memgraph.PoolOptions{Resolver: chainResolver{memgraph.StaticResolver{}, world}})
+	defer pool.Close()
+	handler := hooks.NewHandler(hooks.Config{Connector: pool})
+
+	body, err := os.ReadFile("../../examples/hook-requests/sync-pods-ready.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := httptest.NewRecorder()
+	handler.ServeHTTP(rec, httptest.NewRequest(http.MethodPost, "/sync", bytes.NewReader(body)))
+	var resp struct {
+		Status struct {
+			Main, Leader string
+			Conditions   []struct{ Type, Status, Reason string }
+		}
+	}
+	if err := json.Unmarshal(rec.Body.Bytes(), &resp); err != nil || rec.Code != http.StatusOK {
+		t.Fatalf("%d %s", rec.Code, rec.Body)
+	}
+	if resp.Status.Main != "instance_0" || resp.Status.Leader != "coordinator_1" {
+		t.Errorf("main %q leader %q, want instance_0 and coordinator_1", resp.Status.Main, resp.Status.Leader)
+	}
+	for _, c := range resp.Status.Conditions {
+		if c.Status != "True" {
+			t.Errorf("%s = %s (%s), want True", c.Type, c.Status, c.Reason)
+		}
+	}
+	if m := world.Misuses(); len(m) > 0 {
+		t.Errorf("misuses: %+v", m)
+	}
+}
+
+func TestFlags(t *testing.T) {
+	o, err := parseFlags([]string{"--resolve", "a.svc:7687=127.0.0.1:17687", "--sync-budget", "3s"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := o.resolve.Resolve("a.svc:7687"); got != "127.0.0.1:17687" {
+		t.Errorf("--resolve mapped a.svc:7687 to %q", got)
+	}
+	for _, bad := range [][]string{{"--sync-budget", "0s"}, {"--resolve", "no-equals"}} {
+		if _, err := parseFlags(bad); err == nil {
+			t.Errorf("parseFlags(%q) accepted", bad)
+		}
+	}
+	if _, err := newLogger("loud"); err == nil || !strings.Contains(err.Error(), "--log-level") {
+		t.Errorf("newLogger(loud) = %v, want an error naming the flag", err)
+	}
+}
