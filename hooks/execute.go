@@ -7,6 +7,7 @@ import (
 
 	"github.com/memgraph-hooks/memgraph-hooks/memgraph"
 	"github.com/memgraph-hooks/memgraph-hooks/planner"
+	"github.com/memgraph-hooks/memgraph-hooks/topology"
 )
 
 // execution is what running a plan achieved.
@@ -28,8 +29,8 @@ func (h *handler) execute(ctx context.Context, client memgraph.Client, cmds []pl
 			ex.budgetExhausted = true
 			return ex
 		}
-		if promote, ok := cmd.(planner.SetInstanceToMain); ok && mainAppeared(ctx, client) {
-			h.log.Info("skipping promotion: a MAIN appeared since the plan was made", "instance", promote.Name)
+		if reason := staleStep(ctx, client, cmd); reason != "" {
+			h.log.Info("skipping a step the cluster no longer permits", "query", cmd.String(), "reason", reason)
 			continue
 		}
 		err := cmd.Run(ctx, client)
@@ -60,6 +61,10 @@ func (h *handler) execute(ctx context.Context, client memgraph.Client, cmds []pl
 // registered under the same name or id, or a MAIN elected. A conflict on an endpoint registered
 // under another name is a real failure.
 func doneByConcurrentWriter(err error) bool {
+	var handover *planner.HandoverError
+	if errors.As(err, &handover) {
+		return false // its refusals are the candidates', never "already done"
+	}
 	var mgErr *memgraph.Error
 	if !errors.As(err, &mgErr) {
 		return false
@@ -87,10 +92,40 @@ func commandKind(query string) string {
 	return words[0]
 }
 
-// mainAppeared re-reads the leader right before a promotion, the one step Memgraph refuses
-// outright when repeated: another hook replica syncing the same cluster may have elected a MAIN
-// since this pass read the cluster.
-func mainAppeared(ctx context.Context, client memgraph.Client) bool {
+// staleStep re-reads the leader right before the steps Memgraph refuses outright when the
+// cluster has moved since the plan was read (another hook replica elected a MAIN; the
+// coordinators failed over to, or elected, the member being retired) and says why the step must
+// be skipped, or "" to run it. The re-read costs one query and only precedes these rare steps.
+func staleStep(ctx context.Context, client memgraph.Client, cmd planner.Command) string {
+	var check func(rows []memgraph.Instance) string
+	switch c := cmd.(type) {
+	case planner.SetInstanceToMain:
+		check = func(rows []memgraph.Instance) string {
+			if main := mainName(rows); main != "" {
+				return main + " is MAIN already"
+			}
+			return ""
+		}
+	case planner.UnregisterInstance:
+		check = func(rows []memgraph.Instance) string {
+			if mainName(rows) == c.Name {
+				return c.Name + " became MAIN"
+			}
+			return ""
+		}
+	case planner.RemoveCoordinator:
+		check = func(rows []memgraph.Instance) string {
+			if leaderName(rows) == topology.CoordinatorName(c.ID) {
+				return topology.CoordinatorName(c.ID) + " became leader"
+			}
+			return ""
+		}
+	default:
+		return ""
+	}
 	rows, err := client.ShowInstances(ctx)
-	return err == nil && mainName(rows) != ""
+	if err != nil {
+		return "" // the step itself will fail and say why
+	}
+	return check(rows)
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/memgraph-hooks/memgraph-hooks/memgraph"
 	"github.com/memgraph-hooks/memgraph-hooks/planner"
@@ -41,45 +42,71 @@ func (v view) fresh() bool {
 type observation struct {
 	view      view
 	reachable bool // at least one coordinator answered
+	asked     int  // coordinators asked before discovery ended
 	errs      []string
 }
 
 // discoverLeader asks the coordinators in id order (declared, then retiring) for SHOW INSTANCES
-// and returns the first view that names a leader. A coordinator that names no leader answers
-// from a stale state machine and is skipped. A fresh coordinator's self-view is kept only if no
-// other coordinator belongs to an established cluster: bootstrapping a second cluster beside an
-// established one would end with two MAINs. On a converged cluster this costs one query.
+// and returns the first view of an established cluster that names a leader; on a converged
+// cluster that costs one query. A coordinator that names no leader answers from a stale state
+// machine and is skipped.
+//
+// A fresh coordinator (leader of only itself, never ADDed) looks exactly like a wiped one, so
+// its self-view is used to bootstrap only when every coordinator answered and every one of them
+// is fresh: if any is unreachable or belongs to an established cluster, bootstrapping here could
+// start a second Raft cluster beside the real one and end with two MAINs.
+//
+// Each coordinator gets a fair share of the remaining budget, so one that does not answer
+// cannot starve the others.
 func discoverLeader(ctx context.Context, conn memgraph.Connector, d topology.Declared) observation {
 	var obs observation
 	var fallback *view
-	for _, c := range append(append([]topology.Coordinator{}, d.Coordinators...), d.RetiringCoordinators...) {
+	allFresh := true
+	coordinators := append(append([]topology.Coordinator{}, d.Coordinators...), d.RetiringCoordinators...)
+	for i, c := range coordinators {
 		if ctx.Err() != nil {
+			allFresh = false
 			break
 		}
-		rows, err := conn.Client(c.BoltServer).ShowInstances(ctx)
+		obs.asked++
+		rows, err := showInstancesWithin(ctx, conn, c.BoltServer, len(coordinators)-i)
 		if err != nil {
+			allFresh = false
 			obs.errs = append(obs.errs, fmt.Sprintf("%s: %s", c.Name, errMessage(err)))
 			continue
 		}
 		obs.reachable = true
 		v := view{coordinator: c, instances: rows, leader: leaderName(rows)}
-		if v.leader == "" {
-			obs.errs = append(obs.errs, fmt.Sprintf("%s: names no leader", c.Name))
-			continue
-		}
-		if v.fromLeader() && v.fresh() {
+		switch {
+		case v.fromLeader() && v.fresh():
 			if fallback == nil {
 				fallback = &v
 			}
-			continue
+		case v.leader == "":
+			allFresh = false
+			obs.errs = append(obs.errs, fmt.Sprintf("%s: names no leader", c.Name))
+		default:
+			obs.view = v
+			return obs
 		}
-		obs.view = v
-		return obs
 	}
-	if fallback != nil {
+	if fallback != nil && allFresh {
 		obs.view = *fallback
+	} else if fallback != nil {
+		obs.errs = append(obs.errs, fmt.Sprintf("%s: fresh, not bootstrapped while the other coordinators are not all fresh", fallback.coordinator.Name))
 	}
 	return obs
+}
+
+// showInstancesWithin asks one coordinator, giving it 1/share of the time left (at least one
+// share is kept for whatever follows discovery).
+func showInstancesWithin(ctx context.Context, conn memgraph.Connector, address string, share int) ([]memgraph.Instance, error) {
+	if deadline, ok := ctx.Deadline(); ok {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, time.Until(deadline)/time.Duration(share+1))
+		defer cancel()
+	}
+	return conn.Client(address).ShowInstances(ctx)
 }
 
 // leaderView returns a view taken on the leader itself, where writes are executed: v when it

@@ -37,6 +37,9 @@ func (p *pass) verdicts() (ready, converged verdict, resync float64) {
 		v := isFalse(ReasonWorkloadsNotReady, "waiting for %s to be Ready: %s",
 			describeCount(len(p.waitingPods), "pod"), listNames(p.waitingPods))
 		return v, v, resyncWaiting
+	case p.starved:
+		v := isFalse(ReasonRegistrationInProgress, "the sync budget ran out before the coordinators were asked; continuing on the next sync")
+		return v, v, resyncBudgetExhausted
 	case p.obs.view.leader == "" && !p.obs.reachable:
 		v := isFalse(ReasonCoordinatorUnreachable, "no coordinator answered SHOW INSTANCES: %s", listNames(p.obs.errs))
 		return v, v, resyncWaiting
@@ -75,7 +78,10 @@ func (p *pass) convergedVerdict() (verdict, float64) {
 	case prog.YieldPending || now.YieldPending:
 		return isFalse(ReasonLeadershipTransferInProgress, "%s is retiring and yields leadership; waiting for a new leader", p.obs.view.leader), resyncProgressing
 	case len(now.RetiringCoordinators)+len(now.RetiringDataInstances) > 0 || p.shrinking():
-		return isFalse(ReasonRetirementInProgress, "retiring %s", listNames(p.retiringNames())), resyncProgressing
+		if names := append(append([]string{}, now.RetiringCoordinators...), now.RetiringDataInstances...); len(names) > 0 {
+			return isFalse(ReasonRetirementInProgress, "retiring %s", listNames(names)), resyncProgressing
+		}
+		return isFalse(ReasonRetirementInProgress, "unregistered %s; waiting for their pods to go", listNames(p.retiringNames())), resyncProgressing
 	case p.ex.budgetExhausted:
 		return isFalse(ReasonRegistrationInProgress, "the sync budget ran out after %d of %d steps; continuing on the next sync",
 			len(p.ex.ran), len(p.planned)), resyncBudgetExhausted

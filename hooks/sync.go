@@ -36,6 +36,7 @@ type pass struct {
 	ex          execution
 	leaderErr   error
 	dryRun      bool
+	starved     bool   // the budget ran out before any coordinator was asked
 	outcome     string // the Converged reason rendered, for logs and metrics
 }
 
@@ -67,25 +68,31 @@ func (h *handler) reconcile(ctx context.Context, req *syncRequest, cluster *topo
 	p.work, _ = observeWorkloads(req, spec.Name, spec.Namespace) // validated in decodeSync
 	declared := topology.Replicas{Coordinators: spec.Spec.Coordinators, DataInstances: spec.Spec.DataInstances}
 	p.declared = topology.Declare(spec.Network(), declared, p.work.current)
-	p.replicas = planner.Hold(p.declared, p.work.current)
+	// Unobserved, nothing changes: not even the widened retiring range may grow a StatefulSet.
+	p.replicas = planner.Hold(p.declared, p.work.specReplicas)
 
 	if p.waitingPods = p.work.unreadyPods(p.declared); len(p.waitingPods) > 0 {
 		return p
 	}
 	unlock, err := h.locks.lock(ctx, spec.Namespace+"/"+spec.Name)
 	if err != nil {
-		p.ex.budgetExhausted = true
+		p.starved = true
 		return p
 	}
 	defer unlock()
 
 	p.obs = discoverLeader(ctx, h.cfg.Connector, p.declared)
 	if p.obs.view.leader == "" {
+		p.starved = p.obs.asked == 0
 		return p
 	}
 	p.final = p.obs.view
 	p.plan = planner.Plan(p.declared, h.observed(p.obs.view, nil, p))
-	if len(p.plan.Commands) == 0 && !planner.NeedsReplicationLag(p.declared, h.observed(p.obs.view, nil, p)) {
+	// A follower's answer settles a converged pass, except a shrink: that rests on the leader's.
+	shrinks := p.plan.Replicas != p.replicas && (p.plan.Replicas.Coordinators < p.replicas.Coordinators ||
+		p.plan.Replicas.DataInstances < p.replicas.DataInstances)
+	if len(p.plan.Commands) == 0 && !planner.NeedsReplicationLag(p.declared, h.observed(p.obs.view, nil, p)) &&
+		(p.obs.view.fromLeader() || !shrinks) {
 		p.replicas = p.plan.Replicas
 		return p
 	}
@@ -123,8 +130,9 @@ func (h *handler) planOnLeader(ctx context.Context, p *pass) {
 	if len(p.ex.ran) == 0 || ctx.Err() != nil {
 		return
 	}
-	// Report what the cluster looks like now, not what it looked like before the pass.
-	if rows, err := client.ShowInstances(ctx); err == nil {
+	// Report what the cluster looks like now, not what it looked like before the pass; after a
+	// yield the old leader may name no leader yet, and then the pre-pass view stands.
+	if rows, err := client.ShowInstances(ctx); err == nil && leaderName(rows) != "" {
 		p.final = view{coordinator: lv.coordinator, instances: rows, leader: leaderName(rows)}
 	}
 }

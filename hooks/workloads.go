@@ -22,6 +22,9 @@ type workloads struct {
 	// the highest ordinal of a pod that still exists. A cache that lags behind a shrink can thus
 	// only widen the range, never hide a pod whose member may still be registered.
 	current topology.Replicas
+	// specReplicas is the observed StatefulSets' spec.replicas alone: what returning nothing new
+	// means.
+	specReplicas topology.Replicas
 	// settled is whether each StatefulSet's controller has caught up with its spec
 	// (observedGeneration, replicas and readyReplicas all equal to spec).
 	settledCoordinators, settledData bool
@@ -40,15 +43,15 @@ func observeWorkloads(req *syncRequest, cluster, namespace string) (workloads, e
 		if ns := metaString(sts, "namespace"); ns != "" && ns != namespace {
 			continue
 		}
-		replicas, settled, err := statefulSetState(sts)
+		spec, replicas, settled, err := statefulSetState(sts)
 		if err != nil {
 			return w, err
 		}
 		switch metaString(sts, "name") {
 		case topology.CoordinatorSetName(cluster):
-			w.current.Coordinators, w.settledCoordinators = replicas, settled
+			w.specReplicas.Coordinators, w.current.Coordinators, w.settledCoordinators = spec, replicas, settled
 		case topology.DataSetName(cluster):
-			w.current.DataInstances, w.settledData = replicas, settled
+			w.specReplicas.DataInstances, w.current.DataInstances, w.settledData = spec, replicas, settled
 		}
 	}
 	pods, err := objectsOf(req.Related, podKey, "related")
@@ -81,7 +84,9 @@ func ordinalBound(pod, set string, first int) int32 {
 	return int32(n - first + 1)
 }
 
-func statefulSetState(sts object) (replicas int32, settled bool, err error) {
+// statefulSetState returns spec.replicas, the larger of spec and status replicas, and whether
+// the StatefulSet controller has caught up with the spec.
+func statefulSetState(sts object) (declared, replicas int32, settled bool, err error) {
 	spec, _ := sts["spec"].(map[string]any)
 	status, _ := sts["status"].(map[string]any)
 	r, ok := intField(spec, "replicas")
@@ -89,13 +94,13 @@ func statefulSetState(sts object) (replicas int32, settled bool, err error) {
 		r = 1 // the API server's default
 	}
 	if r < 0 || r > 1<<20 {
-		return 0, false, badRequestf("StatefulSet %s has spec.replicas %d", metaString(sts, "name"), r)
+		return 0, 0, false, badRequestf("StatefulSet %s has spec.replicas %d", metaString(sts, "name"), r)
 	}
 	gen, _ := intField(sts["metadata"].(map[string]any), "generation")
 	observedGen, _ := intField(status, "observedGeneration")
 	have, _ := intField(status, "replicas")
 	ready, _ := intField(status, "readyReplicas")
-	return int32(max(r, have)), observedGen >= gen && have == r && ready == r, nil
+	return int32(r), int32(max(r, have)), observedGen >= gen && have == r && ready == r, nil
 }
 
 func intField(m map[string]any, key string) (int64, bool) {

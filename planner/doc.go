@@ -47,8 +47,9 @@
 //     databases prove nothing); if all refuse, it restores the old MAIN and fails. With no such
 //     survivor nothing is demoted, Progress.NoCaughtUpSurvivor says why, and the MAIN stays
 //     registered. Then UNREGISTER INSTANCE each retiring member — never a MAIN: the old MAIN only
-//     behind its Handover in the same plan, and while no row reports a MAIN only members seen as
-//     up replicas (Progress.RetiringMaybeMain holds the rest).
+//     behind its Handover in the same plan, and while no row reports a MAIN none at all: a dead
+//     one may be the MAIN Raft records, a live one the MAIN an interrupted handover demoted
+//     (Progress.RetiringMaybeMain lists them).
 //   - Coordinators: REMOVE COORDINATOR each retiring member that is not the leader (nor reported
 //     as one; none at all while no leader is known). When the leader we are connected to is
 //     retiring, YIELD LEADERSHIP is the last command: Raft picks the successor, so the pass ends

@@ -24,7 +24,8 @@ type Progress struct {
 	RetiringCoordinators  []string
 	RetiringDataInstances []string
 	// RetiringMaybeMain are retiring data instances left registered because no row reports a
-	// MAIN and they are not seen alive, so either may be the Raft MAIN (see MainUnproven).
+	// MAIN: a dead one may be the Raft MAIN (see MainUnproven), a live one the MAIN an
+	// interrupted handover demoted.
 	RetiringMaybeMain []string
 
 	// HandoverFrom is the retiring MAIN the plan demotes; HandoverTo the caught-up survivors it

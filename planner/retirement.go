@@ -59,8 +59,8 @@ func retiringMembers(d topology.Declared, v view) retiring {
 // planDataRetirement hands MAIN off a retiring instance when one is MAIN, then unregisters the
 // retiring instances. It never unregisters a MAIN: the retiring MAIN only after a Handover
 // planned just before (the hook stops at a failed command, so the UNREGISTER never runs unless
-// the handover landed), and while no row reports a MAIN, only retiring instances seen alive as
-// replicas (a dead one may be the MAIN Raft records).
+// the handover landed), and while no row reports a MAIN, none (a dead one may be the MAIN Raft
+// records; a live one may be the MAIN an interrupted handover demoted).
 func planDataRetirement(d topology.Declared, v view, m mainState, members []topology.DataInstance, p *Progress) []Command {
 	var cmds []Command
 	handedOver := false
@@ -78,7 +78,10 @@ func planDataRetirement(d topology.Declared, v view, m mainState, members []topo
 		switch {
 		case di.Name == m.name && !handedOver:
 			continue
-		case m.name == "" && !isUpReplica(v.data[di.Name]):
+		case m.name == "":
+			// No MAIN: a retiring replica may be the MAIN a handover demoted before the pass
+			// that ran it was killed, holding every acknowledged write; keep it registered until
+			// a MAIN exists again.
 			p.RetiringMaybeMain = append(p.RetiringMaybeMain, di.Name)
 			continue
 		}

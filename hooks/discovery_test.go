@@ -1,0 +1,73 @@
+package hooks_test
+
+import (
+	"encoding/json"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/memgraph-hooks/memgraph-hooks/hooks"
+)
+
+// A coordinator that lost its state looks exactly like a fresh one. While another coordinator
+// is unreachable or still belongs to the established cluster, the hook must not bootstrap a
+// second Raft cluster on the wiped one (which would end with two MAINs).
+func TestWipedCoordinatorIsNotBootstrappedBesideTheRealCluster(t *testing.T) {
+	h := newHarness(t, 3, 2)
+	h.bootstrap()
+	h.assertConverged()
+	n := h.network()
+	h.must(h.world.Kill(n.Coordinator(3).Host))
+	h.must(h.world.Wipe(n.Coordinator(1).Host))
+	h.world.ResetLog()
+	h.sync()
+	assertOnlyReads(t, h.world.Queries())
+	if st, reason, msg := h.condition(hooks.ConditionConverged); st != "False" || reason != hooks.ReasonNoCoordinatorLeader {
+		t.Errorf("Converged %s/%s (%s), want False/NoCoordinatorLeader", st, reason, msg)
+	}
+	for _, c := range h.world.Raft().Clusters {
+		if c.Main != "" && c.Leader == 1 && len(c.Members) > 1 {
+			t.Errorf("a second cluster led by the wiped coordinator_1 grew: %+v", c)
+		}
+	}
+	h.assertNoMisuse()
+}
+
+// When the cluster cannot be observed, the hook returns the StatefulSets as they are: a status
+// or a terminating pod that still shows the size before a shrink must not grow them back.
+func TestUnobservedPassNeverRegrowsAfterShrink(t *testing.T) {
+	h := newHarness(t, 3, 3)
+	h.bootstrap()
+	h.scale(3, 2)
+	for i := 0; i < 3; i++ {
+		h.sync()
+	}
+	if _, d := h.replicas(); d != 2 {
+		t.Fatalf("shrink did not complete: %d data replicas", d)
+	}
+	req := h.request()
+	sts := req["children"].(map[string]any)["StatefulSet.apps/v1"].(map[string]any)["default/memgraph-data"].(map[string]any)
+	sts["status"].(map[string]any)["replicas"] = 3
+	pods := req["related"].(map[string]any)["Pod.v1"].(map[string]any)
+	terminating := readyPod("default", "memgraph-data-2", h.podLabels("memgraph-data-2"))
+	terminating["metadata"].(map[string]any)["deletionTimestamp"] = "2026-01-01T00:00:00Z"
+	pods["default/memgraph-data-2"] = terminating
+	restarting := pods["default/memgraph-coordinator-2"].(map[string]any)
+	restarting["status"].(map[string]any)["conditions"] = []any{map[string]any{"type": "Ready", "status": "False"}}
+
+	code, body := h.post("/sync", req)
+	if code != http.StatusOK {
+		t.Fatalf("%d %s", code, body)
+	}
+	var resp syncResponse
+	if err := json.Unmarshal(body, &resp); err != nil {
+		t.Fatal(err)
+	}
+	h.lastResp = resp
+	if _, d := h.replicas(); d != 2 {
+		t.Errorf("unobserved pass returned %d data replicas, want the StatefulSet's 2", d)
+	}
+	if _, reason, msg := h.condition(hooks.ConditionConverged); reason != hooks.ReasonWorkloadsNotReady || !strings.Contains(msg, "memgraph-coordinator-2") {
+		t.Errorf("Converged %s (%s), want WorkloadsNotReady naming memgraph-coordinator-2", reason, msg)
+	}
+}
