@@ -99,7 +99,7 @@ func commandKind(query string) string {
 func staleStep(ctx context.Context, client memgraph.Client, cmd planner.Command) string {
 	var check func(rows []memgraph.Instance) string
 	switch c := cmd.(type) {
-	case planner.SetInstanceToMain:
+	case planner.SetInstanceToMain, planner.ForceResetClusterState:
 		check = func(rows []memgraph.Instance) string {
 			if main := mainName(rows); main != "" {
 				return main + " is MAIN already"

@@ -32,3 +32,4 @@ func (d deadClient) DemoteInstance(context.Context, string) error     { return d
 func (d deadClient) UnregisterInstance(context.Context, string) error { return d.err() }
 func (d deadClient) RemoveCoordinator(context.Context, int) error     { return d.err() }
 func (d deadClient) YieldLeadership(context.Context) error            { return d.err() }
+func (d deadClient) ForceResetClusterState(context.Context) error     { return d.err() }

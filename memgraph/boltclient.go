@@ -85,6 +85,10 @@ func (c *boltClient) YieldLeadership(ctx context.Context) error {
 	return c.write(ctx, YieldLeadershipQuery)
 }
 
+func (c *boltClient) ForceResetClusterState(ctx context.Context) error {
+	return c.write(ctx, ForceResetClusterStateQuery)
+}
+
 func (c *boltClient) write(ctx context.Context, query string) error {
 	_, err := c.run(ctx, query, false)
 	return err

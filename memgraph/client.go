@@ -72,6 +72,7 @@ type Client interface {
 	UnregisterInstance(ctx context.Context, name string) error
 	RemoveCoordinator(ctx context.Context, id int) error
 	YieldLeadership(ctx context.Context) error
+	ForceResetClusterState(ctx context.Context) error
 }
 
 // Connector hands out Clients for coordinator Bolt addresses ("host:port" as declared or as

@@ -10,6 +10,9 @@ const (
 	ShowInstancesQuery      = "SHOW INSTANCES"
 	ShowReplicationLagQuery = "SHOW REPLICATION LAG"
 	YieldLeadershipQuery    = "YIELD LEADERSHIP"
+	// ForceResetClusterStateQuery makes the leader reconcile the cluster: with no MAIN in Raft it
+	// fails over to the most up-to-date alive replica (memgraph-ha.md §1.11).
+	ForceResetClusterStateQuery = "FORCE RESET CLUSTER STATE"
 )
 
 // Limits of our validation. Kubernetes names are at most 253 characters; instance names are

@@ -65,6 +65,16 @@ func (r RemoveCoordinator) Run(ctx context.Context, c memgraph.Client) error {
 	return c.RemoveCoordinator(ctx, r.ID)
 }
 
+// ForceResetClusterState has the leader fail over to the most up-to-date alive replica; Memgraph
+// chooses, from each instance's committed transactions, which the hook cannot see while no
+// MAIN exists (SHOW REPLICATION LAG needs one).
+type ForceResetClusterState struct{}
+
+func (ForceResetClusterState) String() string { return memgraph.ForceResetClusterStateQuery }
+func (ForceResetClusterState) Run(ctx context.Context, c memgraph.Client) error {
+	return c.ForceResetClusterState(ctx)
+}
+
 // YieldLeadership asks the leader we are connected to, which is retiring, to hand leadership to
 // another member. Raft picks the successor, so it is always a plan's last command.
 type YieldLeadership struct{}

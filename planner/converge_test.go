@@ -80,6 +80,20 @@ func (c *cluster) SetInstanceToMain(_ context.Context, name string) error {
 	return nil
 }
 
+// ForceResetClusterState fails over to the first alive replica by name when there is no MAIN.
+func (c *cluster) ForceResetClusterState(context.Context) error {
+	names := slices.Sorted(maps.Keys(c.data))
+	for _, name := range names {
+		if c.data[name] == memgraph.RoleMain {
+			return nil
+		}
+	}
+	if len(names) > 0 {
+		c.data[names[0]] = memgraph.RoleMain
+	}
+	return nil
+}
+
 func (c *cluster) DemoteInstance(_ context.Context, name string) error {
 	if c.data[name] != memgraph.RoleMain {
 		return c.refuse("DEMOTE %s: not MAIN", name)

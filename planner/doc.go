@@ -19,7 +19,11 @@
 //     plan promotes nobody (Progress.MainUnproven) and failover stays with the coordinators. The
 //     target is the lowest-ordinal declared instance observed up, else the first declared one
 //     (then no declared instance is registered yet; this plan registers it first, and a newly
-//     registered instance starts alive). An existing MAIN is never overridden.
+//     registered instance starts alive). An existing MAIN is never overridden. When a member of
+//     the data retiring range is still registered, though, no MAIN means a shrink lost its MAIN
+//     mid-handover (or a human demoted it): whoever holds the latest writes must win, which only
+//     Memgraph can tell while no MAIN exists, so the plan runs FORCE RESET CLUSTER STATE (the
+//     leader fails over to the most up-to-date alive replica) instead of choosing by ordinal.
 //   - Instances outside the declared and retiring sets (e.g. one a human registered) are never
 //     the target of any command; they still count when deciding whether a MAIN exists.
 //   - Converged clusters get no commands.

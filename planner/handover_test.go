@@ -185,6 +185,11 @@ func (r *recordingClient) RemoveCoordinator(_ context.Context, id int) error {
 	return nil
 }
 
+func (r *recordingClient) ForceResetClusterState(context.Context) error {
+	r.calls = append(r.calls, memgraph.ForceResetClusterStateQuery)
+	return nil
+}
+
 func (r *recordingClient) YieldLeadership(context.Context) error {
 	r.calls = append(r.calls, memgraph.YieldLeadershipQuery)
 	return nil

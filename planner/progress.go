@@ -11,6 +11,10 @@ type Progress struct {
 	PendingCoordinators  []string
 	PendingDataInstances []string
 
+	// ForceReset: no MAIN while a retiring instance is still registered, so the plan lets
+	// Memgraph fail over to the most up-to-date replica (FORCE RESET CLUSTER STATE) rather
+	// than promote by ordinal.
+	ForceReset bool
 	// Promote is the instance the plan sets to MAIN because the observation proves there is none.
 	Promote string
 	// MainUnproven names the registered data instances that are not seen alive while no row

@@ -54,6 +54,13 @@ func planPromotion(d topology.Declared, v view, m mainState, p *Progress) []Comm
 	if len(d.DataInstances) == 0 {
 		return nil
 	}
+	if retiringRegistered(d, v) {
+		// No MAIN while a shrink is under way: a handover was interrupted between DEMOTE and
+		// SET, or the MAIN was demoted by hand. Whoever holds the latest writes must win, and
+		// only Memgraph knows who that is.
+		p.ForceReset = true
+		return []Command{ForceResetClusterState{}}
+	}
 	target := d.DataInstances[0].Name
 	for _, di := range d.DataInstances {
 		if row, ok := v.data[di.Name]; ok && isUpReplica(row) {
@@ -63,4 +70,14 @@ func planPromotion(d topology.Declared, v view, m mainState, p *Progress) []Comm
 	}
 	p.Promote = target
 	return []Command{SetInstanceToMain{Name: target}}
+}
+
+// retiringRegistered reports a registered member of the data instances' retiring range.
+func retiringRegistered(d topology.Declared, v view) bool {
+	for _, di := range d.RetiringDataInstances {
+		if v.dataRegistered(di.Name) {
+			return true
+		}
+	}
+	return false
 }

@@ -172,13 +172,13 @@ func TestPlanDataRetirement(t *testing.T) {
 	}, {
 		// instance_2 may be the MAIN an interrupted handover demoted, holding every acknowledged
 		// write: it stays registered until a MAIN exists again (the next pass unregisters it).
-		name: "no MAIN at all while shrinking: promote a survivor, keep the retiring replica registered",
+		name: "no MAIN at all while shrinking: Memgraph picks the most up-to-date, the retiring replica stays registered",
 		d:    declared(3, 2, 3, 3),
 		o: Observed{Instances: rows(coords(3, 1), one(replica(0), replica(1), replica(2))),
 			Leader: "coordinator_1", Current: replicas(3, 3)},
-		want:     []string{qMain(0)},
+		want:     []string{memgraph.ForceResetClusterStateQuery},
 		replicas: replicas(3, 3),
-		progress: Progress{Leader: "coordinator_1", Promote: "instance_0", RetiringDataInstances: names("instance", 2),
+		progress: Progress{Leader: "coordinator_1", ForceReset: true, RetiringDataInstances: names("instance", 2),
 			RetiringMaybeMain: names("instance", 2)},
 	}})
 }
