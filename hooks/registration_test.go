@@ -290,3 +290,25 @@ func TestDryRunPlansButExecutesNothing(t *testing.T) {
 	}
 	assertOnlyReads(t, h.world.Queries())
 }
+
+// A member registered by hand with another address is left as it is (Memgraph can only change
+// a bolt_server in place, and rewriting the rest means unregistering), but the status says so.
+func TestAddressDriftIsReportedNotRewritten(t *testing.T) {
+	h := newHarness(t, 3, 2)
+	h.bootstrap()
+	n := h.network()
+	leader := h.pool.Client(n.Coordinator(1).BoltServer)
+	ctx := context.Background()
+	h.must(leader.UnregisterInstance(ctx, "instance_1"))
+	d := n.DataInstance(1)
+	h.must(leader.RegisterInstance(ctx, "instance_1", memgraph.InstanceConfig{
+		BoltServer: d.Host + ":7688", ManagementServer: d.ManagementServer, ReplicationServer: d.ReplicationServer}))
+	h.world.ResetLog()
+	h.sync()
+	h.assertConverged()
+	_, _, msg := h.condition(hooks.ConditionConverged)
+	if !strings.Contains(msg, `instance_1 bolt_server is "`+d.Host+`:7688"`) {
+		t.Errorf("Converged message %q does not report instance_1's drifted bolt_server", msg)
+	}
+	assertOnlyReads(t, h.world.Queries())
+}

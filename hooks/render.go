@@ -1,6 +1,8 @@
 package hooks
 
 import (
+	"fmt"
+
 	"github.com/memgraph-hooks/memgraph-hooks/memgraph"
 	"github.com/memgraph-hooks/memgraph-hooks/planner"
 	"github.com/memgraph-hooks/memgraph-hooks/topology"
@@ -94,9 +96,22 @@ func (p *pass) convergedVerdict() (verdict, float64) {
 		return isFalse(ReasonWorkloadsNotReady, "StatefulSets are not yet at %d coordinators and %d data instances",
 			len(p.declared.Coordinators), len(p.declared.DataInstances)), resyncWaiting
 	}
-	return isTrue(ReasonAllInstancesRegistered, "%s and %s registered",
+	return isTrue(ReasonAllInstancesRegistered, "%s and %s registered%s",
 		describeCount(len(p.declared.Coordinators), "coordinator"),
-		describeCount(len(p.declared.DataInstances), "data instance")), resyncConverged
+		describeCount(len(p.declared.DataInstances), "data instance"), driftNote(now.Drift)), resyncConverged
+}
+
+// driftNote tells of registrations whose addresses differ from the declared ones: the hook
+// does not rewrite them (planner package doc), so a human should know.
+func driftNote(drift []planner.Drift) string {
+	if len(drift) == 0 {
+		return ""
+	}
+	var parts []string
+	for _, d := range drift {
+		parts = append(parts, fmt.Sprintf("%s %s is %q, declared %q", d.Name, d.Field, d.Observed, d.Declared))
+	}
+	return "; registered with other addresses than declared (not rewritten): " + listNames(parts)
 }
 
 // shrinking reports a StatefulSet still above its declared count.
