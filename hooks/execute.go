@@ -3,6 +3,7 @@ package hooks
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
 
 	"github.com/memgraph-hooks/memgraph-hooks/memgraph"
@@ -22,14 +23,14 @@ type execution struct {
 // budget runs out. Every command was planned from a read taken on this leader moments ago, so a
 // refusal that only says "someone else already did this" (a concurrent sync of the same
 // cluster won the race) is progress, not failure.
-func (h *handler) execute(ctx context.Context, client memgraph.Client, cmds []planner.Command) execution {
+func (h *handler) execute(ctx context.Context, client memgraph.Client, cmds []planner.Command, replan replanFunc) execution {
 	var ex execution
 	for _, cmd := range cmds {
 		if ctx.Err() != nil {
 			ex.budgetExhausted = true
 			return ex
 		}
-		if reason := staleStep(ctx, client, cmd); reason != "" {
+		if reason := staleStep(ctx, client, cmd, replan); reason != "" {
 			h.log.Info("skipping a step the cluster no longer permits", "query", cmd.String(), "reason", reason)
 			continue
 		}
@@ -96,9 +97,15 @@ func commandKind(query string) string {
 // cluster has moved since the plan was read (another hook replica elected a MAIN; the
 // coordinators failed over to, or elected, the member being retired) and says why the step must
 // be skipped, or "" to run it. The re-read costs one query and only precedes these rare steps.
-func staleStep(ctx context.Context, client memgraph.Client, cmd planner.Command) string {
+//
+// A MAIN handover is re-planned from a fresh SHOW INSTANCES and SHOW REPLICATION LAG: it runs
+// only if the same handover (same MAIN, same caught-up candidates) is still what the planner
+// would do, so a survivor that fell behind since the plan was read is never promoted.
+func staleStep(ctx context.Context, client memgraph.Client, cmd planner.Command, replan replanFunc) string {
 	var check func(rows []memgraph.Instance) string
 	switch c := cmd.(type) {
+	case planner.Handover:
+		return staleHandover(ctx, client, c, replan)
 	case planner.SetInstanceToMain, planner.ForceResetClusterState:
 		check = func(rows []memgraph.Instance) string {
 			if main := mainName(rows); main != "" {
@@ -128,4 +135,24 @@ func staleStep(ctx context.Context, client memgraph.Client, cmd planner.Command)
 		return "" // the step itself will fail and say why
 	}
 	return check(rows)
+}
+
+// replanFunc plans again from a fresh read of the leader.
+type replanFunc func(rows []memgraph.Instance, lag []memgraph.InstanceLag) planner.Result
+
+func staleHandover(ctx context.Context, client memgraph.Client, h planner.Handover, replan replanFunc) string {
+	rows, err := client.ShowInstances(ctx)
+	if err != nil {
+		return "" // DEMOTE will fail and say why
+	}
+	lag, err := client.ShowReplicationLag(ctx)
+	if err != nil {
+		return "SHOW REPLICATION LAG failed right before the handover: " + errMessage(err)
+	}
+	for _, cmd := range replan(rows, lag).Commands {
+		if again, ok := cmd.(planner.Handover); ok && again.From == h.From && slices.Equal(again.Candidates, h.Candidates) {
+			return ""
+		}
+	}
+	return "the cluster changed since the handover was planned; planning again next pass"
 }

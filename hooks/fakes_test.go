@@ -33,3 +33,28 @@ func (d deadClient) UnregisterInstance(context.Context, string) error { return d
 func (d deadClient) RemoveCoordinator(context.Context, int) error     { return d.err() }
 func (d deadClient) YieldLeadership(context.Context) error            { return d.err() }
 func (d deadClient) ForceResetClusterState(context.Context) error     { return d.err() }
+
+// tapConnector wraps a Connector and runs afterLag once, right after the first SHOW
+// REPLICATION LAG it serves: a test's way to change the cluster between a plan and its steps.
+type tapConnector struct {
+	inner    memgraph.Connector
+	afterLag func()
+}
+
+func (t *tapConnector) Client(address string) memgraph.Client {
+	return tapClient{Client: t.inner.Client(address), tap: t}
+}
+
+type tapClient struct {
+	memgraph.Client
+	tap *tapConnector
+}
+
+func (c tapClient) ShowReplicationLag(ctx context.Context) ([]memgraph.InstanceLag, error) {
+	lag, err := c.Client.ShowReplicationLag(ctx)
+	if f := c.tap.afterLag; f != nil {
+		c.tap.afterLag = nil
+		f()
+	}
+	return lag, err
+}

@@ -4,10 +4,12 @@ import (
 	"context"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/memgraph-hooks/memgraph-hooks/hooks"
+	"github.com/memgraph-hooks/memgraph-hooks/memgraph"
 )
 
 func (h *harness) scale(coordinators, data int) {
@@ -221,6 +223,38 @@ func TestInterruptedHandoverFailsOverToTheMostUpToDate(t *testing.T) {
 	h.assertConverged()
 	if _, d := h.replicas(); d != 2 {
 		t.Errorf("data replicas %d after the retirement resumed, want 2", d)
+	}
+	h.assertNoMisuse()
+}
+
+// A survivor that falls behind between the read the handover was planned on and the handover
+// itself is not promoted: the hook re-reads the lag right before DEMOTE and plans again.
+func TestHandoverIsReplannedWhenASurvivorFallsBehind(t *testing.T) {
+	h := newHarness(t, 3, 3)
+	tap := &tapConnector{inner: memgraph.NewPool(memgraph.PoolOptions{Resolver: h.world})}
+	h.handler = hooks.NewHandler(hooks.Config{Connector: tap, SyncBudget: 5 * time.Second})
+	h.bootstrap()
+	h.parkMain("instance_2")
+	h.scale(3, 2)
+	n := h.network()
+	tap.afterLag = func() {
+		h.must(h.world.SetLag(n.DataInstance(0).Host, "memgraph", 3))
+		h.must(h.world.SetLag(n.DataInstance(1).Host, "memgraph", 3))
+		h.must(h.world.Commit("memgraph", 5))
+	}
+	h.sync()
+	if diff := cmp.Diff([]string{"instance_2"}, h.mains()); diff != "" {
+		t.Errorf("MAIN moved to a survivor that had fallen behind (-want +got):\n%s", diff)
+	}
+	if !h.registeredSet()["instance_2"] {
+		t.Errorf("the MAIN instance_2 was unregistered")
+	}
+	if _, d := h.replicas(); d != 3 {
+		t.Errorf("returned %d data replicas, want 3 while instance_2 is MAIN", d)
+	}
+	h.sync()
+	if st, reason, msg := h.condition(hooks.ConditionConverged); st != "False" || reason != hooks.ReasonNoCaughtUpSurvivor {
+		t.Errorf("next pass: Converged %s/%s (%s), want False/NoCaughtUpSurvivor", st, reason, msg)
 	}
 	h.assertNoMisuse()
 }

@@ -126,7 +126,10 @@ func (h *handler) planOnLeader(ctx context.Context, p *pass) {
 	if p.dryRun || len(p.plan.Commands) == 0 {
 		return
 	}
-	p.ex = h.execute(ctx, client, p.plan.Commands)
+	replan := func(rows []memgraph.Instance, lag []memgraph.InstanceLag) planner.Result {
+		return planner.Plan(p.declared, planner.Observed{Instances: rows, Leader: leaderName(rows), Lag: lag, Current: p.work.current})
+	}
+	p.ex = h.execute(ctx, client, p.plan.Commands, replan)
 	if len(p.ex.ran) == 0 || ctx.Err() != nil {
 		return
 	}
