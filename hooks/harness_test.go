@@ -32,7 +32,6 @@ type harness struct {
 	children map[string]map[string]any // "Kind/name" → object as last returned
 	pods     map[string]bool           // running pods → whether they answer (have an instance)
 	lastResp syncResponse
-	resolver memgraph.Resolver
 }
 
 type syncResponse struct {

@@ -16,11 +16,6 @@ func (h *harness) scale(coordinators, data int) {
 	h.spec["coordinators"], h.spec["dataInstances"] = coordinators, data
 }
 
-func (h *harness) leaderClientQuery(f func(ctx context.Context) error) {
-	h.t.Helper()
-	h.must(f(context.Background()))
-}
-
 // parkMain moves MAIN to the named instance the way an operator would by hand.
 func (h *harness) parkMain(name string) {
 	h.t.Helper()
