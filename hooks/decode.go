@@ -7,22 +7,25 @@ import (
 )
 
 // decodeSync reads and validates a sync request: a JSON object with a MemgraphCluster parent
-// whose spec is one Memgraph can run, and well-typed children and related objects.
-func decodeSync(r *http.Request) (*syncRequest, *topology.MemgraphCluster, error) {
+// whose spec is one Memgraph can run, and well-typed children and related objects. It returns
+// the parent with every default applied and what the children and Pods say.
+func decodeSync(r *http.Request) (*topology.MemgraphCluster, workloads, error) {
 	var req syncRequest
 	if err := decodeJSON(r.Body, &req); err != nil {
-		return nil, nil, err
+		return nil, workloads{}, err
 	}
 	cluster, err := decodeParent(req.Parent)
 	if err != nil {
-		return nil, nil, err
+		return nil, workloads{}, err
 	}
-	if _, err := observeWorkloads(&req, cluster.Name, cluster.Namespace); err != nil {
-		return nil, nil, err
+	work, err := observeWorkloads(&req, cluster.Name, cluster.Namespace)
+	if err != nil {
+		return nil, workloads{}, err
 	}
-	return &req, cluster, nil
+	return cluster, work, nil
 }
 
+// decodeParent decodes the parent, applies every default and validates the result.
 func decodeParent(raw []byte) (*topology.MemgraphCluster, error) {
 	if len(raw) == 0 || string(raw) == "null" {
 		return nil, badRequestf("request has no parent: expected the MemgraphCluster under \"parent\"")
@@ -31,7 +34,8 @@ func decodeParent(raw []byte) (*topology.MemgraphCluster, error) {
 	if err != nil {
 		return nil, badRequestf("parent: %v", err)
 	}
-	if err := cluster.Defaulted().Validate(); err != nil {
+	cluster = cluster.Defaulted()
+	if err := cluster.Validate(); err != nil {
 		return nil, badRequestf("parent %s/%s has a spec Memgraph cannot run: %v", cluster.Namespace, cluster.Name, err)
 	}
 	return cluster, nil

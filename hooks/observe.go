@@ -62,7 +62,7 @@ func discoverLeader(ctx context.Context, conn memgraph.Connector, d topology.Dec
 	var obs observation
 	var fallback *view
 	allFresh := true
-	coordinators := append(append([]topology.Coordinator{}, d.Coordinators...), d.RetiringCoordinators...)
+	coordinators := allCoordinators(d)
 	for i, c := range coordinators {
 		if ctx.Err() != nil {
 			allFresh = false
@@ -163,7 +163,7 @@ func rowByName(rows []memgraph.Instance, name string) (memgraph.Instance, bool) 
 }
 
 func coordinatorByName(d topology.Declared, name string) (topology.Coordinator, bool) {
-	for _, c := range append(append([]topology.Coordinator{}, d.Coordinators...), d.RetiringCoordinators...) {
+	for _, c := range allCoordinators(d) {
 		if c.Name == name {
 			return c, true
 		}
@@ -183,4 +183,9 @@ func errMessage(err error) string {
 		return mgErr.Message
 	}
 	return strings.TrimSpace(err.Error())
+}
+
+// allCoordinators lists the declared coordinators, then the retiring ones, in id order.
+func allCoordinators(d topology.Declared) []topology.Coordinator {
+	return append(append([]topology.Coordinator{}, d.Coordinators...), d.RetiringCoordinators...)
 }

@@ -65,11 +65,13 @@ func (p *pass) readyVerdict() verdict {
 }
 
 func (p *pass) convergedVerdict() (verdict, float64) {
-	// Progress as of the latest observation: re-planning is pure and cheap.
-	now := planner.Plan(p.declared, planner.Observed{
-		Instances: p.final.instances, Leader: p.final.leader, Current: p.work.current,
-	}).Progress
 	prog := p.plan.Progress
+	now := prog // progress as of the latest read: the plan's, unless the cluster was re-read after executing
+	if p.reread {
+		now = planner.Plan(p.declared, planner.Observed{
+			Instances: p.final.instances, Leader: p.final.leader, Current: p.work.current,
+		}).Progress
+	}
 	switch {
 	case p.leaderErr != nil:
 		return isFalse(ReasonCoordinatorUnreachable, "leader %s: %s", p.obs.view.leader, errMessage(p.leaderErr)), resyncWaiting

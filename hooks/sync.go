@@ -37,19 +37,20 @@ type pass struct {
 	leaderErr   error
 	dryRun      bool
 	starved     bool   // the budget ran out before any coordinator was asked
+	reread      bool   // final was read after execution, so p.plan does not describe it
 	outcome     string // the Converged reason rendered, for logs and metrics
 }
 
 func (h *handler) handleSync(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
-	req, cluster, err := decodeSync(r)
+	cluster, work, err := decodeSync(r)
 	if err != nil {
 		h.fail(w, "sync", err)
 		return
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), h.cfg.SyncBudget)
 	defer cancel()
-	p := h.reconcile(ctx, req, cluster, r.URL.Query().Get("dryRun") == "true")
+	p := h.reconcile(ctx, cluster, work, r.URL.Query().Get("dryRun") == "true")
 	resp, err := h.render(p)
 	if err != nil {
 		h.fail(w, "sync", badRequestf("rendering children: %v", err))
@@ -62,10 +63,8 @@ func (h *handler) handleSync(w http.ResponseWriter, r *http.Request) {
 }
 
 // reconcile observes, plans and (unless dryRun) executes, all within ctx's budget.
-func (h *handler) reconcile(ctx context.Context, req *syncRequest, cluster *topology.MemgraphCluster, dryRun bool) *pass {
-	spec := cluster.Defaulted()
-	p := &pass{cluster: spec, dryRun: dryRun}
-	p.work, _ = observeWorkloads(req, spec.Name, spec.Namespace) // validated in decodeSync
+func (h *handler) reconcile(ctx context.Context, spec *topology.MemgraphCluster, work workloads, dryRun bool) *pass {
+	p := &pass{cluster: spec, work: work, dryRun: dryRun}
 	declared := topology.Replicas{Coordinators: spec.Spec.Coordinators, DataInstances: spec.Spec.DataInstances}
 	p.declared = topology.Declare(spec.Network(), declared, p.work.current)
 	// Unobserved, nothing changes: not even the widened retiring range may grow a StatefulSet.
@@ -87,11 +86,11 @@ func (h *handler) reconcile(ctx context.Context, req *syncRequest, cluster *topo
 		return p
 	}
 	p.final = p.obs.view
-	p.plan = planner.Plan(p.declared, h.observed(p.obs.view, nil, p))
+	observed := h.observed(p.obs.view, nil, p)
+	p.plan = planner.Plan(p.declared, observed)
 	// A follower's answer settles a converged pass, except a shrink: that rests on the leader's.
-	shrinks := p.plan.Replicas != p.replicas && (p.plan.Replicas.Coordinators < p.replicas.Coordinators ||
-		p.plan.Replicas.DataInstances < p.replicas.DataInstances)
-	if len(p.plan.Commands) == 0 && !planner.NeedsReplicationLag(p.declared, h.observed(p.obs.view, nil, p)) &&
+	shrinks := p.plan.Replicas.Coordinators < p.replicas.Coordinators || p.plan.Replicas.DataInstances < p.replicas.DataInstances
+	if len(p.plan.Commands) == 0 && !planner.NeedsReplicationLag(p.declared, observed) &&
 		(p.obs.view.fromLeader() || !shrinks) {
 		p.replicas = p.plan.Replicas
 		return p
@@ -110,15 +109,17 @@ func (h *handler) planOnLeader(ctx context.Context, p *pass) {
 		return
 	}
 	p.final = lv
+	observed := h.observed(lv, nil, p)
 	client := h.cfg.Connector.Client(lv.coordinator.BoltServer)
 	var lag []memgraph.InstanceLag
-	if planner.NeedsReplicationLag(p.declared, h.observed(lv, nil, p)) {
+	if planner.NeedsReplicationLag(p.declared, observed) {
 		if lag, err = client.ShowReplicationLag(ctx); err != nil {
 			p.leaderErr = fmt.Errorf("SHOW REPLICATION LAG on %s: %w", lv.coordinator.Name, err)
 			return
 		}
 	}
-	p.plan = planner.Plan(p.declared, h.observed(lv, lag, p))
+	observed.Lag = lag
+	p.plan = planner.Plan(p.declared, observed)
 	p.replicas = p.plan.Replicas
 	for _, c := range p.plan.Commands {
 		p.planned = append(p.planned, c.String())
@@ -137,6 +138,7 @@ func (h *handler) planOnLeader(ctx context.Context, p *pass) {
 	// yield the old leader may name no leader yet, and then the pre-pass view stands.
 	if rows, err := client.ShowInstances(ctx); err == nil && leaderName(rows) != "" {
 		p.final = view{coordinator: lv.coordinator, instances: rows, leader: leaderName(rows)}
+		p.reread = true
 	}
 }
 
