@@ -40,6 +40,15 @@ type Config struct {
 	Registerer prometheus.Registerer
 	Gatherer   prometheus.Gatherer
 	Now        func() time.Time
+
+	// Token, when set, is the bearer token every request must carry, except GET /healthz and
+	// GET /readyz (and GET /metrics unless ProtectMetrics).
+	Token TokenSource
+	// ClientCertRequired demands a TLS client certificate on the same requests; the server's TLS
+	// configuration (Credentials.TLSConfig) verifies it against the client CA.
+	ClientCertRequired bool
+	// ProtectMetrics puts /metrics behind the same credentials.
+	ProtectMetrics bool
 }
 
 type handler struct {
@@ -75,6 +84,7 @@ func NewHandler(cfg Config) http.Handler {
 
 	r := chi.NewRouter()
 	r.Use(middleware.Recoverer)
+	r.Use(h.authenticate)
 	r.Use(h.limitBody)
 	r.Post("/sync", h.handleSync)
 	r.Post("/customize", h.handleCustomize)
