@@ -17,7 +17,7 @@ func TestTokenComparisonTakesConstantTime(t *testing.T) {
 	variants := [][]byte{
 		append([]byte("b"), real[1:]...),                // early mismatch
 		append(append([]byte{}, real[:size-1]...), 'b'), // late mismatch
-		real[:size/2],                                   // shorter
+		real[:size/2], // shorter
 	}
 	// Samples of the variants are interleaved, so a burst of load on the machine hits all alike.
 	samples := make([][]time.Duration, len(variants))
