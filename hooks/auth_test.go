@@ -137,19 +137,36 @@ func TestRequestsWithoutTheTokenAreRefused(t *testing.T) {
 
 // authFailures reads memgraph_hooks_auth_failures_total{reason}.
 func authFailures(t *testing.T, reg *prometheus.Registry, reason string) float64 {
+	return metricValue(t, reg, "memgraph_hooks_auth_failures_total", map[string]string{"reason": reason})
+}
+
+// metricValue is the value of the counter or gauge name whose labels include labels; 0 when
+// there is none.
+func metricValue(t *testing.T, reg *prometheus.Registry, name string, labels map[string]string) float64 {
 	t.Helper()
 	families, err := reg.Gather()
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, mf := range families {
-		if mf.GetName() != "memgraph_hooks_auth_failures_total" {
+		if mf.GetName() != name {
 			continue
 		}
+	metrics:
 		for _, m := range mf.GetMetric() {
-			if m.GetLabel()[0].GetValue() == reason {
-				return m.GetCounter().GetValue()
+			have := map[string]string{}
+			for _, l := range m.GetLabel() {
+				have[l.GetName()] = l.GetValue()
 			}
+			for k, v := range labels {
+				if have[k] != v {
+					continue metrics
+				}
+			}
+			if c := m.GetCounter(); c != nil {
+				return c.GetValue()
+			}
+			return m.GetGauge().GetValue()
 		}
 	}
 	return 0

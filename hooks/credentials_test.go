@@ -123,6 +123,15 @@ func (d credentialDir) writePair(t *testing.T, p pki.Pair) {
 	writeAtomically(t, d.key, p.KeyPEM)
 }
 
+// newServingDir is a CA and a credential directory holding a serving pair it signed.
+func newServingDir(t *testing.T) (hookPKI, credentialDir, pki.Pair) {
+	t.Helper()
+	p, d := newHookPKI(t), newCredentialDir(t)
+	pair := p.serving(t)
+	d.writePair(t, pair)
+	return p, d, pair
+}
+
 // served runs handler over HTTPS with creds' TLS configuration, as the hook's main does.
 func served(t *testing.T, creds *hooks.Credentials, handler http.Handler) string {
 	t.Helper()
@@ -283,9 +292,7 @@ func eventuallyTrue(t *testing.T, what string, cond func() bool) {
 // refused and the new one admitted, never the other way round; a sync admitted with the old
 // token finishes; a file that turns unusable leaves the current token in force.
 func TestTokenRotationWhileRequestsRun(t *testing.T) {
-	p := newHookPKI(t)
-	d := newCredentialDir(t)
-	d.writePair(t, p.serving(t))
+	p, d, _ := newServingDir(t)
 	oldToken, newToken := goodToken, "rotated-token-"+strings.Repeat("9", 30)
 	writeAtomically(t, d.tokenFile, []byte(oldToken))
 	reg := prometheus.NewRegistry()
@@ -385,26 +392,7 @@ func (b *syncedBuffer) String() string {
 }
 
 func credentialReloads(t *testing.T, reg *prometheus.Registry, credential, result string) float64 {
-	t.Helper()
-	families, err := reg.Gather()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, mf := range families {
-		if mf.GetName() != "memgraph_hooks_credential_reloads_total" {
-			continue
-		}
-		for _, m := range mf.GetMetric() {
-			labels := map[string]string{}
-			for _, l := range m.GetLabel() {
-				labels[l.GetName()] = l.GetValue()
-			}
-			if labels["credential"] == credential && labels["result"] == result {
-				return m.GetCounter().GetValue()
-			}
-		}
-	}
-	return 0
+	return metricValue(t, reg, "memgraph_hooks_credential_reloads_total", map[string]string{"credential": credential, "result": result})
 }
 
 // With a client CA, a client certificate from that CA is admitted; none gets 401 on the hooks
@@ -447,10 +435,7 @@ func TestMutualTLS(t *testing.T) {
 // Misconfigured files stop the hook at start with a message naming the file and the problem,
 // never the content.
 func TestLoadCredentialsNamesTheProblem(t *testing.T) {
-	p := newHookPKI(t)
-	d := newCredentialDir(t)
-	pair := p.serving(t)
-	d.writePair(t, pair)
+	p, d, pair := newServingDir(t)
 	other := p.serving(t)
 	mismatched := filepath.Join(d.dir, "other.key")
 	writeAtomically(t, mismatched, other.KeyPEM)
@@ -488,25 +473,13 @@ func TestLoadCredentialsNamesTheProblem(t *testing.T) {
 }
 
 func TestServingCertificateExpiryIsExported(t *testing.T) {
-	p := newHookPKI(t)
-	d := newCredentialDir(t)
-	pair := p.serving(t)
-	d.writePair(t, pair)
+	_, d, pair := newServingDir(t)
 	reg := prometheus.NewRegistry()
 	if _, err := hooks.LoadCredentials(hooks.CredentialFiles{CertFile: d.cert, KeyFile: d.key, Registerer: reg}); err != nil {
 		t.Fatal(err)
 	}
-	families, err := reg.Gather()
-	if err != nil {
-		t.Fatal(err)
+	name := "memgraph_hooks_serving_certificate_expiry_timestamp_seconds"
+	if got := int64(metricValue(t, reg, name, nil)); got != pair.Cert.NotAfter.Unix() {
+		t.Errorf("%s = %d, want %d", name, got, pair.Cert.NotAfter.Unix())
 	}
-	for _, mf := range families {
-		if mf.GetName() == "memgraph_hooks_serving_certificate_expiry_timestamp_seconds" {
-			if got := int64(mf.GetMetric()[0].GetGauge().GetValue()); got != pair.Cert.NotAfter.Unix() {
-				t.Errorf("expiry %d, want %d", got, pair.Cert.NotAfter.Unix())
-			}
-			return
-		}
-	}
-	t.Error("no serving certificate expiry metric")
 }
