@@ -3,7 +3,8 @@
 //
 // Contract with Metacontroller: a well-formed request always gets a 200 with the desired
 // children (a failed Bolt step becomes a status condition carrying Memgraph's message); a
-// malformed one gets a 400 naming the problem, which makes Metacontroller change nothing.
+// malformed one gets a 400 naming the problem, and one without the configured credentials a 401
+// (auth.go), both of which make Metacontroller change nothing.
 package hooks
 
 import (
