@@ -50,3 +50,7 @@ lint: ## gofmt and go vet.
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); exit 1; }
 	$(GO) vet ./...
 	$(GO) vet -tags e2e ./e2e/...
+
+.PHONY: hook-secrets
+hook-secrets: ## Print the hook's TLS and token Secrets as YAML, without cert-manager: make -s hook-secrets | kubectl apply -f -
+	@$(GO) run ./cmd/memgraph-hooks-secrets $(ARGS)

@@ -60,6 +60,9 @@ var celCases = []celCase{
 		invalid: "image: {repository: 'docker.io/memgraph/memgraph@sha256:0'}", valid: "image: {repository: 'docker.io/memgraph/memgraph-mage'}"},
 	{name: "image tag", field: "spec.image.tag", invalid: "image: {tag: 'latest please'}", valid: "image: {tag: 3.12.1}"},
 	{name: "ports differ", field: "spec.ports", invalid: "ports: {management: 7687}", valid: "ports: {management: 10001}"},
+	{name: "coordinator extraArgs TLS", field: "spec.coordinatorTemplate.extraArgs",
+		invalid: "coordinatorTemplate: {extraArgs: [--bolt-cert-file=/c.pem]}", valid: "tls: {secretName: bolt-tls}"},
+	{name: "tls secret name", field: "spec.tls.secretName", invalid: "tls: {secretName: Bolt_TLS}", valid: "tls: {secretName: bolt-tls}"},
 	{name: "secret keys differ", field: "spec.secrets",
 		invalid: "secrets: {licenseKey: K, organizationKey: K}", valid: "secrets: {licenseKey: K, organizationKey: O}"},
 }

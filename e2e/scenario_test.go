@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
@@ -29,15 +28,16 @@ import (
 // sees periodic resyncs in seconds rather than minutes; everything else is read from manifests/.
 const scenarioResync = 3 * time.Second
 
-// scenario is one namespace driven end to end: the hook in-process behind httptest, the
-// Metacontroller driver pointed at it, and a simulated Memgraph instance per Ready Pod.
+// scenario is one namespace driven end to end: the hook in-process, served over HTTPS with the
+// credentials manifests/ gives it, the Metacontroller driver calling it as the shipped
+// CompositeController says, and a simulated Memgraph instance per Ready Pod.
 type scenario struct {
 	t         *testing.T
 	ns        string
 	world     *sim.World
 	pods      *podsim.Pods
 	mc        *metacontroller.Controller
-	hook      *httptest.Server
+	hook      *hookServer
 	hookLog   *syncBuffer
 	pool      *memgraph.Pool
 	cancelled bool
@@ -77,17 +77,18 @@ func startScenarioWith(t *testing.T, ns string, wrap func(http.Handler) http.Han
 	s := &scenario{t: t, ns: ns, world: sim.NewWorld(), hookLog: &syncBuffer{}}
 	s.pool = memgraph.NewPool(memgraph.PoolOptions{Resolver: s.world})
 	logger := slog.New(slog.NewJSONHandler(s.hookLog, &slog.HandlerOptions{Level: slog.LevelDebug}))
-	var handler http.Handler = hooks.NewHandler(hooks.Config{Connector: s.pool, Logger: logger})
+	creds, security := deployedCredentials(t)
+	var handler http.Handler = hooks.NewHandler(security(hooks.Config{Connector: s.pool, Logger: logger}))
 	if wrap != nil {
 		handler = wrap(handler)
 	}
-	s.hook = httptest.NewServer(handler)
+	s.hook = serveHTTPS(t, handler, creds)
 	cc, err := metacontroller.LoadCompositeController(repoPath("manifests"))
 	if err != nil {
 		t.Fatalf("read the CompositeController from manifests/: %v", err)
 	}
 	s.mc, err = metacontroller.New(metacontroller.Options{
-		CC: cc, Dynamic: e.Dynamic, Discovery: e.Client.Discovery(), HookURL: s.hook.URL,
+		CC: cc, Dynamic: e.Dynamic, Discovery: e.Client.Discovery(), HookAddress: s.hook.addr,
 		Namespace: ns, ResyncPeriod: scenarioResync, Logf: t.Logf,
 	})
 	if err != nil {

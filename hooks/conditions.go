@@ -24,6 +24,7 @@ const (
 	ReasonRetirementInProgress         = "RetirementInProgress"
 	ReasonLeadershipTransferInProgress = "LeadershipTransferInProgress"
 	ReasonNoCaughtUpSurvivor           = "NoCaughtUpSurvivor"
+	ReasonTLSConfigInvalid             = "TLSConfigInvalid"
 )
 
 // maxMessage bounds a condition message; lists inside it are bounded by maxListed.

@@ -22,6 +22,9 @@ func decodeSync(r *http.Request) (*topology.MemgraphCluster, workloads, error) {
 	if err != nil {
 		return nil, workloads{}, err
 	}
+	if work.tls, err = readBoltTLS(&req, cluster); err != nil {
+		return nil, workloads{}, err
+	}
 	return cluster, work, nil
 }
 
@@ -42,7 +45,8 @@ func decodeParent(raw []byte) (*topology.MemgraphCluster, error) {
 }
 
 // handleCustomize asks Metacontroller for the cluster's Pods (both roles, same namespace), so
-// the sync sees their readiness.
+// the sync sees their readiness, and for the spec.tls Secret, whose ca.crt the sync verifies the
+// coordinators with.
 func (h *handler) handleCustomize(w http.ResponseWriter, r *http.Request) {
 	var req customizeRequest
 	if err := decodeJSON(r.Body, &req); err != nil {
@@ -54,10 +58,14 @@ func (h *handler) handleCustomize(w http.ResponseWriter, r *http.Request) {
 		h.fail(w, "customize", err)
 		return
 	}
-	h.writeJSON(w, "customize", http.StatusOK, customizeResponse{RelatedResources: []relatedRule{{
+	rules := []relatedRule{{
 		APIVersion:    "v1",
 		Resource:      "pods",
 		Namespace:     cluster.Namespace,
-		LabelSelector: labelSelector{MatchLabels: topology.PodSelector(cluster.Name)},
-	}}})
+		LabelSelector: &labelSelector{MatchLabels: topology.PodSelector(cluster.Name)},
+	}}
+	if cluster.Spec.TLS != nil {
+		rules = append(rules, secretRule(cluster))
+	}
+	h.writeJSON(w, "customize", http.StatusOK, customizeResponse{RelatedResources: rules})
 }

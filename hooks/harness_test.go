@@ -2,6 +2,7 @@ package hooks_test
 
 import (
 	"bytes"
+	"crypto/tls"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -32,6 +33,8 @@ type harness struct {
 	children map[string]map[string]any // "Kind/name" → object as last returned
 	pods     map[string]bool           // running pods → whether they answer (have an instance)
 	lastResp syncResponse
+	secrets  map[string]any // related Secrets, keyed like Metacontroller's v2 request
+	boltTLS  *tls.Config    // when set, every simulated instance serves Bolt only over TLS
 }
 
 type syncResponse struct {
@@ -49,11 +52,14 @@ func newHarness(t testing.TB, coordinators, data int, opts ...harnessOption) *ha
 	t.Helper()
 	world := sim.NewWorld()
 	t.Cleanup(world.Close)
-	pool := memgraph.NewPool(memgraph.PoolOptions{Resolver: world})
-	t.Cleanup(func() { _ = pool.Close() })
-	cfg := hooks.Config{Connector: pool, SyncBudget: 5 * time.Second}
+	cfg := hooks.Config{SyncBudget: 5 * time.Second}
 	for _, o := range opts {
 		o(&cfg)
+	}
+	pool := memgraph.NewPool(memgraph.PoolOptions{Resolver: world, Logger: cfg.Logger})
+	t.Cleanup(func() { _ = pool.Close() })
+	if cfg.Connector == nil {
+		cfg.Connector = pool
 	}
 	h := &harness{
 		t: t, world: world, pool: pool, handler: hooks.NewHandler(cfg),
@@ -101,11 +107,15 @@ func (h *harness) request() map[string]any {
 	for pod := range h.pods {
 		pods[h.ns+"/"+pod] = readyPod(h.ns, pod, h.podLabels(pod))
 	}
+	related := map[string]any{"Pod.v1": pods}
+	if h.secrets != nil {
+		related["Secret.v1"] = h.secrets
+	}
 	return map[string]any{
 		"controller": map[string]any{"kind": "CompositeController"},
 		"parent":     h.parent(),
 		"children":   map[string]any{"StatefulSet.apps/v1": sets, "Service.v1": services},
-		"related":    map[string]any{"Pod.v1": pods},
+		"related":    related,
 		"finalizing": false,
 	}
 }
@@ -207,7 +217,7 @@ func (h *harness) reconcilePods() {
 			c := n.Coordinator(topology.FirstCoordinatorID + i)
 			want[c.Pod] = true
 			if !h.pods[c.Pod] {
-				h.must(h.world.StartCoordinator(sim.CoordinatorSpec{ID: c.ID, Host: c.Host, BoltPort: 7687, ManagementPort: 10000, CoordinatorPort: 12000}))
+				h.must(h.world.StartCoordinator(sim.CoordinatorSpec{ID: c.ID, Host: c.Host, BoltPort: 7687, ManagementPort: 10000, CoordinatorPort: 12000, TLS: h.boltTLS}))
 			}
 		}
 	}
@@ -216,7 +226,7 @@ func (h *harness) reconcilePods() {
 			d := n.DataInstance(topology.FirstDataOrdinal + i)
 			want[d.Pod] = true
 			if !h.pods[d.Pod] {
-				h.must(h.world.StartData(sim.DataSpec{Host: d.Host, BoltPort: 7687, ManagementPort: 10000}))
+				h.must(h.world.StartData(sim.DataSpec{Host: d.Host, BoltPort: 7687, ManagementPort: 10000, TLS: h.boltTLS}))
 			}
 		}
 	}

@@ -6,6 +6,7 @@ type metrics struct {
 	requests     *prometheus.CounterVec
 	syncDuration *prometheus.HistogramVec
 	commands     *prometheus.CounterVec
+	authFailures *prometheus.CounterVec
 }
 
 func newMetrics(reg prometheus.Registerer) *metrics {
@@ -23,7 +24,11 @@ func newMetrics(reg prometheus.Registerer) *metrics {
 			Name: "memgraph_hooks_commands_total",
 			Help: "Coordinator commands executed by query kind and result.",
 		}, []string{"command", "result"}),
+		authFailures: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "memgraph_hooks_auth_failures_total",
+			Help: "Requests refused with 401 by reason: no_client_certificate, missing_token, malformed_authorization, invalid_token.",
+		}, []string{"reason"}),
 	}
-	reg.MustRegister(m.requests, m.syncDuration, m.commands)
+	reg.MustRegister(m.requests, m.syncDuration, m.commands, m.authFailures)
 	return m
 }

@@ -35,6 +35,10 @@ func (h *handler) render(p *pass) (*syncResponse, error) {
 // verdicts decides the two conditions and the resync delay.
 func (p *pass) verdicts() (ready, converged verdict, resync float64) {
 	switch {
+	case p.tlsProblem != "":
+		// Checked before the pods: a missing or unusable Secret is usually why they are not Ready.
+		v := isFalse(ReasonTLSConfigInvalid, "%s", p.tlsProblem)
+		return v, v, resyncWaiting
 	case len(p.waitingPods) > 0:
 		v := isFalse(ReasonWorkloadsNotReady, "waiting for %s to be Ready: %s",
 			describeCount(len(p.waitingPods), "pod"), listNames(p.waitingPods))

@@ -3,7 +3,8 @@
 //
 // Contract with Metacontroller: a well-formed request always gets a 200 with the desired
 // children (a failed Bolt step becomes a status condition carrying Memgraph's message); a
-// malformed one gets a 400 naming the problem, which makes Metacontroller change nothing.
+// malformed one gets a 400 naming the problem, and one without the configured credentials a 401
+// (auth.go), both of which make Metacontroller change nothing.
 package hooks
 
 import (
@@ -40,6 +41,15 @@ type Config struct {
 	Registerer prometheus.Registerer
 	Gatherer   prometheus.Gatherer
 	Now        func() time.Time
+
+	// Token, when set, is the bearer token every request must carry, except GET /healthz and
+	// GET /readyz (and GET /metrics unless ProtectMetrics).
+	Token TokenSource
+	// ClientCertRequired demands a TLS client certificate on the same requests; the server's TLS
+	// configuration (Credentials.TLSConfig) verifies it against the client CA.
+	ClientCertRequired bool
+	// ProtectMetrics puts /metrics behind the same credentials.
+	ProtectMetrics bool
 }
 
 type handler struct {
@@ -75,6 +85,7 @@ func NewHandler(cfg Config) http.Handler {
 
 	r := chi.NewRouter()
 	r.Use(middleware.Recoverer)
+	r.Use(h.authenticate)
 	r.Use(h.limitBody)
 	r.Post("/sync", h.handleSync)
 	r.Post("/customize", h.handleCustomize)

@@ -39,6 +39,8 @@ type pass struct {
 	starved     bool   // the budget ran out before any coordinator was asked
 	reread      bool   // final was read after execution, so p.plan does not describe it
 	outcome     string // the Converged reason rendered, for logs and metrics
+	conn        memgraph.Connector
+	tlsProblem  string // spec.tls cannot be honoured: nothing is dialled
 }
 
 func (h *handler) handleSync(w http.ResponseWriter, r *http.Request) {
@@ -70,6 +72,9 @@ func (h *handler) reconcile(ctx context.Context, spec *topology.MemgraphCluster,
 	// Unobserved, nothing changes: not even the widened retiring range may grow a StatefulSet.
 	p.replicas = planner.Hold(p.declared, p.work.specReplicas)
 
+	if p.conn, p.tlsProblem = h.connector(work.tls); p.tlsProblem != "" {
+		return p
+	}
 	if p.waitingPods = p.work.unreadyPods(p.declared); len(p.waitingPods) > 0 {
 		return p
 	}
@@ -80,7 +85,7 @@ func (h *handler) reconcile(ctx context.Context, spec *topology.MemgraphCluster,
 	}
 	defer unlock()
 
-	p.obs = discoverLeader(ctx, h.cfg.Connector, p.declared)
+	p.obs = discoverLeader(ctx, p.conn, p.declared)
 	if p.obs.view.leader == "" {
 		p.starved = p.obs.asked == 0
 		return p
@@ -103,14 +108,14 @@ func (h *handler) reconcile(ctx context.Context, spec *topology.MemgraphCluster,
 // the authoritative table), fetches replication lag when a MAIN handover is needed, plans and
 // executes.
 func (h *handler) planOnLeader(ctx context.Context, p *pass) {
-	lv, err := leaderView(ctx, h.cfg.Connector, p.declared, p.obs.view)
+	lv, err := leaderView(ctx, p.conn, p.declared, p.obs.view)
 	if err != nil {
 		p.leaderErr = err
 		return
 	}
 	p.final = lv
 	observed := h.observed(lv, nil, p)
-	client := h.cfg.Connector.Client(lv.coordinator.BoltServer)
+	client := p.conn.Client(lv.coordinator.BoltServer)
 	var lag []memgraph.InstanceLag
 	if planner.NeedsReplicationLag(p.declared, observed) {
 		if lag, err = client.ShowReplicationLag(ctx); err != nil {

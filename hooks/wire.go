@@ -44,11 +44,14 @@ type customizeResponse struct {
 	RelatedResources []relatedRule `json:"relatedResources"`
 }
 
+// relatedRule selects related objects either by labelSelector or by names (Metacontroller
+// refuses both at once).
 type relatedRule struct {
-	APIVersion    string        `json:"apiVersion"`
-	Resource      string        `json:"resource"`
-	Namespace     string        `json:"namespace,omitempty"`
-	LabelSelector labelSelector `json:"labelSelector"`
+	APIVersion    string         `json:"apiVersion"`
+	Resource      string         `json:"resource"`
+	Namespace     string         `json:"namespace,omitempty"`
+	LabelSelector *labelSelector `json:"labelSelector,omitempty"`
+	Names         []string       `json:"names,omitempty"`
 }
 
 type labelSelector struct {

@@ -29,6 +29,7 @@ type workloads struct {
 	// (observedGeneration, replicas and readyReplicas all equal to spec).
 	settledCoordinators, settledData bool
 	readyPods                        map[string]bool // pod name → Ready and not terminating
+	tls                              boltTrust       // from the spec.tls Secret among the related objects
 }
 
 // observeWorkloads reads the StatefulSets among the children and the Pods among the related

@@ -12,10 +12,12 @@ import (
 	"github.com/neo4j/neo4j-go-driver/v5/neo4j/db"
 )
 
-// boltClient is the Pool's Client for one advertised coordinator address.
+// boltClient is the Pool's Client for one advertised coordinator address, over TLS when tls is
+// set.
 type boltClient struct {
 	pool    *Pool
 	address string
+	tls     *BoltTLS
 }
 
 var _ Client = (*boltClient)(nil)
@@ -115,7 +117,7 @@ func (c *boltClient) run(ctx context.Context, query string, read bool) (table, e
 		}
 	}
 	dial := c.pool.opts.Resolver.Resolve(c.address)
-	entry, err := c.pool.acquire(dial)
+	entry, err := c.pool.acquire(dial, c.address, c.tls)
 	if err != nil {
 		return table{}, c.annotate(err, query)
 	}

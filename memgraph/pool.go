@@ -87,13 +87,29 @@ type Pool struct {
 	opts PoolOptions
 
 	mu      sync.Mutex
-	entries map[string]*poolEntry // by dialed (resolved) address
+	entries map[poolKey]*poolEntry
 	closed  bool
 	opened  uint64
 	evicted uint64
 
 	stop chan struct{}
 	done chan struct{}
+}
+
+// poolKey identifies a driver: the dialed (resolved) address and, over TLS, the advertised host
+// verified and the CA bundle trusted. Plaintext entries leave both empty, so a TLS Client never
+// reuses a plaintext connection or one verified for another name or CA.
+type poolKey struct {
+	dial     string
+	tlsHost  string
+	tlsTrust [32]byte
+}
+
+func keyFor(dial, address string, t *BoltTLS) poolKey {
+	if t == nil {
+		return poolKey{dial: dial}
+	}
+	return poolKey{dial: dial, tlsHost: hostOf(address), tlsTrust: t.id}
 }
 
 type poolEntry struct {
@@ -135,7 +151,7 @@ func (e *poolEntry) takeTurn(ctx context.Context) (done func(dialed bool), err e
 
 // PoolStats is a snapshot of a Pool, for metrics and tests.
 type PoolStats struct {
-	Addresses int    // dialed addresses with an open driver
+	Addresses int    // open drivers: one per dialed address and trust (plaintext, or a TLS host and CA)
 	Opened    uint64 // drivers opened since NewPool
 	Evicted   uint64 // drivers closed for idleness
 }
@@ -144,7 +160,7 @@ type PoolStats struct {
 func NewPool(opts PoolOptions) *Pool {
 	p := &Pool{
 		opts:    opts.withDefaults(),
-		entries: make(map[string]*poolEntry),
+		entries: make(map[poolKey]*poolEntry),
 		stop:    make(chan struct{}),
 		done:    make(chan struct{}),
 	}
@@ -175,7 +191,7 @@ func (p *Pool) Close() error {
 	}
 	p.closed = true
 	entries := p.entries
-	p.entries = map[string]*poolEntry{}
+	p.entries = map[poolKey]*poolEntry{}
 	p.mu.Unlock()
 
 	close(p.stop)
@@ -187,24 +203,26 @@ func (p *Pool) Close() error {
 	return errors.Join(errs...)
 }
 
-// acquire returns the entry for a dialed address, opening its driver on first use, and marks it
-// in use so the janitor leaves it alone until release.
-func (p *Pool) acquire(dial string) (*poolEntry, error) {
+// acquire returns the entry for a dialed address (advertised as address, reached over TLS when
+// t is set), opening its driver on first use, and marks it in use so the janitor leaves it alone
+// until release.
+func (p *Pool) acquire(dial, address string, t *BoltTLS) (*poolEntry, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.closed {
 		return nil, &Error{Kind: KindClosed, Message: "the connection pool is closed"}
 	}
-	e := p.entries[dial]
+	key := keyFor(dial, address, t)
+	e := p.entries[key]
 	if e == nil {
-		driver, err := neo4j.NewDriverWithContext("bolt://"+dial, p.auth(), p.configure)
+		driver, err := p.newDriver(dial, address, t)
 		if err != nil {
 			return nil, &Error{Kind: KindInvalidArgument, Message: "cannot dial " + dial, Err: err}
 		}
 		e = &poolEntry{driver: driver, gate: make(chan struct{}, 1)}
-		p.entries[dial] = e
+		p.entries[key] = e
 		p.opened++
-		p.opts.Logger.Info("memgraph: opened connection pool", "address", dial)
+		p.opts.Logger.Info("memgraph: opened connection pool", "address", dial, "tls", t != nil)
 	}
 	e.inUse++
 	return e, nil
@@ -215,6 +233,19 @@ func (p *Pool) release(e *poolEntry) {
 	e.inUse--
 	e.lastUsed = time.Now()
 	p.mu.Unlock()
+}
+
+// newDriver opens a driver for dial. Over TLS it uses the bolt+ssc scheme only so that the driver
+// leaves verification to BoltTLS.clientConfig, which checks the chain against the CA for the
+// advertised host (the driver would check the dialed one).
+func (p *Pool) newDriver(dial, address string, t *BoltTLS) (neo4j.DriverWithContext, error) {
+	if t == nil {
+		return neo4j.NewDriverWithContext("bolt://"+dial, p.auth(), p.configure)
+	}
+	tlsConfig := t.clientConfig(address)
+	return neo4j.NewDriverWithContext("bolt+ssc://"+dial, p.auth(), p.configure, func(c *config.Config) {
+		c.TlsConfig = tlsConfig
+	})
 }
 
 func (p *Pool) auth() neo4j.AuthToken {
@@ -260,12 +291,12 @@ func (p *Pool) janitor() {
 func (p *Pool) evictIdle(now time.Time) {
 	var idle []neo4j.DriverWithContext
 	p.mu.Lock()
-	for dial, e := range p.entries {
+	for key, e := range p.entries {
 		if e.inUse == 0 && now.Sub(e.lastUsed) >= p.opts.IdleTimeout {
 			idle = append(idle, e.driver)
-			delete(p.entries, dial)
+			delete(p.entries, key)
 			p.evicted++
-			p.opts.Logger.Info("memgraph: closed idle connection pool", "address", dial)
+			p.opts.Logger.Info("memgraph: closed idle connection pool", "address", key.dial, "tls", key.tlsHost != "")
 		}
 	}
 	p.mu.Unlock()

@@ -111,7 +111,7 @@ func TestCRDRulesMatchGoValidation(t *testing.T) {
 	goMessages := []string{
 		MsgClusterName, MsgCoordinators, MsgDataInstances, MsgImageRepository, MsgImageTag, MsgSecretKeys,
 		MsgClusterDomain, MsgPortsDistinct, MsgReservedLabels, MsgReservedLabels, MsgReservedEnv, MsgReservedEnv,
-		MsgReservedArgs, MsgReservedArgs, MsgDataWAL, MsgCoordinatorStorage, MsgDataStorage,
+		MsgReservedArgs, MsgReservedArgs, MsgDataWAL, MsgCoordinatorStorage, MsgDataStorage, MsgTLSSecretName,
 	}
 	slices.Sort(messages)
 	slices.Sort(goMessages)

@@ -38,6 +38,7 @@ func everyKnob() *MemgraphCluster {
 			PullPolicy: corev1.PullAlways,
 		},
 		Secrets: Secrets{Name: "mg-license", LicenseKey: "license", OrganizationKey: "org"},
+		TLS:     &TLS{SecretName: "graph-bolt-tls"},
 		Storage: Storage{
 			RetentionPolicy: RetentionDelete,
 			Coordinators: RoleStorage{

@@ -58,14 +58,14 @@ func CoordinatorHostnameEnv(n Network) string {
 // commonArgs are the flags both roles run with, before the user's extraArgs (which therefore
 // override the logging flags). The HA flags travel as environment, never as flags.
 func commonArgs(s *MemgraphClusterSpec) []string {
-	return []string{
+	return append([]string{
 		fmt.Sprintf("--bolt-port=%d", s.Ports.Bolt),
 		"--data-directory=" + DataDirectory,
 		"--log-level=INFO",
 		"--also-log-to-stderr",
 		"--log-file=" + LogFile,
 		"--log-retention-days=35",
-	}
+	}, boltTLSArgs(s.TLS)...)
 }
 
 func coordinatorArgs(s *MemgraphClusterSpec) []string {
@@ -238,7 +238,7 @@ func coordinatorPodSpec(mc *MemgraphCluster, n Network) corev1.PodSpec {
 		LivenessProbe:  fromTimings(s.Ports.Coordinator, p.Liveness),
 		StartupProbe:   fromTimings(s.Ports.Coordinator, p.Startup),
 	}
-	return podSpec(c, s.CoordinatorTemplate.PodOptions, s.Storage.Coordinators)
+	return withBoltTLS(podSpec(c, s.CoordinatorTemplate.PodOptions, s.Storage.Coordinators), s.TLS)
 }
 
 func dataPodSpec(mc *MemgraphCluster) corev1.PodSpec {
@@ -258,5 +258,5 @@ func dataPodSpec(mc *MemgraphCluster) corev1.PodSpec {
 		LivenessProbe:  fromTimings(s.Ports.Bolt, p.Liveness),
 		StartupProbe:   tcpProbe(s.Ports.Bolt, p.Startup.FailureThreshold, p.Startup.TimeoutSeconds, p.Startup.PeriodSeconds),
 	}
-	return podSpec(c, s.DataTemplate.PodOptions, s.Storage.Data)
+	return withBoltTLS(podSpec(c, s.DataTemplate.PodOptions, s.Storage.Data), s.TLS)
 }

@@ -73,6 +73,11 @@ type MemgraphClusterSpec struct {
 	// +optional
 	Storage Storage `json:"storage,omitempty"`
 
+	// TLS serves Bolt over TLS on every pod of both roles, and makes the hook reach the
+	// coordinators over TLS, verified with the Secret's CA. Unset, Bolt is plaintext.
+	// +optional
+	TLS *TLS `json:"tls,omitempty"`
+
 	// ClusterDomain is the cluster's DNS domain; every advertised address is
 	// <pod>.<service>.<namespace>.svc.<clusterDomain>.
 	// +kubebuilder:default="cluster.local"
@@ -145,6 +150,20 @@ type Secrets struct {
 	// +kubebuilder:validation:MaxLength=253
 	// +optional
 	OrganizationKey string `json:"organizationKey,omitempty"`
+}
+
+// TLS names the Secret behind Bolt over TLS.
+type TLS struct {
+	// SecretName is a kubernetes.io/tls Secret in the cluster's namespace. tls.crt and tls.key
+	// are mounted read-only into every pod at /etc/memgraph/ssl and passed to Memgraph as
+	// --bolt-cert-file and --bolt-key-file; ca.crt is the CA the hook verifies the coordinators'
+	// certificate with, so the certificate must be valid for every coordinator's FQDN (for
+	// example *.<name>-coordinator.<namespace>.svc.<clusterDomain>) and for whatever names clients
+	// use. cert-manager's Certificate Secrets have this shape. The hook reads the Secret through
+	// Metacontroller and never logs or returns its content.
+	// +kubebuilder:validation:MaxLength=253
+	// +kubebuilder:validation:XValidation:rule="self.matches('^[a-z0-9]([-a-z0-9]*[a-z0-9])?([.][a-z0-9]([-a-z0-9]*[a-z0-9])?)*$')",message="tls.secretName must name a Secret in the cluster's namespace: lower-case letters, digits, '-' and '.', such as memgraph-bolt-tls"
+	SecretName string `json:"secretName"`
 }
 
 // RetentionPolicy says what happens to the PersistentVolumeClaims when the cluster is deleted or
@@ -284,7 +303,7 @@ type PodOptions struct {
 	// override its tuning flags (e.g. --log-level) but may not touch identity or ports.
 	// +kubebuilder:validation:MaxItems=64
 	// +kubebuilder:validation:items:MaxLength=1024
-	// +kubebuilder:validation:XValidation:rule="self.all(a, !a.matches('^--?(bolt[-_]port|bolt[-_]address|management[-_]port|coordinator[-_]port|coordinator[-_]id|coordinator[-_]hostname|nuraft[-_]log[-_]file|data[-_]directory|init[-_]file|init[-_]data[-_]file)(=|$)'))",message="extraArgs must not set --bolt-port, --bolt-address, --management-port, --coordinator-port, --coordinator-id, --coordinator-hostname, --nuraft-log-file, --data-directory, --init-file or --init-data-file: ports come from spec.ports, identity and paths are derived by the hook, and Memgraph rejects init files in a high-availability cluster; remove the flag"
+	// +kubebuilder:validation:XValidation:rule="self.all(a, !a.matches('^--?(bolt[-_]port|bolt[-_]address|management[-_]port|coordinator[-_]port|coordinator[-_]id|coordinator[-_]hostname|nuraft[-_]log[-_]file|data[-_]directory|init[-_]file|init[-_]data[-_]file|bolt[-_]cert[-_]file|bolt[-_]key[-_]file)(=|$)'))",message="extraArgs must not set --bolt-port, --bolt-address, --management-port, --coordinator-port, --coordinator-id, --coordinator-hostname, --nuraft-log-file, --data-directory, --init-file, --init-data-file, --bolt-cert-file or --bolt-key-file: ports come from spec.ports, identity and paths are derived by the hook, Bolt TLS comes from spec.tls (so that the hook dials it too), and Memgraph rejects init files in a high-availability cluster; remove the flag"
 	// +optional
 	ExtraArgs []string `json:"extraArgs,omitempty"`
 

@@ -23,7 +23,8 @@ const (
 	MsgPortsDistinct      = "ports.bolt, ports.management, ports.replication and ports.coordinator must all differ: each is a separate listener"
 	MsgReservedLabels     = "labels must not set app.kubernetes.io/name, app.kubernetes.io/instance, app.kubernetes.io/component or app.kubernetes.io/managed-by: the hook sets them to select the pods; use another key"
 	MsgReservedEnv        = "extraEnv must not set POD_NAME, MEMGRAPH_ENTERPRISE_LICENSE, MEMGRAPH_ORGANIZATION_NAME, MEMGRAPH_MANAGEMENT_PORT, MEMGRAPH_COORDINATOR_PORT, MEMGRAPH_COORDINATOR_ID, MEMGRAPH_NURAFT_LOG_FILE, MEMGRAPH_COORDINATOR_HOSTNAME, MEMGRAPH_BOLT_PORT, DGL_DOWNLOAD_DIR, DGLDEFAULTDIR or MGCONSOLE_HISTORY_PATH: the hook sets them (the license from spec.secrets, identity from the pod, ports from spec.ports); remove the variable"
-	MsgReservedArgs       = "extraArgs must not set --bolt-port, --bolt-address, --management-port, --coordinator-port, --coordinator-id, --coordinator-hostname, --nuraft-log-file, --data-directory, --init-file or --init-data-file: ports come from spec.ports, identity and paths are derived by the hook, and Memgraph rejects init files in a high-availability cluster; remove the flag"
+	MsgReservedArgs       = "extraArgs must not set --bolt-port, --bolt-address, --management-port, --coordinator-port, --coordinator-id, --coordinator-hostname, --nuraft-log-file, --data-directory, --init-file, --init-data-file, --bolt-cert-file or --bolt-key-file: ports come from spec.ports, identity and paths are derived by the hook, Bolt TLS comes from spec.tls (so that the hook dials it too), and Memgraph rejects init files in a high-availability cluster; remove the flag"
+	MsgTLSSecretName      = "tls.secretName must name a Secret in the cluster's namespace: lower-case letters, digits, '-' and '.', such as memgraph-bolt-tls"
 	MsgDataWAL            = "dataTemplate.extraArgs must not set --storage-wal-enabled: a data instance in a high-availability cluster must run with the WAL enabled, and the hook enables it; remove the flag"
 	MsgCoordinatorStorage = "storage.coordinators is immutable: it shapes the StatefulSet's volumeClaimTemplates, which Kubernetes cannot change in place. Delete the MemgraphCluster (and its retained PersistentVolumeClaims, if the volumes must change too) and create it again with the new storage"
 	MsgDataStorage        = "storage.data is immutable: it shapes the StatefulSet's volumeClaimTemplates, which Kubernetes cannot change in place. Delete the MemgraphCluster (and its retained PersistentVolumeClaims, if the volumes must change too) and create it again with the new storage"
@@ -37,10 +38,11 @@ const (
 	repositoryTagPattern  = `:[^/]*$`
 	imageTagPattern       = `^[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}$`
 	imageDigestPattern    = `^sha256:[a-f0-9]{64}$`
-	reservedArgsPattern   = `^--?(bolt[-_]port|bolt[-_]address|management[-_]port|coordinator[-_]port|coordinator[-_]id|coordinator[-_]hostname|nuraft[-_]log[-_]file|data[-_]directory|init[-_]file|init[-_]data[-_]file)(=|$)`
+	reservedArgsPattern   = `^--?(bolt[-_]port|bolt[-_]address|management[-_]port|coordinator[-_]port|coordinator[-_]id|coordinator[-_]hostname|nuraft[-_]log[-_]file|data[-_]directory|init[-_]file|init[-_]data[-_]file|bolt[-_]cert[-_]file|bolt[-_]key[-_]file)(=|$)`
 	walArgPattern         = `^--?(no)?storage[-_]wal[-_]enabled(=|$)`
 	maxClusterNameLength  = 40
 	maxPort               = 65535
+	maxSecretNameLength   = 253
 	reservedEnvNamesInCEL = `'POD_NAME', 'MEMGRAPH_ENTERPRISE_LICENSE', 'MEMGRAPH_ORGANIZATION_NAME', 'MEMGRAPH_MANAGEMENT_PORT', 'MEMGRAPH_COORDINATOR_PORT', 'MEMGRAPH_COORDINATOR_ID', 'MEMGRAPH_NURAFT_LOG_FILE', 'MEMGRAPH_COORDINATOR_HOSTNAME', 'MEMGRAPH_BOLT_PORT', 'DGL_DOWNLOAD_DIR', 'DGLDEFAULTDIR', 'MGCONSOLE_HISTORY_PATH'`
 )
 
@@ -119,6 +121,9 @@ func (mc *MemgraphCluster) Validate() error {
 	validatePodOptions(&vs, "spec.coordinatorTemplate", &s.CoordinatorTemplate.PodOptions)
 	validatePodOptions(&vs, "spec.dataTemplate", &s.DataTemplate.PodOptions)
 	vs.add(slices.ContainsFunc(s.DataTemplate.ExtraArgs, walArgRE.MatchString), "spec.dataTemplate", MsgDataWAL)
+	// A Secret name is a DNS subdomain, the very shape of clusterDomainPattern.
+	vs.add(s.TLS != nil && (len(s.TLS.SecretName) > maxSecretNameLength || !clusterDomainRE.MatchString(s.TLS.SecretName)),
+		"spec.tls.secretName", MsgTLSSecretName)
 	validateSchema(&vs, s)
 	return vs.err()
 }

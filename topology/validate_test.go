@@ -99,6 +99,20 @@ func TestValidate(t *testing.T) {
 		}), with(func(mc *MemgraphCluster) {
 			mc.Spec.DataTemplate.ExtraArgs = []string{"--data-recovery-on-startup=true"}
 		}), MsgReservedArgs},
+		{"TLS flag in args", with(func(mc *MemgraphCluster) {
+			mc.Spec.CoordinatorTemplate.ExtraArgs = []string{"--bolt-cert-file=/etc/memgraph/ssl/cert.pem"}
+		}), with(func(mc *MemgraphCluster) {
+			mc.Spec.TLS = &TLS{SecretName: "bolt"}
+		}), MsgReservedArgs},
+		{"underscored TLS key flag in args", with(func(mc *MemgraphCluster) {
+			mc.Spec.DataTemplate.ExtraArgs = []string{"--bolt_key_file", "/k.pem"}
+		}), with(func(mc *MemgraphCluster) {
+			mc.Spec.DataTemplate.ExtraArgs = []string{"--bolt-server-name-for-init", "x"}
+		}), MsgReservedArgs},
+		{"TLS secret name with capitals", with(func(mc *MemgraphCluster) { mc.Spec.TLS = &TLS{SecretName: "Bolt_TLS"} }),
+			with(func(mc *MemgraphCluster) { mc.Spec.TLS = &TLS{SecretName: "bolt-tls.v2"} }), MsgTLSSecretName},
+		{"empty TLS secret name", with(func(mc *MemgraphCluster) { mc.Spec.TLS = &TLS{} }),
+			with(func(mc *MemgraphCluster) { mc.Spec.TLS = nil }), MsgTLSSecretName},
 		{"WAL disabled on data", with(func(mc *MemgraphCluster) {
 			mc.Spec.DataTemplate.ExtraArgs = []string{"--storage-wal-enabled=false"}
 		}), with(func(mc *MemgraphCluster) {

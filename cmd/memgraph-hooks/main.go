@@ -30,6 +30,7 @@ type options struct {
 	shutdownTimeout time.Duration
 	simulate        bool
 	resolve         memgraph.StaticResolver
+	security        securityFlags
 }
 
 func main() {
@@ -53,13 +54,14 @@ func parseFlags(args []string) (options, error) {
 	o.resolve = memgraph.StaticResolver{}
 	fs.Var(o.resolve, "resolve",
 		"host:port=dial-host:port; dial the second address for the first (repeatable), e.g. to reach coordinators through kubectl port-forward")
+	registerSecurityFlags(fs, &o.security)
 	if err := fs.Parse(args); err != nil {
 		return o, err
 	}
 	if o.syncBudget <= 0 {
 		return o, errors.New("--sync-budget must be positive")
 	}
-	return o, nil
+	return o, o.security.validate()
 }
 
 func run(args []string) error {
@@ -85,14 +87,18 @@ func run(args []string) error {
 
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
-	handler := hooks.NewHandler(hooks.Config{
+	creds, err := o.security.load(logger, reg, o.simulate)
+	if err != nil {
+		return err
+	}
+	handler := hooks.NewHandler(handlerSecurity(hooks.Config{
 		Connector: pool, SyncBudget: o.syncBudget, MaxBodyBytes: o.maxBodyBytes,
 		Logger: logger, Registerer: reg, Gatherer: reg,
-	})
-	return serve(o, logger, handler)
+	}, creds, o.security))
+	return serve(o, logger, handler, creds)
 }
 
-func serve(o options, logger *slog.Logger, handler http.Handler) error {
+func serve(o options, logger *slog.Logger, handler http.Handler, creds *hooks.Credentials) error {
 	srv := &http.Server{
 		Addr:              o.listen,
 		Handler:           handler,
@@ -100,12 +106,15 @@ func serve(o options, logger *slog.Logger, handler http.Handler) error {
 		ReadTimeout:       30 * time.Second,
 		WriteTimeout:      o.syncBudget + 30*time.Second,
 		IdleTimeout:       2 * time.Minute,
+		TLSConfig:         creds.TLSConfig(),
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
 	defer stop()
+	go creds.Run(ctx)
 	errc := make(chan error, 1)
-	go func() { errc <- srv.ListenAndServe() }()
-	logger.Info("serving hooks", "listen", o.listen, "syncBudget", o.syncBudget.String(), "simulate", o.simulate)
+	go func() { errc <- listenAndServe(srv) }()
+	logger.Info("serving hooks", "listen", o.listen, "syncBudget", o.syncBudget.String(), "simulate", o.simulate,
+		"https", creds.TLS(), "bearerToken", o.security.tokenFile != "", "clientCertificates", creds.ClientCertRequired())
 	select {
 	case err := <-errc:
 		return err

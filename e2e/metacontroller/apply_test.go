@@ -153,7 +153,7 @@ spec:
   - {apiVersion: apps/v1, resource: statefulsets, updateStrategy: {method: InPlace}}
   - {apiVersion: v1, resource: services}
   hooks:
-    sync: {version: v2, webhook: {service: {name: h, namespace: n}, path: /sync, timeout: 9s}}
+    sync: {version: v2, webhook: {service: {name: h, namespace: hooks}, path: /sync, timeout: 9s}}
     customize: {webhook: {url: "http://x:8080/customize"}}
 `))
 	if err != nil {
@@ -165,10 +165,10 @@ spec:
 	if cc.Children[0].Method != MethodInPlace || cc.Children[1].Method != MethodOnDelete {
 		t.Errorf("methods: %+v", cc.Children)
 	}
-	if cc.Sync.Path != "/sync" || cc.Sync.Version != "v2" || !cc.Sync.Strict || cc.Sync.Timeout.Seconds() != 9 {
+	if cc.Sync.URL != "http://h.hooks:80/sync" || cc.Sync.Version != "v2" || !cc.Sync.Strict || cc.Sync.Timeout.Seconds() != 9 {
 		t.Errorf("sync hook: %+v", cc.Sync)
 	}
-	if cc.Customize.Path != "/customize" || cc.Customize.Version != "v1" || cc.Customize.Strict {
+	if cc.Customize.URL != "http://x:8080/customize" || cc.Customize.Version != "v1" || cc.Customize.Strict {
 		t.Errorf("customize hook: %+v", cc.Customize)
 	}
 }

@@ -46,6 +46,7 @@ type CompositeController struct {
 	GenerateSelector    bool
 	Sync, Customize     *Hook
 	Finalize            *Hook
+	EndpointConfigs     []EndpointConfig
 	Object              map[string]any
 	Source              string // file it was read from
 }
@@ -71,13 +72,15 @@ type ChildResource struct {
 	Method string // default OnDelete
 }
 
-// Hook is a webhook: the path the test's base URL is joined with, the wire version, the timeout
-// and the response decoding mode.
+// Hook is a webhook: the URL Metacontroller would call, the connection settings set on the hook
+// itself (nil or empty: spec.endpointConfigs decide), the wire version, the timeout and the
+// response decoding mode.
 type Hook struct {
-	Path    string
-	Version string // v1 or v2
-	Timeout time.Duration
-	Strict  bool
+	URL      string
+	Endpoint *EndpointConfig
+	Version  string // v1 or v2
+	Timeout  time.Duration
+	Strict   bool
 }
 
 type rawCC struct {
@@ -102,8 +105,9 @@ type rawCC struct {
 				Method string `json:"method"`
 			} `json:"updateStrategy"`
 		} `json:"childResources"`
-		ResyncPeriodSeconds *int32 `json:"resyncPeriodSeconds"`
-		GenerateSelector    *bool  `json:"generateSelector"`
+		ResyncPeriodSeconds *int32           `json:"resyncPeriodSeconds"`
+		GenerateSelector    *bool            `json:"generateSelector"`
+		EndpointConfigs     []EndpointConfig `json:"endpointConfigs"`
 		Hooks               *struct {
 			Sync      *rawHook `json:"sync"`
 			Customize *rawHook `json:"customize"`
@@ -113,16 +117,22 @@ type rawCC struct {
 }
 
 type rawHook struct {
-	Version string `json:"version"`
-	Webhook *struct {
-		URL                    *string `json:"url"`
-		Path                   *string `json:"path"`
-		Timeout                *string `json:"timeout"`
-		ResponseUnMarshallMode *string `json:"responseUnMarshallMode"`
-		Service                *struct {
-			Name string `json:"name"`
-		} `json:"service"`
-	} `json:"webhook"`
+	Version string      `json:"version"`
+	Webhook *rawWebhook `json:"webhook"`
+}
+
+type rawWebhook struct {
+	URL                    *string `json:"url"`
+	Path                   *string `json:"path"`
+	Timeout                *string `json:"timeout"`
+	ResponseUnMarshallMode *string `json:"responseUnMarshallMode"`
+	Service                *struct {
+		Name      string  `json:"name"`
+		Namespace string  `json:"namespace"`
+		Port      *int32  `json:"port"`
+		Protocol  *string `json:"protocol"`
+	} `json:"service"`
+	EndpointConfig `json:",inline"`
 }
 
 // LoadCompositeController finds the single CompositeController among the YAML files under dir
@@ -203,6 +213,7 @@ func ParseCompositeController(doc []byte) (*CompositeController, error) {
 		Parent:              Resource{APIVersion: s.ParentResource.APIVersion, Resource: s.ParentResource.Resource},
 		IgnoreStatusChanges: s.ParentResource.IgnoreStatusChanges != nil && *s.ParentResource.IgnoreStatusChanges,
 		GenerateSelector:    s.GenerateSelector != nil && *s.GenerateSelector,
+		EndpointConfigs:     s.EndpointConfigs,
 		Object:              obj,
 	}
 	if cc.Parent.APIVersion == "" || cc.Parent.Resource == "" {
@@ -251,22 +262,18 @@ func parseHook(name string, h *rawHook) (*Hook, error) {
 		return nil, fmt.Errorf("hooks.%s has no webhook", name)
 	}
 	w := h.Webhook
-	out := &Hook{Version: h.Version, Timeout: 10 * time.Second}
+	out := &Hook{Version: h.Version, Timeout: 10 * time.Second, Endpoint: &w.EndpointConfig}
 	if out.Version == "" {
 		out.Version = "v1" // the CRD default
 	}
-	switch {
-	case w.URL != nil:
-		u, err := url.Parse(*w.URL)
-		if err != nil {
-			return nil, fmt.Errorf("hooks.%s.webhook.url: %w", name, err)
-		}
-		out.Path = u.Path
-	case w.Service != nil && w.Path != nil:
-		out.Path = *w.Path
-	default:
-		return nil, fmt.Errorf("hooks.%s: must specify either a full 'url', or both 'service' and 'path'", name)
+	u, err := webhookURL(w)
+	if err != nil {
+		return nil, fmt.Errorf("hooks.%s: %w", name, err)
 	}
+	if _, err := url.Parse(u); err != nil {
+		return nil, fmt.Errorf("hooks.%s.webhook: %w", name, err)
+	}
+	out.URL = u
 	if w.Timeout != nil {
 		d, err := time.ParseDuration(*w.Timeout)
 		if err != nil {

@@ -3,7 +3,6 @@ package metacontroller
 import (
 	"context"
 	"fmt"
-	"net/http"
 	"reflect"
 	"strings"
 	"sync"
@@ -26,9 +25,11 @@ type Options struct {
 	CC        *CompositeController
 	Dynamic   dynamic.Interface
 	Discovery discovery.DiscoveryInterface
-	// HookURL is the base URL each hook's path is appended to (the test's httptest server),
-	// standing in for the in-cluster Service the CompositeController names.
-	HookURL string
+	// HookAddress is where the hooks' host resolves to: the test's listener, standing in for
+	// the in-cluster Service the CompositeController names. Each hook's URL is built from the
+	// CompositeController as Metacontroller builds it (https://memgraph-hooks.memgraph-hooks:443/
+	// sync), so TLS verifies the Service's name, and only the dial goes here.
+	HookAddress string
 	// Namespace limits the parents (and so children) this driver handles; "" means all.
 	Namespace string
 	// ResyncPeriod overrides the CompositeController's resyncPeriodSeconds when positive, so a
@@ -36,7 +37,6 @@ type Options struct {
 	ResyncPeriod time.Duration
 	// Workers is the number of sync workers (Metacontroller's default is 5).
 	Workers int
-	HTTP    *http.Client
 	Logf    func(format string, args ...any)
 }
 
@@ -57,6 +57,8 @@ type Controller struct {
 
 	customizeMu    sync.Mutex
 	customizeCache map[string][]RelatedRule // by parent uid/generation
+
+	hooks map[*Hook]*hookClient // resolved by Start, as Metacontroller does when a controller starts
 
 	// gate lets a test hold every sync (Pause) while it acts as a human operator.
 	gate sync.RWMutex
@@ -83,9 +85,6 @@ type childInfo struct {
 func New(opts Options) (*Controller, error) {
 	if opts.Workers <= 0 {
 		opts.Workers = 2
-	}
-	if opts.HTTP == nil {
-		opts.HTTP = &http.Client{}
 	}
 	if opts.Logf == nil {
 		opts.Logf = func(string, ...any) {}
@@ -131,8 +130,21 @@ func (c *Controller) resolve(r Resource) (kindInfo, error) {
 	return kindInfo{}, fmt.Errorf("can't find resource %q in apiVersion %q", r.Resource, r.APIVersion)
 }
 
-// Start runs informers and workers; it returns once the caches have synced.
+// Start resolves the hooks' connection settings (reading their Secrets), then runs informers
+// and workers; it returns once the caches have synced. Like Metacontroller, it fails to start
+// while a Secret the hooks need is missing.
 func (c *Controller) Start(ctx context.Context) error {
+	c.hooks = map[*Hook]*hookClient{}
+	for _, h := range []*Hook{c.cc.Sync, c.cc.Customize} {
+		if h == nil {
+			continue
+		}
+		resolved, err := c.resolveHook(ctx, h)
+		if err != nil {
+			return fmt.Errorf("can't resolve endpoint config for hook %s: %w", h.URL, err)
+		}
+		c.hooks[h] = resolved
+	}
 	parentHandler := cache.ResourceEventHandlerFuncs{
 		AddFunc:    c.enqueueParent,
 		UpdateFunc: c.onParentUpdate,

@@ -9,7 +9,6 @@ import (
 	"io"
 	"net/http"
 	"strconv"
-	"strings"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -61,13 +60,17 @@ func (c *Controller) post(ctx context.Context, name string, h *Hook, body any, o
 	}
 	ctx, cancel := context.WithTimeout(ctx, h.Timeout)
 	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, strings.TrimSuffix(c.opts.HookURL, "/")+h.Path, bytes.NewReader(data))
+	hc := c.hooks[h]
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, hc.url, bytes.NewReader(data))
 	if err != nil {
 		return 0, err
 	}
 	req.Header.Set("Content-Type", "application/json")
+	if hc.auth != "" {
+		req.Header.Set("Authorization", hc.auth)
+	}
 	started := time.Now()
-	resp, err := c.opts.HTTP.Do(req)
+	resp, err := hc.client.Do(req)
 	if err != nil {
 		c.stats.recordHook(name, 0, time.Since(started))
 		return 0, fmt.Errorf("%s hook failed: http error: %w", name, err)

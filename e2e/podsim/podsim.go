@@ -200,6 +200,10 @@ func (p *Pods) ensureRunning(pod *corev1.Pod, role, host, volumes string) {
 
 func (p *Pods) startFresh(pod *corev1.Pod, role, host string) error {
 	ports := containerPorts(pod)
+	boltTLS, err := p.boltTLS(pod)
+	if err != nil {
+		return err
+	}
 	if role == topology.RoleCoordinator {
 		id, err := strconv.Atoi(pod.Labels[topology.LabelPodIndex])
 		if err != nil {
@@ -210,12 +214,14 @@ func (p *Pods) startFresh(pod *corev1.Pod, role, host string) error {
 			BoltPort:        ports[topology.PortNameBolt],
 			ManagementPort:  ports[topology.PortNameManagement],
 			CoordinatorPort: ports[topology.PortNameCoordinator],
+			TLS:             boltTLS,
 		})
 	}
 	return p.World.StartData(sim.DataSpec{
 		Host:           host,
 		BoltPort:       ports[topology.PortNameBolt],
 		ManagementPort: ports[topology.PortNameManagement],
+		TLS:            boltTLS,
 	})
 }
 

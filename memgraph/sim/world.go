@@ -9,6 +9,7 @@
 package sim
 
 import (
+	"crypto/tls"
 	"fmt"
 	"net"
 	"strconv"
@@ -25,6 +26,7 @@ type CoordinatorSpec struct {
 	BoltPort        int32
 	ManagementPort  int32
 	CoordinatorPort int32
+	TLS             *tls.Config // --bolt-cert-file/--bolt-key-file: Bolt only over TLS; nil is plaintext
 }
 
 // DataSpec is a data instance's process flags (the replication port is chosen at registration).
@@ -32,6 +34,7 @@ type DataSpec struct {
 	Host           string
 	BoltPort       int32
 	ManagementPort int32
+	TLS            *tls.Config // as CoordinatorSpec.TLS
 }
 
 // Option configures a World.
@@ -187,10 +190,10 @@ func (w *World) listen(in *instance) error {
 	var srv *bolt.Server
 	var err error
 	if in.addr != "" {
-		srv, err = bolt.Listen(in.addr, h)
+		srv, err = listenBolt(in.addr, h, in.boltTLS())
 	}
 	if srv == nil {
-		if srv, err = bolt.Listen("127.0.0.1:0", h); err != nil {
+		if srv, err = listenBolt("127.0.0.1:0", h, in.boltTLS()); err != nil {
 			return fmt.Errorf("sim: listen for %s: %w", in.host, err)
 		}
 	}

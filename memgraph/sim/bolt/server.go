@@ -103,10 +103,14 @@ func Listen(addr string, h Handler) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
+	return serve(ln, h), nil
+}
+
+func serve(ln net.Listener, h Handler) *Server {
 	s := &Server{ln: ln, handler: h, conns: map[net.Conn]struct{}{}}
 	s.wg.Add(1)
 	go s.accept()
-	return s, nil
+	return s
 }
 
 // Addr is the listener's "host:port".

@@ -1,0 +1,113 @@
+package main
+
+import (
+	"bytes"
+	"crypto/tls"
+	"crypto/x509"
+	"encoding/pem"
+	"io"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
+)
+
+func generate(t *testing.T, args ...string) map[string]corev1.Secret {
+	t.Helper()
+	o, err := parseFlags(args, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	if err := render(o, &out); err != nil {
+		t.Fatal(err)
+	}
+	secrets := map[string]corev1.Secret{}
+	dec := utilyaml.NewYAMLOrJSONDecoder(&out, 4096)
+	for {
+		var s corev1.Secret
+		if err := dec.Decode(&s); err == io.EOF {
+			break
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		secrets[s.Name] = s
+	}
+	return secrets
+}
+
+// The default output is what manifests/ expects: a kubernetes.io/tls Secret whose certificate
+// verifies against its ca.crt for every name Metacontroller may use, and a token Secret whose
+// token can travel as a Bearer token.
+func TestDefaultSecretsFitTheManifests(t *testing.T) {
+	secrets := generate(t)
+	tlsSecret, ok := secrets["memgraph-hooks-tls"]
+	if !ok || tlsSecret.Namespace != "memgraph-hooks" || tlsSecret.Type != corev1.SecretTypeTLS {
+		t.Fatalf("TLS Secret: %+v", tlsSecret.ObjectMeta)
+	}
+	pair, err := tls.X509KeyPair(tlsSecret.Data["tls.crt"], tlsSecret.Data["tls.key"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	roots := x509.NewCertPool()
+	if !roots.AppendCertsFromPEM(tlsSecret.Data["ca.crt"]) {
+		t.Fatal("ca.crt holds no certificate")
+	}
+	for _, name := range []string{"memgraph-hooks.memgraph-hooks", "memgraph-hooks.memgraph-hooks.svc", "memgraph-hooks.memgraph-hooks.svc.cluster.local"} {
+		if _, err := pair.Leaf.Verify(x509.VerifyOptions{Roots: roots, DNSName: name, KeyUsages: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth}}); err != nil {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+	if left := time.Until(pair.Leaf.NotAfter); left < 364*24*time.Hour {
+		t.Errorf("serving certificate valid for %s, want a year", left)
+	}
+	if bytes.Contains(tlsSecret.Data["ca.crt"], []byte("PRIVATE KEY")) {
+		t.Error("the CA's private key was written")
+	}
+	token := secrets["memgraph-hooks-token"].Data["token"]
+	if !regexp.MustCompile(`^[A-Za-z0-9_-]{43}$`).Match(token) {
+		t.Errorf("token %d bytes is not 256 bits of base64url", len(token))
+	}
+	if again := generate(t)["memgraph-hooks-token"].Data["token"]; bytes.Equal(again, token) {
+		t.Error("two runs produced the same token")
+	}
+}
+
+func TestFlagsShapeTheSecrets(t *testing.T) {
+	secrets := generate(t, "--namespace", "ops", "--service", "hook", "--cluster-domain", "corp.internal", "--only", "tls", "--valid-for", "48h")
+	s, ok := secrets["memgraph-hooks-tls"]
+	if len(secrets) != 1 || !ok || s.Namespace != "ops" {
+		t.Fatalf("--only tls wrote %v", secrets)
+	}
+	block := pemCert(t, s.Data["tls.crt"])
+	if got := strings.Join(block.DNSNames, ","); got != "hook.ops,hook.ops.svc,hook.ops.svc.corp.internal" {
+		t.Errorf("DNS names %s", got)
+	}
+	if left := time.Until(block.NotAfter); left > 49*time.Hour {
+		t.Errorf("valid for %s, want 48h", left)
+	}
+	if only := generate(t, "--only", "token"); len(only) != 1 || only["memgraph-hooks-token"].Name == "" {
+		t.Errorf("--only token wrote %v", only)
+	}
+	for _, bad := range [][]string{{"--only", "ca"}, {"--valid-for", "1m"}, {"--namespace", ""}, {"extra"}} {
+		if _, err := parseFlags(bad, io.Discard); err == nil {
+			t.Errorf("parseFlags(%q) accepted", bad)
+		}
+	}
+}
+
+func pemCert(t *testing.T, data []byte) *x509.Certificate {
+	t.Helper()
+	block, _ := pem.Decode(data)
+	if block == nil {
+		t.Fatal("tls.crt is not PEM")
+	}
+	cert, err := x509.ParseCertificate(block.Bytes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cert
+}

@@ -1,0 +1,82 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/memgraph-hooks/memgraph-hooks/hooks"
+)
+
+// securityFlags are how the hook proves itself to Metacontroller (HTTPS) and tells Metacontroller
+// from anyone else (a bearer token, a client certificate, or both).
+type securityFlags struct {
+	certFile, keyFile string
+	clientCAFile      string
+	tokenFile         string
+	protectMetrics    bool
+	reloadInterval    time.Duration
+}
+
+func registerSecurityFlags(fs *flag.FlagSet, s *securityFlags) {
+	fs.StringVar(&s.certFile, "tls-cert-file", "", "serve HTTPS with this PEM certificate (chain); re-read when it changes")
+	fs.StringVar(&s.keyFile, "tls-key-file", "", "the PEM private key of --tls-cert-file; re-read when it changes")
+	fs.StringVar(&s.clientCAFile, "client-ca-file", "",
+		"require a client certificate signed by a CA in this PEM bundle on every endpoint but the probes (mTLS; needs HTTPS)")
+	fs.StringVar(&s.tokenFile, "auth-token-file", "",
+		"require Authorization: Bearer <the file's content> on every endpoint but the probes; re-read when it changes")
+	fs.BoolVar(&s.protectMetrics, "metrics-auth", false, "put /metrics behind the same token and client certificate")
+	fs.DurationVar(&s.reloadInterval, "credentials-reload-interval", hooks.DefaultReloadInterval,
+		"how often the certificate, client CA and token files are checked for changes")
+}
+
+func (s securityFlags) validate() error {
+	if s.protectMetrics && s.tokenFile == "" && s.clientCAFile == "" {
+		return errors.New("--metrics-auth needs --auth-token-file or --client-ca-file")
+	}
+	if s.reloadInterval <= 0 {
+		return errors.New("--credentials-reload-interval must be positive")
+	}
+	return nil
+}
+
+// load reads the credential files and says out loud what the configuration leaves open.
+func (s securityFlags) load(logger *slog.Logger, reg prometheus.Registerer, simulate bool) (*hooks.Credentials, error) {
+	creds, err := hooks.LoadCredentials(hooks.CredentialFiles{
+		CertFile: s.certFile, KeyFile: s.keyFile, ClientCAFile: s.clientCAFile, TokenFile: s.tokenFile,
+		Interval: s.reloadInterval, Logger: logger, Registerer: reg,
+	})
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case s.tokenFile != "" && !creds.TLS():
+		logger.Warn("INSECURE: --auth-token-file without --tls-cert-file: the bearer token crosses the network in plain text, " +
+			"and whoever sees it can replay it to make the hook act on any cluster; serve HTTPS")
+	case s.tokenFile == "" && s.clientCAFile == "" && !simulate:
+		logger.Warn("INSECURE: the hook answers whoever reaches it: anyone who can POST /sync can make it register, demote " +
+			"or remove Memgraph instances; set --auth-token-file and/or --client-ca-file (manifests/ does)")
+	}
+	return creds, nil
+}
+
+// handlerSecurity is the part of the hook's Config that the credentials decide.
+func handlerSecurity(cfg hooks.Config, creds *hooks.Credentials, s securityFlags) hooks.Config {
+	cfg.Token = creds.Tokens()
+	cfg.ClientCertRequired = creds.ClientCertRequired()
+	cfg.ProtectMetrics = s.protectMetrics
+	return cfg
+}
+
+// listenAndServe serves HTTPS when the server has a TLS configuration (the certificate comes
+// from its GetCertificate, so the file arguments stay empty), plain HTTP otherwise.
+func listenAndServe(srv *http.Server) error {
+	if srv.TLSConfig != nil {
+		return srv.ListenAndServeTLS("", "")
+	}
+	return srv.ListenAndServe()
+}
