@@ -7,7 +7,6 @@
 package hooks
 
 import (
-	"encoding/json"
 	"errors"
 	"log/slog"
 	"net/http"
@@ -16,9 +15,9 @@ import (
 	"github.com/go-chi/chi/v5"
 	"github.com/go-chi/chi/v5/middleware"
 	"github.com/prometheus/client_golang/prometheus"
-	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/memgraph-hooks/memgraph-hooks/memgraph"
+	"github.com/memgraph-hooks/memgraph-hooks/topology"
 )
 
 // Defaults for Config's zero values.
@@ -35,10 +34,9 @@ type Config struct {
 	SyncBudget   time.Duration      // shared deadline of every dial and query of one sync
 	MaxBodyBytes int64
 	Logger       *slog.Logger
-	// Registerer receives the hook's metrics; nil means a private registry. /metrics serves
-	// Gatherer (the private registry when nil).
+	// Registerer receives the hook's metrics; nil means a private registry. MetricsHandler
+	// serves them on a listener of their own.
 	Registerer prometheus.Registerer
-	Gatherer   prometheus.Gatherer
 	Now        func() time.Time
 }
 
@@ -49,8 +47,8 @@ type handler struct {
 	metrics *metrics
 }
 
-// NewHandler returns the hook's HTTP API: POST /sync, POST /customize, GET /healthz,
-// GET /readyz and GET /metrics.
+// NewHandler returns the hook's HTTP API: POST /sync, POST /customize, GET (and HEAD) /healthz
+// and /readyz. A wrong method gets a 405 with an Allow header.
 func NewHandler(cfg Config) http.Handler {
 	if cfg.SyncBudget <= 0 {
 		cfg.SyncBudget = DefaultSyncBudget
@@ -65,11 +63,7 @@ func NewHandler(cfg Config) http.Handler {
 		cfg.Now = time.Now
 	}
 	if cfg.Registerer == nil {
-		reg := prometheus.NewRegistry()
-		cfg.Registerer, cfg.Gatherer = reg, reg
-	}
-	if cfg.Gatherer == nil {
-		cfg.Gatherer = prometheus.DefaultGatherer
+		cfg.Registerer = prometheus.NewRegistry()
 	}
 	h := &handler{cfg: cfg, log: cfg.Logger, locks: newClusterLocks(), metrics: newMetrics(cfg.Registerer)}
 
@@ -78,14 +72,16 @@ func NewHandler(cfg Config) http.Handler {
 	r.Use(h.limitBody)
 	r.Post("/sync", h.handleSync)
 	r.Post("/customize", h.handleCustomize)
-	r.Get("/healthz", ok)
-	r.Get("/readyz", ok)
-	r.Handle("/metrics", promhttp.HandlerFor(cfg.Gatherer, promhttp.HandlerOpts{}))
-	r.MethodNotAllowed(func(w http.ResponseWriter, r *http.Request) {
-		h.writeJSON(w, "other", http.StatusMethodNotAllowed, errorBody{Error: r.Method + " is not allowed on " + r.URL.Path})
+	for _, path := range []string{"/healthz", "/readyz"} {
+		r.Get(path, ok)
+		r.Head(path, ok)
+	}
+	r.MethodNotAllowed(func(w http.ResponseWriter, req *http.Request) {
+		setAllow(w, r, req.URL.Path)
+		h.writeJSON(w, "other", http.StatusMethodNotAllowed, notAllowed(req))
 	})
-	r.NotFound(func(w http.ResponseWriter, r *http.Request) {
-		h.writeJSON(w, "other", http.StatusNotFound, errorBody{Error: "no such endpoint: " + r.URL.Path + " (use POST /sync or POST /customize)"})
+	r.NotFound(func(w http.ResponseWriter, req *http.Request) {
+		h.writeJSON(w, "other", http.StatusNotFound, errorBody{Error: "no such endpoint: " + topology.Clip(req.URL.Path) + " (use POST /sync or POST /customize)"})
 	})
 	return r
 }
@@ -109,23 +105,18 @@ type errorBody struct {
 // fail answers a request that could not be served: 400 for a bad request, 500 otherwise
 // (which a well-formed request never reaches).
 func (h *handler) fail(w http.ResponseWriter, hook string, err error) {
+	msg := boundError(err.Error())
 	var bad *badRequest
 	if errors.As(err, &bad) {
-		h.log.Warn("rejected hook request", "hook", hook, "error", err.Error())
-		h.writeJSON(w, hook, http.StatusBadRequest, errorBody{Error: err.Error()})
+		h.log.Warn("rejected hook request", "hook", hook, "error", msg)
+		h.writeJSON(w, hook, http.StatusBadRequest, errorBody{Error: msg})
 		return
 	}
-	h.log.Error("hook failed", "hook", hook, "error", err.Error())
-	h.writeJSON(w, hook, http.StatusInternalServerError, errorBody{Error: err.Error()})
+	h.log.Error("hook failed", "hook", hook, "error", msg)
+	h.writeJSON(w, hook, http.StatusInternalServerError, errorBody{Error: msg})
 }
 
 func (h *handler) writeJSON(w http.ResponseWriter, hook string, code int, body any) {
-	raw, err := json.Marshal(body)
-	if err != nil {
-		code, raw = http.StatusInternalServerError, []byte(`{"error":"encoding response"}`)
-	}
+	code = writeJSONBody(w, code, body)
 	h.metrics.requests.WithLabelValues(hook, http.StatusText(code)).Inc()
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(code)
-	_, _ = w.Write(append(raw, '\n'))
 }

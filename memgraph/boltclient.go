@@ -115,7 +115,7 @@ func (c *boltClient) run(ctx context.Context, query string, read bool) (table, e
 		}
 	}
 	dial := c.pool.opts.Resolver.Resolve(c.address)
-	entry, err := c.pool.acquire(dial)
+	entry, err := c.pool.acquire(ctx, dial)
 	if err != nil {
 		return table{}, c.annotate(err, query)
 	}
@@ -131,7 +131,7 @@ func (c *boltClient) run(ctx context.Context, query string, read bool) (table, e
 	// driver's dial path.
 	done(err == nil || tracker.sentHello.Load() || ctx.Err() == nil)
 	if err != nil && read && tracker.diedOnReuse(err) && ctx.Err() == nil {
-		c.pool.opts.Logger.Debug("memgraph: pooled connection was dead, retrying", "address", c.address, "query", query)
+		c.pool.opts.Logger.DebugContext(ctx, "memgraph: pooled connection was dead, retrying", "address", c.address, "query", query)
 		t, tracker, err = runOnce(ctx, entry.driver, query)
 	}
 	if err != nil {
@@ -150,7 +150,7 @@ func (c *boltClient) log(ctx context.Context, query, dial string, start time.Tim
 	if err != nil {
 		attrs = append(attrs, "kind", KindOf(err).String(), "error", err)
 	}
-	logger.Debug("memgraph: query", attrs...)
+	logger.DebugContext(ctx, "memgraph: query", attrs...)
 }
 
 // runOnce runs query on a session of its own (sessions are cheap; the connection comes from

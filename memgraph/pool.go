@@ -188,8 +188,8 @@ func (p *Pool) Close() error {
 }
 
 // acquire returns the entry for a dialed address, opening its driver on first use, and marks it
-// in use so the janitor leaves it alone until release.
-func (p *Pool) acquire(dial string) (*poolEntry, error) {
+// in use so the janitor leaves it alone until release. ctx is the caller's, for the log.
+func (p *Pool) acquire(ctx context.Context, dial string) (*poolEntry, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.closed {
@@ -204,7 +204,7 @@ func (p *Pool) acquire(dial string) (*poolEntry, error) {
 		e = &poolEntry{driver: driver, gate: make(chan struct{}, 1)}
 		p.entries[dial] = e
 		p.opened++
-		p.opts.Logger.Info("memgraph: opened connection pool", "address", dial)
+		p.opts.Logger.InfoContext(ctx, "memgraph: opened connection pool", "address", dial)
 	}
 	e.inUse++
 	return e, nil
