@@ -243,4 +243,3 @@ func TestEveryLogLineOfASyncNamesTheCluster(t *testing.T) {
 		}
 	}
 }
-

@@ -99,4 +99,3 @@ func (l listeners) close() {
 		}
 	}
 }
-
