@@ -184,7 +184,7 @@ type AccessMode string
 
 // RoleStorage is one role's volume claims: lib (/var/lib/memgraph) and log (/var/log/memgraph).
 // Every field lands in a volumeClaimTemplate and is therefore immutable after creation.
-// +kubebuilder:validation:XValidation:rule="(!has(self.libPVCSize) || isQuantity(string(self.libPVCSize)) && quantity(string(self.libPVCSize)).sign() == 1) && (!has(self.logPVCSize) || isQuantity(string(self.logPVCSize)) && quantity(string(self.logPVCSize)).sign() == 1)",message="libPVCSize and logPVCSize must be positive quantities such as 1Gi: Kubernetes refuses a volume claim of zero or negative size"
+// +kubebuilder:validation:XValidation:rule="(!has(self.libPVCSize) || isQuantity(string(self.libPVCSize)) && quantity(string(self.libPVCSize)).isGreaterThan(quantity('0'))) && (!has(self.logPVCSize) || isQuantity(string(self.logPVCSize)) && quantity(string(self.logPVCSize)).isGreaterThan(quantity('0')))",message="libPVCSize and logPVCSize must be positive quantities such as 1Gi: Kubernetes refuses a volume claim of zero or negative size"
 type RoleStorage struct {
 	// +kubebuilder:default="1Gi"
 	// +optional
