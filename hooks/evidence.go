@@ -84,14 +84,8 @@ func describeValue(v any) string {
 		return strconv.FormatFloat(x, 'g', -1, 64)
 	case string:
 		return "the string " + strconv.Quote(topology.Clip(x))
-	case bool:
-		return "a boolean"
-	case []any:
-		return "a list"
-	case map[string]any:
-		return "an object"
 	}
-	return fmt.Sprintf("%T", v)
+	return topology.JSONKind(v)
 }
 
 // warnings collects the evidence a sync ignored, for status.warnings: sorted, and at most

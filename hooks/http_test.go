@@ -64,6 +64,18 @@ func TestBadRequestsAreRejectedWithTheProblem(t *testing.T) {
 		{"no name", "/sync", withParent(func(p map[string]any) { delete(p["metadata"].(map[string]any), "name") }), "name"},
 		{"wrong field type", "/sync", withParent(func(p map[string]any) { p["spec"] = map[string]any{"coordinators": "three"} }), "coordinators"},
 		{"even coordinators", "/sync", withParent(func(p map[string]any) { p["spec"] = map[string]any{"coordinators": 4} }), "odd"},
+		{"zero data instances", "/sync", withParent(func(p map[string]any) { p["spec"] = map[string]any{"dataInstances": 0} }),
+			"dataInstances must be at least 1"},
+		{"zero coordinators", "/sync", withParent(func(p map[string]any) { p["spec"] = map[string]any{"coordinators": 0} }),
+			"coordinators must be odd and at least 3"},
+		{"huge cluster domain", "/sync", withParent(func(p map[string]any) {
+			p["spec"] = map[string]any{"clusterDomain": strings.Repeat("a", 400<<10)}
+		}), "clusterDomain must be at most 253 characters long, got 409600"},
+		{"invalid namespace", "/sync", withParent(func(p map[string]any) { p["metadata"].(map[string]any)["namespace"] = "Team_A" }),
+			"metadata.namespace must be a namespace name"},
+		{"invalid namespace in customize", "/customize", withParent(func(p map[string]any) {
+			p["metadata"].(map[string]any)["namespace"] = strings.Repeat("n", 64)
+		}), "metadata.namespace must be a namespace name"},
 		{"children of wrong type", "/sync", mustJSON(t, map[string]any{"parent": validParent(), "children": "none"}), "children"},
 		{"child without name", "/sync", mustJSON(t, map[string]any{"parent": validParent(),
 			"children": map[string]any{"StatefulSet.apps/v1": map[string]any{"default/x": map[string]any{"kind": "StatefulSet"}}}}), "metadata.name"},

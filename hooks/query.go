@@ -2,9 +2,9 @@ package hooks
 
 import (
 	"fmt"
+	"maps"
 	"net/url"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -23,12 +23,7 @@ func parseQuery(raw string, known ...string) (url.Values, error) {
 	if err != nil {
 		return nil, badRequestf("malformed query string: %s", topology.Clip(err.Error()))
 	}
-	names := make([]string, 0, len(q))
-	for name := range q {
-		names = append(names, name)
-	}
-	sort.Strings(names)
-	for _, name := range names {
+	for _, name := range slices.Sorted(maps.Keys(q)) {
 		if slices.Contains(known, name) {
 			continue
 		}

@@ -3,10 +3,10 @@ package topology
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math"
 	"regexp"
 	"slices"
-	"sort"
 	"strings"
 	"sync"
 	"unicode/utf8"
@@ -231,7 +231,7 @@ func (s *schemaNode) checkType(c *schemaCheck, path string, v any) bool {
 		want = "an integer or a string"
 	}
 	if !ok {
-		c.fail(path, "must be %s, got %s", article(want), jsonKind(v))
+		c.fail(path, "must be %s, got %s", article(want), JSONKind(v))
 	}
 	return ok
 }
@@ -249,7 +249,7 @@ func (s *schemaNode) validateObject(c *schemaCheck, path string, x map[string]an
 	if s.MinProperties != nil && len(x) < *s.MinProperties {
 		c.fail(path, "must have at least %d entries, got %d", *s.MinProperties, len(x))
 	}
-	for _, name := range sortedFields(x) {
+	for _, name := range slices.Sorted(maps.Keys(x)) {
 		switch {
 		case s.Properties[name] != nil:
 			s.Properties[name].validate(c, path+"."+name, x[name])
@@ -371,7 +371,8 @@ func article(typ string) string {
 	return "a " + typ
 }
 
-func jsonKind(v any) string {
+// JSONKind names the kind of a decoded JSON value ("a string", "an integer", "a list", …).
+func JSONKind(v any) string {
 	switch v.(type) {
 	case string:
 		return "a string"
@@ -387,13 +388,4 @@ func jsonKind(v any) string {
 		return "an object"
 	}
 	return fmt.Sprintf("%T", v)
-}
-
-func sortedFields(m map[string]any) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
