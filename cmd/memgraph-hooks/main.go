@@ -56,9 +56,9 @@ func main() {
 func parseFlags(args []string, help io.Writer) (options, error) {
 	var o options
 	fs := flag.NewFlagSet("memgraph-hooks", flag.ContinueOnError)
-	fs.StringVar(&o.listen, "listen", defaultListen, "address to serve the hooks on (default 127.0.0.1:8080 with --simulate)")
+	fs.StringVar(&o.listen, "listen", defaultListen, "address to serve the hooks on; with --simulate, 127.0.0.1:8080 unless given")
 	fs.StringVar(&o.metricsListen, "metrics-listen", defaultMetricsListen,
-		"address to serve GET /metrics on, apart from the hooks (default 127.0.0.1:9090 with --simulate; empty: no metrics listener)")
+		"address to serve GET /metrics on, apart from the hooks; with --simulate, 127.0.0.1:9090 unless given; empty: none")
 	fs.StringVar(&o.logLevel, "log-level", "info", "debug, info, warn or error")
 	fs.DurationVar(&o.syncBudget, "sync-budget", hooks.DefaultSyncBudget,
 		"time one sync may spend on Bolt; keep it well under the CompositeController's webhook timeout (10s)")
