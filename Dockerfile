@@ -9,5 +9,5 @@ RUN CGO_ENABLED=0 go build -trimpath -ldflags="-s -w" -o /out/memgraph-hooks ./c
 FROM gcr.io/distroless/static-debian12:nonroot
 COPY --from=build /out/memgraph-hooks /memgraph-hooks
 USER 65532:65532
-EXPOSE 8080
+EXPOSE 8080 9090
 ENTRYPOINT ["/memgraph-hooks"]

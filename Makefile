@@ -26,8 +26,15 @@ build: ## Build the hook binary into bin/.
 	$(GO) build -o bin/memgraph-hooks ./cmd/memgraph-hooks
 
 .PHONY: run
-run: ## Run the hook against its built-in simulated Memgraph.
+run: ## Run the hook against its built-in simulated Memgraph (on 127.0.0.1:8080, metrics on :9090).
 	$(GO) run ./cmd/memgraph-hooks --simulate
+
+FUZZTIME ?= 5m
+
+# -fuzzminimizetime: minimizing each new input for the default 60 s stalls a run of minutes.
+.PHONY: fuzz
+fuzz: ## Fuzz POST /sync for FUZZTIME (default 5m) from the committed hostile-input corpus; outside CI.
+	$(GO) test -run '^$$' -fuzz '^FuzzSync$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 2s ./hooks/
 
 .PHONY: unit
 unit: ## Unit, simulator and hook scenario tests (race detector on).

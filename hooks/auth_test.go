@@ -37,6 +37,7 @@ func (c *countingConnector) Client(address string) memgraph.Client {
 
 type authFixture struct {
 	handler http.Handler
+	metrics http.Handler // the metrics listener's handler, sharing the hooks' Config
 	conn    *countingConnector
 	reg     *prometheus.Registry
 	logs    *bytes.Buffer
@@ -46,17 +47,22 @@ func newAuthFixture(t *testing.T, edit func(*hooks.Config)) authFixture {
 	t.Helper()
 	f := authFixture{conn: &countingConnector{inner: unreachable{}}, reg: prometheus.NewRegistry(), logs: &bytes.Buffer{}}
 	cfg := hooks.Config{
-		Connector: f.conn, Token: staticToken(goodToken), Registerer: f.reg, Gatherer: f.reg,
+		Connector: f.conn, Token: staticToken(goodToken), Registerer: f.reg,
 		Logger: slog.New(slog.NewJSONHandler(f.logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
 	}
 	if edit != nil {
 		edit(&cfg)
 	}
 	f.handler = hooks.NewHandler(cfg)
+	f.metrics = hooks.MetricsHandler(cfg, f.reg)
 	return f
 }
 
 func (f authFixture) do(method, path, body string, header http.Header) *httptest.ResponseRecorder {
+	return serveWithHeader(f.handler, method, path, body, header)
+}
+
+func serveWithHeader(h http.Handler, method, path, body string, header http.Header) *httptest.ResponseRecorder {
 	req := httptest.NewRequest(method, path, strings.NewReader(body))
 	for k, vs := range header {
 		for _, v := range vs {
@@ -64,8 +70,13 @@ func (f authFixture) do(method, path, body string, header http.Header) *httptest
 		}
 	}
 	rec := httptest.NewRecorder()
-	f.handler.ServeHTTP(rec, req)
+	h.ServeHTTP(rec, req)
 	return rec
+}
+
+// scrape GETs /metrics from the metrics listener's handler.
+func (f authFixture) scrape(header http.Header) *httptest.ResponseRecorder {
+	return serveWithHeader(f.metrics, http.MethodGet, "/metrics", "", header)
 }
 
 func bearer(values ...string) http.Header {
@@ -185,17 +196,23 @@ func TestTheTokenAdmitsAndProbesStayOpen(t *testing.T) {
 	if rec := f.do(http.MethodPost, "/sync", readySyncBody(t), bearer("Bearer "+goodToken)); rec.Code != http.StatusOK || f.conn.clients.Load() == 0 {
 		t.Errorf("an authenticated sync: %d, %d clients; want 200 and a dial", rec.Code, f.conn.clients.Load())
 	}
-	for _, path := range []string{"/healthz", "/readyz", "/metrics"} {
+	for _, path := range []string{"/healthz", "/readyz"} {
 		if rec := f.do(http.MethodGet, path, "", nil); rec.Code != http.StatusOK {
 			t.Errorf("GET %s without a token: %d", path, rec.Code)
 		}
 	}
+	if rec := f.scrape(nil); rec.Code != http.StatusOK {
+		t.Errorf("GET /metrics without a token: %d", rec.Code)
+	}
 	protected := newAuthFixture(t, func(c *hooks.Config) { c.ProtectMetrics = true })
-	if rec := protected.do(http.MethodGet, "/metrics", "", nil); rec.Code != http.StatusUnauthorized {
+	if rec := protected.scrape(nil); rec.Code != http.StatusUnauthorized {
 		t.Errorf("GET /metrics without a token under ProtectMetrics: %d, want 401", rec.Code)
 	}
-	if rec := protected.do(http.MethodGet, "/metrics", "", bearer("Bearer "+goodToken)); rec.Code != http.StatusOK {
+	if rec := protected.scrape(bearer("Bearer " + goodToken)); rec.Code != http.StatusOK {
 		t.Errorf("GET /metrics with the token under ProtectMetrics: %d", rec.Code)
+	}
+	if got := authFailures(t, protected.reg, "missing_token"); got != 1 {
+		t.Errorf("refused scrapes counted %v times, want 1 in the hooks' own counter", got)
 	}
 	if rec := protected.do(http.MethodGet, "/healthz", "", nil); rec.Code != http.StatusOK {
 		t.Errorf("GET /healthz under ProtectMetrics: %d", rec.Code)

@@ -38,11 +38,11 @@ func readBoltTLS(req *syncRequest, c *topology.MemgraphCluster) (boltTrust, erro
 	}
 	name := c.Spec.TLS.SecretName
 	where := fmt.Sprintf("Secret %s/%s (spec.tls.secretName)", c.Namespace, name)
-	for _, s := range secrets {
-		if metaString(s, "name") != name || (metaString(s, "namespace") != "" && metaString(s, "namespace") != c.Namespace) {
+	for _, e := range secrets {
+		if metaString(e.obj, "name") != name || (metaString(e.obj, "namespace") != "" && metaString(e.obj, "namespace") != c.Namespace) {
 			continue
 		}
-		trust, problem := checkTLSSecret(s, c)
+		trust, problem := checkTLSSecret(e.obj, c)
 		if problem != "" {
 			return boltTrust{problem: where + " " + problem}, nil
 		}

@@ -1,6 +1,7 @@
 package hooks
 
 import (
+	"errors"
 	"net/http"
 
 	"github.com/memgraph-hooks/memgraph-hooks/topology"
@@ -28,26 +29,36 @@ func decodeSync(r *http.Request) (*topology.MemgraphCluster, workloads, error) {
 	return cluster, work, nil
 }
 
-// decodeParent decodes the parent, applies every default and validates the result.
+// decodeParent admits the parent as the API server would (topology.Admit): defaults applied to
+// absent fields, the CRD's schema and rules enforced, an explicit zero judged as written.
 func decodeParent(raw []byte) (*topology.MemgraphCluster, error) {
 	if len(raw) == 0 || string(raw) == "null" {
 		return nil, badRequestf("request has no parent: expected the MemgraphCluster under \"parent\"")
 	}
-	cluster, err := topology.DecodeCluster(raw)
-	if err != nil {
+	cluster, err := topology.Admit(raw)
+	var invalid *topology.ValidationError
+	switch {
+	case errors.As(err, &invalid) && cluster != nil:
+		return nil, badRequestf("parent %s has a spec Memgraph cannot run: %v", clusterKey(cluster), err)
+	case err != nil:
 		return nil, badRequestf("parent: %v", err)
 	}
-	cluster = cluster.Defaulted()
-	if err := cluster.Validate(); err != nil {
-		return nil, badRequestf("parent %s/%s has a spec Memgraph cannot run: %v", cluster.Namespace, cluster.Name, err)
-	}
 	return cluster, nil
+}
+
+// clusterKey is namespace/name, bounded for messages and logs.
+func clusterKey(mc *topology.MemgraphCluster) string {
+	return topology.Clip(mc.Namespace) + "/" + topology.Clip(mc.Name)
 }
 
 // handleCustomize asks Metacontroller for the cluster's Pods (both roles, same namespace), so
 // the sync sees their readiness, and for the spec.tls Secret, whose ca.crt the sync verifies the
 // coordinators with.
 func (h *handler) handleCustomize(w http.ResponseWriter, r *http.Request) {
+	if _, err := parseQuery(r.URL.RawQuery); err != nil {
+		h.fail(w, "customize", err)
+		return
+	}
 	var req customizeRequest
 	if err := decodeJSON(r.Body, &req); err != nil {
 		h.fail(w, "customize", err)

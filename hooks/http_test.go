@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/memgraph-hooks/memgraph-hooks/hooks"
 )
@@ -63,6 +64,18 @@ func TestBadRequestsAreRejectedWithTheProblem(t *testing.T) {
 		{"no name", "/sync", withParent(func(p map[string]any) { delete(p["metadata"].(map[string]any), "name") }), "name"},
 		{"wrong field type", "/sync", withParent(func(p map[string]any) { p["spec"] = map[string]any{"coordinators": "three"} }), "coordinators"},
 		{"even coordinators", "/sync", withParent(func(p map[string]any) { p["spec"] = map[string]any{"coordinators": 4} }), "odd"},
+		{"zero data instances", "/sync", withParent(func(p map[string]any) { p["spec"] = map[string]any{"dataInstances": 0} }),
+			"dataInstances must be at least 1"},
+		{"zero coordinators", "/sync", withParent(func(p map[string]any) { p["spec"] = map[string]any{"coordinators": 0} }),
+			"coordinators must be odd and at least 3"},
+		{"huge cluster domain", "/sync", withParent(func(p map[string]any) {
+			p["spec"] = map[string]any{"clusterDomain": strings.Repeat("a", 400<<10)}
+		}), "clusterDomain must be at most 253 characters long, got 409600"},
+		{"invalid namespace", "/sync", withParent(func(p map[string]any) { p["metadata"].(map[string]any)["namespace"] = "Team_A" }),
+			"metadata.namespace must be a namespace name"},
+		{"invalid namespace in customize", "/customize", withParent(func(p map[string]any) {
+			p["metadata"].(map[string]any)["namespace"] = strings.Repeat("n", 64)
+		}), "metadata.namespace must be a namespace name"},
 		{"children of wrong type", "/sync", mustJSON(t, map[string]any{"parent": validParent(), "children": "none"}), "children"},
 		{"child without name", "/sync", mustJSON(t, map[string]any{"parent": validParent(),
 			"children": map[string]any{"StatefulSet.apps/v1": map[string]any{"default/x": map[string]any{"kind": "StatefulSet"}}}}), "metadata.name"},
@@ -156,19 +169,62 @@ func TestCustomizeAsksForTheClustersPods(t *testing.T) {
 func TestProbesAndUnknownRoutes(t *testing.T) {
 	handler := hooks.NewHandler(hooks.Config{Connector: unreachable{}})
 	for _, path := range []string{"/healthz", "/readyz"} {
-		if code, _ := serve(t, handler, http.MethodGet, path, ""); code != http.StatusOK {
-			t.Errorf("GET %s = %d", path, code)
+		for _, method := range []string{http.MethodGet, http.MethodHead} {
+			if code, _ := serve(t, handler, method, path, ""); code != http.StatusOK {
+				t.Errorf("%s %s = %d", method, path, code)
+			}
 		}
-	}
-	if code, body := serve(t, handler, http.MethodGet, "/sync", ""); code != http.StatusMethodNotAllowed {
-		t.Errorf("GET /sync = %d %s, want 405", code, body)
 	}
 	if code, _ := serve(t, handler, http.MethodPost, "/nope", "{}"); code != http.StatusNotFound {
 		t.Errorf("POST /nope = %d, want 404", code)
 	}
-	code, body := serve(t, handler, http.MethodGet, "/metrics", "")
-	if code != http.StatusOK || !strings.Contains(body, "memgraph_hooks_requests_total") {
-		t.Errorf("GET /metrics = %d, want the hook's metrics; got %.200s", code, body)
+	if code, _ := serve(t, handler, http.MethodGet, "/metrics", ""); code != http.StatusNotFound {
+		t.Errorf("GET /metrics on the hook handler = %d, want 404: the metrics have a listener of their own", code)
+	}
+}
+
+// A wrong method is a 405 whose Allow header lists the methods the path serves.
+func TestWrongMethodsAnswer405WithAllow(t *testing.T) {
+	reg := prometheus.NewRegistry()
+	handler := hooks.NewHandler(hooks.Config{Connector: unreachable{}, Registerer: reg})
+	metrics := hooks.MetricsHandler(hooks.Config{}, reg)
+	for _, tc := range []struct {
+		handler      http.Handler
+		method, path string
+		allow        string
+	}{
+		{handler, http.MethodGet, "/sync", "POST"},
+		{handler, http.MethodPut, "/customize", "POST"},
+		{handler, http.MethodPost, "/healthz", "GET, HEAD"},
+		{handler, http.MethodDelete, "/readyz", "GET, HEAD"},
+		{metrics, http.MethodPost, "/metrics", "GET, HEAD"},
+	} {
+		rec := httptest.NewRecorder()
+		tc.handler.ServeHTTP(rec, httptest.NewRequest(tc.method, tc.path, nil))
+		if rec.Code != http.StatusMethodNotAllowed || rec.Header().Get("Allow") != tc.allow {
+			t.Errorf("%s %s = %d with Allow %q, want 405 with Allow %q", tc.method, tc.path, rec.Code, rec.Header().Get("Allow"), tc.allow)
+		}
+		if !strings.Contains(rec.Body.String(), tc.method+" is not allowed on "+tc.path) {
+			t.Errorf("%s %s: body %q", tc.method, tc.path, rec.Body)
+		}
+	}
+}
+
+// The metrics listener serves the hook's own metrics, by GET and HEAD, and nothing else.
+func TestMetricsHandlerServesTheHooksMetrics(t *testing.T) {
+	reg := prometheus.NewRegistry()
+	handler := hooks.NewHandler(hooks.Config{Connector: unreachable{}, Registerer: reg})
+	serve(t, handler, http.MethodPost, "/customize", mustJSON(t, map[string]any{"parent": validParent()}))
+	metrics := hooks.MetricsHandler(hooks.Config{}, reg)
+	code, body := serve(t, metrics, http.MethodGet, "/metrics", "")
+	if code != http.StatusOK || !strings.Contains(body, `memgraph_hooks_requests_total{hook="customize",status="OK"} 1`) {
+		t.Errorf("GET /metrics = %d, want the hook's counters; got %.300s", code, body)
+	}
+	if code, _ := serve(t, metrics, http.MethodHead, "/metrics", ""); code != http.StatusOK {
+		t.Errorf("HEAD /metrics = %d", code)
+	}
+	if code, _ := serve(t, metrics, http.MethodPost, "/sync", "{}"); code != http.StatusNotFound {
+		t.Errorf("POST /sync on the metrics listener = %d, want 404", code)
 	}
 }
 

@@ -1,6 +1,10 @@
 package hooks
 
-import "github.com/prometheus/client_golang/prometheus"
+import (
+	"errors"
+
+	"github.com/prometheus/client_golang/prometheus"
+)
 
 type metrics struct {
 	requests     *prometheus.CounterVec
@@ -29,6 +33,25 @@ func newMetrics(reg prometheus.Registerer) *metrics {
 			Help: "Requests refused with 401 by reason: no_client_certificate, missing_token, malformed_authorization, invalid_token.",
 		}, []string{"reason"}),
 	}
-	reg.MustRegister(m.requests, m.syncDuration, m.commands, m.authFailures)
+	m.requests = register(reg, m.requests)
+	m.syncDuration = register(reg, m.syncDuration)
+	m.commands = register(reg, m.commands)
+	m.authFailures = register(reg, m.authFailures)
 	return m
+}
+
+// register registers c, or returns the collector of the same description already registered:
+// the hooks and the metrics listener (MetricsHandler) count into the same series.
+func register[C prometheus.Collector](reg prometheus.Registerer, c C) C {
+	err := reg.Register(c)
+	var already prometheus.AlreadyRegisteredError
+	switch {
+	case err == nil:
+		return c
+	case errors.As(err, &already):
+		if existing, ok := already.ExistingCollector.(C); ok {
+			return existing
+		}
+	}
+	panic(err)
 }

@@ -8,7 +8,6 @@
 package hooks
 
 import (
-	"encoding/json"
 	"errors"
 	"log/slog"
 	"net/http"
@@ -17,9 +16,9 @@ import (
 	"github.com/go-chi/chi/v5"
 	"github.com/go-chi/chi/v5/middleware"
 	"github.com/prometheus/client_golang/prometheus"
-	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/memgraph-hooks/memgraph-hooks/memgraph"
+	"github.com/memgraph-hooks/memgraph-hooks/topology"
 )
 
 // Defaults for Config's zero values.
@@ -36,19 +35,18 @@ type Config struct {
 	SyncBudget   time.Duration      // shared deadline of every dial and query of one sync
 	MaxBodyBytes int64
 	Logger       *slog.Logger
-	// Registerer receives the hook's metrics; nil means a private registry. /metrics serves
-	// Gatherer (the private registry when nil).
+	// Registerer receives the hook's metrics; nil means a private registry. MetricsHandler
+	// serves them on a listener of their own.
 	Registerer prometheus.Registerer
-	Gatherer   prometheus.Gatherer
 	Now        func() time.Time
 
 	// Token, when set, is the bearer token every request must carry, except GET /healthz and
-	// GET /readyz (and GET /metrics unless ProtectMetrics).
+	// GET /readyz (and GET /metrics on MetricsHandler unless ProtectMetrics).
 	Token TokenSource
 	// ClientCertRequired demands a TLS client certificate on the same requests; the server's TLS
 	// configuration (Credentials.TLSConfig) verifies it against the client CA.
 	ClientCertRequired bool
-	// ProtectMetrics puts /metrics behind the same credentials.
+	// ProtectMetrics puts MetricsHandler's /metrics behind the same credentials.
 	ProtectMetrics bool
 }
 
@@ -59,9 +57,32 @@ type handler struct {
 	metrics *metrics
 }
 
-// NewHandler returns the hook's HTTP API: POST /sync, POST /customize, GET /healthz,
-// GET /readyz and GET /metrics.
+// NewHandler returns the hook's HTTP API: POST /sync, POST /customize, GET (and HEAD) /healthz
+// and /readyz. A wrong method gets a 405 with an Allow header.
 func NewHandler(cfg Config) http.Handler {
+	h := newHandler(cfg)
+	r := chi.NewRouter()
+	r.Use(middleware.Recoverer)
+	r.Use(h.authenticate)
+	r.Use(h.limitBody)
+	r.Post("/sync", h.handleSync)
+	r.Post("/customize", h.handleCustomize)
+	for _, path := range []string{"/healthz", "/readyz"} {
+		r.Get(path, ok)
+		r.Head(path, ok)
+	}
+	r.MethodNotAllowed(func(w http.ResponseWriter, req *http.Request) {
+		setAllow(w, r, req.URL.Path)
+		h.writeJSON(w, "other", http.StatusMethodNotAllowed, notAllowed(req))
+	})
+	r.NotFound(func(w http.ResponseWriter, req *http.Request) {
+		h.writeJSON(w, "other", http.StatusNotFound, errorBody{Error: "no such endpoint: " + topology.Clip(req.URL.Path) + " (use POST /sync or POST /customize)"})
+	})
+	return r
+}
+
+// newHandler applies Config's defaults.
+func newHandler(cfg Config) *handler {
 	if cfg.SyncBudget <= 0 {
 		cfg.SyncBudget = DefaultSyncBudget
 	}
@@ -75,30 +96,9 @@ func NewHandler(cfg Config) http.Handler {
 		cfg.Now = time.Now
 	}
 	if cfg.Registerer == nil {
-		reg := prometheus.NewRegistry()
-		cfg.Registerer, cfg.Gatherer = reg, reg
+		cfg.Registerer = prometheus.NewRegistry()
 	}
-	if cfg.Gatherer == nil {
-		cfg.Gatherer = prometheus.DefaultGatherer
-	}
-	h := &handler{cfg: cfg, log: cfg.Logger, locks: newClusterLocks(), metrics: newMetrics(cfg.Registerer)}
-
-	r := chi.NewRouter()
-	r.Use(middleware.Recoverer)
-	r.Use(h.authenticate)
-	r.Use(h.limitBody)
-	r.Post("/sync", h.handleSync)
-	r.Post("/customize", h.handleCustomize)
-	r.Get("/healthz", ok)
-	r.Get("/readyz", ok)
-	r.Handle("/metrics", promhttp.HandlerFor(cfg.Gatherer, promhttp.HandlerOpts{}))
-	r.MethodNotAllowed(func(w http.ResponseWriter, r *http.Request) {
-		h.writeJSON(w, "other", http.StatusMethodNotAllowed, errorBody{Error: r.Method + " is not allowed on " + r.URL.Path})
-	})
-	r.NotFound(func(w http.ResponseWriter, r *http.Request) {
-		h.writeJSON(w, "other", http.StatusNotFound, errorBody{Error: "no such endpoint: " + r.URL.Path + " (use POST /sync or POST /customize)"})
-	})
-	return r
+	return &handler{cfg: cfg, log: cfg.Logger, locks: newClusterLocks(), metrics: newMetrics(cfg.Registerer)}
 }
 
 func ok(w http.ResponseWriter, _ *http.Request) {
@@ -120,23 +120,18 @@ type errorBody struct {
 // fail answers a request that could not be served: 400 for a bad request, 500 otherwise
 // (which a well-formed request never reaches).
 func (h *handler) fail(w http.ResponseWriter, hook string, err error) {
+	msg := boundError(err.Error())
 	var bad *badRequest
 	if errors.As(err, &bad) {
-		h.log.Warn("rejected hook request", "hook", hook, "error", err.Error())
-		h.writeJSON(w, hook, http.StatusBadRequest, errorBody{Error: err.Error()})
+		h.log.Warn("rejected hook request", "hook", hook, "error", msg)
+		h.writeJSON(w, hook, http.StatusBadRequest, errorBody{Error: msg})
 		return
 	}
-	h.log.Error("hook failed", "hook", hook, "error", err.Error())
-	h.writeJSON(w, hook, http.StatusInternalServerError, errorBody{Error: err.Error()})
+	h.log.Error("hook failed", "hook", hook, "error", msg)
+	h.writeJSON(w, hook, http.StatusInternalServerError, errorBody{Error: msg})
 }
 
 func (h *handler) writeJSON(w http.ResponseWriter, hook string, code int, body any) {
-	raw, err := json.Marshal(body)
-	if err != nil {
-		code, raw = http.StatusInternalServerError, []byte(`{"error":"encoding response"}`)
-	}
+	code = writeJSONBody(w, code, body)
 	h.metrics.requests.WithLabelValues(hook, http.StatusText(code)).Inc()
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(code)
-	_, _ = w.Write(append(raw, '\n'))
 }

@@ -16,6 +16,7 @@ func (p *pass) status(now time.Time, ready, converged verdict) topology.Memgraph
 			DataInstances: topology.RolePods{Ready: p.work.readyCount(dataPods), Desired: int32(len(dataPods))},
 		},
 		Conditions: conditions(p.cluster.Status.Conditions, p.cluster.Generation, now, ready, converged),
+		Warnings:   p.work.ignored.render(),
 	}
 	if p.final.leader != "" {
 		st.Leader = p.final.leader

@@ -45,21 +45,27 @@ type pass struct {
 
 func (h *handler) handleSync(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
+	dryRun, err := syncDryRun(r.URL.RawQuery)
+	if err != nil {
+		h.fail(w, "sync", err)
+		return
+	}
 	cluster, work, err := decodeSync(r)
 	if err != nil {
 		h.fail(w, "sync", err)
 		return
 	}
-	ctx, cancel := context.WithTimeout(r.Context(), h.cfg.SyncBudget)
+	h = h.forCluster(cluster) // from here on every log line names the cluster
+	ctx, cancel := context.WithTimeout(withClusterLog(r.Context(), cluster), h.cfg.SyncBudget)
 	defer cancel()
-	p := h.reconcile(ctx, cluster, work, r.URL.Query().Get("dryRun") == "true")
+	p := h.reconcile(ctx, cluster, work, dryRun)
 	resp, err := h.render(p)
 	if err != nil {
 		h.fail(w, "sync", badRequestf("rendering children: %v", err))
 		return
 	}
 	h.metrics.syncDuration.WithLabelValues(p.outcome).Observe(time.Since(start).Seconds())
-	h.log.Info("sync", "cluster", cluster.Namespace+"/"+cluster.Name, "outcome", p.outcome,
+	h.log.Info("sync", "outcome", p.outcome,
 		"ran", len(p.ex.ran), "planned", len(p.planned), "dryRun", p.dryRun, "ms", time.Since(start).Milliseconds())
 	h.writeJSON(w, "sync", http.StatusOK, resp)
 }

@@ -8,6 +8,10 @@ import (
 	"io"
 	"net/http"
 	"sort"
+
+	kjson "sigs.k8s.io/json"
+
+	"github.com/memgraph-hooks/memgraph-hooks/topology"
 )
 
 // Wire types of Metacontroller's CompositeController hooks (metacontroller.md §2–§3). Identity is
@@ -67,7 +71,10 @@ func badRequestf(format string, args ...any) error {
 	return &badRequest{msg: fmt.Sprintf(format, args...)}
 }
 
-// decodeJSON decodes one JSON document from r into v, naming the problem on failure.
+// decodeJSON decodes one JSON document from r into v, naming the problem on failure. Field
+// names are matched case-sensitively, as the API server matches them: {"Parent": …} is an unknown
+// field, not the parent, and a later "PARENT" cannot replace "parent". Numbers inside objects
+// decode as int64 when they are integers and float64 otherwise, so a count is never rounded.
 func decodeJSON(r io.Reader, v any) error {
 	body, err := io.ReadAll(r)
 	if err != nil {
@@ -81,11 +88,15 @@ func decodeJSON(r io.Reader, v any) error {
 		return badRequestf("empty request body: expected a JSON object")
 	}
 	dec := json.NewDecoder(bytes.NewReader(body))
-	if err := dec.Decode(v); err != nil {
+	var doc json.RawMessage
+	if err := dec.Decode(&doc); err != nil {
 		return badRequestf("request body is not a valid hook request: %s", describeJSONError(err))
 	}
 	if dec.More() {
 		return badRequestf("request body holds more than one JSON document")
+	}
+	if err := kjson.UnmarshalCaseSensitivePreserveInts(doc, v); err != nil {
+		return badRequestf("request body is not a valid hook request: %s", describeJSONError(err))
 	}
 	return nil
 }
@@ -97,36 +108,48 @@ func describeJSONError(err error) string {
 		if field == "" {
 			field = "(top level)"
 		}
-		return fmt.Sprintf("field %s: expected %s, got JSON %s", field, typeErr.Type, typeErr.Value)
+		return fmt.Sprintf("field %s: expected %s, got JSON %s", topology.Clip(field), typeErr.Type, topology.Clip(typeErr.Value))
 	}
 	var syntaxErr *json.SyntaxError
 	if errors.As(err, &syntaxErr) {
 		return fmt.Sprintf("malformed JSON at byte %d: %v", syntaxErr.Offset, syntaxErr)
 	}
-	return err.Error()
+	return topology.Clip(err.Error())
 }
 
-// objectsOf returns the objects of one child/related type in a stable order (by namespace/name),
-// each checked to carry metadata.name.
-func objectsOf(group map[string]map[string]object, typeKey, what string) ([]object, error) {
+// entry is one object of a request and the key it was sent under.
+type entry struct {
+	key string
+	obj object
+}
+
+// objectsOf returns the objects of one child/related type in a stable order (by their keys,
+// namespace/name), each checked to carry metadata.name.
+func objectsOf(group map[string]map[string]object, typeKey, what string) ([]entry, error) {
 	entries := group[typeKey]
 	keys := make([]string, 0, len(entries))
 	for k := range entries {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
-	out := make([]object, 0, len(keys))
+	out := make([]entry, 0, len(keys))
 	for _, k := range keys {
 		obj := entries[k]
 		if obj == nil {
-			return nil, badRequestf("%s[%q][%q] is null: expected an object", what, typeKey, k)
+			return nil, badRequestf("%s is null: expected an object", entryPath(what, typeKey, k))
 		}
-		if metaString(obj, "name") == "" {
-			return nil, badRequestf("%s[%q][%q] has no metadata.name", what, typeKey, k)
+		if _, ok := obj["metadata"].(map[string]any); !ok || metaString(obj, "name") == "" {
+			return nil, badRequestf("%s has no metadata.name", entryPath(what, typeKey, k))
 		}
-		out = append(out, obj)
+		out = append(out, entry{key: k, obj: obj})
 	}
 	return out, nil
+}
+
+// entryPath names one object of a request, e.g. children["StatefulSet.apps/v1"]["ns/name"], with
+// both keys bounded.
+func entryPath(what, typeKey, key string) string {
+	return fmt.Sprintf("%s[%q][%q]", what, topology.Clip(typeKey), topology.Clip(key))
 }
 
 func metaString(obj object, key string) string {

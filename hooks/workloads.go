@@ -2,6 +2,7 @@ package hooks
 
 import (
 	"fmt"
+	"math"
 	"sort"
 	"strconv"
 	"strings"
@@ -30,106 +31,173 @@ type workloads struct {
 	settledCoordinators, settledData bool
 	readyPods                        map[string]bool // pod name → Ready and not terminating
 	tls                              boltTrust       // from the spec.tls Secret among the related objects
+	ignored                          warnings        // evidence beyond a role's ceiling
 }
 
 // observeWorkloads reads the StatefulSets among the children and the Pods among the related
-// objects. Objects in other namespaces are ignored.
+// objects. Objects in other namespaces are ignored. Every size they state is evidence bounded by
+// the role's ceiling (topology.MaxCoordinators, topology.MaxDataInstances): a StatefulSet's
+// replicas or a pod ordinal beyond it cannot describe a member the hook declared, so it is
+// ignored with a warning, and nothing is ever allocated in proportion to it.
 func observeWorkloads(req *syncRequest, cluster, namespace string) (workloads, error) {
 	w := workloads{readyPods: map[string]bool{}}
+	coordinators, data := roles(cluster)[0], roles(cluster)[1]
 	sets, err := objectsOf(req.Children, statefulSetKey, "children")
 	if err != nil {
 		return w, err
 	}
-	for _, sts := range sets {
-		if ns := metaString(sts, "namespace"); ns != "" && ns != namespace {
+	for _, e := range sets {
+		if ns := metaString(e.obj, "namespace"); ns != "" && ns != namespace {
 			continue
 		}
-		spec, replicas, settled, err := statefulSetState(sts)
+		var r role
+		switch metaString(e.obj, "name") {
+		case coordinators.set:
+			r = coordinators
+		case data.set:
+			r = data
+		default:
+			continue
+		}
+		st, err := statefulSetState(e.obj, entryPath("children", statefulSetKey, e.key), r, &w.ignored)
 		if err != nil {
 			return w, err
 		}
-		switch metaString(sts, "name") {
-		case topology.CoordinatorSetName(cluster):
-			w.specReplicas.Coordinators, w.current.Coordinators, w.settledCoordinators = spec, replicas, settled
-		case topology.DataSetName(cluster):
-			w.specReplicas.DataInstances, w.current.DataInstances, w.settledData = spec, replicas, settled
+		if r == coordinators {
+			w.specReplicas.Coordinators, w.current.Coordinators, w.settledCoordinators = st.spec, st.current, st.settled
+		} else {
+			w.specReplicas.DataInstances, w.current.DataInstances, w.settledData = st.spec, st.current, st.settled
 		}
 	}
 	pods, err := objectsOf(req.Related, podKey, "related")
 	if err != nil {
 		return w, err
 	}
-	for _, pod := range pods {
-		if ns := metaString(pod, "namespace"); ns != "" && ns != namespace {
+	for _, e := range pods {
+		if ns := metaString(e.obj, "namespace"); ns != "" && ns != namespace {
 			continue
 		}
-		name := metaString(pod, "name")
-		w.readyPods[name] = podReady(pod)
-		w.current.Coordinators = max(w.current.Coordinators, ordinalBound(name, topology.CoordinatorSetName(cluster), topology.FirstCoordinatorID))
-		w.current.DataInstances = max(w.current.DataInstances, ordinalBound(name, topology.DataSetName(cluster), topology.FirstDataOrdinal))
+		name := metaString(e.obj, "name")
+		ready, err := podReady(e.obj, entryPath("related", podKey, e.key))
+		if err != nil {
+			return w, err
+		}
+		w.readyPods[name] = ready
+		w.current.Coordinators = max(w.current.Coordinators, ordinalBound(name, coordinators, &w.ignored))
+		w.current.DataInstances = max(w.current.DataInstances, ordinalBound(name, data, &w.ignored))
 	}
 	return w, nil
 }
 
-// ordinalBound is the replica count a StatefulSet named set needs to hold pod: its ordinal
-// minus the set's first ordinal, plus one; 0 for a pod of another set.
-func ordinalBound(pod, set string, first int) int32 {
-	rest, ok := strings.CutPrefix(pod, set+"-")
-	if !ok {
+// ordinalBound is the replica count the role's StatefulSet needs to hold pod: its ordinal minus
+// the set's first ordinal, plus one; 0 for a pod of another set, and 0 with a warning for an
+// ordinal beyond the role's ceiling.
+func ordinalBound(pod string, r role, ignored *warnings) int32 {
+	rest, ok := strings.CutPrefix(pod, r.set+"-")
+	if !ok || rest == "" || strings.TrimLeft(rest, "0123456789") != "" || len(rest) > 1 && rest[0] == '0' {
 		return 0
 	}
 	n, err := strconv.Atoi(rest)
-	if err != nil || n < first || strconv.Itoa(n) != rest {
+	if err != nil || n-r.first+1 > int(r.ceiling) {
+		ignored.addf("Pod %s: ordinal %s is %s", topology.Clip(pod), topology.Clip(rest), r.beyond())
 		return 0
 	}
-	return int32(n - first + 1)
+	if n < r.first {
+		return 0
+	}
+	return int32(n - r.first + 1)
 }
 
-// statefulSetState returns spec.replicas, the larger of spec and status replicas, and whether
-// the StatefulSet controller has caught up with the spec.
-func statefulSetState(sts object) (declared, replicas int32, settled bool, err error) {
-	spec, _ := sts["spec"].(map[string]any)
-	status, _ := sts["status"].(map[string]any)
-	r, ok := intField(spec, "replicas")
-	if !ok {
-		r = 1 // the API server's default
-	}
-	if r < 0 || r > 1<<20 {
-		return 0, 0, false, badRequestf("StatefulSet %s has spec.replicas %d", metaString(sts, "name"), r)
-	}
-	gen, _ := intField(sts["metadata"].(map[string]any), "generation")
-	observedGen, _ := intField(status, "observedGeneration")
-	have, _ := intField(status, "replicas")
-	ready, _ := intField(status, "readyReplicas")
-	return int32(r), int32(max(r, have)), observedGen >= gen && have == r && ready == r, nil
+// setState is what one of the cluster's StatefulSets says.
+type setState struct {
+	spec    int32 // spec.replicas: what returning nothing new means (0 when ignored)
+	current int32 // the larger of spec and status replicas
+	settled bool  // the StatefulSet controller has caught up with the spec
 }
 
-func intField(m map[string]any, key string) (int64, bool) {
-	switch v := m[key].(type) {
-	case float64:
-		return int64(v), v == float64(int64(v))
-	case int64:
-		return v, true
-	case int:
-		return int64(v), true
+// statefulSetState reads spec.replicas (the API server's default 1 when absent), status.replicas
+// and readyReplicas, and the generations. A replica count beyond the role's ceiling is ignored
+// with a warning, and a StatefulSet reporting one is not settled.
+func statefulSetState(sts object, path string, r role, ignored *warnings) (setState, error) {
+	meta, _ := sts["metadata"].(map[string]any) // objectsOf checked metadata.name
+	spec, err := objectAt(sts, "spec", path)
+	if err != nil {
+		return setState{}, err
 	}
-	return 0, false
+	status, err := objectAt(sts, "status", path)
+	if err != nil {
+		return setState{}, err
+	}
+	want, present, err := int32At(spec, "replicas", path+".spec")
+	if err != nil {
+		return setState{}, err
+	}
+	if !present {
+		want = 1
+	}
+	have, _, err := int32At(status, "replicas", path+".status")
+	if err != nil {
+		return setState{}, err
+	}
+	ready, _, err := int32At(status, "readyReplicas", path+".status")
+	if err != nil {
+		return setState{}, err
+	}
+	gen, _, err := intAt(meta, "generation", path+".metadata", math.MaxInt64)
+	if err != nil {
+		return setState{}, err
+	}
+	observedGen, _, err := intAt(status, "observedGeneration", path+".status", math.MaxInt64)
+	if err != nil {
+		return setState{}, err
+	}
+	trusted := true
+	if want > r.ceiling {
+		ignored.addf("StatefulSet %s: spec.replicas %d is %s", r.set, want, r.beyond())
+		want, trusted = 0, false
+	}
+	if have > r.ceiling {
+		ignored.addf("StatefulSet %s: status.replicas %d is %s", r.set, have, r.beyond())
+		have, trusted = 0, false
+	}
+	settled := trusted && observedGen >= gen && have == want && ready == want
+	return setState{spec: want, current: max(want, have), settled: settled}, nil
 }
 
 // podReady is true for a pod with condition Ready=True that is not being deleted.
-func podReady(pod object) bool {
-	if metaString(pod, "deletionTimestamp") != "" {
-		return false
+func podReady(pod object, path string) (bool, error) {
+	meta, _ := pod["metadata"].(map[string]any) // objectsOf checked metadata.name
+	deleting, err := stringAt(meta, "deletionTimestamp", path+".metadata")
+	if err != nil {
+		return false, err
 	}
-	status, _ := pod["status"].(map[string]any)
-	conds, _ := status["conditions"].([]any)
-	for _, c := range conds {
-		cond, _ := c.(map[string]any)
-		if cond["type"] == "Ready" {
-			return cond["status"] == "True"
+	status, err := objectAt(pod, "status", path)
+	if err != nil {
+		return false, err
+	}
+	conds, err := listAt(status, "conditions", path+".status")
+	if err != nil {
+		return false, err
+	}
+	for i, c := range conds {
+		condPath := fmt.Sprintf("%s.status.conditions[%d]", path, i)
+		cond, ok := c.(map[string]any)
+		if !ok {
+			return false, wrongType(condPath, "an object", c)
+		}
+		typ, err := stringAt(cond, "type", condPath)
+		if err != nil {
+			return false, err
+		}
+		value, err := stringAt(cond, "status", condPath)
+		if err != nil {
+			return false, err
+		}
+		if typ == "Ready" {
+			return value == "True" && deleting == "", nil
 		}
 	}
-	return false
+	return false, nil
 }
 
 // unreadyPods lists the declared pods that are missing or not Ready, sorted.

@@ -117,7 +117,7 @@ func (c *boltClient) run(ctx context.Context, query string, read bool) (table, e
 		}
 	}
 	dial := c.pool.opts.Resolver.Resolve(c.address)
-	entry, err := c.pool.acquire(dial, c.address, c.tls)
+	entry, err := c.pool.acquire(ctx, dial, c.address, c.tls)
 	if err != nil {
 		return table{}, c.annotate(err, query)
 	}
@@ -133,7 +133,7 @@ func (c *boltClient) run(ctx context.Context, query string, read bool) (table, e
 	// driver's dial path.
 	done(err == nil || tracker.sentHello.Load() || ctx.Err() == nil)
 	if err != nil && read && tracker.diedOnReuse(err) && ctx.Err() == nil {
-		c.pool.opts.Logger.Debug("memgraph: pooled connection was dead, retrying", "address", c.address, "query", query)
+		c.pool.opts.Logger.DebugContext(ctx, "memgraph: pooled connection was dead, retrying", "address", c.address, "query", query)
 		t, tracker, err = runOnce(ctx, entry.driver, query)
 	}
 	if err != nil {
@@ -152,7 +152,7 @@ func (c *boltClient) log(ctx context.Context, query, dial string, start time.Tim
 	if err != nil {
 		attrs = append(attrs, "kind", KindOf(err).String(), "error", err)
 	}
-	logger.Debug("memgraph: query", attrs...)
+	logger.DebugContext(ctx, "memgraph: query", attrs...)
 }
 
 // runOnce runs query on a session of its own (sessions are cheap; the connection comes from

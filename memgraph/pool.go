@@ -205,8 +205,8 @@ func (p *Pool) Close() error {
 
 // acquire returns the entry for a dialed address (advertised as address, reached over TLS when
 // t is set), opening its driver on first use, and marks it in use so the janitor leaves it alone
-// until release.
-func (p *Pool) acquire(dial, address string, t *BoltTLS) (*poolEntry, error) {
+// until release. ctx is the caller's, for the log.
+func (p *Pool) acquire(ctx context.Context, dial, address string, t *BoltTLS) (*poolEntry, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.closed {
@@ -222,7 +222,7 @@ func (p *Pool) acquire(dial, address string, t *BoltTLS) (*poolEntry, error) {
 		e = &poolEntry{driver: driver, gate: make(chan struct{}, 1)}
 		p.entries[key] = e
 		p.opened++
-		p.opts.Logger.Info("memgraph: opened connection pool", "address", dial, "tls", t != nil)
+		p.opts.Logger.InfoContext(ctx, "memgraph: opened connection pool", "address", dial, "tls", t != nil)
 	}
 	e.inUse++
 	return e, nil

@@ -2,6 +2,7 @@ package topology
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -109,9 +110,10 @@ func TestCRDRulesMatchGoValidation(t *testing.T) {
 	walk(loadCRDSchema(t))
 
 	goMessages := []string{
-		MsgClusterName, MsgCoordinators, MsgDataInstances, MsgImageRepository, MsgImageTag, MsgSecretKeys,
-		MsgClusterDomain, MsgPortsDistinct, MsgReservedLabels, MsgReservedLabels, MsgReservedEnv, MsgReservedEnv,
-		MsgReservedArgs, MsgReservedArgs, MsgDataWAL, MsgCoordinatorStorage, MsgDataStorage, MsgTLSSecretName,
+		MsgClusterName, MsgCoordinators, MsgCoordinatorsMax, MsgDataInstances, MsgDataInstancesMax, MsgImageRepository,
+		MsgImageTag, MsgSecretKeys, MsgClusterDomain, MsgPortsDistinct, MsgReservedLabels, MsgReservedLabels,
+		MsgReservedEnv, MsgReservedEnv, MsgReservedArgs, MsgReservedArgs, MsgDataWAL, MsgCoordinatorStorage, MsgDataStorage,
+		MsgVolumeSize, MsgVolumeSize, MsgTLSSecretName,
 	}
 	slices.Sort(messages)
 	slices.Sort(goMessages)
@@ -123,6 +125,7 @@ func TestCRDRulesMatchGoValidation(t *testing.T) {
 	for _, pattern := range []string{
 		clusterNamePattern, clusterDomainPattern, repositoryTagPattern, imageTagPattern, imageDigestPattern,
 		reservedArgsPattern, walArgPattern, reservedEnvNamesInCEL,
+		fmt.Sprintf("self <= %d", MaxCoordinators), fmt.Sprintf("self <= %d", MaxDataInstances),
 	} {
 		if !strings.Contains(all, pattern) {
 			t.Errorf("no CEL rule uses %q, which Validate uses", pattern)

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
 	"strings"
 	"unicode"
 
@@ -31,11 +32,11 @@ func DecodeCluster(obj []byte) (*MemgraphCluster, error) {
 	case head.APIVersion == nil || *head.APIVersion == "":
 		return nil, fmt.Errorf("parent has no apiVersion, want %s", APIVersion)
 	case *head.APIVersion != APIVersion:
-		return nil, fmt.Errorf("parent apiVersion is %q, want %s", *head.APIVersion, APIVersion)
+		return nil, fmt.Errorf("parent apiVersion is %q, want %s", Clip(*head.APIVersion), APIVersion)
 	case head.Kind == nil || *head.Kind == "":
 		return nil, fmt.Errorf("parent has no kind, want %s", Kind)
 	case *head.Kind != Kind:
-		return nil, fmt.Errorf("parent kind is %q, want %s", *head.Kind, Kind)
+		return nil, fmt.Errorf("parent kind is %q, want %s", Clip(*head.Kind), Kind)
 	}
 	var mc MemgraphCluster
 	if err := kjson.UnmarshalCaseSensitivePreserveInts(obj, &mc); err != nil {
@@ -58,13 +59,17 @@ func describeDecodeError(err error) error {
 		if typeErr.Field == "" {
 			return fmt.Errorf("parent must be a JSON object, got a JSON %s", typeErr.Value)
 		}
+		if k := typeErr.Type.Kind(); strings.HasPrefix(typeErr.Value, "number ") && k >= reflect.Int && k <= reflect.Uint64 {
+			return fmt.Errorf("parent field %s must be a %d-bit integer, got %s",
+				Clip(jsonPath(typeErr.Field)), typeErr.Type.Bits(), Clip(typeErr.Value))
+		}
 		return fmt.Errorf("parent field %s has the wrong type: got a JSON %s, want %s",
-			jsonPath(typeErr.Field), typeErr.Value, jsonTypeName(typeErr.Type.Kind().String()))
+			Clip(jsonPath(typeErr.Field)), typeErr.Value, jsonTypeName(typeErr.Type.Kind().String()))
 	}
 	if strings.Contains(err.Error(), "quantities must match") {
 		return fmt.Errorf("parent has a malformed quantity (a storage size or a resource request or limit), want e.g. 1Gi or 500m: %v", err)
 	}
-	return fmt.Errorf("parent is not a valid MemgraphCluster: %v", err)
+	return fmt.Errorf("parent is not a valid MemgraphCluster: %s", Clip(err.Error()))
 }
 
 // jsonPath drops the Go names of embedded structs (PodOptions) from encoding/json's field path,

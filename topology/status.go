@@ -34,7 +34,17 @@ type MemgraphClusterStatus struct {
 	// +listMapKey=type
 	// +optional
 	Conditions []metav1.Condition `json:"conditions,omitempty"`
+
+	// Warnings name what the hook ignored in what it was sent: a StatefulSet replica count or a
+	// pod ordinal beyond the most members a MemgraphCluster may declare, which no member the hook
+	// manages can account for. Sorted, and at most MaxWarnings of them.
+	// +listType=atomic
+	// +optional
+	Warnings []string `json:"warnings,omitempty"`
 }
+
+// MaxWarnings bounds status.warnings; the last one counts those left out.
+const MaxWarnings = 10
 
 // PodCounts are the ready and desired pods of each role.
 type PodCounts struct {

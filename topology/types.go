@@ -49,12 +49,14 @@ type MemgraphClusterSpec struct {
 	// count below it.
 	// +kubebuilder:default=3
 	// +kubebuilder:validation:XValidation:rule="self >= 3 && self % 2 == 1",message="coordinators must be odd and at least 3 (3, 5, 7, ...): Raft needs a majority, and an even count survives no more failures than the odd count below it"
+	// +kubebuilder:validation:XValidation:rule="self <= 9",message="coordinators must be at most 9: every coordinator takes part in each Raft commit of the cluster state, so more coordinators only slow down failover and registration; 9 already survive 4 coordinator failures (Memgraph's HA chart runs 3)"
 	// +optional
 	Coordinators int32 `json:"coordinators,omitempty"`
 
 	// DataInstances is the number of data instances: one MAIN, the rest replicas.
 	// +kubebuilder:default=2
 	// +kubebuilder:validation:XValidation:rule="self >= 1",message="dataInstances must be at least 1: a cluster without a data instance has nothing to serve"
+	// +kubebuilder:validation:XValidation:rule="self <= 128",message="dataInstances must be at most 128: the MAIN replicates every write to each data instance and the leader coordinator health-checks every instance each second, so more replicas slow down writes and failover instead of adding capacity; split the data over several clusters instead"
 	// +optional
 	DataInstances int32 `json:"dataInstances,omitempty"`
 
@@ -201,6 +203,7 @@ type AccessMode string
 
 // RoleStorage is one role's volume claims: lib (/var/lib/memgraph) and log (/var/log/memgraph).
 // Every field lands in a volumeClaimTemplate and is therefore immutable after creation.
+// +kubebuilder:validation:XValidation:rule="(!has(self.libPVCSize) || isQuantity(string(self.libPVCSize)) && quantity(string(self.libPVCSize)).isGreaterThan(quantity('0'))) && (!has(self.logPVCSize) || isQuantity(string(self.logPVCSize)) && quantity(string(self.logPVCSize)).isGreaterThan(quantity('0')))",message="libPVCSize and logPVCSize must be positive quantities such as 1Gi: Kubernetes refuses a volume claim of zero or negative size"
 type RoleStorage struct {
 	// +kubebuilder:default="1Gi"
 	// +optional

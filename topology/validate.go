@@ -1,12 +1,14 @@
 package topology
 
 import (
+	"encoding/json"
 	"regexp"
 	"slices"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
+	kjson "sigs.k8s.io/json"
 )
 
 // The Go side of the CRD's x-kubernetes-validations rules. Each message is, word for word, the
@@ -15,7 +17,9 @@ import (
 const (
 	MsgClusterName        = "metadata.name must be at most 40 characters of lower-case letters, digits and '-', starting with a letter and ending with a letter or digit: it prefixes the StatefulSets <name>-coordinator and <name>-data and names the client Service; pick a shorter name"
 	MsgCoordinators       = "coordinators must be odd and at least 3 (3, 5, 7, ...): Raft needs a majority, and an even count survives no more failures than the odd count below it"
+	MsgCoordinatorsMax    = "coordinators must be at most 9: every coordinator takes part in each Raft commit of the cluster state, so more coordinators only slow down failover and registration; 9 already survive 4 coordinator failures (Memgraph's HA chart runs 3)"
 	MsgDataInstances      = "dataInstances must be at least 1: a cluster without a data instance has nothing to serve"
+	MsgDataInstancesMax   = "dataInstances must be at most 128: the MAIN replicates every write to each data instance and the leader coordinator health-checks every instance each second, so more replicas slow down writes and failover instead of adding capacity; split the data over several clusters instead"
 	MsgImageRepository    = "image.repository must not carry a tag or digest: put the tag in image.tag (e.g. repository docker.io/memgraph/memgraph, tag 3.12.0)"
 	MsgImageTag           = "image.tag must be a tag such as 3.12.0 or a digest such as sha256:<64 lower-case hex digits>"
 	MsgSecretKeys         = "secrets.licenseKey and secrets.organizationKey must name different keys of the Secret: the license and the organization name are separate values"
@@ -27,6 +31,7 @@ const (
 	MsgTLSSecretName      = "tls.secretName must name a Secret in the cluster's namespace: lower-case letters, digits, '-' and '.', such as memgraph-bolt-tls"
 	MsgDataWAL            = "dataTemplate.extraArgs must not set --storage-wal-enabled: a data instance in a high-availability cluster must run with the WAL enabled, and the hook enables it; remove the flag"
 	MsgCoordinatorStorage = "storage.coordinators is immutable: it shapes the StatefulSet's volumeClaimTemplates, which Kubernetes cannot change in place. Delete the MemgraphCluster (and its retained PersistentVolumeClaims, if the volumes must change too) and create it again with the new storage"
+	MsgVolumeSize         = "libPVCSize and logPVCSize must be positive quantities such as 1Gi: Kubernetes refuses a volume claim of zero or negative size"
 	MsgDataStorage        = "storage.data is immutable: it shapes the StatefulSet's volumeClaimTemplates, which Kubernetes cannot change in place. Delete the MemgraphCluster (and its retained PersistentVolumeClaims, if the volumes must change too) and create it again with the new storage"
 )
 
@@ -42,7 +47,6 @@ const (
 	walArgPattern         = `^--?(no)?storage[-_]wal[-_]enabled(=|$)`
 	maxClusterNameLength  = 40
 	maxPort               = 65535
-	maxSecretNameLength   = 253
 	reservedEnvNamesInCEL = `'POD_NAME', 'MEMGRAPH_ENTERPRISE_LICENSE', 'MEMGRAPH_ORGANIZATION_NAME', 'MEMGRAPH_MANAGEMENT_PORT', 'MEMGRAPH_COORDINATOR_PORT', 'MEMGRAPH_COORDINATOR_ID', 'MEMGRAPH_NURAFT_LOG_FILE', 'MEMGRAPH_COORDINATOR_HOSTNAME', 'MEMGRAPH_BOLT_PORT', 'DGL_DOWNLOAD_DIR', 'DGLDEFAULTDIR', 'MGCONSOLE_HISTORY_PATH'`
 )
 
@@ -82,7 +86,7 @@ type ValidationError struct {
 func (e *ValidationError) Error() string {
 	parts := make([]string, len(e.Violations))
 	for i, v := range e.Violations {
-		parts[i] = v.Field + ": " + v.Message
+		parts[i] = Clip(v.Field) + ": " + v.Message
 	}
 	return "invalid MemgraphCluster: " + strings.Join(parts, "; ")
 }
@@ -102,30 +106,72 @@ func (vs violations) err() error {
 	return &ValidationError{Violations: vs}
 }
 
-// Validate checks mc, with defaults applied, against every creation-time rule of the CRD — the
-// CEL rules with their exact messages, and the schema's enums and ranges in the same spirit — and
-// returns a *ValidationError naming every violated rule, or nil.
+// Limits on the member counts, mirrored by CEL rules in types.go. The hook also treats them as
+// the ceiling of what it believes a StatefulSet or a pod ordinal says about a cluster: evidence
+// beyond them cannot describe a member the hook ever declared.
+const (
+	MaxCoordinators  = 9
+	MaxDataInstances = 128
+)
+
+// Validate checks mc, with defaults applied (a zero value counts as unset, as it does when a
+// typed object is marshalled for the API server), against every creation-time rule of the CRD —
+// its OpenAPI schema (schema.go) and the CEL rules with their exact messages — and returns a
+// *ValidationError naming every violated rule, or nil. A parent read from a hook request is
+// checked by Admit instead, which tells an explicit zero from an absent field.
 func (mc *MemgraphCluster) Validate() error {
-	var vs violations
 	d := mc.Defaulted()
-	s := &d.Spec
-	vs.add(len(d.Name) > maxClusterNameLength || !clusterNameRE.MatchString(d.Name), "metadata.name", MsgClusterName)
+	vs := d.specSchemaViolations()
+	d.celRules(&vs)
+	return vs.err()
+}
+
+// specSchemaViolations checks the spec's JSON form against the CRD's OpenAPI schema.
+func (mc *MemgraphCluster) specSchemaViolations() violations {
+	raw, err := json.Marshal(mc.Spec)
+	if err != nil {
+		return violations{{Field: "spec", Message: err.Error()}}
+	}
+	var spec any
+	if err := kjson.UnmarshalCaseSensitivePreserveInts(raw, &spec); err != nil {
+		return violations{{Field: "spec", Message: err.Error()}}
+	}
+	return schemaViolations(spec)
+}
+
+// schemaViolations checks a spec in its JSON form, defaults applied, against the CRD's schema.
+func schemaViolations(spec any) violations {
+	root, err := embeddedSchema()
+	if err != nil {
+		return violations{{Field: "spec", Message: err.Error()}}
+	}
+	var c schemaCheck
+	root.Properties["spec"].validate(&c, "spec", spec)
+	return c.violations()
+}
+
+// celRules checks mc as it is (no defaulting) against the Go twin of every CEL rule.
+func (mc *MemgraphCluster) celRules(vs *violations) {
+	s := &mc.Spec
+	vs.add(len(mc.Name) > maxClusterNameLength || !clusterNameRE.MatchString(mc.Name), "metadata.name", MsgClusterName)
 	vs.add(s.Coordinators < 3 || s.Coordinators%2 != 1, "spec.coordinators", MsgCoordinators)
+	vs.add(s.Coordinators > MaxCoordinators, "spec.coordinators", MsgCoordinatorsMax)
 	vs.add(s.DataInstances < 1, "spec.dataInstances", MsgDataInstances)
+	vs.add(s.DataInstances > MaxDataInstances, "spec.dataInstances", MsgDataInstancesMax)
 	vs.add(strings.Contains(s.Image.Repository, "@") || repositoryTagRE.MatchString(s.Image.Repository), "spec.image.repository", MsgImageRepository)
 	vs.add(!imageTagRE.MatchString(s.Image.Tag) && !imageDigestRE.MatchString(s.Image.Tag), "spec.image.tag", MsgImageTag)
 	vs.add(s.Secrets.LicenseKey == s.Secrets.OrganizationKey, "spec.secrets", MsgSecretKeys)
 	vs.add(!clusterDomainRE.MatchString(s.ClusterDomain), "spec.clusterDomain", MsgClusterDomain)
 	p := s.Ports
 	vs.add(hasDuplicate([]int32{p.Bolt, p.Management, p.Replication, p.Coordinator}), "spec.ports", MsgPortsDistinct)
-	validatePodOptions(&vs, "spec.coordinatorTemplate", &s.CoordinatorTemplate.PodOptions)
-	validatePodOptions(&vs, "spec.dataTemplate", &s.DataTemplate.PodOptions)
+	validatePodOptions(vs, "spec.coordinatorTemplate", &s.CoordinatorTemplate.PodOptions)
+	validatePodOptions(vs, "spec.dataTemplate", &s.DataTemplate.PodOptions)
 	vs.add(slices.ContainsFunc(s.DataTemplate.ExtraArgs, walArgRE.MatchString), "spec.dataTemplate", MsgDataWAL)
-	// A Secret name is a DNS subdomain, the very shape of clusterDomainPattern.
-	vs.add(s.TLS != nil && (len(s.TLS.SecretName) > maxSecretNameLength || !clusterDomainRE.MatchString(s.TLS.SecretName)),
-		"spec.tls.secretName", MsgTLSSecretName)
-	validateSchema(&vs, s)
-	return vs.err()
+	vs.add(!positiveSizes(s.Storage.Coordinators), "spec.storage.coordinators", MsgVolumeSize)
+	vs.add(!positiveSizes(s.Storage.Data), "spec.storage.data", MsgVolumeSize)
+	// A Secret name is a DNS subdomain, the very shape of clusterDomainPattern; its length is the
+	// schema's (MaxLength).
+	vs.add(s.TLS != nil && !clusterDomainRE.MatchString(s.TLS.SecretName), "spec.tls.secretName", MsgTLSSecretName)
 }
 
 func validatePodOptions(vs *violations, path string, o *PodOptions) {
@@ -134,47 +180,12 @@ func validatePodOptions(vs *violations, path string, o *PodOptions) {
 	vs.add(slices.ContainsFunc(o.ExtraEnv, func(e corev1.EnvVar) bool { return slices.Contains(reservedEnvNames, e.Name) }),
 		path+".extraEnv", MsgReservedEnv)
 	vs.add(slices.ContainsFunc(o.ExtraArgs, reservedArgsRE.MatchString), path+".extraArgs", MsgReservedArgs)
-	names := make([]string, len(o.ExtraEnv))
-	for i, e := range o.ExtraEnv {
-		names[i] = e.Name
-	}
-	vs.add(hasDuplicate(names), path+".extraEnv", "extraEnv must not list a variable twice: keep one entry per name")
 }
 
-// validateSchema covers the schema-level constraints (enums, ranges) a spec that skipped
-// admission could break in ways that would produce objects the API server rejects.
-func validateSchema(vs *violations, s *MemgraphClusterSpec) {
-	vs.add(!slices.Contains([]string{"Always", "IfNotPresent", "Never"}, string(s.Image.PullPolicy)),
-		"spec.image.pullPolicy", "image.pullPolicy must be Always, IfNotPresent or Never")
-	vs.add(s.Storage.RetentionPolicy != RetentionRetain && s.Storage.RetentionPolicy != RetentionDelete,
-		"spec.storage.retentionPolicy", "storage.retentionPolicy must be Retain or Delete")
-	for _, r := range []struct {
-		path string
-		rs   RoleStorage
-	}{{"spec.storage.coordinators", s.Storage.Coordinators}, {"spec.storage.data", s.Storage.Data}} {
-		vs.add(!validAccessMode(r.rs.LibStorageAccessMode), r.path+".libStorageAccessMode", msgAccessMode)
-		vs.add(!validAccessMode(r.rs.LogStorageAccessMode), r.path+".logStorageAccessMode", msgAccessMode)
-		vs.add(r.rs.LibPVCSize.Sign() <= 0 || r.rs.LogPVCSize.Sign() <= 0, r.path, "volume sizes must be positive quantities such as 1Gi")
-	}
-	p := s.Ports
-	vs.add(slices.ContainsFunc([]int32{p.Bolt, p.Management, p.Replication, p.Coordinator}, func(port int32) bool { return port < 1 || port > maxPort }),
-		"spec.ports", "ports must be between 1 and 65535")
-	cp, dp := s.CoordinatorTemplate.Probes, s.DataTemplate.Probes
-	timings := []int32{
-		cp.Readiness.FailureThreshold, cp.Readiness.TimeoutSeconds, cp.Readiness.PeriodSeconds,
-		cp.Liveness.FailureThreshold, cp.Liveness.TimeoutSeconds, cp.Liveness.PeriodSeconds,
-		cp.Startup.FailureThreshold, cp.Startup.TimeoutSeconds, cp.Startup.PeriodSeconds,
-		dp.Readiness.FailureThreshold, dp.Readiness.TimeoutSeconds, dp.Readiness.PeriodSeconds,
-		dp.Liveness.FailureThreshold, dp.Liveness.TimeoutSeconds, dp.Liveness.PeriodSeconds,
-		dp.Startup.FailureThreshold, dp.Startup.TimeoutSeconds, dp.Startup.PeriodSeconds,
-	}
-	vs.add(slices.ContainsFunc(timings, func(t int32) bool { return t < 1 }), "spec", "probe timings must be at least 1")
-}
-
-const msgAccessMode = "access mode must be ReadWriteOnce, ReadWriteOncePod or ReadWriteMany"
-
-func validAccessMode(m AccessMode) bool {
-	return slices.Contains([]AccessMode{"ReadWriteOnce", "ReadWriteOncePod", "ReadWriteMany"}, m)
+// positiveSizes is the twin of the RoleStorage rule; sizes are defaulted by then, so a zero left
+// is one written explicitly.
+func positiveSizes(rs RoleStorage) bool {
+	return rs.LibPVCSize.Sign() > 0 && rs.LogPVCSize.Sign() > 0
 }
 
 // ValidateUpdate checks an update from old to new: every creation-time rule on new (the API

@@ -2,6 +2,9 @@ package topology
 
 import (
 	"errors"
+	"fmt"
+	"math"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -127,19 +130,39 @@ func TestValidate(t *testing.T) {
 			mc.Spec.DataTemplate.ExtraEnv = []corev1.EnvVar{{Name: "A"}, {Name: "A"}}
 		}), with(func(mc *MemgraphCluster) {
 			mc.Spec.DataTemplate.ExtraEnv = []corev1.EnvVar{{Name: "A"}, {Name: "B"}}
-		}), "extraEnv must not list a variable twice: keep one entry per name"},
+		}), "dataTemplate.extraEnv[1] duplicates item 0: the list's items must be unique by name"},
 		{"unknown pull policy", with(func(mc *MemgraphCluster) { mc.Spec.Image.PullPolicy = "Sometimes" }),
 			with(func(mc *MemgraphCluster) { mc.Spec.Image.PullPolicy = corev1.PullNever }), "image.pullPolicy must be Always, IfNotPresent or Never"},
 		{"unknown retention policy", with(func(mc *MemgraphCluster) { mc.Spec.Storage.RetentionPolicy = "Keep" }),
 			with(func(mc *MemgraphCluster) { mc.Spec.Storage.RetentionPolicy = RetentionDelete }), "storage.retentionPolicy must be Retain or Delete"},
 		{"read-only access mode", with(func(mc *MemgraphCluster) { mc.Spec.Storage.Data.LibStorageAccessMode = "ReadOnlyMany" }),
-			with(func(mc *MemgraphCluster) { mc.Spec.Storage.Data.LibStorageAccessMode = "ReadWriteMany" }), msgAccessMode},
+			with(func(mc *MemgraphCluster) { mc.Spec.Storage.Data.LibStorageAccessMode = "ReadWriteMany" }),
+			"storage.data.libStorageAccessMode must be ReadWriteOnce, ReadWriteOncePod or ReadWriteMany"},
 		{"negative volume size", with(func(mc *MemgraphCluster) { mc.Spec.Storage.Data.LogPVCSize = resource.MustParse("-1Gi") }),
-			with(func(mc *MemgraphCluster) { mc.Spec.Storage.Data.LogPVCSize = resource.MustParse("100Mi") }), "volume sizes must be positive quantities such as 1Gi"},
+			with(func(mc *MemgraphCluster) { mc.Spec.Storage.Data.LogPVCSize = resource.MustParse("100Mi") }), MsgVolumeSize},
 		{"port out of range", with(func(mc *MemgraphCluster) { mc.Spec.Ports.Bolt = 70000 }),
-			with(func(mc *MemgraphCluster) { mc.Spec.Ports.Bolt = 65535 }), "ports must be between 1 and 65535"},
+			with(func(mc *MemgraphCluster) { mc.Spec.Ports.Bolt = 65535 }), "ports.bolt must be at most 65535"},
 		{"negative probe timing", with(func(mc *MemgraphCluster) { mc.Spec.DataTemplate.Probes.Startup.PeriodSeconds = -5 }),
-			with(func(mc *MemgraphCluster) { mc.Spec.DataTemplate.Probes.Startup.PeriodSeconds = 1 }), "probe timings must be at least 1"},
+			with(func(mc *MemgraphCluster) { mc.Spec.DataTemplate.Probes.Startup.PeriodSeconds = 1 }),
+			"dataTemplate.probes.startup.periodSeconds must be at least 1"},
+		{"eleven coordinators", with(func(mc *MemgraphCluster) { mc.Spec.Coordinators = 11 }),
+			with(func(mc *MemgraphCluster) { mc.Spec.Coordinators = MaxCoordinators }), MsgCoordinatorsMax},
+		{"data instances beyond the limit", with(func(mc *MemgraphCluster) { mc.Spec.DataInstances = math.MaxInt32 }),
+			with(func(mc *MemgraphCluster) { mc.Spec.DataInstances = MaxDataInstances }), MsgDataInstancesMax},
+		{"cluster domain too long", with(func(mc *MemgraphCluster) { mc.Spec.ClusterDomain = strings.Repeat("a.", 126) + "ab" }),
+			with(func(mc *MemgraphCluster) { mc.Spec.ClusterDomain = strings.Repeat("a.", 126) + "a" }),
+			"clusterDomain must be at most 253 characters long, got 254"},
+		{"zero coordinator volume", with(func(mc *MemgraphCluster) { mc.Spec.Storage.Coordinators.LibPVCSize = resource.MustParse("-0.5") }),
+			with(func(mc *MemgraphCluster) { mc.Spec.Storage.Coordinators.LibPVCSize = resource.MustParse("0.5") }), MsgVolumeSize},
+		{"too many labels", with(func(mc *MemgraphCluster) { mc.Spec.CoordinatorTemplate.Labels = labels(65) }),
+			with(func(mc *MemgraphCluster) { mc.Spec.CoordinatorTemplate.Labels = labels(64) }),
+			"coordinatorTemplate.labels must have at most 64 entries, got 65"},
+		{"extra argument too long", with(func(mc *MemgraphCluster) { mc.Spec.DataTemplate.ExtraArgs = []string{strings.Repeat("x", 1025)} }),
+			with(func(mc *MemgraphCluster) { mc.Spec.DataTemplate.ExtraArgs = []string{strings.Repeat("x", 1024)} }),
+			"dataTemplate.extraArgs[0] must be at most 1024 characters long, got 1025"},
+		{"long image tag", with(func(mc *MemgraphCluster) { mc.Spec.Image.Repository = strings.Repeat("r", 256) }),
+			with(func(mc *MemgraphCluster) { mc.Spec.Image.Repository = strings.Repeat("r", 255) }),
+			"image.repository must be at most 255 characters long, got 256"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if diff := cmp.Diff([]string{tc.want}, messagesOf(t, tc.invalid().Validate())); diff != "" {
@@ -150,6 +173,14 @@ func TestValidate(t *testing.T) {
 			}
 		})
 	}
+}
+
+func labels(n int) map[string]string {
+	out := map[string]string{}
+	for i := range n {
+		out[fmt.Sprintf("label-%d", i)] = "x"
+	}
+	return out
 }
 
 const hex64 = "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"

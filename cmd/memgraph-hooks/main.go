@@ -8,6 +8,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"log/slog"
 	"net/http"
 	"os"
@@ -24,6 +25,7 @@ import (
 
 type options struct {
 	listen          string
+	metricsListen   string
 	logLevel        string
 	syncBudget      time.Duration
 	maxBodyBytes    int64
@@ -33,17 +35,31 @@ type options struct {
 	security        securityFlags
 }
 
+// Exit codes: 2 for a command line that cannot run (bad flag, value or argument), 1 for a
+// failure while running (a port already taken), 0 after --help or a clean shutdown.
 func main() {
-	if err := run(os.Args[1:]); err != nil {
+	o, err := parseFlags(os.Args[1:], os.Stdout)
+	switch {
+	case errors.Is(err, flag.ErrHelp):
+		os.Exit(0)
+	case err != nil:
+		fmt.Fprintf(os.Stderr, "memgraph-hooks: %v\nRun memgraph-hooks --help to list the flags.\n", err)
+		os.Exit(2)
+	}
+	if err := run(o); err != nil {
 		fmt.Fprintln(os.Stderr, "memgraph-hooks:", err)
 		os.Exit(1)
 	}
 }
 
-func parseFlags(args []string) (options, error) {
+// parseFlags parses and checks the command line. --help prints the flags to help and returns
+// flag.ErrHelp; any other error names the flag or argument at fault.
+func parseFlags(args []string, help io.Writer) (options, error) {
 	var o options
 	fs := flag.NewFlagSet("memgraph-hooks", flag.ContinueOnError)
-	fs.StringVar(&o.listen, "listen", ":8080", "address to serve the hooks on")
+	fs.StringVar(&o.listen, "listen", defaultListen, "address to serve the hooks on; with --simulate, 127.0.0.1:8080 unless given")
+	fs.StringVar(&o.metricsListen, "metrics-listen", defaultMetricsListen,
+		"address to serve GET /metrics on, apart from the hooks; with --simulate, 127.0.0.1:9090 unless given; empty: none")
 	fs.StringVar(&o.logLevel, "log-level", "info", "debug, info, warn or error")
 	fs.DurationVar(&o.syncBudget, "sync-budget", hooks.DefaultSyncBudget,
 		"time one sync may spend on Bolt; keep it well under the CompositeController's webhook timeout (10s)")
@@ -55,24 +71,30 @@ func parseFlags(args []string) (options, error) {
 	fs.Var(o.resolve, "resolve",
 		"host:port=dial-host:port; dial the second address for the first (repeatable), e.g. to reach coordinators through kubectl port-forward")
 	registerSecurityFlags(fs, &o.security)
+	fs.SetOutput(io.Discard) // errors are reported once, by main
+	fs.Usage = func() {}
 	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			printUsage(fs, help)
+		}
 		return o, err
 	}
-	if o.syncBudget <= 0 {
-		return o, errors.New("--sync-budget must be positive")
+	if err := o.check(fs); err != nil {
+		return o, err
 	}
 	return o, o.security.validate()
 }
 
-func run(args []string) error {
-	o, err := parseFlags(args)
-	if err != nil {
-		return err
-	}
+func run(o options) error {
 	logger, err := newLogger(o.logLevel)
 	if err != nil {
 		return err
 	}
+	lns, err := bind(o)
+	if err != nil {
+		return err
+	}
+	defer lns.close()
 	var resolver memgraph.Resolver = o.resolve
 	if o.simulate {
 		world, err := startSimulation(logger)
@@ -91,29 +113,48 @@ func run(args []string) error {
 	if err != nil {
 		return err
 	}
-	handler := hooks.NewHandler(handlerSecurity(hooks.Config{
+	cfg := handlerSecurity(hooks.Config{
 		Connector: pool, SyncBudget: o.syncBudget, MaxBodyBytes: o.maxBodyBytes,
-		Logger: logger, Registerer: reg, Gatherer: reg,
-	}, creds, o.security))
-	return serve(o, logger, handler, creds)
+		Logger: logger, Registerer: reg,
+	}, creds, o.security)
+	return serve(o, logger, lns, creds, hooks.NewHandler(cfg), hooks.MetricsHandler(cfg, reg))
 }
 
-func serve(o options, logger *slog.Logger, handler http.Handler, creds *hooks.Credentials) error {
-	srv := &http.Server{
-		Addr:              o.listen,
+// serve serves the hooks and the metrics on listeners already bound, until SIGTERM or an
+// interrupt, then drains requests in flight for up to --shutdown-timeout. The hooks speak HTTPS
+// when a serving certificate is configured; the metrics too when --metrics-auth puts them behind
+// the same credentials (a token must not cross the network in plain text).
+func serve(o options, logger *slog.Logger, lns listeners, creds *hooks.Credentials, handler, metrics http.Handler) error {
+	servers := []*http.Server{{
 		Handler:           handler,
 		ReadHeaderTimeout: 5 * time.Second,
 		ReadTimeout:       30 * time.Second,
 		WriteTimeout:      o.syncBudget + 30*time.Second,
 		IdleTimeout:       2 * time.Minute,
 		TLSConfig:         creds.TLSConfig(),
+	}}
+	if lns.metrics != nil {
+		srv := &http.Server{
+			Handler:           metrics,
+			ReadHeaderTimeout: 5 * time.Second,
+			ReadTimeout:       30 * time.Second,
+			WriteTimeout:      30 * time.Second,
+			IdleTimeout:       2 * time.Minute,
+		}
+		if o.security.protectMetrics {
+			srv.TLSConfig = creds.TLSConfig()
+		}
+		servers = append(servers, srv)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
 	defer stop()
 	go creds.Run(ctx)
-	errc := make(chan error, 1)
-	go func() { errc <- listenAndServe(srv) }()
-	logger.Info("serving hooks", "listen", o.listen, "syncBudget", o.syncBudget.String(), "simulate", o.simulate,
+	errc := make(chan error, len(servers))
+	for i, ln := range lns.all() {
+		go func() { errc <- serveOn(servers[i], ln) }()
+	}
+	logger.Info("serving hooks", "listen", lns.hooks.Addr().String(), "metrics", lns.metricsAddr(),
+		"syncBudget", o.syncBudget.String(), "simulate", o.simulate,
 		"https", creds.TLS(), "bearerToken", o.security.tokenFile != "", "clientCertificates", creds.ClientCertRequired())
 	select {
 	case err := <-errc:
@@ -123,7 +164,11 @@ func serve(o options, logger *slog.Logger, handler http.Handler, creds *hooks.Cr
 	logger.Info("shutting down")
 	shutdownCtx, cancel := context.WithTimeout(context.Background(), o.shutdownTimeout)
 	defer cancel()
-	return srv.Shutdown(shutdownCtx)
+	var errs []error
+	for _, srv := range servers {
+		errs = append(errs, srv.Shutdown(shutdownCtx))
+	}
+	return errors.Join(errs...)
 }
 
 func newLogger(level string) (*slog.Logger, error) {
@@ -131,7 +176,7 @@ func newLogger(level string) (*slog.Logger, error) {
 	if err := l.UnmarshalText([]byte(level)); err != nil {
 		return nil, fmt.Errorf("--log-level %q: want debug, info, warn or error", level)
 	}
-	return slog.New(slog.NewJSONHandler(os.Stderr, &slog.HandlerOptions{Level: l})), nil
+	return slog.New(hooks.LogHandler(slog.NewJSONHandler(os.Stderr, &slog.HandlerOptions{Level: l}))), nil
 }
 
 // chainResolver asks each resolver in turn and takes the first answer that changes the address.

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -55,7 +56,7 @@ func TestSimulateServesTheExampleCluster(t *testing.T) {
 }
 
 func TestFlags(t *testing.T) {
-	o, err := parseFlags([]string{"--resolve", "a.svc:7687=127.0.0.1:17687", "--sync-budget", "3s"})
+	o, err := parseFlags([]string{"--resolve", "a.svc:7687=127.0.0.1:17687", "--sync-budget", "3s"}, io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -63,7 +64,7 @@ func TestFlags(t *testing.T) {
 		t.Errorf("--resolve mapped a.svc:7687 to %q", got)
 	}
 	for _, bad := range [][]string{{"--sync-budget", "0s"}, {"--resolve", "no-equals"}} {
-		if _, err := parseFlags(bad); err == nil {
+		if _, err := parseFlags(bad, io.Discard); err == nil {
 			t.Errorf("parseFlags(%q) accepted", bad)
 		}
 	}

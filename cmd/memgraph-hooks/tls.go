@@ -4,6 +4,7 @@ import (
 	"errors"
 	"flag"
 	"log/slog"
+	"net"
 	"net/http"
 	"time"
 
@@ -29,7 +30,7 @@ func registerSecurityFlags(fs *flag.FlagSet, s *securityFlags) {
 		"require a client certificate signed by a CA in this PEM bundle on every endpoint but the probes (mTLS; needs HTTPS)")
 	fs.StringVar(&s.tokenFile, "auth-token-file", "",
 		"require Authorization: Bearer <the file's content> on every endpoint but the probes; re-read when it changes")
-	fs.BoolVar(&s.protectMetrics, "metrics-auth", false, "put /metrics behind the same token and client certificate")
+	fs.BoolVar(&s.protectMetrics, "metrics-auth", false, "put /metrics (on --metrics-listen) behind the same token and client certificate, over the same HTTPS")
 	fs.DurationVar(&s.reloadInterval, "credentials-reload-interval", hooks.DefaultReloadInterval,
 		"how often the certificate, client CA and token files are checked for changes")
 }
@@ -72,11 +73,11 @@ func handlerSecurity(cfg hooks.Config, creds *hooks.Credentials, s securityFlags
 	return cfg
 }
 
-// listenAndServe serves HTTPS when the server has a TLS configuration (the certificate comes
+// serveOn serves HTTPS on ln when the server has a TLS configuration (the certificate comes
 // from its GetCertificate, so the file arguments stay empty), plain HTTP otherwise.
-func listenAndServe(srv *http.Server) error {
+func serveOn(srv *http.Server, ln net.Listener) error {
 	if srv.TLSConfig != nil {
-		return srv.ListenAndServeTLS("", "")
+		return srv.ServeTLS(ln, "", "")
 	}
-	return srv.ListenAndServe()
+	return srv.Serve(ln)
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"crypto/tls"
 	"crypto/x509"
+	"io"
 	"log/slog"
 	"net"
 	"net/http"
@@ -64,7 +65,11 @@ func TestRunServesHTTPSAndDemandsTheToken(t *testing.T) {
 	flags, roots := hookFiles(t)
 	addr := freePort(t)
 	done := make(chan error, 1)
-	go func() { done <- run(append([]string{"--listen", addr, "--log-level", "error"}, flags...)) }()
+	o, err := parseFlags(append([]string{"--listen", addr, "--metrics-listen", "", "--log-level", "error"}, flags...), io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	go func() { done <- run(o) }()
 
 	client := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: roots}}}
 	deadline := time.Now().Add(10 * time.Second)
@@ -131,7 +136,7 @@ func TestInsecureConfigurationsWarnLoudly(t *testing.T) {
 		{"HTTPS and a token", flags, false, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			o, err := parseFlags(tc.args)
+			o, err := parseFlags(tc.args, io.Discard)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -155,7 +160,7 @@ func TestInsecureConfigurationsWarnLoudly(t *testing.T) {
 
 func TestSecurityFlags(t *testing.T) {
 	flags, _ := hookFiles(t)
-	o, err := parseFlags(append([]string{"--metrics-auth", "--client-ca-file", flags[1], "--credentials-reload-interval", "2s"}, flags...))
+	o, err := parseFlags(append([]string{"--metrics-auth", "--client-ca-file", flags[1], "--credentials-reload-interval", "2s"}, flags...), io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -166,7 +171,7 @@ func TestSecurityFlags(t *testing.T) {
 		{"--metrics-auth"},
 		{"--credentials-reload-interval", "0s"},
 	} {
-		if _, err := parseFlags(bad); err == nil {
+		if _, err := parseFlags(bad, io.Discard); err == nil {
 			t.Errorf("parseFlags(%q) accepted", bad)
 		}
 	}
@@ -175,7 +180,7 @@ func TestSecurityFlags(t *testing.T) {
 		{"--client-ca-file", flags[1]},
 		{"--auth-token-file", filepath.Join(t.TempDir(), "missing")},
 	} {
-		o, err := parseFlags(bad)
+		o, err := parseFlags(bad, io.Discard)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,0 +1,239 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"regexp"
+	"sort"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// The tests below run the real main() in a child process (this test binary, re-executed with
+// runMainEnv set), so exit codes, stdout and stderr are the ones a user sees.
+const runMainEnv = "MEMGRAPH_HOOKS_RUN_MAIN"
+
+func TestMain(m *testing.M) {
+	if os.Getenv(runMainEnv) == "1" {
+		main()
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
+
+func command(t *testing.T, args ...string) *exec.Cmd {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], args...)
+	cmd.Env = append(os.Environ(), runMainEnv+"=1")
+	return cmd
+}
+
+// runMain runs main with args and returns its exit code, stdout and stderr.
+func runMain(t *testing.T, args ...string) (int, string, string) {
+	t.Helper()
+	cmd := command(t, args...)
+	var stdout, stderr strings.Builder
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	var exit *exec.ExitError
+	switch {
+	case err == nil:
+		return 0, stdout.String(), stderr.String()
+	case errors.As(err, &exit):
+		return exit.ExitCode(), stdout.String(), stderr.String()
+	}
+	t.Fatalf("running main: %v", err)
+	return 0, "", ""
+}
+
+var (
+	helpFlag   = regexp.MustCompile(`(?m)^  -([a-z-]+)`)
+	readmeFlag = regexp.MustCompile("(?m)^\\| `--([a-z-]+)")
+)
+
+// --help exits 0 and lists exactly the flags README's "Running the hook" table documents.
+func TestHelpListsTheFlagsOfTheREADME(t *testing.T) {
+	code, stdout, stderr := runMain(t, "--help")
+	if code != 0 || stderr != "" {
+		t.Fatalf("--help exited %d, stderr %q", code, stderr)
+	}
+	var inHelp []string
+	for _, m := range helpFlag.FindAllStringSubmatch(stdout, -1) {
+		inHelp = append(inHelp, m[1])
+	}
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	section := string(readme)
+	start := strings.Index(section, "## Running the hook")
+	if start < 0 {
+		t.Fatal("README has no \"## Running the hook\" section")
+	}
+	section = section[start+3:]
+	if end := strings.Index(section, "\n## "); end >= 0 {
+		section = section[:end]
+	}
+	var inREADME []string
+	for _, m := range readmeFlag.FindAllStringSubmatch(section, -1) {
+		inREADME = append(inREADME, m[1])
+	}
+	sort.Strings(inHelp)
+	sort.Strings(inREADME)
+	if len(inHelp) == 0 {
+		t.Fatalf("no flags in --help:\n%s", stdout)
+	}
+	if diff := cmp.Diff(inHelp, inREADME); diff != "" {
+		t.Errorf("README's flag table differs from --help (-help +README):\n%s", diff)
+	}
+}
+
+// A command line the hook cannot run with exits 2 with one line naming the problem, before
+// anything is started.
+func TestBadCommandLinesExitTwo(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--no-such-flag"}, "flag provided but not defined: -no-such-flag"},
+		{[]string{"--max-body-bytes", "-5"}, "--max-body-bytes must be positive, got -5"},
+		{[]string{"--max-body-bytes=0"}, "--max-body-bytes must be positive, got 0"},
+		{[]string{"--max-body-bytes=lots"}, `invalid value "lots" for flag -max-body-bytes`},
+		{[]string{"simulate"}, `unexpected argument "simulate"`},
+		{[]string{"--log-level=info", "stray", "--listen=:1"}, `unexpected argument "stray"`},
+		{[]string{"--log-level=loud"}, "--log-level"},
+		{[]string{"--sync-budget=0s"}, "--sync-budget must be positive"},
+		{[]string{"--shutdown-timeout=-1s"}, "--shutdown-timeout must not be negative"},
+		{[]string{"--listen="}, "--listen must not be empty"},
+	} {
+		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
+			code, stdout, stderr := runMain(t, tc.args...)
+			if code != 2 {
+				t.Errorf("exit code %d, want 2", code)
+			}
+			if !strings.Contains(stderr, tc.want) || !strings.Contains(stderr, "--help") {
+				t.Errorf("stderr %q does not say %q and point to --help", stderr, tc.want)
+			}
+			if stdout != "" {
+				t.Errorf("stdout %q, want nothing", stdout)
+			}
+		})
+	}
+}
+
+// A port already taken fails at once with exit 1, naming the flag and the address.
+func TestBindFailureNamesTheAddress(t *testing.T) {
+	taken, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer taken.Close()
+	addr := taken.Addr().String()
+	for _, args := range [][]string{
+		{"--listen=" + addr, "--metrics-listen="},
+		{"--listen=127.0.0.1:0", "--metrics-listen=" + addr},
+	} {
+		start := time.Now()
+		code, _, stderr := runMain(t, args...)
+		flagName := strings.SplitN(args[0], "=", 2)[0]
+		if strings.HasSuffix(args[1], addr) {
+			flagName = "--metrics-listen"
+		}
+		if code != 1 || !strings.Contains(stderr, flagName+" "+addr) || !strings.Contains(stderr, "address already in use") {
+			t.Errorf("%v: exit %d, stderr %q; want 1 naming %s %s", args, code, stderr, flagName, addr)
+		}
+		if d := time.Since(start); d > 10*time.Second {
+			t.Errorf("%v: took %s to fail", args, d)
+		}
+	}
+}
+
+// "serving hooks" is logged once the listeners exist: the addresses it names answer at once.
+// The metrics have their own listener; SIGTERM ends the process cleanly.
+func TestServesOnceLoggedAndStopsOnSIGTERM(t *testing.T) {
+	cmd := command(t, "--listen=127.0.0.1:0", "--metrics-listen=127.0.0.1:0")
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = cmd.Process.Kill() }()
+	lines := bufio.NewScanner(stderr)
+	var serving struct{ Msg, Listen, Metrics string }
+	for lines.Scan() {
+		if json.Unmarshal(lines.Bytes(), &serving) == nil && serving.Msg == "serving hooks" {
+			break
+		}
+	}
+	if serving.Listen == "" {
+		t.Fatalf("no \"serving hooks\" line with the address (%v)", lines.Err())
+	}
+	go func() { _, _ = io.Copy(io.Discard, stderr) }()
+	client := &http.Client{Timeout: 5 * time.Second}
+	get := func(method, url string) *http.Response {
+		t.Helper()
+		req, _ := http.NewRequest(method, url, nil)
+		resp, err := client.Do(req)
+		if err != nil {
+			t.Fatalf("%s %s right after \"serving hooks\": %v", method, url, err)
+		}
+		_, _ = io.Copy(io.Discard, resp.Body)
+		_ = resp.Body.Close()
+		return resp
+	}
+	if resp := get(http.MethodGet, "http://"+serving.Listen+"/healthz"); resp.StatusCode != http.StatusOK {
+		t.Errorf("GET /healthz = %d", resp.StatusCode)
+	}
+	if resp := get(http.MethodGet, "http://"+serving.Metrics+"/metrics"); resp.StatusCode != http.StatusOK {
+		t.Errorf("GET /metrics on the metrics listener = %d", resp.StatusCode)
+	}
+	if resp := get(http.MethodGet, "http://"+serving.Listen+"/metrics"); resp.StatusCode != http.StatusNotFound {
+		t.Errorf("GET /metrics on the hook listener = %d, want 404 (metrics have their own listener)", resp.StatusCode)
+	}
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Errorf("after SIGTERM: %v, want exit 0", err)
+		}
+	case <-time.After(20 * time.Second):
+		t.Error("still running 20s after SIGTERM")
+	}
+}
+
+// --simulate binds loopback unless told otherwise.
+func TestSimulateBindsLoopbackByDefault(t *testing.T) {
+	for _, tc := range []struct {
+		args                  []string
+		listen, metricsListen string
+	}{
+		{nil, ":8080", ":9090"},
+		{[]string{"--simulate"}, "127.0.0.1:8080", "127.0.0.1:9090"},
+		{[]string{"--simulate", "--listen=:8081"}, ":8081", "127.0.0.1:9090"},
+		{[]string{"--simulate", "--metrics-listen="}, "127.0.0.1:8080", ""},
+	} {
+		o, err := parseFlags(tc.args, io.Discard)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if o.listen != tc.listen || o.metricsListen != tc.metricsListen {
+			t.Errorf("%v: listen %q, metrics %q; want %q and %q", tc.args, o.listen, o.metricsListen, tc.listen, tc.metricsListen)
+		}
+	}
+}

@@ -1,0 +1,101 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+)
+
+// The listeners' defaults: every interface in a Pod, loopback only with --simulate, where the
+// hook talks to a simulated cluster on a workstation and nothing else should reach it.
+const (
+	defaultListen        = ":8080"
+	defaultMetricsListen = ":9090"
+	simulateListen       = "127.0.0.1:8080"
+	simulateMetrics      = "127.0.0.1:9090"
+)
+
+// check refuses values the hook cannot run with, and applies --simulate's loopback defaults to
+// the listen addresses not given.
+func (o *options) check(fs *flag.FlagSet) error {
+	if fs.NArg() > 0 {
+		return fmt.Errorf("unexpected argument %q: memgraph-hooks takes only flags, and none after it were read", fs.Arg(0))
+	}
+	given := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
+	if o.simulate && !given["listen"] {
+		o.listen = simulateListen
+	}
+	if o.simulate && !given["metrics-listen"] {
+		o.metricsListen = simulateMetrics
+	}
+	switch {
+	case o.listen == "":
+		return errors.New("--listen must not be empty")
+	case o.syncBudget <= 0:
+		return fmt.Errorf("--sync-budget must be positive, got %s", o.syncBudget)
+	case o.maxBodyBytes <= 0:
+		return fmt.Errorf("--max-body-bytes must be positive, got %d", o.maxBodyBytes)
+	case o.shutdownTimeout < 0:
+		return fmt.Errorf("--shutdown-timeout must not be negative, got %s", o.shutdownTimeout)
+	}
+	_, err := newLogger(o.logLevel)
+	return err
+}
+
+func printUsage(fs *flag.FlagSet, w io.Writer) {
+	fmt.Fprintln(w, "Usage: memgraph-hooks [flags]")
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "Serves Metacontroller's sync and customize hooks for MemgraphClusters.")
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "Flags:")
+	fs.SetOutput(w)
+	fs.PrintDefaults()
+	fs.SetOutput(io.Discard)
+}
+
+// listeners are the bound sockets; metrics is nil when --metrics-listen is empty.
+type listeners struct {
+	hooks, metrics net.Listener
+}
+
+// bind opens the listeners before anything else starts, so a port already taken fails at once,
+// naming the flag and the address.
+func bind(o options) (listeners, error) {
+	var lns listeners
+	var err error
+	if lns.hooks, err = net.Listen("tcp", o.listen); err != nil {
+		return lns, fmt.Errorf("--listen %s: %w", o.listen, err)
+	}
+	if o.metricsListen != "" {
+		if lns.metrics, err = net.Listen("tcp", o.metricsListen); err != nil {
+			lns.close()
+			return lns, fmt.Errorf("--metrics-listen %s: %w", o.metricsListen, err)
+		}
+	}
+	return lns, nil
+}
+
+func (l listeners) all() []net.Listener {
+	if l.metrics == nil {
+		return []net.Listener{l.hooks}
+	}
+	return []net.Listener{l.hooks, l.metrics}
+}
+
+func (l listeners) metricsAddr() string {
+	if l.metrics == nil {
+		return "off"
+	}
+	return l.metrics.Addr().String()
+}
+
+func (l listeners) close() {
+	for _, ln := range l.all() {
+		if ln != nil {
+			_ = ln.Close()
+		}
+	}
+}

@@ -1,0 +1,78 @@
+//go:build e2e
+
+package e2e_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/yaml"
+)
+
+// kustomizeBuild renders an overlay with kubectl's built-in kustomize, by kind/name.
+func kustomizeBuild(t *testing.T, dir ...string) map[string]*unstructured.Unstructured {
+	t.Helper()
+	e := needEnv(t)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	out, err := e.Kubectl(ctx, "kustomize", repoPath(dir...))
+	if err != nil {
+		t.Fatalf("kubectl kustomize %s: %v", strings.Join(dir, "/"), err)
+	}
+	objects := map[string]*unstructured.Unstructured{}
+	for _, doc := range strings.Split(out, "\n---\n") {
+		var obj map[string]any
+		if err := yaml.Unmarshal([]byte(doc), &obj); err != nil {
+			t.Fatal(err)
+		}
+		if obj != nil {
+			u := &unstructured.Unstructured{Object: obj}
+			objects[u.GetKind()+"/"+u.GetName()] = u
+		}
+	}
+	return objects
+}
+
+func hookImage(t *testing.T, objects map[string]*unstructured.Unstructured) string {
+	t.Helper()
+	dep := objects["Deployment/memgraph-hooks"]
+	if dep == nil {
+		t.Fatal("no Deployment memgraph-hooks")
+	}
+	containers, _, _ := unstructured.NestedSlice(dep.Object, "spec", "template", "spec", "containers")
+	image, _, _ := unstructured.NestedString(containers[0].(map[string]any), "image")
+	return image
+}
+
+// README's install steps work with kubectl alone: the image override of examples/install, and
+// examples/install-with-monitoring's ServiceMonitor and monitoring namespace.
+func TestInstallOverlaysBuildWithKubectl(t *testing.T) {
+	plain := kustomizeBuild(t, "examples", "install")
+	if got := hookImage(t, plain); got != "registry.example.com/memgraph-hooks:v0.1.0" {
+		t.Errorf("examples/install runs image %q", got)
+	}
+	if plain["ServiceMonitor/memgraph-hooks"] != nil {
+		t.Error("examples/install has a ServiceMonitor: it must stay optional")
+	}
+
+	monitored := kustomizeBuild(t, "examples", "install-with-monitoring")
+	if got := hookImage(t, monitored); got != "registry.example.com/memgraph-hooks:v0.1.0" {
+		t.Errorf("examples/install-with-monitoring runs image %q", got)
+	}
+	if monitored["ServiceMonitor/memgraph-hooks"] == nil {
+		t.Error("examples/install-with-monitoring has no ServiceMonitor")
+	}
+	rules, _, _ := unstructured.NestedSlice(monitored["NetworkPolicy/memgraph-hooks"].Object, "spec", "ingress")
+	if len(rules) != 2 {
+		t.Fatalf("NetworkPolicy rules %v", rules)
+	}
+	from := rules[1].(map[string]any)["from"].([]any)[0].(map[string]any)
+	ns, _, _ := unstructured.NestedString(from, "namespaceSelector", "matchLabels", "kubernetes.io/metadata.name")
+	port := rules[1].(map[string]any)["ports"].([]any)[0].(map[string]any)["port"]
+	if ns != "observability" || port != int64(9090) && port != float64(9090) {
+		t.Errorf("the monitoring rule admits namespace %q on port %v, want observability on 9090", ns, port)
+	}
+}

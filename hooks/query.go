@@ -1,0 +1,65 @@
+package hooks
+
+import (
+	"fmt"
+	"maps"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/memgraph-hooks/memgraph-hooks/topology"
+)
+
+// Query parameters. POST /sync takes dryRun; POST /customize takes none. Anything else —
+// including dryRun in another case, such as ?dryrun=true, and a query string that does not parse
+// — is refused with a 400: a request must never execute because a parameter meant to stop it
+// was not recognised.
+const paramDryRun = "dryRun"
+
+// parseQuery parses raw strictly and refuses any parameter not in known.
+func parseQuery(raw string, known ...string) (url.Values, error) {
+	q, err := url.ParseQuery(raw)
+	if err != nil {
+		return nil, badRequestf("malformed query string: %s", topology.Clip(err.Error()))
+	}
+	for _, name := range slices.Sorted(maps.Keys(q)) {
+		if slices.Contains(known, name) {
+			continue
+		}
+		hint, accepted := "", "no query parameters"
+		if len(known) > 0 {
+			accepted = "only " + strings.Join(known, ", ")
+		}
+		for _, k := range known {
+			if strings.EqualFold(k, name) {
+				hint = fmt.Sprintf(" (parameter names are case-sensitive: did you mean %s?)", k)
+			}
+		}
+		return nil, badRequestf("unknown query parameter %q%s: this endpoint accepts %s", topology.Clip(name), hint, accepted)
+	}
+	return q, nil
+}
+
+// syncDryRun reads POST /sync's query: dryRun is a dry run for every value strconv.ParseBool
+// takes as true (1, t, T, TRUE, true, True), an execution for one it takes as false, and a 400
+// otherwise (an empty value included, and dryRun given twice).
+func syncDryRun(raw string) (bool, error) {
+	q, err := parseQuery(raw, paramDryRun)
+	if err != nil {
+		return false, err
+	}
+	values, present := q[paramDryRun]
+	switch {
+	case !present:
+		return false, nil
+	case len(values) != 1:
+		return false, badRequestf("dryRun is given %d times: give it once", len(values))
+	}
+	dry, err := strconv.ParseBool(values[0])
+	if err != nil {
+		return false, badRequestf("dryRun=%q is not a boolean: dryRun=true (or 1, t, T, TRUE, True) plans without executing, dryRun=false executes",
+			topology.Clip(values[0]))
+	}
+	return dry, nil
+}
