@@ -155,10 +155,10 @@ func TestSelfAddWithWrongAddressIsRefused(t *testing.T) {
 		"Request for adding coordinator 1 failed because the coordinator was started with different network configuration. Check logs for more details.", "PULL")
 }
 
-// TestQuorumLoss: with two of three coordinators dead the leader's next write fails to commit
-// to Raft, after which it steps down and writes find no leader.
+// TestQuorumLoss: with two of three coordinators dead the leader's writes fail to commit to
+// Raft until its leadership expires, after which writes find no leader.
 func TestQuorumLoss(t *testing.T) {
-	w := newWorld(t)
+	w, clock := newManualWorld(t)
 	startProcesses(t, w, "ql", 3, 2)
 	pool := newPool(t, w)
 	ctx := testContext(t)
@@ -171,6 +171,7 @@ func TestQuorumLoss(t *testing.T) {
 	c := pool.Client(coordAddr("ql", 1))
 	err := c.RegisterInstance(ctx, instanceName(1), instanceConfig("ql", 1))
 	wantRefusal(t, w, err, memgraph.KindRaftWrite, "Writing to Raft log failed. Please retry the operation.", "PULL")
+	clock.Advance(sim.LeadershipExpiry)
 	err = c.RegisterInstance(ctx, instanceName(1), instanceConfig("ql", 1))
 	wantRefusal(t, w, err, memgraph.KindNoLeader, "Tried to forward the request to the current leader but the leader couldn't be found!", "PULL")
 
