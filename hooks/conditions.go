@@ -24,6 +24,8 @@ const (
 	ReasonRetirementInProgress         = "RetirementInProgress"
 	ReasonLeadershipTransferInProgress = "LeadershipTransferInProgress"
 	ReasonNoCaughtUpSurvivor           = "NoCaughtUpSurvivor"
+	ReasonCoordinatorHalfJoined        = "CoordinatorHalfJoined"
+	ReasonFailoverInProgress           = "FailoverInProgress"
 )
 
 // maxMessage bounds a condition message; lists inside it are bounded by maxListed.

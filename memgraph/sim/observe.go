@@ -139,6 +139,14 @@ func (w *World) Raft() RaftSnapshot {
 	return snap
 }
 
+// Running reports whether the process at host runs (false once killed, removed or crashed).
+func (w *World) Running(host string) bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	in, ok := w.instances[host]
+	return ok && in.alive
+}
+
 // Leader returns the leader of the largest cluster (ties: the oldest); ok is false when it
 // has none or there are no coordinators.
 func (w *World) Leader() (id int, ok bool) {
