@@ -23,17 +23,18 @@ import (
 // (as applied and settled) and Ready pods for every replica; pods that a StatefulSet sheds
 // disappear together with their simulated instance.
 type harness struct {
-	t        testing.TB
-	world    *sim.World
-	clock    *sim.ManualClock
-	pool     *memgraph.Pool
-	handler  http.Handler
-	name, ns string
-	spec     map[string]any
-	children map[string]map[string]any // "Kind/name" → object as last returned
-	pods     map[string]bool           // running pods → whether they answer (have an instance)
-	killed   map[string]bool           // hosts a test killed on purpose (h.kill)
-	lastResp syncResponse
+	t           testing.TB
+	world       *sim.World
+	clock       *sim.ManualClock
+	pool        *memgraph.Pool
+	handler     http.Handler
+	name, ns    string
+	spec        map[string]any
+	children    map[string]map[string]any // "Kind/name" → object as last returned
+	pods        map[string]bool           // running pods → whether they answer (have an instance)
+	killed      map[string]bool           // hosts a test killed on purpose (h.kill)
+	slowJoiners []string                  // hosts given a join delay
+	lastResp    syncResponse
 }
 
 type syncResponse struct {
