@@ -222,15 +222,31 @@ func waitForQuery(t *testing.T, w *sim.World, text string) {
 	t.Fatalf("%q never arrived", text)
 }
 
+// retireMain taps the hook's connection, parks MAIN on instance_1 and shrinks the data instances
+// to one: the next sync hands MAIN over to instance_0.
+func (h *harness) retireMain() *tapConnector {
+	h.t.Helper()
+	tap := h.tap()
+	h.bootstrap()
+	h.parkMain("instance_1")
+	h.scale(3, 1)
+	return tap
+}
+
+// assertMains compares the MAINs SHOW INSTANCES reports.
+func (h *harness) assertMains(want ...string) {
+	h.t.Helper()
+	if diff := cmp.Diff(want, h.mains()); diff != "" {
+		h.t.Errorf("MAINs (-want +got):\n%s", diff)
+	}
+}
+
 // SET INSTANCE … TO MAIN succeeds for a target that just died (Raft first); the hook must not
 // take that for a finished handover and unregister the old MAIN: the coordinators fail over
 // (back to it) once they see the new MAIN down, and the retirement plans again from there.
 func TestHandoverToACandidateThatDiesIsNotTakenForDone(t *testing.T) {
 	h := newHarness(t, 3, 2)
-	tap := h.tap()
-	h.bootstrap()
-	h.parkMain("instance_1")
-	h.scale(3, 1)
+	tap := h.retireMain()
 	candidate := h.network().DataInstance(0).Host
 	tap.afterLag = func() { h.kill(candidate) } // between the plan and the DEMOTE
 	h.sync()
@@ -257,9 +273,7 @@ func TestHandoverToACandidateThatDiesIsNotTakenForDone(t *testing.T) {
 		h.sync()
 	}
 	h.assertConverged()
-	if diff := cmp.Diff([]string{"instance_0"}, h.mains()); diff != "" {
-		t.Errorf("MAIN (-want +got):\n%s", diff)
-	}
+	h.assertMains("instance_0")
 	h.assertNoMisuse()
 }
 
@@ -267,10 +281,7 @@ func TestHandoverToACandidateThatDiesIsNotTakenForDone(t *testing.T) {
 // unregistered meanwhile) restores the old MAIN at once.
 func TestRefusedPromotionRestoresTheOldMain(t *testing.T) {
 	h := newHarness(t, 3, 2)
-	tap := h.tap()
-	h.bootstrap()
-	h.parkMain("instance_1")
-	h.scale(3, 1)
+	tap := h.retireMain()
 	tap.afterDemote = func() {
 		leader := h.pool.Client(h.network().Coordinator(1).BoltServer)
 		h.must(leader.UnregisterInstance(context.Background(), "instance_0"))
@@ -283,9 +294,7 @@ func TestRefusedPromotionRestoresTheOldMain(t *testing.T) {
 	if !strings.Contains(msg, "No instance with such name!") || !strings.Contains(msg, "instance_1 restored as MAIN") {
 		t.Errorf("Converged message %q should carry Memgraph's refusal and say the old MAIN was restored", msg)
 	}
-	if diff := cmp.Diff([]string{"instance_1"}, h.mains()); diff != "" {
-		t.Errorf("MAIN after a refused handover (-want +got):\n%s", diff)
-	}
+	h.assertMains("instance_1")
 	if st, _, _ := h.condition(hooks.ConditionReady); st != "True" {
 		t.Errorf("Ready = %s after the restore, want True (the cluster serves again)", st)
 	}

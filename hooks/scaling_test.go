@@ -167,14 +167,8 @@ func TestStaleViewAfterShrinkNeitherRegrowsNorReregisters(t *testing.T) {
 // retirement resumes once a MAIN exists.
 func TestInterruptedHandoverFailsOverToTheMostUpToDate(t *testing.T) {
 	h := newHarness(t, 3, 3)
-	h.bootstrap()
-	h.parkMain("instance_2")
+	h.interruptedHandover() // the pass died after DEMOTE
 	n := h.network()
-	h.must(h.world.SetLag(n.DataInstance(0).Host, "memgraph", 5))
-	h.must(h.world.Commit("memgraph", 10))
-	h.scale(3, 2)
-	leader := h.pool.Client(n.Coordinator(1).BoltServer)
-	h.must(leader.DemoteInstance(context.Background(), "instance_2")) // the pass died here
 	h.sync()
 	mains := h.mains()
 	if len(mains) != 1 || mains[0] == "instance_0" {

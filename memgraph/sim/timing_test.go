@@ -180,10 +180,7 @@ func TestNotReadyLeaderAnswersItsLocalViewAndRefusesWrites(t *testing.T) {
 }
 
 func TestNotReadyLeaderWithoutCandidateRetriesWithBackoff(t *testing.T) {
-	w, c1 := setupCluster(t, 3, 2)
-	c1.must("DEMOTE INSTANCE instance_1")
-	must(t, w.Kill("data-1.mg.svc"))
-	must(t, w.Kill("data-2.mg.svc"))
+	w, _ := noMainToPromote(t)
 	must(t, w.ForceLeader(2)) // no MAIN and nobody to promote: reconciliation fails, retries 1 s, 2 s, 4 s …
 	advance(t, w, 2500*time.Millisecond)
 	must(t, w.Restart("data-2.mg.svc"))
@@ -206,20 +203,46 @@ func TestForceResetWithAMainSucceedsWithoutFailover(t *testing.T) {
 	if main := w.Raft().Clusters[0].Main; main != "instance_1" {
 		t.Fatalf("FORCE RESET with a (dead) MAIN in Raft failed over to %s", main)
 	}
-	if got := row(t, c1.must("SHOW INSTANCES").rows, "instance_1"); got[4] != "up" || got[5] != "main" {
-		t.Fatalf("the dead MAIN on fresh connectors: %v", got)
+	failsOverOnceSeenDown(t, w, c1, "instance_1", "instance_2")
+}
+
+// failsOverOnceSeenDown: the dead MAIN still shows up/main, and the leader fails over to
+// next once instance_down_timeout_sec (5 s) has passed.
+func failsOverOnceSeenDown(t *testing.T, w *World, c *client, dead, next string) {
+	t.Helper()
+	if got := row(t, c.must("SHOW INSTANCES").rows, dead); got[4] != "up" || got[5] != "main" {
+		t.Fatalf("the dead MAIN %s shows %v, want up/main until the timeout", dead, got)
 	}
 	advance(t, w, 5*time.Second)
-	if main := w.Raft().Clusters[0].Main; main != "instance_2" {
-		t.Fatalf("main %q once the fresh connector sees instance_1 down", main)
+	if main := w.Raft().Clusters[0].Main; main != next {
+		t.Fatalf("main %q once the leader sees %s down, want %s", main, dead, next)
 	}
 }
 
-func TestForceResetBlocksUntilReconciled(t *testing.T) {
+// noMainToPromote leaves a cluster without a MAIN in Raft and no data instance alive: a
+// reconciliation has nothing to promote and retries with backoff.
+func noMainToPromote(t *testing.T) (*World, *client) {
+	t.Helper()
 	w, c1 := setupCluster(t, 3, 2)
 	c1.must("DEMOTE INSTANCE instance_1")
 	must(t, w.Kill("data-1.mg.svc"))
 	must(t, w.Kill("data-2.mg.svc"))
+	return w, c1
+}
+
+// blockedForceReset sends FORCE RESET where it cannot finish and returns where its outcome
+// arrives.
+func blockedForceReset(t *testing.T) (*World, <-chan outcome) {
+	t.Helper()
+	w, c1 := noMainToPromote(t)
+	done := make(chan outcome, 1)
+	go func() { done <- c1.run("FORCE RESET CLUSTER STATE", nil) }()
+	waitForQuery(t, w, "FORCE RESET CLUSTER STATE")
+	return w, done
+}
+
+func TestForceResetBlocksUntilReconciled(t *testing.T) {
+	w, c1 := noMainToPromote(t)
 
 	// The client gives up; the leader keeps reconciling.
 	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
@@ -247,13 +270,7 @@ func TestForceResetBlocksUntilReconciled(t *testing.T) {
 
 func TestBlockedForceResetReturnsOnceReconciledOrWhenLeadershipIsLost(t *testing.T) {
 	t.Run("reconciled", func(t *testing.T) {
-		w, c1 := setupCluster(t, 3, 2)
-		c1.must("DEMOTE INSTANCE instance_1")
-		must(t, w.Kill("data-1.mg.svc"))
-		must(t, w.Kill("data-2.mg.svc"))
-		done := make(chan outcome, 1)
-		go func() { done <- c1.run("FORCE RESET CLUSTER STATE", nil) }()
-		waitForQuery(t, w, "FORCE RESET CLUSTER STATE")
+		w, done := blockedForceReset(t)
 		must(t, w.Restart("data-2.mg.svc"))
 		select {
 		case out := <-done:
@@ -269,13 +286,7 @@ func TestBlockedForceResetReturnsOnceReconciledOrWhenLeadershipIsLost(t *testing
 		}
 	})
 	t.Run("leadership lost", func(t *testing.T) {
-		w, c1 := setupCluster(t, 3, 2)
-		c1.must("DEMOTE INSTANCE instance_1")
-		must(t, w.Kill("data-1.mg.svc"))
-		must(t, w.Kill("data-2.mg.svc"))
-		done := make(chan outcome, 1)
-		go func() { done <- c1.run("FORCE RESET CLUSTER STATE", nil) }()
-		waitForQuery(t, w, "FORCE RESET CLUSTER STATE")
+		w, done := blockedForceReset(t)
 		must(t, w.Kill("coord-2.mg.svc"))
 		must(t, w.Kill("coord-3.mg.svc"))
 		advance(t, w, LeadershipExpiry)
@@ -317,16 +328,10 @@ func TestSetMainOnADeadInstanceSucceedsAndTheLeaderFailsOverLater(t *testing.T) 
 	c1.must("DEMOTE INSTANCE instance_1")
 	must(t, w.Kill("data-2.mg.svc"))
 	c1.must("SET INSTANCE instance_2 TO MAIN")
-	if got := row(t, c1.must("SHOW INSTANCES").rows, "instance_2"); got[4] != "up" || got[5] != "main" {
-		t.Fatalf("the dead new MAIN right after SET: %v", got)
-	}
 	if rows := c1.must("SHOW REPLICATION LAG").rows; len(rows) != 0 {
 		t.Fatalf("lag rows while the MAIN does not answer: %v", rows)
 	}
-	advance(t, w, 5*time.Second)
-	if main := w.Raft().Clusters[0].Main; main != "instance_1" {
-		t.Fatalf("main %q: the leader should fail over back to the demoted instance_1", main)
-	}
+	failsOverOnceSeenDown(t, w, c1, "instance_2", "instance_1") // back to the demoted instance
 }
 
 func TestUnregisterRefusesAMainTheLeaderStillSeesAlive(t *testing.T) {
