@@ -284,6 +284,12 @@ func (w *World) failover(c *cluster) bool {
 		return 0
 	})
 	c.main = cands[0].name
+	// The new MAIN replicates to every alive replica (minus its configured lag).
+	for _, e := range c.data {
+		if in := w.dataInstance(e); in != nil {
+			w.catchUp(c, in)
+		}
+	}
 	return true
 }
 

@@ -461,3 +461,20 @@ func TestManualClockRunsDueFunctionsInTimeOrder(t *testing.T) {
 		t.Fatalf("now %v", c.Now())
 	}
 }
+
+func TestReplicasCatchUpWithAFailedOverMain(t *testing.T) {
+	w, c1 := setupCluster(t, 1, 3)
+	must(t, w.Commit("memgraph", 4))
+	must(t, w.SetLag("data-3.mg.svc", "memgraph", 2))
+	must(t, w.Kill("data-1.mg.svc"))
+	must(t, w.SetLag("data-3.mg.svc", "memgraph", 0)) // the old MAIN is dead: nothing to catch up from yet
+	advance(t, w, 5*time.Second)
+	if main := w.Raft().Clusters[0].Main; main != "instance_2" {
+		t.Fatalf("main %q", main)
+	}
+	for _, r := range c1.must("SHOW REPLICATION LAG").rows {
+		if behind := r["data_info"].(map[string]any)["memgraph"].(map[string]any)["num_txns_behind_main"]; behind != int64(0) {
+			t.Fatalf("%s is %v behind the new MAIN", r["instance_name"], behind)
+		}
+	}
+}
