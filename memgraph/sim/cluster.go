@@ -305,7 +305,10 @@ func (w *World) dataLivenessChanged(in *instance) {
 	}
 }
 
-// catchUp brings a replica to its MAIN's counts minus its configured lag.
+// catchUp brings a replica to its MAIN's counts minus its configured lag. A replica holding
+// transactions the MAIN lacks (an old MAIN back after a failover to a replica that was behind)
+// has a diverged history, which Memgraph's HA recovers by force-resetting the replica from the
+// MAIN (replication_client.cpp, branching point): its unique transactions are dropped.
 func (w *World) catchUp(c *cluster, in *instance) {
 	me := c.entry(c.main)
 	if me == nil {
@@ -319,7 +322,7 @@ func (w *World) catchUp(c *cluster, in *instance) {
 		if lag := in.lag[db]; lag > 0 {
 			in.txns[db] = max(n-lag, 0)
 		} else {
-			in.txns[db] = max(in.txns[db], n)
+			in.txns[db] = n
 		}
 	}
 }

@@ -478,3 +478,19 @@ func TestReplicasCatchUpWithAFailedOverMain(t *testing.T) {
 		}
 	}
 }
+
+func TestDivergedOldMainIsRecoveredFromTheNewMain(t *testing.T) {
+	w, c1 := setupCluster(t, 1, 2)
+	must(t, w.SetLag("data-2.mg.svc", "memgraph", 3))
+	must(t, w.Commit("memgraph", 5)) // instance_2 holds 2 of instance_1's 5
+	must(t, w.Kill("data-1.mg.svc"))
+	must(t, w.SetLag("data-2.mg.svc", "memgraph", 0))
+	advance(t, w, 5*time.Second) // failover to instance_2: the 3 transactions only instance_1 had are lost
+	must(t, w.Restart("data-1.mg.svc"))
+	for _, r := range c1.must("SHOW REPLICATION LAG").rows {
+		info := r["data_info"].(map[string]any)["memgraph"].(map[string]any)
+		if info["num_committed_txns"] != int64(2) || info["num_txns_behind_main"] != int64(0) {
+			t.Fatalf("%s: %v, want the new MAIN's 2 transactions and nothing behind", r["instance_name"], info)
+		}
+	}
+}

@@ -41,8 +41,10 @@
 //     that found no candidate is retried when a data instance starts, stops or is registered.
 //   - ADD COORDINATOR answers at once, without waiting out Memgraph's 2 s join poll.
 //   - Replication is instantaneous: every alive replica holds the MAIN's transactions minus the
-//     lag set with SetLag; SHOW REPLICATION LAG lists every registered instance as registered on
-//     the MAIN. A data instance's own role follows Raft at once (no demote/promote RPC delay).
+//     lag set with SetLag, a diverged one (an old MAIN back after a lossy failover) is reset to
+//     the MAIN's at once, as HA's forced recovery does; SHOW REPLICATION LAG lists every
+//     registered instance as registered on the MAIN. A data instance's own role follows Raft at
+//     once (no demote/promote RPC delay).
 //   - There are no network partitions: an instance is either running or not; a follower always
 //     reaches a live leader.
 //   - Auth, TLS, ROUTE and multi-database administration are not modelled.
