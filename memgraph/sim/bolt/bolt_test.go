@@ -215,6 +215,23 @@ func TestBlockingQuerySeesTheClientHangUp(t *testing.T) {
 	}
 }
 
+func TestBlockingQueryEndsWhenTheClientSendsAnotherMessage(t *testing.T) {
+	b := blocker{release: make(chan struct{}), hungUp: make(chan struct{})}
+	rc, _ := dialRawTo(t, b, bolt44)
+	rc.send(Structure{Tag: tagHello, Fields: []any{map[string]any{"user_agent": "raw"}}}, rawRun("WAIT"), rawPull)
+	rc.tags(2)
+	rc.send(Structure{Tag: tagReset})
+	select {
+	case <-b.hungUp:
+	case <-time.After(5 * time.Second):
+		t.Fatal("a RESET sent during a blocking query did not end the wait")
+	}
+	// The abandoned query's FAILURE, then the RESET's SUCCESS: the RESET was not lost.
+	if got := rc.tags(2); !cmp.Equal(got, []byte{tagFailure, tagSuccess}) {
+		t.Fatalf("replies % X", got)
+	}
+}
+
 func TestBlockingQueryLeavesTheConnectionUsable(t *testing.T) {
 	b := blocker{release: make(chan struct{}), hungUp: make(chan struct{})}
 	rc, _ := dialRawTo(t, b, bolt44)

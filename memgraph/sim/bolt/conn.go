@@ -260,9 +260,10 @@ func field[T any](m Structure, i int) (T, bool) {
 	return v, ok
 }
 
-// execute runs a prepared query. While a Blocking one runs, a watcher peeks at the socket: the
-// driver sends nothing while it waits for the reply, so the only thing the peek can see is the
-// client hanging up (it closes the connection when its context ends), which cancels Exec's ctx.
+// execute runs a prepared query. While a Blocking one runs, a watcher peeks at the socket: a
+// driver sends nothing while it waits for the reply, so whatever the peek sees means the client
+// gave up — it closed the connection (drivers do when their context ends) or sent something else
+// (a RESET) — and cancels Exec's ctx. The bytes stay buffered for the next message.
 func (c *conn) execute(p *Prepared) Outcome {
 	if !p.Blocking {
 		return p.Exec(context.Background())
@@ -276,7 +277,7 @@ func (c *conn) execute(p *Prepared) Outcome {
 	watched := make(chan struct{})
 	go func() {
 		defer close(watched)
-		if _, err := c.rw.Reader.Peek(1); err != nil && !errors.Is(err, os.ErrDeadlineExceeded) {
+		if _, err := c.rw.Reader.Peek(1); !errors.Is(err, os.ErrDeadlineExceeded) {
 			cancel()
 		}
 	}()
