@@ -33,7 +33,7 @@ func TestMinimalClusterIsTheQuickstartCluster(t *testing.T) {
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("defaulted quickstart cluster (-want +got):\n%s", diff)
 	}
-	children, err := topology.DesiredChildren(mc, mc.DeclaredReplicas())
+	children, err := topology.DesiredChildren(mc, mc.DeclaredReplicas(), topology.Partitions{})
 	if err != nil {
 		t.Fatalf("DesiredChildren: %v", err)
 	}

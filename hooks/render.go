@@ -12,7 +12,7 @@ import (
 // render builds the response: the desired children at the permitted replica counts, and the
 // status observed in this pass.
 func (h *handler) render(p *pass) (*syncResponse, error) {
-	children, err := topology.DesiredChildren(p.cluster, p.replicas)
+	children, err := topology.DesiredChildren(p.cluster, p.replicas, p.partitions)
 	if err != nil {
 		return nil, err
 	}

@@ -27,6 +27,8 @@ type pass struct {
 	declared topology.Declared
 	work     workloads
 	replicas topology.Replicas // what the response returns
+	// partitions are the StatefulSets' rolling-update partitions the response returns.
+	partitions topology.Partitions
 
 	waitingPods []string
 	obs         observation

@@ -1,23 +1,28 @@
 package topology
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
+
+	appsv1 "k8s.io/api/apps/v1"
 
 	kjson "sigs.k8s.io/json"
 )
 
 // DesiredChildren renders the cluster's children in a fixed order: StatefulSet <cluster>-coordinator,
 // StatefulSet <cluster>-data, headless Service <cluster>-coordinator, headless Service
-// <cluster>-data, client Service <cluster>. Replica counts are the caller's decision; they are
-// rendered as given.
+// <cluster>-data, client Service <cluster>. Replica counts and rolling-update partitions are the
+// caller's decision; they are rendered as given. The partition is always rendered, so that the
+// stored StatefulSet never differs from what the hook returns (the API server would store 0).
 //
 // Each child is a JSON-ready map in the form the API server stores it: no nulls, no top-level
 // status, no creationTimestamp, integers as int64. Defaults are applied first, so a spec that
 // never passed admission renders like one that did. An invalid spec is refused with its
 // *ValidationError rather than rendered into objects Kubernetes or Memgraph would reject.
-func DesiredChildren(mc *MemgraphCluster, replicas Replicas) ([]map[string]any, error) {
+func DesiredChildren(mc *MemgraphCluster, replicas Replicas, partitions Partitions) ([]map[string]any, error) {
 	if mc == nil {
 		return nil, errors.New("no MemgraphCluster to render")
 	}
@@ -28,14 +33,18 @@ func DesiredChildren(mc *MemgraphCluster, replicas Replicas) ([]map[string]any, 
 		return nil, fmt.Errorf("replica counts must not be negative, got %d coordinators and %d data instances",
 			replicas.Coordinators, replicas.DataInstances)
 	}
+	if partitions.Coordinators < 0 || partitions.DataInstances < 0 {
+		return nil, fmt.Errorf("partitions must not be negative, got %d for the coordinators and %d for the data instances",
+			partitions.Coordinators, partitions.DataInstances)
+	}
 	if err := mc.Validate(); err != nil {
 		return nil, err
 	}
 	d := mc.Defaulted()
 	n := d.Network()
 	typed := []any{
-		coordinatorStatefulSet(d, n, replicas.Coordinators),
-		dataStatefulSet(d, replicas.DataInstances),
+		coordinatorStatefulSet(d, n, replicas.Coordinators, partitions.Coordinators),
+		dataStatefulSet(d, replicas.DataInstances, partitions.DataInstances),
 		coordinatorService(d),
 		dataService(d),
 		clientService(d),
@@ -46,9 +55,53 @@ func DesiredChildren(mc *MemgraphCluster, replicas Replicas) ([]map[string]any, 
 		if err != nil {
 			return nil, err
 		}
+		if _, ok := obj.(*appsv1.StatefulSet); ok {
+			if err := annotateTemplateHash(m); err != nil {
+				return nil, err
+			}
+		}
 		children = append(children, m)
 	}
 	return children, nil
+}
+
+// PodTemplateHashes are the AnnotationTemplateHash values DesiredChildren puts on each role's
+// StatefulSet: a sync compares them with the observed StatefulSets' to know whether the
+// children it returns change a pod template (and so a revision the StatefulSet controller has
+// not computed yet). Replicas and partitions are not part of the template.
+func PodTemplateHashes(mc *MemgraphCluster) (coordinators, data string, err error) {
+	children, err := DesiredChildren(mc, Replicas{}, Partitions{})
+	if err != nil {
+		return "", "", err
+	}
+	return templateHashOf(children[0]), templateHashOf(children[1]), nil
+}
+
+func templateHashOf(sts map[string]any) string {
+	meta, _ := sts["metadata"].(map[string]any)
+	annotations, _ := meta["annotations"].(map[string]any)
+	hash, _ := annotations[AnnotationTemplateHash].(string)
+	return hash
+}
+
+// annotateTemplateHash sets AnnotationTemplateHash on a StatefulSet in stored form: the first
+// 16 hex digits of the SHA-256 of its pod template's JSON (encoding/json sorts map keys, so the
+// same template always hashes alike).
+func annotateTemplateHash(sts map[string]any) error {
+	spec, _ := sts["spec"].(map[string]any)
+	raw, err := json.Marshal(spec["template"])
+	if err != nil {
+		return fmt.Errorf("hash pod template: %w", err)
+	}
+	sum := sha256.Sum256(raw)
+	meta, _ := sts["metadata"].(map[string]any)
+	annotations, _ := meta["annotations"].(map[string]any)
+	if annotations == nil {
+		annotations = map[string]any{}
+		meta["annotations"] = annotations
+	}
+	annotations[AnnotationTemplateHash] = hex.EncodeToString(sum[:8])
+	return nil
 }
 
 // toStoredForm converts a typed object to a map and prunes what the typed structs marshal but the

@@ -2,9 +2,11 @@ package topology
 
 import (
 	"encoding/json"
+	"errors"
 	"regexp"
 	"slices"
 	"strings"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
@@ -32,6 +34,7 @@ const (
 	MsgDataWAL            = "dataTemplate.extraArgs must not set --storage-wal-enabled: a data instance in a high-availability cluster must run with the WAL enabled, and the hook enables it; remove the flag"
 	MsgCoordinatorStorage = "storage.coordinators is immutable: it shapes the StatefulSet's volumeClaimTemplates, which Kubernetes cannot change in place. Delete the MemgraphCluster (and its retained PersistentVolumeClaims, if the volumes must change too) and create it again with the new storage"
 	MsgVolumeSize         = "libPVCSize and logPVCSize must be positive quantities such as 1Gi: Kubernetes refuses a volume claim of zero or negative size"
+	MsgStepTimeout        = "rollout.stepTimeout must be a duration from 1m to 168h written in hours, minutes and seconds, such as 10m, 90s or 1h30m: how long a replaced pod may take to be Ready and caught up before the rollout reports RolloutStuck"
 	MsgDataStorage        = "storage.data is immutable: it shapes the StatefulSet's volumeClaimTemplates, which Kubernetes cannot change in place. Delete the MemgraphCluster (and its retained PersistentVolumeClaims, if the volumes must change too) and create it again with the new storage"
 )
 
@@ -45,6 +48,9 @@ const (
 	imageDigestPattern    = `^sha256:[a-f0-9]{64}$`
 	reservedArgsPattern   = `^--?(bolt[-_]port|bolt[-_]address|management[-_]port|coordinator[-_]port|coordinator[-_]id|coordinator[-_]hostname|nuraft[-_]log[-_]file|data[-_]directory|init[-_]file|init[-_]data[-_]file|bolt[-_]cert[-_]file|bolt[-_]key[-_]file)(=|$)`
 	walArgPattern         = `^--?(no)?storage[-_]wal[-_]enabled(=|$)`
+	stepTimeoutPattern    = `^([0-9]+(h|m|s))+$`
+	minStepTimeout        = "1m"
+	maxStepTimeout        = "168h"
 	maxClusterNameLength  = 40
 	maxPort               = 65535
 	reservedEnvNamesInCEL = `'POD_NAME', 'MEMGRAPH_ENTERPRISE_LICENSE', 'MEMGRAPH_ORGANIZATION_NAME', 'MEMGRAPH_MANAGEMENT_PORT', 'MEMGRAPH_COORDINATOR_PORT', 'MEMGRAPH_COORDINATOR_ID', 'MEMGRAPH_NURAFT_LOG_FILE', 'MEMGRAPH_COORDINATOR_HOSTNAME', 'MEMGRAPH_BOLT_PORT', 'DGL_DOWNLOAD_DIR', 'DGLDEFAULTDIR', 'MGCONSOLE_HISTORY_PATH'`
@@ -58,6 +64,7 @@ var (
 	imageDigestRE   = regexp.MustCompile(imageDigestPattern)
 	reservedArgsRE  = regexp.MustCompile(reservedArgsPattern)
 	walArgRE        = regexp.MustCompile(walArgPattern)
+	stepTimeoutRE   = regexp.MustCompile(stepTimeoutPattern)
 )
 
 // reservedLabelKeys and reservedEnvNames are what the hook sets itself.
@@ -172,6 +179,33 @@ func (mc *MemgraphCluster) celRules(vs *violations) {
 	// A Secret name is a DNS subdomain, the very shape of clusterDomainPattern; its length is the
 	// schema's (MaxLength).
 	vs.add(s.TLS != nil && !clusterDomainRE.MatchString(s.TLS.SecretName), "spec.tls.secretName", MsgTLSSecretName)
+	_, err := parseStepTimeout(s.Rollout.StepTimeout)
+	vs.add(err != nil, "spec.rollout.stepTimeout", MsgStepTimeout)
+}
+
+// parseStepTimeout is the twin of the stepTimeout rule: hours, minutes and seconds only (the
+// units both CEL's duration() and time.ParseDuration read alike), from 1m to 168h.
+func parseStepTimeout(s string) (time.Duration, error) {
+	if !stepTimeoutRE.MatchString(s) {
+		return 0, errors.New(MsgStepTimeout)
+	}
+	d, err := time.ParseDuration(s)
+	lowest, _ := time.ParseDuration(minStepTimeout)
+	highest, _ := time.ParseDuration(maxStepTimeout)
+	if err != nil || d < lowest || d > highest {
+		return 0, errors.New(MsgStepTimeout)
+	}
+	return d, nil
+}
+
+// StepTimeoutDuration is spec.rollout.stepTimeout as a duration; the default when it is unset or (in a
+// spec that skipped admission) invalid.
+func (r Rollout) StepTimeoutDuration() time.Duration {
+	if d, err := parseStepTimeout(r.StepTimeout); err == nil {
+		return d
+	}
+	d, _ := parseStepTimeout(DefaultStepTimeout)
+	return d
 }
 
 func validatePodOptions(vs *violations, path string, o *PodOptions) {

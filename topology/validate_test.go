@@ -6,6 +6,7 @@ import (
 	"math"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
@@ -131,6 +132,14 @@ func TestValidate(t *testing.T) {
 		}), with(func(mc *MemgraphCluster) {
 			mc.Spec.DataTemplate.ExtraEnv = []corev1.EnvVar{{Name: "A"}, {Name: "B"}}
 		}), "dataTemplate.extraEnv[1] duplicates item 0: the list's items must be unique by name"},
+		{"step timeout below a minute", with(func(mc *MemgraphCluster) { mc.Spec.Rollout.StepTimeout = "59s" }),
+			with(func(mc *MemgraphCluster) { mc.Spec.Rollout.StepTimeout = "1m" }), MsgStepTimeout},
+		{"step timeout beyond a week", with(func(mc *MemgraphCluster) { mc.Spec.Rollout.StepTimeout = "168h1s" }),
+			with(func(mc *MemgraphCluster) { mc.Spec.Rollout.StepTimeout = "167h59m60s" }), MsgStepTimeout},
+		{"step timeout in milliseconds", with(func(mc *MemgraphCluster) { mc.Spec.Rollout.StepTimeout = "90000ms" }),
+			with(func(mc *MemgraphCluster) { mc.Spec.Rollout.StepTimeout = "90s" }), MsgStepTimeout},
+		{"step timeout without a unit", with(func(mc *MemgraphCluster) { mc.Spec.Rollout.StepTimeout = "600" }),
+			with(func(mc *MemgraphCluster) { mc.Spec.Rollout.StepTimeout = "1h30m" }), MsgStepTimeout},
 		{"unknown pull policy", with(func(mc *MemgraphCluster) { mc.Spec.Image.PullPolicy = "Sometimes" }),
 			with(func(mc *MemgraphCluster) { mc.Spec.Image.PullPolicy = corev1.PullNever }), "image.pullPolicy must be Always, IfNotPresent or Never"},
 		{"unknown retention policy", with(func(mc *MemgraphCluster) { mc.Spec.Storage.RetentionPolicy = "Keep" }),
@@ -238,5 +247,21 @@ func TestValidateUpdate(t *testing.T) {
 	}
 	if err := ValidateUpdate(nil, minimalCluster()); err != nil {
 		t.Errorf("a create (no old object) of a valid cluster: %v", err)
+	}
+}
+
+func TestStepTimeoutDuration(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want time.Duration
+	}{
+		{"", 10 * time.Minute},
+		{"90s", 90 * time.Second},
+		{"1h30m", 90 * time.Minute},
+		{"10", 10 * time.Minute}, // invalid (only a spec that skipped admission): the default
+	} {
+		if got := (Rollout{StepTimeout: tc.in}).StepTimeoutDuration(); got != tc.want {
+			t.Errorf("StepTimeoutDuration(%q) = %v, want %v", tc.in, got, tc.want)
+		}
 	}
 }
