@@ -162,7 +162,7 @@ type gateWait struct {
 	what        string // what is awaited, e.g. "to be Ready"
 	// released: the pod was replaced by this rollout (it is at the new revision), so it counts
 	// as stuck once spec.rollout.stepTimeout has passed since its creation.
-	released RolloutPod
+	released  RolloutPod
 	stuckable bool
 }
 
