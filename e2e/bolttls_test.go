@@ -16,6 +16,7 @@ import (
 	"github.com/memgraph-hooks/memgraph-hooks/hooks"
 	"github.com/memgraph-hooks/memgraph-hooks/internal/pki"
 	"github.com/memgraph-hooks/memgraph-hooks/memgraph"
+	"github.com/memgraph-hooks/memgraph-hooks/memgraph/bolt"
 	"github.com/memgraph-hooks/memgraph-hooks/topology"
 )
 
@@ -72,7 +73,7 @@ func TestBoltTLSEndToEnd(t *testing.T) {
 	s.declaredMembers(mgc, 3, 2)
 
 	// The coordinators answer only over TLS.
-	pool := memgraph.NewPool(memgraph.PoolOptions{Resolver: s.world})
+	pool := bolt.NewPool(bolt.PoolOptions{Resolver: s.world})
 	defer pool.Close()
 	trust, err := memgraph.NewBoltTLS(ca.CertPEM)
 	if err != nil {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/memgraph-hooks/memgraph-hooks/hooks"
 	"github.com/memgraph-hooks/memgraph-hooks/memgraph"
+	"github.com/memgraph-hooks/memgraph-hooks/memgraph/bolt"
 	"github.com/memgraph-hooks/memgraph-hooks/memgraph/sim"
 )
 
@@ -250,7 +251,7 @@ func TestConcurrentSyncsFromTwoHookReplicasConverge(t *testing.T) {
 		h := newHarness(t, 3, 3)
 		h.sync()
 		other := hooks.NewHandler(hooks.Config{
-			Connector:  memgraph.NewPool(memgraph.PoolOptions{Resolver: h.world}),
+			Connector:  bolt.NewPool(bolt.PoolOptions{Resolver: h.world}),
 			SyncBudget: 5 * time.Second,
 		})
 		req := h.request()

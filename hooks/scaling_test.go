@@ -8,7 +8,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/memgraph-hooks/memgraph-hooks/hooks"
-	"github.com/memgraph-hooks/memgraph-hooks/memgraph"
+	"github.com/memgraph-hooks/memgraph-hooks/memgraph/bolt"
 )
 
 func (h *harness) scale(coordinators, data int) {
@@ -194,7 +194,7 @@ func TestInterruptedHandoverFailsOverToTheMostUpToDate(t *testing.T) {
 // itself is not promoted: the hook re-reads the lag right before DEMOTE and plans again.
 func TestHandoverIsReplannedWhenASurvivorFallsBehind(t *testing.T) {
 	h := newHarness(t, 3, 3)
-	tap := &tapConnector{inner: memgraph.NewPool(memgraph.PoolOptions{Resolver: h.world})}
+	tap := &tapConnector{inner: bolt.NewPool(bolt.PoolOptions{Resolver: h.world})}
 	h.handler = hooks.NewHandler(hooks.Config{Connector: tap, SyncBudget: 5 * time.Second})
 	h.bootstrap()
 	h.parkMain("instance_2")

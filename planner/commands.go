@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/memgraph-hooks/memgraph-hooks/memgraph"
 	"github.com/memgraph-hooks/memgraph-hooks/topology"
@@ -37,7 +36,7 @@ func (a AddCoordinator) String() string { return memgraph.AddCoordinatorQuery(a.
 func (a AddCoordinator) Run(ctx context.Context, c memgraph.Client) error {
 	err := c.AddCoordinator(ctx, a.ID, a.Config)
 	var mgErr *memgraph.Error
-	if !errors.As(err, &mgErr) || mgErr.Kind != memgraph.KindAlreadyExists || !strings.Contains(mgErr.Message, "such id") {
+	if !errors.As(err, &mgErr) || mgErr.Kind != memgraph.KindIDExists {
 		return err
 	}
 	rows, readErr := c.ShowInstances(ctx)
@@ -109,7 +108,7 @@ func (r RemoveCoordinator) Run(ctx context.Context, c memgraph.Client) error {
 // chooses, from each instance's committed transactions, which the hook cannot see while no
 // MAIN exists (SHOW REPLICATION LAG needs one). The query blocks until the leader's
 // reconciliation succeeds or its leadership is lost, and the client cuts it off at its own
-// deadline (memgraph.PoolOptions.ForceResetTimeout): see JudgeStep for what each ending means.
+// deadline (bolt.PoolOptions.ForceResetTimeout in memgraph/bolt): see JudgeStep for what each ending means.
 type ForceResetClusterState struct{}
 
 func (ForceResetClusterState) String() string { return memgraph.ForceResetClusterStateQuery }

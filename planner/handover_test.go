@@ -187,7 +187,7 @@ func assertCalls(t *testing.T, c *scriptedClient, want ...string) {
 
 func TestAddCoordinatorTellsRegisteredFromHalfJoined(t *testing.T) {
 	add := AddCoordinator{ID: 5, Config: coordinatorConfig(testNet.Coordinator(5))}
-	idExists := refusal(memgraph.KindAlreadyExists, qAdd(5), "Couldn't add coordinator since instance with such id already exists!")
+	idExists := refusal(memgraph.KindIDExists, qAdd(5), "Couldn't add coordinator since instance with such id already exists!")
 
 	c := &scriptedClient{refuse: map[string]error{qAdd(5): idExists}, rows: coords(5, 1)}
 	if err := add.Run(context.Background(), c); err != nil {
@@ -224,10 +224,10 @@ func TestJudgeStep(t *testing.T) {
 		{"FORCE RESET on a not-ready leader", ForceResetClusterState{}, err(memgraph.KindNoLeader, "…leader couldn't be found!"), StepLeaderMoved},
 		{"a write on a not-ready leader", reg, err(memgraph.KindNoLeader, "…leader couldn't be found!"), StepLeaderMoved},
 		{"a write forwarded after the leader changed", UnregisterInstance{Name: "instance_2"}, err(memgraph.KindForwardFailed, "Request forwarded…"), StepLeaderMoved},
-		{"a concurrent writer registered the name", reg, err(memgraph.KindAlreadyExists, "Couldn't register replica instance since instance with such name already exists!"), StepDone},
+		{"a concurrent writer registered the name", reg, err(memgraph.KindNameExists, "Couldn't register replica instance since instance with such name already exists!"), StepDone},
 		{"an endpoint registered under another name", reg, err(memgraph.KindAlreadyExists, "Couldn't register replica instance since instance with such management server already exists!"), StepFailed},
 		{"a concurrent writer elected a MAIN", SetInstanceToMain{Name: "instance_0"}, err(memgraph.KindMainExists, "…already a main instance in cluster!"), StepDone},
-		{"ADD refused for a half-joined member", AddCoordinator{ID: 5}, &HalfJoinedError{Coordinator: "coordinator_5", Err: err(memgraph.KindAlreadyExists, "…such id already exists!")}, StepFailed},
+		{"ADD refused for a half-joined member", AddCoordinator{ID: 5}, &HalfJoinedError{Coordinator: "coordinator_5", Err: err(memgraph.KindIDExists, "…such id already exists!")}, StepFailed},
 		{"ADD timed out", AddCoordinator{ID: 5}, err(memgraph.KindMembershipTimeout, "Request for adding coordinator 5 reached a timeout!"), StepFailed},
 		{"a handover whose SET met a not-ready leader", Handover{From: "instance_2", To: "instance_0"}, &HandoverError{From: "instance_2", To: "instance_0", PromoteErr: err(memgraph.KindNoLeader, "…")}, StepFailed},
 		{"Raft write failed", reg, err(memgraph.KindRaftWrite, "Writing to Raft log failed. Please retry the operation."), StepFailed},

@@ -2,7 +2,6 @@ package planner
 
 import (
 	"errors"
-	"strings"
 
 	"github.com/memgraph-hooks/memgraph-hooks/memgraph"
 )
@@ -50,11 +49,12 @@ func JudgeStep(cmd Command, err error) StepVerdict {
 		if _, ok := cmd.(SetInstanceToMain); ok {
 			return StepDone
 		}
-	case memgraph.KindAlreadyExists:
+	case memgraph.KindNameExists:
 		// A member registered under the same name is the goal; a conflict on an endpoint
-		// registered under another name is not. ADD COORDINATOR resolves "such id" itself (see
-		// AddCoordinator.Run): it is only the goal when the member is registered, not half-joined.
-		if _, ok := cmd.(RegisterInstance); ok && strings.Contains(mgErr.Message, "such name") {
+		// registered under another name (KindAlreadyExists) is not. ADD COORDINATOR resolves
+		// KindIDExists itself (see AddCoordinator.Run): it is only the goal when the member is
+		// registered, not half-joined.
+		if _, ok := cmd.(RegisterInstance); ok {
 			return StepDone
 		}
 	}

@@ -1,4 +1,4 @@
-package memgraph_test
+package bolt_test
 
 import (
 	"errors"
@@ -10,6 +10,7 @@ import (
 	"github.com/neo4j/neo4j-go-driver/v5/neo4j"
 
 	"github.com/memgraph-hooks/memgraph-hooks/memgraph"
+	"github.com/memgraph-hooks/memgraph-hooks/memgraph/bolt"
 	"github.com/memgraph-hooks/memgraph-hooks/memgraph/sim"
 )
 
@@ -57,7 +58,7 @@ func TestRefusals(t *testing.T) {
 		{"duplicate instance name", func() error {
 			cfg := instanceConfig("r", 2)
 			return leader.RegisterInstance(ctx, "instance_1", cfg)
-		}, memgraph.KindAlreadyExists, "Couldn't register replica instance since instance with such name already exists!", "PULL"},
+		}, memgraph.KindNameExists, "Couldn't register replica instance since instance with such name already exists!", "PULL"},
 		{"duplicate management server", func() error {
 			cfg := instanceConfig("r", 2)
 			cfg.ManagementServer = instanceConfig("r", 0).ManagementServer
@@ -70,7 +71,7 @@ func TestRefusals(t *testing.T) {
 		}, memgraph.KindAlreadyExists, "Couldn't register replica instance since instance with such replication endpoint already exists!", "PULL"},
 		{"duplicate coordinator id", func() error {
 			return leader.AddCoordinator(ctx, 2, coordConfig("r", 2))
-		}, memgraph.KindAlreadyExists, "Couldn't add coordinator since instance with such id already exists!", "PULL"},
+		}, memgraph.KindIDExists, "Couldn't add coordinator since instance with such id already exists!", "PULL"},
 		{"coordinator never joins", func() error {
 			return leader.AddCoordinator(ctx, 7, memgraph.CoordinatorConfig{BoltServer: "nowhere:7687", CoordinatorServer: "nowhere:12000", ManagementServer: "nowhere:10000"})
 		}, memgraph.KindMembershipTimeout, "Request for adding coordinator 7 reached a timeout!", "PULL"},
@@ -221,7 +222,7 @@ func TestKilledCoordinatorIsUnreachable(t *testing.T) {
 func TestForceResetRunsUnderItsOwnDeadline(t *testing.T) {
 	w, clock := newManualWorld(t)
 	startProcesses(t, w, "fr", 3, 2)
-	pool := newPool(t, w, func(o *memgraph.PoolOptions) { o.ForceResetTimeout = 200 * time.Millisecond })
+	pool := newPool(t, w, func(o *bolt.PoolOptions) { o.ForceResetTimeout = 200 * time.Millisecond })
 	ctx := testContext(t)
 	bootstrap(t, ctx, pool, "fr", 3, 2)
 	c := pool.Client(coordAddr("fr", 1))
