@@ -2,9 +2,7 @@ package hooks
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/memgraph-hooks/memgraph-hooks/memgraph"
@@ -180,24 +178,8 @@ func coordinatorByName(d topology.Declared, name string) (topology.Coordinator, 
 	return topology.Coordinator{}, false
 }
 
-// errMessage is Memgraph's own message when there is one; a failed handover tells its whole
-// story (the refusal in Memgraph's words, or why the new MAIN is not proven, and whether the old
-// MAIN was restored), and so does a refused ADD of a half-joined coordinator.
-func errMessage(err error) string {
-	var handover *planner.HandoverError
-	if errors.As(err, &handover) {
-		return handover.Error()
-	}
-	var halfJoined *planner.HalfJoinedError
-	if errors.As(err, &halfJoined) {
-		return halfJoined.Error()
-	}
-	var mgErr *memgraph.Error
-	if errors.As(err, &mgErr) && mgErr.Message != "" {
-		return mgErr.Message
-	}
-	return strings.TrimSpace(err.Error())
-}
+// errMessage is what a status or a log line says about err (planner.Explain).
+func errMessage(err error) string { return planner.Explain(err) }
 
 // allCoordinators lists the declared coordinators, then the retiring ones, in id order.
 func allCoordinators(d topology.Declared) []topology.Coordinator {

@@ -93,18 +93,19 @@ func (p *pass) convergedVerdict() (verdict, float64) {
 	switch {
 	case p.leaderErr != nil:
 		return isFalse(ReasonCoordinatorUnreachable, "leader %s: %s", p.obs.view.leader, errMessage(p.leaderErr)), resyncWaiting
-	case p.ex.err != nil:
+	case p.ex.Stopped != nil && p.ex.Stopped.Verdict == planner.StepFailed:
+		stop := p.ex.Stopped
 		var halfJoined *planner.HalfJoinedError
-		if errors.As(p.ex.err, &halfJoined) {
+		if errors.As(stop.Err, &halfJoined) {
 			return halfJoinedVerdict([]string{halfJoined.Coordinator}), resyncWaiting
 		}
-		return isFalse(ReasonRegistrationFailed, "%s failed: %s", p.ex.failedQuery, errMessage(p.ex.err)), resyncWaiting
-	case p.ex.stoppedBy != "" && p.ex.stopped == planner.StepInProgress:
+		return isFalse(ReasonRegistrationFailed, "%s failed: %s", stop.Query, errMessage(stop.Err)), resyncWaiting
+	case p.ex.Stopped != nil && p.ex.Stopped.Verdict == planner.StepInProgress:
 		return isFalse(ReasonFailoverInProgress, "%s is still running on %s: the leader is settling the MAIN (Memgraph "+
-			"promotes the most up-to-date replica); re-observing on the next sync", p.ex.stoppedBy, p.final.leader), resyncProgressing
-	case p.ex.stoppedBy != "":
+			"promotes the most up-to-date replica); re-observing on the next sync", p.ex.Stopped.Query, p.final.leader), resyncProgressing
+	case p.ex.Stopped != nil:
 		return isFalse(ReasonLeadershipTransferInProgress, "%s did not run: %s; finding the leader again on the next sync",
-			p.ex.stoppedBy, p.ex.stopMessage), resyncProgressing
+			p.ex.Stopped.Query, errMessage(p.ex.Stopped.Err)), resyncProgressing
 	case len(now.HalfJoined) > 0:
 		return halfJoinedVerdict(now.HalfJoined), resyncWaiting
 	case prog.NoCaughtUpSurvivor != "":
@@ -116,9 +117,9 @@ func (p *pass) convergedVerdict() (verdict, float64) {
 			return isFalse(ReasonRetirementInProgress, "retiring %s", listNames(names)), resyncProgressing
 		}
 		return isFalse(ReasonRetirementInProgress, "unregistered %s; waiting for their pods to go", listNames(p.retiringNames())), resyncProgressing
-	case p.ex.budgetExhausted:
+	case p.ex.BudgetExhausted:
 		return isFalse(ReasonRegistrationInProgress, "the sync budget ran out after %d of %d steps; continuing on the next sync",
-			len(p.ex.ran), len(p.planned)), resyncBudgetExhausted
+			len(p.ex.Ran), len(p.planned)), resyncBudgetExhausted
 	case len(now.PendingCoordinators)+len(now.PendingDataInstances) > 0:
 		pending := append(append([]string{}, now.PendingCoordinators...), now.PendingDataInstances...)
 		return isFalse(ReasonRegistrationInProgress, "registering %s", listNames(pending)), resyncProgressing

@@ -33,7 +33,7 @@ type pass struct {
 	final       view // the latest SHOW INSTANCES taken (after execution when something ran)
 	plan        planner.Result
 	planned     []string // queries of the plan that was (or, on a dry run, would be) executed
-	ex          execution
+	ex          planner.Execution
 	leaderErr   error
 	notReady    string // the leader we were sent to had not finished reconciling
 	dryRun      bool
@@ -67,7 +67,7 @@ func (h *handler) handleSync(w http.ResponseWriter, r *http.Request) {
 	}
 	h.metrics.syncDuration.WithLabelValues(p.outcome).Observe(time.Since(start).Seconds())
 	h.log.Info("sync", "outcome", p.outcome,
-		"ran", len(p.ex.ran), "planned", len(p.planned), "dryRun", p.dryRun, "ms", time.Since(start).Milliseconds())
+		"ran", len(p.ex.Ran), "planned", len(p.planned), "dryRun", p.dryRun, "ms", time.Since(start).Milliseconds())
 	h.writeJSON(w, "sync", http.StatusOK, resp)
 }
 
@@ -98,7 +98,7 @@ func (h *handler) reconcile(ctx context.Context, spec *topology.MemgraphCluster,
 		return p
 	}
 	p.final = p.obs.view
-	observed := h.observed(p.obs.view, nil, p)
+	observed := planner.Observe(p.obs.view.instances, nil, p.work.current)
 	p.plan = planner.Plan(p.declared, observed)
 	// A follower's answer settles a converged pass, except a shrink: that rests on the leader's.
 	shrinks := p.plan.Replicas.Coordinators < p.replicas.Coordinators || p.plan.Replicas.DataInstances < p.replicas.DataInstances
@@ -125,7 +125,7 @@ func (h *handler) planOnLeader(ctx context.Context, p *pass) {
 		return
 	}
 	p.final = lv
-	observed := h.observed(lv, nil, p)
+	observed := planner.Observe(lv.instances, nil, p.work.current)
 	client := p.conn.Client(lv.coordinator.BoltServer)
 	var lag []memgraph.InstanceLag
 	if planner.NeedsReplicationLag(p.declared, observed) {
@@ -143,11 +143,9 @@ func (h *handler) planOnLeader(ctx context.Context, p *pass) {
 	if p.dryRun || len(p.plan.Commands) == 0 {
 		return
 	}
-	replan := func(rows []memgraph.Instance, lag []memgraph.InstanceLag) planner.Result {
-		return planner.Plan(p.declared, planner.Observed{Instances: rows, Leader: leaderName(rows), Lag: lag, Current: p.work.current})
-	}
-	p.ex = h.execute(ctx, client, p.plan.Commands, replan)
-	if len(p.ex.ran) == 0 || ctx.Err() != nil {
+	x := executor{client: client, declared: p.declared, current: p.work.current, log: h.log, count: h.countCommand}
+	p.ex = x.execute(ctx, p.plan.Commands)
+	if len(p.ex.Ran) == 0 || ctx.Err() != nil {
 		return
 	}
 	// Report what the cluster looks like now, not what it looked like before the pass; after a
@@ -157,10 +155,6 @@ func (h *handler) planOnLeader(ctx context.Context, p *pass) {
 		p.final = view{coordinator: lv.coordinator, instances: rows, leader: leaderName(rows)}
 		p.reread = true
 	}
-}
-
-func (h *handler) observed(v view, lag []memgraph.InstanceLag, p *pass) planner.Observed {
-	return planner.Observed{Instances: v.instances, Leader: v.leader, Lag: lag, Current: p.work.current}
 }
 
 func readyLeader(rows []memgraph.Instance) bool {

@@ -38,6 +38,12 @@ type Instance struct {
 // IsCoordinator reports whether the row describes a coordinator (they have a coordinator_server).
 func (i Instance) IsCoordinator() bool { return i.CoordinatorServer != "" }
 
+// Registered reports whether the row's member is registered with the coordinators: a data
+// instance is listed only once REGISTER INSTANCE added it, while a coordinator lists itself
+// before anyone ADDed it (a fresh one, leader of itself) and so does a half-joined member, both
+// with an empty bolt_server. Only ADD COORDINATOR sets it.
+func (i Instance) Registered() bool { return !i.IsCoordinator() || i.BoltServer != "" }
+
 // DatabaseLag is one database's entry in SHOW REPLICATION LAG's data_info.
 type DatabaseLag struct {
 	CommittedTxns  int64

@@ -1,7 +1,8 @@
 // Package planner diffs the declared topology against what the leader coordinator reports and
 // returns the Bolt commands that converge the cluster, plus the StatefulSet replica counts the
-// hook may return this pass. It is pure: no I/O, no clock, no randomness. Commands only touch
-// the network when the hook runs them (Command.Run), in order, stopping at the first error.
+// hook may return this pass. It is pure: no I/O, no clock, no randomness. Commands are plain
+// values; the hook's executor runs them in order on the leader, stopping at the first one that
+// does not succeed.
 //
 // # Registration
 //

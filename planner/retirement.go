@@ -19,7 +19,7 @@ type retiring struct {
 // says. "Exactly our identity" is the endpoint no other registration can share — the
 // coordinator_server of a coordinator, the management_server of a data instance — so an
 // instance a human registered under a look-alike name but another address stays untouched.
-func retiringMembers(d topology.Declared, v view) retiring {
+func retiringMembers(d topology.Declared, v rowIndex) retiring {
 	var r retiring
 	for _, c := range d.RetiringCoordinators {
 		if v.coordinatorMember(c.Name) {
@@ -61,7 +61,7 @@ func retiringMembers(d topology.Declared, v view) retiring {
 // planned just before (the hook stops at a failed command, so the UNREGISTER never runs unless
 // the handover landed), and while no row reports a MAIN, none (a dead one may be the MAIN Raft
 // records; a live one may be the MAIN an interrupted handover demoted).
-func planDataRetirement(d topology.Declared, v view, m mainState, members []topology.DataInstance, p *Progress) []Command {
+func planDataRetirement(d topology.Declared, v rowIndex, m mainState, members []topology.DataInstance, p *Progress) []Command {
 	var cmds []Command
 	handedOver := false
 	if m.name != "" && containsData(members, m.name) {
@@ -95,7 +95,7 @@ func planDataRetirement(d topology.Declared, v view, m mainState, members []topo
 // plan's last command: Raft chooses the successor, so nothing after it could be planned. A
 // retiring leader that was never ADDed (a half-joined member that won an election) first ADDs
 // itself — the one way its application log gets the entry — so that a later pass can remove it.
-func planCoordinatorRetirement(v view, members []topology.Coordinator, p *Progress) []Command {
+func planCoordinatorRetirement(v rowIndex, members []topology.Coordinator, p *Progress) []Command {
 	var cmds, addSelf []Command
 	yield := false
 	for _, c := range members {
