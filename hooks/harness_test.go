@@ -275,7 +275,7 @@ func (h *harness) reconcilePods() {
 			c := n.Coordinator(topology.FirstCoordinatorID + i)
 			want[c.Pod] = true
 			if !h.pods[c.Pod] {
-				h.must(h.world.StartCoordinator(sim.CoordinatorSpec{ID: c.ID, Host: c.Host, BoltPort: 7687, ManagementPort: 10000, CoordinatorPort: 12000, TLS: h.boltTLS}))
+				h.must(h.world.StartCoordinator(sim.CoordinatorSpec{ID: c.ID(), Host: c.Host, BoltPort: 7687, ManagementPort: 10000, CoordinatorPort: 12000, TLS: h.boltTLS}))
 			}
 		}
 	}
@@ -316,12 +316,12 @@ func (h *harness) must(err error) {
 }
 
 // condition returns the status, reason and message of a condition in the last response.
-func (h *harness) condition(typ string) (status, reason, message string) {
+func (h *harness) condition(typ topology.ConditionType) (status string, reason topology.ConditionReason, message string) {
 	conds, _ := h.lastResp.Status["conditions"].([]any)
 	for _, c := range conds {
 		m := c.(map[string]any)
-		if m["type"] == typ {
-			return m["status"].(string), m["reason"].(string), m["message"].(string)
+		if m["type"] == string(typ) {
+			return m["status"].(string), topology.ConditionReason(m["reason"].(string)), m["message"].(string)
 		}
 	}
 	return "", "", ""

@@ -19,7 +19,7 @@ func planCoordinatorRegistration(d topology.Declared, v rowIndex, p *Progress) [
 			p.HalfJoined = append(p.HalfJoined, c.Name)
 		default:
 			p.PendingCoordinators = append(p.PendingCoordinators, c.Name)
-			cmds = append(cmds, AddCoordinator{ID: c.ID, Config: coordinatorConfig(c)})
+			cmds = append(cmds, AddCoordinator{ID: c.ID(), Config: coordinatorConfig(c)})
 		}
 	}
 	return cmds

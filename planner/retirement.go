@@ -3,6 +3,7 @@ package planner
 import (
 	"slices"
 
+	"github.com/memgraph-hooks/memgraph-hooks/memgraph"
 	"github.com/memgraph-hooks/memgraph-hooks/topology"
 )
 
@@ -20,40 +21,48 @@ type retiring struct {
 // coordinator_server of a coordinator, the management_server of a data instance — so an
 // instance a human registered under a look-alike name but another address stays untouched.
 func retiringMembers(d topology.Declared, v rowIndex) retiring {
-	var r retiring
-	for _, c := range d.RetiringCoordinators {
-		if v.coordinatorMember(c.Name) {
-			r.coordinators = append(r.coordinators, c)
+	n := d.Network
+	return retiring{
+		coordinators: retiringOf(d.Coordinators, d.RetiringCoordinators, v.coordinators, topology.FirstCoordinatorID, n.Coordinator),
+		data:         retiringOf(d.DataInstances, d.RetiringDataInstances, v.data, topology.FirstDataOrdinal, n.DataInstance),
+	}
+}
+
+// retiringOf is one role's part of retiringMembers: the members of its retiring range present in
+// rows (the role's rows by name), and every row above the declared ordinals (which start at
+// first) that carries exactly the identity member(ordinal) would have, in ordinal order.
+func retiringOf[M topology.Role](declared, retiringRange []M, rows map[string]memgraph.Instance, first int,
+	member func(ordinal int) M) []M {
+	var out []M
+	for _, m := range retiringRange {
+		if _, ok := rows[m.Core().Name]; ok {
+			out = append(out, m)
 		}
 	}
-	firstCoordinator := topology.FirstCoordinatorID + len(d.Coordinators)
-	for name, row := range v.coordinators {
-		id, ok := topology.ParseCoordinatorName(name)
-		if !ok || id < firstCoordinator || containsCoordinator(d.RetiringCoordinators, name) {
+	firstRetiring := first + len(declared)
+	for name, row := range rows {
+		n, ok := memberNumber(name)
+		if !ok || n < firstRetiring {
 			continue
 		}
-		if c := d.Network.Coordinator(id); row.CoordinatorServer == c.CoordinatorServer {
-			r.coordinators = append(r.coordinators, c)
-		}
-	}
-	for _, di := range d.RetiringDataInstances {
-		if v.dataRegistered(di.Name) {
-			r.data = append(r.data, di)
-		}
-	}
-	firstData := topology.FirstDataOrdinal + len(d.DataInstances)
-	for name, row := range v.data {
-		n, ok := topology.ParseDataInstanceName(name)
-		if !ok || n < firstData || containsData(d.RetiringDataInstances, name) {
+		if _, listed := topology.Find(retiringRange, name); listed {
 			continue
 		}
-		if di := d.Network.DataInstance(n); row.ManagementServer == di.ManagementServer {
-			r.data = append(r.data, di)
+		if m := member(n); m.Core().Name == name && uniqueEndpoint(row) == m.UniqueEndpoint() {
+			out = append(out, m)
 		}
 	}
-	slices.SortFunc(r.coordinators, func(a, b topology.Coordinator) int { return a.ID - b.ID })
-	slices.SortFunc(r.data, func(a, b topology.DataInstance) int { return a.Ordinal - b.Ordinal })
-	return r
+	slices.SortFunc(out, func(a, b M) int { return a.Core().Ordinal - b.Core().Ordinal })
+	return out
+}
+
+// uniqueEndpoint is the endpoint of a row no other registration can share: a coordinator's
+// coordinator_server, a data instance's management_server (topology's UniqueEndpoint).
+func uniqueEndpoint(row memgraph.Instance) string {
+	if row.IsCoordinator() {
+		return row.CoordinatorServer
+	}
+	return row.ManagementServer
 }
 
 // planDataRetirement hands MAIN off a retiring instance when one is MAIN, then unregisters the
@@ -64,7 +73,7 @@ func retiringMembers(d topology.Declared, v rowIndex) retiring {
 func planDataRetirement(d topology.Declared, v rowIndex, m mainState, members []topology.DataInstance, p *Progress) []Command {
 	var cmds []Command
 	handedOver := false
-	if m.name != "" && containsData(members, m.name) {
+	if _, retires := topology.Find(members, m.name); m.name != "" && retires {
 		candidates, why := caughtUpSurvivors(d, v, m.name)
 		if len(candidates) == 0 {
 			p.NoCaughtUpSurvivor = why
@@ -102,7 +111,7 @@ func planCoordinatorRetirement(v rowIndex, members []topology.Coordinator, p *Pr
 		switch {
 		case c.Name == v.leader:
 			if !v.coordinatorRegistered(c.Name) {
-				addSelf = append(addSelf, AddCoordinator{ID: c.ID, Config: coordinatorConfig(c)})
+				addSelf = append(addSelf, AddCoordinator{ID: c.ID(), Config: coordinatorConfig(c)})
 			}
 			yield = true
 		case v.halfJoined[c.Name]:
@@ -115,7 +124,7 @@ func planCoordinatorRetirement(v rowIndex, members []topology.Coordinator, p *Pr
 		case len(v.leaders) == 0:
 			p.LeaderUnknown = true
 		default:
-			cmds = append(cmds, RemoveCoordinator{ID: c.ID})
+			cmds = append(cmds, RemoveCoordinator{ID: c.ID()})
 		}
 	}
 	if yield {
@@ -123,12 +132,4 @@ func planCoordinatorRetirement(v rowIndex, members []topology.Coordinator, p *Pr
 		p.YieldPending = true
 	}
 	return cmds
-}
-
-func containsCoordinator(cs []topology.Coordinator, name string) bool {
-	return slices.ContainsFunc(cs, func(c topology.Coordinator) bool { return c.Name == name })
-}
-
-func containsData(ds []topology.DataInstance, name string) bool {
-	return slices.ContainsFunc(ds, func(di topology.DataInstance) bool { return di.Name == name })
 }

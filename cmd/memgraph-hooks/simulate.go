@@ -31,7 +31,7 @@ func startSimulation(logger *slog.Logger) (*sim.World, error) {
 	world := sim.NewWorld()
 	for _, c := range declared.Coordinators {
 		err := world.StartCoordinator(sim.CoordinatorSpec{
-			ID: c.ID, Host: c.Host, BoltPort: n.Ports.Bolt, ManagementPort: n.Ports.Management, CoordinatorPort: n.Ports.Coordinator,
+			ID: c.ID(), Host: c.Host, BoltPort: n.Ports.Bolt, ManagementPort: n.Ports.Management, CoordinatorPort: n.Ports.Coordinator,
 		})
 		if err != nil {
 			world.Close()
