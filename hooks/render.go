@@ -14,7 +14,7 @@ import (
 // render builds the response from the pass's outcome alone: the desired children at the
 // replica counts the outcome permits, and the status the verdict (planner.Verdict) and the
 // observations give. It is pure; now stamps a condition whose status changed.
-func render(c *topology.MemgraphCluster, work workloads, out planner.Outcome, now time.Time) (*syncResponse, planner.Verdicts, error) {
+func render(c *topology.Cluster, work workloads, out planner.Outcome, now time.Time) (*syncResponse, planner.Verdicts, error) {
 	v := planner.Verdict(out)
 	children, err := topology.DesiredChildren(c, out.Replicas)
 	if err != nil {
@@ -35,7 +35,7 @@ func render(c *topology.MemgraphCluster, work workloads, out planner.Outcome, no
 }
 
 // status is pure observation of this pass. Metacontroller adds observedGeneration itself.
-func status(c *topology.MemgraphCluster, work workloads, out planner.Outcome, v planner.Verdicts, now time.Time) topology.MemgraphClusterStatus {
+func status(c *topology.Cluster, work workloads, out planner.Outcome, v planner.Verdicts, now time.Time) topology.MemgraphClusterStatus {
 	coordinatorPods, dataPods := podNames(out.Declared)
 	st := topology.MemgraphClusterStatus{
 		Pods: topology.PodCounts{
@@ -43,8 +43,8 @@ func status(c *topology.MemgraphCluster, work workloads, out planner.Outcome, v 
 			DataInstances: topology.RolePods{Ready: work.readyCount(dataPods), Desired: int32(len(dataPods))},
 		},
 		Conditions: []metav1.Condition{
-			condition(c.Status.Conditions, topology.ConditionReady, v.Ready, c.Generation, now),
-			condition(c.Status.Conditions, topology.ConditionConverged, v.Converged, c.Generation, now),
+			condition(c.PriorConditions(), topology.ConditionReady, v.Ready, c.Generation(), now),
+			condition(c.PriorConditions(), topology.ConditionConverged, v.Converged, c.Generation(), now),
 		},
 		Warnings: work.ignored.render(),
 	}

@@ -43,9 +43,8 @@ func (h *handler) handleSync(w http.ResponseWriter, r *http.Request) {
 // on the view found, and (on the leader, unless dryRun) its execution — and records each one's
 // result in the outcome; the first stage that cannot go on ends the pass. Every decision is the
 // planner's: this only reads, asks it, and acts.
-func (h *handler) reconcile(ctx context.Context, c *topology.MemgraphCluster, work workloads, dryRun bool) planner.Outcome {
-	declared := topology.Replicas{Coordinators: c.Spec.Coordinators, DataInstances: c.Spec.DataInstances}
-	d := topology.Declare(c.Network(), declared, work.current)
+func (h *handler) reconcile(ctx context.Context, c *topology.Cluster, work workloads, dryRun bool) planner.Outcome {
+	d := c.Declare(work.current)
 	out := planner.Outcome{
 		Declared: d, DryRun: dryRun, WorkloadsSettled: work.atDeclared(d),
 		// Unobserved, nothing changes: not even the widened retiring range may grow a StatefulSet.
@@ -58,7 +57,7 @@ func (h *handler) reconcile(ctx context.Context, c *topology.MemgraphCluster, wo
 	if out.WaitingPods = work.unreadyPods(d); len(out.WaitingPods) > 0 {
 		return out
 	}
-	unlock, err := h.locks.lock(ctx, c.Namespace+"/"+c.Name)
+	unlock, err := h.locks.lock(ctx, c.Namespace()+"/"+c.Name())
 	if err != nil {
 		return out // the budget ran out before any coordinator was asked
 	}

@@ -28,7 +28,7 @@ func TestAdmitDefaultsAbsentAndNullFields(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if diff := cmp.Diff(want, mc.Spec, quantities); diff != "" {
+			if diff := cmp.Diff(want, mc.Spec(), quantities); diff != "" {
 				t.Errorf("admitted spec differs from Defaulted() (-want +got):\n%s", diff)
 			}
 		})
@@ -61,7 +61,7 @@ func TestAdmitJudgesExplicitZeros(t *testing.T) {
 		})
 	}
 	mc, err := Admit(parentJSON("default", `{"storage":{"data":{"createLogStorageClaim":false}}}`))
-	if err != nil || *mc.Spec.Storage.Data.CreateLogStorageClaim {
+	if err != nil || *mc.Spec().Storage.Data.CreateLogStorageClaim {
 		t.Errorf("an explicit false must stay false: %v, %v", err, mc)
 	}
 }
@@ -149,7 +149,7 @@ func TestAdmitEveryKnobRoundTrips(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff(everyKnob().Defaulted().Spec, mc.Spec, quantities); diff != "" {
+	if diff := cmp.Diff(everyKnob().Defaulted().Spec, mc.Spec(), quantities); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
 	}
 }

@@ -184,7 +184,7 @@ func TestCoordinatorEnvMatchesDeclaredIdentity(t *testing.T) {
 		if idRef != "metadata.labels['apps.kubernetes.io/pod-index']" {
 			t.Errorf("%s reads its id from %v", EnvCoordinatorID, idRef)
 		}
-		n := mc.Network()
+		n := admit(t, mc).Network()
 		for ordinal := start; ordinal < start+5; ordinal++ {
 			pod := sts["metadata"].(map[string]any)["name"].(string) + "-" + strconv.FormatInt(ordinal, 10)
 			host := strings.ReplaceAll(env[EnvCoordinatorHostname]["value"].(string), "$(POD_NAME)", pod)

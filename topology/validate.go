@@ -80,7 +80,8 @@ type Violation struct {
 // ValidationError lists every rule a MemgraphCluster breaks.
 // +kubebuilder:object:generate=false
 type ValidationError struct {
-	Violations []Violation
+	Namespace, Name string // the object's, as decoded (unbounded: Clip before echoing them)
+	Violations      []Violation
 }
 
 func (e *ValidationError) Error() string {
@@ -99,11 +100,11 @@ func (vs *violations) add(broken bool, field, msg string) {
 	}
 }
 
-func (vs violations) err() error {
+func (vs violations) err(mc *MemgraphCluster) error {
 	if len(vs) == 0 {
 		return nil
 	}
-	return &ValidationError{Violations: vs}
+	return &ValidationError{Namespace: mc.Namespace, Name: mc.Name, Violations: vs}
 }
 
 // Limits on the member counts, mirrored by CEL rules in types.go. The hook also treats them as
@@ -119,11 +120,13 @@ const (
 // its OpenAPI schema (schema.go) and the CEL rules with their exact messages — and returns a
 // *ValidationError naming every violated rule, or nil. A parent read from a hook request is
 // checked by Admit instead, which tells an explicit zero from an absent field.
-func (mc *MemgraphCluster) Validate() error {
-	d := mc.Defaulted()
-	vs := d.specSchemaViolations()
-	d.celRules(&vs)
-	return vs.err()
+func (mc *MemgraphCluster) Validate() error { return mc.Defaulted().validateDefaulted() }
+
+// validateDefaulted is Validate of an object whose defaults are applied.
+func (mc *MemgraphCluster) validateDefaulted() error {
+	vs := mc.specSchemaViolations()
+	mc.celRules(&vs)
+	return vs.err(mc)
 }
 
 // specSchemaViolations checks the spec's JSON form against the CRD's OpenAPI schema.
@@ -201,7 +204,7 @@ func ValidateUpdate(old, new *MemgraphCluster) error {
 		vs.add(!equality.Semantic.DeepEqual(o.Coordinators, n.Coordinators), "spec.storage.coordinators", MsgCoordinatorStorage)
 		vs.add(!equality.Semantic.DeepEqual(o.Data, n.Data), "spec.storage.data", MsgDataStorage)
 	}
-	return vs.err()
+	return vs.err(new)
 }
 
 func hasDuplicate[T comparable](xs []T) bool {
