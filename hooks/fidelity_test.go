@@ -14,9 +14,9 @@ import (
 	"github.com/memgraph-hooks/memgraph-hooks/topology"
 )
 
-// Scenarios where Memgraph 3.12's real behaviour (memgraph-ha.md §11) differs from what an
-// instantaneous model suggests: half-joined coordinators, a blocking FORCE RESET, SET INSTANCE
-// TO MAIN that accepts a dead target, and leaders that are not ready.
+// Scenarios where Memgraph 3.12's real behaviour (Memgraph v3.12.0, src/coordination/) differs
+// from what an instantaneous model suggests: half-joined coordinators, a blocking FORCE RESET,
+// SET INSTANCE TO MAIN that accepts a dead target, and leaders that are not ready.
 
 // tap puts a tapConnector between the hook and the simulator.
 func (h *harness) tap() *tapConnector {

@@ -10,8 +10,8 @@ import (
 
 const clientErrorCode = "Memgraph.ClientError.MemgraphError.MemgraphError"
 
-// memgraphTexts are Memgraph 3.12's messages (memgraph-ha.md §3, with {…} substituted), each with
-// the Kind the planner must see.
+// memgraphTexts are Memgraph 3.12's messages (Memgraph v3.12.0 src/query/interpreter.cpp, with
+// {…} substituted), each with the Kind the planner must see.
 var memgraphTexts = []struct {
 	message string
 	want    Kind

@@ -5,7 +5,7 @@ import (
 	"sort"
 )
 
-// Column names of SHOW INSTANCES (memgraph-ha.md §2) and SHOW REPLICATION LAG (§4).
+// Column names of SHOW INSTANCES and SHOW REPLICATION LAG (Memgraph v3.12.0 src/query/interpreter.cpp).
 const (
 	colName              = "name"
 	colBoltServer        = "bolt_server"

@@ -13,11 +13,13 @@
 //     identity is its own --coordinator-hostname and ports (Memgraph compares them as strings).
 //   - A coordinator row with an empty bolt_server other than the leader's own is half-joined:
 //     its ADD COORDINATOR timed out ("reached a timeout!") and NuRaft completed the join later,
-//     so it is a voting Raft member that the leader's application log does not hold
-//     (memgraph-ha.md §11.1). ADD is refused for it ("such id already exists", which therefore
-//     never counts as done for it) and REMOVE COORDINATOR of it makes the leader process exit,
-//     so no command ever targets it; Progress.HalfJoined reports it. It heals only if it becomes
-//     the leader: the leader's own empty row is ADDed like any unregistered declared member.
+//     so it is a voting Raft member that the leader's application log does not hold (Memgraph
+//     v3.12.0 src/coordination/raft_state.cpp 520–531, coordinator_instance.cpp 930–939 and
+//     1001–1008). ADD is refused for it (KindIDExists, which JudgeRecheck therefore counts as
+//     done only for a registered member) and REMOVE COORDINATOR of it makes the leader process
+//     exit, so no command ever targets it; Progress.HalfJoined reports it. It heals only if it
+//     becomes the leader: the leader's own empty row is ADDed like any unregistered declared
+//     member.
 //   - Every declared data instance SHOW INSTANCES does not list gets REGISTER INSTANCE (SYNC).
 //     A registration lost later (wiped volume) is re-issued by the same diff.
 //   - SET INSTANCE TO MAIN is planned only when the observation proves Raft records no MAIN: no

@@ -16,10 +16,11 @@ import (
 // pass's budget ran out right after the DEMOTE.
 //
 // Safety rests on two checks, because Memgraph 3.12's SET INSTANCE … TO MAIN succeeds once Raft
-// commits, whether or not the target answers (memgraph-ha.md §11.2): To was proven up and
-// caught up on every database right before DEMOTE (the hook re-plans from a fresh read just
-// before it runs), and after SET, To must report role main and health up in SHOW INSTANCES
-// and answer SHOW REPLICATION LAG as the MAIN. If it does not, the handover fails without
+// commits, whether or not the target answers (Memgraph v3.12.0
+// src/coordination/coordinator_instance.cpp): To was proven up and caught up on every database
+// right before DEMOTE (the hook re-plans from a fresh read just before it runs), and after SET,
+// To must report role main and health up in SHOW INSTANCES and answer SHOW REPLICATION LAG as
+// the MAIN. If it does not, the handover fails without
 // undoing anything: Raft has To as MAIN, and if To stays unreachable the coordinators fail over — maybe
 // back to From. The retirement then plans again from whatever they chose; it never fights them.
 //

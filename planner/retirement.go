@@ -116,7 +116,7 @@ func planCoordinatorRetirement(v rowIndex, members []topology.Coordinator, p *Pr
 			yield = true
 		case v.halfJoined[c.Name]:
 			// REMOVE COORDINATOR of a member missing from the leader's application log ends the
-			// leader process (memgraph-ha.md §11.1).
+			// leader process (Memgraph v3.12.0 coordinator_instance.cpp 930–939).
 			p.HalfJoined = append(p.HalfJoined, c.Name)
 		case v.leaders[c.Name]:
 			// Reported as leader by its row but not the one we are connected to: the view is

@@ -12,7 +12,7 @@ import (
 )
 
 // The Go side of the CRD's x-kubernetes-validations rules. Each message is, word for word, the
-// message of the CEL rule in types.go (validate_test.go checks the generated CRD against this
+// message of the CEL rule in types.go (crd_test.go checks the generated CRD against this
 // list), so the hook reports a spec that skipped admission exactly as admission would have.
 const (
 	MsgClusterName        = "metadata.name must be at most 40 characters of lower-case letters, digits and '-', starting with a letter and ending with a letter or digit: it prefixes the StatefulSets <name>-coordinator and <name>-data and names the client Service; pick a shorter name"

@@ -38,7 +38,8 @@ func wantRefusal(t *testing.T, w *sim.World, err error, kind memgraph.Kind, mess
 }
 
 // TestRefusals sends every refusal Memgraph 3.12 gives to the client's commands and checks
-// the Kind and the verbatim message (phases per memgraph-ha.md §3.10).
+// the Kind and the verbatim message, in the phase Memgraph v3.12.0 PrepareCoordinatorQuery
+// reports it (shape errors on RUN, outcomes on PULL).
 func TestRefusals(t *testing.T) {
 	w := newWorld(t)
 	startProcesses(t, w, "r", 3, 3)
