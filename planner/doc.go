@@ -122,4 +122,37 @@
 // Hold covers the pass that could observe nothing: it never shrinks below current. It cannot
 // see registrations, so its guard is only as good as Current; the hook should derive Current
 // from the largest evidence it has (spec.replicas, status.replicas, the highest pod ordinal).
+//
+// # The pass around the plan
+//
+// Every other decision of a sync pass is made here too, as a pure function the hook calls
+// between its reads and its writes; the hook (package hooks) decides nothing itself.
+//
+//   - Which answer is the view (Discover): the coordinators are asked in DiscoveryOrder and the
+//     first view of an established cluster naming a ready leader is chosen. A view naming no
+//     leader (a stale state machine) or a not-ready leader (its local Raft copy) never is. A
+//     fresh coordinator's self-view bootstraps the cluster only when every coordinator answered
+//     and every one is fresh, because a wiped coordinator looks exactly like a fresh one and
+//     bootstrapping it beside the real cluster would start a second one with a second MAIN.
+//   - Whether the view settles the pass (Settled): a plan with nothing to do, no handover due and,
+//     when the view is a follower's, no StatefulSet shrinking ends the pass on that one query;
+//     otherwise the hook reads the leader's own table (LeaderOf, CheckLeaderView), plans again on
+//     it, fetching replication lag only when NeedsReplicationLag says so, and executes there.
+//   - What to check right before a step (PreconditionReads, Precondition): SET INSTANCE TO MAIN,
+//     FORCE RESET, UNREGISTER, REMOVE COORDINATOR and a handover are skipped when the cluster
+//     moved since the plan was read (a MAIN elected, a retiree failed over to or elected); a
+//     handover runs only if re-planning on fresh rows and lag yields the very same handover.
+//   - What a step's error means (JudgeStep, JudgeRecheck): done by a concurrent writer (by error
+//     kind, never by message text; KindIDExists is done only once SHOW INSTANCES shows the
+//     coordinator registered, else it is half-joined), in progress (FORCE RESET past its own
+//     deadline), the leader moved, or failed. Any verdict but done ends the pass.
+//   - A handover's own steps (Handover): whether a refused SET restores the old MAIN
+//     (RestoreAfter: only when the refusal proves no MAIN was set), and when the new MAIN is
+//     proven to serve (UnprovenByInstances, UnprovenByLag).
+//   - What the status says (Verdict): the pass's stage results (Outcome) ranked into Ready and
+//     Converged with a reason, a message and a resync delay. What the steps changed is judged
+//     on the table read after them (Outcome.Now), what the plan set out to do on the plan.
+//
+// Commands are values (Command, with a Kind for metrics); the hook's executor only maps each to
+// its Bolt call.
 package planner
