@@ -80,7 +80,7 @@ func (h *handler) reconcile(ctx context.Context, c *topology.Cluster, work workl
 
 // onLeader re-reads the cluster on the leader (writes go there, and the plan must rest on the
 // authoritative table), fetches replication lag when a MAIN handover is due, plans, executes,
-// and reads the cluster once more to report what the steps changed.
+// and, when a step ran, reads the cluster once more to report what the steps changed.
 func (h *handler) onLeader(ctx context.Context, conn memgraph.Connector, current topology.Replicas, out *planner.Outcome) {
 	d := out.Declared
 	lv, err := leaderView(ctx, conn, d, out.Discovery.View)
@@ -110,16 +110,21 @@ func (h *handler) onLeader(ctx context.Context, conn memgraph.Connector, current
 	}
 	x := executor{client: client, declared: d, current: current, log: h.log, count: h.countCommand}
 	out.Execution = x.execute(ctx, out.Plan.Commands)
-	if len(out.Execution.Ran) == 0 || ctx.Err() != nil {
+	if len(out.Execution.Ran) > 0 && ctx.Err() == nil {
+		reread(ctx, client, lv.Coordinator, current, out)
+	}
+}
+
+// reread reports what the cluster looks like after the steps, not what it looked like before
+// the pass. After a yield the old leader may name no leader yet, and after a FORCE RESET it may
+// not be ready yet (its table says nothing about the instances): then the pre-pass view stands.
+func reread(ctx context.Context, client memgraph.Client, leader topology.Coordinator, current topology.Replicas, out *planner.Outcome) {
+	rows, err := client.ShowInstances(ctx)
+	if err != nil {
 		return
 	}
-	// Report what the cluster looks like now, not what it looked like before the pass; after a
-	// yield the old leader may name no leader yet, and after a FORCE RESET it may not be ready
-	// yet (its table says nothing about the instances): then the pre-pass view stands.
-	if rows, err := client.ShowInstances(ctx); err == nil {
-		if _, leadership := planner.ReadLeadership(rows); leadership == planner.LeaderReady {
-			out.Latest = planner.NewView(lv.Coordinator, rows)
-			out.Now = planner.Plan(d, planner.Observe(rows, nil, current)).Progress
-		}
+	if _, leadership := planner.ReadLeadership(rows); leadership == planner.LeaderReady {
+		out.Latest = planner.NewView(leader, rows)
+		out.Now = planner.Plan(out.Declared, planner.Observe(rows, nil, current)).Progress
 	}
 }

@@ -221,3 +221,26 @@ func verb(query string) CommandKind {
 	}
 	return CommandKind(words[0] + " " + words[1])
 }
+
+func TestExplain(t *testing.T) {
+	refusal := &memgraph.Error{Kind: memgraph.KindRaftWrite, Query: qMain(0), Message: "Writing to Raft log failed. Please retry the operation."}
+	handover := &HandoverError{From: "instance_2", To: "instance_0", PromoteErr: refusal, RestoreTried: true}
+	for _, tc := range []struct {
+		name string
+		err  error
+		want string
+	}{
+		{"Memgraph's own message, without the query", refusal, "Writing to Raft log failed. Please retry the operation."},
+		{"through any wrapping", fmt.Errorf("leader coordinator_1: %w", refusal), "Writing to Raft log failed. Please retry the operation."},
+		{"a handover tells its whole story", fmt.Errorf("step: %w", handover),
+			"handover of MAIN from instance_2 to instance_0: SET INSTANCE instance_0 TO MAIN failed: Writing to Raft log failed. " +
+				"Please retry the operation.; instance_2 restored as MAIN, retirement postponed"},
+		{"a half-joined coordinator too", &HalfJoinedError{Coordinator: "coordinator_5", Err: refusal},
+			"coordinator_5 is half-joined (a Raft member without a bolt_server): Writing to Raft log failed. Please retry the operation."},
+		{"anything else as it reads", errors.New(" dial tcp: refused \n"), "dial tcp: refused"},
+	} {
+		if got := Explain(tc.err); got != tc.want {
+			t.Errorf("%s: Explain = %q, want %q", tc.name, got, tc.want)
+		}
+	}
+}
