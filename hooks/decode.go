@@ -39,7 +39,7 @@ func decodeParent(raw []byte) (*topology.Cluster, error) {
 	cluster, err := topology.Admit(raw)
 	var invalid *topology.ValidationError
 	switch {
-	case errors.As(err, &invalid):
+	case errors.As(err, &invalid) && invalid.Name != "":
 		return nil, badRequestf("parent %s has a spec Memgraph cannot run: %v", objectKey(invalid.Namespace, invalid.Name), err)
 	case err != nil:
 		return nil, badRequestf("parent: %v", err)

@@ -21,7 +21,8 @@ const MsgNamespace = "metadata.namespace must be a namespace name: at most 63 lo
 //   - the CRD's OpenAPI schema and the Go twins of its CEL rules, and the namespace's own rule.
 //
 // The result needs no Defaulted: every field with a default is set. When only the rules are
-// broken, the error is a *ValidationError naming the object.
+// broken, the error is a *ValidationError naming the object; when the spec does not even decode,
+// one that does not.
 func Admit(raw []byte) (*Cluster, error) {
 	mc, err := DecodeCluster(raw)
 	if err != nil {
@@ -50,7 +51,7 @@ func Admit(raw []byte) (*Cluster, error) {
 	mc.Spec = MemgraphClusterSpec{}
 	if err := kjson.UnmarshalCaseSensitivePreserveInts(specJSON, &mc.Spec); err != nil {
 		if len(vs) > 0 {
-			return nil, vs.err(mc) // the schema says what is wrong, in the API server's terms
+			return nil, vs.err(nil) // the schema says what is wrong, in the API server's terms
 		}
 		return nil, describeDecodeError(err)
 	}

@@ -2,6 +2,7 @@ package topology
 
 import (
 	"encoding/json"
+	"errors"
 	"strings"
 	"testing"
 
@@ -54,9 +55,13 @@ func TestAdmitJudgesExplicitZeros(t *testing.T) {
 		{"zero volume as a number", `{"storage":{"coordinators":{"logPVCSize":0}}}`, MsgVolumeSize},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := Admit(parentJSON("default", tc.spec))
+			c, err := Admit(parentJSON("default", tc.spec))
 			if diff := cmp.Diff([]string{tc.want}, messagesOf(t, err)); diff != "" {
 				t.Errorf("(-want +got):\n%s", diff)
+			}
+			var invalid *ValidationError
+			if c != nil || !errors.As(err, &invalid) || invalid.Namespace != "default" || invalid.Name != "memgraph" {
+				t.Errorf("Admit = %v, %#v: want no Cluster and an error naming default/memgraph", c, err)
 			}
 		})
 	}

@@ -80,7 +80,9 @@ type Violation struct {
 // ValidationError lists every rule a MemgraphCluster breaks.
 // +kubebuilder:object:generate=false
 type ValidationError struct {
-	Namespace, Name string // the object's, as decoded (unbounded: Clip before echoing them)
+	// Namespace and Name are the object's, as decoded (unbounded: Clip before echoing them);
+	// empty when its spec did not even decode.
+	Namespace, Name string
 	Violations      []Violation
 }
 
@@ -100,9 +102,13 @@ func (vs *violations) add(broken bool, field, msg string) {
 	}
 }
 
+// err is the *ValidationError of vs, naming mc when it is known (nil: the object did not decode).
 func (vs violations) err(mc *MemgraphCluster) error {
-	if len(vs) == 0 {
+	switch {
+	case len(vs) == 0:
 		return nil
+	case mc == nil:
+		return &ValidationError{Violations: vs}
 	}
 	return &ValidationError{Namespace: mc.Namespace, Name: mc.Name, Violations: vs}
 }
