@@ -12,6 +12,7 @@ import (
 // cluster runs — its members (Network, Declare) and its children (DesiredChildren) — take only
 // this type, so none of them defaults, validates or copies the spec again. A Cluster is never
 // modified; its accessors return values or copies.
+// +kubebuilder:object:generate=false
 type Cluster struct {
 	mc       *MemgraphCluster // defaulted and valid
 	network  Network
