@@ -50,7 +50,7 @@ test: unit verify-manifests e2e ## What CI runs: unit tests, stale-manifest chec
 
 .PHONY: bench
 bench: ## Benchmarks; compare ratios within one run.
-	$(GO) test -run '^$$' -bench . -benchmem ./memgraph/ ./hooks/
+	$(GO) test -run '^$$' -bench . -benchmem ./memgraph/bolt/ ./hooks/
 
 .PHONY: property
 property: ## The randomized hook property test at 10,000 sequences (CI runs 300).

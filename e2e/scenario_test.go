@@ -20,7 +20,7 @@ import (
 	"github.com/memgraph-hooks/memgraph-hooks/e2e/metacontroller"
 	"github.com/memgraph-hooks/memgraph-hooks/e2e/podsim"
 	"github.com/memgraph-hooks/memgraph-hooks/hooks"
-	"github.com/memgraph-hooks/memgraph-hooks/memgraph"
+	"github.com/memgraph-hooks/memgraph-hooks/memgraph/bolt"
 	"github.com/memgraph-hooks/memgraph-hooks/memgraph/sim"
 )
 
@@ -39,7 +39,7 @@ type scenario struct {
 	mc        *metacontroller.Controller
 	hook      *hookServer
 	hookLog   *syncBuffer
-	pool      *memgraph.Pool
+	pool      *bolt.Pool
 	cancelled bool
 }
 
@@ -75,7 +75,7 @@ func startScenarioWith(t *testing.T, ns string, wrap func(http.Handler) http.Han
 		newNamespace(t, ns)
 	}
 	s := &scenario{t: t, ns: ns, world: sim.NewWorld(), hookLog: &syncBuffer{}}
-	s.pool = memgraph.NewPool(memgraph.PoolOptions{Resolver: s.world})
+	s.pool = bolt.NewPool(bolt.PoolOptions{Resolver: s.world})
 	logger := slog.New(slog.NewJSONHandler(s.hookLog, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	creds, security := deployedCredentials(t)
 	var handler http.Handler = hooks.NewHandler(security(hooks.Config{Connector: s.pool, Logger: logger}))

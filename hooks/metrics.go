@@ -4,6 +4,8 @@ import (
 	"errors"
 
 	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/memgraph-hooks/memgraph-hooks/planner"
 )
 
 type metrics struct {
@@ -38,6 +40,11 @@ func newMetrics(reg prometheus.Registerer) *metrics {
 	m.commands = register(reg, m.commands)
 	m.authFailures = register(reg, m.authFailures)
 	return m
+}
+
+// countCommand counts one command's result by its kind.
+func (h *handler) countCommand(kind planner.CommandKind, result string) {
+	h.metrics.commands.WithLabelValues(string(kind), result).Inc()
 }
 
 // register registers c, or returns the collector of the same description already registered:

@@ -22,7 +22,7 @@ func (m mainState) noMain() bool { return m.name == "" && len(m.unproven) == 0 }
 
 // observeMain looks at every data row, including instances a human registered: one of those
 // may be the MAIN too.
-func observeMain(v view) mainState {
+func observeMain(v rowIndex) mainState {
 	var m mainState
 	for name, row := range v.data {
 		switch {
@@ -46,7 +46,7 @@ func observeMain(v view) mainState {
 // declared instance observed up, else the first declared one (then nothing declared is
 // registered yet, and this plan registers it just before: a newly registered instance starts
 // alive). It never targets a retiring instance or one outside the declared set.
-func planPromotion(d topology.Declared, v view, m mainState, p *Progress) []Command {
+func planPromotion(d topology.Declared, v rowIndex, m mainState, p *Progress) []Command {
 	if !m.noMain() {
 		p.MainUnproven = m.unproven
 		return nil
@@ -73,7 +73,7 @@ func planPromotion(d topology.Declared, v view, m mainState, p *Progress) []Comm
 }
 
 // retiringRegistered reports a registered member of the data instances' retiring range.
-func retiringRegistered(d topology.Declared, v view) bool {
+func retiringRegistered(d topology.Declared, v rowIndex) bool {
 	for _, di := range d.RetiringDataInstances {
 		if v.dataRegistered(di.Name) {
 			return true

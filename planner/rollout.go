@@ -95,7 +95,7 @@ type RolloutStep struct {
 	// Yield: the leader's pod is next; YIELD LEADERSHIP first, a later sync releases it.
 	Yield bool
 	// Reason (topology.ReasonUpToDate, …) and Message of the Updated condition.
-	Reason  string
+	Reason  topology.ConditionReason
 	Message string
 	// Version is the image every live pod runs ("" while they differ); TargetVersion the
 	// spec's image while the rollout is not done.

@@ -12,7 +12,7 @@ type rolloutPlan struct {
 	in           RolloutInput
 	data         rolloutRole
 	coordinators rolloutRole
-	v            *view // nil: no usable view of the cluster this sync
+	v            *rowIndex // nil: no usable view of the cluster this sync
 	main         string
 }
 

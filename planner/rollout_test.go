@@ -17,7 +17,7 @@ type rolloutCase struct {
 	in         RolloutInput
 	partitions topology.Partitions
 	commands   []string
-	reason     string
+	reason     topology.ConditionReason
 	message    string
 	needsLag   bool
 }

@@ -15,7 +15,7 @@ import (
 // evidence never counts as caught up: a survivor absent from the lag rows, or lacking one of
 // the MAIN's databases, is not a candidate. Replicas are registered SYNC, so one caught up now
 // stays caught up until the DEMOTE that immediately follows.
-func caughtUpSurvivors(d topology.Declared, v view, main string) ([]string, string) {
+func caughtUpSurvivors(d topology.Declared, v rowIndex, main string) ([]string, string) {
 	databases, missing := mainDatabases(v, main)
 	if missing != "" {
 		return nil, missing
@@ -42,7 +42,7 @@ func caughtUpSurvivors(d topology.Declared, v view, main string) ([]string, stri
 
 // mainDatabases lists the databases of the MAIN's SHOW REPLICATION LAG row, sorted, or says why
 // there are none to check a replica against.
-func mainDatabases(v view, main string) ([]string, string) {
+func mainDatabases(v rowIndex, main string) ([]string, string) {
 	if v.lag == nil {
 		return nil, "replication lag was not observed"
 	}
@@ -59,7 +59,7 @@ func mainDatabases(v view, main string) ([]string, string) {
 }
 
 // notCaughtUp says why a survivor is not a handover candidate, or "" when it is.
-func notCaughtUp(v view, name string, databases []string) string {
+func notCaughtUp(v rowIndex, name string, databases []string) string {
 	row, ok := v.data[name]
 	switch {
 	case !ok:

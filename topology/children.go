@@ -19,15 +19,11 @@ import (
 // stored StatefulSet never differs from what the hook returns (the API server would store 0).
 //
 // Each child is a JSON-ready map in the form the API server stores it: no nulls, no top-level
-// status, no creationTimestamp, integers as int64. Defaults are applied first, so a spec that
-// never passed admission renders like one that did. An invalid spec is refused with its
-// *ValidationError rather than rendered into objects Kubernetes or Memgraph would reject.
-func DesiredChildren(mc *MemgraphCluster, replicas Replicas, partitions Partitions) ([]map[string]any, error) {
-	if mc == nil {
-		return nil, errors.New("no MemgraphCluster to render")
-	}
-	if mc.Name == "" || mc.Namespace == "" {
-		return nil, errors.New("MemgraphCluster needs metadata.name and metadata.namespace to render its children")
+// status, no creationTimestamp, integers as int64. The cluster is admitted (defaulted and
+// valid), so the children are objects Kubernetes and Memgraph accept.
+func DesiredChildren(c *Cluster, replicas Replicas, partitions Partitions) ([]map[string]any, error) {
+	if c == nil || c.mc == nil {
+		return nil, errors.New("no admitted MemgraphCluster to render")
 	}
 	if replicas.Coordinators < 0 || replicas.DataInstances < 0 {
 		return nil, fmt.Errorf("replica counts must not be negative, got %d coordinators and %d data instances",
@@ -37,17 +33,13 @@ func DesiredChildren(mc *MemgraphCluster, replicas Replicas, partitions Partitio
 		return nil, fmt.Errorf("partitions must not be negative, got %d for the coordinators and %d for the data instances",
 			partitions.Coordinators, partitions.DataInstances)
 	}
-	if err := mc.Validate(); err != nil {
-		return nil, err
-	}
-	d := mc.Defaulted()
-	n := d.Network()
+	mc := c.mc
 	typed := []any{
-		coordinatorStatefulSet(d, n, replicas.Coordinators, partitions.Coordinators),
-		dataStatefulSet(d, replicas.DataInstances, partitions.DataInstances),
-		coordinatorService(d),
-		dataService(d),
-		clientService(d),
+		coordinatorStatefulSet(mc, c.network, replicas.Coordinators, partitions.Coordinators),
+		dataStatefulSet(mc, replicas.DataInstances, partitions.DataInstances),
+		coordinatorService(mc),
+		dataService(mc),
+		clientService(mc),
 	}
 	children := make([]map[string]any, 0, len(typed))
 	for _, obj := range typed {
@@ -69,8 +61,8 @@ func DesiredChildren(mc *MemgraphCluster, replicas Replicas, partitions Partitio
 // StatefulSet: a sync compares them with the observed StatefulSets' to know whether the
 // children it returns change a pod template (and so a revision the StatefulSet controller has
 // not computed yet). Replicas and partitions are not part of the template.
-func PodTemplateHashes(mc *MemgraphCluster) (coordinators, data string, err error) {
-	children, err := DesiredChildren(mc, Replicas{}, Partitions{})
+func PodTemplateHashes(c *Cluster) (coordinators, data string, err error) {
+	children, err := DesiredChildren(c, Replicas{}, Partitions{})
 	if err != nil {
 		return "", "", err
 	}

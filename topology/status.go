@@ -4,8 +4,13 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
-// MemgraphClusterStatus is what the sync hook observed; it is never read back as input.
-// Metacontroller sets observedGeneration itself.
+// The hook reads back one thing of its prior status: each condition's lastTransitionTime, carried
+// over while the condition's status holds (meta.SetStatusCondition), so that a steady cluster's
+// status never changes. Nothing else of it is ever an input to a decision.
+
+// MemgraphClusterStatus is what the sync hook observed; of a prior status, only a condition's
+// lastTransitionTime is kept while its status holds. Metacontroller sets observedGeneration
+// itself.
 type MemgraphClusterStatus struct {
 	// +optional
 	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
@@ -68,24 +73,53 @@ type RolePods struct {
 	Desired int32 `json:"desired"`
 }
 
-// Condition types the hook reports.
+// ConditionType names a condition of MemgraphClusterStatus.
+type ConditionType string
+
+// The conditions the hook reports.
 const (
-	ConditionReady     = "Ready"
-	ConditionConverged = "Converged"
-	ConditionUpdated   = "Updated"
+	// ConditionReady: a MAIN is elected and the leader answers.
+	ConditionReady ConditionType = "Ready"
+	// ConditionConverged: every declared member is registered, nothing is retiring, and the
+	// StatefulSets are at the declared size.
+	ConditionConverged ConditionType = "Converged"
+	// ConditionUpdated: every pod runs its StatefulSet's current pod template (no rollout is
+	// in progress).
+	ConditionUpdated ConditionType = "Updated"
 )
 
-// Reasons of the Updated condition.
+// ConditionReason is the stable, machine-readable reason of a condition.
+type ConditionReason string
+
+// The reasons of Ready and Converged (README.md, "Status", says when each is given).
+const (
+	ReasonWorkloadsNotReady            ConditionReason = "WorkloadsNotReady"
+	ReasonCoordinatorUnreachable       ConditionReason = "CoordinatorUnreachable"
+	ReasonNoCoordinatorLeader          ConditionReason = "NoCoordinatorLeader"
+	ReasonRegistrationInProgress       ConditionReason = "RegistrationInProgress"
+	ReasonRegistrationFailed           ConditionReason = "RegistrationFailed"
+	ReasonAllInstancesRegistered       ConditionReason = "AllInstancesRegistered"
+	ReasonMainElected                  ConditionReason = "MainElected"
+	ReasonNoMainElected                ConditionReason = "NoMainElected"
+	ReasonRetirementInProgress         ConditionReason = "RetirementInProgress"
+	ReasonLeadershipTransferInProgress ConditionReason = "LeadershipTransferInProgress"
+	ReasonNoCaughtUpSurvivor           ConditionReason = "NoCaughtUpSurvivor"
+	ReasonTLSConfigInvalid             ConditionReason = "TLSConfigInvalid"
+	ReasonCoordinatorHalfJoined        ConditionReason = "CoordinatorHalfJoined"
+	ReasonFailoverInProgress           ConditionReason = "FailoverInProgress"
+)
+
+// The reasons of Updated; Converged gives the last three too while a rollout is not done.
 const (
 	// ReasonUpToDate: every pod runs its StatefulSet's current pod template.
-	ReasonUpToDate = "UpToDate"
+	ReasonUpToDate ConditionReason = "UpToDate"
 	// ReasonRolloutInProgress: pods are being replaced one at a time; the message names the pod,
 	// how many are done and the next step.
-	ReasonRolloutInProgress = "RolloutInProgress"
+	ReasonRolloutInProgress ConditionReason = "RolloutInProgress"
 	// ReasonRolloutBlocked: the next pod cannot be released safely (e.g. it runs the MAIN and no
 	// survivor is caught up to take it over); nothing is released until that changes.
-	ReasonRolloutBlocked = "RolloutBlocked"
+	ReasonRolloutBlocked ConditionReason = "RolloutBlocked"
 	// ReasonRolloutStuck: a replaced pod is not Ready (or not back in the cluster, or not caught
 	// up) spec.rollout.stepTimeout after it was created; the rollout stops where it is.
-	ReasonRolloutStuck = "RolloutStuck"
+	ReasonRolloutStuck ConditionReason = "RolloutStuck"
 )
