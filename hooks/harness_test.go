@@ -22,7 +22,12 @@ import (
 // harness plays Metacontroller and the StatefulSet controller around the real hook handler and
 // a simulated Memgraph: each sync sends the parent, the children the hook returned last time
 // (as applied and settled) and Ready pods for every replica; pods that a StatefulSet sheds
-// disappear together with their simulated instance.
+// disappear together with their simulated instance. Revisions are modelled as the StatefulSet
+// controller keeps them: a set's update revision is its pod-template hash, a new pod is created at
+// the update revision when its index is at or above the partition (else at the current one), and
+// once per sync, while none of the set's pods is down, the highest pod at or above the partition
+// that is not at the update revision is replaced: its instance dies, and the pod is not Ready for
+// one sync, after which its instance restarts on its volume.
 type harness struct {
 	t           testing.TB
 	world       *sim.World
@@ -33,8 +38,13 @@ type harness struct {
 	spec        map[string]any
 	children    map[string]map[string]any // "Kind/name" → object as last returned
 	pods        map[string]bool           // running pods → whether they answer (have an instance)
-	killed      map[string]bool           // hosts a test killed on purpose (h.kill)
-	slowJoiners []string                  // hosts given a join delay
+	podStates   map[string]*podState      // pod → its revision, image, creation and readiness
+	currentRevs map[string]string         // StatefulSet name → status.currentRevision
+	replaced    []string                  // pods the StatefulSet controller replaced, in order
+	// onReplace, when set, runs right before a pod is replaced (its instance still alive).
+	onReplace   func(pod string)
+	killed      map[string]bool // hosts a test killed on purpose (h.kill)
+	slowJoiners []string        // hosts given a join delay
 	lastResp    syncResponse
 	secrets     map[string]any // related Secrets, keyed like Metacontroller's v2 request
 	boltTLS     *tls.Config    // when set, every simulated instance serves Bolt only over TLS
@@ -94,9 +104,11 @@ func newHarness(t testing.TB, coordinators, data int, opts ...harnessOption) *ha
 	h := &harness{
 		t: t, world: world, clock: clock, pool: pool, handler: hooks.NewHandler(cfg.hook),
 		name: "memgraph", ns: "default",
-		spec:     map[string]any{"coordinators": coordinators, "dataInstances": data},
-		children: map[string]map[string]any{},
-		pods:     map[string]bool{},
+		spec:        map[string]any{"coordinators": coordinators, "dataInstances": data},
+		children:    map[string]map[string]any{},
+		pods:        map[string]bool{},
+		podStates:   map[string]*podState{},
+		currentRevs: map[string]string{},
 	}
 	t.Cleanup(func() {
 		if t.Failed() {
@@ -125,7 +137,7 @@ func (h *harness) request() map[string]any {
 	sets, services := map[string]any{}, map[string]any{}
 	for key, obj := range h.children {
 		kind, name, _ := strings.Cut(key, "/")
-		settled := settle(obj)
+		settled := h.settle(obj)
 		switch kind {
 		case "StatefulSet":
 			sets[h.ns+"/"+name] = settled
@@ -135,7 +147,7 @@ func (h *harness) request() map[string]any {
 	}
 	pods := map[string]any{}
 	for pod := range h.pods {
-		pods[h.ns+"/"+pod] = readyPod(h.ns, pod, h.podLabels(pod))
+		pods[h.ns+"/"+pod] = h.podObject(pod)
 	}
 	related := map[string]any{"Pod.v1": pods}
 	if h.secrets != nil {
@@ -164,17 +176,75 @@ func (h *harness) podLabels(pod string) map[string]any {
 }
 
 // settle gives a returned StatefulSet the generation and status its controller would report
-// once every replica is up.
-func settle(obj map[string]any) map[string]any {
+// once it has acted on it: every replica exists, the ones not down are ready, and its update
+// revision is the pod-template hash.
+func (h *harness) settle(obj map[string]any) map[string]any {
 	out := deepCopy(obj)
 	if out["kind"] != "StatefulSet" {
 		return out
 	}
 	meta := out["metadata"].(map[string]any)
 	meta["generation"] = 1
-	replicas := out["spec"].(map[string]any)["replicas"]
-	out["status"] = map[string]any{"observedGeneration": 1, "replicas": replicas, "readyReplicas": replicas}
+	name := meta["name"].(string)
+	replicas := replicasOf(out)
+	ready := replicas
+	for pod, st := range h.podStates {
+		if st.starting && strings.HasPrefix(pod, name+"-") {
+			ready--
+		}
+	}
+	update := templateHash(out)
+	current := h.currentRevs[name]
+	if current == "" {
+		current = update
+	}
+	out["status"] = map[string]any{"observedGeneration": 1, "replicas": replicas, "readyReplicas": ready,
+		"updateRevision": update, "currentRevision": current}
 	return out
+}
+
+// podState is what the harness's StatefulSet controller and kubelet know about one pod.
+type podState struct {
+	revision string // its controller-revision-hash label
+	image    string
+	created  time.Time
+	starting bool // replaced in the last sync: not Ready, its instance not running yet
+}
+
+// podObject renders a pod as Metacontroller would send it.
+func (h *harness) podObject(pod string) map[string]any {
+	obj := readyPod(h.ns, pod, h.podLabels(pod))
+	st := h.podStates[pod]
+	if st == nil {
+		return obj // a pod a test put in place by hand
+	}
+	meta := obj["metadata"].(map[string]any)
+	meta["labels"].(map[string]any)["controller-revision-hash"] = st.revision
+	meta["creationTimestamp"] = st.created.UTC().Format(time.RFC3339)
+	obj["spec"] = map[string]any{"containers": []any{map[string]any{"name": topology.ContainerName, "image": st.image}}}
+	if st.starting {
+		obj["status"] = map[string]any{"phase": "Running", "conditions": []any{
+			map[string]any{"type": "Ready", "status": "False"},
+		}}
+	}
+	return obj
+}
+
+func templateHash(sts map[string]any) string {
+	annotations, _ := sts["metadata"].(map[string]any)["annotations"].(map[string]any)
+	hash, _ := annotations[topology.AnnotationTemplateHash].(string)
+	return hash
+}
+
+func templateImage(sts map[string]any) string {
+	pod := sts["spec"].(map[string]any)["template"].(map[string]any)["spec"].(map[string]any)
+	return pod["containers"].([]any)[0].(map[string]any)["image"].(string)
+}
+
+func partitionOf(sts map[string]any) int {
+	ru, _ := sts["spec"].(map[string]any)["updateStrategy"].(map[string]any)["rollingUpdate"].(map[string]any)
+	p, _ := ru["partition"].(float64)
+	return int(p)
 }
 
 func readyPod(ns, name string, labels map[string]any) map[string]any {
@@ -266,8 +336,15 @@ func sortedCopy(s []string) []string {
 }
 
 // reconcilePods plays the StatefulSet controller and the kubelet: a pod (and its simulated
-// instance) per replica, highest ordinals shed first.
+// instance) per replica, highest ordinals shed first, and the rolling update the partition
+// permits (see harness).
 func (h *harness) reconcilePods() {
+	for pod, st := range h.podStates {
+		if st.starting && h.pods[pod] {
+			st.starting = false
+			h.must(h.world.Restart(h.hostOf(pod)))
+		}
+	}
 	n := h.network()
 	want := map[string]bool{}
 	if sts, ok := h.children["StatefulSet/"+topology.CoordinatorSetName(h.name)]; ok {
@@ -275,6 +352,7 @@ func (h *harness) reconcilePods() {
 			c := n.Coordinator(topology.FirstCoordinatorID + i)
 			want[c.Pod] = true
 			if !h.pods[c.Pod] {
+				h.createPod(sts, c.Pod, i)
 				h.must(h.world.StartCoordinator(sim.CoordinatorSpec{ID: c.ID(), Host: c.Host, BoltPort: 7687, ManagementPort: 10000, CoordinatorPort: 12000, TLS: h.boltTLS}))
 			}
 		}
@@ -284,6 +362,7 @@ func (h *harness) reconcilePods() {
 			d := n.DataInstance(topology.FirstDataOrdinal + i)
 			want[d.Pod] = true
 			if !h.pods[d.Pod] {
+				h.createPod(sts, d.Pod, i)
 				h.must(h.world.StartData(sim.DataSpec{Host: d.Host, BoltPort: 7687, ManagementPort: 10000, TLS: h.boltTLS}))
 			}
 		}
@@ -291,9 +370,78 @@ func (h *harness) reconcilePods() {
 	for pod := range h.pods {
 		if !want[pod] {
 			h.world.Remove(h.hostOf(pod))
+			delete(h.podStates, pod)
 		}
 	}
 	h.pods = want
+	for _, set := range []string{topology.CoordinatorSetName(h.name), topology.DataSetName(h.name)} {
+		if sts, ok := h.children["StatefulSet/"+set]; ok {
+			h.rollingUpdate(set, sts)
+		}
+	}
+}
+
+// createPod records a new pod of sts at index i, at the revision the partition gives it.
+func (h *harness) createPod(sts map[string]any, pod string, i int) {
+	set := sts["metadata"].(map[string]any)["name"].(string)
+	st := &podState{revision: templateHash(sts), image: templateImage(sts), created: h.clock.Now()}
+	if current := h.currentRevs[set]; current == "" {
+		h.currentRevs[set] = st.revision
+	} else if i < partitionOf(sts) && current != st.revision {
+		st.revision, st.image = current, h.imageOf(current)
+	}
+	h.podStates[pod] = st
+}
+
+// imageOf is the image of some pod created at revision (the harness keeps no ControllerRevisions).
+func (h *harness) imageOf(revision string) string {
+	for _, st := range h.podStates {
+		if st.revision == revision {
+			return st.image
+		}
+	}
+	return ""
+}
+
+// rollingUpdate replaces, while none of the set's pods is down, its highest pod at or above the
+// partition that is not at the update revision; once every pod is at it and up, the update
+// revision becomes the current one.
+func (h *harness) rollingUpdate(set string, sts map[string]any) {
+	update, replicas := templateHash(sts), replicasOf(sts)
+	pod := func(i int) string { return fmt.Sprintf("%s-%d", set, i+firstOrdinal(set, h.name)) }
+	for i := 0; i < replicas; i++ {
+		if st := h.podStates[pod(i)]; st != nil && st.starting {
+			return
+		}
+	}
+	for i := replicas - 1; i >= partitionOf(sts); i-- {
+		st := h.podStates[pod(i)]
+		if st == nil || st.revision == update {
+			continue
+		}
+		if h.onReplace != nil {
+			h.onReplace(pod(i))
+		}
+		if host := h.hostOf(pod(i)); h.world.Running(host) {
+			h.must(h.world.Kill(host))
+		}
+		*st = podState{revision: update, image: templateImage(sts), created: h.clock.Now(), starting: true}
+		h.replaced = append(h.replaced, pod(i))
+		return
+	}
+	for i := 0; i < replicas; i++ {
+		if st := h.podStates[pod(i)]; st == nil || st.revision != update {
+			return
+		}
+	}
+	h.currentRevs[set] = update
+}
+
+func firstOrdinal(set, cluster string) int {
+	if set == topology.CoordinatorSetName(cluster) {
+		return topology.FirstCoordinatorID
+	}
+	return topology.FirstDataOrdinal
 }
 
 func (h *harness) hostOf(pod string) string {

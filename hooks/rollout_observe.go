@@ -3,8 +3,9 @@ package hooks
 import (
 	"math"
 	"strconv"
-	"strings"
 	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/memgraph-hooks/memgraph-hooks/planner"
 	"github.com/memgraph-hooks/memgraph-hooks/topology"
@@ -107,12 +108,8 @@ func setRevisions(sts object, path string) (rolloutEvidence, error) {
 // podIndex is a pod's index in its role's StatefulSet (ordinal minus the first ordinal), for a
 // pod of that set within the role's ceiling.
 func podIndex(pod string, r role) (int, bool) {
-	rest, ok := strings.CutPrefix(pod, r.set+"-")
-	if !ok || rest == "" || strings.TrimLeft(rest, "0123456789") != "" || len(rest) > 1 && rest[0] == '0' {
-		return 0, false
-	}
-	n, err := strconv.Atoi(rest)
-	if err != nil || n < r.first || n-r.first >= int(r.ceiling) {
+	n, ok := topology.PodOrdinal(r.set, pod)
+	if !ok || n < r.first || n-r.first >= int(r.ceiling) {
 		return 0, false
 	}
 	return n - r.first, true
@@ -142,9 +139,11 @@ func rolloutPod(pod object, path string, index int) (planner.RolloutPod, error) 
 		return p, err
 	}
 	if created != "" {
-		if p.Created, err = time.Parse(time.RFC3339, created); err != nil {
+		at, err := time.Parse(time.RFC3339, created)
+		if err != nil {
 			return p, badRequestf("%s.metadata.creationTimestamp must be an RFC 3339 time, got %s", path, describeValue(created))
 		}
+		p.Created = metav1.NewTime(at)
 	}
 	p.Image, err = memgraphImage(pod, path)
 	return p, err

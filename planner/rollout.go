@@ -1,7 +1,7 @@
 package planner
 
 import (
-	"time"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/memgraph-hooks/memgraph-hooks/topology"
 )
@@ -48,12 +48,12 @@ import (
 
 // RolloutPod is one of a role's pods as the sync request shows it.
 type RolloutPod struct {
-	Index       int       // ordinal minus the StatefulSet's first ordinal
-	Revision    string    // its controller-revision-hash label
-	Ready       bool      // condition Ready is True
-	Terminating bool      // metadata.deletionTimestamp is set
-	Created     time.Time // metadata.creationTimestamp
-	Image       string    // the memgraph container's image
+	Index       int         // ordinal minus the StatefulSet's first ordinal
+	Revision    string      // its controller-revision-hash label
+	Ready       bool        // condition Ready is True
+	Terminating bool        // metadata.deletionTimestamp is set
+	Created     metav1.Time // metadata.creationTimestamp
+	Image       string      // the memgraph container's image
 }
 
 // RolloutSet is one role's StatefulSet as the sync request shows it.
@@ -72,18 +72,24 @@ type RolloutSet struct {
 	Pods             []RolloutPod
 }
 
+// Workloads is what a sync knows about the pods besides the cluster's own view: both
+// StatefulSets with their pods, the time of the sync, spec.rollout.stepTimeout and the image the
+// spec asks for.
+type Workloads struct {
+	Coordinators, Data RolloutSet
+	Now                metav1.Time     // when the sync runs (the hook's clock; the planner reads none)
+	StepTimeout        metav1.Duration // spec.rollout.stepTimeout
+	Image              string
+}
+
 // RolloutInput is everything PlanRollout looks at.
 type RolloutInput struct {
 	Declared topology.Declared
 	Replicas topology.Replicas // the replica counts this sync returns
-	Coordinators,
-	Data RolloutSet
+	Workloads
 	// Cluster is the leader's view (with Lag when RolloutNeedsLag said so); nil when this sync
 	// could not observe the cluster. Without it no pod is released.
-	Cluster     *Observed
-	Now         time.Time
-	StepTimeout time.Duration
-	Image       string // the image the spec asks for
+	Cluster *Observed
 }
 
 // RolloutStep is one sync's part of a rollout.
@@ -117,6 +123,9 @@ func (s RolloutStep) Commands() []Command {
 
 // Done reports a finished (or never started) rollout.
 func (s RolloutStep) Done() bool { return s.Reason == topology.ReasonUpToDate }
+
+// InProgress reports a rollout that is not done; the zero step (none planned) is not one.
+func (s RolloutStep) InProgress() bool { return s.Reason != "" && !s.Done() }
 
 // PlanRollout decides the partitions of both StatefulSets and the step the rollout takes. See
 // the invariants above.

@@ -3,6 +3,8 @@ package planner
 import (
 	"time"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
 	"github.com/memgraph-hooks/memgraph-hooks/memgraph"
 	"github.com/memgraph-hooks/memgraph-hooks/topology"
 )
@@ -38,7 +40,7 @@ func set(states string, opts ...func(*RolloutSet)) RolloutSet {
 		Generation: 4, ObservedGeneration: 4, Current: int32(len(states)),
 	}
 	for i, st := range states {
-		pod := RolloutPod{Index: i, Created: rolloutStart, Revision: revOld, Image: imageOld}
+		pod := RolloutPod{Index: i, Created: metav1.NewTime(rolloutStart), Revision: revOld, Image: imageOld}
 		switch st {
 		case '-':
 			continue
@@ -77,7 +79,7 @@ func createdAt(i int, at time.Time) func(*RolloutSet) {
 	return func(s *RolloutSet) {
 		for k := range s.Pods {
 			if s.Pods[k].Index == i {
-				s.Pods[k].Created = at
+				s.Pods[k].Created = metav1.NewTime(at)
 			}
 		}
 	}
@@ -131,14 +133,16 @@ func rowHealth(name, health string) func(*Observed) {
 func rolloutIn(coordinators, data RolloutSet, o *Observed) RolloutInput {
 	dc, dd := coordinators.Current, data.Current
 	return RolloutInput{
-		Declared:     declared(dc, dd, dc, dd),
-		Replicas:     replicas(dc, dd),
-		Coordinators: coordinators,
-		Data:         data,
-		Cluster:      o,
-		Now:          rolloutStart.Add(time.Minute),
-		StepTimeout:  stepTimeout,
-		Image:        imageNew,
+		Declared: declared(dc, dd, dc, dd),
+		Replicas: replicas(dc, dd),
+		Workloads: Workloads{
+			Coordinators: coordinators,
+			Data:         data,
+			Now:          metav1.NewTime(rolloutStart.Add(time.Minute)),
+			StepTimeout:  metav1.Duration{Duration: stepTimeout},
+			Image:        imageNew,
+		},
+		Cluster: o,
 	}
 }
 
@@ -150,7 +154,7 @@ func declaring(in RolloutInput, coordinators, data int32, returned topology.Repl
 }
 
 func at(in RolloutInput, now time.Time) RolloutInput {
-	in.Now = now
+	in.Now = metav1.NewTime(now)
 	return in
 }
 

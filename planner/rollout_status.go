@@ -2,7 +2,6 @@ package planner
 
 import (
 	"fmt"
-	"time"
 
 	"github.com/memgraph-hooks/memgraph-hooks/topology"
 )
@@ -32,11 +31,12 @@ func (p *rolloutPlan) waitOn(step *RolloutStep, w *gateWait) {
 	if w.member != "" {
 		subject = fmt.Sprintf("%s (%s) %s", w.pod, w.member, w.what)
 	}
-	if w.stuckable && !w.released.Created.IsZero() && p.in.Now.Sub(w.released.Created) > p.in.StepTimeout {
+	if created := w.released.Created; w.stuckable && !created.IsZero() && p.in.Now.Sub(created.Time) > p.in.StepTimeout.Duration {
+		at, _ := created.MarshalQueryParameter() // RFC 3339, UTC
 		step.Reason = topology.ReasonRolloutStuck
 		step.Message = p.withCounts(fmt.Sprintf("stuck: %s was created at the new revision at %s and is still waiting %s "+
 			"after spec.rollout.stepTimeout (%s); nothing further is replaced until it recovers or the spec changes",
-			w.pod, w.released.Created.UTC().Format(time.RFC3339), w.what, p.in.StepTimeout))
+			w.pod, at, w.what, p.in.StepTimeout.Duration))
 		return
 	}
 	msg := "waiting for " + subject

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/memgraph-hooks/memgraph-hooks/memgraph"
 )
@@ -43,7 +44,7 @@ func (w *walk) input() RolloutInput {
 				rev = revNew
 			}
 			all = all && p.updated && !p.down
-			s.Pods = append(s.Pods, RolloutPod{Index: i, Revision: rev, Ready: !p.down, Created: w.now, Image: rev})
+			s.Pods = append(s.Pods, RolloutPod{Index: i, Revision: rev, Ready: !p.down, Created: metav1.NewTime(w.now), Image: rev})
 		}
 		if all {
 			s.CurrentRevision = revNew
@@ -77,7 +78,7 @@ func (w *walk) input() RolloutInput {
 	}
 	o.Lag = lag(10, behind)
 	in := rolloutIn(rolloutSet(w.coords), rolloutSet(w.data), o)
-	in.Now = w.now
+	in.Now = metav1.NewTime(w.now)
 	return in
 }
 

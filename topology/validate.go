@@ -2,11 +2,9 @@ package topology
 
 import (
 	"encoding/json"
-	"errors"
 	"regexp"
 	"slices"
 	"strings"
-	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
@@ -188,32 +186,52 @@ func (mc *MemgraphCluster) celRules(vs *violations) {
 	// A Secret name is a DNS subdomain, the very shape of clusterDomainPattern; its length is the
 	// schema's (MaxLength).
 	vs.add(s.TLS != nil && !clusterDomainRE.MatchString(s.TLS.SecretName), "spec.tls.secretName", MsgTLSSecretName)
-	_, err := parseStepTimeout(s.Rollout.StepTimeout)
-	vs.add(err != nil, "spec.rollout.stepTimeout", MsgStepTimeout)
+	_, ok := stepTimeoutSeconds(s.Rollout.StepTimeout)
+	vs.add(!ok, "spec.rollout.stepTimeout", MsgStepTimeout)
 }
 
-// parseStepTimeout is the twin of the stepTimeout rule: hours, minutes and seconds only (the
-// units both CEL's duration() and time.ParseDuration read alike), from 1m to 168h.
-func parseStepTimeout(s string) (time.Duration, error) {
+// stepTimeoutSeconds is the twin of the stepTimeout rule: whole hours, minutes and seconds
+// (which CEL's duration() adds up as Go's time.ParseDuration does), from 1m to 168h. ok is false
+// for anything else.
+func stepTimeoutSeconds(s string) (seconds int64, ok bool) {
 	if !stepTimeoutRE.MatchString(s) {
-		return 0, errors.New(MsgStepTimeout)
+		return 0, false
 	}
-	d, err := time.ParseDuration(s)
-	lowest, _ := time.ParseDuration(minStepTimeout)
-	highest, _ := time.ParseDuration(maxStepTimeout)
-	if err != nil || d < lowest || d > highest {
-		return 0, errors.New(MsgStepTimeout)
-	}
-	return d, nil
+	lowest, _ := durationSeconds(minStepTimeout)
+	highest, _ := durationSeconds(maxStepTimeout)
+	d, ok := durationSeconds(s)
+	return d, ok && d >= lowest && d <= highest
 }
 
-// StepTimeoutDuration is spec.rollout.stepTimeout as a duration; the default when it is unset or (in a
-// spec that skipped admission) invalid.
-func (r Rollout) StepTimeoutDuration() time.Duration {
-	if d, err := parseStepTimeout(r.StepTimeout); err == nil {
+// durationSeconds adds up a string of stepTimeoutPattern; ok is false when it overflows.
+func durationSeconds(s string) (int64, bool) {
+	const ceiling = 1 << 40 // far beyond any bound, far below overflow
+	var total, n int64
+	for _, c := range s {
+		switch c {
+		case 'h':
+			total, n = total+n*3600, 0
+		case 'm':
+			total, n = total+n*60, 0
+		case 's':
+			total, n = total+n, 0
+		default:
+			n = n*10 + int64(c-'0')
+		}
+		if n > ceiling || total > ceiling {
+			return 0, false
+		}
+	}
+	return total, true
+}
+
+// StepTimeoutSeconds is spec.rollout.stepTimeout in seconds; the default's when it is unset or
+// (in a spec that skipped admission) invalid.
+func (r Rollout) StepTimeoutSeconds() int64 {
+	if d, ok := stepTimeoutSeconds(r.StepTimeout); ok {
 		return d
 	}
-	d, _ := parseStepTimeout(DefaultStepTimeout)
+	d, _ := stepTimeoutSeconds(DefaultStepTimeout)
 	return d
 }
 

@@ -6,7 +6,6 @@ import (
 	"math"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
@@ -250,18 +249,23 @@ func TestValidateUpdate(t *testing.T) {
 	}
 }
 
-func TestStepTimeoutDuration(t *testing.T) {
+func TestStepTimeoutSeconds(t *testing.T) {
 	for _, tc := range []struct {
 		in   string
-		want time.Duration
+		want int64
 	}{
-		{"", 10 * time.Minute},
-		{"90s", 90 * time.Second},
-		{"1h30m", 90 * time.Minute},
-		{"10", 10 * time.Minute}, // invalid (only a spec that skipped admission): the default
+		{"", 600},
+		{"90s", 90},
+		{"1h30m", 5400},
+		{"1m0s", 60},
+		{"2h2h", 4 * 3600},
+		{"168h", 168 * 3600},
+		{"10", 600},                    // no unit (only a spec that skipped admission): the default
+		{"99999999999999999999h", 600}, // overflows: the default
+		{"169h", 600},                  // beyond the bound: the default
 	} {
-		if got := (Rollout{StepTimeout: tc.in}).StepTimeoutDuration(); got != tc.want {
-			t.Errorf("StepTimeoutDuration(%q) = %v, want %v", tc.in, got, tc.want)
+		if got := (Rollout{StepTimeout: tc.in}).StepTimeoutSeconds(); got != tc.want {
+			t.Errorf("StepTimeoutSeconds(%q) = %d, want %d", tc.in, got, tc.want)
 		}
 	}
 }
