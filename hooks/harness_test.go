@@ -25,9 +25,9 @@ import (
 // disappear together with their simulated instance. Revisions are modelled as the StatefulSet
 // controller keeps them: a set's update revision is its pod-template hash, a new pod is created at
 // the update revision when its index is at or above the partition (else at the current one), and
-// once per sync, while none of the set's pods is down, the highest pod at or above the partition
-// that is not at the update revision is replaced: its instance dies, and the pod is not Ready for
-// one sync, after which its instance restarts on its volume.
+// once per sync the rolling update the partition permits is applied (rollingUpdate): a replaced
+// pod's instance dies, and the pod is not Ready for one sync, after which its instance restarts
+// on its volume.
 type harness struct {
 	t           testing.TB
 	world       *sim.World
@@ -42,12 +42,15 @@ type harness struct {
 	currentRevs map[string]string         // StatefulSet name → status.currentRevision
 	replaced    []string                  // pods the StatefulSet controller replaced, in order
 	// onReplace, when set, runs right before a pod is replaced (its instance still alive).
-	onReplace   func(pod string)
-	killed      map[string]bool // hosts a test killed on purpose (h.kill)
-	slowJoiners []string        // hosts given a join delay
-	lastResp    syncResponse
-	secrets     map[string]any // related Secrets, keyed like Metacontroller's v2 request
-	boltTLS     *tls.Config    // when set, every simulated instance serves Bolt only over TLS
+	onReplace func(pod string)
+	// brokenImages never start: a pod created with one stays not Ready, without an instance.
+	brokenImages map[string]bool
+	annotations  map[string]any  // the MemgraphCluster's metadata.annotations
+	killed       map[string]bool // hosts a test killed on purpose (h.kill)
+	slowJoiners  []string        // hosts given a join delay
+	lastResp     syncResponse
+	secrets      map[string]any // related Secrets, keyed like Metacontroller's v2 request
+	boltTLS      *tls.Config    // when set, every simulated instance serves Bolt only over TLS
 }
 
 type syncResponse struct {
@@ -93,6 +96,9 @@ func newHarness(t testing.TB, coordinators, data int, opts ...harnessOption) *ha
 		o(&cfg)
 	}
 	clock := sim.NewManualClock(epoch)
+	if cfg.hook.Now == nil {
+		cfg.hook.Now = clock.Now // pods are created on the same clock: a rollout step's age is simulated time
+	}
 	world := sim.NewWorld(append(cfg.world, sim.WithClock(clock))...)
 	t.Cleanup(world.Close)
 	cfg.pool.Resolver, cfg.pool.Logger = world, cfg.hook.Logger
@@ -124,9 +130,13 @@ func (h *harness) network() topology.Network {
 }
 
 func (h *harness) parent() map[string]any {
+	meta := map[string]any{"name": h.name, "namespace": h.ns, "uid": "uid-1", "generation": 1}
+	if h.annotations != nil {
+		meta["annotations"] = h.annotations
+	}
 	return map[string]any{
 		"apiVersion": "memgraph.com/v1alpha1", "kind": "MemgraphCluster",
-		"metadata": map[string]any{"name": h.name, "namespace": h.ns, "uid": "uid-1", "generation": 1},
+		"metadata": meta,
 		"spec":     h.spec,
 		"status":   h.lastResp.Status,
 	}
@@ -340,7 +350,7 @@ func sortedCopy(s []string) []string {
 // permits (see harness).
 func (h *harness) reconcilePods() {
 	for pod, st := range h.podStates {
-		if st.starting && h.pods[pod] {
+		if st.starting && h.pods[pod] && !h.brokenImages[st.image] {
 			st.starting = false
 			h.must(h.world.Restart(h.hostOf(pod)))
 		}
@@ -403,38 +413,50 @@ func (h *harness) imageOf(revision string) string {
 	return ""
 }
 
-// rollingUpdate replaces, while none of the set's pods is down, its highest pod at or above the
-// partition that is not at the update revision; once every pod is at it and up, the update
-// revision becomes the current one.
+// rollingUpdate replaces, at or above the partition and highest first, every pod not at the
+// update revision that is down already, else (while none of the set's pods is down) one that is
+// up, as the StatefulSet controller does with maxUnavailable 1 under the Parallel policy; once
+// every pod is at the update revision and up, that revision becomes the current one.
 func (h *harness) rollingUpdate(set string, sts map[string]any) {
-	update, replicas := templateHash(sts), replicasOf(sts)
+	update, replicas, partition := templateHash(sts), replicasOf(sts), partitionOf(sts)
 	pod := func(i int) string { return fmt.Sprintf("%s-%d", set, i+firstOrdinal(set, h.name)) }
-	for i := 0; i < replicas; i++ {
-		if st := h.podStates[pod(i)]; st != nil && st.starting {
+	down := false
+	for i := replicas - 1; i >= 0; i-- {
+		st := h.podStates[pod(i)]
+		switch {
+		case st == nil || !st.starting:
+		case i >= partition && st.revision != update:
+			h.replace(pod(i), sts)
+			down = true
+		default:
+			down = true
+		}
+	}
+	for i := replicas - 1; i >= partition && !down; i-- {
+		if st := h.podStates[pod(i)]; st != nil && st.revision != update {
+			h.replace(pod(i), sts)
 			return
 		}
 	}
-	for i := replicas - 1; i >= partitionOf(sts); i-- {
-		st := h.podStates[pod(i)]
-		if st == nil || st.revision == update {
-			continue
-		}
-		if h.onReplace != nil {
-			h.onReplace(pod(i))
-		}
-		if host := h.hostOf(pod(i)); h.world.Running(host) {
-			h.must(h.world.Kill(host))
-		}
-		*st = podState{revision: update, image: templateImage(sts), created: h.clock.Now(), starting: true}
-		h.replaced = append(h.replaced, pod(i))
-		return
-	}
 	for i := 0; i < replicas; i++ {
-		if st := h.podStates[pod(i)]; st == nil || st.revision != update {
+		if st := h.podStates[pod(i)]; st == nil || st.revision != update || st.starting {
 			return
 		}
 	}
 	h.currentRevs[set] = update
+}
+
+// replace deletes a pod and creates it again at the set's update revision: its instance dies
+// now and restarts (on its volume) once the new pod is Ready, a sync later.
+func (h *harness) replace(pod string, sts map[string]any) {
+	if h.onReplace != nil {
+		h.onReplace(pod)
+	}
+	if host := h.hostOf(pod); h.world.Running(host) {
+		h.must(h.world.Kill(host))
+	}
+	*h.podStates[pod] = podState{revision: templateHash(sts), image: templateImage(sts), created: h.clock.Now(), starting: true}
+	h.replaced = append(h.replaced, pod)
 }
 
 func firstOrdinal(set, cluster string) int {
