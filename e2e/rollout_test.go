@@ -182,7 +182,7 @@ func (s *scenario) waitUpdated(name, version string) *unstructured.Unstructured 
 		if observed != u.GetGeneration() {
 			return fmt.Errorf("observedGeneration %d, generation %d", observed, u.GetGeneration())
 		}
-		for _, typ := range []string{topology.ConditionUpdated, topology.ConditionConverged} {
+		for _, typ := range []string{string(topology.ConditionUpdated), string(topology.ConditionConverged)} {
 			if st, reason, msg := conditionStatus(u, typ); st != "True" {
 				return fmt.Errorf("%s=%q %s: %s", typ, st, reason, msg)
 			}
@@ -208,7 +208,7 @@ func (s *scenario) waitRolloutStarted(name string) {
 		if err != nil {
 			return err
 		}
-		if st, reason, _ := conditionStatus(u, topology.ConditionUpdated); st != "False" {
+		if st, reason, _ := conditionStatus(u, string(topology.ConditionUpdated)); st != "False" {
 			return fmt.Errorf("Updated=%q %s", st, reason)
 		}
 		return nil

@@ -16,7 +16,7 @@ import (
 // observations give. It is pure; now stamps a condition whose status changed.
 func render(c *topology.Cluster, work workloads, out planner.Outcome, now time.Time) (*syncResponse, planner.Verdicts, error) {
 	v := planner.Verdict(out)
-	children, err := topology.DesiredChildren(c, out.Replicas, out.Rollout.Partitions)
+	children, err := topology.DesiredChildren(c, out.Replicas, out.Rollout.Partitions, out.Rollout.TemplateGenerations)
 	if err != nil {
 		return nil, v, err
 	}

@@ -33,7 +33,8 @@ func (e rolloutEvidence) rolloutSet(current int32, desiredHash string) planner.R
 }
 
 // observeRollout reads, per role (coordinators first), the StatefulSet's metadata.generation,
-// its AnnotationTemplateHash, status.observedGeneration, updateRevision and currentRevision, and
+// its AnnotationTemplateHash and AnnotationTemplateGeneration, status.observedGeneration,
+// updateRevision and currentRevision, and
 // for each of its pods the revision label, readiness, deletion, creationTimestamp and the
 // memgraph container's image. Pods beyond a role's ceiling are ignored (observeWorkloads warns).
 func observeRollout(req *syncRequest, cluster, namespace string) ([2]rolloutEvidence, error) {
@@ -101,8 +102,18 @@ func setRevisions(sts object, path string) (rolloutEvidence, error) {
 	if err != nil {
 		return ev, err
 	}
-	ev.templateHash, err = stringAt(annotations, topology.AnnotationTemplateHash, path+".metadata.annotations")
-	return ev, err
+	if ev.templateHash, err = stringAt(annotations, topology.AnnotationTemplateHash, path+".metadata.annotations"); err != nil {
+		return ev, err
+	}
+	generation, err := stringAt(annotations, topology.AnnotationTemplateGeneration, path+".metadata.annotations")
+	if err != nil {
+		return ev, err
+	}
+	// The hook's own record; anything but a positive integer reads as unknown.
+	if n, err := strconv.ParseInt(generation, 10, 64); err == nil && n > 0 {
+		ev.set.TemplateGeneration = n
+	}
+	return ev, nil
 }
 
 // podIndex is a pod's index in its role's StatefulSet (ordinal minus the first ordinal), for a

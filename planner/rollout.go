@@ -37,8 +37,10 @@ import (
 //   - Hold everything (the partition at the number of pods that exist, or at the returned
 //     replicas when that is lower) when the revision the StatefulSet reports does not describe
 //     the template this sync returns: the template changes in this very sync (the pod-template
-//     hash differs), or the controller has not observed the latest generation. New members of a
-//     growth then start at the new revision, existing ones wait.
+//     hash differs), or the controller has not yet observed the generation the template arrived
+//     with (AnnotationTemplateGeneration; a change of replicas or partition alone bumps the
+//     generation too, but leaves the revision as it is). New members of a growth then start at
+//     the new revision, existing ones wait.
 //   - Scaling composes: while a role is retiring members (its StatefulSet is above the declared
 //     count) its partition is the returned replica count, so no retiring pod is ever released,
 //     and nothing in the cluster is released until the scale-down is done.
@@ -63,6 +65,9 @@ type RolloutSet struct {
 	CurrentRevision    string // status.currentRevision
 	Generation         int64  // metadata.generation
 	ObservedGeneration int64  // status.observedGeneration
+	// TemplateGeneration is the set's AnnotationTemplateGeneration: the generation with which
+	// its pod template arrived (0 when unknown).
+	TemplateGeneration int64
 	// Current is the number of pods the set has or had: the larger of spec.replicas,
 	// status.replicas and one past the highest pod index.
 	Current int32
@@ -95,6 +100,9 @@ type RolloutInput struct {
 // RolloutStep is one sync's part of a rollout.
 type RolloutStep struct {
 	Partitions topology.Partitions
+	// TemplateGenerations are the AnnotationTemplateGeneration values to return: the generation
+	// each set's pod template arrived with, or arrives with in this sync's update.
+	TemplateGenerations topology.TemplateGenerations
 	// Handover moves MAIN off the data instance whose pod is next; a later sync releases the
 	// pod once the MAIN has moved.
 	Handover *Handover
@@ -131,10 +139,16 @@ func (s RolloutStep) InProgress() bool { return s.Reason != "" && !s.Done() }
 // the invariants above.
 func PlanRollout(in RolloutInput) RolloutStep {
 	p := newRolloutPlan(in)
-	step := RolloutStep{Partitions: topology.Partitions{
-		Coordinators:  p.coordinators.restingPartition(),
-		DataInstances: p.data.restingPartition(),
-	}}
+	step := RolloutStep{
+		Partitions: topology.Partitions{
+			Coordinators:  p.coordinators.restingPartition(),
+			DataInstances: p.data.restingPartition(),
+		},
+		TemplateGenerations: topology.TemplateGenerations{
+			Coordinators:  p.coordinators.templateGeneration(),
+			DataInstances: p.data.templateGeneration(),
+		},
+	}
 	p.decide(&step)
 	step.Version = p.version()
 	if !step.Done() {

@@ -64,8 +64,14 @@ func settled(s *RolloutSet) { s.CurrentRevision = s.UpdateRevision }
 // changing: the children returned this sync change the pod template.
 func changing(s *RolloutSet) { s.TemplateChanging = true }
 
-// unobserved: the controller has not observed the latest generation yet.
+// unobserved: the controller has not observed the generation the template arrived with.
 func unobserved(s *RolloutSet) { s.ObservedGeneration = s.Generation - 1 }
+
+// partitionMoved: the latest generation changed only the partition (or the replicas): the
+// template arrived a generation earlier, which the controller observed.
+func partitionMoved(s *RolloutSet) {
+	s.TemplateGeneration, s.Generation, s.ObservedGeneration = s.Generation, s.Generation+1, s.Generation
+}
 
 // reverted: the spec went back to revOld: the update revision is revOld again, which the
 // controller also still reports as current, and the pods already at revNew are outdated.

@@ -66,7 +66,8 @@ func (r *rolloutRole) state() roleState {
 		return roleAbsent
 	case len(r.set.Pods) == 0:
 		return roleComplete // nothing runs, nothing to replace; new pods start at the new revision
-	case r.set.TemplateChanging || r.set.UpdateRevision == "" || r.set.ObservedGeneration < r.set.Generation:
+	case r.set.TemplateChanging || r.set.UpdateRevision == "" ||
+		r.set.ObservedGeneration < min(r.templateGeneration(), r.set.Generation):
 		return roleStale
 	}
 	allBack := true
@@ -86,6 +87,24 @@ func (r *rolloutRole) state() roleState {
 }
 
 func (r *rolloutRole) updated(pod RolloutPod) bool { return pod.Revision == r.set.UpdateRevision }
+
+// templateGeneration is the generation with which the set's pod template arrived: 1 for a set
+// this sync creates, the next one for a template this sync changes (Metacontroller's update
+// bumps it by one), else the annotation's, or the current generation when it has none. A
+// generation that never came (the hash changed but not the spec) is harmless: freshness needs
+// the lower of it and the current generation.
+func (r *rolloutRole) templateGeneration() int64 {
+	s := r.set
+	switch {
+	case !s.Exists:
+		return 1
+	case s.TemplateChanging:
+		return s.Generation + 1
+	case s.TemplateGeneration > 0:
+		return s.TemplateGeneration
+	}
+	return s.Generation
+}
 
 // retiring: the StatefulSet holds (or is still shedding) members beyond the declared count.
 func (r *rolloutRole) retiring() bool {

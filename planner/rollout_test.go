@@ -88,6 +88,13 @@ func TestRolloutHoldsWhatIsNotRolling(t *testing.T) {
 		reason:     topology.ReasonRolloutInProgress,
 		message:    "holding every coordinator pod until the StatefulSet controller has the new pod template's revision; 3 of 6 pods updated",
 	}, {
+		name:       "a partition just moved, not yet observed: the revision still stands, the rollout goes on",
+		in:         rolloutIn(set("ooo"), set("ooo", partitionMoved), clusterView(3, 1, 3, 0)),
+		partitions: partitions(3, 2),
+		reason:     topology.ReasonRolloutInProgress,
+		message:    "replacing mg-data-2 (instance_2); next: replace mg-data-1 (instance_1); 0 of 6 pods updated",
+		needsLag:   true,
+	}, {
 		name: "growth and a new template in one edit: the new members start at the new revision",
 		in: declaring(rolloutIn(set("nnn", settled, changing), set("nnn", settled, changing), clusterView(3, 1, 3, 0)),
 			3, 5, replicas(3, 5)),
@@ -475,6 +482,26 @@ func TestRolloutVersions(t *testing.T) {
 		got := PlanRollout(tc.in)
 		if got.Version != tc.version || got.TargetVersion != tc.target {
 			t.Errorf("%s: version %q, target %q; want %q, %q", tc.name, got.Version, got.TargetVersion, tc.version, tc.target)
+		}
+	}
+}
+
+// The generation each set's template arrived with is carried over, or predicted for a template
+// this sync changes or a set it creates.
+func TestRolloutTemplateGenerations(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		set  RolloutSet
+		want int64
+	}{
+		{"a set this sync creates", RolloutSet{}, 1},
+		{"a template this sync changes arrives with the next generation", set("ooo", changing), 5},
+		{"the annotation stands", set("ooo", partitionMoved), 4},
+		{"no annotation: the current generation", set("ooo"), 4},
+	} {
+		got := PlanRollout(rolloutIn(set("nnn", settled), tc.set, nil)).TemplateGenerations.DataInstances
+		if got != tc.want {
+			t.Errorf("%s: template generation %d, want %d", tc.name, got, tc.want)
 		}
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 
 	appsv1 "k8s.io/api/apps/v1"
 
@@ -21,7 +22,7 @@ import (
 // Each child is a JSON-ready map in the form the API server stores it: no nulls, no top-level
 // status, no creationTimestamp, integers as int64. The cluster is admitted (defaulted and
 // valid), so the children are objects Kubernetes and Memgraph accept.
-func DesiredChildren(c *Cluster, replicas Replicas, partitions Partitions) ([]map[string]any, error) {
+func DesiredChildren(c *Cluster, replicas Replicas, partitions Partitions, generations TemplateGenerations) ([]map[string]any, error) {
 	if c == nil || c.mc == nil {
 		return nil, errors.New("no admitted MemgraphCluster to render")
 	}
@@ -42,13 +43,14 @@ func DesiredChildren(c *Cluster, replicas Replicas, partitions Partitions) ([]ma
 		clientService(mc),
 	}
 	children := make([]map[string]any, 0, len(typed))
-	for _, obj := range typed {
+	for i, obj := range typed {
 		m, err := toStoredForm(obj)
 		if err != nil {
 			return nil, err
 		}
 		if _, ok := obj.(*appsv1.StatefulSet); ok {
-			if err := annotateTemplateHash(m); err != nil {
+			generation := []int64{generations.Coordinators, generations.DataInstances}[i]
+			if err := annotateTemplate(m, generation); err != nil {
 				return nil, err
 			}
 		}
@@ -62,7 +64,7 @@ func DesiredChildren(c *Cluster, replicas Replicas, partitions Partitions) ([]ma
 // children it returns change a pod template (and so a revision the StatefulSet controller has
 // not computed yet). Replicas and partitions are not part of the template.
 func PodTemplateHashes(c *Cluster) (coordinators, data string, err error) {
-	children, err := DesiredChildren(c, Replicas{}, Partitions{})
+	children, err := DesiredChildren(c, Replicas{}, Partitions{}, TemplateGenerations{})
 	if err != nil {
 		return "", "", err
 	}
@@ -76,10 +78,10 @@ func templateHashOf(sts map[string]any) string {
 	return hash
 }
 
-// annotateTemplateHash sets AnnotationTemplateHash on a StatefulSet in stored form: the first
-// 16 hex digits of the SHA-256 of its pod template's JSON (encoding/json sorts map keys, so the
-// same template always hashes alike).
-func annotateTemplateHash(sts map[string]any) error {
+// annotateTemplate sets AnnotationTemplateHash on a StatefulSet in stored form — the first 16
+// hex digits of the SHA-256 of its pod template's JSON (encoding/json sorts map keys, so the same
+// template always hashes alike) — and, when positive, AnnotationTemplateGeneration.
+func annotateTemplate(sts map[string]any, generation int64) error {
 	spec, _ := sts["spec"].(map[string]any)
 	raw, err := json.Marshal(spec["template"])
 	if err != nil {
@@ -93,6 +95,9 @@ func annotateTemplateHash(sts map[string]any) error {
 		meta["annotations"] = annotations
 	}
 	annotations[AnnotationTemplateHash] = hex.EncodeToString(sum[:8])
+	if generation > 0 {
+		annotations[AnnotationTemplateGeneration] = strconv.FormatInt(generation, 10)
+	}
 	return nil
 }
 

@@ -44,7 +44,7 @@ func render(t *testing.T, mc *MemgraphCluster, r Replicas) []map[string]any {
 
 func renderPartitioned(t *testing.T, mc *MemgraphCluster, r Replicas, p Partitions) []map[string]any {
 	t.Helper()
-	children, err := DesiredChildren(admit(t, mc), r, p)
+	children, err := DesiredChildren(admit(t, mc), r, p, TemplateGenerations{Coordinators: 1, DataInstances: 1})
 	if err != nil {
 		t.Fatalf("DesiredChildren: %v", err)
 	}
@@ -220,7 +220,7 @@ func TestDesiredChildrenRefusesWhatItCannotRender(t *testing.T) {
 		"a zero cluster":   {&Cluster{}, Replicas{3, 2}, "no admitted MemgraphCluster"},
 		"negative replica": {admit(t, minimalCluster()), Replicas{3, -1}, "must not be negative"},
 	} {
-		_, err := DesiredChildren(tc.c, tc.r, Partitions{})
+		_, err := DesiredChildren(tc.c, tc.r, Partitions{}, TemplateGenerations{})
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: error %v, want one containing %q", name, err, tc.want)
 		}
@@ -237,7 +237,7 @@ func TestClusterIsDefaultedOnceAndNeverModified(t *testing.T) {
 	}
 	before := c.Spec()
 	render(t, minimalCluster(), Replicas{3, 2})
-	if _, err := DesiredChildren(c, Replicas{5, 4}, Partitions{2, 1}); err != nil {
+	if _, err := DesiredChildren(c, Replicas{5, 4}, Partitions{2, 1}, TemplateGenerations{3, 4}); err != nil {
 		t.Fatal(err)
 	}
 	if diff := cmp.Diff(before, c.Spec(), quantities); diff != "" {
@@ -274,7 +274,7 @@ func TestUserLabelsStayOutOfSelectors(t *testing.T) {
 }
 
 func TestDesiredChildrenRefusesANegativePartition(t *testing.T) {
-	_, err := DesiredChildren(admit(t, minimalCluster()), Replicas{3, 2}, Partitions{Coordinators: 3, DataInstances: -1})
+	_, err := DesiredChildren(admit(t, minimalCluster()), Replicas{3, 2}, Partitions{Coordinators: 3, DataInstances: -1}, TemplateGenerations{})
 	if err == nil || !strings.Contains(err.Error(), "partitions must not be negative") {
 		t.Errorf("error %v, want one about a negative partition", err)
 	}
@@ -313,6 +313,20 @@ func TestRestartedAtReachesBothPodTemplates(t *testing.T) {
 	for _, sts := range render(t, minimalCluster(), Replicas{3, 2})[:2] {
 		if a, ok := podTemplate(sts)["metadata"].(map[string]any)["annotations"]; ok {
 			t.Errorf("%s: pod template annotations %v without the cluster annotation", childID(sts), a)
+		}
+	}
+}
+
+// Each StatefulSet carries the generation its pod template arrived with, as given; none when 0.
+func TestDesiredChildrenAnnotateTemplateGenerations(t *testing.T) {
+	children, err := DesiredChildren(admit(t, minimalCluster()), Replicas{3, 2}, Partitions{3, 2}, TemplateGenerations{7, 0})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, want := range []any{"7", nil} {
+		annotations := children[i]["metadata"].(map[string]any)["annotations"].(map[string]any)
+		if got := annotations[AnnotationTemplateGeneration]; got != want {
+			t.Errorf("%s: %s = %v, want %v", childID(children[i]), AnnotationTemplateGeneration, got, want)
 		}
 	}
 }

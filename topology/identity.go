@@ -123,6 +123,14 @@ type Partitions struct {
 	DataInstances int32
 }
 
+// TemplateGenerations are, per role, the StatefulSet's metadata.generation with which its current
+// pod template arrived (AnnotationTemplateGeneration). Until status.observedGeneration reaches
+// it, status.updateRevision may describe the previous template.
+type TemplateGenerations struct {
+	Coordinators  int64
+	DataInstances int64
+}
+
 // Declared is the topology the spec asks for plus the members a shrink is retiring: the ordinals
 // in [declared, current) of each role, where current is the observed StatefulSet's spec.replicas.
 type Declared struct {

@@ -22,6 +22,10 @@ const (
 	// and the StatefulSet's status.updateRevision does not describe it yet.
 	AnnotationTemplateHash = "memgraph.com/pod-template-hash"
 
+	// AnnotationTemplateGeneration on a StatefulSet is the metadata.generation with which its
+	// current pod template arrived (TemplateGenerations).
+	AnnotationTemplateGeneration = "memgraph.com/pod-template-generation"
+
 	NameValue      = "memgraph"
 	ManagedByValue = "memgraph-hooks"
 
