@@ -45,12 +45,17 @@ type harness struct {
 	onReplace func(pod string)
 	// brokenImages never start: a pod created with one stays not Ready, without an instance.
 	brokenImages map[string]bool
-	annotations  map[string]any  // the MemgraphCluster's metadata.annotations
-	killed       map[string]bool // hosts a test killed on purpose (h.kill)
-	slowJoiners  []string        // hosts given a join delay
-	lastResp     syncResponse
-	secrets      map[string]any // related Secrets, keyed like Metacontroller's v2 request
-	boltTLS      *tls.Config    // when set, every simulated instance serves Bolt only over TLS
+	annotations  map[string]any // the MemgraphCluster's metadata.annotations
+	// controllerLag: the StatefulSet controller acts one sync behind, on each StatefulSet as the
+	// previous sync returned it, and reports the generation it observed accordingly.
+	controllerLag bool
+	setCtl        map[string]*setController // StatefulSet name → what its controller knows
+	started       map[string]bool           // hosts whose instance the World has (alive or killed)
+	killed        map[string]bool           // hosts a test killed on purpose (h.kill)
+	slowJoiners   []string                  // hosts given a join delay
+	lastResp      syncResponse
+	secrets       map[string]any // related Secrets, keyed like Metacontroller's v2 request
+	boltTLS       *tls.Config    // when set, every simulated instance serves Bolt only over TLS
 }
 
 type syncResponse struct {
@@ -115,6 +120,8 @@ func newHarness(t testing.TB, coordinators, data int, opts ...harnessOption) *ha
 		pods:        map[string]bool{},
 		podStates:   map[string]*podState{},
 		currentRevs: map[string]string{},
+		setCtl:      map[string]*setController{},
+		started:     map[string]bool{},
 	}
 	t.Cleanup(func() {
 		if t.Failed() {
@@ -185,32 +192,72 @@ func (h *harness) podLabels(pod string) map[string]any {
 	return labels
 }
 
-// settle gives a returned StatefulSet the generation and status its controller would report
-// once it has acted on it: every replica exists, the ones not down are ready, and its update
-// revision is the pod-template hash.
+// settle gives a returned StatefulSet the generation and status its controller reports: every
+// replica exists, the ones not down are ready, and its update revision is the pod-template hash
+// of the spec it last observed.
 func (h *harness) settle(obj map[string]any) map[string]any {
 	out := deepCopy(obj)
 	if out["kind"] != "StatefulSet" {
 		return out
 	}
 	meta := out["metadata"].(map[string]any)
-	meta["generation"] = 1
 	name := meta["name"].(string)
-	replicas := replicasOf(out)
-	ready := replicas
-	for pod, st := range h.podStates {
-		if st.starting && strings.HasPrefix(pod, name+"-") {
-			ready--
+	c := h.controller(name)
+	meta["generation"] = max(c.generation, 1)
+	replicas, ready := 0, 0
+	for pod := range h.pods {
+		if strings.HasPrefix(pod, name+"-") {
+			replicas++
+			if st := h.podStates[pod]; st == nil || !st.starting {
+				ready++
+			}
 		}
 	}
-	update := templateHash(out)
+	update := c.revision
+	if update == "" {
+		update = templateHash(out)
+	}
 	current := h.currentRevs[name]
 	if current == "" {
 		current = update
 	}
-	out["status"] = map[string]any{"observedGeneration": 1, "replicas": replicas, "readyReplicas": ready,
+	out["status"] = map[string]any{"observedGeneration": max(c.observed, 1), "replicas": replicas, "readyReplicas": ready,
 		"updateRevision": update, "currentRevision": current}
 	return out
+}
+
+// setController is what the harness's StatefulSet controller knows about one StatefulSet.
+type setController struct {
+	generation, observed int64
+	lastSpec             string         // the spec last returned, as JSON
+	revision             string         // the pod-template hash of the spec it last acted on
+	pending              map[string]any // with controllerLag: the StatefulSet it acts on next
+}
+
+func (h *harness) controller(set string) *setController {
+	c := h.setCtl[set]
+	if c == nil {
+		c = &setController{}
+		h.setCtl[set] = c
+	}
+	return c
+}
+
+// acting records the StatefulSet a sync returned (a new spec is a new generation) and returns the
+// one the controller acts on now: that one, or with controllerLag the one returned before it.
+func (h *harness) acting(sts map[string]any) map[string]any {
+	c := h.controller(sts["metadata"].(map[string]any)["name"].(string))
+	spec, _ := json.Marshal(sts["spec"])
+	previous := c.generation
+	if string(spec) != c.lastSpec {
+		c.generation, c.lastSpec = c.generation+1, string(spec)
+	}
+	act, generation := sts, c.generation
+	if h.controllerLag && c.pending != nil {
+		act, generation = c.pending, previous
+	}
+	c.pending, c.observed, c.revision = sts, generation, templateHash(act)
+	return act
 }
 
 // podState is what the harness's StatefulSet controller and kubelet know about one pod.
@@ -347,33 +394,38 @@ func sortedCopy(s []string) []string {
 
 // reconcilePods plays the StatefulSet controller and the kubelet: a pod (and its simulated
 // instance) per replica, highest ordinals shed first, and the rolling update the partition
-// permits (see harness).
+// permits (rollingUpdate). A replaced pod is deleted at once and created again by the next
+// round, at the revision the partition then gives it, its instance restarting on its volume.
 func (h *harness) reconcilePods() {
-	for pod, st := range h.podStates {
-		if st.starting && h.pods[pod] && !h.brokenImages[st.image] {
-			st.starting = false
-			h.must(h.world.Restart(h.hostOf(pod)))
+	n := h.network()
+	want, created := map[string]bool{}, map[string]bool{}
+	acted := map[string]map[string]any{}
+	for _, set := range []string{topology.CoordinatorSetName(h.name), topology.DataSetName(h.name)} {
+		if sts, ok := h.children["StatefulSet/"+set]; ok {
+			acted[set] = h.acting(sts)
 		}
 	}
-	n := h.network()
-	want := map[string]bool{}
-	if sts, ok := h.children["StatefulSet/"+topology.CoordinatorSetName(h.name)]; ok {
+	if sts, ok := acted[topology.CoordinatorSetName(h.name)]; ok {
 		for i := 0; i < replicasOf(sts); i++ {
 			c := n.Coordinator(topology.FirstCoordinatorID + i)
 			want[c.Pod] = true
 			if !h.pods[c.Pod] {
-				h.createPod(sts, c.Pod, i)
-				h.must(h.world.StartCoordinator(sim.CoordinatorSpec{ID: c.ID(), Host: c.Host, BoltPort: 7687, ManagementPort: 10000, CoordinatorPort: 12000, TLS: h.boltTLS}))
+				created[c.Pod] = true
+				h.createPod(sts, c.Pod, i, func() error {
+					return h.world.StartCoordinator(sim.CoordinatorSpec{ID: c.ID(), Host: c.Host, BoltPort: 7687, ManagementPort: 10000, CoordinatorPort: 12000, TLS: h.boltTLS})
+				})
 			}
 		}
 	}
-	if sts, ok := h.children["StatefulSet/"+topology.DataSetName(h.name)]; ok {
+	if sts, ok := acted[topology.DataSetName(h.name)]; ok {
 		for i := 0; i < replicasOf(sts); i++ {
 			d := n.DataInstance(topology.FirstDataOrdinal + i)
 			want[d.Pod] = true
 			if !h.pods[d.Pod] {
-				h.createPod(sts, d.Pod, i)
-				h.must(h.world.StartData(sim.DataSpec{Host: d.Host, BoltPort: 7687, ManagementPort: 10000, TLS: h.boltTLS}))
+				created[d.Pod] = true
+				h.createPod(sts, d.Pod, i, func() error {
+					return h.world.StartData(sim.DataSpec{Host: d.Host, BoltPort: 7687, ManagementPort: 10000, TLS: h.boltTLS})
+				})
 			}
 		}
 	}
@@ -381,18 +433,19 @@ func (h *harness) reconcilePods() {
 		if !want[pod] {
 			h.world.Remove(h.hostOf(pod))
 			delete(h.podStates, pod)
+			delete(h.started, h.hostOf(pod))
 		}
 	}
 	h.pods = want
-	for _, set := range []string{topology.CoordinatorSetName(h.name), topology.DataSetName(h.name)} {
-		if sts, ok := h.children["StatefulSet/"+set]; ok {
-			h.rollingUpdate(set, sts)
-		}
+	for set, sts := range acted {
+		h.rollingUpdate(set, sts, created)
 	}
 }
 
-// createPod records a new pod of sts at index i, at the revision the partition gives it.
-func (h *harness) createPod(sts map[string]any, pod string, i int) {
+// createPod records a new pod of sts at index i, at the revision the partition gives it, and
+// starts its instance: with start the first time, on its volume (Restart) when its host ran
+// before; a pod of a broken image starts nothing and is never Ready.
+func (h *harness) createPod(sts map[string]any, pod string, i int, start func() error) {
 	set := sts["metadata"].(map[string]any)["name"].(string)
 	st := &podState{revision: templateHash(sts), image: templateImage(sts), created: h.clock.Now()}
 	if current := h.currentRevs[set]; current == "" {
@@ -401,6 +454,16 @@ func (h *harness) createPod(sts map[string]any, pod string, i int) {
 		st.revision, st.image = current, h.imageOf(current)
 	}
 	h.podStates[pod] = st
+	host := h.hostOf(pod)
+	switch {
+	case h.brokenImages[st.image]:
+		st.starting = true
+	case h.started[host]:
+		h.must(h.world.Restart(host))
+	default:
+		h.must(start())
+		h.started[host] = true
+	}
 }
 
 // imageOf is the image of some pod created at revision (the harness keeps no ControllerRevisions).
@@ -414,19 +477,20 @@ func (h *harness) imageOf(revision string) string {
 }
 
 // rollingUpdate replaces, at or above the partition and highest first, every pod not at the
-// update revision that is down already, else (while none of the set's pods is down) one that is
-// up, as the StatefulSet controller does with maxUnavailable 1 under the Parallel policy; once
-// every pod is at the update revision and up, that revision becomes the current one.
-func (h *harness) rollingUpdate(set string, sts map[string]any) {
+// update revision that is down already, else (while none of the set's pods is down, a pod just
+// created counting as down) one that is up, as the StatefulSet controller does with
+// maxUnavailable 1 under the Parallel policy; once every pod is at the update revision and up,
+// that revision becomes the current one.
+func (h *harness) rollingUpdate(set string, sts map[string]any, created map[string]bool) {
 	update, replicas, partition := templateHash(sts), replicasOf(sts), partitionOf(sts)
 	pod := func(i int) string { return fmt.Sprintf("%s-%d", set, i+firstOrdinal(set, h.name)) }
 	down := false
 	for i := replicas - 1; i >= 0; i-- {
 		st := h.podStates[pod(i)]
 		switch {
-		case st == nil || !st.starting:
+		case st == nil || !st.starting && !created[pod(i)]:
 		case i >= partition && st.revision != update:
-			h.replace(pod(i), sts)
+			h.replace(pod(i))
 			down = true
 		default:
 			down = true
@@ -434,28 +498,28 @@ func (h *harness) rollingUpdate(set string, sts map[string]any) {
 	}
 	for i := replicas - 1; i >= partition && !down; i-- {
 		if st := h.podStates[pod(i)]; st != nil && st.revision != update {
-			h.replace(pod(i), sts)
+			h.replace(pod(i))
 			return
 		}
 	}
 	for i := 0; i < replicas; i++ {
-		if st := h.podStates[pod(i)]; st == nil || st.revision != update || st.starting {
+		if st := h.podStates[pod(i)]; st == nil || st.revision != update || st.starting || created[pod(i)] {
 			return
 		}
 	}
 	h.currentRevs[set] = update
 }
 
-// replace deletes a pod and creates it again at the set's update revision: its instance dies
-// now and restarts (on its volume) once the new pod is Ready, a sync later.
-func (h *harness) replace(pod string, sts map[string]any) {
+// replace deletes a pod: its instance dies now; the next round creates the pod again.
+func (h *harness) replace(pod string) {
 	if h.onReplace != nil {
 		h.onReplace(pod)
 	}
 	if host := h.hostOf(pod); h.world.Running(host) {
 		h.must(h.world.Kill(host))
 	}
-	*h.podStates[pod] = podState{revision: templateHash(sts), image: templateImage(sts), created: h.clock.Now(), starting: true}
+	delete(h.podStates, pod)
+	delete(h.pods, pod)
 	h.replaced = append(h.replaced, pod)
 }
 

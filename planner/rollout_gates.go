@@ -64,9 +64,9 @@ func (p *rolloutPlan) decide(step *RolloutStep) {
 		return
 	}
 	if c < 0 {
-		// Unreachable by construction (a rolling role with no candidate has a pod not back,
-		// which releasedUnsettled reports), kept so that no index is ever negative.
-		p.inProgress(step, "waiting for the replaced pods to be back")
+		// Every pod is back at the update revision: the controller records the update as
+		// complete next, and a pod lost meanwhile still comes back at the new revision.
+		p.inProgress(step, fmt.Sprintf("waiting for the StatefulSet controller to record the %s update as complete", r.kind))
 		return
 	}
 	if pod := r.pods[c]; !pod.Ready {

@@ -57,30 +57,27 @@ const (
 )
 
 // state classifies the role. Complete means every live declared pod is at the update revision
-// and no replaced one is missing: while the StatefulSet controller has not completed the update
-// itself (currentRevision still the old one), a pod that is missing or not Ready may be one the
-// rollout released, still on its way back.
+// and the StatefulSet controller has recorded the update as complete (status.currentRevision is
+// the update revision, which it sets once every pod is updated and Ready): until then a pod that
+// is missing or not Ready may be one the rollout released, still on its way back.
 func (r *rolloutRole) state() roleState {
 	switch {
 	case !r.set.Exists:
 		return roleAbsent
-	case len(r.set.Pods) == 0:
-		return roleComplete // nothing runs, nothing to replace; new pods start at the new revision
+	case len(r.set.Pods) == 0 && (r.set.UpdateRevision == "" || r.settled()):
+		// A new set: nothing runs, nothing to replace. (A set whose every pod is gone in the
+		// middle of an update is rolling: they must come back at the new revision.)
+		return roleComplete
 	case r.set.TemplateChanging || r.set.UpdateRevision == "" ||
 		r.set.ObservedGeneration < min(r.templateGeneration(), r.set.Generation):
 		return roleStale
 	}
-	allBack := true
 	for i := range r.members {
-		pod, ok := r.pods[i]
-		switch {
-		case ok && !r.updated(pod):
+		if pod, ok := r.pods[i]; ok && !r.updated(pod) {
 			return roleRolling
-		case !ok || !pod.Ready || pod.Terminating:
-			allBack = false
 		}
 	}
-	if r.settled() || allBack {
+	if r.settled() {
 		return roleComplete
 	}
 	return roleRolling
@@ -142,9 +139,7 @@ func (r *rolloutRole) restingPartition() int32 {
 	switch st := r.state(); {
 	case r.retiring() || st == roleAbsent:
 		return r.returned
-	case st == roleRolling || st == roleComplete && !r.settled():
-		// Complete but not yet marked so by the controller: a pod lost now must still come
-		// back at the new revision.
+	case st == roleRolling:
 		return min(int32(r.candidate()+1), r.returned)
 	}
 	return r.hold()

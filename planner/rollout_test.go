@@ -121,6 +121,13 @@ func TestRolloutReleasesDataPodsHighestFirst(t *testing.T) {
 		message:    "replacing mg-data-2 (instance_2); next: replace mg-data-1 (instance_1); 0 of 6 pods updated",
 		needsLag:   true,
 	}, {
+		name:       "the only data pod released and gone: it stays released",
+		in:         rolloutIn(set("ooo"), set("-"), nil),
+		partitions: partitions(3, 0),
+		reason:     topology.ReasonRolloutInProgress,
+		message:    "waiting for mg-data-0 (instance_0) to be created; 0 of 4 pods updated",
+		needsLag:   true,
+	}, {
 		name:       "the released pod is terminating: it stays released",
 		in:         rolloutIn(set("ooo"), set("oot"), nil),
 		partitions: partitions(3, 2),
@@ -170,9 +177,16 @@ func TestRolloutReleasesDataPodsHighestFirst(t *testing.T) {
 		message:    "replacing mg-data-1 (instance_1); next: switchover instance_0 → instance_1, then replace mg-data-0; 1 of 6 pods updated",
 		needsLag:   true,
 	}, {
-		name:       "the last data pod done: the coordinators' first follower is next",
+		name:       "every data pod back, the update not recorded complete yet: the coordinators wait, every data pod stays released",
 		in:         rolloutIn(set("ooo"), set("nnn"), clusterView(3, 1, 3, 2)),
-		partitions: partitions(2, 0),
+		partitions: partitions(3, 0),
+		reason:     topology.ReasonRolloutInProgress,
+		message:    "waiting for the StatefulSet controller to record the data update as complete; 3 of 6 pods updated",
+		needsLag:   true,
+	}, {
+		name:       "the data update complete: the coordinators' first follower is next",
+		in:         rolloutIn(set("ooo"), set("nnn", settled), clusterView(3, 1, 3, 2)),
+		partitions: partitions(2, 3),
 		reason:     topology.ReasonRolloutInProgress,
 		message:    "replacing mg-coordinator-3 (coordinator_3); next: replace mg-coordinator-2 (coordinator_2); 3 of 6 pods updated",
 	}, {
@@ -321,9 +335,15 @@ func TestRolloutYieldsLeadershipBeforeTheLeadersPod(t *testing.T) {
 		reason:     topology.ReasonRolloutInProgress,
 		message:    "waiting for mg-coordinator-1 (coordinator_1) to be Ready; 5 of 6 pods updated",
 	}, {
-		name:       "all back: up to date, but every pod stays released until the controller marks the update complete",
-		in:         rolloutIn(set("nnn"), set("nnn"), clusterView(3, 2, 3, 0)),
-		partitions: partitions(0, 0),
+		name:       "all back: in progress, every pod released, until the controller records the update complete",
+		in:         rolloutIn(set("nnn"), set("nnn", settled), clusterView(3, 2, 3, 0)),
+		partitions: partitions(0, 3),
+		reason:     topology.ReasonRolloutInProgress,
+		message:    "waiting for the StatefulSet controller to record the coordinator update as complete; 6 of 6 pods updated",
+	}, {
+		name:       "recorded complete: up to date, every pod held",
+		in:         rolloutIn(set("nnn", settled), set("nnn", settled), clusterView(3, 2, 3, 0)),
+		partitions: partitions(3, 3),
 		reason:     topology.ReasonUpToDate,
 		message:    "all 6 pods run their StatefulSet's current pod template",
 	}})
