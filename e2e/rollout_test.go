@@ -17,22 +17,25 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/watch"
 
+	"github.com/memgraph-hooks/memgraph-hooks/e2e/podsim"
 	"github.com/memgraph-hooks/memgraph-hooks/topology"
 )
 
 const rolloutTimeout = 4 * time.Minute
 
 // rolloutRecorder watches one cluster's pods while the real StatefulSet controller replaces them:
-// the order in which their Memgraph processes went (podsim's OnGone, the moment the process
-// dies), whether each was MAIN or the Raft leader at that moment in the simulator, and the most
-// declared pods that were missing or not Ready at once (a watch on the Pods).
+// the order in which they were deleted (a watch on the Pods), whether the member of each was
+// MAIN or the Raft leader in the simulator at that moment and when its process died (podsim's
+// OnGone; kwok may replace a pod between two of podsim's polls, so OnGone alone misses some),
+// and the most declared pods that were missing or not Ready at once.
 type rolloutRecorder struct {
 	s        *scenario
 	cluster  string
 	declared []string // pod names
 
 	mu         sync.Mutex
-	gone       []string // pod names, in the order their processes died
+	gone       []string // pod names, in the order they were deleted
+	deleted    map[types.UID]bool
 	violations []string
 	ready      map[string]bool // pod name -> exists, Ready and not terminating
 	maxDown    int
@@ -43,7 +46,7 @@ type rolloutRecorder struct {
 func (s *scenario) recordRollout(cluster string, coordinators, data int) *rolloutRecorder {
 	s.t.Helper()
 	net := s.network(cluster)
-	r := &rolloutRecorder{s: s, cluster: cluster, ready: map[string]bool{}}
+	r := &rolloutRecorder{s: s, cluster: cluster, ready: map[string]bool{}, deleted: map[types.UID]bool{}}
 	for id := 1; id <= coordinators; id++ {
 		r.declared = append(r.declared, net.Coordinator(id).Pod)
 	}
@@ -52,9 +55,18 @@ func (s *scenario) recordRollout(cluster string, coordinators, data int) *rollou
 	}
 	s.pods.OnGone(r.processGone)
 	ctx, cancel := context.WithCancel(context.Background())
-	w, err := testEnv.Client.CoreV1().Pods(s.ns).Watch(ctx, metav1.ListOptions{
-		LabelSelector: topology.LabelInstance + "=" + cluster,
-	})
+	selector := metav1.ListOptions{LabelSelector: topology.LabelInstance + "=" + cluster}
+	list, err := testEnv.Client.CoreV1().Pods(s.ns).List(ctx, selector)
+	if err != nil {
+		cancel()
+		s.t.Fatalf("list pods: %v", err)
+	}
+	for i := range list.Items {
+		r.podEvent(watch.Added, &list.Items[i])
+	}
+	r.maxDown, r.downAt = 0, nil // the baseline is a converged cluster
+	selector.ResourceVersion = list.ResourceVersion
+	w, err := testEnv.Client.CoreV1().Pods(s.ns).Watch(ctx, selector)
 	if err != nil {
 		cancel()
 		s.t.Fatalf("watch pods: %v", err)
@@ -80,45 +92,44 @@ func (s *scenario) recordRollout(cluster string, coordinators, data int) *rollou
 	return r
 }
 
-// processGone runs when the simulated process of a pod dies: it must not be the MAIN nor the
-// leader then (the hook hands both over before it releases their pods).
+// processGone runs when the simulated process of a pod dies.
 func (r *rolloutRecorder) processGone(host string) {
 	pod, _, _ := strings.Cut(host, ".")
-	group := r.s.world.Raft()
-	var mains []string
-	leaderHost := ""
-	for _, c := range group.Clusters {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.checkNotMainOrLeader(pod, host, "its process died")
+}
+
+// checkNotMainOrLeader records a violation when the member on host is the MAIN or the leader in
+// the simulator now: the hook hands both over before it releases their pods.
+func (r *rolloutRecorder) checkNotMainOrLeader(pod, host, moment string) {
+	for _, c := range r.s.world.Raft().Clusters {
 		if c.Leader == 0 || len(c.Members) < 2 {
 			continue
 		}
 		for _, m := range c.Members {
-			if m.ID == c.Leader {
-				leaderHost = m.Host
+			if m.ID == c.Leader && m.Host == host {
+				r.violations = append(r.violations, fmt.Sprintf("%s: %s while coordinator_%d was the Raft leader", pod, moment, m.ID))
 			}
 		}
 		for _, d := range c.Data {
-			if d.Name == c.Main {
-				mains = append(mains, d.Host)
+			if d.Name == c.Main && d.Host == host {
+				r.violations = append(r.violations, fmt.Sprintf("%s: %s while %s was MAIN", pod, moment, d.Name))
 			}
-		}
-	}
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.gone = append(r.gone, pod)
-	if host == leaderHost {
-		r.violations = append(r.violations, fmt.Sprintf("%s went while its coordinator was the Raft leader", pod))
-	}
-	for _, m := range mains {
-		if m == host {
-			r.violations = append(r.violations, fmt.Sprintf("%s went while its instance was MAIN", pod))
 		}
 	}
 }
 
 func (r *rolloutRecorder) podEvent(typ watch.EventType, pod *corev1.Pod) {
-	up := typ != watch.Deleted && pod.DeletionTimestamp == nil && podReady(pod)
+	deleting := typ == watch.Deleted || pod.DeletionTimestamp != nil
+	up := !deleting && podReady(pod)
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	if deleting && !r.deleted[pod.UID] {
+		r.deleted[pod.UID] = true
+		r.gone = append(r.gone, pod.Name)
+		r.checkNotMainOrLeader(pod.Name, podsim.PodHost(pod), "deleted")
+	}
 	r.ready[pod.Name] = up
 	var down []string
 	for _, name := range r.declared {
