@@ -77,6 +77,17 @@ func partitionMoved(s *RolloutSet) {
 // controller also still reports as current, and the pods already at revNew are outdated.
 func reverted(s *RolloutSet) { s.UpdateRevision, s.CurrentRevision = revOld, revOld }
 
+// podRevision puts pod index i at another revision.
+func podRevision(i int, revision string) func(*RolloutSet) {
+	return func(s *RolloutSet) {
+		for k := range s.Pods {
+			if s.Pods[k].Index == i {
+				s.Pods[k].Revision = revision
+			}
+		}
+	}
+}
+
 // current sets the number of pods the StatefulSet has or had.
 func current(n int32) func(*RolloutSet) { return func(s *RolloutSet) { s.Current = n } }
 

@@ -164,6 +164,8 @@ type gateWait struct {
 	// as stuck once spec.rollout.stepTimeout has passed since its creation.
 	released  RolloutPod
 	stuckable bool
+	// blocked says why no release can happen at all without a human (RolloutBlocked).
+	blocked string
 }
 
 // releasedUnsettled checks the pods above the candidate — those the rollout released — at the
@@ -202,6 +204,11 @@ func (p *rolloutPlan) clusterUnsettled(r *rolloutRole, c int) *gateWait {
 		for i := range role.members {
 			if w := podUnsettled(role, i); w != nil {
 				w.stuckable = false // not one this step released: it is the cluster that waits
+				if role == r && i < c && role.superseded(role.pods[i]) {
+					w.blocked = fmt.Sprintf("%s (%s) is not Ready at a revision the spec no longer asks for, below %s, which the "+
+						"partition must release first while no other pod may be down: delete pod %s and it comes back at the "+
+						"current revision", w.pod, w.member, r.members[c].pod, w.pod)
+				}
 				return w
 			}
 		}

@@ -85,6 +85,12 @@ func (r *rolloutRole) state() roleState {
 
 func (r *rolloutRole) updated(pod RolloutPod) bool { return pod.Revision == r.set.UpdateRevision }
 
+// superseded: an existing pod at neither the update nor the current revision — one a rollout
+// created before the spec changed again (a rollback).
+func (r *rolloutRole) superseded(pod RolloutPod) bool {
+	return pod.Revision != "" && pod.Revision != r.set.UpdateRevision && pod.Revision != r.set.CurrentRevision
+}
+
 // templateGeneration is the generation with which the set's pod template arrived: 1 for a set
 // this sync creates, the next one for a template this sync changes (Metacontroller's update
 // bumps it by one), else the annotation's, or the current generation when it has none. A

@@ -31,6 +31,11 @@ func (p *rolloutPlan) waitOn(step *RolloutStep, w *gateWait) {
 	if w.member != "" {
 		subject = fmt.Sprintf("%s (%s) %s", w.pod, w.member, w.what)
 	}
+	if w.blocked != "" {
+		step.Reason = topology.ReasonRolloutBlocked
+		step.Message = p.withCounts("cannot go on: " + w.blocked)
+		return
+	}
 	if created := w.released.Created; w.stuckable && !created.IsZero() && p.in.Now.Sub(created.Time) > p.in.StepTimeout.Duration {
 		at, _ := created.MarshalQueryParameter() // RFC 3339, UTC
 		step.Reason = topology.ReasonRolloutStuck

@@ -412,6 +412,14 @@ func TestRolloutRollsBackTheSameWay(t *testing.T) {
 		message:    "waiting for the coordinators to fail over from instance_2, whose pod mg-data-2 is not Ready; next: switchover instance_2 → instance_0, then replace mg-data-2; 0 of 6 pods updated",
 		needsLag:   true,
 	}, {
+		name: "reverted with a lower pod down at the superseded revision: blocked, with the way out",
+		in: rolloutIn(set("ooo", reverted),
+			set("oxo", reverted, podRevision(2, revNew), podRevision(1, revNew)), clusterView(3, 1, 3, 0, rowHealth("instance_1", memgraph.HealthDown))),
+		partitions: partitions(3, 3),
+		reason:     topology.ReasonRolloutBlocked,
+		message:    "cannot go on: mg-data-1 (instance_1) is not Ready at a revision the spec no longer asks for, below mg-data-2, which the partition must release first while no other pod may be down: delete pod mg-data-1 and it comes back at the current revision; 4 of 6 pods updated",
+		needsLag:   true,
+	}, {
 		name:       "a down pod is not released while the one above it is not back",
 		in:         rolloutIn(set("ooo"), set("oxy"), clusterView(3, 1, 3, 0)),
 		partitions: partitions(3, 2),
