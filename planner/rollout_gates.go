@@ -160,8 +160,9 @@ func (p *rolloutPlan) handoverTarget(r *rolloutRole, releasing int) (string, str
 type gateWait struct {
 	member, pod string
 	what        string // what is awaited, e.g. "to be Ready"
-	// released: the pod was replaced by this rollout (it is at the new revision), so it counts
-	// as stuck once spec.rollout.stepTimeout has passed since its creation.
+	// released is the pod awaited; stuckable says the rollout replaced it (it is at the new
+	// revision, above the next pod), so it counts as stuck once spec.rollout.stepTimeout has
+	// passed since its creation.
 	released  RolloutPod
 	stuckable bool
 	// blocked says why no release can happen at all without a human (RolloutBlocked).
@@ -218,10 +219,9 @@ func (p *rolloutPlan) clusterUnsettled(r *rolloutRole, c int) *gateWait {
 	}
 	for _, role := range []*rolloutRole{&p.data, &p.coordinators} {
 		for i, m := range role.members {
-			if role == r && i == c {
-				continue // its own health does not matter: releasing it takes nothing more down
-			}
-			if what := p.memberDown(role, m); what != "" {
+			// The candidate's own health does not matter (releasing it takes nothing more down),
+			// but it is registered first: no release races a registration of the same member.
+			if what := p.memberDown(role, m); what != "" && !(role == r && i == c && p.registered(role, m)) {
 				return p.memberWait(role, i, what, role == r && i > c)
 			}
 		}
@@ -235,18 +235,22 @@ func (p *rolloutPlan) clusterUnsettled(r *rolloutRole, c int) *gateWait {
 	return p.replacedReplicasBehind(r, c)
 }
 
+// registered: the member is registered with the coordinators (a coordinator ADDed).
+func (p *rolloutPlan) registered(role *rolloutRole, m rolloutMember) bool {
+	if role.kind == topology.RoleData {
+		return p.v.dataRegistered(m.name)
+	}
+	return p.v.coordinatorRegistered(m.name)
+}
+
 // memberDown says why a declared member is not back in the cluster, or "".
 func (p *rolloutPlan) memberDown(role *rolloutRole, m rolloutMember) string {
-	var row memgraph.Instance
-	var ok bool
-	if role.kind == topology.RoleData {
-		row, ok = p.v.data[m.name]
-	} else {
-		row, ok = p.v.coordinators[m.name]
-		ok = ok && row.BoltServer != ""
+	row := p.v.data[m.name]
+	if role.kind == topology.RoleCoordinator {
+		row = p.v.coordinators[m.name]
 	}
 	switch {
-	case !ok:
+	case !p.registered(role, m):
 		return "to be registered with the coordinators"
 	case row.Health != memgraph.HealthUp:
 		return "to be up in the leader's view (it is " + row.Health + ")"

@@ -371,3 +371,16 @@ func TestPodTemplateHashes(t *testing.T) {
 		}
 	}
 }
+
+// The image the rollout reports and the step timeout it judges by come from the admitted spec.
+func TestClusterImageAndStepTimeout(t *testing.T) {
+	mc := minimalCluster()
+	if c := admit(t, mc); c.Image() != "docker.io/memgraph/memgraph:3.12.0" || c.StepTimeoutSeconds() != 600 {
+		t.Errorf("defaults: image %q, step timeout %ds", c.Image(), c.StepTimeoutSeconds())
+	}
+	mc.Spec.Image.Tag = "sha256:" + hex64
+	mc.Spec.Rollout.StepTimeout = "1h30m"
+	if c := admit(t, mc); c.Image() != "docker.io/memgraph/memgraph@sha256:"+hex64 || c.StepTimeoutSeconds() != 5400 {
+		t.Errorf("digest and 1h30m: image %q, step timeout %ds", c.Image(), c.StepTimeoutSeconds())
+	}
+}
