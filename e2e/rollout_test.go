@@ -176,37 +176,18 @@ func (r *rolloutRecorder) check(t *testing.T, wantOrder []string) {
 	}
 }
 
-// waitUpdated waits until the cluster's status, for its current generation, reports Updated
-// and Converged True and version.
+// waitUpdated waits until the cluster is Converged for its current generation, which waits for
+// a rollout too, and checks that it then reports Updated and version.
 func (s *scenario) waitUpdated(name, version string) *unstructured.Unstructured {
 	s.t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), rolloutTimeout)
-	defer cancel()
-	var last *unstructured.Unstructured
-	err := eventually(ctx, 200*time.Millisecond, func() error {
-		u, err := s.get(ctx, name)
-		if err != nil {
-			return err
-		}
-		last = u
-		observed, _, _ := unstructured.NestedInt64(u.Object, "status", "observedGeneration")
-		if observed != u.GetGeneration() {
-			return fmt.Errorf("observedGeneration %d, generation %d", observed, u.GetGeneration())
-		}
-		for _, typ := range []string{string(topology.ConditionUpdated), string(topology.ConditionConverged)} {
-			if st, reason, msg := conditionStatus(u, typ); st != "True" {
-				return fmt.Errorf("%s=%q %s: %s", typ, st, reason, msg)
-			}
-		}
-		if got, _, _ := unstructured.NestedString(u.Object, "status", "version"); got != version {
-			return fmt.Errorf("status.version %q, want %q", got, version)
-		}
-		return nil
-	})
-	if err != nil {
-		s.t.Fatalf("MemgraphCluster %s/%s did not finish its rollout within %s: %v", s.ns, name, rolloutTimeout, err)
+	u := s.waitConverged(name, rolloutTimeout)
+	if st, reason, msg := conditionStatus(u, string(topology.ConditionUpdated)); st != "True" {
+		s.t.Fatalf("Converged while Updated=%q %s: %s", st, reason, msg)
 	}
-	return last
+	if got, _, _ := unstructured.NestedString(u.Object, "status", "version"); got != version {
+		s.t.Fatalf("status.version %q after the rollout, want %q", got, version)
+	}
+	return u
 }
 
 // waitRolloutStarted waits until the cluster reports Updated=False.

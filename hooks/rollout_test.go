@@ -84,6 +84,15 @@ func (w *rolloutWatch) check(t *testing.T) {
 	}
 }
 
+// convergedForRollout is a converged cluster of the given size whose replacements are watched.
+func convergedForRollout(t *testing.T, coordinators, data int) (*harness, *rolloutWatch) {
+	t.Helper()
+	h := newHarness(t, coordinators, data)
+	h.bootstrap()
+	h.assertConverged()
+	return h, h.watchRollout(data == 1)
+}
+
 // rollOut syncs until Updated and Converged are True, at most n times.
 func (h *harness) rollOut(w *rolloutWatch, n int) {
 	h.t.Helper()
@@ -169,11 +178,8 @@ func TestRollingUpgradeReplacesOnePodAtATime(t *testing.T) {
 }
 
 func TestRestartedAtRollsEveryPodTheSameWay(t *testing.T) {
-	h := newHarness(t, 3, 2)
+	h, w := convergedForRollout(t, 3, 2)
 	h.controllerLag = true
-	h.bootstrap()
-	h.assertConverged()
-	w := h.watchRollout(false)
 	h.annotations = map[string]any{topology.AnnotationRestartedAt: "2026-01-01T01:00:00Z"}
 	h.rollOut(w, 50)
 	w.check(t)
@@ -192,10 +198,7 @@ func TestRestartedAtRollsEveryPodTheSameWay(t *testing.T) {
 // A new image that never starts stops the rollout at its first pod, says so once the step
 // timeout has passed, and a rollback replaces that pod first and nothing else.
 func TestStuckRolloutIsReportedAndRolledBack(t *testing.T) {
-	h := newHarness(t, 3, 3)
-	h.bootstrap()
-	h.assertConverged()
-	w := h.watchRollout(false)
+	h, w := convergedForRollout(t, 3, 3)
 	h.brokenImages = map[string]bool{topology.DefaultImageRepository + ":3.12.1-broken": true}
 	h.setTag("3.12.1-broken")
 	for range 6 {
@@ -240,10 +243,7 @@ func TestStuckRolloutIsReportedAndRolledBack(t *testing.T) {
 
 // A replaced replica that lags keeps the next pod; caught up, the rollout goes on.
 func TestLaggingReplicaHoldsTheNextRelease(t *testing.T) {
-	h := newHarness(t, 3, 3)
-	h.bootstrap()
-	h.assertConverged()
-	w := h.watchRollout(false)
+	h, w := convergedForRollout(t, 3, 3)
 	h.setTag("3.12.1")
 	for len(h.replaced) == 0 || !h.pods["memgraph-data-2"] {
 		h.sync()
@@ -269,11 +269,8 @@ func TestLaggingReplicaHoldsTheNextRelease(t *testing.T) {
 // A new image and a scale-down in one edit: the retiring pod is retired, never replaced, and the
 // rollout goes on once the StatefulSet has shrunk.
 func TestRolloutAndScaleDownInOneEdit(t *testing.T) {
-	h := newHarness(t, 3, 3)
-	h.bootstrap()
-	h.assertConverged()
+	h, w := convergedForRollout(t, 3, 3)
 	h.parkMain("instance_2")
-	w := h.watchRollout(false)
 	h.setTag("3.12.1")
 	h.scale(3, 2)
 	h.rollOut(w, 60)
@@ -293,10 +290,7 @@ func TestRolloutAndScaleDownInOneEdit(t *testing.T) {
 // A single data instance has no survivor to take MAIN: it is replaced in place, and comes back
 // as the MAIN.
 func TestSingleDataInstanceIsReplacedInPlace(t *testing.T) {
-	h := newHarness(t, 3, 1)
-	h.bootstrap()
-	h.assertConverged()
-	w := h.watchRollout(true)
+	h, w := convergedForRollout(t, 3, 1)
 	h.setTag("3.12.1")
 	var inPlace bool
 	for range 60 {
@@ -322,10 +316,7 @@ func TestSingleDataInstanceIsReplacedInPlace(t *testing.T) {
 
 // A human moves MAIN in the middle of the rollout: the next step starts from where it is.
 func TestHumanSwitchoverMidRolloutIsTheNewStartingPoint(t *testing.T) {
-	h := newHarness(t, 3, 3)
-	h.bootstrap()
-	h.assertConverged()
-	w := h.watchRollout(false)
+	h, w := convergedForRollout(t, 3, 3)
 	h.setTag("3.12.1")
 	for len(h.replaced) < 1 || !h.pods["memgraph-data-2"] {
 		h.sync()
