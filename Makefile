@@ -48,9 +48,17 @@ e2e: ## End-to-end suite on a real kube-apiserver, etcd, controller-manager, sch
 .PHONY: test
 test: unit verify-manifests e2e ## What CI runs: unit tests, stale-manifest check, then the e2e suite.
 
+BENCHCOUNT ?= 5
+
+# Every figure that matters is a ratio measured in the same run (the machine's load varies):
+# sync/bare-cpu is a converged sync's CPU over a bare encoding/json round trip of the same bytes
+# (goal <= 1), hook/bare-rate the hook's HTTP syncs per CPU-second over a bare net/http server's
+# (goal >= 1). README.md, "Performance", shows them.
 .PHONY: bench
-bench: ## Benchmarks; compare ratios within one run.
-	$(GO) test -run '^$$' -bench . -benchmem ./memgraph/bolt/ ./hooks/
+bench: ## Benchmarks: the Bolt client, the converged sync against a bare JSON round trip, a bounded HTTP load test.
+	$(GO) test -run '^$$' -bench . -benchmem ./memgraph/bolt/
+	$(GO) test -run '^$$' -bench 'ConvergedSync|ShowInstancesFloor|SyncVsBareJSON' -benchmem -count $(BENCHCOUNT) ./hooks/
+	$(GO) test -run '^$$' -bench 'HTTPLoad' -benchtime 1x -count 3 ./hooks/
 
 .PHONY: property
 property: ## The randomized hook property test at 10,000 sequences (CI runs 300).
