@@ -68,7 +68,7 @@ type bufferWriter struct {
 	body   bytes.Buffer
 }
 
-func (w *bufferWriter) Header() http.Header { return w.header }
+func (w *bufferWriter) Header() http.Header  { return w.header }
 func (w *bufferWriter) WriteHeader(code int) { w.code = code }
 func (w *bufferWriter) Write(p []byte) (int, error) {
 	if w.code == 0 {
