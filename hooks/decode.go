@@ -9,27 +9,29 @@ import (
 
 // decodeSync reads and validates a sync request: a JSON object with a MemgraphCluster parent
 // whose spec is one Memgraph can run, and well-typed children and related objects. It returns
-// the parent with every default applied and what the children and Pods say.
-func decodeSync(r *http.Request) (*topology.Cluster, workloads, error) {
-	var req syncRequest
-	if err := decodeJSON(r.Body, &req); err != nil {
-		return nil, workloads{}, err
-	}
-	cluster, err := decodeParent(req.Parent)
+// the parent with every default applied (remembered in parents) and what the children and Pods
+// say.
+func decodeSync(r *http.Request, parents *parentCache) (*admittedParent, workloads, error) {
+	req, err := decodeSyncRequest(r.Body)
 	if err != nil {
 		return nil, workloads{}, err
 	}
-	work, err := observeWorkloads(&req, cluster.Name(), cluster.Namespace())
+	parent, err := parents.admit(req.Parent)
 	if err != nil {
 		return nil, workloads{}, err
 	}
-	if work.rollout, err = observeRollout(&req, cluster.Name(), cluster.Namespace()); err != nil {
+	cluster := parent.cluster
+	work, err := observeWorkloads(req, cluster.Name(), cluster.Namespace())
+	if err != nil {
 		return nil, workloads{}, err
 	}
-	if work.tls, err = readBoltTLS(&req, cluster); err != nil {
+	if work.rollout, err = observeRollout(req, cluster.Name(), cluster.Namespace()); err != nil {
 		return nil, workloads{}, err
 	}
-	return cluster, work, nil
+	if work.tls, err = readBoltTLS(req, cluster); err != nil {
+		return nil, workloads{}, err
+	}
+	return parent, work, nil
 }
 
 // decodeParent admits the parent as the API server would (topology.Admit): defaults applied to

@@ -11,27 +11,25 @@ import (
 	"github.com/memgraph-hooks/memgraph-hooks/topology"
 )
 
-// render builds the response from the pass's outcome alone: the desired children at the
-// replica counts the outcome permits, and the status the verdict (planner.Verdict) and the
-// observations give. It is pure; now stamps a condition whose status changed.
-func render(c *topology.Cluster, work workloads, out planner.Outcome, now time.Time) (*syncResponse, planner.Verdicts, error) {
+// render builds the response from the pass's outcome alone, encoded: the desired children at
+// the replica counts the outcome permits (rendered once per distinct input, admittedParent), and
+// the status the verdict (planner.Verdict) and the observations give. It is pure; now stamps a
+// condition whose status changed.
+func render(p *admittedParent, work workloads, out planner.Outcome, now time.Time) ([]byte, planner.Verdicts, error) {
 	v := planner.Verdict(out)
-	children, err := topology.DesiredChildren(c, out.Replicas, out.Rollout.Partitions, out.Rollout.TemplateGenerations)
+	children, err := p.children(rendering{replicas: out.Replicas, partitions: out.Rollout.Partitions, generations: out.Rollout.TemplateGenerations})
 	if err != nil {
 		return nil, v, err
 	}
-	statusMap, err := toMap(status(c, work, out, v, now))
-	if err != nil {
-		return nil, v, err
-	}
-	resp := &syncResponse{Status: statusMap, Children: children, ResyncAfterSeconds: v.ResyncAfterSeconds}
+	resp := &syncResponse{Status: status(p.cluster, work, out, v, now), Children: children, ResyncAfterSeconds: v.ResyncAfterSeconds}
 	if out.DryRun {
 		resp.Plan = make([]string, 0, len(out.Plan.Commands))
 		for _, cmd := range out.Plan.Commands {
 			resp.Plan = append(resp.Plan, cmd.String())
 		}
 	}
-	return resp, v, nil
+	raw, err := resp.encode()
+	return raw, v, err
 }
 
 // status is pure observation of this pass. Metacontroller adds observedGeneration itself.

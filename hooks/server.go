@@ -58,6 +58,7 @@ type handler struct {
 	log     *slog.Logger
 	locks   *clusterLocks
 	metrics *metrics
+	parents *parentCache // admitted parents and their rendered children (rendercache.go)
 }
 
 // NewHandler returns the hook's HTTP API: POST /sync, POST /customize, GET (and HEAD) /healthz
@@ -101,7 +102,8 @@ func newHandler(cfg Config) *handler {
 	if cfg.Registerer == nil {
 		cfg.Registerer = prometheus.NewRegistry()
 	}
-	return &handler{cfg: cfg, log: cfg.Logger, locks: newClusterLocks(), metrics: newMetrics(cfg.Registerer)}
+	return &handler{cfg: cfg, log: cfg.Logger, locks: newClusterLocks(), metrics: newMetrics(cfg.Registerer),
+		parents: newParentCache(maxCachedParents)}
 }
 
 func ok(w http.ResponseWriter, _ *http.Request) {
@@ -136,5 +138,11 @@ func (h *handler) fail(w http.ResponseWriter, hook string, err error) {
 
 func (h *handler) writeJSON(w http.ResponseWriter, hook string, code int, body any) {
 	code = writeJSONBody(w, code, body)
+	h.metrics.requests.WithLabelValues(hook, http.StatusText(code)).Inc()
+}
+
+// writeEncoded writes a body already encoded as JSON.
+func (h *handler) writeEncoded(w http.ResponseWriter, hook string, code int, raw []byte) {
+	writeBody(w, code, raw)
 	h.metrics.requests.WithLabelValues(hook, http.StatusText(code)).Inc()
 }

@@ -18,16 +18,17 @@ func (h *handler) handleSync(w http.ResponseWriter, r *http.Request) {
 		h.fail(w, "sync", err)
 		return
 	}
-	cluster, work, err := decodeSync(r)
+	parent, work, err := decodeSync(r, h.parents)
 	if err != nil {
 		h.fail(w, "sync", err)
 		return
 	}
+	cluster := parent.cluster
 	h = h.forCluster(cluster) // from here on every log line names the cluster
 	ctx, cancel := context.WithTimeout(withClusterLog(r.Context(), cluster), h.cfg.SyncBudget)
 	defer cancel()
-	out := h.reconcile(ctx, cluster, work, dryRun)
-	resp, verdicts, err := render(cluster, work, out, h.cfg.Now())
+	out := h.reconcile(ctx, parent, work, dryRun)
+	resp, verdicts, err := render(parent, work, out, h.cfg.Now())
 	if err != nil {
 		h.fail(w, "sync", badRequestf("rendering children: %v", err))
 		return
@@ -36,7 +37,7 @@ func (h *handler) handleSync(w http.ResponseWriter, r *http.Request) {
 	h.metrics.syncDuration.WithLabelValues(reason).Observe(time.Since(start).Seconds())
 	h.log.Info("sync", "outcome", reason, "ran", len(out.Execution.Ran), "planned", len(out.Plan.Commands),
 		"dryRun", dryRun, "ms", time.Since(start).Milliseconds())
-	h.writeJSON(w, "sync", http.StatusOK, resp)
+	h.writeEncoded(w, "sync", http.StatusOK, resp)
 }
 
 // reconcile runs one pass's stages within ctx's budget — the gates, leader discovery, the plan
@@ -45,8 +46,10 @@ func (h *handler) handleSync(w http.ResponseWriter, r *http.Request) {
 // planner's: this only reads, asks it, and acts. The outcome always carries the rollout's step,
 // whose partitions the response returns: the plan's, or, when no plan stood on a view of the
 // cluster, one that releases no pod.
-func (h *handler) reconcile(ctx context.Context, c *topology.Cluster, work workloads, dryRun bool) planner.Outcome {
-	w := work.rolloutWorkloads(c, h.cfg.Now())
+func (h *handler) reconcile(ctx context.Context, p *admittedParent, work workloads, dryRun bool) planner.Outcome {
+	c := p.cluster
+	coordinatorHash, dataHash := p.templateHashes()
+	w := work.rolloutWorkloads(c, coordinatorHash, dataHash, h.cfg.Now())
 	out := h.stages(ctx, c, work, w, dryRun)
 	if out.Rollout.Reason == "" {
 		out.Rollout = out.Plan.Rollout

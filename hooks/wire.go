@@ -31,13 +31,42 @@ type syncRequest struct {
 	Related  map[string]map[string]object `json:"related"`
 }
 
-// syncResponse is the sync hook's answer. Children is never nil and never holds a null.
+// syncResponse is the sync hook's answer. Children is a JSON array, never null and never
+// holding a null.
 type syncResponse struct {
-	Status             map[string]any `json:"status"`
-	Children           []object       `json:"children"`
-	ResyncAfterSeconds float64        `json:"resyncAfterSeconds,omitempty"`
+	Status             topology.MemgraphClusterStatus
+	Children           []byte
+	ResyncAfterSeconds float64
 	// Plan is only present on a dry run (POST /sync?dryRun=true): the queries the pass would run.
-	Plan []string `json:"plan,omitempty"`
+	Plan []string
+}
+
+// encode writes the response as JSON — {"status", "children", "resyncAfterSeconds" unless 0,
+// "plan" unless empty} and a newline — copying the encoded children as they are: encoding/json
+// would scan and copy them again.
+func (r *syncResponse) encode() ([]byte, error) {
+	status, err := json.Marshal(r.Status)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]byte, 0, len(status)+len(r.Children)+64)
+	out = append(append(out, `{"status":`...), status...)
+	out = append(append(out, `,"children":`...), r.Children...)
+	if r.ResyncAfterSeconds != 0 {
+		resync, err := json.Marshal(r.ResyncAfterSeconds)
+		if err != nil {
+			return nil, err
+		}
+		out = append(append(out, `,"resyncAfterSeconds":`...), resync...)
+	}
+	if len(r.Plan) > 0 {
+		plan, err := json.Marshal(r.Plan)
+		if err != nil {
+			return nil, err
+		}
+		out = append(append(out, `,"plan":`...), plan...)
+	}
+	return append(out, "}\n"...), nil
 }
 
 // customizeRequest is the part of the customize hook's body the hook reads.
@@ -77,17 +106,31 @@ func badRequestf(format string, args ...any) error {
 // field, not the parent, and a later "PARENT" cannot replace "parent". Numbers inside objects
 // decode as int64 when they are integers and float64 otherwise, so a count is never rounded.
 func decodeJSON(r io.Reader, v any) error {
+	body, err := readBody(r)
+	if err != nil {
+		return err
+	}
+	return decodeBody(body, v)
+}
+
+// readBody reads a request body that is not empty.
+func readBody(r io.Reader) ([]byte, error) {
 	body, err := io.ReadAll(r)
 	if err != nil {
 		var tooLarge *http.MaxBytesError
 		if errors.As(err, &tooLarge) {
-			return badRequestf("request body larger than %d bytes", tooLarge.Limit)
+			return nil, badRequestf("request body larger than %d bytes", tooLarge.Limit)
 		}
-		return badRequestf("reading request body: %v", err)
+		return nil, badRequestf("reading request body: %v", err)
 	}
 	if len(bytes.TrimSpace(body)) == 0 {
-		return badRequestf("empty request body: expected a JSON object")
+		return nil, badRequestf("empty request body: expected a JSON object")
 	}
+	return body, nil
+}
+
+// decodeBody is decodeJSON of a body already read.
+func decodeBody(body []byte, v any) error {
 	dec := json.NewDecoder(bytes.NewReader(body))
 	var doc json.RawMessage
 	if err := dec.Decode(&doc); err != nil {

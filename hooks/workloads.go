@@ -42,12 +42,8 @@ type workloads struct {
 
 // rolloutWorkloads is what the rollout needs from this request: each set as observed, knowing
 // whether the children this sync returns change its pod template (the hashes DesiredChildren
-// will annotate); a hash that cannot be computed counts as a change, which holds every pod.
-func (w workloads) rolloutWorkloads(c *topology.Cluster, now time.Time) *planner.Workloads {
-	coordinatorHash, dataHash, err := topology.PodTemplateHashes(c)
-	if err != nil {
-		coordinatorHash, dataHash = "?", "?"
-	}
+// will annotate, admittedParent.templateHashes).
+func (w workloads) rolloutWorkloads(c *topology.Cluster, coordinatorHash, dataHash string, now time.Time) *planner.Workloads {
 	return &planner.Workloads{
 		Coordinators: w.rollout[0].rolloutSet(w.current.Coordinators, coordinatorHash),
 		Data:         w.rollout[1].rolloutSet(w.current.DataInstances, dataHash),
