@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"sort"
+	"strconv"
 
 	kjson "sigs.k8s.io/json"
 
@@ -188,6 +189,24 @@ func objectsOf(group map[string]map[string]object, typeKey, what string) ([]entr
 		out = append(out, entry{key: k, obj: obj})
 	}
 	return out, nil
+}
+
+// named is the error of a reader that failed on the entry when it was read without its path
+// (""): the reader runs again naming the entry. Readers are pure and only spell a path out in
+// their errors, so a sync does not build the path of every field it reads.
+func (e entry) named(what, typeKey string, unnamed error, read func(path string) error) error {
+	if err := read(entryPath(what, typeKey, e.key)); err != nil {
+		return err
+	}
+	return unnamed
+}
+
+// indexPath is path+field+"[i]", "" when path is (a read that names nothing, entry.named).
+func indexPath(path, field string, i int) string {
+	if path == "" {
+		return ""
+	}
+	return path + field + "[" + strconv.Itoa(i) + "]"
 }
 
 // entryPath names one object of a request, e.g. children["StatefulSet.apps/v1"]["ns/name"], with
