@@ -16,6 +16,12 @@ func decodeSync(r *http.Request, parents *parentCache) (*admittedParent, workloa
 	if err != nil {
 		return nil, workloads{}, err
 	}
+	return observeRequest(req, parents)
+}
+
+// observeRequest admits the parent of a decoded sync request and reads its children and
+// related objects.
+func observeRequest(req *syncRequest, parents *parentCache) (*admittedParent, workloads, error) {
 	parent, err := parents.admit(req.Parent)
 	if err != nil {
 		return nil, workloads{}, err

@@ -27,15 +27,23 @@ func decodeSyncRequest(r io.Reader) (*syncRequest, error) {
 	if err != nil {
 		return nil, err
 	}
-	var fast wireRequest
-	if strict, err := kjson.UnmarshalStrict(body, &fast, kjson.DisallowDuplicateFields); err == nil && len(strict) == 0 {
-		return fast.generic(), nil
+	if req, ok := decodeTyped(body); ok {
+		return req, nil
 	}
 	var req syncRequest
 	if err := decodeBody(body, &req); err != nil {
 		return nil, err
 	}
 	return &req, nil
+}
+
+// decodeTyped is the fast path: false when the typed decode refuses body.
+func decodeTyped(body []byte) (*syncRequest, bool) {
+	var fast wireRequest
+	if strict, err := kjson.UnmarshalStrict(body, &fast, kjson.DisallowDuplicateFields); err != nil || len(strict) > 0 {
+		return nil, false
+	}
+	return fast.generic(), true
 }
 
 // readKeys are the child and related types the readers look at; the others are never read.
