@@ -115,4 +115,3 @@ func randomRendering(rng *rand.Rand, c *topology.Cluster) rendering {
 		generations: topology.TemplateGenerations{Coordinators: int64(n(3)), DataInstances: int64(n(3))},
 	}
 }
-
