@@ -1,25 +1,23 @@
 package hooks
 
 import (
-	"encoding/json"
 	"io"
 
-	kjson "sigs.k8s.io/json"
+	"github.com/memgraph-hooks/memgraph-hooks/topology"
 )
 
 // The children and related objects of a sync request are mostly what the hook never reads: the
-// StatefulSets' pod templates, the pods' specs, managedFields. decodeSyncRequest decodes only
-// the fields the hook reads (listed by the wire types below) into small typed structs, skipping
-// the rest of each object without materialising it, and hands the readers (workloads.go,
-// rollout_observe.go, bolttls.go) those fields in the generic form they always read.
+// StatefulSets' pod templates, the pods' specs, managedFields. decodeSyncRequest keeps only the
+// fields the hook reads (entrySchema), in the generic form the readers (workloads.go,
+// rollout_observe.go, bolttls.go) read, and validates and skips the rest of each object in one
+// pass without materialising it (jsonscan.go).
 //
-// The typed decode is a fast path, never a second judge: whenever it fails — a value of an
-// unexpected type in a field it types (an object or a list), anything that is not one well-formed
-// JSON document, a duplicate key — the request is decoded exactly as it was before (decodeBody
-// into syncRequest), so its answer, and a 400's message with the path, are what they always were.
-// When it succeeds, the readers see the same values the generic decode would give them: leaf
-// values are decoded as `any` with the same number rules, and an absent or null field is absent
-// in both.
+// The scan is a fast path, never a second judge: whenever it gives up — anything that is not one
+// well-formed JSON document, a typed object or list holding another type, a duplicate key it
+// reads, a key it matches or a value it keeps that needs unescaping — the request is decoded
+// exactly as it was before (decodeBody into syncRequest), so its answer, and a 400's message
+// with the path, are what they always were. When it succeeds, the readers see the values the
+// generic decode would give them (TestTypedDecodeChangesNothingButSpeed).
 
 // decodeSyncRequest reads and decodes the body of a sync request.
 func decodeSyncRequest(r io.Reader) (*syncRequest, error) {
@@ -37,193 +35,136 @@ func decodeSyncRequest(r io.Reader) (*syncRequest, error) {
 	return &req, nil
 }
 
-// decodeTyped is the fast path: false when the typed decode refuses body.
+// readKeys are the child and related types the readers look at; the others are never read.
+var readKeys = map[string]bool{statefulSetKey: true, podKey: true, secretKey: true}
+
+// entrySchema is every field the readers read of a StatefulSet, a Pod or a Secret.
+var entrySchema = objectOf(map[string]*schema{
+	"metadata": objectOf(map[string]*schema{
+		"name": leaf(), "namespace": leaf(), "generation": leaf(),
+		"creationTimestamp": leaf(), "deletionTimestamp": leaf(),
+		"labels":      objectOf(map[string]*schema{revisionLabel: leaf()}),
+		"annotations": objectOf(map[string]*schema{topology.AnnotationTemplateHash: leaf(), topology.AnnotationTemplateGeneration: leaf()}),
+	}),
+	"spec": objectOf(map[string]*schema{
+		"replicas":   leaf(),                                                                // a StatefulSet's
+		"containers": listOf(objectOf(map[string]*schema{"name": leaf(), "image": leaf()})), // a Pod's
+	}),
+	"status": objectOf(map[string]*schema{
+		"replicas": leaf(), "readyReplicas": leaf(), "observedGeneration": leaf(),
+		"updateRevision": leaf(), "currentRevision": leaf(),
+		"conditions": listOf(objectOf(map[string]*schema{"type": leaf(), "status": leaf()})),
+	}),
+	"type": leaf(), "data": leaf(), // a Secret's
+})
+
+// decodeTyped is the fast path: false when the scan gives up on body.
 func decodeTyped(body []byte) (*syncRequest, bool) {
-	var fast wireRequest
-	if strict, err := kjson.UnmarshalStrict(body, &fast, kjson.DisallowDuplicateFields); err != nil || len(strict) > 0 {
+	s := &scanner{data: body, ok: true}
+	if s.peek() != '{' {
 		return nil, false
 	}
-	return fast.generic(), true
-}
-
-// readKeys are the child and related types the readers look at; the others are never read.
-var readKeys = []string{statefulSetKey, podKey, secretKey}
-
-type wireRequest struct {
-	Parent   json.RawMessage                   `json:"parent"`
-	Children map[string]map[string]*wireObject `json:"children"`
-	Related  map[string]map[string]*wireObject `json:"related"`
-}
-
-// wireObject holds the fields the hook reads of a StatefulSet, a Pod or a Secret.
-type wireObject struct {
-	Metadata *wireMeta   `json:"metadata"`
-	Spec     *wireSpec   `json:"spec"`
-	Status   *wireStatus `json:"status"`
-	Type     any         `json:"type"` // a Secret's
-	Data     any         `json:"data"` // a Secret's
-}
-
-type wireMeta struct {
-	Name              any              `json:"name"`
-	Namespace         any              `json:"namespace"`
-	Generation        any              `json:"generation"`
-	CreationTimestamp any              `json:"creationTimestamp"`
-	DeletionTimestamp any              `json:"deletionTimestamp"`
-	Labels            *wireLabels      `json:"labels"`
-	Annotations       *wireAnnotations `json:"annotations"`
-}
-
-// The keys are revisionLabel, topology.AnnotationTemplateHash and
-// topology.AnnotationTemplateGeneration (TestWireKeys).
-type wireLabels struct {
-	Revision any `json:"controller-revision-hash"`
-}
-
-type wireAnnotations struct {
-	TemplateHash       any `json:"memgraph.com/pod-template-hash"`
-	TemplateGeneration any `json:"memgraph.com/pod-template-generation"`
-}
-
-type wireSpec struct {
-	Replicas   any              `json:"replicas"`   // a StatefulSet's
-	Containers []*wireContainer `json:"containers"` // a Pod's
-}
-
-type wireContainer struct {
-	Name  any `json:"name"`
-	Image any `json:"image"`
-}
-
-type wireStatus struct {
-	Replicas           any              `json:"replicas"`
-	ReadyReplicas      any              `json:"readyReplicas"`
-	ObservedGeneration any              `json:"observedGeneration"`
-	UpdateRevision     any              `json:"updateRevision"`
-	CurrentRevision    any              `json:"currentRevision"`
-	Conditions         []*wireCondition `json:"conditions"`
-}
-
-type wireCondition struct {
-	Type   any `json:"type"`
-	Status any `json:"status"`
-}
-
-// generic is the request as the readers read it.
-func (w *wireRequest) generic() *syncRequest {
-	return &syncRequest{Parent: w.Parent, Children: genericGroups(w.Children), Related: genericGroups(w.Related)}
-}
-
-func genericGroups(groups map[string]map[string]*wireObject) map[string]map[string]object {
-	if groups == nil {
-		return nil
-	}
-	out := make(map[string]map[string]object, len(readKeys))
-	for _, typeKey := range readKeys {
-		entries, ok := groups[typeKey]
-		if !ok {
-			continue
+	req := &syncRequest{}
+	var seen [3]bool
+	once := func(i int) bool {
+		if seen[i] {
+			return s.fail()
 		}
-		objs := make(map[string]object, len(entries))
-		for key, o := range entries {
-			objs[key] = o.generic()
+		seen[i] = true
+		return true
+	}
+	ok := s.members(func(key []byte, escaped bool) bool {
+		switch {
+		case escaped:
+			return s.fail()
+		case string(key) == "parent":
+			s.space()
+			start := s.pos
+			ok := once(0) && s.skip(1)
+			req.Parent = s.data[start:s.pos]
+			return ok
+		case string(key) == "children":
+			var ok bool
+			req.Children, ok = s.groups()
+			return once(1) && ok
+		case string(key) == "related":
+			var ok bool
+			req.Related, ok = s.groups()
+			return once(2) && ok
+		default:
+			return s.skip(1)
 		}
-		out[typeKey] = objs
+	})
+	s.space()
+	if !ok || !s.ok || s.pos != len(s.data) {
+		return nil, false
 	}
-	return out
+	return req, true
 }
 
-// fields collects the present (non-nil) fields of one generic object.
-type fields object
-
-func (f fields) set(key string, v any) {
-	if v != nil {
-		f[key] = v
+// groups reads children or related: per type, per key, an object or null. The types the readers
+// read keep their entries' read fields; the others are only checked to have that shape, as the
+// generic decode checks them.
+func (s *scanner) groups() (map[string]map[string]object, bool) {
+	s.numbers = true
+	defer func() { s.numbers = false }()
+	if s.null() {
+		return nil, s.ok
 	}
-}
-
-func (o *wireObject) generic() object {
-	if o == nil {
-		return nil
+	if s.peek() != '{' {
+		return nil, s.fail()
 	}
-	f := fields{}
-	if o.Metadata != nil {
-		f["metadata"] = o.Metadata.generic()
-	}
-	if o.Spec != nil {
-		f["spec"] = o.Spec.generic()
-	}
-	if o.Status != nil {
-		f["status"] = o.Status.generic()
-	}
-	f.set("type", o.Type)
-	f.set("data", o.Data)
-	return object(f)
-}
-
-func (m *wireMeta) generic() object {
-	f := fields{}
-	f.set("name", m.Name)
-	f.set("namespace", m.Namespace)
-	f.set("generation", m.Generation)
-	f.set("creationTimestamp", m.CreationTimestamp)
-	f.set("deletionTimestamp", m.DeletionTimestamp)
-	if m.Labels != nil {
-		labels := fields{}
-		labels.set(revisionLabel, m.Labels.Revision)
-		f["labels"] = object(labels)
-	}
-	if m.Annotations != nil {
-		annotations := fields{}
-		annotations.set(wireTemplateHashKey, m.Annotations.TemplateHash)
-		annotations.set(wireTemplateGenerationKey, m.Annotations.TemplateGeneration)
-		f["annotations"] = object(annotations)
-	}
-	return object(f)
-}
-
-func (s *wireSpec) generic() object {
-	f := fields{}
-	f.set("replicas", s.Replicas)
-	if s.Containers != nil {
-		containers := make([]any, len(s.Containers))
-		for i, c := range s.Containers {
-			if c != nil { // a null element stays nil: not an object, as before
-				container := fields{}
-				container.set("name", c.Name)
-				container.set("image", c.Image)
-				containers[i] = object(container)
-			}
+	out := map[string]map[string]object{}
+	ok := s.members(func(typeKey []byte, escaped bool) bool {
+		if escaped {
+			return s.fail()
 		}
-		f["containers"] = containers
-	}
-	return object(f)
-}
-
-func (s *wireStatus) generic() object {
-	f := fields{}
-	f.set("replicas", s.Replicas)
-	f.set("readyReplicas", s.ReadyReplicas)
-	f.set("observedGeneration", s.ObservedGeneration)
-	f.set("updateRevision", s.UpdateRevision)
-	f.set("currentRevision", s.CurrentRevision)
-	if s.Conditions != nil {
-		conditions := make([]any, len(s.Conditions))
-		for i, c := range s.Conditions {
-			if c != nil {
-				cond := fields{}
-				cond.set("type", c.Type)
-				cond.set("status", c.Status)
-				conditions[i] = object(cond)
-			}
+		if !readKeys[string(typeKey)] {
+			return s.unreadEntries()
 		}
-		f["conditions"] = conditions
-	}
-	return object(f)
+		if _, dup := out[string(typeKey)]; dup {
+			return s.fail()
+		}
+		entries, ok := s.entries()
+		out[string(typeKey)] = entries
+		return ok
+	})
+	return out, ok
 }
 
-// The annotation keys of wireAnnotations' tags.
-const (
-	wireTemplateHashKey       = "memgraph.com/pod-template-hash"
-	wireTemplateGenerationKey = "memgraph.com/pod-template-generation"
-)
+func (s *scanner) entries() (map[string]object, bool) {
+	if s.null() {
+		return nil, s.ok
+	}
+	if s.peek() != '{' {
+		return nil, s.fail()
+	}
+	out := map[string]object{}
+	ok := s.members(func(key []byte, escaped bool) bool {
+		if _, dup := out[string(key)]; dup || escaped {
+			return s.fail()
+		}
+		obj, ok := s.object(entrySchema)
+		out[string(key)] = obj
+		return ok
+	})
+	return out, ok
+}
+
+func (s *scanner) unreadEntries() bool {
+	if s.null() {
+		return s.ok
+	}
+	if s.peek() != '{' {
+		return s.fail()
+	}
+	return s.members(func([]byte, bool) bool {
+		if s.null() {
+			return s.ok
+		}
+		if s.peek() != '{' {
+			return s.fail()
+		}
+		return s.skip(1)
+	})
+}
