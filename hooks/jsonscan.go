@@ -34,12 +34,20 @@ const maxScanDepth = 1000
 // slices).
 type schema struct {
 	fields map[string]*schema
+	names  map[string]string // each field's name, so that a kept key costs no allocation
 	list   *schema
 	isList bool
 }
 
 func leaf() *schema                              { return nil }
-func objectOf(fields map[string]*schema) *schema { return &schema{fields: fields} }
+func objectOf(fields map[string]*schema) *schema {
+	names := make(map[string]string, len(fields))
+	for name := range fields {
+		names[name] = name
+	}
+	return &schema{fields: fields, names: names}
+}
+
 func listOf(elem *schema) *schema                { return &schema{list: elem, isList: true} }
 
 func (s *scanner) fail() bool { s.ok = false; return false }
@@ -76,26 +84,34 @@ func (s *scanner) literal(word string) bool {
 func (s *scanner) str() (raw []byte, escaped bool) {
 	s.pos++ // the opening quote
 	start := s.pos
-	for s.pos < len(s.data) {
-		c := s.data[s.pos]
-		switch {
-		case c == '"':
-			s.pos++
-			return s.data[start : s.pos-1], escaped
-		case c == '\\':
-			escaped = true
-			if !s.escape() {
-				return nil, true
-			}
-		case c < 0x20:
+	for {
+		end := bytes.IndexByte(s.data[s.pos:], '"')
+		if end < 0 {
 			s.fail()
 			return nil, true
-		default:
-			s.pos++
+		}
+		special := indexSpecial(s.data[s.pos : s.pos+end])
+		if special < 0 {
+			s.pos += end + 1
+			return s.data[start : s.pos-1], escaped
+		}
+		s.pos += special
+		if s.data[s.pos] != '\\' || !s.escape() {
+			s.fail()
+			return nil, true
+		}
+		escaped = true
+	}
+}
+
+// indexSpecial is the index of the first backslash or control character of b, -1 if none.
+func indexSpecial(b []byte) int {
+	for i, c := range b {
+		if c < 0x20 || c == '\\' {
+			return i
 		}
 	}
-	s.fail()
-	return nil, true
+	return -1
 }
 
 func (s *scanner) escape() bool {
@@ -270,20 +286,20 @@ func (s *scanner) object(sc *schema) (object, bool) {
 	if s.peek() != '{' {
 		return nil, s.fail()
 	}
-	out := object{}
+	out := make(object, len(sc.fields))
 	ok := s.members(func(key []byte, escaped bool) bool {
 		if escaped {
 			return s.fail() // it might spell a field it names
 		}
-		field, named := sc.fields[string(key)]
+		name, named := sc.names[string(key)]
 		if !named {
 			return s.skip(1)
 		}
-		if _, dup := out[string(key)]; dup {
+		if _, dup := out[name]; dup {
 			return s.fail()
 		}
-		v, ok := s.value(field)
-		out[string(key)] = v // null included, as the generic decode keeps it
+		v, ok := s.value(sc.fields[name])
+		out[name] = v // null included, as the generic decode keeps it
 		return ok
 	})
 	return out, ok

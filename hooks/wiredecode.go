@@ -36,7 +36,7 @@ func decodeSyncRequest(r io.Reader) (*syncRequest, error) {
 }
 
 // readKeys are the child and related types the readers look at; the others are never read.
-var readKeys = map[string]bool{statefulSetKey: true, podKey: true, secretKey: true}
+var readKeys = map[string]string{statefulSetKey: statefulSetKey, podKey: podKey, secretKey: secretKey}
 
 // entrySchema is every field the readers read of a StatefulSet, a Pod or a Secret.
 var entrySchema = objectOf(map[string]*schema{
@@ -114,19 +114,20 @@ func (s *scanner) groups() (map[string]map[string]object, bool) {
 	if s.peek() != '{' {
 		return nil, s.fail()
 	}
-	out := map[string]map[string]object{}
+	out := make(map[string]map[string]object, len(readKeys))
 	ok := s.members(func(typeKey []byte, escaped bool) bool {
 		if escaped {
 			return s.fail()
 		}
-		if !readKeys[string(typeKey)] {
+		name, read := readKeys[string(typeKey)]
+		if !read {
 			return s.unreadEntries()
 		}
-		if _, dup := out[string(typeKey)]; dup {
+		if _, dup := out[name]; dup {
 			return s.fail()
 		}
 		entries, ok := s.entries()
-		out[string(typeKey)] = entries
+		out[name] = entries
 		return ok
 	})
 	return out, ok
@@ -139,7 +140,7 @@ func (s *scanner) entries() (map[string]object, bool) {
 	if s.peek() != '{' {
 		return nil, s.fail()
 	}
-	out := map[string]object{}
+	out := make(map[string]object, 16)
 	ok := s.members(func(key []byte, escaped bool) bool {
 		if _, dup := out[string(key)]; dup || escaped {
 			return s.fail()
