@@ -39,7 +39,7 @@ type schema struct {
 	isList bool
 }
 
-func leaf() *schema                              { return nil }
+func leaf() *schema { return nil }
 func objectOf(fields map[string]*schema) *schema {
 	names := make(map[string]string, len(fields))
 	for name := range fields {
@@ -48,7 +48,7 @@ func objectOf(fields map[string]*schema) *schema {
 	return &schema{fields: fields, names: names}
 }
 
-func listOf(elem *schema) *schema                { return &schema{list: elem, isList: true} }
+func listOf(elem *schema) *schema { return &schema{list: elem, isList: true} }
 
 func (s *scanner) fail() bool { s.ok = false; return false }
 
