@@ -126,6 +126,7 @@ type Partitions struct {
 // TemplateGenerations are, per role, the StatefulSet's metadata.generation with which its current
 // pod template arrived (AnnotationTemplateGeneration). Until status.observedGeneration reaches
 // it, status.updateRevision may describe the previous template.
+// +kubebuilder:object:generate=false
 type TemplateGenerations struct {
 	Coordinators  int64
 	DataInstances int64
