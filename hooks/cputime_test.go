@@ -13,12 +13,3 @@ func processCPU() time.Duration {
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
-
-// peakRSS is the most resident memory this process has held, in bytes (Linux reports KiB).
-func peakRSS() int64 {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		panic(err)
-	}
-	return int64(ru.Maxrss) * 1024
-}
