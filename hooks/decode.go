@@ -12,7 +12,7 @@ import (
 // the parent with every default applied (remembered in parents) and what the children and Pods
 // say.
 func decodeSync(r *http.Request, parents *parentCache) (*admittedParent, workloads, error) {
-	req, err := decodeSyncRequest(r.Body)
+	req, err := decodeSyncRequest(r.Body, r.ContentLength)
 	if err != nil {
 		return nil, workloads{}, err
 	}

@@ -107,16 +107,23 @@ func badRequestf(format string, args ...any) error {
 // field, not the parent, and a later "PARENT" cannot replace "parent". Numbers inside objects
 // decode as int64 when they are integers and float64 otherwise, so a count is never rounded.
 func decodeJSON(r io.Reader, v any) error {
-	body, err := readBody(r)
+	body, err := readBody(r, 0)
 	if err != nil {
 		return err
 	}
 	return decodeBody(body, v)
 }
 
-// readBody reads a request body that is not empty.
-func readBody(r io.Reader) ([]byte, error) {
-	body, err := io.ReadAll(r)
+// maxBodyPresize bounds the buffer a request's Content-Length may reserve before its body
+// arrives.
+const maxBodyPresize = 1 << 20
+
+// readBody reads a request body that is not empty, into a buffer of the size the request
+// announced (size; 0 when unknown), so that reading it costs one allocation, not a series.
+func readBody(r io.Reader, size int64) ([]byte, error) {
+	buf := bytes.NewBuffer(make([]byte, 0, min(max(size, 0), maxBodyPresize)+bytes.MinRead))
+	_, err := buf.ReadFrom(r)
+	body := buf.Bytes()
 	if err != nil {
 		var tooLarge *http.MaxBytesError
 		if errors.As(err, &tooLarge) {

@@ -19,9 +19,10 @@ import (
 // with the path, are what they always were. When it succeeds, the readers see the values the
 // generic decode would give them (TestTypedDecodeChangesNothingButSpeed).
 
-// decodeSyncRequest reads and decodes the body of a sync request.
-func decodeSyncRequest(r io.Reader) (*syncRequest, error) {
-	body, err := readBody(r)
+// decodeSyncRequest reads and decodes the body of a sync request of the announced size (0 when
+// unknown).
+func decodeSyncRequest(r io.Reader, size int64) (*syncRequest, error) {
+	body, err := readBody(r, size)
 	if err != nil {
 		return nil, err
 	}

@@ -42,7 +42,7 @@ func TestTypedDecodeChangesNothingButSpeed(t *testing.T) {
 
 // decodeBoth answers a request body with the typed decode and with the generic one.
 func decodeBoth(body []byte) (typed, generic string) {
-	req, err := decodeSyncRequest(bytes.NewReader(body))
+	req, err := decodeSyncRequest(bytes.NewReader(body), int64(len(body)))
 	typed = outcome(req, err)
 	var old syncRequest
 	if err := decodeBody(body, &old); err != nil {
