@@ -57,8 +57,24 @@ BENCHCOUNT ?= 5
 .PHONY: bench
 bench: ## Benchmarks: the Bolt client, the converged sync against a bare JSON round trip, a bounded HTTP load test.
 	$(GO) test -run '^$$' -bench . -benchmem ./memgraph/bolt/
-	$(GO) test -run '^$$' -bench 'ConvergedSync|ShowInstancesFloor|SyncVsBareJSON' -benchmem -count $(BENCHCOUNT) ./hooks/
+	$(GO) test -run '^$$' -bench 'ConvergedSync|ShowInstancesFloor' -benchmem ./hooks/
+	$(GO) test -run '^$$' -bench 'SyncVsBareJSON' -benchtime 2000x -count $(BENCHCOUNT) ./hooks/
 	$(GO) test -run '^$$' -bench 'HTTPLoad' -benchtime 1x -count 3 ./hooks/
+
+BENCH_BASE ?= main
+
+# The same ratios for the tree at BENCH_BASE (with this tree's benchmarks) and for this tree,
+# alternately, so that both see the same machine; README.md's performance table comes from it.
+.PHONY: bench-compare
+bench-compare: ## make bench's ratios for BENCH_BASE (default main) and this tree, alternately in one run.
+	@base=$$(mktemp -d) && trap 'rm -rf "$$base"' EXIT && \
+	git archive $(BENCH_BASE) | tar -x -C "$$base" && \
+	cp hooks/bench_test.go hooks/load_bench_test.go hooks/cputime_test.go hooks/golden_test.go "$$base/hooks/" && \
+	for round in 1 2 3; do for tree in "$$base" "$$PWD"; do \
+		label=this; [ "$$tree" = "$$base" ] && label="$(BENCH_BASE)"; echo "== $$label (round $$round)"; \
+		(cd "$$tree" && $(GO) test -run '^$$' -bench 'SyncVsBareJSON' -benchtime 2000x ./hooks/ | grep ^Benchmark && \
+		 $(GO) test -run '^$$' -bench 'HTTPLoad' -benchtime 1x ./hooks/ | grep ^Benchmark) || exit 1; \
+	done; done
 
 .PHONY: property
 property: ## The randomized hook property test at 10,000 sequences (CI runs 300).

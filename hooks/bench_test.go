@@ -17,6 +17,17 @@ import (
 
 var benchSizes = [][2]int{{3, 2}, {7, 15}}
 
+// benchCases are the sizes, each also with its Pods as the API server serves them
+// (withAPIServerPods): the harness's Pods carry only what the hook reads.
+var benchCases = []struct {
+	name          string
+	size          [2]int
+	apiServerPods bool
+}{
+	{"3x2", [2]int{3, 2}, false}, {"7x15", [2]int{7, 15}, false},
+	{"3x2-api-pods", [2]int{3, 2}, true}, {"7x15-api-pods", [2]int{7, 15}, true},
+}
+
 // convergedBench is a converged cluster and the bytes of its steady-state sync.
 type convergedBench struct {
 	h        *harness
@@ -24,9 +35,13 @@ type convergedBench struct {
 	response map[string]any // the converged response, as the bare round trip encodes it
 }
 
-func newConvergedBench(b testing.TB, coordinators, data int) convergedBench {
+func newConvergedBench(b testing.TB, coordinators, data int, apiServerPods bool) convergedBench {
 	h := convergedHarness(b, coordinators, data)
-	req, err := json.Marshal(h.request())
+	request := h.request()
+	if apiServerPods {
+		request = h.withAPIServerPods(request)
+	}
+	req, err := json.Marshal(request)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -83,7 +98,7 @@ func (w *bufferWriter) Write(p []byte) (int, error) {
 func BenchmarkConvergedSync(b *testing.B) {
 	for _, size := range benchSizes {
 		b.Run(fmt.Sprintf("%dx%d", size[0], size[1]), func(b *testing.B) {
-			cb := newConvergedBench(b, size[0], size[1])
+			cb := newConvergedBench(b, size[0], size[1], false)
 			b.SetBytes(int64(len(cb.request)))
 			b.ReportAllocs()
 			b.ResetTimer()
@@ -116,9 +131,9 @@ func BenchmarkShowInstancesFloor(b *testing.B) {
 // CPU time (the simulator's side of the one Bolt round trip included), allocations and bytes of
 // each, and the CPU ratio sync ÷ bare (goal ≤ 1).
 func BenchmarkSyncVsBareJSON(b *testing.B) {
-	for _, size := range benchSizes {
-		b.Run(fmt.Sprintf("%dx%d", size[0], size[1]), func(b *testing.B) {
-			cb := newConvergedBench(b, size[0], size[1])
+	for _, bc := range benchCases {
+		b.Run(bc.name, func(b *testing.B) {
+			cb := newConvergedBench(b, bc.size[0], bc.size[1], bc.apiServerPods)
 			var sync, bare opCost
 			b.ResetTimer()
 			for done := 0; done < b.N; {
