@@ -69,7 +69,7 @@ BENCH_BASE ?= main
 bench-compare: ## make bench's ratios for BENCH_BASE (default main) and this tree, alternately in one run.
 	@base=$$(mktemp -d) && trap 'rm -rf "$$base"' EXIT && \
 	git archive $(BENCH_BASE) | tar -x -C "$$base" && \
-	cp hooks/bench_test.go hooks/load_bench_test.go hooks/cputime_test.go hooks/golden_test.go "$$base/hooks/" && \
+	cp hooks/bench_test.go hooks/load_bench_test.go hooks/cputime_test.go hooks/golden_test.go hooks/apipods_test.go "$$base/hooks/" && \
 	for round in 1 2 3; do for tree in "$$base" "$$PWD"; do \
 		label=this; [ "$$tree" = "$$base" ] && label="$(BENCH_BASE)"; echo "== $$label (round $$round)"; \
 		(cd "$$tree" && $(GO) test -run '^$$' -bench 'SyncVsBareJSON' -benchtime 2000x ./hooks/ | grep ^Benchmark && \
