@@ -2,6 +2,7 @@ package hooks
 
 import (
 	"io"
+	"unicode/utf8"
 
 	"github.com/memgraph-hooks/memgraph-hooks/topology"
 )
@@ -143,8 +144,8 @@ func (s *scanner) entries() (map[string]object, bool) {
 	}
 	out := make(map[string]object, 16)
 	ok := s.members(func(key []byte, escaped bool) bool {
-		if _, dup := out[string(key)]; dup || escaped {
-			return s.fail()
+		if _, dup := out[string(key)]; dup || escaped || !utf8.Valid(key) {
+			return s.fail() // the generic decode would have replaced what is not UTF-8
 		}
 		obj, ok := s.object(entrySchema)
 		out[string(key)] = obj

@@ -208,6 +208,10 @@ func byteLevelRequests(t *testing.T, base map[string]any) [][]byte {
 		{`"type":"Ready"`, `"type":"Re\u0061dy"`},
 		{`"StatefulSet.apps/v1":{`, `"StatefulSet.apps/v1":{},"StatefulSet.apps/v1":{`},
 		{`"related":{`, `"related":{"Pod.v1":{}},"related":{`},
+		{`"default/memgraph-data-0":{`, "\"default/memgraph-data-\xff0\":{"},
+		{`"name":"memgraph-data-0"`, "\"name\":\"memgraph-data-\xff0\""},
+		{`"replicas":3`, `"replicas":3,"x":1e400`},
+		{`"replicas":3`, `"replicas":1e400`},
 	}
 	for _, r := range replacements {
 		for _, n := range []int{1, -1} {
