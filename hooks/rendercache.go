@@ -2,6 +2,7 @@ package hooks
 
 import (
 	"encoding/json"
+	"slices"
 	"sync"
 
 	"github.com/memgraph-hooks/memgraph-hooks/topology"
@@ -10,11 +11,12 @@ import (
 // A converged cluster is synced again and again with the same parent, and admitting it and
 // rendering its children (typed objects → JSON → stored form) is most of a sync's cost. The
 // parent cache remembers, per parent — keyed by its exact JSON bytes, which are everything
-// admission and rendering read — the admitted cluster, its pod-template hashes and its children
-// as encoded JSON for the last few replica counts, partitions and template generations. All
-// three are pure functions of their key (topology.Admit, topology.PodTemplateHashes,
-// topology.DesiredChildren), so removing the cache changes nothing but speed
-// (TestParentCacheChangesNothingButSpeed). A parent that fails admission is not remembered.
+// admission and rendering read — the admitted cluster, its pod-template hashes, its children as
+// encoded JSON for the last few replica counts, partitions and template generations, and the
+// members it declares for the last observed size. All are pure functions of their key
+// (topology.Admit, PodTemplateHashes, DesiredChildren, Declare), so removing the cache changes
+// nothing but speed (TestParentCacheChangesNothingButSpeed). A parent that fails admission is not
+// remembered.
 
 // Bounds: a parent holds a few KiB and its children some tens of KiB, so a full cache is a few
 // MiB. Past the bound an arbitrary parent is forgotten, which degrades gracefully (unlike LRU)
@@ -38,10 +40,12 @@ func newParentCache(limit int) *parentCache {
 type admittedParent struct {
 	cluster *topology.Cluster
 
-	mu         sync.Mutex
-	hashesDone bool
-	hashes     [2]string // coordinators, data; "?" when they could not be computed
-	renderings map[rendering][]byte
+	mu          sync.Mutex
+	hashesDone  bool
+	hashes      [2]string // coordinators, data; "?" when they could not be computed
+	renderings  map[rendering][]byte
+	declared    *topology.Declared
+	declaredFor topology.Replicas
 }
 
 // rendering is everything DesiredChildren reads besides the cluster.
@@ -95,6 +99,21 @@ func (p *admittedParent) templateHashes() (coordinators, data string) {
 		p.hashes, p.hashesDone = [2]string{c, d}, true
 	}
 	return p.hashes[0], p.hashes[1]
+}
+
+// declare is the cluster's topology.Declared for current, remembered for the last current: the
+// planner only reads a Declared, so syncs may share one; its lists are clipped, so that even an
+// append to one copies rather than writes into the shared array.
+func (p *admittedParent) declare(current topology.Replicas) topology.Declared {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.declared == nil || p.declaredFor != current {
+		d := p.cluster.Declare(current)
+		d.Coordinators, d.DataInstances = slices.Clip(d.Coordinators), slices.Clip(d.DataInstances)
+		d.RetiringCoordinators, d.RetiringDataInstances = slices.Clip(d.RetiringCoordinators), slices.Clip(d.RetiringDataInstances)
+		p.declared, p.declaredFor = &d, current
+	}
+	return *p.declared
 }
 
 // children is the JSON array of topology.DesiredChildren for r.

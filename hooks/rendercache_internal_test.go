@@ -5,6 +5,8 @@ import (
 	"math/rand"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/memgraph-hooks/memgraph-hooks/topology"
 )
 
@@ -56,6 +58,9 @@ func assertRendersAsUncached(t *testing.T, p *admittedParent, raw []byte, r rend
 	}
 	if c, d := p.templateHashes(); c != wantCoordinators || d != wantData {
 		t.Errorf("%s: cached template hashes %s %s, uncached %s %s", clusterKey(fresh), c, d, wantCoordinators, wantData)
+	}
+	if diff := cmp.Diff(fresh.Declare(r.replicas), p.declare(r.replicas)); diff != "" {
+		t.Errorf("%s: cached Declared differs from uncached (-uncached +cached):\n%s", clusterKey(fresh), diff)
 	}
 	children, err := topology.DesiredChildren(fresh, r.replicas, r.partitions, r.generations)
 	if err != nil {

@@ -50,7 +50,7 @@ func (h *handler) reconcile(ctx context.Context, p *admittedParent, work workloa
 	c := p.cluster
 	coordinatorHash, dataHash := p.templateHashes()
 	w := work.rolloutWorkloads(c, coordinatorHash, dataHash, h.cfg.Now())
-	out := h.stages(ctx, c, work, w, dryRun)
+	out := h.stages(ctx, p, work, w, dryRun)
 	if out.Rollout.Reason == "" {
 		out.Rollout = out.Plan.Rollout
 	}
@@ -60,8 +60,9 @@ func (h *handler) reconcile(ctx context.Context, p *admittedParent, work workloa
 	return out
 }
 
-func (h *handler) stages(ctx context.Context, c *topology.Cluster, work workloads, w *planner.Workloads, dryRun bool) planner.Outcome {
-	d := c.Declare(work.current)
+func (h *handler) stages(ctx context.Context, p *admittedParent, work workloads, w *planner.Workloads, dryRun bool) planner.Outcome {
+	c := p.cluster
+	d := p.declare(work.current)
 	out := planner.Outcome{
 		Declared: d, DryRun: dryRun, WorkloadsSettled: work.atDeclared(d),
 		// Unobserved, nothing changes: not even the widened retiring range may grow a StatefulSet.
