@@ -22,6 +22,9 @@ type scanner struct {
 	// numbers: every number must fit a float64, as where the generic decode materialises them
 	// (the children and related objects); elsewhere it skips them unchecked.
 	numbers bool
+	// strings holds every string leaf kept so far, boxed: the Pods of a request repeat their
+	// namespace, revision, image, condition type and status, and each repeat then costs nothing.
+	strings map[string]any
 }
 
 // maxScanDepth is far below encoding/json's own limit, so the scanner never accepts what the
@@ -350,7 +353,7 @@ func (s *scanner) leaf() (any, bool) {
 		if escaped || !s.ok || !utf8.Valid(raw) {
 			return nil, s.fail()
 		}
-		return string(raw), true
+		return s.intern(raw), true
 	case c == 't':
 		return true, s.literal("true")
 	case c == 'f':
@@ -374,6 +377,20 @@ func (s *scanner) leaf() (any, bool) {
 		}
 		return convertNumber(string(text))
 	}
+}
+
+// intern returns raw as a string in an interface, the same one for the same text.
+func (s *scanner) intern(raw []byte) any {
+	if v, ok := s.strings[string(raw)]; ok {
+		return v
+	}
+	if s.strings == nil {
+		s.strings = make(map[string]any, 64)
+	}
+	str := string(raw)
+	var v any = str
+	s.strings[str] = v
+	return v
 }
 
 // convertNumber is the generic decode's rule: an int64 for an integer without a '.', else a
