@@ -36,6 +36,11 @@ FUZZTIME ?= 5m
 fuzz: ## Fuzz POST /sync for FUZZTIME (default 5m) from the committed hostile-input corpus; outside CI.
 	$(GO) test -run '^$$' -fuzz '^FuzzSync$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 2s ./hooks/
 
+# The scan of a sync request against the generic decode it stands in for (hooks/wiredecode.go).
+.PHONY: fuzz-decode
+fuzz-decode: ## Fuzz the typed decode of POST /sync against the generic one for FUZZTIME; outside CI.
+	$(GO) test -run '^$$' -fuzz '^FuzzTypedDecode$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 2s ./hooks/
+
 .PHONY: unit
 unit: ## Unit, simulator and hook scenario tests (race detector on).
 	$(GO) test -race -count=1 ./...

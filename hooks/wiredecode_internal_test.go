@@ -40,12 +40,25 @@ func TestTypedDecodeChangesNothingButSpeed(t *testing.T) {
 	t.Logf("%d requests, %d decoded by the typed path", len(bodies), fast)
 }
 
+// FuzzTypedDecode looks for a request the scan answers otherwise than the generic decode
+// (`make fuzz-decode`); without -fuzz it replays the byte-level cases.
+func FuzzTypedDecode(f *testing.F) {
+	for _, body := range byteLevelRequests(f, baseRequest(f)) {
+		f.Add(body)
+	}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		if typed, generic := decodeBoth(body); typed != generic {
+			t.Errorf("typed decode differs from generic (-generic +typed):\n%s", cmp.Diff(generic, typed))
+		}
+	})
+}
+
 // decodeBoth answers a request body with the typed decode and with the generic one.
 func decodeBoth(body []byte) (typed, generic string) {
 	req, err := decodeSyncRequest(bytes.NewReader(body), int64(len(body)))
 	typed = outcome(req, err)
 	var old syncRequest
-	if err := decodeBody(body, &old); err != nil {
+	if err := decodeJSON(bytes.NewReader(body), &old); err != nil {
 		return typed, outcome(nil, err)
 	}
 	return typed, outcome(&old, nil)
@@ -68,7 +81,7 @@ func outcome(req *syncRequest, err error) string {
 }
 
 // baseRequest is the example converged request, its parent asking for Bolt TLS, with the Secret.
-func baseRequest(t *testing.T) map[string]any {
+func baseRequest(t testing.TB) map[string]any {
 	raw, err := os.ReadFile("../examples/hook-requests/sync-pods-ready.json")
 	if err != nil {
 		t.Fatal(err)
@@ -110,7 +123,7 @@ var mutationValues = []any{
 
 // mutatedRequests sets every read path of one StatefulSet, one Pod, the Secret and a Service to
 // every mutation value, and each group and envelope to a few.
-func mutatedRequests(t *testing.T, base map[string]any) [][]byte {
+func mutatedRequests(t testing.TB, base map[string]any) [][]byte {
 	var out [][]byte
 	objects := [][]string{
 		{"children", statefulSetKey, "default/memgraph-coordinator"},
@@ -189,7 +202,7 @@ func setPath(obj map[string]any, key, path string, v any) bool {
 
 // byteLevelRequests are oddities a map never marshals to: duplicate keys at each level the typed
 // decode types, keys spelled with escapes or another case, and what may follow the document.
-func byteLevelRequests(t *testing.T, base map[string]any) [][]byte {
+func byteLevelRequests(t testing.TB, base map[string]any) [][]byte {
 	body := string(marshal(t, base))
 	var out [][]byte
 	add := func(s string) { out = append(out, []byte(s)) }
@@ -227,7 +240,7 @@ func byteLevelRequests(t *testing.T, base map[string]any) [][]byte {
 	return out
 }
 
-func cloneJSON(t *testing.T, v map[string]any) map[string]any {
+func cloneJSON(t testing.TB, v map[string]any) map[string]any {
 	var out map[string]any
 	if err := json.Unmarshal(marshal(t, v), &out); err != nil {
 		t.Fatal(err)
@@ -235,7 +248,7 @@ func cloneJSON(t *testing.T, v map[string]any) map[string]any {
 	return out
 }
 
-func marshal(t *testing.T, v any) []byte {
+func marshal(t testing.TB, v any) []byte {
 	raw, err := json.Marshal(v)
 	if err != nil {
 		t.Fatal(err)
