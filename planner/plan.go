@@ -43,7 +43,8 @@ func Plan(d topology.Declared, o Observed) Result {
 }
 
 // NeedsReplicationLag reports whether Plan needs SHOW REPLICATION LAG for this observation:
-// only when the observed MAIN is a retiring instance, i.e. a handover is due. The hook then
+// only when a handover may be due, i.e. the observed MAIN is a retiring instance or not the
+// preferred MAIN. The hook then
 // fetches it and plans again with Observed.Lag set.
 func NeedsReplicationLag(d topology.Declared, o Observed) bool {
 	if leaderNotReady(o) {
@@ -52,7 +53,7 @@ func NeedsReplicationLag(d topology.Declared, o Observed) bool {
 	v := index(o)
 	m := observeMain(v)
 	_, retires := topology.Find(retiringMembers(d, v).data, m.name)
-	return m.name != "" && retires
+	return m.name != "" && retires || switchoverDue(d, m)
 }
 
 // compareMemberNames orders instance_<n> and coordinator_<id> by number, anything else after

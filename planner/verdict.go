@@ -71,8 +71,8 @@ const (
 // the pass speaks for both; past discovery, Ready tells whether a MAIN is elected and Converged
 // names the first blocker in this order: a leader read that failed, a step that failed or did
 // not finish, half-joined coordinators, a retiring MAIN without a caught-up survivor, a yield,
-// retirement, the budget, pending registrations, a dry run, StatefulSets not yet at the
-// declared size. What the steps changed is judged on Now, what the plan set out to do on Plan.
+// retirement, the budget, pending registrations, a dry run, a preferred MAIN not able to take
+// over yet, StatefulSets not yet at the declared size. What the steps changed is judged on Now, what the plan set out to do on Plan.
 func Verdict(o Outcome) Verdicts {
 	switch {
 	case o.TLSProblem != "":
@@ -159,13 +159,24 @@ func (o Outcome) converged() (Condition, float64) {
 			listNames(append(append([]string{}, now.PendingCoordinators...), now.PendingDataInstances...))), ResyncProgressing
 	case o.DryRun && len(o.Plan.Commands) > 0:
 		return isFalse(topology.ReasonRegistrationInProgress, "dry run: %d planned steps not executed", len(o.Plan.Commands)), ResyncProgressing
+	case planned.SwitchoverPending != "":
+		// Lag shrinks without any watch event: look again soon.
+		return isFalse(topology.ReasonSwitchoverPending, "%s", planned.SwitchoverPending), ResyncWaiting
 	case !o.WorkloadsSettled:
 		return isFalse(topology.ReasonWorkloadsNotReady, "StatefulSets are not yet at %d coordinators and %d data instances",
 			len(o.Declared.Coordinators), len(o.Declared.DataInstances)), ResyncWaiting
 	}
-	return isTrue(topology.ReasonAllInstancesRegistered, "%s and %s registered%s",
+	return isTrue(topology.ReasonAllInstancesRegistered, "%s and %s registered%s%s",
 		describeCount(len(o.Declared.Coordinators), "coordinator"),
-		describeCount(len(o.Declared.DataInstances), "data instance"), driftNote(now.Drift)), ResyncConverged
+		describeCount(len(o.Declared.DataInstances), "data instance"), preferredNote(o.Declared, now), driftNote(now.Drift)), ResyncConverged
+}
+
+// preferredNote says that the preferred MAIN was reached.
+func preferredNote(d topology.Declared, now Progress) string {
+	if d.PreferredMain == "" || now.Main != d.PreferredMain {
+		return ""
+	}
+	return "; " + now.Main + " is MAIN, as spec.preferredMain asks"
 }
 
 // halfJoinedCondition names Raft members the leader's application log lacks: a human has to
