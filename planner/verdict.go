@@ -43,6 +43,13 @@ type Outcome struct {
 
 	// WorkloadsSettled: both StatefulSets are at the declared size and their controller caught up.
 	WorkloadsSettled bool
+
+	// Paused: the parent carries memgraph.com/paused; the pass returned every child as observed,
+	// planned on one read and wrote nothing.
+	Paused bool
+	// Hibernation is the pass's hibernation step; when it is in charge, the stages after the
+	// gates did not run.
+	Hibernation HibernationStep
 }
 
 // Condition is one status condition as the verdict decides it.
@@ -52,10 +59,11 @@ type Condition struct {
 	Message string
 }
 
-// Verdicts are the two conditions and when Metacontroller should sync again.
+// Verdicts are the conditions, the phase and when Metacontroller should sync again.
 type Verdicts struct {
-	Ready, Converged   Condition
-	ResyncAfterSeconds float64
+	Ready, Converged, Paused, Hibernated Condition
+	Phase                                topology.Phase
+	ResyncAfterSeconds                   float64
 }
 
 // Resync delays (seconds) by situation: short while anything is pending, long when converged, so
@@ -73,7 +81,34 @@ const (
 // not finish, half-joined coordinators, a retiring MAIN without a caught-up survivor, a yield,
 // retirement, the budget, pending registrations, a dry run, a preferred MAIN not able to take
 // over yet, StatefulSets not yet at the declared size. What the steps changed is judged on Now, what the plan set out to do on Plan.
+//
+// Hibernating and waking passes are judged by their step instead (Hibernated, and Converged True
+// once hibernated as declared), and a paused pass keeps a Converged that holds but otherwise says
+// that it is paused and what it would do.
 func Verdict(o Outcome) Verdicts {
+	var v Verdicts
+	if o.Hibernation.InCharge {
+		v = o.hibernationVerdict()
+	} else {
+		v = o.readyAndConverged()
+	}
+	v.Phase, v.Hibernated = o.Hibernation.Phase, o.Hibernation.Hibernated
+	if v.Hibernated.Reason == "" {
+		v.Phase, v.Hibernated = running().Phase, running().Hibernated
+	}
+	v.Paused = isFalse(topology.ReasonReconciling, "the hook reconciles the cluster; annotate it %s=true to pause", topology.AnnotationPaused)
+	if o.Paused {
+		v.Paused = isTrue(topology.ReasonPaused, "annotation %s: the hook returns every child as observed and sends no Bolt write; "+
+			"remove the annotation to resume", topology.AnnotationPaused)
+		v.Phase, v.ResyncAfterSeconds = topology.PhasePaused, ResyncWaiting
+		if v.Converged.Status != metav1.ConditionTrue {
+			v.Converged = isFalse(topology.ReasonPaused, "paused (%s), so nothing converges: %s", topology.AnnotationPaused, v.Converged.Message)
+		}
+	}
+	return v
+}
+
+func (o Outcome) readyAndConverged() Verdicts {
 	switch {
 	case o.TLSProblem != "":
 		// Checked before the pods: a missing or unusable Secret is usually why they are not Ready.
