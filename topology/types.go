@@ -112,6 +112,7 @@ type MemgraphClusterSpec struct {
 	// MAIN. When another instance is MAIN, the hook hands MAIN over to it once it is up and
 	// proven caught up on every database (a planned switchover), and moves MAIN back to it after
 	// a failover once it has returned and caught up. Unset, the hook never moves a healthy MAIN.
+	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=12
 	// +kubebuilder:validation:XValidation:rule="self.matches('^instance_(0|[1-9][0-9]{0,2})$')",message="preferredMain must name a data instance as SHOW INSTANCES names it, instance_<n> such as instance_0 or instance_2"
 	// +optional
