@@ -16,7 +16,7 @@ import (
 // observations give. It is pure; now stamps a condition whose status changed.
 func render(c *topology.Cluster, work workloads, out planner.Outcome, now time.Time) (*syncResponse, planner.Verdicts, error) {
 	v := planner.Verdict(out)
-	children, err := topology.DesiredChildren(c, out.Replicas)
+	children, err := desiredChildren(c, work, out)
 	if err != nil {
 		return nil, v, err
 	}
@@ -34,6 +34,19 @@ func render(c *topology.Cluster, work workloads, out planner.Outcome, now time.T
 	return resp, v, nil
 }
 
+// desiredChildren are the children a pass returns: every observed one frozen while paused,
+// else the cluster's at the replica counts the outcome permits, shaped for hibernation.
+func desiredChildren(c *topology.Cluster, work workloads, out planner.Outcome) ([]object, error) {
+	if out.Paused {
+		return frozenChildren(work.ops)
+	}
+	children, err := topology.DesiredChildren(c, out.Replicas)
+	if err != nil {
+		return nil, err
+	}
+	return children, topology.RenderHibernation(c, children, out.Hibernation.Window)
+}
+
 // status is pure observation of this pass. Metacontroller adds observedGeneration itself.
 func status(c *topology.Cluster, work workloads, out planner.Outcome, v planner.Verdicts, now time.Time) topology.MemgraphClusterStatus {
 	coordinatorPods, dataPods := podNames(out.Declared)
@@ -45,14 +58,31 @@ func status(c *topology.Cluster, work workloads, out planner.Outcome, v planner.
 		Conditions: []metav1.Condition{
 			condition(c.PriorConditions(), topology.ConditionReady, v.Ready, c.Generation(), now),
 			condition(c.PriorConditions(), topology.ConditionConverged, v.Converged, c.Generation(), now),
+			condition(c.PriorConditions(), topology.ConditionPaused, v.Paused, c.Generation(), now),
+			condition(c.PriorConditions(), topology.ConditionHibernated, v.Hibernated, c.Generation(), now),
 		},
-		Warnings: work.ignored.render(),
+		Phase:         v.Phase,
+		LastOperation: lastOperation(c, out, now),
+		Warnings:      work.ignored.render(),
+	}
+	if _, warning := c.Paused(); warning != "" {
+		st.Warnings = append(st.Warnings, warning)
 	}
 	if out.Latest.Leader != "" {
 		st.Leader, st.Main = out.Latest.Leader, out.Now.Main
 		st.Coordinators, st.DataInstances = registeredCounts(out.Latest.Instances)
 	}
 	return st
+}
+
+// lastOperation is this pass's writes, stamped now, or the prior record when it wrote nothing.
+func lastOperation(c *topology.Cluster, out planner.Outcome, now time.Time) *topology.Operation {
+	op := planner.LastOperation(out.Execution, len(out.Plan.Commands))
+	if op == nil {
+		return c.PriorLastOperation()
+	}
+	op.Time = metav1.NewTime(now.UTC().Truncate(time.Second))
+	return op
 }
 
 // condition renders one condition. The only thing read back from the prior status is its

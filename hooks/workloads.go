@@ -31,6 +31,7 @@ type workloads struct {
 	readyPods                        map[string]bool // pod name → Ready and not terminating
 	tls                              boltTrust       // from the spec.tls Secret among the related objects
 	ignored                          warnings        // evidence beyond a role's ceiling
+	ops                              dayOps          // what pause and hibernation read
 }
 
 // observeWorkloads reads the StatefulSets among the children and the Pods among the related
