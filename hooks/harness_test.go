@@ -38,6 +38,11 @@ type harness struct {
 	lastResp    syncResponse
 	secrets     map[string]any // related Secrets, keyed like Metacontroller's v2 request
 	boltTLS     *tls.Config    // when set, every simulated instance serves Bolt only over TLS
+	annotations map[string]any // the parent's metadata.annotations
+	// keepVolumes: a shed pod's instance is stopped with its state and restarted with it when
+	// its pod comes back (claims retained), instead of removed for good.
+	keepVolumes bool
+	stopped     map[string]bool // pods stopped with their state (keepVolumes)
 }
 
 type syncResponse struct {
@@ -112,9 +117,13 @@ func (h *harness) network() topology.Network {
 }
 
 func (h *harness) parent() map[string]any {
+	meta := map[string]any{"name": h.name, "namespace": h.ns, "uid": "uid-1", "generation": 1}
+	if h.annotations != nil {
+		meta["annotations"] = h.annotations
+	}
 	return map[string]any{
 		"apiVersion": "memgraph.com/v1alpha1", "kind": "MemgraphCluster",
-		"metadata": map[string]any{"name": h.name, "namespace": h.ns, "uid": "uid-1", "generation": 1},
+		"metadata": meta,
 		"spec":     h.spec,
 		"status":   h.lastResp.Status,
 	}
@@ -274,26 +283,54 @@ func (h *harness) reconcilePods() {
 		for i := 0; i < replicasOf(sts); i++ {
 			c := n.Coordinator(topology.FirstCoordinatorID + i)
 			want[c.Pod] = true
-			if !h.pods[c.Pod] {
+			if !h.pods[c.Pod] && !h.resume(c.Pod) {
 				h.must(h.world.StartCoordinator(sim.CoordinatorSpec{ID: c.ID(), Host: c.Host, BoltPort: 7687, ManagementPort: 10000, CoordinatorPort: 12000, TLS: h.boltTLS}))
 			}
 		}
 	}
 	if sts, ok := h.children["StatefulSet/"+topology.DataSetName(h.name)]; ok {
+		first := topology.FirstDataOrdinal
+		if w := topology.DataWindow(sts); w != nil {
+			first = int(*w)
+		}
 		for i := 0; i < replicasOf(sts); i++ {
-			d := n.DataInstance(topology.FirstDataOrdinal + i)
+			d := n.DataInstance(first + i)
 			want[d.Pod] = true
-			if !h.pods[d.Pod] {
+			if !h.pods[d.Pod] && !h.resume(d.Pod) {
 				h.must(h.world.StartData(sim.DataSpec{Host: d.Host, BoltPort: 7687, ManagementPort: 10000, TLS: h.boltTLS}))
 			}
 		}
 	}
 	for pod := range h.pods {
 		if !want[pod] {
-			h.world.Remove(h.hostOf(pod))
+			h.shed(pod)
 		}
 	}
 	h.pods = want
+}
+
+// shed takes a pod away: its instance stops with its state when volumes are kept, else it is
+// removed for good.
+func (h *harness) shed(pod string) {
+	if !h.keepVolumes {
+		h.world.Remove(h.hostOf(pod))
+		return
+	}
+	h.must(h.world.Kill(h.hostOf(pod)))
+	if h.stopped == nil {
+		h.stopped = map[string]bool{}
+	}
+	h.stopped[pod] = true
+}
+
+// resume restarts a pod stopped with its state, and reports whether it was one.
+func (h *harness) resume(pod string) bool {
+	if !h.stopped[pod] {
+		return false
+	}
+	h.must(h.world.Restart(h.hostOf(pod)))
+	delete(h.stopped, pod)
+	return true
 }
 
 func (h *harness) hostOf(pod string) string {

@@ -175,7 +175,8 @@ func (o Outcome) converged() (Condition, float64) {
 	case len(now.HalfJoined) > 0:
 		return halfJoinedCondition(now.HalfJoined), ResyncWaiting
 	case planned.NoCaughtUpSurvivor != "":
-		return isFalse(topology.ReasonNoCaughtUpSurvivor, "%s", planned.NoCaughtUpSurvivor), ResyncWaiting
+		return isFalse(topology.ReasonNoCaughtUpSurvivor, "MAIN %s is retiring and stays MAIN until a survivor can take over: %s",
+			planned.Main, planned.NoCaughtUpSurvivor), ResyncWaiting
 	case planned.YieldPending || now.YieldPending:
 		return isFalse(topology.ReasonLeadershipTransferInProgress, "%s is retiring and yields leadership; waiting for a new leader",
 			o.Discovery.View.Leader), ResyncProgressing
