@@ -13,14 +13,15 @@ import (
 
 // render builds the response from the pass's outcome alone: the desired children at the
 // replica counts the outcome permits, and the status the verdict (planner.Verdict) and the
-// observations give. It is pure; now stamps a condition whose status changed.
-func render(c *topology.Cluster, work workloads, out planner.Outcome, now time.Time) (*syncResponse, planner.Verdicts, error) {
+// observations give, with op as status.lastOperation. It is pure; now stamps a condition whose
+// status changed.
+func render(c *topology.Cluster, work workloads, out planner.Outcome, op *topology.Operation, now time.Time) (*syncResponse, planner.Verdicts, error) {
 	v := planner.Verdict(out)
 	children, err := desiredChildren(c, work, out)
 	if err != nil {
 		return nil, v, err
 	}
-	statusMap, err := toMap(status(c, work, out, v, now))
+	statusMap, err := toMap(status(c, work, out, v, op, now))
 	if err != nil {
 		return nil, v, err
 	}
@@ -48,7 +49,7 @@ func desiredChildren(c *topology.Cluster, work workloads, out planner.Outcome) (
 }
 
 // status is pure observation of this pass. Metacontroller adds observedGeneration itself.
-func status(c *topology.Cluster, work workloads, out planner.Outcome, v planner.Verdicts, now time.Time) topology.MemgraphClusterStatus {
+func status(c *topology.Cluster, work workloads, out planner.Outcome, v planner.Verdicts, op *topology.Operation, now time.Time) topology.MemgraphClusterStatus {
 	coordinatorPods, dataPods := podNames(out.Declared)
 	st := topology.MemgraphClusterStatus{
 		Pods: topology.PodCounts{
@@ -62,7 +63,7 @@ func status(c *topology.Cluster, work workloads, out planner.Outcome, v planner.
 			condition(c.PriorConditions(), topology.ConditionHibernated, v.Hibernated, c.Generation(), now),
 		},
 		Phase:         v.Phase,
-		LastOperation: lastOperation(c, out, now),
+		LastOperation: op,
 		Warnings:      work.ignored.render(),
 	}
 	if _, warning := c.Paused(); warning != "" {
@@ -73,16 +74,6 @@ func status(c *topology.Cluster, work workloads, out planner.Outcome, v planner.
 		st.Coordinators, st.DataInstances = registeredCounts(out.Latest.Instances)
 	}
 	return st
-}
-
-// lastOperation is this pass's writes, stamped now, or the prior record when it wrote nothing.
-func lastOperation(c *topology.Cluster, out planner.Outcome, now time.Time) *topology.Operation {
-	op := planner.LastOperation(out.Execution, len(out.Plan.Commands))
-	if op == nil {
-		return c.PriorLastOperation()
-	}
-	op.Time = metav1.NewTime(now.UTC().Truncate(time.Second))
-	return op
 }
 
 // condition renders one condition. The only thing read back from the prior status is its

@@ -27,7 +27,7 @@ func (h *handler) handleSync(w http.ResponseWriter, r *http.Request) {
 	ctx, cancel := context.WithTimeout(withClusterLog(r.Context(), cluster), h.cfg.SyncBudget)
 	defer cancel()
 	out := h.pass(ctx, cluster, work, dryRun)
-	resp, verdicts, err := render(cluster, work, out, h.cfg.Now())
+	resp, verdicts, err := render(cluster, work, out, h.lastOperation(cluster, out), h.cfg.Now())
 	if err != nil {
 		h.fail(w, "sync", badRequestf("rendering children: %v", err))
 		return

@@ -47,3 +47,6 @@ func (c *Cluster) DataStartupBudget() time.Duration {
 // that writes nothing carries forward unchanged; nil when there is none. The value is the
 // cluster's: do not modify.
 func (c *Cluster) PriorLastOperation() *Operation { return c.mc.Status.LastOperation }
+
+// UID is metadata.uid: it tells a cluster from an earlier one of the same name.
+func (c *Cluster) UID() string { return string(c.mc.UID) }
