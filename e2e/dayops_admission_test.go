@@ -7,7 +7,7 @@ package e2e_test
 func init() {
 	celCases = append(celCases,
 		celCase{name: "preferredMain not an instance name", field: "spec.preferredMain",
-			invalid: "preferredMain: memgraph-data-1", valid: "preferredMain: instance_1"},
+			invalid: "preferredMain: instance_01", valid: "preferredMain: instance_1"},
 		celCase{name: "preferredMain beyond the declared instances", field: "spec",
 			invalid: "{preferredMain: instance_2, dataInstances: 2}", valid: "{preferredMain: instance_2, dataInstances: 3}"},
 	)
