@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/memgraph-hooks/memgraph-hooks/topology"
@@ -26,26 +25,6 @@ func (s *scenario) kubectl(args ...string) string {
 		s.t.Fatalf("kubectl %s: %v\n%s", strings.Join(args, " "), err, out)
 	}
 	return out
-}
-
-// waitStatus waits until check accepts the cluster.
-func (s *scenario) waitStatus(name, what string, check func(*unstructured.Unstructured) error) *unstructured.Unstructured {
-	s.t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), convergeTimeout)
-	defer cancel()
-	var last *unstructured.Unstructured
-	err := eventually(ctx, 200*time.Millisecond, func() error {
-		u, err := s.get(ctx, name)
-		if err != nil {
-			return err
-		}
-		last = u
-		return check(u)
-	})
-	if err != nil {
-		s.t.Fatalf("%s: %v", what, err)
-	}
-	return last
 }
 
 func statusString(u *unstructured.Unstructured, path ...string) string {
@@ -113,7 +92,7 @@ func TestDayTwoOperations(t *testing.T) {
 	if got := s.stsReplicas(topology.DataSetName(name)); got != 3 {
 		t.Errorf("data StatefulSet replicas %d while paused, want 3", got)
 	}
-	mgc = s.waitStatus(name, "the paused status", func(u *unstructured.Unstructured) error {
+	s.waitStatus(name, "the paused status", convergeTimeout, func(u *unstructured.Unstructured) error {
 		if st, reason, _ := conditionStatus(u, "Converged"); st != "False" || reason != string(topology.ReasonPaused) || statusString(u, "phase") != "Paused" {
 			return fmt.Errorf("Converged %s/%s, phase %q", st, reason, statusString(u, "phase"))
 		}
@@ -150,7 +129,9 @@ func TestDayTwoOperations(t *testing.T) {
 			t.Errorf("%s replicas %d while hibernated, want 0", set, got)
 		}
 	}
-	s.waitNoPods(name)
+	if err := s.waitLeft(name, false); err != nil {
+		t.Errorf("hibernated, yet: %v", err)
+	}
 	if diff := cmp.Diff(claims, s.claims()); diff != "" {
 		t.Errorf("claims after hibernating (-before +after):\n%s", diff)
 	}
@@ -194,24 +175,4 @@ func (s *scenario) mainCommitted() map[string]int64 {
 	}
 	s.t.Fatalf("no MAIN among %+v", g.Data)
 	return nil
-}
-
-// waitNoPods waits until no Pod of the cluster is left.
-func (s *scenario) waitNoPods(name string) {
-	s.t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	err := eventually(ctx, 200*time.Millisecond, func() error {
-		pods, err := testEnv.Client.CoreV1().Pods(s.ns).List(ctx, metav1.ListOptions{LabelSelector: topology.LabelInstance + "=" + name})
-		if err != nil {
-			return err
-		}
-		if len(pods.Items) > 0 {
-			return fmt.Errorf("%d pods left", len(pods.Items))
-		}
-		return nil
-	})
-	if err != nil {
-		s.t.Errorf("hibernated, yet: %v", err)
-	}
 }
