@@ -90,11 +90,17 @@ func frozenChildren(ops dayOps) ([]object, error) {
 // hibernation asks the planner for the pass's part in hibernating or waking, reading which
 // instance is MAIN (discovery's view) when the step depends on it. It never writes. The view
 // read, if any, is returned for the status.
-func (h *handler) hibernation(ctx context.Context, c *topology.Cluster, work workloads, d topology.Declared) (planner.HibernationStep, *planner.View) {
+func (h *handler) hibernation(ctx context.Context, c *topology.Cluster, work workloads, w *planner.Workloads, d topology.Declared) (planner.HibernationStep, *planner.View) {
 	in := planner.HibernationInput{
 		Declared: d, Hibernate: c.Hibernate(), Window: work.ops.window,
-		DataPods: work.ops.dataPods, CoordinatorPods: work.ops.coordinatorPods, Current: work.current,
+		DataPods: work.ops.dataPods, CoordinatorPods: work.ops.coordinatorPods, Current: work.current, Returned: work.specReplicas,
 		Now: h.cfg.Now(), StartupBudget: c.DataStartupBudget(),
+	}
+	if c.Hibernate() {
+		rollout := planner.PlanRollout(planner.RolloutInput{Declared: d, Replicas: planner.Hold(d, work.specReplicas), Workloads: *w})
+		if rollout.InProgress() {
+			in.RolloutPending = rollout.Message
+		}
 	}
 	step := planner.PlanHibernation(in)
 	if !step.NeedsView {

@@ -41,7 +41,7 @@ func desiredChildren(c *topology.Cluster, work workloads, out planner.Outcome) (
 	if out.Paused {
 		return frozenChildren(work.ops)
 	}
-	children, err := topology.DesiredChildren(c, out.Replicas)
+	children, err := topology.DesiredChildren(c, out.Replicas, out.Rollout.Partitions, out.Rollout.TemplateGenerations)
 	if err != nil {
 		return nil, err
 	}
@@ -59,12 +59,15 @@ func status(c *topology.Cluster, work workloads, out planner.Outcome, v planner.
 		Conditions: []metav1.Condition{
 			condition(c.PriorConditions(), topology.ConditionReady, v.Ready, c.Generation(), now),
 			condition(c.PriorConditions(), topology.ConditionConverged, v.Converged, c.Generation(), now),
+			condition(c.PriorConditions(), topology.ConditionUpdated, v.Updated, c.Generation(), now),
 			condition(c.PriorConditions(), topology.ConditionPaused, v.Paused, c.Generation(), now),
 			condition(c.PriorConditions(), topology.ConditionHibernated, v.Hibernated, c.Generation(), now),
 		},
 		Phase:         v.Phase,
 		LastOperation: op,
 		Warnings:      work.ignored.render(),
+		Version:       out.Rollout.Version,
+		TargetVersion: out.Rollout.TargetVersion,
 	}
 	if _, warning := c.Paused(); warning != "" {
 		st.Warnings = append(st.Warnings, warning)

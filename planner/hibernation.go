@@ -36,6 +36,8 @@ import (
 //     missing.
 //   - Volumes: the StatefulSets keep their claims whatever storage.retentionPolicy says while
 //     hibernate is set (topology renders Retain).
+//   - A rollout in progress when hibernation is asked for is finished first (HibernationPending),
+//     so that no pod wakes at another revision than the others; see HibernationRollout.
 //   - A coordinator scale-down still retiring members when hibernation is asked for is finished
 //     first (HibernationPending): stopping its retiring members with the others could bring fewer
 //     than a Raft majority back on waking. Admission refuses any coordinator change while
@@ -56,8 +58,12 @@ type HibernationInput struct {
 	DataPods, CoordinatorPods map[int]PodState
 	// Window is the data StatefulSet's spec.ordinals.start when it has one; nil otherwise.
 	Window *int32
-	// Current are the replica counts the StatefulSets have or had (see the hook's workloads).
-	Current topology.Replicas
+	// Current are the replica counts the StatefulSets have or had (see the hook's workloads);
+	// Returned are their spec.replicas alone (what the hook returned last).
+	Current, Returned topology.Replicas
+	// RolloutPending is the Updated condition's message while a rollout is not done, "" when
+	// it is: hibernation does not begin in the middle of one.
+	RolloutPending string
 	// View is the SHOW INSTANCES a ready leader answered (discovery's view), when NeedsView said
 	// so and it could be read; ViewProblem says why none could be, when one was tried.
 	View        *View
@@ -94,6 +100,9 @@ func PlanHibernation(in HibernationInput) HibernationStep {
 		return HibernationStep{Phase: topology.PhaseHibernating, Hibernated: isFalse(topology.ReasonHibernationPending,
 			"waiting for the coordinator scale-down to retire %s before hibernating: stopping retiring members with the others "+
 				"could bring fewer than a Raft majority back on waking", listNames(topology.Names(in.Declared.RetiringCoordinators)))}
+	case in.RolloutPending != "" && !hibernationBegan(in):
+		return HibernationStep{Phase: topology.PhaseHibernating, Hibernated: isFalse(topology.ReasonHibernationPending,
+			"waiting for the rollout to finish before hibernating, so that every pod stops and wakes at one revision: %s", in.RolloutPending)}
 	case len(in.DataPods) > 0:
 		return stopData(in)
 	case len(in.CoordinatorPods) > 0:
@@ -103,6 +112,28 @@ func PlanHibernation(in HibernationInput) HibernationStep {
 	return HibernationStep{InCharge: true, Window: in.Window, Phase: topology.PhaseHibernated,
 		Hibernated: isTrue(topology.ReasonHibernated, "no pod runs; every volume, registration and the MAIN%s are kept; "+
 			"set spec.hibernate to false to wake the cluster", mainNote(in.Window))}
+}
+
+// hibernationBegan: a hibernating pass already returned fewer pods than declared (or the window).
+func hibernationBegan(in HibernationInput) bool {
+	return in.Window != nil || in.Returned.DataInstances < int32(len(in.Declared.DataInstances)) ||
+		in.Returned.Coordinators < int32(len(in.Declared.Coordinators))
+}
+
+// HibernationRollout is the rollout's part in a pass hibernation is in charge of: no Bolt step,
+// the Updated condition as PlanRollout reports it without a view of the cluster, and partitions
+// that replace no running pod while pods are stopping (the rendered replica counts), and 0 once
+// none runs and on waking, so that every pod starts at the pod template the spec declares — a
+// change made while hibernated takes effect on waking, all pods at one revision, with nothing
+// left to roll. Hibernation does not begin during a rollout (RolloutPending).
+func HibernationRollout(step HibernationStep, in RolloutInput) RolloutStep {
+	r := PlanRollout(in)
+	r.Handover, r.Yield = nil, false
+	r.Partitions = topology.Partitions{}
+	if step.Phase == topology.PhaseHibernating {
+		r.Partitions = topology.Partitions{Coordinators: step.Replicas.Coordinators, DataInstances: step.Replicas.DataInstances}
+	}
+	return r
 }
 
 func mainNote(window *int32) string {

@@ -186,8 +186,10 @@ func TestPlanWaking(t *testing.T) {
 
 func TestVerdictHibernation(t *testing.T) {
 	hibernated := PlanHibernation(HibernationInput{Declared: declared(3, 3, 0, 0), Hibernate: true, Window: window(2)})
-	v := Verdict(Outcome{Declared: declared(3, 3, 0, 0), Hibernation: hibernated})
+	upToDate := RolloutStep{Reason: topology.ReasonUpToDate, Message: "every pod runs docker.io/memgraph/memgraph:3.12.0"}
+	v := Verdict(Outcome{Declared: declared(3, 3, 0, 0), Hibernation: hibernated, Rollout: upToDate})
 	want := Verdicts{
+		Updated:    Condition{metav1.ConditionTrue, topology.ReasonUpToDate, "every pod runs docker.io/memgraph/memgraph:3.12.0"},
 		Ready:      Condition{metav1.ConditionFalse, topology.ReasonHibernated, "hibernated: no pod runs; set spec.hibernate to false to wake the cluster"},
 		Converged:  Condition{metav1.ConditionTrue, topology.ReasonHibernated, "hibernated as declared: both StatefulSets at 0 replicas, every volume kept"},
 		Paused:     Condition{metav1.ConditionFalse, topology.ReasonReconciling, "the hook reconciles the cluster; annotate it memgraph.com/paused=true to pause"},
@@ -209,7 +211,8 @@ func TestVerdictHibernation(t *testing.T) {
 func TestVerdictPaused(t *testing.T) {
 	d := declared(3, 3, 3, 3)
 	base := Outcome{Declared: d, Discovery: Discovery{View: View{Leader: "coordinator_1"}, Asked: 1, Reachable: true},
-		Latest: View{Leader: "coordinator_1"}, Paused: true, Hibernation: running()}
+		Latest: View{Leader: "coordinator_1"}, Paused: true, Hibernation: running(),
+		Rollout: RolloutStep{Reason: topology.ReasonUpToDate, Message: "every pod runs docker.io/memgraph/memgraph:3.12.0"}}
 	pending := base
 	pending.Plan = Result{Commands: []Command{RegisterInstance{Name: "instance_2"}}, Progress: Progress{Main: "instance_0", PendingDataInstances: names("instance", 2)}}
 	pending.Now = pending.Plan.Progress
@@ -217,6 +220,7 @@ func TestVerdictPaused(t *testing.T) {
 	want := Verdicts{
 		Ready:     Condition{metav1.ConditionTrue, topology.ReasonMainElected, "instance_0 is MAIN; coordinator_1 leads the coordinators"},
 		Converged: Condition{metav1.ConditionFalse, topology.ReasonPaused, "paused (memgraph.com/paused), so nothing converges: registering instance_2"},
+		Updated:   Condition{metav1.ConditionTrue, topology.ReasonUpToDate, "every pod runs docker.io/memgraph/memgraph:3.12.0"},
 		Paused: Condition{metav1.ConditionTrue, topology.ReasonPaused, "annotation memgraph.com/paused: the hook returns every child as " +
 			"observed and sends no Bolt write; remove the annotation to resume"},
 		Hibernated: running().Hibernated, Phase: topology.PhasePaused, ResyncAfterSeconds: ResyncWaiting,

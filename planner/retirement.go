@@ -71,7 +71,7 @@ func uniqueEndpoint(row memgraph.Instance) string {
 // planned just before (the hook stops at a failed command, so the UNREGISTER never runs unless
 // the handover landed), and while no row reports a MAIN, none (a dead one may be the MAIN Raft
 // records; a live one may be the MAIN an interrupted handover demoted).
-func planDataRetirement(d topology.Declared, v rowIndex, m mainState, members []topology.DataInstance, p *Progress) []Command {
+func planDataRetirement(d topology.Declared, v rowIndex, m mainState, members []topology.DataInstance, w *Workloads, p *Progress) []Command {
 	var cmds []Command
 	handedOver := false
 	if _, retires := topology.Find(members, m.name); m.name != "" && retires {
@@ -84,7 +84,7 @@ func planDataRetirement(d topology.Declared, v rowIndex, m mainState, members []
 			handedOver = true
 		}
 	}
-	cmds = append(cmds, planSwitchover(d, v, m, handedOver, p)...)
+	cmds = append(cmds, planSwitchover(d, v, m, w, handedOver, p)...)
 	for _, di := range members {
 		switch {
 		case di.Name == m.name && !handedOver:

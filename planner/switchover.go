@@ -19,7 +19,12 @@ import (
 //     Progress.SwitchoverPending says how far it is. After a failover away from it this moves
 //     MAIN back as soon as it has returned and caught up, never earlier.
 //   - One handover per pass: a retirement's handover comes first, and the switchover waits for a
-//     pass that has nothing else to hand over.
+//     pass that has nothing else to hand over; a rollout's handover waits for the next pass when
+//     a switchover is planned.
+//   - With a rollout: while the preferred instance's pod does not run the pod template the data
+//     StatefulSet rolls to, the switchover waits (the rollout would move MAIN off it again to
+//     replace it); the rollout itself hands MAIN to the preferred instance when that one is a
+//     caught-up survivor already at the new revision, else to its own choice.
 
 // switchoverDue reports a declared preferred MAIN that is not the observed MAIN while some
 // instance is.
@@ -30,14 +35,18 @@ func switchoverDue(d topology.Declared, m mainState) bool {
 // planSwitchover hands MAIN over to the preferred instance when it is proven able to take it,
 // and otherwise says why not (Progress.SwitchoverPending). handedOver: the plan already hands
 // MAIN over this pass.
-func planSwitchover(d topology.Declared, v rowIndex, m mainState, handedOver bool, p *Progress) []Command {
+func planSwitchover(d topology.Declared, v rowIndex, m mainState, w *Workloads, handedOver bool, p *Progress) []Command {
 	if !switchoverDue(d, m) || handedOver {
 		return nil
 	}
 	to := d.PreferredMain
-	databases, missing := mainDatabases(v, m.name)
+	missing := awaitsReplacement(w, to)
 	if missing == "" {
-		missing = notCaughtUp(v, to, databases)
+		var databases []string
+		databases, missing = mainDatabases(v, m.name)
+		if missing == "" {
+			missing = notCaughtUp(v, to, databases)
+		}
 	}
 	if missing != "" {
 		p.SwitchoverPending = "switchover of MAIN from " + m.name + " to the preferred " + to + " waits: " + missing
@@ -57,4 +66,19 @@ func preferred(d topology.Declared, candidates []string) string {
 		return ""
 	}
 	return candidates[0]
+}
+
+// awaitsReplacement says why a rollout still has to replace the named data instance's pod, or
+// "" when the pod runs the revision the data StatefulSet rolls to, or nothing is known of it.
+func awaitsReplacement(w *Workloads, name string) string {
+	ordinal, ok := topology.ParseDataInstanceName(name)
+	if w == nil || !ok || !w.Data.Exists || w.Data.UpdateRevision == "" {
+		return ""
+	}
+	for _, pod := range w.Data.Pods {
+		if pod.Index == ordinal-topology.FirstDataOrdinal && (w.Data.TemplateChanging || pod.Revision != w.Data.UpdateRevision) {
+			return "its pod does not run the new pod template yet, and the rollout replaces it first"
+		}
+	}
+	return ""
 }

@@ -50,6 +50,9 @@ type Outcome struct {
 	// Hibernation is the pass's hibernation step; when it is in charge, the stages after the
 	// gates did not run.
 	Hibernation HibernationStep
+	// Rollout is the rollout's step: the plan's, or one planned without a view of the cluster
+	// when the pass ended before a plan stood. Its partitions are the ones the hook returns.
+	Rollout RolloutStep
 }
 
 // Condition is one status condition as the verdict decides it.
@@ -61,9 +64,9 @@ type Condition struct {
 
 // Verdicts are the conditions, the phase and when Metacontroller should sync again.
 type Verdicts struct {
-	Ready, Converged, Paused, Hibernated Condition
-	Phase                                topology.Phase
-	ResyncAfterSeconds                   float64
+	Ready, Converged, Updated, Paused, Hibernated Condition
+	Phase                                         topology.Phase
+	ResyncAfterSeconds                            float64
 }
 
 // Resync delays (seconds) by situation: short while anything is pending, long when converged, so
@@ -79,8 +82,10 @@ const (
 // the pass speaks for both; past discovery, Ready tells whether a MAIN is elected and Converged
 // names the first blocker in this order: a leader read that failed, a step that failed or did
 // not finish, half-joined coordinators, a retiring MAIN without a caught-up survivor, a yield,
-// retirement, the budget, pending registrations, a dry run, a preferred MAIN not able to take
-// over yet, StatefulSets not yet at the declared size. What the steps changed is judged on Now, what the plan set out to do on Plan.
+// retirement, the budget, pending registrations, a dry run, a rollout not done, a preferred MAIN
+// not able to take over yet, StatefulSets not yet at the declared size. What the steps changed is
+// judged on Now, what the plan set out to do on Plan. Updated is the rollout's own verdict,
+// whatever stopped the pass.
 //
 // Hibernating and waking passes are judged by their step instead (Hibernated, and Converged True
 // once hibernated as declared), and a paused pass keeps a Converged that holds but otherwise says
@@ -92,6 +97,7 @@ func Verdict(o Outcome) Verdicts {
 	} else {
 		v = o.readyAndConverged()
 	}
+	v.Updated = o.updated()
 	v.Phase, v.Hibernated = o.Hibernation.Phase, o.Hibernation.Hibernated
 	if v.Hibernated.Reason == "" {
 		v.Phase, v.Hibernated = running().Phase, running().Hibernated
@@ -106,6 +112,14 @@ func Verdict(o Outcome) Verdicts {
 		}
 	}
 	return v
+}
+
+func (o Outcome) updated() Condition {
+	status := metav1.ConditionFalse
+	if o.Rollout.Done() {
+		status = metav1.ConditionTrue
+	}
+	return Condition{Status: status, Reason: o.Rollout.Reason, Message: bound(o.Rollout.Message)}
 }
 
 func (o Outcome) readyAndConverged() Verdicts {
@@ -195,6 +209,14 @@ func (o Outcome) converged() (Condition, float64) {
 			listNames(append(append([]string{}, now.PendingCoordinators...), now.PendingDataInstances...))), ResyncProgressing
 	case o.DryRun && len(o.Plan.Commands) > 0:
 		return isFalse(topology.ReasonRegistrationInProgress, "dry run: %d planned steps not executed", len(o.Plan.Commands)), ResyncProgressing
+	case o.Rollout.InProgress():
+		// A pod template not rolled out is not what the spec declares: Converged waits for the
+		// upgrade too, with the rollout's own words.
+		resync := float64(ResyncProgressing)
+		if o.Rollout.Reason != topology.ReasonRolloutInProgress {
+			resync = ResyncWaiting
+		}
+		return Condition{metav1.ConditionFalse, o.Rollout.Reason, bound(o.Rollout.Message)}, resync
 	case planned.SwitchoverPending != "":
 		// Lag shrinks without any watch event: look again soon.
 		return isFalse(topology.ReasonSwitchoverPending, "%s", planned.SwitchoverPending), ResyncWaiting

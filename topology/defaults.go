@@ -23,6 +23,7 @@ const (
 	DefaultCreateLogStorageClaim       = true
 	DefaultClusterDomain               = "cluster.local"
 	DefaultHibernate                   = false
+	DefaultStepTimeout                 = "10m"
 
 	DefaultBoltPort        int32 = 7687
 	DefaultManagementPort  int32 = 10000
@@ -58,6 +59,7 @@ func (mc *MemgraphCluster) Defaulted() *MemgraphCluster {
 		v := DefaultHibernate
 		s.Hibernate = &v
 	}
+	setString(&s.Rollout.StepTimeout, DefaultStepTimeout)
 	setInt32(&s.Ports.Bolt, DefaultBoltPort)
 	setInt32(&s.Ports.Management, DefaultManagementPort)
 	setInt32(&s.Ports.Replication, DefaultReplicationPort)

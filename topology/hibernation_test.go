@@ -31,7 +31,7 @@ func TestRenderHibernation(t *testing.T) {
 				mc.Spec.Storage.RetentionPolicy = RetentionDelete
 				mc.Spec.Hibernate = ptr.To(tc.hibernate)
 			})
-			children, err := DesiredChildren(c, Replicas{Coordinators: 3, DataInstances: 1})
+			children, err := DesiredChildren(c, Replicas{Coordinators: 3, DataInstances: 1}, Partitions{}, TemplateGenerations{})
 			if err != nil {
 				t.Fatal(err)
 			}

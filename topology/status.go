@@ -42,6 +42,15 @@ type MemgraphClusterStatus struct {
 	// carries it forward unchanged (the one record of the prior status the hook copies).
 	// +optional
 	LastOperation *Operation `json:"lastOperation,omitempty"`
+	// Version is the image (repository:tag, or repository@digest) every pod of both roles runs,
+	// read from the Pods; empty while they run different images, as in the middle of an upgrade.
+	// +optional
+	Version string `json:"version,omitempty"`
+
+	// TargetVersion is the image the pods are being rolled to while a rollout is in progress
+	// (the Updated condition is not True); empty otherwise.
+	// +optional
+	TargetVersion string `json:"targetVersion,omitempty"`
 
 	// Pods counts ready and desired pods per role.
 	// +optional
@@ -133,6 +142,9 @@ const (
 	ConditionPaused ConditionType = "Paused"
 	// ConditionHibernated: spec.hibernate is set and no pod of the cluster is left.
 	ConditionHibernated ConditionType = "Hibernated"
+	// ConditionUpdated: every pod runs its StatefulSet's current pod template (no rollout is
+	// in progress).
+	ConditionUpdated ConditionType = "Updated"
 )
 
 // ConditionReason is the stable, machine-readable reason of a condition.
@@ -170,4 +182,19 @@ const (
 	ReasonHibernated         ConditionReason = "Hibernated"
 	ReasonWaking             ConditionReason = "Waking"
 	ReasonAwake              ConditionReason = "Awake"
+)
+
+// The reasons of Updated; Converged gives the last three too while a rollout is not done.
+const (
+	// ReasonUpToDate: every pod runs its StatefulSet's current pod template.
+	ReasonUpToDate ConditionReason = "UpToDate"
+	// ReasonRolloutInProgress: pods are being replaced one at a time; the message names the pod,
+	// how many are done and the next step.
+	ReasonRolloutInProgress ConditionReason = "RolloutInProgress"
+	// ReasonRolloutBlocked: the next pod cannot be released safely (e.g. it runs the MAIN and no
+	// survivor is caught up to take it over); nothing is released until that changes.
+	ReasonRolloutBlocked ConditionReason = "RolloutBlocked"
+	// ReasonRolloutStuck: a replaced pod is not Ready (or not back in the cluster, or not caught
+	// up) spec.rollout.stepTimeout after it was created; the rollout stops where it is.
+	ReasonRolloutStuck ConditionReason = "RolloutStuck"
 )

@@ -35,6 +35,7 @@ const (
 	MsgPreferredMain      = "preferredMain must name a data instance as SHOW INSTANCES names it, instance_<n> such as instance_0 or instance_2"
 	MsgPreferredDeclared  = "preferredMain must be one of the declared data instances, instance_0 to instance_<dataInstances-1>: a dataInstances shrink that would retire the preferred MAIN is refused; set preferredMain to an instance that stays (or remove it), then shrink"
 	MsgHibernateScale     = "coordinators must not change while the cluster hibernates, nor in the update that sets or clears hibernate: the coordinators come back from their Raft logs at the declared count, and another count could leave them without a majority; wake the cluster (hibernate: false) first, then scale"
+	MsgStepTimeout        = "rollout.stepTimeout must be a duration from 1m to 168h written in hours, minutes and seconds, such as 10m, 90s or 1h30m: how long a replaced pod may take to be Ready and caught up before the rollout reports RolloutStuck"
 	MsgDataStorage        = "storage.data is immutable: it shapes the StatefulSet's volumeClaimTemplates, which Kubernetes cannot change in place. Delete the MemgraphCluster (and its retained PersistentVolumeClaims, if the volumes must change too) and create it again with the new storage"
 )
 
@@ -49,6 +50,9 @@ const (
 	reservedArgsPattern   = `^--?(bolt[-_]port|bolt[-_]address|management[-_]port|coordinator[-_]port|coordinator[-_]id|coordinator[-_]hostname|nuraft[-_]log[-_]file|data[-_]directory|init[-_]file|init[-_]data[-_]file|bolt[-_]cert[-_]file|bolt[-_]key[-_]file)(=|$)`
 	walArgPattern         = `^--?(no)?storage[-_]wal[-_]enabled(=|$)`
 	preferredMainPattern  = `^instance_(0|[1-9][0-9]{0,2})$`
+	stepTimeoutPattern    = `^([0-9]+(h|m|s))+$`
+	minStepTimeout        = "1m"
+	maxStepTimeout        = "168h"
 	maxClusterNameLength  = 40
 	maxPort               = 65535
 	reservedEnvNamesInCEL = `'POD_NAME', 'MEMGRAPH_ENTERPRISE_LICENSE', 'MEMGRAPH_ORGANIZATION_NAME', 'MEMGRAPH_MANAGEMENT_PORT', 'MEMGRAPH_COORDINATOR_PORT', 'MEMGRAPH_COORDINATOR_ID', 'MEMGRAPH_NURAFT_LOG_FILE', 'MEMGRAPH_COORDINATOR_HOSTNAME', 'MEMGRAPH_BOLT_PORT', 'DGL_DOWNLOAD_DIR', 'DGLDEFAULTDIR', 'MGCONSOLE_HISTORY_PATH'`
@@ -63,6 +67,7 @@ var (
 	reservedArgsRE  = regexp.MustCompile(reservedArgsPattern)
 	walArgRE        = regexp.MustCompile(walArgPattern)
 	preferredMainRE = regexp.MustCompile(preferredMainPattern)
+	stepTimeoutRE   = regexp.MustCompile(stepTimeoutPattern)
 )
 
 // reservedLabelKeys and reservedEnvNames are what the hook sets itself.
@@ -186,6 +191,8 @@ func (mc *MemgraphCluster) celRules(vs *violations) {
 	// A Secret name is a DNS subdomain, the very shape of clusterDomainPattern; its length is the
 	// schema's (MaxLength).
 	vs.add(s.TLS != nil && !clusterDomainRE.MatchString(s.TLS.SecretName), "spec.tls.secretName", MsgTLSSecretName)
+	_, ok := stepTimeoutSeconds(s.Rollout.StepTimeout)
+	vs.add(!ok, "spec.rollout.stepTimeout", MsgStepTimeout)
 	validatePreferredMain(vs, s)
 }
 
@@ -200,6 +207,51 @@ func validatePreferredMain(vs *violations, s *MemgraphClusterSpec) {
 	if ordinal, ok := ParseDataInstanceName(s.PreferredMain); wellFormed && ok {
 		vs.add(ordinal >= int(s.DataInstances), "spec", MsgPreferredDeclared)
 	}
+}
+
+// stepTimeoutSeconds is the twin of the stepTimeout rule: whole hours, minutes and seconds
+// (which CEL's duration() adds up as Go's time.ParseDuration does), from 1m to 168h. ok is false
+// for anything else.
+func stepTimeoutSeconds(s string) (seconds int64, ok bool) {
+	if !stepTimeoutRE.MatchString(s) {
+		return 0, false
+	}
+	lowest, _ := durationSeconds(minStepTimeout)
+	highest, _ := durationSeconds(maxStepTimeout)
+	d, ok := durationSeconds(s)
+	return d, ok && d >= lowest && d <= highest
+}
+
+// durationSeconds adds up a string of stepTimeoutPattern; ok is false when it overflows.
+func durationSeconds(s string) (int64, bool) {
+	const ceiling = 1 << 40 // far beyond any bound, far below overflow
+	var total, n int64
+	for _, c := range s {
+		switch c {
+		case 'h':
+			total, n = total+n*3600, 0
+		case 'm':
+			total, n = total+n*60, 0
+		case 's':
+			total, n = total+n, 0
+		default:
+			n = n*10 + int64(c-'0')
+		}
+		if n > ceiling || total > ceiling {
+			return 0, false
+		}
+	}
+	return total, true
+}
+
+// StepTimeoutSeconds is spec.rollout.stepTimeout in seconds; the default's when it is unset or
+// (in a spec that skipped admission) invalid.
+func (r Rollout) StepTimeoutSeconds() int64 {
+	if d, ok := stepTimeoutSeconds(r.StepTimeout); ok {
+		return d
+	}
+	d, _ := stepTimeoutSeconds(DefaultStepTimeout)
+	return d
 }
 
 func validatePodOptions(vs *violations, path string, o *PodOptions) {
