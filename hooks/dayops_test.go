@@ -307,3 +307,150 @@ func TestAmbiguousPauseAnnotationPausesWithAWarning(t *testing.T) {
 	h.sync()
 	h.assertConverged()
 }
+
+// partitions returns the partitions of the last response's StatefulSets.
+func (h *harness) partitions() (coordinators, data int) {
+	for _, c := range h.lastResp.Children {
+		if c["kind"] != "StatefulSet" {
+			continue
+		}
+		if c["metadata"].(map[string]any)["name"] == topology.CoordinatorSetName(h.name) {
+			coordinators = partitionOf(c)
+		} else {
+			data = partitionOf(c)
+		}
+	}
+	return coordinators, data
+}
+
+// A pause in the middle of a rollout freezes the partitions with every other field: no further
+// pod is released and nothing is written to Bolt; unpaused, the rollout finishes.
+func TestPauseFreezesARollout(t *testing.T) {
+	h, w := convergedForRollout(t, 3, 3)
+	h.setTag("3.12.1")
+	for range 10 {
+		h.sync()
+		w.observe(h)
+		if len(h.replaced) > 0 {
+			break
+		}
+	}
+	if len(h.replaced) == 0 {
+		t.Fatal("the rollout released no pod")
+	}
+	h.annotations = map[string]any{topology.AnnotationPaused: "true"}
+	h.sync()
+	cp, dp := h.partitions()
+	replaced := len(h.replaced)
+	h.world.ResetLog()
+	for range 5 {
+		h.advance(5 * time.Second)
+		h.sync()
+		w.observe(h)
+		if c, d := h.partitions(); c != cp || d != dp {
+			t.Fatalf("paused: partitions moved from %d/%d to %d/%d", cp, dp, c, d)
+		}
+	}
+	if len(h.replaced) != replaced {
+		t.Errorf("paused: pods replaced %v after the first %d", h.replaced, replaced)
+	}
+	if writes := h.boltWrites(); len(writes) != 0 {
+		t.Errorf("paused: Bolt writes %q", writes)
+	}
+	h.annotations = nil
+	h.rollOut(w, 40)
+	w.check(t)
+	h.assertNoMisuse()
+}
+
+// A rollout with a preferred MAIN: MAIN leaves instance_2's pod for the rollout and comes back
+// to it once it runs the new template and caught up; never two handovers in one pass, and the
+// rollout never replaces the MAIN's pod.
+func TestRolloutWithAPreferredMain(t *testing.T) {
+	h, w := convergedForRollout(t, 3, 3)
+	h.spec["preferredMain"] = "instance_2"
+	h.sync()
+	h.sync()
+	h.assertConverged()
+	h.assertMains("instance_2")
+	h.setTag("3.12.1")
+	for i := 0; i < 40; i++ {
+		h.world.ResetLog()
+		h.sync()
+		w.observe(h)
+		demotes := 0
+		for _, q := range h.world.Queries() {
+			if strings.HasPrefix(q.Text, "DEMOTE INSTANCE") {
+				demotes++
+			}
+		}
+		if demotes > 1 {
+			t.Fatalf("sync %d handed MAIN over %d times", i, demotes)
+		}
+		updated, _, _ := h.condition(topology.ConditionUpdated)
+		converged, _, _ := h.condition(topology.ConditionConverged)
+		if updated == "True" && converged == "True" {
+			break
+		}
+	}
+	h.assertConverged()
+	h.assertMains("instance_2")
+	if st, _, msg := h.condition(topology.ConditionUpdated); st != "True" {
+		t.Errorf("Updated %s: %s", st, msg)
+	}
+	if len(w.mains) < 3 || w.mains[0] != "instance_2" || w.mains[len(w.mains)-1] != "instance_2" {
+		t.Errorf("MAIN over the rollout %v, want it to leave instance_2 for its pod's replacement and come back", w.mains)
+	}
+	w.check(t)
+	h.assertNoMisuse()
+}
+
+// Hibernation asked for in the middle of a rollout waits for it to finish: no pod stops before
+// every pod runs the new template; then the cluster hibernates and wakes at that template.
+func TestHibernateWaitsForARollout(t *testing.T) {
+	h, w := convergedForRollout(t, 3, 3)
+	h.keepVolumes = true
+	h.setTag("3.12.1")
+	h.sync()
+	w.observe(h)
+	h.spec["hibernate"] = true
+	hibernated, pending := false, false
+	for i := 0; i < 60 && !hibernated; i++ {
+		h.advance(5 * time.Second)
+		h.sync()
+		w.observe(h)
+		updated, _, _ := h.condition(topology.ConditionUpdated)
+		if _, d := h.replicas(); d < 3 && updated != "True" {
+			t.Fatalf("sync %d: data replicas %d while the rollout is not done", i, d)
+		}
+		_, reason, _ := h.condition(topology.ConditionHibernated)
+		if reason == topology.ReasonHibernationPending && updated == "True" {
+			t.Fatalf("sync %d: hibernation pending after the rollout finished", i)
+		}
+		pending = pending || reason == topology.ReasonHibernationPending
+		st, _, _ := h.condition(topology.ConditionHibernated)
+		hibernated = st == "True"
+	}
+	if !hibernated || !pending {
+		t.Fatalf("hibernated %v, pending while rolling %v: want both", hibernated, pending)
+	}
+	h.spec["hibernate"] = false
+	for range 20 {
+		h.advance(5 * time.Second)
+		h.sync()
+		if converged, _, _ := h.condition(topology.ConditionConverged); converged == "True" {
+			break
+		}
+	}
+	h.assertConverged()
+	if st, _, msg := h.condition(topology.ConditionUpdated); st != "True" {
+		t.Errorf("after waking, Updated %s: %s", st, msg)
+	}
+	for pod, st := range h.podStates {
+		if st.image != imageNew {
+			t.Errorf("%s woke at %s, want %s", pod, st.image, imageNew)
+		}
+	}
+	w.check(t)
+	h.assertNoMisuse()
+}
