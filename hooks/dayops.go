@@ -5,6 +5,8 @@ import (
 	"strings"
 	"time"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
 	"github.com/memgraph-hooks/memgraph-hooks/planner"
 	"github.com/memgraph-hooks/memgraph-hooks/topology"
 )
@@ -64,12 +66,12 @@ func observeDayOps(req *syncRequest, cluster, namespace string) (dayOps, error) 
 }
 
 // podCreated is metadata.creationTimestamp, zero when absent or not RFC 3339.
-func podCreated(pod object) time.Time {
+func podCreated(pod object) metav1.Time {
 	t, err := time.Parse(time.RFC3339, metaString(pod, "creationTimestamp"))
 	if err != nil {
-		return time.Time{}
+		return metav1.Time{}
 	}
-	return t
+	return metav1.NewTime(t)
 }
 
 // frozenChildren returns every observed child so that Metacontroller leaves it exactly as it is
@@ -94,7 +96,8 @@ func (h *handler) hibernation(ctx context.Context, c *topology.Cluster, work wor
 	in := planner.HibernationInput{
 		Declared: d, Hibernate: c.Hibernate(), Window: work.ops.window,
 		DataPods: work.ops.dataPods, CoordinatorPods: work.ops.coordinatorPods, Current: work.current, Returned: work.specReplicas,
-		Now: h.cfg.Now(), StartupBudget: c.DataStartupBudget(),
+		Now:           metav1.NewTime(h.cfg.Now()),
+		StartupBudget: metav1.Duration{Duration: time.Duration(c.DataStartupBudgetSeconds()) * time.Second},
 	}
 	if c.Hibernate() {
 		rollout := planner.PlanRollout(planner.RolloutInput{Declared: d, Replicas: planner.Hold(d, work.specReplicas), Workloads: *w})

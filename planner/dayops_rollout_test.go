@@ -50,14 +50,14 @@ func TestPlanDayTwoWithARollout(t *testing.T) {
 		in:   preferringIn(rolloutIn(set("ooo"), set("oon"), clusterView(3, 1, 3, 1)), "instance_0"),
 		// instance_1's pod is next; instance_0 (preferred) still runs the old template.
 		commands: []string{qHandover(1, 2)}, partitions: partitions(3, 2),
-		pending:  "instance_0",
+		pending: "instance_0",
 	}, {
 		name: "the switchover waits while the rollout still has to replace the preferred instance's pod",
 		// The rollout moved MAIN to instance_1 and replaces instance_0's pod next: handing MAIN
 		// to instance_0 now would only make the rollout move it off again.
 		in:       preferringIn(rolloutIn(set("ooo"), set("onn"), clusterView(3, 1, 3, 1)), "instance_0"),
 		commands: nil, partitions: partitions(3, 0),
-		pending:  "does not run the new pod template yet",
+		pending: "does not run the new pod template yet",
 	}, {
 		name:       "once the preferred instance is updated and caught up, MAIN goes back to it",
 		in:         preferringIn(rolloutIn(set("nnn", settled), set("nnn", settled), clusterView(3, 1, 3, 2)), "instance_0"),

@@ -3,7 +3,6 @@ package planner
 import (
 	"fmt"
 	"slices"
-	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -45,8 +44,8 @@ import (
 
 // PodState is one pod as the request shows it.
 type PodState struct {
-	Ready   bool      // condition Ready is True and it is not being deleted
-	Created time.Time // metadata.creationTimestamp; zero when unknown
+	Ready   bool        // condition Ready is True and it is not being deleted
+	Created metav1.Time // metadata.creationTimestamp; zero when unknown
 }
 
 // HibernationInput is what PlanHibernation looks at.
@@ -70,8 +69,8 @@ type HibernationInput struct {
 	ViewProblem string
 	// Now and StartupBudget decide when a waking MAIN is no longer waited for: its pod's
 	// startup probe budget (failureThreshold × periodSeconds) after the pod was created.
-	Now           time.Time
-	StartupBudget time.Duration
+	Now           metav1.Time
+	StartupBudget metav1.Duration
 }
 
 // HibernationStep is what one pass does about hibernation.
@@ -223,9 +222,9 @@ func planWaking(in HibernationInput) HibernationStep {
 			}
 		}
 	}
-	if exists && !pod.Created.IsZero() && in.StartupBudget > 0 && in.Now.Sub(pod.Created) >= in.StartupBudget {
+	if exists && !pod.Created.IsZero() && in.StartupBudget.Duration > 0 && in.Now.Sub(pod.Created.Time) >= in.StartupBudget.Duration {
 		return awake(fmt.Sprintf("%s did not come back within its startup budget of %s: the replicas are starting and "+
-			"Memgraph's failover picks the MAIN", name, in.StartupBudget))
+			"Memgraph's failover picks the MAIN", name, in.StartupBudget.Duration))
 	}
 	waiting := "the leader does not see it up yet"
 	switch {

@@ -17,7 +17,7 @@ var hibernationNow = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
 func pods(ordinals ...int) map[int]PodState {
 	out := map[int]PodState{}
 	for _, o := range ordinals {
-		out[o] = PodState{Ready: true, Created: hibernationNow.Add(-time.Hour)}
+		out[o] = PodState{Ready: true, Created: metav1.NewTime(hibernationNow.Add(-time.Hour))}
 	}
 	return out
 }
@@ -39,7 +39,7 @@ func runHibernationCases(t *testing.T, cases []hibernationCase) {
 	t.Helper()
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			tc.in.Now, tc.in.StartupBudget = hibernationNow, 2*time.Hour
+			tc.in.Now, tc.in.StartupBudget = metav1.NewTime(hibernationNow), metav1.Duration{Duration: 2 * time.Hour}
 			got := PlanHibernation(tc.in)
 			if diff := cmp.Diff(tc.want, got); diff != "" {
 				t.Errorf("step (-want +got):\n%s", diff)
@@ -148,7 +148,7 @@ func TestPlanWaking(t *testing.T) {
 				"the cluster hibernated, start before the replicas, so that the coordinators cannot fail over to a replica that lacks " +
 				"its last writes; " + why}}
 	}
-	old := map[int]PodState{2: {Ready: false, Created: hibernationNow.Add(-3 * time.Hour)}}
+	old := map[int]PodState{2: {Ready: false, Created: metav1.NewTime(hibernationNow.Add(-3 * time.Hour))}}
 	runHibernationCases(t, []hibernationCase{{
 		name: "hibernated and woken: the coordinators and the MAIN's pod first",
 		in:   waking(nil, nil, nil),

@@ -3,7 +3,6 @@ package topology
 import (
 	"fmt"
 	"strconv"
-	"time"
 )
 
 // Day-2 declarations: what the spec and the parent's annotations say about switchover, pause and
@@ -36,11 +35,12 @@ func (c *Cluster) Hibernate() bool { return c.mc.Spec.Hibernate != nil && *c.mc.
 // PreferredMain is spec.preferredMain, "" when unset.
 func (c *Cluster) PreferredMain() string { return c.mc.Spec.PreferredMain }
 
-// DataStartupBudget is how long a data instance's startup probe lets it start (failureThreshold ×
-// periodSeconds): a data instance not back within it is not waited for any longer.
-func (c *Cluster) DataStartupBudget() time.Duration {
+// DataStartupBudgetSeconds is how long a data instance's startup probe lets it start
+// (failureThreshold × periodSeconds): a data instance not back within it is not waited for any
+// longer.
+func (c *Cluster) DataStartupBudgetSeconds() int64 {
 	p := c.mc.Spec.DataTemplate.Probes.Startup
-	return time.Duration(p.FailureThreshold) * time.Duration(p.PeriodSeconds) * time.Second
+	return int64(p.FailureThreshold) * int64(p.PeriodSeconds)
 }
 
 // PriorLastOperation is status.lastOperation of the status the request carried, which a pass

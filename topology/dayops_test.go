@@ -55,7 +55,7 @@ func TestDayTwoDeclarations(t *testing.T) {
 	if awake := admitCluster(t, func(*MemgraphCluster) {}); awake.Hibernate() || awake.PreferredMain() != "" {
 		t.Errorf("defaults: hibernate %v, preferred MAIN %q", awake.Hibernate(), awake.PreferredMain())
 	}
-	if got := c.DataStartupBudget(); got != 2*time.Hour {
+	if got := c.DataStartupBudgetSeconds(); got != int64((2 * time.Hour).Seconds()) {
 		t.Errorf("data startup budget %v, want the default probe's 1440 × 5 s", got)
 	}
 }
