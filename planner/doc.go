@@ -150,6 +150,13 @@
 //   - Hibernation (PlanHibernation, hibernation.go): the data replicas, then the MAIN, then the
 //     coordinators go to 0 without a Bolt write; waking starts the MAIN and the coordinators
 //     before the replicas. When it is in charge, the pass neither plans nor executes.
+//   - With rollouts: one MAIN handover per pass (a retirement's, else a switchover's, else the
+//     rollout's, which a switchover defers to the next pass); the rollout hands MAIN to the
+//     preferred instance when it is a caught-up survivor already updated (handoverTarget), and a
+//     switchover waits while the preferred instance's pod awaits replacement (awaitsReplacement),
+//     so neither undoes the other. Hibernation does not begin during a rollout
+//     (HibernationInput.RolloutPending); while it is in charge, HibernationRollout replaces no
+//     running pod and lets stopped pods start at the declared template.
 //   - What was written (LastOperation): the executor's writes (Writes of each step attempted),
 //     how they ended and Memgraph's message; a pass that writes nothing leaves the prior record.
 //
