@@ -48,7 +48,8 @@ func (s *scenario) resyncs(n int) {
 func TestDayTwoOperations(t *testing.T) {
 	s := startScenario(t, "dayops")
 	const name = "day2"
-	s.create(name, "dataInstances: 3")
+	// Delete: hibernation must keep the claims all the same.
+	s.create(name, "dataInstances: 3\nstorage: {retentionPolicy: Delete}")
 	s.declaredMembers(s.waitConverged(name, convergeTimeout), 3, 3)
 
 	t.Log("planned switchover to instance_2")

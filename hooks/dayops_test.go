@@ -192,6 +192,7 @@ func TestPauseFreezesARetirement(t *testing.T) {
 func TestHibernateAndWakeKeepsTheMainAndRegistrations(t *testing.T) {
 	h := newHarness(t, 3, 3)
 	h.keepVolumes = true
+	h.spec["storage"] = map[string]any{"retentionPolicy": "Delete"} // hibernation keeps the claims all the same
 	h.bootstrap()
 	h.assertConverged()
 	h.parkMain("instance_2")
