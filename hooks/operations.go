@@ -31,6 +31,9 @@ func (l *operationLog) report(c *topology.Cluster, op *topology.Operation, now t
 	key := c.UID()
 	if op != nil {
 		op.Time = metav1.NewTime(now.UTC().Truncate(time.Second))
+		if _, known := l.last[key]; !known && len(l.last) >= maxRemembered {
+			l.forgetOldest()
+		}
 		l.last[key] = *op
 		return op
 	}
@@ -40,6 +43,21 @@ func (l *operationLog) report(c *topology.Cluster, op *topology.Operation, now t
 		return prior
 	}
 	return &remembered
+}
+
+// maxRemembered bounds the clusters remembered: a cluster deleted long ago (a sync hook hears
+// of no deletion) is forgotten first. Forgetting only loses the guard against a stale parent.
+const maxRemembered = 4096
+
+func (l *operationLog) forgetOldest() {
+	var oldest string
+	var at time.Time
+	for key, op := range l.last {
+		if oldest == "" || op.Time.Time.Before(at) {
+			oldest, at = key, op.Time.Time
+		}
+	}
+	delete(l.last, oldest)
 }
 
 // lastOperation is the pass's record for status.lastOperation (see operationLog.report).

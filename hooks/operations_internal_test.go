@@ -1,6 +1,7 @@
 package hooks
 
 import (
+	"fmt"
 	"testing"
 	"time"
 
@@ -53,5 +54,24 @@ func TestOperationLogNeverGoesBackwards(t *testing.T) {
 	}
 	if got := l.report(clusterWithOperation(t, "b", nil), nil, t0); got != nil {
 		t.Errorf("a cluster recreated under another uid shows %+v, want nothing", got)
+	}
+}
+
+// The log remembers at most maxRemembered clusters and forgets the one written longest ago.
+func TestOperationLogIsBounded(t *testing.T) {
+	t0 := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	l := newOperationLog()
+	for i := range maxRemembered + 1 {
+		c := clusterWithOperation(t, fmt.Sprint(i), nil)
+		l.report(c, &topology.Operation{Writes: "REGISTER instance_0", Result: topology.OperationSucceeded}, t0.Add(time.Duration(i)*time.Second))
+	}
+	if len(l.last) != maxRemembered {
+		t.Errorf("%d clusters remembered, want %d", len(l.last), maxRemembered)
+	}
+	if _, ok := l.last["uid-0"]; ok {
+		t.Error("the cluster written longest ago is still remembered")
+	}
+	if _, ok := l.last[fmt.Sprint("uid-", maxRemembered)]; !ok {
+		t.Error("the latest cluster is not remembered")
 	}
 }
