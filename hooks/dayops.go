@@ -11,19 +11,17 @@ import (
 	"github.com/memgraph-hooks/memgraph-hooks/topology"
 )
 
-// dayOps is what a request tells the day-2 operations: the observed children a paused pass
-// returns frozen, the data StatefulSet's hibernation window, and every pod of the cluster by
-// ordinal (in any state) for hibernation and waking.
+// dayOps is what a request tells the day-2 operations besides the workloads: the observed
+// children a paused pass returns frozen, and the data StatefulSet's hibernation window.
 type dayOps struct {
-	children                  []object // StatefulSets and Services in the parent's namespace, by type then key
-	window                    *int32
-	dataPods, coordinatorPods map[int]planner.PodState
+	children []object // StatefulSets and Services in the parent's namespace, by type then key
+	window   *int32
 }
 
-// observeDayOps reads the children and Pods for the day-2 operations. observeWorkloads has
-// already checked the fields both read.
+// observeDayOps reads the children for the day-2 operations. observeWorkloads has already
+// checked the fields it reads.
 func observeDayOps(req *syncRequest, cluster, namespace string) (dayOps, error) {
-	ops := dayOps{dataPods: map[int]planner.PodState{}, coordinatorPods: map[int]planner.PodState{}}
+	var ops dayOps
 	for _, typeKey := range []string{statefulSetKey, serviceKey} {
 		entries, err := objectsOf(req.Children, typeKey, "children")
 		if err != nil {
@@ -39,39 +37,21 @@ func observeDayOps(req *syncRequest, cluster, namespace string) (dayOps, error) 
 			}
 		}
 	}
-	pods, err := objectsOf(req.Related, podKey, "related")
-	if err != nil {
-		return ops, err
-	}
-	coordinators, data := roles(cluster)[0], roles(cluster)[1]
-	for _, e := range pods {
-		if ns := metaString(e.obj, "namespace"); ns != "" && ns != namespace {
-			continue
-		}
-		path := entryPath("related", podKey, e.key)
-		ready, err := podReady(e.obj, path)
-		if err != nil {
-			return ops, err
-		}
-		state := planner.PodState{Ready: ready, Created: podCreated(e.obj)}
-		name := metaString(e.obj, "name")
-		if n, ok := topology.PodOrdinal(coordinators.set, name); ok && n < int(coordinators.ceiling)+coordinators.first {
-			ops.coordinatorPods[n] = state
-		}
-		if n, ok := topology.PodOrdinal(data.set, name); ok && n < int(data.ceiling)+data.first {
-			ops.dataPods[n] = state
-		}
-	}
 	return ops, nil
 }
 
-// podCreated is metadata.creationTimestamp, zero when absent or not RFC 3339.
-func podCreated(pod object) metav1.Time {
-	t, err := time.Parse(time.RFC3339, metaString(pod, "creationTimestamp"))
-	if err != nil {
-		return metav1.Time{}
+// hibernationPods are each role's pods by ordinal (a coordinator's by id), in any state, from
+// what the rollout read of them.
+func (w workloads) hibernationPods(cluster string) (coordinators, data map[int]planner.PodState) {
+	byOrdinal := func(ev rolloutEvidence, r role) map[int]planner.PodState {
+		out := map[int]planner.PodState{}
+		for _, pod := range ev.set.Pods {
+			out[pod.Index+r.first] = planner.PodState{Ready: pod.Ready, Created: pod.Created}
+		}
+		return out
 	}
-	return metav1.NewTime(t)
+	rs := roles(cluster)
+	return byOrdinal(w.rollout[0], rs[0]), byOrdinal(w.rollout[1], rs[1])
 }
 
 // frozenChildren returns every observed child so that Metacontroller leaves it exactly as it is
@@ -93,9 +73,10 @@ func frozenChildren(ops dayOps) ([]object, error) {
 // instance is MAIN (discovery's view) when the step depends on it. It never writes. The view
 // read, if any, is returned for the status.
 func (h *handler) hibernation(ctx context.Context, c *topology.Cluster, work workloads, w *planner.Workloads, d topology.Declared) (planner.HibernationStep, *planner.View) {
+	coordinatorPods, dataPods := work.hibernationPods(c.Name())
 	in := planner.HibernationInput{
 		Declared: d, Hibernate: c.Hibernate(), Window: work.ops.window,
-		DataPods: work.ops.dataPods, CoordinatorPods: work.ops.coordinatorPods, Current: work.current, Returned: work.specReplicas,
+		DataPods: dataPods, CoordinatorPods: coordinatorPods, Current: work.current, Returned: work.specReplicas,
 		Now:           metav1.NewTime(h.cfg.Now()),
 		StartupBudget: metav1.Duration{Duration: time.Duration(c.DataStartupBudgetSeconds()) * time.Second},
 	}
