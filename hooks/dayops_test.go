@@ -153,6 +153,9 @@ func TestPauseFreezesARetirement(t *testing.T) {
 	if w := h.boltWrites(); len(w) != 0 {
 		t.Fatalf("Bolt writes while paused: %q", w)
 	}
+	if q := h.world.Queries(); len(q) != 3 || q[0].Text != "SHOW INSTANCES" {
+		t.Errorf("paused: %d queries over 3 syncs (%+v), want one SHOW INSTANCES each", len(q), q)
+	}
 	if _, d := h.replicas(); d != 3 {
 		t.Errorf("paused: %d data replicas returned, want the observed 3", d)
 	}
