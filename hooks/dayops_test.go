@@ -458,3 +458,35 @@ func TestHibernateWaitsForARollout(t *testing.T) {
 	w.check(t)
 	h.assertNoMisuse()
 }
+
+// A pause holds hibernation too: the children stay as they are until the annotation goes.
+func TestPauseHoldsHibernation(t *testing.T) {
+	h := newHarness(t, 3, 3)
+	h.keepVolumes = true
+	h.bootstrap()
+	h.assertConverged()
+	before := h.podList()
+	h.annotations = map[string]any{topology.AnnotationPaused: "true"}
+	h.spec["hibernate"] = true
+	for range 3 {
+		h.advance(10 * time.Second)
+		h.sync()
+	}
+	if diff := cmp.Diff(before, h.podList()); diff != "" {
+		t.Fatalf("paused: pods changed (-before +after):\n%s", diff)
+	}
+	if h.statusField("phase") != string(topology.PhasePaused) {
+		t.Errorf("phase %q, want Paused", h.statusField("phase"))
+	}
+	h.assertCondition(topology.ConditionHibernated, "False", topology.ReasonHibernating)
+	h.annotations = nil
+	for range 5 {
+		h.advance(10 * time.Second)
+		h.sync()
+	}
+	h.assertCondition(topology.ConditionHibernated, "True", topology.ReasonHibernated)
+	if pods := h.podList(); len(pods) != 0 {
+		t.Errorf("unpaused and hibernated, yet pods %v", pods)
+	}
+	h.assertNoMisuse()
+}
