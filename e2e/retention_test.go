@@ -45,28 +45,37 @@ func claimsOfPod(all []string, pod string) []string {
 	return out
 }
 
-// waitGone waits until no Pod and no StatefulSet of the cluster is left.
+// waitWorkloadsGone waits until no Pod and no StatefulSet of the cluster is left.
 func (s *scenario) waitWorkloadsGone(name string) {
 	s.t.Helper()
+	if err := s.waitLeft(name, true); err != nil {
+		s.t.Fatalf("cluster %s's workloads were not garbage-collected: %v", name, err)
+	}
+}
+
+// waitLeft waits up to a minute until no Pod of the cluster (and, with statefulSets, no
+// StatefulSet of the namespace) is left.
+func (s *scenario) waitLeft(name string, statefulSets bool) error {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	err := eventually(ctx, 200*time.Millisecond, func() error {
+	return eventually(ctx, 200*time.Millisecond, func() error {
 		pods, err := testEnv.Client.CoreV1().Pods(s.ns).List(ctx, metav1.ListOptions{LabelSelector: topology.LabelInstance + "=" + name})
 		if err != nil {
 			return err
 		}
-		sets, err := testEnv.Client.AppsV1().StatefulSets(s.ns).List(ctx, metav1.ListOptions{})
-		if err != nil {
-			return err
+		sets := 0
+		if statefulSets {
+			list, err := testEnv.Client.AppsV1().StatefulSets(s.ns).List(ctx, metav1.ListOptions{})
+			if err != nil {
+				return err
+			}
+			sets = len(list.Items)
 		}
-		if n := len(pods.Items) + len(sets.Items); n > 0 {
-			return fmt.Errorf("%d pods and %d StatefulSets left", len(pods.Items), len(sets.Items))
+		if n := len(pods.Items) + sets; n > 0 {
+			return fmt.Errorf("%d pods and %d StatefulSets left", len(pods.Items), sets)
 		}
 		return nil
 	})
-	if err != nil {
-		s.t.Fatalf("cluster %s's workloads were not garbage-collected: %v", name, err)
-	}
 }
 
 func TestStorageRetention(t *testing.T) {

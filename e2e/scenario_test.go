@@ -189,6 +189,22 @@ func conditionStatus(u *unstructured.Unstructured, typ string) (string, string, 
 // waitConverged waits until the cluster reports Converged=True for its current generation.
 func (s *scenario) waitConverged(name string, timeout time.Duration) *unstructured.Unstructured {
 	s.t.Helper()
+	return s.waitStatus(name, fmt.Sprintf("MemgraphCluster %s/%s did not converge within %s", s.ns, name, timeout), timeout,
+		func(u *unstructured.Unstructured) error {
+			observed, _, _ := unstructured.NestedInt64(u.Object, "status", "observedGeneration")
+			if observed != u.GetGeneration() {
+				return fmt.Errorf("observedGeneration %d, generation %d", observed, u.GetGeneration())
+			}
+			if st, reason, msg := conditionStatus(u, "Converged"); st != "True" {
+				return fmt.Errorf("Converged=%q %s: %s", st, reason, msg)
+			}
+			return nil
+		})
+}
+
+// waitStatus waits until check accepts the cluster, failing the test with what otherwise.
+func (s *scenario) waitStatus(name, what string, timeout time.Duration, check func(*unstructured.Unstructured) error) *unstructured.Unstructured {
+	s.t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
 	var last *unstructured.Unstructured
@@ -198,17 +214,10 @@ func (s *scenario) waitConverged(name string, timeout time.Duration) *unstructur
 			return err
 		}
 		last = u
-		observed, _, _ := unstructured.NestedInt64(u.Object, "status", "observedGeneration")
-		if observed != u.GetGeneration() {
-			return fmt.Errorf("observedGeneration %d, generation %d", observed, u.GetGeneration())
-		}
-		if st, reason, msg := conditionStatus(u, "Converged"); st != "True" {
-			return fmt.Errorf("Converged=%q %s: %s", st, reason, msg)
-		}
-		return nil
+		return check(u)
 	})
 	if err != nil {
-		s.t.Fatalf("MemgraphCluster %s/%s did not converge within %s: %v", s.ns, name, timeout, err)
+		s.t.Fatalf("%s: %v", what, err)
 	}
 	return last
 }

@@ -13,14 +13,15 @@ import (
 
 // render builds the response from the pass's outcome alone: the desired children at the
 // replica counts the outcome permits, and the status the verdict (planner.Verdict) and the
-// observations give. It is pure; now stamps a condition whose status changed.
-func render(c *topology.Cluster, work workloads, out planner.Outcome, now time.Time) (*syncResponse, planner.Verdicts, error) {
+// observations give, with op as status.lastOperation. It is pure; now stamps a condition whose
+// status changed.
+func render(c *topology.Cluster, work workloads, out planner.Outcome, op *topology.Operation, now time.Time) (*syncResponse, planner.Verdicts, error) {
 	v := planner.Verdict(out)
-	children, err := topology.DesiredChildren(c, out.Replicas, out.Rollout.Partitions, out.Rollout.TemplateGenerations)
+	children, err := desiredChildren(c, work, out)
 	if err != nil {
 		return nil, v, err
 	}
-	statusMap, err := toMap(status(c, work, out, v, now))
+	statusMap, err := toMap(status(c, work, out, v, op, now))
 	if err != nil {
 		return nil, v, err
 	}
@@ -34,8 +35,21 @@ func render(c *topology.Cluster, work workloads, out planner.Outcome, now time.T
 	return resp, v, nil
 }
 
+// desiredChildren are the children a pass returns: every observed one frozen while paused,
+// else the cluster's at the replica counts the outcome permits, shaped for hibernation.
+func desiredChildren(c *topology.Cluster, work workloads, out planner.Outcome) ([]object, error) {
+	if out.Paused {
+		return frozenChildren(work.ops)
+	}
+	children, err := topology.DesiredChildren(c, out.Replicas, out.Rollout.Partitions, out.Rollout.TemplateGenerations)
+	if err != nil {
+		return nil, err
+	}
+	return children, topology.RenderHibernation(c, children, out.Hibernation.Window)
+}
+
 // status is pure observation of this pass. Metacontroller adds observedGeneration itself.
-func status(c *topology.Cluster, work workloads, out planner.Outcome, v planner.Verdicts, now time.Time) topology.MemgraphClusterStatus {
+func status(c *topology.Cluster, work workloads, out planner.Outcome, v planner.Verdicts, op *topology.Operation, now time.Time) topology.MemgraphClusterStatus {
 	coordinatorPods, dataPods := podNames(out.Declared)
 	st := topology.MemgraphClusterStatus{
 		Pods: topology.PodCounts{
@@ -46,10 +60,17 @@ func status(c *topology.Cluster, work workloads, out planner.Outcome, v planner.
 			condition(c.PriorConditions(), topology.ConditionReady, v.Ready, c.Generation(), now),
 			condition(c.PriorConditions(), topology.ConditionConverged, v.Converged, c.Generation(), now),
 			condition(c.PriorConditions(), topology.ConditionUpdated, v.Updated, c.Generation(), now),
+			condition(c.PriorConditions(), topology.ConditionPaused, v.Paused, c.Generation(), now),
+			condition(c.PriorConditions(), topology.ConditionHibernated, v.Hibernated, c.Generation(), now),
 		},
+		Phase:         v.Phase,
+		LastOperation: op,
 		Warnings:      work.ignored.render(),
 		Version:       out.Rollout.Version,
 		TargetVersion: out.Rollout.TargetVersion,
+	}
+	if _, warning := c.Paused(); warning != "" {
+		st.Warnings = append(st.Warnings, warning)
 	}
 	if out.Latest.Leader != "" {
 		st.Leader, st.Main = out.Latest.Leader, out.Now.Main

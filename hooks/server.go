@@ -58,6 +58,8 @@ type handler struct {
 	log     *slog.Logger
 	locks   *clusterLocks
 	metrics *metrics
+	// operations keeps status.lastOperation from going backwards (operationLog).
+	operations *operationLog
 }
 
 // NewHandler returns the hook's HTTP API: POST /sync, POST /customize, GET (and HEAD) /healthz
@@ -101,7 +103,8 @@ func newHandler(cfg Config) *handler {
 	if cfg.Registerer == nil {
 		cfg.Registerer = prometheus.NewRegistry()
 	}
-	return &handler{cfg: cfg, log: cfg.Logger, locks: newClusterLocks(), metrics: newMetrics(cfg.Registerer)}
+	return &handler{cfg: cfg, log: cfg.Logger, locks: newClusterLocks(), metrics: newMetrics(cfg.Registerer),
+		operations: newOperationLog()}
 }
 
 func ok(w http.ResponseWriter, _ *http.Request) {

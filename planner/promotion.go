@@ -42,8 +42,9 @@ func observeMain(v rowIndex) mainState {
 	return m
 }
 
-// planPromotion sets a MAIN only when the observation proves there is none: the lowest-ordinal
-// declared instance observed up, else the first declared one (then nothing declared is
+// planPromotion sets a MAIN only when the observation proves there is none: the preferred MAIN
+// when it is observed up, else the lowest-ordinal declared instance observed up, else the
+// preferred or the first declared one (then nothing declared is
 // registered yet, and this plan registers it just before: a newly registered instance starts
 // alive). It never targets a retiring instance or one outside the declared set.
 func planPromotion(d topology.Declared, v rowIndex, m mainState, p *Progress) []Command {
@@ -61,12 +62,19 @@ func planPromotion(d topology.Declared, v rowIndex, m mainState, p *Progress) []
 		p.ForceReset = true
 		return []Command{ForceResetClusterState{}}
 	}
-	target := d.DataInstances[0].Name
+	var up []string
 	for _, di := range d.DataInstances {
 		if row, ok := v.data[di.Name]; ok && isUpReplica(row) {
-			target = di.Name
-			break
+			up = append(up, di.Name)
 		}
+	}
+	target := preferred(d, up)
+	switch {
+	case target != "":
+	case d.PreferredMain != "":
+		target = d.PreferredMain // registered by this very plan, like every declared instance
+	default:
+		target = d.DataInstances[0].Name
 	}
 	p.Promote = target
 	return []Command{SetInstanceToMain{Name: target}}

@@ -65,24 +65,26 @@ func uniqueEndpoint(row memgraph.Instance) string {
 	return row.ManagementServer
 }
 
-// planDataRetirement hands MAIN off a retiring instance when one is MAIN, then unregisters the
-// retiring instances. It never unregisters a MAIN: the retiring MAIN only after a Handover
+// planDataRetirement hands MAIN off a retiring instance when one is MAIN (to the preferred MAIN
+// when it is a caught-up survivor), or else over to the preferred MAIN (planSwitchover), then
+// unregisters the retiring instances. It never unregisters a MAIN: the retiring MAIN only after a Handover
 // planned just before (the hook stops at a failed command, so the UNREGISTER never runs unless
 // the handover landed), and while no row reports a MAIN, none (a dead one may be the MAIN Raft
 // records; a live one may be the MAIN an interrupted handover demoted).
-func planDataRetirement(d topology.Declared, v rowIndex, m mainState, members []topology.DataInstance, p *Progress) []Command {
+func planDataRetirement(d topology.Declared, v rowIndex, m mainState, members []topology.DataInstance, w *Workloads, p *Progress) []Command {
 	var cmds []Command
 	handedOver := false
 	if _, retires := topology.Find(members, m.name); m.name != "" && retires {
 		candidates, why := caughtUpSurvivors(d, v, m.name)
-		if len(candidates) == 0 {
+		if to := preferred(d, candidates); to == "" {
 			p.NoCaughtUpSurvivor = why
 		} else {
-			cmds = append(cmds, Handover{From: m.name, To: candidates[0]})
-			p.HandoverFrom, p.HandoverTo = m.name, candidates[0]
+			cmds = append(cmds, Handover{From: m.name, To: to})
+			p.HandoverFrom, p.HandoverTo = m.name, to
 			handedOver = true
 		}
 	}
+	cmds = append(cmds, planSwitchover(d, v, m, w, handedOver, p)...)
 	for _, di := range members {
 		switch {
 		case di.Name == m.name && !handedOver:

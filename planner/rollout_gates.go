@@ -2,6 +2,7 @@ package planner
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/memgraph-hooks/memgraph-hooks/memgraph"
 	"github.com/memgraph-hooks/memgraph-hooks/topology"
@@ -139,18 +140,28 @@ func (p *rolloutPlan) setPartition(step *RolloutStep, r *rolloutRole, partition 
 }
 
 // handoverTarget is the survivor to hand MAIN to: one proven caught up, preferring one already
-// at the new revision (so MAIN moves once per rollout), else the lowest ordinal. A message
+// at the new revision (so MAIN moves once per rollout) — spec.preferredMain first when it is
+// one — else the lowest ordinal. A message
 // predicting a later step counts the pod at index releasing (-1: none) as updated.
 func (p *rolloutPlan) handoverTarget(r *rolloutRole, releasing int) (string, string) {
 	candidates, why := caughtUpSurvivors(p.in.Declared, *p.v, p.main)
 	if len(candidates) == 0 {
 		return "", why
 	}
-	for _, name := range candidates {
+	updated := func(name string) bool {
 		for i, m := range r.members {
 			if pod, ok := r.pods[i]; m.name == name && (i == releasing || ok && r.updated(pod)) {
-				return name, ""
+				return true
 			}
+		}
+		return false
+	}
+	if to := p.in.Declared.PreferredMain; slices.Contains(candidates, to) && updated(to) {
+		return to, "" // spec.preferredMain, so that no switchover has to follow
+	}
+	for _, name := range candidates {
+		if updated(name) {
+			return name, ""
 		}
 	}
 	return candidates[0], ""

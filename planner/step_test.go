@@ -234,7 +234,7 @@ func TestExplain(t *testing.T) {
 		{"through any wrapping", fmt.Errorf("leader coordinator_1: %w", refusal), "Writing to Raft log failed. Please retry the operation."},
 		{"a handover tells its whole story", fmt.Errorf("step: %w", handover),
 			"handover of MAIN from instance_2 to instance_0: SET INSTANCE instance_0 TO MAIN failed: Writing to Raft log failed. " +
-				"Please retry the operation.; instance_2 restored as MAIN, retirement postponed"},
+				"Please retry the operation.; instance_2 restored as MAIN, handover postponed"},
 		{"a half-joined coordinator too", &HalfJoinedError{Coordinator: "coordinator_5", Err: refusal},
 			"coordinator_5 is half-joined (a Raft member without a bolt_server): Writing to Raft log failed. Please retry the operation."},
 		{"anything else as it reads", errors.New(" dial tcp: refused \n"), "dial tcp: refused"},
