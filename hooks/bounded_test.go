@@ -1,0 +1,123 @@
+package hooks_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/memgraph-hooks/memgraph-hooks/hooks"
+	"github.com/memgraph-hooks/memgraph-hooks/memgraph"
+	"github.com/memgraph-hooks/memgraph-hooks/memgraph/sim"
+	"github.com/memgraph-hooks/memgraph-hooks/topology"
+)
+
+// A hook that served many clusters holds nothing for them once they are gone: the per-cluster
+// lock map is empty as soon as no pass runs (memgraph_hooks_clusters_in_flight), and the Bolt
+// pool closes the connections to coordinators nobody asks for any more.
+func TestStateShrinksBackAfterClustersAreDeleted(t *testing.T) {
+	const clusters = 12
+	const idle = 200 * time.Millisecond
+	world := sim.NewWorld()
+	t.Cleanup(world.Close)
+	pool := memgraph.NewPool(memgraph.PoolOptions{Resolver: world, IdleTimeout: idle})
+	t.Cleanup(func() { _ = pool.Close() })
+	reg := prometheus.NewRegistry()
+	handler := hooks.NewHandler(hooks.Config{Connector: pool, Registerer: reg, SyncBudget: 5 * time.Second})
+
+	var hosts []string
+	for i := range clusters {
+		hosts = append(hosts, startFleetCluster(t, world, fleetNamespace(i))...)
+	}
+	// Every cluster is synced from several goroutines at once, as Metacontroller's workers and a
+	// burst of events would: passes of one cluster queue on its lock, the others run.
+	var wg sync.WaitGroup
+	for i := range clusters {
+		for range 3 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for range 3 {
+					if rec := postSync(handler, "", clusterRequestIn(fleetNamespace(i), func(_, _, _, _ map[string]any) {})); rec.Code != http.StatusOK {
+						t.Errorf("%s: %d %s", fleetNamespace(i), rec.Code, rec.Body)
+					}
+				}
+			}()
+		}
+	}
+	wg.Wait()
+	for i := range clusters {
+		rec := postSync(handler, "", clusterRequestIn(fleetNamespace(i), func(_, _, _, _ map[string]any) {}))
+		var resp syncResponse
+		if err := json.Unmarshal(rec.Body.Bytes(), &resp); err != nil {
+			t.Fatal(err)
+		}
+		if st, reason := convergedOf(resp); st != "True" {
+			t.Errorf("%s: Converged=%s %s", fleetNamespace(i), st, reason)
+		}
+	}
+	if m := world.Misuses(); len(m) > 0 {
+		t.Fatalf("concurrent passes misused Memgraph: %+v", m)
+	}
+	if n := metricValue(t, reg, "memgraph_hooks_clusters_in_flight", nil); n != 0 {
+		t.Errorf("%v clusters in the lock map with no pass running, want 0", n)
+	}
+	if n := pool.Stats().Addresses; n < clusters {
+		t.Fatalf("the pool holds %d addresses after syncing %d clusters", n, clusters)
+	}
+
+	// The clusters are deleted: their pods go and nobody syncs them any more.
+	for _, host := range hosts {
+		if err := world.Remove(host); err != nil {
+			t.Fatal(err)
+		}
+	}
+	deadline := time.Now().Add(20 * idle)
+	for pool.Stats().Addresses > 0 && time.Now().Before(deadline) {
+		time.Sleep(idle / 4)
+	}
+	if st := pool.Stats(); st.Addresses != 0 || st.Evicted != st.Opened {
+		t.Errorf("pool after the clusters went: %+v, want no address left and every opened one evicted", st)
+	}
+}
+
+func fleetNamespace(i int) string { return fmt.Sprintf("fleet-%d", i) }
+
+// startFleetCluster starts the simulated pods of the 3+2 cluster "memgraph" in ns and returns
+// their hosts.
+func startFleetCluster(t *testing.T, world *sim.World, ns string) []string {
+	t.Helper()
+	n := topology.Network{Cluster: "memgraph", Namespace: ns, ClusterDomain: "cluster.local",
+		Ports: topology.Ports{Bolt: 7687, Management: 10000, Replication: 20000, Coordinator: 12000}}
+	var hosts []string
+	for id := topology.FirstCoordinatorID; id < topology.FirstCoordinatorID+3; id++ {
+		c := n.Coordinator(id)
+		if err := world.StartCoordinator(sim.CoordinatorSpec{ID: id, Host: c.Host, BoltPort: 7687, ManagementPort: 10000, CoordinatorPort: 12000}); err != nil {
+			t.Fatal(err)
+		}
+		hosts = append(hosts, c.Host)
+	}
+	for ord := topology.FirstDataOrdinal; ord < topology.FirstDataOrdinal+2; ord++ {
+		d := n.DataInstance(ord)
+		if err := world.StartData(sim.DataSpec{Host: d.Host, BoltPort: 7687, ManagementPort: 10000}); err != nil {
+			t.Fatal(err)
+		}
+		hosts = append(hosts, d.Host)
+	}
+	return hosts
+}
+
+func convergedOf(resp syncResponse) (status, reason string) {
+	conds, _ := resp.Status["conditions"].([]any)
+	for _, c := range conds {
+		if m, ok := c.(map[string]any); ok && m["type"] == hooks.ConditionConverged {
+			status, _ = m["status"].(string)
+			reason, _ = m["reason"].(string)
+		}
+	}
+	return status, reason
+}
