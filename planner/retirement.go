@@ -3,6 +3,7 @@ package planner
 import (
 	"slices"
 
+	"github.com/memgraph-hooks/memgraph-hooks/memgraph"
 	"github.com/memgraph-hooks/memgraph-hooks/topology"
 )
 
@@ -82,6 +83,11 @@ func planDataRetirement(d topology.Declared, v view, m mainState, members []topo
 			// No MAIN: a retiring replica may be the MAIN a handover demoted before the pass
 			// that ran it was killed, holding every acknowledged write; keep it registered until
 			// a MAIN exists again.
+			p.RetiringMaybeMain = append(p.RetiringMaybeMain, di.Name)
+			continue
+		case di.Name != m.name && v.data[di.Name].Role == memgraph.RoleMain:
+			// A second row reporting main: Raft has one MAIN, so the view is inconsistent, and
+			// Memgraph refuses to unregister an alive MAIN. Keep it until a view settles.
 			p.RetiringMaybeMain = append(p.RetiringMaybeMain, di.Name)
 			continue
 		}
