@@ -19,8 +19,8 @@ type execution struct {
 	budgetExhausted bool
 }
 
-// execute runs the commands in order on the leader, stopping at the first error or when the
-// budget runs out. Every command was planned from a read taken on this leader moments ago, so a
+// execute runs the commands in order on the leader, stopping at the first error, at a handover
+// the cluster no longer permits, or when the budget runs out. Every command was planned from a read taken on this leader moments ago, so a
 // refusal that only says "someone else already did this" (a concurrent sync of the same
 // cluster won the race) is progress, not failure.
 func (h *handler) execute(ctx context.Context, client memgraph.Client, cmds []planner.Command, replan replanFunc) execution {
@@ -32,6 +32,11 @@ func (h *handler) execute(ctx context.Context, client memgraph.Client, cmds []pl
 		}
 		if reason := staleStep(ctx, client, cmd, replan); reason != "" {
 			h.log.Info("skipping a step the cluster no longer permits", "query", cmd.String(), "reason", reason)
+			if _, ok := cmd.(planner.Handover); ok {
+				// The later steps were planned on MAIN having left the retiring instance (its
+				// UNREGISTER above all); the next pass plans from what the cluster is now.
+				return ex
+			}
 			continue
 		}
 		err := cmd.Run(ctx, client)
