@@ -69,6 +69,13 @@ e2e: ## End-to-end suite on a real kube-apiserver, etcd, controller-manager, sch
 	e2e/tools/build.sh
 	$(GO) test -tags e2e -count=1 -timeout 60m ./e2e/...
 
+FLEET ?= 50
+
+.PHONY: load
+load: ## FLEET (50) MemgraphClusters at once against the hook binary on the real control plane: convergence, no 5xx, the hook's peak RSS and CPU, steady state, drain; outside CI.
+	e2e/tools/build.sh
+	$(GO) test -tags e2e -count=1 -timeout 60m -v -run '^TestFleetLoad$$' ./e2e/ -fleet=$(FLEET) -fleet-drain
+
 .PHONY: test
 test: unit fuzz-smoke verify-manifests e2e ## What CI runs: unit tests, a few seconds of each fuzz target, stale-manifest check, then the e2e suite.
 

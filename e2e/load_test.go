@@ -93,7 +93,7 @@ func TestFleetLoad(t *testing.T) {
 			}
 			return nil
 		})
-		t.Logf("FLEET drained: the hook holds no Bolt connection %s after the clusters were deleted", time.Since(started).Round(time.Second))
+		t.Logf("FLEET drained: the hook holds no Bolt connection %s after the clusters were deleted", time.Since(deleted).Round(time.Second))
 	}
 }
 
