@@ -16,6 +16,7 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/memgraph-hooks/memgraph-hooks/memgraph/sim"
 	"github.com/memgraph-hooks/memgraph-hooks/topology"
@@ -86,12 +87,7 @@ func TestFaultHookKilledMidHandover(t *testing.T) {
 func TestFaultTwoHookReplicasAtOnce(t *testing.T) {
 	const name = "twice"
 	s := startScenarioOpts(t, "fault-replicas", scenarioOptions{replicas: 2})
-	s.create(name, "coordinators: 5\ndataInstances: 3")
-	s.declaredMembers(s.waitConverged(name, convergeTimeout), 5, 3)
-	claims := s.claimUIDs()
-	guard := s.guardRetirement()
-	s.parkMain(name, "instance_2")
-	s.asOperator(func(context.Context) error { return s.world.ForceLeader(5) })
+	claims, guard := s.bothRolesAboutToShrink(name)
 
 	mark := s.queryMark()
 	logMarks := s.replicas.logMarks()
@@ -121,12 +117,7 @@ func TestFaultTwoHookReplicasAtOnce(t *testing.T) {
 func TestFaultAPIServerRestartDuringRetirement(t *testing.T) {
 	const name = "restart"
 	s := startScenario(t, "fault-apiserver")
-	s.create(name, "coordinators: 5\ndataInstances: 3")
-	s.declaredMembers(s.waitConverged(name, convergeTimeout), 5, 3)
-	claims := s.claimUIDs()
-	guard := s.guardRetirement()
-	s.parkMain(name, "instance_2")
-	s.asOperator(func(context.Context) error { return s.world.ForceLeader(5) })
+	claims, guard := s.bothRolesAboutToShrink(name)
 
 	mark := s.queryMark()
 	s.patchSpec(name, `{"coordinators":3,"dataInstances":2}`)
@@ -275,6 +266,20 @@ func TestFaultClusterDeletedMidRetirement(t *testing.T) {
 			s.assertNoMisuse()
 		})
 	}
+}
+
+// bothRolesAboutToShrink converges a 5+3 cluster with the MAIN on instance_2 and the Raft leader
+// on coordinator_5, both in the range a shrink to 3+2 retires, and returns its claims and a guard
+// against Pods going while their member is registered.
+func (s *scenario) bothRolesAboutToShrink(name string) (map[string]types.UID, *goneGuard) {
+	s.t.Helper()
+	s.create(name, "coordinators: 5\ndataInstances: 3")
+	s.declaredMembers(s.waitConverged(name, convergeTimeout), 5, 3)
+	claims := s.claimUIDs()
+	guard := s.guardRetirement()
+	s.parkMain(name, "instance_2")
+	s.asOperator(func(context.Context) error { return s.world.ForceLeader(5) })
+	return claims, guard
 }
 
 // registered reports whether name is among the data instances registered in Raft.
