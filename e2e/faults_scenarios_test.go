@@ -47,13 +47,12 @@ func TestFaultHookKilledMidHandover(t *testing.T) {
 	held := make(chan struct{})
 	var once sync.Once
 	s.links.setFilter(func(data []byte) bool {
-		if bytes.Contains(data, []byte("DEMOTE INSTANCE")) {
-			demoted.Store(true)
-			return false
-		}
 		if demoted.Load() && bytes.Contains(data, []byte("TO MAIN")) {
 			once.Do(func() { close(held) })
 			return true
+		}
+		if bytes.Contains(data, []byte("DEMOTE INSTANCE")) {
+			demoted.Store(true)
 		}
 		return false
 	})
