@@ -83,6 +83,10 @@ test: unit fuzz-smoke verify-manifests e2e ## What CI runs: unit tests, a few se
 bench: ## Benchmarks; compare ratios within one run.
 	$(GO) test -run '^$$' -bench . -benchmem ./memgraph/ ./hooks/
 
+.PHONY: property
+property: ## The randomized hook property test at 10,000 sequences (CI runs 300).
+	$(GO) test -count=1 -run TestRandomScalingNeverMisusesMemgraph -timeout 180m ./hooks/ -sequences=10000
+
 .PHONY: lint
 lint: ## gofmt and go vet.
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); exit 1; }

@@ -212,7 +212,7 @@ func TestCustomizeAsksForTheTLSSecret(t *testing.T) {
 func TestNoSecretMaterialInLogsOrResponses(t *testing.T) {
 	var logs bytes.Buffer
 	logger := slog.New(slog.NewJSONHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
-	h, b := newTLSHarness(t, 3, 2, func(c *hooks.Config) { c.Logger = logger })
+	h, b := newTLSHarness(t, 3, 2, func(c *harnessConfig) { c.hook.Logger = logger })
 	var bodies []string
 	record := func(code int, body []byte) {
 		t.Helper()

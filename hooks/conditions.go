@@ -25,6 +25,8 @@ const (
 	ReasonLeadershipTransferInProgress = "LeadershipTransferInProgress"
 	ReasonNoCaughtUpSurvivor           = "NoCaughtUpSurvivor"
 	ReasonTLSConfigInvalid             = "TLSConfigInvalid"
+	ReasonCoordinatorHalfJoined        = "CoordinatorHalfJoined"
+	ReasonFailoverInProgress           = "FailoverInProgress"
 )
 
 // maxMessage bounds a condition message; lists inside it are bounded by maxListed.

@@ -2,8 +2,6 @@ package hooks
 
 import (
 	"context"
-	"errors"
-	"slices"
 	"strings"
 
 	"github.com/memgraph-hooks/memgraph-hooks/memgraph"
@@ -17,12 +15,20 @@ type execution struct {
 	failedQuery     string
 	err             error
 	budgetExhausted bool
+	// stoppedBy is the query of a step that ended the pass without failing, stopped its verdict
+	// (planner.StepInProgress: FORCE RESET still running; planner.StepLeaderMoved: the leader
+	// moved or is not ready) and stopMessage Memgraph's message.
+	stoppedBy   string
+	stopped     planner.StepVerdict
+	stopMessage string
 }
 
-// execute runs the commands in order on the leader, stopping at the first error, at a handover
-// the cluster no longer permits, or when the budget runs out. Every command was planned from a read taken on this leader moments ago, so a
-// refusal that only says "someone else already did this" (a concurrent sync of the same
-// cluster won the race) is progress, not failure.
+// execute runs the commands in order on the leader, stopping at the first step that does not
+// succeed, at a handover the cluster no longer permits, or when the budget runs out.
+// planner.JudgeStep says what a failed step means: a refusal that only says "someone else already
+// did this" (a concurrent sync of the same cluster won the race) is progress; FORCE RESET past its
+// own deadline is in progress; a leader that moved or is not ready ends the pass for
+// re-discovery; anything else is a failure.
 func (h *handler) execute(ctx context.Context, client memgraph.Client, cmds []planner.Command, replan replanFunc) execution {
 	var ex execution
 	for _, cmd := range cmds {
@@ -41,16 +47,26 @@ func (h *handler) execute(ctx context.Context, client memgraph.Client, cmds []pl
 		}
 		err := cmd.Run(ctx, client)
 		kind := commandKind(cmd.String())
-		switch {
-		case err == nil:
+		if err == nil {
 			h.metrics.commands.WithLabelValues(kind, "ok").Inc()
 			h.log.Info("executed", "query", cmd.String())
-		case doneByConcurrentWriter(err):
-			h.metrics.commands.WithLabelValues(kind, "already_done").Inc()
-			h.log.Info("step already done by a concurrent writer", "query", cmd.String(), "memgraph", errMessage(err))
-		case ctx.Err() != nil:
+			ex.ran = append(ex.ran, cmd.String())
+			continue
+		}
+		if ctx.Err() != nil {
 			h.metrics.commands.WithLabelValues(kind, "budget_exhausted").Inc()
 			ex.budgetExhausted = true
+			return ex
+		}
+		switch verdict := planner.JudgeStep(cmd, err); verdict {
+		case planner.StepDone:
+			h.metrics.commands.WithLabelValues(kind, "already_done").Inc()
+			h.log.Info("step already done by a concurrent writer", "query", cmd.String(), "memgraph", errMessage(err))
+			ex.ran = append(ex.ran, cmd.String())
+		case planner.StepInProgress, planner.StepLeaderMoved:
+			h.metrics.commands.WithLabelValues(kind, "interrupted").Inc()
+			h.log.Info("step did not finish; re-observing next pass", "query", cmd.String(), "memgraph", errMessage(err))
+			ex.stopped, ex.stoppedBy, ex.stopMessage = verdict, cmd.String(), errMessage(err)
 			return ex
 		default:
 			h.metrics.commands.WithLabelValues(kind, "error").Inc()
@@ -58,30 +74,8 @@ func (h *handler) execute(ctx context.Context, client memgraph.Client, cmds []pl
 			ex.failedQuery, ex.err = cmd.String(), err
 			return ex
 		}
-		ex.ran = append(ex.ran, cmd.String())
 	}
 	return ex
-}
-
-// doneByConcurrentWriter recognises refusals that mean the step's goal already holds: a member
-// registered under the same name or id, or a MAIN elected. A conflict on an endpoint registered
-// under another name is a real failure.
-func doneByConcurrentWriter(err error) bool {
-	var handover *planner.HandoverError
-	if errors.As(err, &handover) {
-		return false // its refusals are the candidates', never "already done"
-	}
-	var mgErr *memgraph.Error
-	if !errors.As(err, &mgErr) {
-		return false
-	}
-	switch mgErr.Kind {
-	case memgraph.KindMainExists:
-		return true
-	case memgraph.KindAlreadyExists:
-		return strings.Contains(mgErr.Message, "such name") || strings.Contains(mgErr.Message, "such id")
-	}
-	return false
 }
 
 // commandKind is a command's query verb, a bounded metric label ("REGISTER INSTANCE", …).
@@ -155,7 +149,7 @@ func staleHandover(ctx context.Context, client memgraph.Client, h planner.Handov
 		return "SHOW REPLICATION LAG failed right before the handover: " + errMessage(err)
 	}
 	for _, cmd := range replan(rows, lag).Commands {
-		if again, ok := cmd.(planner.Handover); ok && again.From == h.From && slices.Equal(again.Candidates, h.Candidates) {
+		if again, ok := cmd.(planner.Handover); ok && again == h {
 			return ""
 		}
 	}

@@ -35,10 +35,12 @@ func (d deadClient) YieldLeadership(context.Context) error            { return d
 func (d deadClient) ForceResetClusterState(context.Context) error     { return d.err() }
 
 // tapConnector wraps a Connector and runs afterLag once, right after the first SHOW
-// REPLICATION LAG it serves: a test's way to change the cluster between a plan and its steps.
+// REPLICATION LAG it serves, and afterDemote once, right after the first DEMOTE INSTANCE: a
+// test's way to change the cluster between a plan and its steps.
 type tapConnector struct {
-	inner    memgraph.Connector
-	afterLag func()
+	inner       memgraph.Connector
+	afterLag    func()
+	afterDemote func()
 }
 
 func (t *tapConnector) Client(address string) memgraph.Client {
@@ -57,4 +59,13 @@ func (c tapClient) ShowReplicationLag(ctx context.Context) ([]memgraph.InstanceL
 		f()
 	}
 	return lag, err
+}
+
+func (c tapClient) DemoteInstance(ctx context.Context, name string) error {
+	err := c.Client.DemoteInstance(ctx, name)
+	if f := c.tap.afterDemote; f != nil {
+		c.tap.afterDemote = nil
+		f()
+	}
+	return err
 }

@@ -24,17 +24,20 @@ import (
 // (as applied and settled) and Ready pods for every replica; pods that a StatefulSet sheds
 // disappear together with their simulated instance.
 type harness struct {
-	t        testing.TB
-	world    *sim.World
-	pool     *memgraph.Pool
-	handler  http.Handler
-	name, ns string
-	spec     map[string]any
-	children map[string]map[string]any // "Kind/name" → object as last returned
-	pods     map[string]bool           // running pods → whether they answer (have an instance)
-	lastResp syncResponse
-	secrets  map[string]any // related Secrets, keyed like Metacontroller's v2 request
-	boltTLS  *tls.Config    // when set, every simulated instance serves Bolt only over TLS
+	t           testing.TB
+	world       *sim.World
+	clock       *sim.ManualClock
+	pool        *memgraph.Pool
+	handler     http.Handler
+	name, ns    string
+	spec        map[string]any
+	children    map[string]map[string]any // "Kind/name" → object as last returned
+	pods        map[string]bool           // running pods → whether they answer (have an instance)
+	killed      map[string]bool           // hosts a test killed on purpose (h.kill)
+	slowJoiners []string                  // hosts given a join delay
+	lastResp    syncResponse
+	secrets     map[string]any // related Secrets, keyed like Metacontroller's v2 request
+	boltTLS     *tls.Config    // when set, every simulated instance serves Bolt only over TLS
 }
 
 type syncResponse struct {
@@ -44,25 +47,52 @@ type syncResponse struct {
 	Plan               []string         `json:"plan"`
 }
 
-type harnessOption func(*hooks.Config)
+// harnessConfig is what a harness is built from.
+type harnessConfig struct {
+	hook  hooks.Config
+	world []sim.Option
+	pool  memgraph.PoolOptions
+}
 
-func withBudget(d time.Duration) harnessOption { return func(c *hooks.Config) { c.SyncBudget = d } }
+type harnessOption func(*harnessConfig)
 
+func withBudget(d time.Duration) harnessOption {
+	return func(c *harnessConfig) { c.hook.SyncBudget = d }
+}
+
+// withForceResetTimeout sets how long the hook waits for FORCE RESET CLUSTER STATE (wall
+// clock: the simulated leader only progresses when the test advances its clock).
+func withForceResetTimeout(d time.Duration) harnessOption {
+	return func(c *harnessConfig) { c.pool.ForceResetTimeout = d }
+}
+
+// withWorld adds simulator options (the clock is always the harness's manual clock).
+func withWorld(opts ...sim.Option) harnessOption {
+	return func(c *harnessConfig) { c.world = append(c.world, opts...) }
+}
+
+// epoch is where the harness's manual clock starts.
+var epoch = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+
+// newHarness builds the hook and a simulated Memgraph on a manual clock: simulated time passes
+// only when a test advances it (h.advance), so every timed behaviour is deterministic.
 func newHarness(t testing.TB, coordinators, data int, opts ...harnessOption) *harness {
 	t.Helper()
-	world := sim.NewWorld()
-	t.Cleanup(world.Close)
-	cfg := hooks.Config{SyncBudget: 5 * time.Second}
+	cfg := harnessConfig{hook: hooks.Config{SyncBudget: 5 * time.Second}, pool: memgraph.PoolOptions{ForceResetTimeout: 300 * time.Millisecond}}
 	for _, o := range opts {
 		o(&cfg)
 	}
-	pool := memgraph.NewPool(memgraph.PoolOptions{Resolver: world, Logger: cfg.Logger})
+	clock := sim.NewManualClock(epoch)
+	world := sim.NewWorld(append(cfg.world, sim.WithClock(clock))...)
+	t.Cleanup(world.Close)
+	cfg.pool.Resolver, cfg.pool.Logger = world, cfg.hook.Logger
+	pool := memgraph.NewPool(cfg.pool)
 	t.Cleanup(func() { _ = pool.Close() })
-	if cfg.Connector == nil {
-		cfg.Connector = pool
+	if cfg.hook.Connector == nil {
+		cfg.hook.Connector = pool
 	}
 	h := &harness{
-		t: t, world: world, pool: pool, handler: hooks.NewHandler(cfg),
+		t: t, world: world, clock: clock, pool: pool, handler: hooks.NewHandler(cfg.hook),
 		name: "memgraph", ns: "default",
 		spec:     map[string]any{"coordinators": coordinators, "dataInstances": data},
 		children: map[string]map[string]any{},
@@ -166,6 +196,34 @@ func (h *harness) dryRun() syncResponse { return h.syncWith("?dryRun=true") }
 func (h *harness) syncWith(query string) syncResponse {
 	h.t.Helper()
 	code, body := h.post("/sync"+query, h.request())
+	return h.record(query, code, body)
+}
+
+// syncAsync posts one sync on another goroutine (so the test can act on the simulator while the
+// hook works) and returns the function that waits for it and records it like sync.
+func (h *harness) syncAsync() func() syncResponse {
+	req := h.request()
+	type reply struct {
+		code int
+		body []byte
+	}
+	done := make(chan reply, 1)
+	go func() {
+		code, body := h.post("/sync", req)
+		done <- reply{code, body}
+	}()
+	return func() syncResponse {
+		h.t.Helper()
+		r := <-done
+		return h.record("", r.code, r.body)
+	}
+}
+
+// advance moves simulated time forward.
+func (h *harness) advance(d time.Duration) { h.clock.Advance(d) }
+
+func (h *harness) record(query string, code int, body []byte) syncResponse {
+	h.t.Helper()
 	if code != http.StatusOK {
 		h.t.Fatalf("sync answered %d: %s", code, body)
 	}

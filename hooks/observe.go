@@ -44,12 +44,16 @@ type observation struct {
 	reachable bool // at least one coordinator answered
 	asked     int  // coordinators asked before discovery ended
 	errs      []string
+	// notReady names a leader some coordinator reported that had not finished reconciling (its
+	// table was its local Raft copy): "no leader yet", not a view to plan on.
+	notReady string
 }
 
 // discoverLeader asks the coordinators in id order (declared, then retiring) for SHOW INSTANCES
-// and returns the first view of an established cluster that names a leader; on a converged
-// cluster that costs one query. A coordinator that names no leader answers from a stale state
-// machine and is skipped.
+// and returns the first view of an established cluster that names a ready leader; on a
+// converged cluster that costs one query. A coordinator that names no leader answers from a
+// stale state machine, and one that names a leader that is not ready yet answers that leader's
+// local Raft copy (every health unknown, planner.LeaderNotReady): both are skipped.
 //
 // A fresh coordinator (leader of only itself, never ADDed) looks exactly like a wiped one, so
 // its self-view is used to bootstrap only when every coordinator answered and every one of them
@@ -77,7 +81,12 @@ func discoverLeader(ctx context.Context, conn memgraph.Connector, d topology.Dec
 		}
 		obs.reachable = true
 		v := view{coordinator: c, instances: rows, leader: leaderName(rows)}
+		_, leadership := planner.ReadLeadership(rows)
 		switch {
+		case leadership == planner.LeaderNotReady:
+			allFresh = false
+			obs.notReady = v.leader
+			obs.errs = append(obs.errs, fmt.Sprintf("%s: %s leads but is not ready", c.Name, v.leader))
 		case v.fromLeader() && v.fresh():
 			if fallback == nil {
 				fallback = &v
@@ -172,11 +181,16 @@ func coordinatorByName(d topology.Declared, name string) (topology.Coordinator, 
 }
 
 // errMessage is Memgraph's own message when there is one; a failed handover tells its whole
-// story (each candidate's refusal, in Memgraph's words, and whether the old MAIN was restored).
+// story (the refusal in Memgraph's words, or why the new MAIN is not proven, and whether the old
+// MAIN was restored), and so does a refused ADD of a half-joined coordinator.
 func errMessage(err error) string {
 	var handover *planner.HandoverError
 	if errors.As(err, &handover) {
 		return handover.Error()
+	}
+	var halfJoined *planner.HalfJoinedError
+	if errors.As(err, &halfJoined) {
+		return halfJoined.Error()
 	}
 	var mgErr *memgraph.Error
 	if errors.As(err, &mgErr) && mgErr.Message != "" {

@@ -5,9 +5,13 @@ import (
 	"flag"
 	"fmt"
 	"math/rand/v2"
+	"sort"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/memgraph-hooks/memgraph-hooks/memgraph"
+	"github.com/memgraph-hooks/memgraph-hooks/memgraph/sim"
 	"github.com/memgraph-hooks/memgraph-hooks/topology"
 )
 
@@ -17,10 +21,14 @@ var (
 )
 
 // TestRandomScalingNeverMisusesMemgraph drives random sequences of scaling edits, leadership
-// moves, lag and MAIN moves through real syncs against the simulator and checks two
-// invariants after every pass: the simulator saw no misuse (second MAIN, UNREGISTER of an alive
-// MAIN, REMOVE of the leader, …), and no StatefulSet shrank while a member of the range it
-// shed was still registered. Every sequence must then converge once the faults stop.
+// moves, lag and MAIN moves, and Memgraph 3.12's timing faults — coordinators that join late
+// (half-joined), leaders that lose their majority and lead on until their leadership expires,
+// leaders that are not ready after an election or a FORCE RESET, data instances that die and
+// show up until instance_down_timeout_sec, simulated time passing between syncs — through real
+// syncs against the simulator, and checks after every pass: the simulator saw no misuse (second
+// MAIN, UNREGISTER of an alive MAIN, REMOVE of the leader or of a half-joined member, …), the
+// leader never crashed, and no StatefulSet shrank while a member of the range it shed was still
+// a member. Every sequence must then converge once the faults stop.
 func TestRandomScalingNeverMisusesMemgraph(t *testing.T) {
 	n := *sequences
 	if testing.Short() {
@@ -40,55 +48,76 @@ func TestRandomScalingNeverMisusesMemgraph(t *testing.T) {
 	}
 }
 
-var coordinatorChoices = []int{3, 5}
+var (
+	coordinatorChoices = []int{3, 5}
+	readyDelays        = []time.Duration{0, time.Second, 3 * time.Second}
+	timeSteps          = []time.Duration{0, 0, 500 * time.Millisecond, 2 * time.Second, 6 * time.Second}
+)
 
 func runRandomSequence(t *testing.T, rng *rand.Rand) {
-	h := newHarness(t, coordinatorChoices[rng.IntN(2)], 1+rng.IntN(3))
+	h := newHarness(t, coordinatorChoices[rng.IntN(2)], 1+rng.IntN(3),
+		withWorld(sim.WithLeaderReadyDelay(readyDelays[rng.IntN(len(readyDelays))])),
+		withForceResetTimeout(50*time.Millisecond))
 	h.bootstrap()
 	for step := 0; step < 12; step++ {
-		switch r := rng.IntN(10); {
-		case r < 2:
-			h.scale(coordinatorChoices[rng.IntN(2)], 1+rng.IntN(4))
+		switch r := rng.IntN(16); {
 		case r < 3:
-			h.moveLeader(rng)
+			h.scale(coordinatorChoices[rng.IntN(2)], 1+rng.IntN(4))
 		case r < 4:
-			h.moveMain(rng)
+			h.moveLeader(rng)
 		case r < 5:
+			h.moveMain(rng)
+		case r < 6:
 			// Lag only shows once the MAIN commits past it (Commit fails harmlessly with no MAIN).
 			_ = h.world.SetLag(h.network().DataInstance(rng.IntN(h.dataPods())).Host, "memgraph", int64(rng.IntN(2)))
 			_ = h.world.Commit("memgraph", 1+int64(rng.IntN(3)))
+		case r < 7:
+			h.slowJoin(rng)
+		case r < 8:
+			h.loseQuorum()
+		case r < 9:
+			h.killData(rng)
+		case r < 10:
+			h.restartKilled(rng)
+		case r < 11:
+			h.humanForceReset()
+		case r < 12:
+			h.demoteMain()
 		}
+		h.advance(timeSteps[rng.IntN(len(timeSteps))])
 		h.checkedSync()
 	}
-	for i := 0; i < h.dataPods(); i++ {
-		h.world.SetLag(h.network().DataInstance(i).Host, "memgraph", 0)
-	}
-	for pass := 0; pass < 8; pass++ {
+	h.stopFaults()
+	for pass := 0; pass < 12; pass++ {
+		h.healHalfJoined()
+		h.advance(10 * time.Second) // readiness, reconciliation backoff and failovers settle
 		h.checkedSync()
 		if st, _, _ := h.condition("Converged"); st == "True" {
 			return
 		}
 	}
 	_, reason, msg := h.condition("Converged")
-	t.Fatalf("did not converge within 8 passes after the faults stopped: %s: %s", reason, msg)
+	t.Fatalf("did not converge within 12 passes after the faults stopped: %s: %s", reason, msg)
 }
 
-// checkedSync syncs and checks the two invariants.
+// checkedSync syncs and checks the invariants.
 func (h *harness) checkedSync() {
 	h.t.Helper()
-	before := h.registeredSet()
+	before := h.memberSet()
 	c0, d0 := h.replicas()
 	h.sync()
 	h.assertNoMisuse()
+	h.assertLeaderAlive()
 	c1, d1 := h.replicas()
+	after := h.memberSet()
 	n := h.network()
 	for id := topology.FirstCoordinatorID + c1; id < topology.FirstCoordinatorID+c0; id++ {
-		if name := topology.CoordinatorName(id); before[name] && h.registeredSet()[name] {
-			h.t.Fatalf("coordinators shrank %d→%d while %s was still registered", c0, c1, name)
+		if name := topology.CoordinatorName(id); before[name] && after[name] {
+			h.t.Fatalf("coordinators shrank %d→%d while %s was still a member", c0, c1, name)
 		}
 	}
 	for ord := topology.FirstDataOrdinal + d1; ord < topology.FirstDataOrdinal+d0; ord++ {
-		if name := n.DataInstance(ord).Name; h.registeredSet()[name] {
+		if name := n.DataInstance(ord).Name; after[name] {
 			h.t.Fatalf("data instances shrank %d→%d while %s was still registered", d0, d1, name)
 		}
 	}
@@ -100,6 +129,38 @@ func (h *harness) registeredSet() map[string]bool {
 		set[name] = true
 	}
 	return set
+}
+
+// memberSet is every registered data instance and every Raft member (half-joined ones
+// included), as the first running coordinator that answers reports them.
+func (h *harness) memberSet() map[string]bool {
+	h.t.Helper()
+	set := map[string]bool{}
+	for _, r := range h.anyView() {
+		set[r.Name] = true
+	}
+	return set
+}
+
+// anyView is SHOW INSTANCES from the first running coordinator that answers: the leader's table
+// or, without a ready leader, that coordinator's Raft copy (the same members either way).
+func (h *harness) anyView() []memgraph.Instance {
+	h.t.Helper()
+	c, _ := h.replicas()
+	for i := 0; i < c; i++ {
+		coord := h.network().Coordinator(topology.FirstCoordinatorID + i)
+		if !h.world.Running(coord.Host) {
+			continue
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		rows, err := h.pool.Client(coord.BoltServer).ShowInstances(ctx)
+		cancel()
+		if err == nil {
+			return rows
+		}
+	}
+	h.t.Fatal("no coordinator answers SHOW INSTANCES")
+	return nil
 }
 
 func (h *harness) dataPods() int {
@@ -115,7 +176,7 @@ func (h *harness) moveLeader(rng *rand.Rand) {
 
 // moveMain parks MAIN on a random registered, alive data instance, as a human could.
 func (h *harness) moveMain(rng *rand.Rand) {
-	rows := h.showInstances()
+	rows := h.anyView()
 	var main string
 	var replicas []string
 	for _, r := range rows {
@@ -149,4 +210,131 @@ func (h *harness) leaderClient(rows []memgraph.Instance) memgraph.Client {
 		}
 	}
 	return h.pool.Client(h.network().Coordinator(1).BoltServer)
+}
+
+// slowJoin makes a coordinator that is not a member yet join too slowly for ADD COORDINATOR's
+// wait: if the hook adds it, it half-joins.
+func (h *harness) slowJoin(rng *rand.Rand) {
+	members := h.memberSet()
+	var outside []string
+	for id := topology.FirstCoordinatorID; id < topology.FirstCoordinatorID+5; id++ {
+		if !members[topology.CoordinatorName(id)] {
+			outside = append(outside, h.network().Coordinator(id).Host)
+		}
+	}
+	if len(outside) > 0 {
+		host := outside[rng.IntN(len(outside))]
+		h.must(h.world.SetJoinDelay(host, 3*time.Second))
+		h.slowJoiners = append(h.slowJoiners, host)
+	}
+}
+
+// loseQuorum kills followers until the leader has no majority: it leads on until its leadership
+// expires, and writes fail meanwhile.
+func (h *harness) loseQuorum() {
+	leader, ok := h.world.Leader()
+	if !ok {
+		return
+	}
+	c, _ := h.replicas()
+	need := c - c/2 // kills that leave at most half alive
+	for i := 0; i < c && need > 0; i++ {
+		coord := h.network().Coordinator(topology.FirstCoordinatorID + i)
+		if coord.ID != leader && h.world.Running(coord.Host) {
+			h.kill(coord.Host)
+			need--
+		}
+	}
+}
+
+// killData kills a random data instance's process; its pod stays (a crash the kubelet has not
+// noticed yet), and the leader shows it up until instance_down_timeout_sec.
+func (h *harness) killData(rng *rand.Rand) {
+	host := h.network().DataInstance(rng.IntN(h.dataPods())).Host
+	if h.world.Running(host) {
+		h.kill(host)
+	}
+}
+
+// restartKilled restarts one killed process whose pod still runs.
+func (h *harness) restartKilled(rng *rand.Rand) {
+	for _, host := range sortedKeys(h.killed) {
+		if rng.IntN(2) == 0 {
+			h.restartIfPod(host)
+			return
+		}
+	}
+}
+
+func (h *harness) restartIfPod(host string) {
+	if h.pods[strings.Split(host, ".")[0]] && !h.world.Running(host) {
+		h.restart(host)
+	}
+	delete(h.killed, host)
+}
+
+// demoteMain demotes the MAIN as an operator (or a pass killed mid-handover) would: Memgraph
+// does not fail over after a demotion, so the cluster stays without a MAIN until someone acts.
+func (h *harness) demoteMain() {
+	rows := h.anyView()
+	for _, r := range rows {
+		if !r.IsCoordinator() && r.Role == memgraph.RoleMain {
+			_ = h.leaderClient(rows).DemoteInstance(context.Background(), r.Name)
+			return
+		}
+	}
+}
+
+// humanForceReset runs FORCE RESET CLUSTER STATE on the leader as an operator would, giving up
+// quickly: the leader is not ready until it reconciles.
+func (h *harness) humanForceReset() {
+	leader, ok := h.world.Leader()
+	if !ok {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
+	defer cancel()
+	_ = h.pool.Client(h.network().Coordinator(leader).BoltServer).ForceResetClusterState(ctx)
+}
+
+// stopFaults ends every fault: killed processes restart, lag and join delays go.
+func (h *harness) stopFaults() {
+	for _, host := range sortedKeys(h.killed) {
+		h.restartIfPod(host)
+	}
+	for i := 0; i < h.dataPods(); i++ {
+		h.must(h.world.SetLag(h.network().DataInstance(i).Host, "memgraph", 0))
+	}
+	for _, host := range h.slowJoiners {
+		h.must(h.world.SetJoinDelay(host, 0))
+	}
+}
+
+// healHalfJoined moves leadership onto a half-joined coordinator, as an operator restarting the
+// leader until it wins would: leading, it is ADDed as itself. A half-joined leader is left to
+// the hook.
+func (h *harness) healHalfJoined() {
+	var halfJoined []int
+	for _, r := range h.anyView() {
+		id, ok := topology.ParseCoordinatorName(r.Name)
+		if !ok || !r.IsCoordinator() || r.BoltServer != "" {
+			continue
+		}
+		if r.Role == memgraph.RoleLeader {
+			return
+		}
+		halfJoined = append(halfJoined, id)
+	}
+	if len(halfJoined) > 0 {
+		_ = h.world.ForceLeader(halfJoined[0])
+	}
+}
+
+func sortedKeys(m map[string]bool) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
 }

@@ -1,6 +1,7 @@
 package hooks
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/memgraph-hooks/memgraph-hooks/memgraph"
@@ -49,13 +50,26 @@ func (p *pass) verdicts() (ready, converged verdict, resync float64) {
 	case p.obs.view.leader == "" && !p.obs.reachable:
 		v := isFalse(ReasonCoordinatorUnreachable, "no coordinator answered SHOW INSTANCES: %s", listNames(p.obs.errs))
 		return v, v, resyncWaiting
+	case p.obs.view.leader == "" && p.obs.notReady != "":
+		v := notReadyVerdict(p.obs.notReady)
+		return v, v, resyncProgressing
 	case p.obs.view.leader == "":
 		v := isFalse(ReasonNoCoordinatorLeader, "coordinators answer but none names a leader: %s", listNames(p.obs.errs))
 		return v, v, resyncWaiting
+	case p.notReady != "":
+		v := notReadyVerdict(p.notReady)
+		return v, v, resyncProgressing
 	}
 	ready = p.readyVerdict()
 	converged, resync = p.convergedVerdict()
 	return ready, converged, resync
+}
+
+// notReadyVerdict: a leader that has not finished reconciling answers its local Raft copy with
+// every health unknown and refuses every write; that is no leader yet, not news about instances.
+func notReadyVerdict(leader string) verdict {
+	return isFalse(ReasonNoCoordinatorLeader, "%s leads but is not ready yet (it is reconciling after an election or a "+
+		"FORCE RESET and reports every health unknown); nothing is planned until it is", leader)
 }
 
 func (p *pass) readyVerdict() verdict {
@@ -80,7 +94,19 @@ func (p *pass) convergedVerdict() (verdict, float64) {
 	case p.leaderErr != nil:
 		return isFalse(ReasonCoordinatorUnreachable, "leader %s: %s", p.obs.view.leader, errMessage(p.leaderErr)), resyncWaiting
 	case p.ex.err != nil:
+		var halfJoined *planner.HalfJoinedError
+		if errors.As(p.ex.err, &halfJoined) {
+			return halfJoinedVerdict([]string{halfJoined.Coordinator}), resyncWaiting
+		}
 		return isFalse(ReasonRegistrationFailed, "%s failed: %s", p.ex.failedQuery, errMessage(p.ex.err)), resyncWaiting
+	case p.ex.stoppedBy != "" && p.ex.stopped == planner.StepInProgress:
+		return isFalse(ReasonFailoverInProgress, "%s is still running on %s: the leader is settling the MAIN (Memgraph "+
+			"promotes the most up-to-date replica); re-observing on the next sync", p.ex.stoppedBy, p.final.leader), resyncProgressing
+	case p.ex.stoppedBy != "":
+		return isFalse(ReasonLeadershipTransferInProgress, "%s did not run: %s; finding the leader again on the next sync",
+			p.ex.stoppedBy, p.ex.stopMessage), resyncProgressing
+	case len(now.HalfJoined) > 0:
+		return halfJoinedVerdict(now.HalfJoined), resyncWaiting
 	case prog.NoCaughtUpSurvivor != "":
 		return isFalse(ReasonNoCaughtUpSurvivor, "%s", prog.NoCaughtUpSurvivor), resyncWaiting
 	case prog.YieldPending || now.YieldPending:
@@ -105,6 +131,19 @@ func (p *pass) convergedVerdict() (verdict, float64) {
 	return isTrue(ReasonAllInstancesRegistered, "%s and %s registered%s",
 		describeCount(len(p.declared.Coordinators), "coordinator"),
 		describeCount(len(p.declared.DataInstances), "data instance"), driftNote(now.Drift)), resyncConverged
+}
+
+// halfJoinedVerdict names Raft members the leader's application log lacks (memgraph-ha.md
+// §11.1): a human has to act, and must know why the hook will not.
+func halfJoinedVerdict(names []string) verdict {
+	verb := "is a Raft member"
+	if len(names) > 1 {
+		verb = "are Raft members"
+	}
+	return isFalse(ReasonCoordinatorHalfJoined, "%s %s without a bolt_server (half-joined: ADD COORDINATOR timed out and "+
+		"the join completed later). The hook will not remove it: removing a half-joined member would stop the leader "+
+		"process. Memgraph refuses to add it again (its id exists); it is registered once it leads (the hook then adds it "+
+		"as itself)", listNames(names), verb)
 }
 
 // driftNote tells of registrations whose addresses differ from the declared ones: the hook

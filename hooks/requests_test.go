@@ -22,7 +22,7 @@ var update = flag.Bool("update", false, "rewrite golden files and example reques
 const requestsDir = "../examples/hook-requests"
 
 func withNow(t time.Time) harnessOption {
-	return func(c *hooks.Config) { c.Now = func() time.Time { return t } }
+	return func(c *harnessConfig) { c.hook.Now = func() time.Time { return t } }
 }
 
 func renderRequests(t *testing.T) map[string]any {

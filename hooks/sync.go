@@ -35,6 +35,7 @@ type pass struct {
 	planned     []string // queries of the plan that was (or, on a dry run, would be) executed
 	ex          execution
 	leaderErr   error
+	notReady    string // the leader we were sent to had not finished reconciling
 	dryRun      bool
 	starved     bool   // the budget ran out before any coordinator was asked
 	reread      bool   // final was read after execution, so p.plan does not describe it
@@ -119,6 +120,10 @@ func (h *handler) planOnLeader(ctx context.Context, p *pass) {
 		p.leaderErr = err
 		return
 	}
+	if _, leadership := planner.ReadLeadership(lv.instances); leadership == planner.LeaderNotReady {
+		p.notReady = lv.leader // its table is no evidence: plan nothing
+		return
+	}
 	p.final = lv
 	observed := h.observed(lv, nil, p)
 	client := p.conn.Client(lv.coordinator.BoltServer)
@@ -146,8 +151,9 @@ func (h *handler) planOnLeader(ctx context.Context, p *pass) {
 		return
 	}
 	// Report what the cluster looks like now, not what it looked like before the pass; after a
-	// yield the old leader may name no leader yet, and then the pre-pass view stands.
-	if rows, err := client.ShowInstances(ctx); err == nil && leaderName(rows) != "" {
+	// yield the old leader may name no leader yet, and after a FORCE RESET it may not be ready
+	// yet (its table says nothing about the instances): then the pre-pass view stands.
+	if rows, err := client.ShowInstances(ctx); err == nil && readyLeader(rows) {
 		p.final = view{coordinator: lv.coordinator, instances: rows, leader: leaderName(rows)}
 		p.reread = true
 	}
@@ -155,4 +161,9 @@ func (h *handler) planOnLeader(ctx context.Context, p *pass) {
 
 func (h *handler) observed(v view, lag []memgraph.InstanceLag, p *pass) planner.Observed {
 	return planner.Observed{Instances: v.instances, Leader: v.leader, Lag: lag, Current: p.work.current}
+}
+
+func readyLeader(rows []memgraph.Instance) bool {
+	_, leadership := planner.ReadLeadership(rows)
+	return leadership == planner.LeaderReady
 }

@@ -3,6 +3,7 @@ package memgraph
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"strings"
 	"sync/atomic"
@@ -87,8 +88,20 @@ func (c *boltClient) YieldLeadership(ctx context.Context) error {
 	return c.write(ctx, YieldLeadershipQuery)
 }
 
+// ForceResetClusterState runs under its own PoolOptions.ForceResetTimeout: the query blocks on
+// the leader until reconciliation succeeds or the leadership is lost, and a reconciliation that
+// has nothing to promote retries for as long as it takes.
 func (c *boltClient) ForceResetClusterState(ctx context.Context) error {
-	return c.write(ctx, ForceResetClusterStateQuery)
+	timeout := c.pool.opts.ForceResetTimeout
+	own, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	err := c.write(own, ForceResetClusterStateQuery)
+	var e *Error
+	if errors.As(err, &e) && e.Kind == KindTimeout && ctx.Err() == nil {
+		e.Message = fmt.Sprintf("no answer within %v: the leader is still reconciling the cluster (FORCE RESET CLUSTER STATE "+
+			"returns once a MAIN is settled or the leadership is lost)", timeout)
+	}
+	return err
 }
 
 func (c *boltClient) write(ctx context.Context, query string) error {

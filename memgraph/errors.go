@@ -22,7 +22,10 @@ const (
 	KindTimeout
 	// KindClosed: the Pool was closed.
 	KindClosed
-	// KindAlreadyExists: an instance or coordinator with that name, id or endpoint exists.
+	// KindAlreadyExists: an instance or coordinator with that name, id or endpoint exists. For
+	// ADD COORDINATOR, "such id already exists" also answers for a half-joined member (NuRaft
+	// knows it, the application log does not; SHOW INSTANCES lists it with an empty
+	// bolt_server), so it does not prove the coordinator is registered.
 	KindAlreadyExists
 	// KindMainExists: SET INSTANCE TO MAIN while Raft already records a MAIN (alive or not).
 	KindMainExists
@@ -40,8 +43,8 @@ const (
 	KindNoLeader
 	// KindRaftWrite: committing to the Raft log failed (typically no quorum). Retry later.
 	KindRaftWrite
-	// KindRaftMembership: a Raft membership change (ADD/REMOVE COORDINATOR) was cancelled,
-	// timed out or collided with another one. Retry later.
+	// KindRaftMembership: a Raft membership change (ADD/REMOVE COORDINATOR) was cancelled, hit
+	// a Raft timeout or collided with another one. Retry later.
 	KindRaftMembership
 	// KindAlreadyReplica: DEMOTE INSTANCE of an instance that is already a replica.
 	KindAlreadyReplica
@@ -61,9 +64,10 @@ const (
 	KindUnauthenticated
 	// KindProtocol: the server answered with a result we cannot read (missing column, wrong type).
 	KindProtocol
-	// KindPromotionFailed: SET INSTANCE TO MAIN could not promote the instance (it did not
-	// answer the promotion RPC); Raft is unchanged. Retry later or choose another instance.
-	KindPromotionFailed
+	// KindMembershipTimeout: NuRaft accepted ADD/REMOVE COORDINATOR but Memgraph's ~2 s poll
+	// did not see it complete ("reached a timeout!"). It may still complete: a coordinator
+	// added this way can join later as a half-joined member, listed with an empty bolt_server.
+	KindMembershipTimeout
 )
 
 var kindNames = [...]string{
@@ -89,7 +93,7 @@ var kindNames = [...]string{
 	KindLicense:             "license",
 	KindUnauthenticated:     "unauthenticated",
 	KindProtocol:            "protocol",
-	KindPromotionFailed:     "promotion failed",
+	KindMembershipTimeout:   "membership change timed out",
 }
 
 func (k Kind) String() string {
@@ -170,7 +174,6 @@ var messageRules = []messageRule{
 	{"isn't a leader anymore", KindNotLeader},
 	{"is not leader anymore", KindNotLeader},
 	{"already a main instance", KindMainExists},
-	{"Couldn't set replica instance to main", KindPromotionFailed},
 	{"Alive main instance can't be unregistered", KindAliveMainUnregister},
 	{"current leader cannot be removed", KindLeaderRemoval},
 	{"already exists", KindAlreadyExists},
@@ -184,7 +187,7 @@ var messageRules = []messageRule{
 	{"Config map must contain", KindBadConfig},
 	{"Failed to parse config map", KindBadConfig},
 	{"Cluster cannot consists of both STRICT_SYNC and SYNC", KindBadConfig},
-	{"reached a timeout", KindRaftMembership},
+	{"reached a timeout", KindMembershipTimeout},
 	{"reached a raft timeout", KindRaftMembership},
 	{"was cancelled", KindRaftMembership},
 	{"raft config is changing", KindRaftMembership},

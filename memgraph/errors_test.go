@@ -58,7 +58,6 @@ var memgraphTexts = []struct {
 	// §3.4 SET INSTANCE TO MAIN
 	{"Couldn't set instance to main since there is already a main instance in cluster!", KindMainExists},
 	{"No instance with such name!", KindNoSuchInstance},
-	{"Couldn't set replica instance to main! Check coordinator and replica for more logs", KindPromotionFailed},
 	{"Couldn't set instance to main since coordinator is not a leader! Current leader is coordinator with id 2 with bolt socket address localhost:7691", KindNotLeader},
 	// §3.5 DEMOTE INSTANCE
 	{"Instance instance_1 is already a replica!", KindAlreadyReplica},
@@ -71,7 +70,7 @@ var memgraphTexts = []struct {
 	{"Couldn't add coordinator since instance with such management endpoint already exists!", KindAlreadyExists},
 	{"Couldn't add coordinator since instance with such coordinator server already exists!", KindAlreadyExists},
 	{"Request for adding coordinator 2 failed because the coordinator was started with different network configuration. Check logs for more details.", KindBadConfig},
-	{"Request for adding coordinator 2 reached a timeout!", KindRaftMembership},
+	{"Request for adding coordinator 2 reached a timeout!", KindMembershipTimeout},
 	{"Request for adding coordinator 2 was cancelled!", KindRaftMembership},
 	{"Request for adding coordinator 2 reached a raft timeout!", KindRaftMembership},
 	{"Request for adding coordinator 2 failed because the coordinator isn't a leader anymore!", KindNotLeader},
@@ -87,7 +86,7 @@ var memgraphTexts = []struct {
 	// §3.8 REMOVE COORDINATOR
 	{"Request for removing coordinator 1 failed because the current leader cannot be removed!", KindLeaderRemoval},
 	{"Couldn't remove coordinator instance because coordinator with id 7 doesn't exist!", KindNoSuchInstance},
-	{"Request for removing coordinator 3 reached a timeout!", KindRaftMembership},
+	{"Request for removing coordinator 3 reached a timeout!", KindMembershipTimeout},
 	{"Request for removing coordinator 3 failed because raft config is changing!", KindRaftMembership},
 	{"Request for removing coordinator 3 failed because the coordinator isn't a leader anymore!", KindNotLeader},
 	// §3.9 others
@@ -117,7 +116,7 @@ func TestClassifyAuthenticationFailure(t *testing.T) {
 
 func TestEveryKindHasAName(t *testing.T) {
 	seen := map[string]Kind{}
-	for k := KindUnknown; k <= KindPromotionFailed; k++ {
+	for k := KindUnknown; k <= KindMembershipTimeout; k++ {
 		name := k.String()
 		if name == "" || strings.HasPrefix(name, "Kind(") {
 			t.Errorf("Kind %d has no name", int(k))

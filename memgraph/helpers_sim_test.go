@@ -93,10 +93,16 @@ func bootstrap(t testing.TB, ctx context.Context, pool *memgraph.Pool, cluster s
 }
 
 // newWorld returns a World closed at the end of the test.
-func newWorld(t testing.TB) *sim.World {
-	w := sim.NewWorld()
+func newWorld(t testing.TB, opts ...sim.Option) *sim.World {
+	w := sim.NewWorld(opts...)
 	t.Cleanup(w.Close)
 	return w
+}
+
+// newManualWorld returns a World on a manual clock, and the clock.
+func newManualWorld(t testing.TB) (*sim.World, *sim.ManualClock) {
+	clock := sim.NewManualClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+	return newWorld(t, sim.WithClock(clock)), clock
 }
 
 // newPool returns a Pool resolving through r, closed at the end of the test (before the world,

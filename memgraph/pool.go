@@ -20,6 +20,7 @@ const (
 	DefaultDialTimeout        = 5 * time.Second
 	DefaultLivenessCheckAfter = 10 * time.Second
 	DefaultQueryTimeout       = 30 * time.Second
+	DefaultForceResetTimeout  = 2 * time.Second
 )
 
 // closeTimeout bounds the GOODBYE sent when an evicted or closed driver shuts its connections.
@@ -45,6 +46,11 @@ type PoolOptions struct {
 	// QueryTimeout bounds a call whose context has no deadline. Negative means no bound
 	// (default DefaultQueryTimeout).
 	QueryTimeout time.Duration
+	// ForceResetTimeout bounds FORCE RESET CLUSTER STATE, which does not return before the
+	// leader's reconciliation succeeds or its leadership is lost (retrying with backoff up to a
+	// minute meanwhile): past it the call ends with KindTimeout, meaning "still in progress".
+	// The caller's deadline wins if earlier (default DefaultForceResetTimeout).
+	ForceResetTimeout time.Duration
 	// Username and Password enable basic auth when Username is set. Coordinators ignore auth
 	// in Memgraph 3.12; data instances require it only once a user exists.
 	Username, Password string
@@ -71,6 +77,9 @@ func (o PoolOptions) withDefaults() PoolOptions {
 	}
 	if o.QueryTimeout == 0 {
 		o.QueryTimeout = DefaultQueryTimeout
+	}
+	if o.ForceResetTimeout <= 0 {
+		o.ForceResetTimeout = DefaultForceResetTimeout
 	}
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)

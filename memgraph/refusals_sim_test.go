@@ -3,7 +3,9 @@ package memgraph_test
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/neo4j/neo4j-go-driver/v5/neo4j"
 
@@ -71,7 +73,7 @@ func TestRefusals(t *testing.T) {
 		}, memgraph.KindAlreadyExists, "Couldn't add coordinator since instance with such id already exists!", "PULL"},
 		{"coordinator never joins", func() error {
 			return leader.AddCoordinator(ctx, 7, memgraph.CoordinatorConfig{BoltServer: "nowhere:7687", CoordinatorServer: "nowhere:12000", ManagementServer: "nowhere:10000"})
-		}, memgraph.KindRaftMembership, "Request for adding coordinator 7 reached a timeout!", "PULL"},
+		}, memgraph.KindMembershipTimeout, "Request for adding coordinator 7 reached a timeout!", "PULL"},
 		{"second main", func() error {
 			return leader.SetInstanceToMain(ctx, "instance_2")
 		}, memgraph.KindMainExists, "Couldn't set instance to main since there is already a main instance in cluster!", "PULL"},
@@ -155,10 +157,10 @@ func TestSelfAddWithWrongAddressIsRefused(t *testing.T) {
 		"Request for adding coordinator 1 failed because the coordinator was started with different network configuration. Check logs for more details.", "PULL")
 }
 
-// TestQuorumLoss: with two of three coordinators dead the leader's next write fails to commit
-// to Raft, after which it steps down and writes find no leader.
+// TestQuorumLoss: with two of three coordinators dead the leader's writes fail to commit to
+// Raft until its leadership expires, after which writes find no leader.
 func TestQuorumLoss(t *testing.T) {
-	w := newWorld(t)
+	w, clock := newManualWorld(t)
 	startProcesses(t, w, "ql", 3, 2)
 	pool := newPool(t, w)
 	ctx := testContext(t)
@@ -171,6 +173,7 @@ func TestQuorumLoss(t *testing.T) {
 	c := pool.Client(coordAddr("ql", 1))
 	err := c.RegisterInstance(ctx, instanceName(1), instanceConfig("ql", 1))
 	wantRefusal(t, w, err, memgraph.KindRaftWrite, "Writing to Raft log failed. Please retry the operation.", "PULL")
+	clock.Advance(sim.LeadershipExpiry)
 	err = c.RegisterInstance(ctx, instanceName(1), instanceConfig("ql", 1))
 	wantRefusal(t, w, err, memgraph.KindNoLeader, "Tried to forward the request to the current leader but the leader couldn't be found!", "PULL")
 
@@ -209,5 +212,51 @@ func TestKilledCoordinatorIsUnreachable(t *testing.T) {
 	}
 	if _, err := c.ShowInstances(ctx); err != nil {
 		t.Fatalf("after restart: %v", err)
+	}
+}
+
+// TestForceResetRunsUnderItsOwnDeadline: FORCE RESET CLUSTER STATE returns at once when Raft has
+// a MAIN, and while the leader cannot settle one it is cut off by ForceResetTimeout (KindTimeout:
+// still in progress) long before the caller's own deadline; the leader keeps reconciling.
+func TestForceResetRunsUnderItsOwnDeadline(t *testing.T) {
+	w, clock := newManualWorld(t)
+	startProcesses(t, w, "fr", 3, 2)
+	pool := newPool(t, w, func(o *memgraph.PoolOptions) { o.ForceResetTimeout = 200 * time.Millisecond })
+	ctx := testContext(t)
+	bootstrap(t, ctx, pool, "fr", 3, 2)
+	c := pool.Client(coordAddr("fr", 1))
+	if err := c.ForceResetClusterState(ctx); err != nil {
+		t.Fatalf("FORCE RESET with a MAIN: %v", err)
+	}
+
+	if err := c.DemoteInstance(ctx, instanceName(0)); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 2 {
+		if err := w.Kill(dataHost("fr", i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	err := c.ForceResetClusterState(ctx)
+	var e *memgraph.Error
+	if !errors.As(err, &e) || e.Kind != memgraph.KindTimeout || !strings.Contains(e.Message, "still reconciling") {
+		t.Fatalf("FORCE RESET with nothing to promote: %v, want KindTimeout saying it is still reconciling", err)
+	}
+	if ctx.Err() != nil {
+		t.Fatal("FORCE RESET waited for the caller's deadline instead of its own")
+	}
+	rows, err := c.ShowInstances(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rows[0].Role != memgraph.RoleLeader || rows[0].Health != memgraph.HealthUnknown {
+		t.Fatalf("leader row while reconciling: %+v, want a not-ready leader", rows[0])
+	}
+	if err := w.Restart(dataHost("fr", 1)); err != nil {
+		t.Fatal(err)
+	}
+	clock.Advance(time.Second)
+	if main := w.Raft().Clusters[0].Main; main != instanceName(1) {
+		t.Fatalf("MAIN %q after the reconciliation's retry", main)
 	}
 }

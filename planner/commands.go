@@ -2,8 +2,12 @@ package planner
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"strings"
 
 	"github.com/memgraph-hooks/memgraph-hooks/memgraph"
+	"github.com/memgraph-hooks/memgraph-hooks/topology"
 )
 
 // Command is one step of a plan: a small value that knows the exact query it runs and how to
@@ -26,9 +30,45 @@ type AddCoordinator struct {
 }
 
 func (a AddCoordinator) String() string { return memgraph.AddCoordinatorQuery(a.ID, a.Config) }
+
+// Run adds the coordinator. "Such id already exists" answers both for a member registered
+// meanwhile (by another hook replica: done) and for a half-joined one (not done, and never
+// doable by ADD), so Run reads SHOW INSTANCES to tell them apart.
 func (a AddCoordinator) Run(ctx context.Context, c memgraph.Client) error {
-	return c.AddCoordinator(ctx, a.ID, a.Config)
+	err := c.AddCoordinator(ctx, a.ID, a.Config)
+	var mgErr *memgraph.Error
+	if !errors.As(err, &mgErr) || mgErr.Kind != memgraph.KindAlreadyExists || !strings.Contains(mgErr.Message, "such id") {
+		return err
+	}
+	rows, readErr := c.ShowInstances(ctx)
+	if readErr != nil {
+		return err
+	}
+	name := topology.CoordinatorName(a.ID)
+	for _, r := range rows {
+		if r.IsCoordinator() && r.Name == name {
+			if r.BoltServer != "" {
+				return nil
+			}
+			return &HalfJoinedError{Coordinator: name, Err: err}
+		}
+	}
+	return err
 }
+
+// HalfJoinedError is ADD COORDINATOR refused because NuRaft already has the coordinator while
+// the leader's application log does not (SHOW INSTANCES lists it with an empty bolt_server): a
+// member whose earlier ADD timed out and whose join completed later.
+type HalfJoinedError struct {
+	Coordinator string
+	Err         error // Memgraph's refusal
+}
+
+func (e *HalfJoinedError) Error() string {
+	return fmt.Sprintf("%s is half-joined (a Raft member without a bolt_server): %s", e.Coordinator, message(e.Err))
+}
+
+func (e *HalfJoinedError) Unwrap() error { return e.Err }
 
 // RegisterInstance registers a declared data instance (SYNC) with its declared identity.
 type RegisterInstance struct {
@@ -67,7 +107,9 @@ func (r RemoveCoordinator) Run(ctx context.Context, c memgraph.Client) error {
 
 // ForceResetClusterState has the leader fail over to the most up-to-date alive replica; Memgraph
 // chooses, from each instance's committed transactions, which the hook cannot see while no
-// MAIN exists (SHOW REPLICATION LAG needs one).
+// MAIN exists (SHOW REPLICATION LAG needs one). The query blocks until the leader's
+// reconciliation succeeds or its leadership is lost, and the client cuts it off at its own
+// deadline (memgraph.PoolOptions.ForceResetTimeout): see JudgeStep for what each ending means.
 type ForceResetClusterState struct{}
 
 func (ForceResetClusterState) String() string { return memgraph.ForceResetClusterStateQuery }

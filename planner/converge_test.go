@@ -54,6 +54,14 @@ func (c *cluster) lagRows() []memgraph.InstanceLag {
 	return lag(4, behind)
 }
 
+func (c *cluster) ShowInstances(context.Context) ([]memgraph.Instance, error) {
+	return c.observe(topology.Replicas{}).Instances, nil
+}
+
+func (c *cluster) ShowReplicationLag(context.Context) ([]memgraph.InstanceLag, error) {
+	return c.lagRows(), nil
+}
+
 func (c *cluster) AddCoordinator(_ context.Context, id int, _ memgraph.CoordinatorConfig) error {
 	if c.members[id] {
 		return c.refuse("ADD COORDINATOR %d: exists", id)

@@ -10,6 +10,13 @@
 //     empty one. Every declared coordinator that is not registered gets ADD COORDINATOR with
 //     exactly its declared identity — including the one we are connected to, whose declared
 //     identity is its own --coordinator-hostname and ports (Memgraph compares them as strings).
+//   - A coordinator row with an empty bolt_server other than the leader's own is half-joined:
+//     its ADD COORDINATOR timed out ("reached a timeout!") and NuRaft completed the join later,
+//     so it is a voting Raft member that the leader's application log does not hold
+//     (memgraph-ha.md §11.1). ADD is refused for it ("such id already exists", which therefore
+//     never counts as done for it) and REMOVE COORDINATOR of it makes the leader process exit,
+//     so no command ever targets it; Progress.HalfJoined reports it. It heals only if it becomes
+//     the leader: the leader's own empty row is ADDed like any unregistered declared member.
 //   - Every declared data instance SHOW INSTANCES does not list gets REGISTER INSTANCE (SYNC).
 //     A registration lost later (wiped volume) is re-issued by the same diff.
 //   - SET INSTANCE TO MAIN is planned only when the observation proves Raft records no MAIN: no
@@ -24,9 +31,17 @@
 //     mid-handover (or a human demoted it): whoever holds the latest writes must win, which only
 //     Memgraph can tell while no MAIN exists, so the plan runs FORCE RESET CLUSTER STATE (the
 //     leader fails over to the most up-to-date alive replica) instead of choosing by ordinal.
+//     FORCE RESET does not return before the leader's reconciliation succeeds or its leadership
+//     is lost, so it runs under its own deadline; JudgeStep reads a deadline hit as in progress
+//     and "not leader anymore" as a leadership change, neither as a failure.
 //   - Instances outside the declared and retiring sets (e.g. one a human registered) are never
 //     the target of any command; they still count when deciding whether a MAIN exists.
 //   - Converged clusters get no commands.
+//   - A leader that is not ready (it reports its own health unknown: just elected, or running a
+//     FORCE RESET) answers its local Raft copy with every health unknown and refuses every write
+//     ("leader couldn't be found"). Such a view is no evidence about any instance: Plan plans
+//     nothing on it and holds the StatefulSets (Progress.LeaderNotReady); ReadLeadership lets the
+//     hook treat it as "no leader yet".
 //
 // # Drift
 //
@@ -46,18 +61,25 @@
 //     management_server) for an ordinal at or above the declared count; see "Stale views".
 //     Only registered members of the range get commands; one already gone needs nothing.
 //   - Data: when the observed MAIN is retiring, one Handover command demotes it and promotes the
-//     first declared survivor that accepts, trying only survivors that are up, replicas, and
-//     proven caught up on every database of the MAIN by SHOW REPLICATION LAG (missing rows or
-//     databases prove nothing); if all refuse, it restores the old MAIN and fails. With no such
-//     survivor nothing is demoted, Progress.NoCaughtUpSurvivor says why, and the MAIN stays
-//     registered. Then UNREGISTER INSTANCE each retiring member — never a MAIN: the old MAIN only
-//     behind its Handover in the same plan, and while no row reports a MAIN none at all: a dead
-//     one may be the MAIN Raft records, a live one the MAIN an interrupted handover demoted
-//     (Progress.RetiringMaybeMain lists them).
-//   - Coordinators: REMOVE COORDINATOR each retiring member that is not the leader (nor reported
-//     as one; none at all while no leader is known). When the leader we are connected to is
-//     retiring, YIELD LEADERSHIP is the last command: Raft picks the successor, so the pass ends
-//     there and the next one re-observes (and yields again if another retiring member won).
+//     lowest-ordinal declared survivor that is up, a replica, and proven caught up on every
+//     database of the MAIN by SHOW REPLICATION LAG (missing rows or databases prove nothing),
+//     then checks that the survivor serves as MAIN (see Handover: Memgraph accepts SET INSTANCE
+//     TO MAIN for an unreachable target and fails over later, maybe back). With no such survivor
+//     nothing is demoted, Progress.NoCaughtUpSurvivor says why, and the MAIN stays registered.
+//     Then UNREGISTER INSTANCE each retiring member — never a MAIN: the old MAIN only behind its
+//     Handover in the same plan (which runs only if the handover is proven), and while no row
+//     reports a MAIN none at all: a dead one may be the MAIN Raft records, a live one the MAIN
+//     an interrupted handover demoted (Progress.RetiringMaybeMain lists them). Whatever the
+//     coordinators did meanwhile (a failover back to the retiring instance included), the next
+//     pass plans from what it sees.
+//   - Coordinators: REMOVE COORDINATOR each retiring member that is neither the leader (nor
+//     reported as one; none at all while no leader is known) nor half-joined. A half-joined
+//     retiring member stays a member, so it holds the StatefulSet at its size until a human
+//     intervenes (or it becomes the leader: see below). When the leader we are connected to is
+//     retiring, YIELD LEADERSHIP is the last command — preceded by ADD COORDINATOR of itself if
+//     its row has no bolt_server, so that a later pass can remove it: Raft picks the successor,
+//     so the pass ends there and the next one re-observes (and yields again if another retiring
+//     member won).
 //     Declared counts are odd (admission), so a shrink retires an even number and the surviving
 //     membership is odd; removals go one at a time, as Raft requires.
 //   - Replicas: per role, the declared count unless a member of the retiring range is still
@@ -68,7 +90,7 @@
 // # Order
 //
 // ADD COORDINATOR…, REGISTER INSTANCE…, SET MAIN (if provably none), handover, UNREGISTER…,
-// REMOVE COORDINATOR…, YIELD LEADERSHIP. Registering first matters: a declared coordinator that
+// REMOVE COORDINATOR…, ADD COORDINATOR of a retiring leader never ADDed, YIELD LEADERSHIP. Registering first matters: a declared coordinator that
 // lost its membership is re-added before retiring ones are removed, so Raft membership never
 // dips below the surviving size (removing first could leave e.g. two members, where one failure
 // blocks every commit including the re-add; a failed ADD stops the pass before any removal).

@@ -56,6 +56,14 @@ func freshSelf(id int) memgraph.Instance {
 	return row
 }
 
+// halfJoined is a coordinator NuRaft completed adding after ADD COORDINATOR timed out: a
+// follower without a bolt_server.
+func halfJoined(id int) memgraph.Instance {
+	row := coord(id, memgraph.RoleFollower)
+	row.BoltServer = ""
+	return row
+}
+
 func data(n int, health, role string) memgraph.Instance {
 	h := dataHost(n)
 	return memgraph.Instance{
@@ -120,13 +128,9 @@ func qRemove(id int) string    { return fmt.Sprintf("REMOVE COORDINATOR %d", id)
 
 const qYield = "YIELD LEADERSHIP"
 
-// qHandover renders a Handover from <from> trying <to> in order, restoring <from> last.
-func qHandover(from int, to ...int) string {
-	s := fmt.Sprintf("DEMOTE INSTANCE instance_%d; ", from)
-	for _, n := range to {
-		s += qMain(n) + " || "
-	}
-	return s + qMain(from)
+// qHandover renders a Handover from <from> to <to>, with the restore of <from>.
+func qHandover(from, to int) string {
+	return fmt.Sprintf("DEMOTE INSTANCE instance_%d; %s || %s", from, qMain(to), qMain(from))
 }
 
 func names(prefix string, ns ...int) []string {

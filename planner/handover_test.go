@@ -12,11 +12,13 @@ import (
 )
 
 // scriptedClient records the queries a command runs and refuses those listed in refuse with
-// the given error; everything else succeeds. It also records whether each call's context was
-// still live.
+// the given error; everything else succeeds, and the reads answer rows and lag. It also records
+// whether each call's context was still live.
 type scriptedClient struct {
 	memgraph.Client // nil: any method a test does not expect panics
 	refuse          map[string]error
+	rows            []memgraph.Instance
+	lag             []memgraph.InstanceLag
 	calls           []string
 	cancelAfter     string             // cancel the pass's context once this query has run
 	cancel          context.CancelFunc // the pass's cancel
@@ -43,84 +45,133 @@ func (s *scriptedClient) SetInstanceToMain(ctx context.Context, name string) err
 	return s.do(ctx, memgraph.SetInstanceToMainQuery(name))
 }
 
+func (s *scriptedClient) AddCoordinator(ctx context.Context, id int, cfg memgraph.CoordinatorConfig) error {
+	return s.do(ctx, memgraph.AddCoordinatorQuery(id, cfg))
+}
+
+func (s *scriptedClient) ShowInstances(ctx context.Context) ([]memgraph.Instance, error) {
+	return s.rows, s.do(ctx, memgraph.ShowInstancesQuery)
+}
+
+func (s *scriptedClient) ShowReplicationLag(ctx context.Context) ([]memgraph.InstanceLag, error) {
+	return s.lag, s.do(ctx, memgraph.ShowReplicationLagQuery)
+}
+
 func refusal(kind memgraph.Kind, query, message string) *memgraph.Error {
 	return &memgraph.Error{Kind: kind, Query: query, Code: "Memgraph.ClientError.MemgraphError.MemgraphError", Message: message}
 }
 
-const notReplicating = "Couldn't set instance to main since the instance could not be promoted."
+const (
+	qDemote2 = "DEMOTE INSTANCE instance_2"
+	qShow    = memgraph.ShowInstancesQuery
+	qLag     = memgraph.ShowReplicationLagQuery
+)
 
 func TestHandoverRun(t *testing.T) {
-	h := Handover{From: "instance_2", Candidates: []string{"instance_0", "instance_1"}}
-	refused0 := refusal(memgraph.KindUnknown, qMain(0), notReplicating)
-	refused1 := refusal(memgraph.KindUnknown, qMain(1), notReplicating)
+	h := Handover{From: "instance_2", To: "instance_0"}
+	// What the leader reports once instance_0 serves as MAIN.
+	served := rows(coords(3, 1), one(mainRow(0), replica(1), replica(2)))
+	servedLag := lag(9, caughtUp(0, 1, 2))
+	noSuch := refusal(memgraph.KindNoSuchInstance, qMain(0), "No instance with such name!")
+	raftFailed := refusal(memgraph.KindRaftWrite, qMain(0), "Writing to Raft log failed. Please retry the operation.")
 
-	t.Run("first candidate accepted", func(t *testing.T) {
-		c := &scriptedClient{}
+	t.Run("accepted and serving", func(t *testing.T) {
+		c := &scriptedClient{rows: served, lag: servedLag}
 		if err := h.Run(context.Background(), c); err != nil {
 			t.Fatalf("Run: %v", err)
 		}
-		assertCalls(t, c, "DEMOTE INSTANCE instance_2", qMain(0))
+		assertCalls(t, c, qDemote2, qMain(0), qShow, qLag)
 	})
 
-	t.Run("refused candidate falls through to the next", func(t *testing.T) {
-		c := &scriptedClient{refuse: map[string]error{qMain(0): refused0}}
-		if err := h.Run(context.Background(), c); err != nil {
-			t.Fatalf("Run: %v", err)
-		}
-		assertCalls(t, c, "DEMOTE INSTANCE instance_2", qMain(0), qMain(1))
-	})
-
-	t.Run("all refused: old MAIN restored and the pass fails with Memgraph's error", func(t *testing.T) {
-		c := &scriptedClient{refuse: map[string]error{qMain(0): refused0, qMain(1): refused1}}
+	t.Run("accepted but the new MAIN shows down: not done, nothing undone", func(t *testing.T) {
+		c := &scriptedClient{rows: rows(coords(3, 1), one(data(0, memgraph.HealthDown, memgraph.RoleUnknown), replica(1), replica(2))), lag: servedLag}
 		err := h.Run(context.Background(), c)
-		assertCalls(t, c, "DEMOTE INSTANCE instance_2", qMain(0), qMain(1), qMain(2))
+		assertCalls(t, c, qDemote2, qMain(0), qShow)
 		var he *HandoverError
-		if !errors.As(err, &he) || !he.Restored() {
-			t.Fatalf("Run = %v, want a *HandoverError with the old MAIN restored", err)
+		if !errors.As(err, &he) || he.PromoteErr != nil || he.RestoreTried {
+			t.Fatalf("Run = %v, want an unproven *HandoverError without restore", err)
 		}
-		if !errors.Is(err, refused1) {
-			t.Errorf("error does not wrap the last refusal: %v", err)
-		}
-		for _, part := range []string{"instance_0: " + notReplicating, "instance_1: " + notReplicating, "instance_2 restored as MAIN"} {
+		for _, part := range []string{"instance_0 reports down/unknown", "the coordinators fail over"} {
 			if !strings.Contains(err.Error(), part) {
 				t.Errorf("error %q does not say %q", err, part)
 			}
 		}
 	})
 
-	t.Run("restore refused too: the error says the cluster has no MAIN", func(t *testing.T) {
-		restoreRefused := refusal(memgraph.KindRaftWrite, qMain(2), "Writing to Raft log failed. Please retry the operation.")
-		c := &scriptedClient{refuse: map[string]error{qMain(0): refused0, qMain(1): refused1, qMain(2): restoreRefused}}
+	t.Run("accepted, reported up/main, but not answering as MAIN", func(t *testing.T) {
+		c := &scriptedClient{rows: served} // SHOW REPLICATION LAG: no rows (the MAIN does not answer)
 		err := h.Run(context.Background(), c)
+		assertCalls(t, c, qDemote2, qMain(0), qShow, qLag)
 		var he *HandoverError
-		if !errors.As(err, &he) || he.Restored() {
-			t.Fatalf("Run = %v, want a *HandoverError without restore", err)
-		}
-		if memgraph.KindOf(err) != memgraph.KindRaftWrite || !strings.Contains(err.Error(), "the cluster has no MAIN") {
-			t.Errorf("error = %v (kind %v), want the restore failure to lead", err, memgraph.KindOf(err))
+		if !errors.As(err, &he) || !strings.Contains(he.Unproven, "does not answer as MAIN") {
+			t.Fatalf("Run = %v, want unproven: not answering as MAIN", err)
 		}
 	})
 
-	t.Run("refused demote changes nothing else", func(t *testing.T) {
-		demoteRefused := refusal(memgraph.KindAlreadyReplica, "DEMOTE INSTANCE instance_2", "Instance instance_2 is already a replica!")
-		c := &scriptedClient{refuse: map[string]error{"DEMOTE INSTANCE instance_2": demoteRefused}}
+	t.Run("candidate vanished: the old MAIN is restored", func(t *testing.T) {
+		c := &scriptedClient{refuse: map[string]error{qMain(0): noSuch}}
 		err := h.Run(context.Background(), c)
-		assertCalls(t, c, "DEMOTE INSTANCE instance_2")
+		assertCalls(t, c, qDemote2, qMain(0), qMain(2))
+		var he *HandoverError
+		if !errors.As(err, &he) || !he.Restored() || !errors.Is(err, noSuch) {
+			t.Fatalf("Run = %v, want a restored *HandoverError wrapping the refusal", err)
+		}
+		for _, part := range []string{"No instance with such name!", "instance_2 restored as MAIN"} {
+			if !strings.Contains(err.Error(), part) {
+				t.Errorf("error %q does not say %q", err, part)
+			}
+		}
+	})
+
+	t.Run("Raft write failed: restore tried, and its failure leads", func(t *testing.T) {
+		restoreFailed := refusal(memgraph.KindRaftWrite, qMain(2), "Writing to Raft log failed. Please retry the operation.")
+		c := &scriptedClient{refuse: map[string]error{qMain(0): raftFailed, qMain(2): restoreFailed}}
+		err := h.Run(context.Background(), c)
+		assertCalls(t, c, qDemote2, qMain(0), qMain(2))
+		var he *HandoverError
+		if !errors.As(err, &he) || he.Restored() || !errors.Is(err, restoreFailed) || !strings.Contains(err.Error(), "the cluster has no MAIN") {
+			t.Fatalf("Run = %v, want the failed restore to lead", err)
+		}
+	})
+
+	for _, tc := range []struct {
+		name string
+		err  error
+	}{
+		{"a MAIN exists: never fight it", refusal(memgraph.KindMainExists, qMain(0), "Couldn't set instance to main since there is already a main instance in cluster!")},
+		{"the leader is not ready: its reconciliation settles the MAIN", refusal(memgraph.KindNoLeader, qMain(0), "Tried to forward the request to the current leader but the leader couldn't be found!")},
+		{"leadership moved", refusal(memgraph.KindForwardFailed, qMain(0), "Request forwarded to the leader but leader failed with request processing! Check logs on the leader to find out what happened!")},
+		{"outcome unknown: a restore could be a second MAIN", &memgraph.Error{Kind: memgraph.KindTimeout, Query: qMain(0), Message: "no reply"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := &scriptedClient{refuse: map[string]error{qMain(0): tc.err}}
+			err := h.Run(context.Background(), c)
+			assertCalls(t, c, qDemote2, qMain(0))
+			var he *HandoverError
+			if !errors.As(err, &he) || he.RestoreTried || !errors.Is(err, tc.err) || !strings.Contains(err.Error(), "not restored") {
+				t.Fatalf("Run = %v, want an unrestored *HandoverError wrapping the refusal", err)
+			}
+		})
+	}
+
+	t.Run("refused demote changes nothing else", func(t *testing.T) {
+		demoteRefused := refusal(memgraph.KindAlreadyReplica, qDemote2, "Instance instance_2 is already a replica!")
+		c := &scriptedClient{refuse: map[string]error{qDemote2: demoteRefused}}
+		err := h.Run(context.Background(), c)
+		assertCalls(t, c, qDemote2)
 		if memgraph.KindOf(err) != memgraph.KindAlreadyReplica {
 			t.Errorf("error = %v, want the demote refusal", err)
 		}
 	})
 
-	t.Run("budget ends after the demote: no candidate tried, restore still runs", func(t *testing.T) {
+	t.Run("budget ends after the demote: the handover still completes", func(t *testing.T) {
 		ctx, cancel := context.WithCancel(context.Background())
 		defer cancel()
-		c := &scriptedClient{cancelAfter: "DEMOTE INSTANCE instance_2", cancel: cancel}
-		err := h.Run(ctx, c)
-		assertCalls(t, c, "DEMOTE INSTANCE instance_2", qMain(2))
-		var he *HandoverError
-		if !errors.As(err, &he) || !he.Restored() || !errors.Is(err, context.Canceled) {
-			t.Fatalf("Run = %v, want a restored *HandoverError caused by the context", err)
+		c := &scriptedClient{cancelAfter: qDemote2, cancel: cancel, rows: served, lag: servedLag}
+		if err := h.Run(ctx, c); err != nil {
+			t.Fatalf("Run: %v", err)
 		}
+		assertCalls(t, c, qDemote2, qMain(0), qShow, qLag)
 		if len(c.deadCtx) != 0 {
 			t.Errorf("queries ran on an ended context: %v", c.deadCtx)
 		}
@@ -131,6 +182,83 @@ func assertCalls(t *testing.T, c *scriptedClient, want ...string) {
 	t.Helper()
 	if diff := cmp.Diff(want, c.calls); diff != "" {
 		t.Errorf("queries run (-want +got):\n%s", diff)
+	}
+}
+
+func TestAddCoordinatorTellsRegisteredFromHalfJoined(t *testing.T) {
+	add := AddCoordinator{ID: 5, Config: coordinatorConfig(testNet.Coordinator(5))}
+	idExists := refusal(memgraph.KindAlreadyExists, qAdd(5), "Couldn't add coordinator since instance with such id already exists!")
+
+	c := &scriptedClient{refuse: map[string]error{qAdd(5): idExists}, rows: coords(5, 1)}
+	if err := add.Run(context.Background(), c); err != nil {
+		t.Errorf("id exists and the member is registered (a concurrent writer): %v, want done", err)
+	}
+	assertCalls(t, c, qAdd(5), qShow)
+
+	c = &scriptedClient{refuse: map[string]error{qAdd(5): idExists}, rows: rows(coords(4, 1), one(halfJoined(5)))}
+	err := add.Run(context.Background(), c)
+	var hj *HalfJoinedError
+	if !errors.As(err, &hj) || hj.Coordinator != "coordinator_5" || !errors.Is(err, idExists) {
+		t.Errorf("id exists and the member is half-joined: %v, want a *HalfJoinedError", err)
+	}
+
+	mgmtExists := refusal(memgraph.KindAlreadyExists, qAdd(5), "Couldn't add coordinator since instance with such management endpoint already exists!")
+	c = &scriptedClient{refuse: map[string]error{qAdd(5): mgmtExists}}
+	if err := add.Run(context.Background(), c); !errors.Is(err, mgmtExists) {
+		t.Errorf("another conflict: %v, want it as is", err)
+	}
+	assertCalls(t, c, qAdd(5))
+}
+
+func TestJudgeStep(t *testing.T) {
+	reg := RegisterInstance{Name: "instance_1"}
+	err := func(kind memgraph.Kind, msg string) error { return &memgraph.Error{Kind: kind, Message: msg} }
+	cases := []struct {
+		name string
+		cmd  Command
+		err  error
+		want StepVerdict
+	}{
+		{"FORCE RESET past its own deadline", ForceResetClusterState{}, err(memgraph.KindTimeout, "no answer"), StepInProgress},
+		{"FORCE RESET lost the leadership", ForceResetClusterState{}, err(memgraph.KindNotLeader, "Force reset failed since the instance is not leader anymore!"), StepLeaderMoved},
+		{"FORCE RESET on a not-ready leader", ForceResetClusterState{}, err(memgraph.KindNoLeader, "…leader couldn't be found!"), StepLeaderMoved},
+		{"a write on a not-ready leader", reg, err(memgraph.KindNoLeader, "…leader couldn't be found!"), StepLeaderMoved},
+		{"a write forwarded after the leader changed", UnregisterInstance{Name: "instance_2"}, err(memgraph.KindForwardFailed, "Request forwarded…"), StepLeaderMoved},
+		{"a concurrent writer registered the name", reg, err(memgraph.KindAlreadyExists, "Couldn't register replica instance since instance with such name already exists!"), StepDone},
+		{"an endpoint registered under another name", reg, err(memgraph.KindAlreadyExists, "Couldn't register replica instance since instance with such management server already exists!"), StepFailed},
+		{"a concurrent writer elected a MAIN", SetInstanceToMain{Name: "instance_0"}, err(memgraph.KindMainExists, "…already a main instance in cluster!"), StepDone},
+		{"ADD refused for a half-joined member", AddCoordinator{ID: 5}, &HalfJoinedError{Coordinator: "coordinator_5", Err: err(memgraph.KindAlreadyExists, "…such id already exists!")}, StepFailed},
+		{"ADD timed out", AddCoordinator{ID: 5}, err(memgraph.KindMembershipTimeout, "Request for adding coordinator 5 reached a timeout!"), StepFailed},
+		{"a handover whose SET met a not-ready leader", Handover{From: "instance_2", To: "instance_0"}, &HandoverError{From: "instance_2", To: "instance_0", PromoteErr: err(memgraph.KindNoLeader, "…")}, StepFailed},
+		{"Raft write failed", reg, err(memgraph.KindRaftWrite, "Writing to Raft log failed. Please retry the operation."), StepFailed},
+		{"another write timed out", reg, err(memgraph.KindTimeout, "no reply"), StepFailed},
+		{"not a memgraph error", reg, errors.New("boom"), StepFailed},
+	}
+	for _, tc := range cases {
+		if got := JudgeStep(tc.cmd, tc.err); got != tc.want {
+			t.Errorf("%s: JudgeStep = %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}
+
+func TestReadLeadership(t *testing.T) {
+	notReady := rows(coords(3, 2), one(replica(0)))
+	for i := range notReady {
+		notReady[i].Health = memgraph.HealthUnknown
+	}
+	for _, tc := range []struct {
+		name   string
+		rows   []memgraph.Instance
+		leader string
+		state  Leadership
+	}{
+		{"ready", rows(coords(3, 2), one(mainRow(0))), "coordinator_2", LeaderReady},
+		{"not ready", notReady, "coordinator_2", LeaderNotReady},
+		{"none", rows(coords(3, 0), one(mainRow(0))), "", NoLeader},
+	} {
+		if leader, state := ReadLeadership(tc.rows); leader != tc.leader || state != tc.state {
+			t.Errorf("%s: ReadLeadership = %q, %v; want %q, %v", tc.name, leader, state, tc.leader, tc.state)
+		}
 	}
 }
 

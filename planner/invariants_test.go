@@ -12,21 +12,27 @@ import (
 // facts are what the invariants need to know about one input, derived from the observation as
 // the package doc defines it (not through the planner's own code).
 type facts struct {
-	in        fuzzInput
-	coords    map[string]memgraph.Instance // coordinator rows by name
-	data      map[string]memgraph.Instance // data rows by name
-	mains     []string                     // data rows reporting role main
-	unproven  []string                     // other data rows not seen as an up replica
-	leaders   map[string]bool              // the observed leader and every row reporting role leader
-	retiringC map[string]bool              // coordinators of the retiring range: [declared, current) or our identity above the declared count
-	retiringD map[string]bool
-	declaredC map[string]topology.Coordinator
-	declaredD map[string]topology.DataInstance
+	in       fuzzInput
+	coords   map[string]memgraph.Instance // coordinator rows by name
+	data     map[string]memgraph.Instance // data rows by name
+	mains    []string                     // data rows reporting role main
+	unproven []string                     // other data rows not seen as an up replica
+	leaders  map[string]bool              // the observed leader and every row reporting role leader
+	// halfJoined are coordinator rows without a bolt_server other than the leader's own: Raft
+	// members whose ADD timed out; ADD is refused for them and REMOVE ends the leader process.
+	halfJoined map[string]bool
+	// leaderNotReady: the observed leader reports its own health unknown (just elected, or in a
+	// FORCE RESET): its table is no evidence about anything.
+	leaderNotReady bool
+	retiringC      map[string]bool // coordinators of the retiring range: [declared, current) or our identity above the declared count
+	retiringD      map[string]bool
+	declaredC      map[string]topology.Coordinator
+	declaredD      map[string]topology.DataInstance
 }
 
 func factsOf(in fuzzInput) facts {
 	f := facts{in: in, coords: map[string]memgraph.Instance{}, data: map[string]memgraph.Instance{},
-		leaders: map[string]bool{}, retiringC: map[string]bool{}, retiringD: map[string]bool{},
+		leaders: map[string]bool{}, halfJoined: map[string]bool{}, retiringC: map[string]bool{}, retiringD: map[string]bool{},
 		declaredC: map[string]topology.Coordinator{}, declaredD: map[string]topology.DataInstance{}}
 	d := in.declared
 	for _, c := range d.Coordinators {
@@ -43,12 +49,20 @@ func factsOf(in fuzzInput) facts {
 	}
 	if in.observed.Leader != "" {
 		f.leaders[in.observed.Leader] = true
+	} else if _, state := planner.ReadLeadership(in.observed.Instances); state == planner.LeaderNotReady {
+		f.leaderNotReady = true
 	}
 	for _, row := range in.observed.Instances {
 		if row.IsCoordinator() {
 			f.coords[row.Name] = row
 			if row.Role == memgraph.RoleLeader {
 				f.leaders[row.Name] = true
+			}
+			if row.BoltServer == "" && row.Name != in.observed.Leader {
+				f.halfJoined[row.Name] = true
+			}
+			if row.Name == in.observed.Leader && row.Health == memgraph.HealthUnknown {
+				f.leaderNotReady = true
 			}
 			if id, ok := topology.ParseCoordinatorName(row.Name); ok && id > len(d.Coordinators) &&
 				row.CoordinatorServer == d.Network.Coordinator(id).CoordinatorServer {
@@ -86,20 +100,30 @@ func violations(in fuzzInput, res planner.Result) []string {
 	f := factsOf(in)
 	var out []string
 	bad := func(format string, args ...any) { out = append(out, fmt.Sprintf(format, args...)) }
+	if f.leaderNotReady {
+		return f.notReadyViolations(res)
+	}
 	handedOver := map[string]bool{}
 	handovers := 0
 	for i, cmd := range res.Commands {
 		switch c := cmd.(type) {
 		case planner.AddCoordinator:
 			name := topology.CoordinatorName(c.ID)
-			decl, ok := f.declaredC[name]
-			if !ok {
-				bad("%s: not a declared coordinator", cmd)
-			} else if c.Config != (memgraph.CoordinatorConfig{BoltServer: decl.BoltServer, CoordinatorServer: decl.CoordinatorServer, ManagementServer: decl.ManagementServer}) {
+			_, declared := f.declaredC[name]
+			// A retiring leader never ADDed adds itself before yielding, so a later pass can remove it.
+			selfBeforeYield := name == in.observed.Leader && f.retiringC[name] && i+1 < len(res.Commands) &&
+				isYield(res.Commands[len(res.Commands)-1])
+			if !declared && !selfBeforeYield {
+				bad("%s: neither a declared coordinator nor a retiring leader adding itself before it yields", cmd)
+			}
+			if decl := in.declared.Network.Coordinator(c.ID); c.Config != (memgraph.CoordinatorConfig{BoltServer: decl.BoltServer, CoordinatorServer: decl.CoordinatorServer, ManagementServer: decl.ManagementServer}) {
 				bad("%s: not the declared identity %+v", cmd, decl)
 			}
 			if row, ok := f.coords[name]; ok && row.BoltServer != "" {
 				bad("%s: %s is registered already (Memgraph refuses the id)", cmd, name)
+			}
+			if f.halfJoined[name] {
+				bad("%s: %s is half-joined (Memgraph refuses the id)", cmd, name)
 			}
 		case planner.RegisterInstance:
 			decl, ok := f.declaredD[c.Name]
@@ -156,6 +180,9 @@ func violations(in fuzzInput, res planner.Result) []string {
 			if f.leaders[name] || len(f.leaders) == 0 {
 				bad("%s: leaders %v (Memgraph refuses to remove the leader; with none known any may be it)", cmd, f.leaders)
 			}
+			if f.halfJoined[name] {
+				bad("%s: %s is half-joined (removing it ends the leader process)", cmd, name)
+			}
 		case planner.YieldLeadership:
 			if i != len(res.Commands)-1 {
 				bad("%s is not the last command", cmd)
@@ -171,6 +198,26 @@ func violations(in fuzzInput, res planner.Result) []string {
 		bad("%d handovers in one plan", handovers)
 	}
 	return append(out, f.replicaViolations(res.Replicas)...)
+}
+
+// notReadyViolations: on a not-ready leader's view nothing is planned and the StatefulSets are
+// held at max(declared, current).
+func (f facts) notReadyViolations(res planner.Result) []string {
+	var out []string
+	if len(res.Commands) > 0 {
+		out = append(out, fmt.Sprintf("%d commands planned on a not-ready leader's view", len(res.Commands)))
+	}
+	d, cur := f.in.declared, f.in.observed.Current
+	if want := (topology.Replicas{Coordinators: max(int32(len(d.Coordinators)), cur.Coordinators),
+		DataInstances: max(int32(len(d.DataInstances)), cur.DataInstances)}); res.Replicas != want {
+		out = append(out, fmt.Sprintf("replicas %+v on a not-ready leader's view, want them held at %+v", res.Replicas, want))
+	}
+	return out
+}
+
+func isYield(c planner.Command) bool {
+	_, ok := c.(planner.YieldLeadership)
+	return ok
 }
 
 // notCaughtUp says why a handover's targets are not all declared survivors proven up, replicas
@@ -233,4 +280,4 @@ func (f facts) replicaViolations(got topology.Replicas) []string {
 }
 
 // handoverTargets is the MAIN a handover demotes and the survivors it may promote.
-func handoverTargets(h planner.Handover) (from string, to []string) { return h.From, h.Candidates }
+func handoverTargets(h planner.Handover) (from string, to []string) { return h.From, []string{h.To} }

@@ -24,7 +24,12 @@ type view struct {
 	// leaders are every name that may be the Raft leader: the observed leader and any row that
 	// reports role leader. None of them is ever the target of REMOVE COORDINATOR.
 	leaders map[string]bool
-	lag     map[string]memgraph.InstanceLag // nil when the lag was not observed
+	// halfJoined are coordinator rows with an empty bolt_server other than the leader's own: Raft
+	// members the leader's application log does not hold (an ADD COORDINATOR that timed out and
+	// joined later). ADD is refused for them ("such id already exists") and REMOVE COORDINATOR of
+	// one makes the leader process exit, so the plan never targets them.
+	halfJoined map[string]bool
+	lag        map[string]memgraph.InstanceLag // nil when the lag was not observed
 }
 
 func index(o Observed) view {
@@ -33,6 +38,7 @@ func index(o Observed) view {
 		data:         map[string]memgraph.Instance{},
 		leader:       o.Leader,
 		leaders:      map[string]bool{},
+		halfJoined:   map[string]bool{},
 	}
 	if o.Leader != "" {
 		v.leaders[o.Leader] = true
@@ -42,6 +48,9 @@ func index(o Observed) view {
 			v.coordinators[row.Name] = row
 			if row.Role == memgraph.RoleLeader {
 				v.leaders[row.Name] = true
+			}
+			if row.BoltServer == "" && row.Name != o.Leader {
+				v.halfJoined[row.Name] = true
 			}
 			continue
 		}
@@ -78,4 +87,19 @@ func (v view) dataRegistered(name string) bool {
 // isUpReplica: the leader sees the instance alive and knows it is not the MAIN.
 func isUpReplica(row memgraph.Instance) bool {
 	return row.Health == memgraph.HealthUp && row.Role == memgraph.RoleReplica
+}
+
+// leaderNotReady: the leader named by the observation reports its own health unknown, so the
+// table is its local Raft copy (see LeaderNotReady), not a basis for any command.
+func leaderNotReady(o Observed) bool {
+	if o.Leader == "" {
+		_, state := ReadLeadership(o.Instances)
+		return state == LeaderNotReady
+	}
+	for _, row := range o.Instances {
+		if row.IsCoordinator() && row.Name == o.Leader {
+			return row.Health == memgraph.HealthUnknown
+		}
+	}
+	return false
 }

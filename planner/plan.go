@@ -17,7 +17,13 @@ type Result struct {
 // Plan diffs the declared topology against the leader's view. Order: ADD COORDINATOR…,
 // REGISTER INSTANCE…, SET INSTANCE TO MAIN (only when provably none), the MAIN handover,
 // UNREGISTER INSTANCE…, REMOVE COORDINATOR…, YIELD LEADERSHIP. See the package doc for why.
+//
+// An observation of a leader that is not ready (LeaderNotReady) plans nothing and holds the
+// StatefulSets: it is no evidence about any instance.
 func Plan(d topology.Declared, o Observed) Result {
+	if leaderNotReady(o) {
+		return Result{Replicas: Hold(d, o.Current), Progress: Progress{Leader: o.Leader, LeaderNotReady: true}}
+	}
 	v := index(o)
 	m := observeMain(v)
 	r := retiringMembers(d, v)
@@ -40,6 +46,9 @@ func Plan(d topology.Declared, o Observed) Result {
 // only when the observed MAIN is a retiring instance, i.e. a handover is due. The hook then
 // fetches it and plans again with Observed.Lag set.
 func NeedsReplicationLag(d topology.Declared, o Observed) bool {
+	if leaderNotReady(o) {
+		return false
+	}
 	v := index(o)
 	m := observeMain(v)
 	return m.name != "" && containsData(retiringMembers(d, v).data, m.name)

@@ -6,6 +6,10 @@ type Progress struct {
 	Leader string // the observed leader (coordinator_<id>)
 	Main   string // the data instance observed as MAIN, "" when no row reports one
 
+	// LeaderNotReady: the leader has not finished reconciling (just elected, or running FORCE
+	// RESET); nothing was planned and the StatefulSets are held.
+	LeaderNotReady bool
+
 	// PendingCoordinators and PendingDataInstances are declared members not registered yet; the
 	// plan registers them.
 	PendingCoordinators  []string
@@ -32,10 +36,10 @@ type Progress struct {
 	// interrupted handover demoted — or because their own row reports main beside another one.
 	RetiringMaybeMain []string
 
-	// HandoverFrom is the retiring MAIN the plan demotes; HandoverTo the caught-up survivors it
-	// tries, in order.
+	// HandoverFrom is the retiring MAIN the plan demotes; HandoverTo the caught-up survivor it
+	// promotes.
 	HandoverFrom string
-	HandoverTo   []string
+	HandoverTo   string
 	// NoCaughtUpSurvivor says why a retiring MAIN cannot be handed over ("" when it can or none
 	// retires). Nothing is demoted and the MAIN stays registered.
 	NoCaughtUpSurvivor string
@@ -45,6 +49,11 @@ type Progress struct {
 	// LeaderUnknown: retiring coordinators are registered but no leader is known, so none is
 	// removed (REMOVE COORDINATOR of the leader is refused).
 	LeaderUnknown bool
+	// HalfJoined lists coordinators that are Raft members without a bolt_server, other than the
+	// leader itself: ADD COORDINATOR timed out for them and the join completed later. The plan
+	// never adds (refused) nor removes them (REMOVE COORDINATOR of one stops the leader
+	// process); a retiring one holds the coordinators' StatefulSet at its size.
+	HalfJoined []string
 
 	// Drift lists registered declared members whose registration differs from the declared
 	// addresses. The plan does not rewrite them (see the package doc).

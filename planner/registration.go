@@ -7,16 +7,20 @@ import (
 
 // planCoordinatorRegistration adds every declared coordinator that is not registered, in id
 // order, each with exactly its declared identity — the one we are connected to included, since
-// its declared identity is by construction its own --coordinator-hostname and ports.
+// its declared identity is by construction its own --coordinator-hostname and ports. A
+// half-joined member is not added (Memgraph refuses its id) but reported.
 func planCoordinatorRegistration(d topology.Declared, v view, p *Progress) []Command {
 	var cmds []Command
 	for _, c := range d.Coordinators {
-		if v.coordinatorRegistered(c.Name) {
+		switch {
+		case v.coordinatorRegistered(c.Name):
 			p.Drift = append(p.Drift, coordinatorDrift(c, v.coordinators[c.Name])...)
-			continue
+		case v.halfJoined[c.Name]:
+			p.HalfJoined = append(p.HalfJoined, c.Name)
+		default:
+			p.PendingCoordinators = append(p.PendingCoordinators, c.Name)
+			cmds = append(cmds, AddCoordinator{ID: c.ID, Config: coordinatorConfig(c)})
 		}
-		p.PendingCoordinators = append(p.PendingCoordinators, c.Name)
-		cmds = append(cmds, AddCoordinator{ID: c.ID, Config: coordinatorConfig(c)})
 	}
 	return cmds
 }

@@ -70,8 +70,8 @@ func planDataRetirement(d topology.Declared, v view, m mainState, members []topo
 		if len(candidates) == 0 {
 			p.NoCaughtUpSurvivor = why
 		} else {
-			cmds = append(cmds, Handover{From: m.name, Candidates: candidates})
-			p.HandoverFrom, p.HandoverTo = m.name, candidates
+			cmds = append(cmds, Handover{From: m.name, To: candidates[0]})
+			p.HandoverFrom, p.HandoverTo = m.name, candidates[0]
 			handedOver = true
 		}
 	}
@@ -96,16 +96,25 @@ func planDataRetirement(d topology.Declared, v view, m mainState, members []topo
 	return cmds
 }
 
-// planCoordinatorRetirement removes every retiring coordinator that is not the leader, then,
-// when the leader we are connected to is retiring, yields leadership as the plan's last
-// command: Raft chooses the successor, so nothing after it could be planned.
+// planCoordinatorRetirement removes every retiring coordinator that is neither the leader nor
+// half-joined, then, when the leader we are connected to is retiring, yields leadership as the
+// plan's last command: Raft chooses the successor, so nothing after it could be planned. A
+// retiring leader that was never ADDed (a half-joined member that won an election) first ADDs
+// itself — the one way its application log gets the entry — so that a later pass can remove it.
 func planCoordinatorRetirement(v view, members []topology.Coordinator, p *Progress) []Command {
-	var cmds []Command
+	var cmds, addSelf []Command
 	yield := false
 	for _, c := range members {
 		switch {
 		case c.Name == v.leader:
+			if !v.coordinatorRegistered(c.Name) {
+				addSelf = append(addSelf, AddCoordinator{ID: c.ID, Config: coordinatorConfig(c)})
+			}
 			yield = true
+		case v.halfJoined[c.Name]:
+			// REMOVE COORDINATOR of a member missing from the leader's application log ends the
+			// leader process (memgraph-ha.md §11.1).
+			p.HalfJoined = append(p.HalfJoined, c.Name)
 		case v.leaders[c.Name]:
 			// Reported as leader by its row but not the one we are connected to: the view is
 			// mid-election. Never aim REMOVE at a leader; the next pass sees a settled view.
@@ -116,7 +125,7 @@ func planCoordinatorRetirement(v view, members []topology.Coordinator, p *Progre
 		}
 	}
 	if yield {
-		cmds = append(cmds, YieldLeadership{})
+		cmds = append(append(cmds, addSelf...), YieldLeadership{})
 		p.YieldPending = true
 	}
 	return cmds

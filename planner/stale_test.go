@@ -34,10 +34,10 @@ func TestPlanStaleStatefulSetViews(t *testing.T) {
 		d:    declared(3, 2, 3, 2),
 		o: Observed{Instances: rows(coords(3, 1), one(replica(0), replica(1), replica(2), mainRow(3))),
 			Leader: "coordinator_1", Current: replicas(3, 2), Lag: lag(5, caughtUp(0, 1, 2, 3))},
-		want:     []string{qHandover(3, 0, 1), qUnregister(2), qUnregister(3)},
+		want:     []string{qHandover(3, 0), qUnregister(2), qUnregister(3)},
 		replicas: replicas(3, 4),
 		progress: Progress{Leader: "coordinator_1", Main: "instance_3", RetiringDataInstances: names("instance", 2, 3),
-			HandoverFrom: "instance_3", HandoverTo: names("instance", 0, 1)},
+			HandoverFrom: "instance_3", HandoverTo: "instance_0"},
 		needsLag: true,
 	}, {
 		// instance_2 may be the MAIN an interrupted handover demoted: the cache not showing its

@@ -58,6 +58,7 @@ func TestFailoverPicksMostUpToDateSyncReplicaAndOldMainReturnsAsReplica(t *testi
 	must(t, w.SetLag("data-3.mg.svc", "memgraph", 1))
 	must(t, w.SetLag("data-4.mg.svc", "memgraph", 1))
 	must(t, w.Kill("data-1.mg.svc"))
+	advance(t, w, 5*time.Second) // instance_down_timeout_sec: the leader sees the MAIN down, fails over
 	// instance_5 is ASYNC (excluded by sync_failover_only) though fully caught up; instance_3 and
 	// instance_4 tie at 9, the smaller name wins.
 	if main := w.Raft().Clusters[0].Main; main != "instance_3" {
@@ -90,6 +91,7 @@ func TestMainBackAsMainWhenFailoverHadNoCandidate(t *testing.T) {
 	}
 	c1.must("UNREGISTER INSTANCE instance_2") // a dead replica
 	must(t, w.Kill("data-1.mg.svc"))
+	advance(t, w, 5*time.Second)              // until the leader sees it down
 	c1.must("UNREGISTER INSTANCE instance_1") // a dead main
 	if snap := w.Raft().Clusters[0]; snap.Main != "" || len(snap.Data) != 0 {
 		t.Fatalf("after unregistering %+v", snap)
@@ -102,6 +104,7 @@ func TestLeaderDeathElectsLowestAliveAndFollowerViewWithoutQuorum(t *testing.T) 
 	if id, ok := w.Leader(); !ok || id != 2 {
 		t.Fatalf("leader %d %v", id, ok)
 	}
+	advance(t, w, 5*time.Second) // until the new leader sees coordinator_1 down
 	c3 := dial(t, w, coordBolt(3))
 	rows := table(c3.must("SHOW INSTANCES").rows)
 	if rows[0][4] != "down" || rows[1][5] != "leader" {
@@ -137,6 +140,7 @@ func TestQuorumLossFailsTheWriteThenLeaderIsGone(t *testing.T) {
 	if out.err == nil || out.err.Msg != msgRaftWriteFailed || out.phase != "PULL" {
 		t.Fatalf("first write without quorum: %+v", out)
 	}
+	advance(t, w, LeadershipExpiry)
 	out = c1.run("DEMOTE INSTANCE instance_1", nil)
 	if out.err == nil || out.err.Msg != msgNoLeader {
 		t.Fatalf("second write: %+v", out)
@@ -180,6 +184,7 @@ func TestYieldChooserOption(t *testing.T) {
 func TestWipedCoordinatorLeadsItselfAndOldClusterListsItDown(t *testing.T) {
 	w, c1 := setupCluster(t, 3, 1)
 	must(t, w.Wipe("coord-3.mg.svc"))
+	advance(t, w, 5*time.Second)
 	got := table(dial(t, w, coordBolt(3)).must("SHOW INSTANCES").rows)
 	if len(got) != 1 || got[0] != [6]string{"coordinator_3", "", "coord-3.mg.svc:12000", "coord-3.mg.svc:10000", "up", "leader"} {
 		t.Fatalf("wiped coordinator %v", got)

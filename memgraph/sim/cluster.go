@@ -3,20 +3,44 @@ package sim
 import (
 	"slices"
 	"sort"
+	"time"
 )
 
-// cluster is one Raft group's replicated state as every member sees it.
+// cluster is one Raft group's replicated state as every member sees it, plus the leader's own
+// volatile state (readiness, connectors), which a leadership change resets.
 type cluster struct {
 	seq      int
-	members  []*member // Raft configuration, in the order servers joined
+	members  []*member // Raft (NuRaft) configuration, in the order servers joined
 	leader   int       // coordinator id of the leader; 0 when there is none
 	data     []*dataEntry
 	main     string // name of the data instance that is MAIN in Raft; "" when none
 	settings map[string]string
+
+	// term changes with every leadership change; a blocked FORCE RESET compares it.
+	term int
+	// ready: the leader finished reconciling (LEADER_READY). A not-ready leader answers SHOW
+	// INSTANCES with its local view (every health unknown) and every write with the "leader
+	// couldn't be found" text; it next tries to reconcile at reconcileAt, retrying after backoff.
+	ready       bool
+	readySince  time.Time
+	reconcileAt time.Time
+	backoff     time.Duration
+	// quorumLostAt is when the live leader lost its majority (zero while it has one): it keeps
+	// leading until quorumLostAt+LeadershipExpiry.
+	quorumLostAt time.Time
+	// connectors are the leader's failure detectors per data instance name: when each was
+	// created (it starts alive). REGISTER, a reconciliation (after an election or a FORCE
+	// RESET) create them.
+	connectors map[string]time.Time
+	// failoverStuck: the last failover attempt for a dead MAIN found no candidate; the next one
+	// waits for a data instance to start, stop or be registered.
+	failoverStuck bool
 }
 
-// member is a coordinator in the Raft configuration. added is false only for a coordinator's
-// own entry before ADD COORDINATOR for itself (it then shows with an empty bolt_server).
+// member is a coordinator in the Raft configuration. added is true once the leader's
+// application log holds it (ADD COORDINATOR completed); a coordinator's own entry before ADD
+// COORDINATOR for itself, and a member whose ADD timed out but whose join NuRaft completed later
+// (half-joined), are not added: SHOW INSTANCES lists them with an empty bolt_server.
 type member struct {
 	id          int
 	host        string
@@ -46,7 +70,9 @@ var settingOrder = []struct{ name, def string }{
 // newCluster makes the one-member cluster a fresh coordinator leads. Caller holds w.mu.
 func (w *World) newCluster(self *instance) *cluster {
 	w.clusterID++
-	c := &cluster{seq: w.clusterID, leader: self.cspec.ID, settings: map[string]string{}}
+	// A fresh coordinator leads its one-member cluster and has nothing to reconcile.
+	c := &cluster{seq: w.clusterID, leader: self.cspec.ID, term: 1, ready: true, readySince: w.cur,
+		settings: map[string]string{}, connectors: map[string]time.Time{}}
 	for _, s := range settingOrder {
 		c.settings[s.name] = s.def
 	}
@@ -122,48 +148,73 @@ func (w *World) clusters() []*cluster {
 	return out
 }
 
-// reelect applies the deterministic election rule to every cluster after a liveness change:
-// a dead leader is replaced by the lowest-id alive member while a majority is alive, otherwise
-// there is no leader. A live leader that lost its majority keeps believing it leads until its
-// next Raft write fails. A new leader reconciles the cluster (failover if MAIN is dead or absent).
+// reelect applies the deterministic election rule to every cluster after a liveness or
+// membership change: a dead leader is replaced at once by the lowest-id alive member while a
+// majority is alive, otherwise there is no leader. A live leader that lost its majority keeps
+// leading until LeadershipExpiry has passed (advance ends it); one that regains its majority
+// before then goes on.
 func (w *World) reelect() {
 	for _, c := range w.clusters() {
 		if c.leader != 0 {
 			if m := c.member(c.leader); m != nil && w.memberAlive(c, m) {
+				w.trackQuorum(c)
 				continue
 			}
-			c.leader = 0
+			w.loseLeader(c)
 		}
-		alive := w.aliveIDs(c)
-		if 2*len(alive) > len(c.members) {
+		if alive := w.aliveIDs(c); 2*len(alive) > len(c.members) {
 			w.setLeader(c, alive[0])
 		}
 	}
 }
 
-func (w *World) setLeader(c *cluster, id int) {
-	c.leader = id
-	w.reconcile(c)
+func (w *World) trackQuorum(c *cluster) {
+	switch {
+	case w.hasQuorum(c):
+		c.quorumLostAt = time.Time{}
+	case c.quorumLostAt.IsZero():
+		c.quorumLostAt = w.cur
+	}
 }
 
-// leaderReady: the cluster has a leader that can commit to Raft.
-func (w *World) leaderReady(c *cluster) bool { return c.leader != 0 && w.hasQuorum(c) }
+// setLeader starts a new term led by id. The new leader is not ready until it reconciles.
+func (w *World) setLeader(c *cluster, id int) {
+	c.leader, c.term, c.quorumLostAt = id, c.term+1, time.Time{}
+	w.startReconciling(c)
+}
 
-// reconcile is ReconcileClusterState_: with no current MAIN, or a dead one, try a failover.
-func (w *World) reconcile(c *cluster) {
-	if !w.leaderReady(c) || len(c.data) == 0 {
+func (w *World) loseLeader(c *cluster) {
+	c.leader, c.term, c.ready, c.quorumLostAt = 0, c.term+1, false, time.Time{}
+	c.connectors = map[string]time.Time{}
+}
+
+// startReconciling makes the leader not ready (after an election or on FORCE RESET): its first
+// attempt comes after the configured delay, later ones after a doubling backoff.
+func (w *World) startReconciling(c *cluster) {
+	c.ready, c.reconcileAt, c.backoff = false, w.cur.Add(w.opts.readyDelay), reconcileBackoffStart
+	c.connectors = map[string]time.Time{}
+}
+
+// reconcileOnce is one ReconcileClusterState_ attempt at w.cur: it succeeds at once with a MAIN
+// in Raft (alive or not) or without data instances; otherwise it fails over to the most
+// up-to-date alive replica, and without one (or without a majority to commit) it tries again
+// after the backoff. Success creates a connector, alive, for every data instance.
+func (w *World) reconcileOnce(c *cluster) {
+	if len(c.data) > 0 && c.main == "" && !w.failover(c) {
+		c.reconcileAt = w.cur.Add(c.backoff)
+		c.backoff = min(2*c.backoff, reconcileBackoffMax)
 		return
 	}
-	if e := c.entry(c.main); e != nil && w.dataAlive(e) {
-		return
+	c.ready, c.readySince, c.failoverStuck = true, w.cur, false
+	for _, e := range c.data {
+		c.connectors[e.name] = w.cur
 	}
-	w.failover(c)
 }
 
 // failover promotes the most up-to-date eligible alive replica (memgraph-ha.md §5). It
 // reports whether a new MAIN was committed; otherwise the old MAIN stays MAIN in Raft.
 func (w *World) failover(c *cluster) bool {
-	if !w.leaderReady(c) {
+	if c.leader == 0 || !w.hasQuorum(c) {
 		return false
 	}
 	var mainTxns map[string]int64
@@ -233,35 +284,31 @@ func (w *World) failover(c *cluster) bool {
 		return 0
 	})
 	c.main = cands[0].name
+	// The new MAIN replicates to every alive replica (minus its configured lag).
+	for _, e := range c.data {
+		if in := w.dataInstance(e); in != nil {
+			w.catchUp(c, in)
+		}
+	}
 	return true
 }
 
-// dataCameUp runs when a data instance starts or restarts: it catches up with its MAIN (unless
-// lagged) and, where the Raft MAIN is dead, the leader's health check fails over again.
-func (w *World) dataCameUp(in *instance) {
+// dataLivenessChanged runs when a data instance starts, restarts or stops: a started one
+// catches up with its MAIN (unless lagged), and a failover that found no candidate may find one
+// now.
+func (w *World) dataLivenessChanged(in *instance) {
 	for _, c := range w.clusters() {
-		for _, e := range c.data {
-			if w.dataInstance(e) != in {
-				continue
-			}
+		c.failoverStuck = false
+		if in.alive {
 			w.catchUp(c, in)
-			if me := c.entry(c.main); me != nil && !w.dataAlive(me) {
-				w.failover(c)
-			}
 		}
 	}
 }
 
-// dataWentDown runs when a data instance dies: the MAIN's death triggers failover.
-func (w *World) dataWentDown(in *instance) {
-	for _, c := range w.clusters() {
-		if e := c.entry(c.main); e != nil && w.dataInstance(e) == in {
-			w.failover(c)
-		}
-	}
-}
-
-// catchUp brings a replica to its MAIN's counts minus its configured lag.
+// catchUp brings a replica to its MAIN's counts minus its configured lag. A replica holding
+// transactions the MAIN lacks (an old MAIN back after a failover to a replica that was behind)
+// has a diverged history, which Memgraph's HA recovers by force-resetting the replica from the
+// MAIN (replication_client.cpp, branching point): its unique transactions are dropped.
 func (w *World) catchUp(c *cluster, in *instance) {
 	me := c.entry(c.main)
 	if me == nil {
@@ -275,15 +322,7 @@ func (w *World) catchUp(c *cluster, in *instance) {
 		if lag := in.lag[db]; lag > 0 {
 			in.txns[db] = max(n-lag, 0)
 		} else {
-			in.txns[db] = max(in.txns[db], n)
+			in.txns[db] = n
 		}
 	}
-}
-
-func parseUint(s string) uint64 {
-	var v uint64
-	for _, r := range s {
-		v = v*10 + uint64(r-'0')
-	}
-	return v
 }

@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"context"
 	"fmt"
 	"strconv"
 	"strings"
@@ -8,14 +9,15 @@ import (
 	"github.com/memgraph-hooks/memgraph-hooks/memgraph/sim/bolt"
 )
 
-// execute is the PULL-time callback of a coordinator query received by coordinator in.
-func (w *World) execute(in *instance, op *coordOp) bolt.Outcome {
+// execute is the PULL-time callback of a coordinator query received by coordinator in. ctx ends
+// when the client hangs up (only FORCE RESET waits on it).
+func (w *World) execute(ctx context.Context, in *instance, op *coordOp) bolt.Outcome {
 	c := in.cluster
 	isLeader := c.leader == in.cspec.ID
 	switch op.st.kind {
 	case stShowInstances:
-		if c.leader == 0 {
-			return bolt.Outcome{Rows: w.followerView(c), Type: "r"}
+		if c.leader == 0 || !c.ready {
+			return bolt.Outcome{Rows: w.localView(c), Type: "r"}
 		}
 		return bolt.Outcome{Rows: w.leaderView(c), Type: "r"}
 	case stShowInstance:
@@ -27,7 +29,7 @@ func (w *World) execute(in *instance, op *coordOp) bolt.Outcome {
 		}
 		return bolt.Outcome{Rows: rows, Type: "r"}
 	case stShowReplicationLag:
-		if c.leader == 0 {
+		if c.leader == 0 || !c.ready {
 			return bolt.Outcome{Type: "r"}
 		}
 		return bolt.Outcome{Rows: w.lagRows(c), Type: "r"}
@@ -46,19 +48,25 @@ func (w *World) execute(in *instance, op *coordOp) bolt.Outcome {
 			return failure(msg)
 		}
 		return bolt.Outcome{}
+	case stForceReset:
+		return w.forceReset(ctx, in)
 	}
 	if msg := checkAddresses(op); msg != "" {
 		return failure(msg)
 	}
 	switch {
+	case c.leader == 0 || (isLeader && !c.ready):
+		// A not-ready leader forwards to the leader it knows, itself, and has no connector to it.
+		return failure(msgNoLeader)
 	case isLeader:
 		note, msg := w.leaderWrite(c, in, op)
 		if msg != "" {
 			return failure(msg)
 		}
 		return bolt.Outcome{Notifications: note}
-	case c.leader == 0:
-		return failure(msgNoLeader)
+	case !c.ready:
+		// The not-ready leader cannot forward to itself either; the follower only learns "failed".
+		return failure(msgForwardFailed)
 	}
 	leader := w.instances[c.member(c.leader).host]
 	note, msg := w.leaderWrite(c, leader, op)
@@ -67,6 +75,38 @@ func (w *World) execute(in *instance, op *coordOp) bolt.Outcome {
 		return failure(msgForwardFailed)
 	}
 	return bolt.Outcome{Notifications: note}
+}
+
+// forceReset is FORCE RESET CLUSTER STATE received by coordinator in (memgraph-ha.md §11.3). On
+// the ready leader it makes the leader not ready and does not return until a reconciliation
+// succeeds — at once when Raft has a MAIN, even a dead one; otherwise after a failover, retried
+// with backoff while no replica can be promoted — or the leadership is lost. A follower forwards
+// it to a ready leader and only learns whether it succeeded; a not-ready leader finds no leader.
+func (w *World) forceReset(ctx context.Context, in *instance) bolt.Outcome {
+	c := in.cluster
+	switch {
+	case c.leader == 0 || (c.leader == in.cspec.ID && !c.ready):
+		return failure(msgNoLeader)
+	case !c.ready:
+		return failure(msgForwardFailed)
+	}
+	forwarded, term := c.leader != in.cspec.ID, c.term
+	w.startReconciling(c)
+	w.settle()
+	for {
+		switch {
+		case c.term != term || w.closed:
+			if forwarded {
+				return failure(msgForwardFailed)
+			}
+			return failure(msgForceResetNotLeader)
+		case c.ready:
+			return bolt.Outcome{Notifications: []map[string]any{noteForceReset()}}
+		case ctx.Err() != nil:
+			return failure("sim: the client hung up while FORCE RESET CLUSTER STATE was running")
+		}
+		w.waitUntil(ctx, c.reconcileAt)
+	}
 }
 
 // checkAddresses validates socket addresses on the receiving coordinator (host:port, exactly
@@ -116,9 +156,8 @@ func (w *World) leaderWrite(c *cluster, leader *instance, op *coordOp) ([]map[st
 		if e == nil {
 			return nil, msgNoSuchInstance
 		}
-		if in := w.dataInstance(e); in != nil && in.refusePromotion {
-			return nil, msgCouldNotPromote
-		}
+		// Raft first: a dead target is MAIN once committed; the leader fails over later if it
+		// stays unreachable (the promotion RPC's failure is only logged).
 		if msg := w.commit(c); msg != "" {
 			return nil, msg
 		}
@@ -147,7 +186,8 @@ func (w *World) leaderWrite(c *cluster, leader *instance, op *coordOp) ([]map[st
 		if e == nil {
 			return nil, msgNoSuchInstance
 		}
-		if c.main == e.name && w.dataAlive(e) {
+		// "Alive" is the leader's failure detector: a MAIN that died moments ago still counts.
+		if c.main == e.name && w.dataHealthy(c, e) {
 			w.misuse(op.host, op.query, MisuseUnregisterAliveMain,
 				fmt.Sprintf("UNREGISTER INSTANCE %s while it is the alive MAIN", e.name))
 			return nil, msgAliveMain
@@ -159,11 +199,12 @@ func (w *World) leaderWrite(c *cluster, leader *instance, op *coordOp) ([]map[st
 			c.main = ""
 		}
 		c.data = deleteFunc(c.data, func(d *dataEntry) bool { return d == e })
+		delete(c.connectors, e.name)
 		return []map[string]any{noteUnregister(e.name)}, ""
 	case stAddCoordinator:
 		return w.addCoordinator(c, leader, op)
 	case stRemoveCoordinator:
-		return w.removeCoordinator(c, op)
+		return w.removeCoordinator(c, leader, op)
 	case stUpdateConfigInstance:
 		e := c.entry(op.st.name)
 		if e == nil {
@@ -184,26 +225,16 @@ func (w *World) leaderWrite(c *cluster, leader *instance, op *coordOp) ([]map[st
 		}
 		m.bolt = cfg["bolt_server"]
 		return []map[string]any{noteUpdateCoordinator(m.bolt, op.id)}, ""
-	case stForceReset:
-		if !w.hasQuorum(c) {
-			c.leader = 0
-			return nil, msgForceResetFailed
-		}
-		if e := c.entry(c.main); e == nil || !w.dataAlive(e) {
-			w.failover(c)
-		}
-		return []map[string]any{noteForceReset()}, ""
 	}
 	return nil, fmt.Sprintf("sim: unhandled coordinator query %q", op.query)
 }
 
-// commit is a Raft append: without a majority the leader's write fails and, as NuRaft's
-// leadership expiry would do, the leader steps down.
+// commit is a Raft append: without a majority it fails (the leader steps down only when its
+// leadership expires).
 func (w *World) commit(c *cluster) string {
 	if w.hasQuorum(c) {
 		return ""
 	}
-	c.leader = 0
 	return msgRaftWriteFailed
 }
 
@@ -235,109 +266,11 @@ func (w *World) register(c *cluster, op *coordOp) ([]map[string]any, string) {
 	}
 	e := &dataEntry{name: name, bolt: cfg["bolt_server"], mgmt: cfg["management_server"], repl: cfg["replication_server"], mode: op.st.mode}
 	c.data = append(c.data, e)
+	c.connectors[name], c.failoverStuck = w.cur, false
 	if in := w.dataInstance(e); in != nil {
 		w.catchUp(c, in)
 	}
 	return []map[string]any{noteRegister(e.bolt, name)}, ""
-}
-
-func (w *World) addCoordinator(c *cluster, leader *instance, op *coordOp) ([]map[string]any, string) {
-	id, cfg := op.id, op.cfg
-	if m := c.member(int(id)); m != nil && m.added {
-		return nil, msgCoordIDExists
-	}
-	for _, m := range c.members {
-		if m.added && m.mgmt == cfg["management_server"] {
-			return nil, msgCoordMgmtExists
-		}
-	}
-	for _, m := range c.members {
-		if m.added && m.coordServer == cfg["coordinator_server"] {
-			return nil, msgCoordServerExists
-		}
-	}
-	if int(id) == leader.cspec.ID {
-		if cfg["coordinator_server"] != leader.coordAddr() || cfg["management_server"] != leader.mgmtAddr() {
-			w.misuse(op.host, op.query, MisuseSelfAddWrongAddress, fmt.Sprintf(
-				"ADD COORDINATOR %d for the leader itself with coordinator_server %q and management_server %q; it runs as %q and %q",
-				id, cfg["coordinator_server"], cfg["management_server"], leader.coordAddr(), leader.mgmtAddr()))
-			return nil, msgDiffNetworkConfig(id)
-		}
-		if msg := w.commit(c); msg != "" {
-			return nil, msg
-		}
-		self := c.member(leader.cspec.ID)
-		self.bolt, self.added = cfg["bolt_server"], true
-		return []map[string]any{noteAddCoordinator(id, cfg["coordinator_server"])}, ""
-	}
-	if msg := w.commit(c); msg != "" {
-		return nil, msg
-	}
-	target := w.coordinatorAt(cfg["coordinator_server"])
-	if target == nil || !target.alive || target.cspec.ID != int(id) || target.cluster == c || !w.joinable(target.cluster) {
-		// NuRaft add_srv is accepted but the server never shows up in the configuration.
-		return nil, msgAddTimeout(id)
-	}
-	target.cluster = c
-	c.members = append(c.members, &member{id: int(id), host: target.host, bolt: cfg["bolt_server"],
-		coordServer: cfg["coordinator_server"], mgmt: cfg["management_server"], added: true})
-	return []map[string]any{noteAddCoordinator(id, cfg["coordinator_server"])}, ""
-}
-
-// joinable reports whether a server accepts NuRaft's join request: one leading only itself (a
-// fresh coordinator) or one left without a leader after it was removed from its cluster
-// (handle_join_cluster_req resets such a server's configuration to the joining leader's).
-// A server in another live, led cluster of several members never shows up.
-func (w *World) joinable(c *cluster) bool {
-	return len(c.members) == 1 || c.leader == 0
-}
-
-func (w *World) coordinatorAt(coordServer string) *instance {
-	for _, in := range w.instances {
-		if in.coord && in.coordAddr() == coordServer {
-			return in
-		}
-	}
-	return nil
-}
-
-func (w *World) removeCoordinator(c *cluster, op *coordOp) ([]map[string]any, string) {
-	id := int(op.id)
-	m := c.member(id)
-	if m == nil {
-		return nil, msgNoSuchCoordinator(op.id)
-	}
-	if id == c.leader {
-		w.misuse(op.host, op.query, MisuseRemoveLeader, fmt.Sprintf("REMOVE COORDINATOR %d while it is the Raft leader", id))
-		return nil, msgRemoveLeader(op.id)
-	}
-	if msg := w.commit(c); msg != "" {
-		return nil, msg
-	}
-	c.members = deleteFunc(c.members, func(x *member) bool { return x == m })
-	// A removed coordinator that still runs keeps its last view of the cluster, with no leader
-	// it can ever reach again.
-	if in, ok := w.instances[m.host]; ok && in.coord && in.cluster == c {
-		in.cluster = c.orphanCopy(w)
-	}
-	return []map[string]any{noteRemoveCoordinator(op.id)}, ""
-}
-
-func (c *cluster) orphanCopy(w *World) *cluster {
-	w.clusterID++
-	o := &cluster{seq: w.clusterID, main: c.main, settings: map[string]string{}}
-	for k, v := range c.settings {
-		o.settings[k] = v
-	}
-	for _, m := range c.members {
-		cp := *m
-		o.members = append(o.members, &cp)
-	}
-	for _, e := range c.data {
-		cp := *e
-		o.data = append(o.data, &cp)
-	}
-	return o
 }
 
 func (w *World) yield(c *cluster) {
@@ -395,7 +328,7 @@ func (w *World) setSetting(c *cluster, name, value string) string {
 	if msg := w.commit(c); msg != "" {
 		return msg
 	}
-	c.settings[name] = stored
+	c.settings[name], c.failoverStuck = stored, false
 	return ""
 }
 

@@ -1,6 +1,8 @@
 package sim
 
 import (
+	"context"
+
 	"github.com/memgraph-hooks/memgraph-hooks/memgraph/sim/bolt"
 )
 
@@ -35,7 +37,7 @@ func (w *World) prepareData(in *instance, st *statement) (*bolt.Prepared, *bolt.
 	role := w.dataRole(in)
 	switch st.kind {
 	case stShowReplicationRole:
-		return &bolt.Prepared{Fields: []string{"replication role"}, Exec: func() bolt.Outcome {
+		return &bolt.Prepared{Fields: []string{"replication role"}, Exec: func(context.Context) bolt.Outcome {
 			return bolt.Outcome{Rows: [][]any{{w.dataRole(in)}}, Type: "r"}
 		}}, nil
 	case stShowReplicas:
@@ -43,7 +45,7 @@ func (w *World) prepareData(in *instance, st *statement) (*bolt.Prepared, *bolt.
 			return nil, bolt.ClientError(msgShowReplicasOnRepl)
 		}
 		return &bolt.Prepared{Fields: []string{"name", "socket_address", "sync_mode", "system_info", "data_info"},
-			Exec: func() bolt.Outcome { return bolt.Outcome{Rows: w.replicaRows(in), Type: "r"} }}, nil
+			Exec: func(context.Context) bolt.Outcome { return bolt.Outcome{Rows: w.replicaRows(in), Type: "r"} }}, nil
 	case stRegisterReplica:
 		return nil, bolt.ClientError(msgManualRegister)
 	case stDropReplica:
@@ -55,12 +57,12 @@ func (w *World) prepareData(in *instance, st *statement) (*bolt.Prepared, *bolt.
 		if role != "main" {
 			return nil, bolt.ClientError(msgWriteOnReplica)
 		}
-		return &bolt.Prepared{Fields: []string{}, Exec: func() bolt.Outcome {
+		return &bolt.Prepared{Fields: []string{}, Exec: func(context.Context) bolt.Outcome {
 			w.commitOn(in, defaultDB, 1)
 			return bolt.Outcome{Type: "w"}
 		}}, nil
 	}
-	return &bolt.Prepared{Fields: []string{}, Exec: func() bolt.Outcome { return bolt.Outcome{Type: "r"} }}, nil
+	return &bolt.Prepared{Fields: []string{}, Exec: func(context.Context) bolt.Outcome { return bolt.Outcome{Type: "r"} }}, nil
 }
 
 // replicaRows is SHOW REPLICAS on a MAIN: the replicas registered next to it.

@@ -9,9 +9,11 @@ import (
 
 // Kill stops an instance's process (its listener refuses connections; open ones are closed).
 // Its state is kept for Restart. A dead leader is replaced at once (lowest alive id, majority
-// permitting); a dead MAIN fails over at once (leader with majority permitting).
+// permitting); a dead MAIN fails over once the leader has seen it down for
+// instance_down_timeout_sec.
 func (w *World) Kill(host string) error {
 	w.mu.Lock()
+	w.advance()
 	in, err := w.aliveInstance(host)
 	var srv *bolt.Server
 	if err == nil {
@@ -28,13 +30,23 @@ func (w *World) Kill(host string) error {
 // releasing w.mu (its connections may be waiting for the lock).
 func (w *World) stop(in *instance) *bolt.Server {
 	srv := in.server
-	in.server, in.alive, in.downSince = nil, false, w.now()
+	in.server, in.alive = nil, false
+	w.deaths[in.host] = w.cur
 	if in.coord {
 		w.reelect()
 	} else {
-		w.dataWentDown(in)
+		w.dataLivenessChanged(in)
 	}
+	w.settle()
 	return srv
+}
+
+// crash is a process exiting in the middle of a query (Memgraph's LOG_FATAL): like Kill, but the
+// listener is torn down without waiting for its connections, one of which is answering.
+func (w *World) crash(in *instance) {
+	if srv := w.stop(in); srv != nil {
+		srv.Abort()
+	}
 }
 
 func (w *World) aliveInstance(host string) (*instance, error) {
@@ -63,6 +75,8 @@ func (w *World) restart(host string, wipe bool) error {
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	defer w.settle()
+	w.advance()
 	in, ok := w.instances[host]
 	if !ok {
 		return fmt.Errorf("sim: no instance %s", host)
@@ -77,17 +91,17 @@ func (w *World) restart(host string, wipe bool) error {
 	if err := w.listen(in); err != nil {
 		return err
 	}
-	in.downSince = time.Time{}
 	if in.coord {
 		w.reelect()
 	} else {
-		w.dataCameUp(in)
+		w.dataLivenessChanged(in)
 	}
 	return nil
 }
 
 func (w *World) killIfAlive(host string) error {
 	w.mu.Lock()
+	w.advance()
 	in, ok := w.instances[host]
 	if !ok {
 		w.mu.Unlock()
@@ -114,6 +128,7 @@ func (w *World) Remove(host string) error {
 	defer w.mu.Unlock()
 	delete(w.instances, host)
 	w.reelect()
+	w.settle()
 	return nil
 }
 
@@ -122,6 +137,8 @@ func (w *World) Remove(host string) error {
 func (w *World) SetLag(host, db string, txnsBehind int64) error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	defer w.settle()
+	w.advance()
 	in, ok := w.instances[host]
 	if !ok || in.coord {
 		return fmt.Errorf("sim: no data instance %s", host)
@@ -144,6 +161,8 @@ func (w *World) SetLag(host, db string, txnsBehind int64) error {
 func (w *World) Commit(db string, n int64) error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	defer w.settle()
+	w.advance()
 	done := map[*instance]bool{}
 	for _, c := range w.clusters() {
 		me := c.entry(c.main)
@@ -189,10 +208,13 @@ func (w *World) DropConnections(host string) error {
 }
 
 // ForceLeader makes the alive coordinator with this id the leader of its cluster (which must
-// have a majority alive). The new leader reconciles like any elected one.
+// have a majority alive), in a new term: it is not ready until it reconciles, like any elected
+// leader.
 func (w *World) ForceLeader(id int) error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	defer w.settle()
+	w.advance()
 	var found []*cluster
 	for _, c := range w.clusters() {
 		if m := c.member(id); m != nil && w.memberAlive(c, m) {
@@ -213,17 +235,20 @@ func (w *World) ForceLeader(id int) error {
 	return nil
 }
 
-// SetRefusePromotion is a simulator fault: while set, SET INSTANCE <host's name> TO MAIN fails
-// on the leader with Memgraph's COULD_NOT_PROMOTE_TO_MAIN text ("Couldn't set replica instance
-// to main! Check coordinator and replica for more logs") and Raft is unchanged. Automatic
-// failover is not affected.
-func (w *World) SetRefusePromotion(host string, refuse bool) error {
+// SetJoinDelay is a simulator fault: the coordinator at host (started or not) takes d to join a
+// cluster that ADD COORDINATOR asks it to join. From AddCoordinatorWait on, ADD COORDINATOR
+// answers "reached a timeout!" and NuRaft still completes the join d after the ADD, if the
+// coordinator then runs and can join: a half-joined member, listed with an empty bolt_server.
+// 0 restores prompt joins.
+func (w *World) SetJoinDelay(host string, d time.Duration) error {
+	if d < 0 {
+		return fmt.Errorf("sim: negative join delay %v", d)
+	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	in, ok := w.instances[host]
-	if !ok || in.coord {
-		return fmt.Errorf("sim: no data instance %s", host)
+	if in, ok := w.instances[host]; ok && !in.coord {
+		return fmt.Errorf("sim: %s is a data instance", host)
 	}
-	in.refusePromotion = refuse
+	w.joinDelay[host] = d
 	return nil
 }

@@ -43,7 +43,6 @@ func TestRefusalsCarryMemgraphTextAndPhase(t *testing.T) {
 		{name: "second main forwarded", to: coordBolt(2), query: "SET INSTANCE instance_2 TO MAIN", msg: msgForwardFailed, phase: "PULL"},
 		{name: "second main while the main is down", setup: kill("data-1.mg.svc", "data-2.mg.svc", "data-3.mg.svc"), to: coordBolt(1), query: "SET INSTANCE instance_2 TO MAIN", msg: msgMainExists, phase: "PULL"},
 		{name: "set main: unknown instance", setup: demote1, to: coordBolt(1), query: "SET INSTANCE nobody TO MAIN", msg: msgNoSuchInstance, phase: "PULL"},
-		{name: "set main: promotion refused", setup: refuse("data-2.mg.svc"), to: coordBolt(1), query: "SET INSTANCE instance_2 TO MAIN", msg: msgCouldNotPromote, phase: "PULL"},
 		{name: "demote a replica", to: coordBolt(1), query: "DEMOTE INSTANCE instance_2", msg: "Instance instance_2 is already a replica!", phase: "PULL"},
 		{name: "demote unknown", to: coordBolt(1), query: "DEMOTE INSTANCE `nobody`", msg: msgNoSuchInstance, phase: "PULL"},
 		{name: "unregister the alive main", to: coordBolt(1), query: "UNREGISTER INSTANCE instance_1", msg: msgAliveMain, phase: "PULL"},
@@ -119,26 +118,8 @@ func kill(hosts ...string) func(*testing.T, *World) {
 	}
 }
 
-func refuse(host string) func(*testing.T, *World) {
-	return func(t *testing.T, w *World) {
-		demote1(t, w)
-		if err := w.SetRefusePromotion(host, true); err != nil {
-			t.Fatal(err)
-		}
-	}
-}
-
 func demote1(t *testing.T, w *World) {
 	dial(t, w, coordBolt(1)).must("DEMOTE INSTANCE instance_1")
-}
-
-func hostOf(addr string) string {
-	for i := len(addr) - 1; i >= 0; i-- {
-		if addr[i] == ':' {
-			return addr[:i]
-		}
-	}
-	return addr
 }
 
 func assertSameRaft(t *testing.T, before, after RaftSnapshot) {

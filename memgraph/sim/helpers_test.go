@@ -109,10 +109,16 @@ func registerQuery(n int) string {
 	return fmt.Sprintf(`REGISTER INSTANCE instance_%d WITH CONFIG {"bolt_server": "%s:7687", "management_server": "%s:10000", "replication_server": "%s:20000"}`, n, h, h, h)
 }
 
-// startWorld starts coords coordinators and data data instances, without any setup query.
+// epoch is where the tests' manual clocks start.
+var sessionConfig = neo4j.SessionConfig{}
+
+var epoch = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+
+// startWorld starts coords coordinators and data data instances, without any setup query, on a
+// manual clock (advance moves it) unless opts bring another.
 func startWorld(t testing.TB, coords, data int, opts ...Option) *World {
 	t.Helper()
-	w := NewWorld(opts...)
+	w := NewWorld(append([]Option{WithClock(NewManualClock(epoch))}, opts...)...)
 	t.Cleanup(w.Close)
 	for id := 1; id <= coords; id++ {
 		if err := w.StartCoordinator(coordSpec(id)); err != nil {
@@ -154,4 +160,26 @@ func table(rows []map[string]any) [][6]string {
 			r["management_server"].(string), r["health"].(string), r["role"].(string)})
 	}
 	return out
+}
+
+// advance moves the world's manual clock forward.
+func advance(t testing.TB, w *World, d time.Duration) {
+	t.Helper()
+	clock, ok := w.opts.clock.(*ManualClock)
+	if !ok {
+		t.Fatalf("the world runs on %T, not a manual clock", w.opts.clock)
+	}
+	clock.Advance(d)
+}
+
+// row finds one SHOW INSTANCES row by name.
+func row(t testing.TB, rows []map[string]any, name string) [6]string {
+	t.Helper()
+	for _, r := range table(rows) {
+		if r[0] == name {
+			return r
+		}
+	}
+	t.Fatalf("no row %s in %v", name, table(rows))
+	return [6]string{}
 }

@@ -14,6 +14,10 @@ const (
 	MisuseRemoveLeader        MisuseKind = "remove-leader"
 	MisuseQueryInTransaction  MisuseKind = "coordinator-query-in-transaction"
 	MisuseSelfAddWrongAddress MisuseKind = "self-add-wrong-address"
+	// MisuseRemoveHalfJoined: REMOVE COORDINATOR of a member the leader's application log does
+	// not hold (listed with an empty bolt_server). Memgraph's leader exits; so does the
+	// simulator's.
+	MisuseRemoveHalfJoined MisuseKind = "remove-half-joined-coordinator"
 )
 
 // Misuse is one refused query that a careful client should never have sent. Host is the
@@ -72,6 +76,7 @@ type RaftSnapshot struct {
 type ClusterSnapshot struct {
 	Members  []MemberSnapshot // Raft configuration order
 	Leader   int
+	Ready    bool           // the leader finished reconciling (answers writes and its own table)
 	Quorum   bool           // a majority of the members is alive
 	Data     []DataSnapshot // registration order
 	Main     string         // MAIN in Raft ("" when none), alive or not
@@ -85,7 +90,7 @@ type MemberSnapshot struct {
 	BoltServer        string
 	CoordinatorServer string
 	ManagementServer  string
-	Added             bool // ADD COORDINATOR ran for it (false: a fresh self entry)
+	Added             bool // in the leader's application log (false: a fresh self entry, or half-joined)
 	Alive             bool
 }
 
@@ -98,7 +103,7 @@ type DataSnapshot struct {
 	ReplicationServer string
 	Mode              string // "sync", "async" or "strict_sync"
 	Role              string // "main" or "replica" in Raft
-	Health            string // "up" or "down"
+	Health            string // "up" or "down": the process itself (SHOW INSTANCES lags behind it)
 	Committed         map[string]int64
 }
 
@@ -106,9 +111,11 @@ type DataSnapshot struct {
 func (w *World) Raft() RaftSnapshot {
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	w.advance()
 	var snap RaftSnapshot
 	for _, c := range w.clusters() {
-		cs := ClusterSnapshot{Leader: c.leader, Quorum: w.hasQuorum(c), Main: c.main, Settings: maps.Clone(c.settings)}
+		cs := ClusterSnapshot{Leader: c.leader, Ready: c.leader != 0 && c.ready, Quorum: w.hasQuorum(c), Main: c.main,
+			Settings: maps.Clone(c.settings)}
 		for _, m := range c.members {
 			cs.Members = append(cs.Members, MemberSnapshot{ID: m.id, Host: m.host, BoltServer: m.bolt,
 				CoordinatorServer: m.coordServer, ManagementServer: m.mgmt, Added: m.added, Alive: w.memberAlive(c, m)})
@@ -132,11 +139,20 @@ func (w *World) Raft() RaftSnapshot {
 	return snap
 }
 
+// Running reports whether the process at host runs (false once killed, removed or crashed).
+func (w *World) Running(host string) bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	in, ok := w.instances[host]
+	return ok && in.alive
+}
+
 // Leader returns the leader of the largest cluster (ties: the oldest); ok is false when it
 // has none or there are no coordinators.
 func (w *World) Leader() (id int, ok bool) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	w.advance()
 	var best *cluster
 	for _, c := range w.clusters() {
 		if best == nil || len(c.members) > len(best.members) {

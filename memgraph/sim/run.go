@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"context"
 	"fmt"
 	"time"
 
@@ -38,18 +39,21 @@ func (w *World) run(in *instance, req bolt.Request) (*bolt.Prepared, *bolt.Failu
 
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	w.advance()
 	p, f := w.prepare(in, req)
 	if f != nil {
 		w.queries[idx].Failed, w.queries[idx].Message, w.queries[idx].Phase = true, f.Message, "RUN"
 		return nil, f
 	}
 	exec := p.Exec
-	p.Exec = func() bolt.Outcome {
+	p.Exec = func(ctx context.Context) bolt.Outcome {
 		w.mu.Lock()
 		defer w.mu.Unlock()
+		defer w.settle()
+		w.advance()
 		out := bolt.Outcome{Type: "rw"}
 		if exec != nil {
-			out = exec()
+			out = exec(ctx)
 		}
 		if out.Err != nil {
 			w.queries[idx].Failed, w.queries[idx].Message, w.queries[idx].Phase = true, out.Err.Message, "PULL"
@@ -81,7 +85,8 @@ func (w *World) prepare(in *instance, req bolt.Request) (*bolt.Prepared, *bolt.F
 		return nil, f
 	}
 	op.host, op.query = in.host, req.Query
-	return &bolt.Prepared{Fields: op.fields(), Exec: func() bolt.Outcome { return w.execute(in, op) }}, nil
+	return &bolt.Prepared{Fields: op.fields(), Blocking: st.kind == stForceReset,
+		Exec: func(ctx context.Context) bolt.Outcome { return w.execute(ctx, in, op) }}, nil
 }
 
 // coordOp is a coordinator query with its config map evaluated and checked.

@@ -26,10 +26,12 @@ const (
 	msgCoordMgmtExists     = "Couldn't add coordinator since instance with such management endpoint already exists!"
 	msgCoordServerExists   = "Couldn't add coordinator since instance with such coordinator server already exists!"
 	msgUpdateRaftFailed    = "Couldn't update config because appending to Raft log failed."
-	msgCouldNotPromote     = "Couldn't set replica instance to main! Check coordinator and replica for more logs"
 	msgSettingNameLiteral  = "Setting name should be a string literal"
 	msgSettingValueLiteral = "Setting value should be a string literal"
-	msgForceResetFailed    = "Force reset failed, check logs for more details!"
+	msgForceResetNotLeader = "Force reset failed since the instance is not leader anymore!"
+	// msgLeaderExited never reaches a client (the process is gone before it answers); it is what
+	// the query log records for a REMOVE COORDINATOR that hit Memgraph's LOG_FATAL.
+	msgLeaderExited = "sim: the leader exited: Couldn't find coordinator in local application logs, there was a mistake when starting cluster."
 
 	msgWriteOnReplica     = "Write queries are forbidden on the replica instance. Replica instances accept only read queries, while the main instance accepts read and write queries. Please retry your query on the main instance."
 	msgShowReplicasOnRepl = "Show replicas query should only be run on the main instance."

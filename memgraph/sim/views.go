@@ -2,17 +2,22 @@ package sim
 
 import (
 	"fmt"
+	"maps"
 	"slices"
+	"strings"
 )
 
-// leaderView is ShowInstancesAsLeader: coordinators (Raft configuration order), then data
-// instances (registration order). Health follows liveness at once (no instance_down_timeout).
+// leaderView is ShowInstancesAsLeader, the ready leader's table: coordinators (Raft
+// configuration order), then data instances (registration order), healthy per the leader's
+// failure detectors (see World's Time section).
 func (w *World) leaderView(c *cluster) [][]any {
 	var rows [][]any
 	for _, m := range c.members {
-		health, ms := "down", w.downMs(m.host)
+		health, ms := "down", msSince(w.cur, w.memberLastSeen(c, m))
 		if w.memberAlive(c, m) {
 			health, ms = "up", 0
+		} else if w.memberHealthy(c, m) {
+			health = "up"
 		}
 		role := "follower"
 		if m.id == c.leader {
@@ -21,26 +26,32 @@ func (w *World) leaderView(c *cluster) [][]any {
 		rows = append(rows, []any{coordName(m.id), m.bolt, m.coordServer, m.mgmt, health, role, ms})
 	}
 	for _, e := range c.data {
-		health, role, ms := "down", "unknown", int64(0)
-		if in := w.dataInstance(e); in != nil && in.alive {
+		health, role, ms := "down", "unknown", msSince(w.cur, w.dataLastSeen(c, e))
+		if w.dataAlive(e) {
+			ms = 0
+		}
+		if w.dataHealthy(c, e) {
 			health, role = "up", "replica"
 			if c.main == e.name {
 				role = "main"
 			}
-		} else if in != nil {
-			ms = w.downMs(in.host)
 		}
 		rows = append(rows, []any{e.name, e.bolt, "", e.mgmt, health, role, ms})
 	}
 	return rows
 }
 
-// followerView is ShowInstancesStatusAsFollower, used when no leader is known: every health
-// is unknown, no coordinator is leader, data roles come from Raft.
-func (w *World) followerView(c *cluster) [][]any {
+// localView is ShowInstancesStatusAsFollower: what a coordinator answers from its own Raft copy
+// when no ready leader serves the table (no leader known, or the leader itself is not ready).
+// Every health is unknown; the known leader, if any, is role leader; data roles come from Raft.
+func (w *World) localView(c *cluster) [][]any {
 	var rows [][]any
 	for _, m := range c.members {
-		rows = append(rows, []any{coordName(m.id), m.bolt, m.coordServer, m.mgmt, "unknown", "follower", int64(0)})
+		role := "follower"
+		if m.id == c.leader {
+			role = "leader"
+		}
+		rows = append(rows, []any{coordName(m.id), m.bolt, m.coordServer, m.mgmt, "unknown", role, int64(0)})
 	}
 	for _, e := range c.data {
 		role := "replica"
@@ -50,14 +61,6 @@ func (w *World) followerView(c *cluster) [][]any {
 		rows = append(rows, []any{e.name, e.bolt, "", e.mgmt, "unknown", role, int64(0)})
 	}
 	return rows
-}
-
-func (w *World) downMs(host string) int64 {
-	in, ok := w.instances[host]
-	if !ok || in.downSince.IsZero() {
-		return 0
-	}
-	return max(w.now().Sub(in.downSince).Milliseconds(), 0)
 }
 
 func coordName(id int) string { return fmt.Sprintf("coordinator_%d", id) }
@@ -76,8 +79,9 @@ func (w *World) selfRow(in *instance) []any {
 	return []any{coordName(in.cspec.ID), bolt, in.coordAddr(), in.mgmtAddr(), role}
 }
 
-// lagRows is SHOW REPLICATION LAG: one row per registered instance including the MAIN, none
-// when the MAIN is absent or dead. Databases are the MAIN's.
+// lagRows is SHOW REPLICATION LAG on a ready leader: the MAIN's row and those of the replicas
+// registered on it, sorted by instance name; none when there is no MAIN or its process does not
+// answer. Databases are the MAIN's.
 func (w *World) lagRows(c *cluster) [][]any {
 	me := c.entry(c.main)
 	if me == nil {
@@ -87,13 +91,11 @@ func (w *World) lagRows(c *cluster) [][]any {
 	if main == nil || !main.alive {
 		return nil
 	}
-	dbs := make([]string, 0, len(main.txns))
-	for db := range main.txns {
-		dbs = append(dbs, db)
-	}
-	slices.Sort(dbs)
+	dbs := slices.Sorted(maps.Keys(main.txns))
+	entries := slices.Clone(c.data)
+	slices.SortFunc(entries, func(a, b *dataEntry) int { return strings.Compare(a.name, b.name) })
 	var rows [][]any
-	for _, e := range c.data {
+	for _, e := range entries {
 		var txns map[string]int64
 		if in := w.dataInstance(e); in != nil {
 			txns = in.txns

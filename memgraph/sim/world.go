@@ -1,11 +1,53 @@
 // Package sim is an in-process simulator of a Memgraph 3.12 high-availability deployment:
 // coordinators sharing Raft state and data instances, each answering real Bolt on its own
-// loopback listener, with Memgraph's texts, error phases and failover rules. Tests inject faults
-// (kill, restart, wipe, lag, latency, dropped connections, forced leadership) and observe the
-// Raft state, every query each instance received, and protocol misuses.
+// loopback listener, with Memgraph's texts, error phases, failover rules and timing. Tests
+// inject faults (kill, restart, wipe, lag, latency, dropped connections, forced leadership, slow
+// coordinator joins) and observe the Raft state, every query each instance received, and
+// protocol misuses.
 //
-// It is deterministic: health follows liveness at once, elections and failover happen inside the
-// fault call that causes them, and ties are broken by fixed rules (see World).
+// # Time
+//
+// Every timed behaviour runs on an injectable Clock (WithClock; the wall clock by default, a
+// ManualClock in tests), evaluated deterministically at every entry point and whenever a
+// blocked query's wake-up time comes, in time order — no background goroutines:
+//
+//   - Health: the leader shows a data instance (and a coordinator) up until
+//     instance_down_timeout_sec (the coordinator setting, 5 s by default) has passed since the
+//     later of its death and the creation of the leader's connector to it; connectors are made by
+//     REGISTER INSTANCE and by every reconciliation (after an election or a FORCE RESET), and
+//     start alive. A dead MAIN is failed over once it shows down.
+//   - Readiness: an elected leader is not ready until its first reconciliation, which runs
+//     WithLeaderReadyDelay after the election (0 by default) and succeeds at once when Raft has a
+//     MAIN (alive or not) or no data instance; without a MAIN it fails over, and with no alive
+//     candidate it retries after 1 s, 2 s, 4 s … 60 s. A not-ready leader answers SHOW
+//     INSTANCES with its local view (every health unknown), every write with the "leader
+//     couldn't be found" text, and SHOW REPLICATION LAG with no rows. FORCE RESET CLUSTER STATE
+//     makes the leader not ready the same way and does not return until the reconciliation
+//     succeeds or the leadership is lost (or the client hangs up).
+//   - Leadership expiry: a live leader that lost its majority keeps leading for
+//     LeadershipExpiry (2 s); writes in that window fail with the Raft-log text.
+//   - Joins: ADD COORDINATOR of a coordinator that cannot join within Memgraph's 2 s wait
+//     answers "reached a timeout!"; with SetJoinDelay the coordinator joins later anyway, as a
+//     half-joined member (in the Raft configuration, not in the application log: empty
+//     bolt_server). REMOVE COORDINATOR of such a member crashes the leader process, as
+//     Memgraph's LOG_FATAL does, and is recorded as a misuse.
+//
+// # Approximations that remain
+//
+//   - Elections are instantaneous: a dead leader is replaced at once by the lowest-id alive
+//     member while a majority is alive (Raft's 2–4 s election timeout is not modelled); YIELD
+//     LEADERSHIP hands over to the next alive member (WithYieldChooser overrides it).
+//   - A data instance that starts answers at once (no 1 s health-check period); a failover
+//     that found no candidate is retried when a data instance starts, stops or is registered.
+//   - ADD COORDINATOR answers at once, without waiting out Memgraph's 2 s join poll.
+//   - Replication is instantaneous: every alive replica holds the MAIN's transactions minus the
+//     lag set with SetLag, a diverged one (an old MAIN back after a lossy failover) is reset to
+//     the MAIN's at once, as HA's forced recovery does; SHOW REPLICATION LAG lists every
+//     registered instance as registered on the MAIN. A data instance's own role follows Raft at
+//     once (no demote/promote RPC delay).
+//   - There are no network partitions: an instance is either running or not; a follower always
+//     reaches a live leader.
+//   - Auth, TLS, ROUTE and multi-database administration are not modelled.
 package sim
 
 import (
@@ -41,8 +83,9 @@ type DataSpec struct {
 type Option func(*options)
 
 type options struct {
-	yield func(leader int, alive []int) int
-	clock func() time.Time
+	yield      func(leader int, alive []int) int
+	clock      Clock
+	readyDelay time.Duration
 }
 
 // WithYieldChooser replaces the default YIELD LEADERSHIP target rule (the next alive member
@@ -52,8 +95,24 @@ func WithYieldChooser(choose func(leader int, alive []int) int) Option {
 	return func(o *options) { o.yield = choose }
 }
 
-// WithClock sets the clock behind last_succ_resp_ms of instances that are down.
-func WithClock(now func() time.Time) Option { return func(o *options) { o.clock = now } }
+// WithClock sets the clock every timed behaviour is measured on (the wall clock by default).
+func WithClock(c Clock) Option { return func(o *options) { o.clock = c } }
+
+// WithLeaderReadyDelay sets how long an elected leader, or one running FORCE RESET CLUSTER
+// STATE, stays not ready before its first reconciliation attempt (0 by default).
+func WithLeaderReadyDelay(d time.Duration) Option {
+	return func(o *options) { o.readyDelay = max(d, 0) }
+}
+
+// Timing constants of Memgraph 3.12 (raft_state.cpp, coordinator_instance.cpp).
+const (
+	// LeadershipExpiry is how long a leader without a majority keeps leading.
+	LeadershipExpiry = 2 * time.Second
+	// AddCoordinatorWait is how long ADD COORDINATOR polls for the new server to join.
+	AddCoordinatorWait    = 2 * time.Second
+	reconcileBackoffStart = time.Second
+	reconcileBackoffMax   = 60 * time.Second
+)
 
 // World holds every simulated instance. All state sits behind one mutex; Bolt connections run
 // on their own goroutines and take it per request.
@@ -61,7 +120,12 @@ type World struct {
 	opts options
 
 	mu        sync.Mutex
+	cond      *sync.Cond           // on mu: blocked queries wait on it
+	cur       time.Time            // the time the state was last evaluated at (never goes back)
 	instances map[string]*instance // by host; removed instances are deleted
+	deaths    map[string]time.Time // by host: when the process last stopped
+	joinDelay map[string]time.Duration
+	joins     []*pendingJoin
 	clusterID int
 	queries   []Query
 	misuses   []Misuse
@@ -74,13 +138,11 @@ type instance struct {
 	cspec CoordinatorSpec
 	dspec DataSpec
 
-	alive     bool
-	server    *bolt.Server
-	addr      string // loopback address of the (last) listener
-	downSince time.Time
+	alive  bool
+	server *bolt.Server
+	addr   string // loopback address of the (last) listener
 
-	latency         time.Duration
-	refusePromotion bool
+	latency time.Duration
 
 	cluster *cluster         // coordinators: the Raft group this process is part of
 	txns    map[string]int64 // data instances: committed transactions per database
@@ -111,11 +173,13 @@ func hostPort(host string, port int32) string {
 
 // NewWorld returns an empty world.
 func NewWorld(opts ...Option) *World {
-	w := &World{instances: map[string]*instance{}}
-	w.opts.clock = time.Now
+	w := &World{instances: map[string]*instance{}, deaths: map[string]time.Time{}, joinDelay: map[string]time.Duration{}}
+	w.cond = sync.NewCond(&w.mu)
+	w.opts.clock = wallClock{}
 	for _, o := range opts {
 		o(&w.opts)
 	}
+	w.cur = w.opts.clock.Now()
 	return w
 }
 
@@ -123,6 +187,7 @@ func NewWorld(opts ...Option) *World {
 func (w *World) Close() {
 	w.mu.Lock()
 	w.closed = true
+	w.cond.Broadcast()
 	var servers []*bolt.Server
 	for _, in := range w.instances {
 		if in.server != nil {
@@ -145,6 +210,8 @@ func (w *World) StartCoordinator(spec CoordinatorSpec) error {
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	defer w.settle()
+	w.advance()
 	if in, ok := w.instances[spec.Host]; ok {
 		if in.coord && in.cspec == spec && in.alive {
 			return nil
@@ -164,6 +231,8 @@ func (w *World) StartData(spec DataSpec) error {
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	defer w.settle()
+	w.advance()
 	if in, ok := w.instances[spec.Host]; ok {
 		if !in.coord && in.dspec == spec && in.alive {
 			return nil
@@ -174,7 +243,7 @@ func (w *World) StartData(spec DataSpec) error {
 	if err := w.listen(in); err != nil {
 		return err
 	}
-	w.dataCameUp(in)
+	w.dataLivenessChanged(in)
 	return nil
 }
 
@@ -217,8 +286,6 @@ func (w *World) Resolve(address string) string {
 	}
 	return in.addr
 }
-
-func (w *World) now() time.Time { return w.opts.clock() }
 
 // handler binds one instance's Bolt listener to the world.
 type handler struct {

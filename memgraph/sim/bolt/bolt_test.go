@@ -2,6 +2,7 @@ package bolt
 
 import (
 	"bufio"
+	"context"
 	"net"
 	"strings"
 	"testing"
@@ -56,9 +57,9 @@ func (fixed) Run(req Request) (*Prepared, *Failure) {
 	case "FAIL AT RUN":
 		return nil, ClientError("run failed")
 	case "FAIL AT PULL":
-		return &Prepared{Exec: func() Outcome { return Outcome{Err: ClientError("pull failed")} }}, nil
+		return &Prepared{Exec: func(context.Context) Outcome { return Outcome{Err: ClientError("pull failed")} }}, nil
 	}
-	return &Prepared{Fields: []string{"n"}, Exec: func() Outcome {
+	return &Prepared{Fields: []string{"n"}, Exec: func(context.Context) Outcome {
 		return Outcome{Rows: [][]any{{int64(1)}, {int64(2)}, {int64(3)}}, Type: "r"}
 	}}, nil
 }
@@ -70,8 +71,10 @@ type rawClient struct {
 	rw *bufio.ReadWriter
 }
 
-func dialRaw(t *testing.T, offer []byte) (*rawClient, []byte) {
-	s, err := Listen("127.0.0.1:0", fixed{})
+func dialRaw(t *testing.T, offer []byte) (*rawClient, []byte) { return dialRawTo(t, fixed{}, offer) }
+
+func dialRawTo(t *testing.T, h Handler, offer []byte) (*rawClient, []byte) {
+	s, err := Listen("127.0.0.1:0", h)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -165,5 +168,87 @@ func TestBolt52RequiresLogonAndAnswersTxQid(t *testing.T) {
 	runReply := rc.recv().Fields[0].(map[string]any)
 	if !cmp.Equal(runReply, map[string]any{"fields": []any{"n"}, "qid": int64(0)}) {
 		t.Fatalf("RUN in tx reply %v", runReply)
+	}
+}
+
+// blocker answers "WAIT" with a Blocking query that returns once release is closed, or reports
+// a cancelled context on hungUp; anything else as fixed does.
+type blocker struct {
+	release, hungUp chan struct{}
+}
+
+func (b blocker) Run(req Request) (*Prepared, *Failure) {
+	if req.Query != "WAIT" {
+		return fixed{}.Run(req)
+	}
+	return &Prepared{Blocking: true, Exec: func(ctx context.Context) Outcome {
+		select {
+		case <-b.release:
+			return Outcome{Type: "w"}
+		case <-ctx.Done():
+			close(b.hungUp)
+			return Outcome{Err: ClientError("abandoned")}
+		}
+	}}, nil
+}
+
+var bolt44 = []byte{0, 2, 4, 4, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}
+
+func rawRun(q string) Structure {
+	return Structure{Tag: tagRun, Fields: []any{q, map[string]any{}, map[string]any{}}}
+}
+
+var rawPull = Structure{Tag: tagPull, Fields: []any{map[string]any{"n": int64(-1)}}}
+
+func TestBlockingQuerySeesTheClientHangUp(t *testing.T) {
+	b := blocker{release: make(chan struct{}), hungUp: make(chan struct{})}
+	rc, _ := dialRawTo(t, b, bolt44)
+	rc.send(Structure{Tag: tagHello, Fields: []any{map[string]any{"user_agent": "raw"}}}, rawRun("WAIT"), rawPull)
+	if got := rc.tags(2); !cmp.Equal(got, []byte{tagSuccess, tagSuccess}) {
+		t.Fatalf("HELLO and RUN replies % X", got)
+	}
+	_ = rc.c.Close()
+	select {
+	case <-b.hungUp:
+	case <-time.After(5 * time.Second):
+		t.Fatal("the blocking query never learnt that its client hung up")
+	}
+}
+
+func TestBlockingQueryEndsWhenTheClientSendsAnotherMessage(t *testing.T) {
+	b := blocker{release: make(chan struct{}), hungUp: make(chan struct{})}
+	rc, _ := dialRawTo(t, b, bolt44)
+	rc.send(Structure{Tag: tagHello, Fields: []any{map[string]any{"user_agent": "raw"}}}, rawRun("WAIT"), rawPull)
+	rc.tags(2)
+	rc.send(Structure{Tag: tagReset})
+	select {
+	case <-b.hungUp:
+	case <-time.After(5 * time.Second):
+		t.Fatal("a RESET sent during a blocking query did not end the wait")
+	}
+	// The abandoned query's FAILURE, then the RESET's SUCCESS: the RESET was not lost.
+	if got := rc.tags(2); !cmp.Equal(got, []byte{tagFailure, tagSuccess}) {
+		t.Fatalf("replies % X", got)
+	}
+}
+
+func TestBlockingQueryLeavesTheConnectionUsable(t *testing.T) {
+	b := blocker{release: make(chan struct{}), hungUp: make(chan struct{})}
+	rc, _ := dialRawTo(t, b, bolt44)
+	rc.send(Structure{Tag: tagHello, Fields: []any{map[string]any{"user_agent": "raw"}}}, rawRun("WAIT"), rawPull)
+	rc.tags(2)
+	time.Sleep(20 * time.Millisecond) // let the watcher start peeking
+	close(b.release)
+	if got := rc.recv(); got.Tag != tagSuccess {
+		t.Fatalf("PULL reply %+v", got)
+	}
+	rc.send(rawRun("ROWS"), rawPull)
+	if got := rc.tags(5); !cmp.Equal(got, []byte{tagSuccess, tagRecord, tagRecord, tagRecord, tagSuccess}) {
+		t.Fatalf("replies after the blocking query % X", got)
+	}
+	select {
+	case <-b.hungUp:
+		t.Fatal("a completed query was told its client hung up")
+	default:
 	}
 }

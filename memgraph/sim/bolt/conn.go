@@ -2,13 +2,19 @@ package bolt
 
 import (
 	"bufio"
+	"context"
+	"errors"
 	"io"
+	"net"
+	"os"
+	"time"
 )
 
 // conn is one client connection's state machine (Memgraph states/*.hpp, simplified to what
 // drivers exercise): INIT → (LOGON for 5.1+) → READY ⇄ STREAMING, explicit transactions, and
 // FAILED (everything but RESET is IGNORED).
 type conn struct {
+	nc      net.Conn
 	rw      *bufio.ReadWriter
 	handler Handler
 
@@ -201,7 +207,7 @@ func (c *conn) pull(m Structure, discard bool) error {
 	if !s.executed {
 		s.executed = true
 		if s.prepared.Exec != nil {
-			s.outcome = s.prepared.Exec()
+			s.outcome = c.execute(s.prepared)
 		}
 	}
 	if s.outcome.Err != nil {
@@ -252,4 +258,33 @@ func field[T any](m Structure, i int) (T, bool) {
 	}
 	v, ok := m.Fields[i].(T)
 	return v, ok
+}
+
+// execute runs a prepared query. While a Blocking one runs, a watcher peeks at the socket: a
+// driver sends nothing while it waits for the reply, so whatever the peek sees means the client
+// gave up — it closed the connection (drivers do when their context ends) or sent something else
+// (a RESET) — and cancels Exec's ctx. The bytes stay buffered for the next message.
+func (c *conn) execute(p *Prepared) Outcome {
+	if !p.Blocking {
+		return p.Exec(context.Background())
+	}
+	// The replies to whatever was pipelined before this PULL go out now, not after the wait.
+	if err := c.rw.Flush(); err != nil {
+		return Outcome{Err: &Failure{Code: CodeDatabaseError, Message: "connection lost"}}
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	watched := make(chan struct{})
+	go func() {
+		defer close(watched)
+		if _, err := c.rw.Reader.Peek(1); !errors.Is(err, os.ErrDeadlineExceeded) {
+			cancel()
+		}
+	}()
+	out := p.Exec(ctx)
+	// Unblock the peek without consuming anything, then make the connection usable again.
+	_ = c.nc.SetReadDeadline(time.Now())
+	<-watched
+	_ = c.nc.SetReadDeadline(time.Time{})
+	return out
 }

@@ -2,6 +2,7 @@ package bolt
 
 import (
 	"bufio"
+	"context"
 	"encoding/binary"
 	"errors"
 	"io"
@@ -64,9 +65,14 @@ type Outcome struct {
 // Prepared is a query accepted at RUN time. Exec runs the operation itself: Memgraph prepares
 // at RUN and executes the callback at the first PULL (or DISCARD), so operation errors surface
 // there, while RUN only reports preparation errors.
+//
+// A Blocking query's Exec may wait for a long time (FORCE RESET CLUSTER STATE does): its ctx is
+// cancelled when the client hangs up or the server closes, so Exec can stop waiting. Other
+// queries get a context that is never cancelled.
 type Prepared struct {
-	Fields []string
-	Exec   func() Outcome
+	Fields   []string
+	Exec     func(ctx context.Context) Outcome
+	Blocking bool
 }
 
 // Request is one RUN as the handler sees it.
@@ -118,12 +124,18 @@ func (s *Server) Addr() string { return s.ln.Addr().String() }
 
 // Close stops accepting, closes every open connection and waits for their goroutines.
 func (s *Server) Close() {
+	s.Abort()
+	s.wg.Wait()
+}
+
+// Abort stops accepting and closes every open connection without waiting for their goroutines:
+// a process that dies in the middle of answering a query (the caller may be one of them).
+func (s *Server) Abort() {
 	s.mu.Lock()
 	s.closed = true
 	s.mu.Unlock()
 	_ = s.ln.Close()
 	s.DropConnections()
-	s.wg.Wait()
 }
 
 // DropConnections closes every open connection; the listener keeps accepting new ones.
@@ -159,7 +171,7 @@ func (s *Server) accept() {
 				s.mu.Unlock()
 				_ = c.Close()
 			}()
-			(&conn{rw: bufio.NewReadWriter(bufio.NewReader(c), bufio.NewWriter(c)), handler: s.handler}).serve()
+			(&conn{nc: c, rw: bufio.NewReadWriter(bufio.NewReader(c), bufio.NewWriter(c)), handler: s.handler}).serve()
 		}()
 	}
 }
