@@ -81,7 +81,7 @@ test: unit fuzz-smoke verify-manifests e2e ## What CI runs: unit tests, a few se
 
 .PHONY: bench
 bench: ## Benchmarks; compare ratios within one run.
-	$(GO) test -run '^$$' -bench . -benchmem ./memgraph/ ./hooks/
+	$(GO) test -run '^$$' -bench . -benchmem ./memgraph/bolt/ ./hooks/
 
 .PHONY: property
 property: ## The randomized hook property test at 10,000 sequences (CI runs 300).

@@ -85,7 +85,7 @@ func TestGoAdmissionEqualsTheAPIServer(t *testing.T) {
 				return
 			}
 			var fromGo map[string]any
-			specJSON, _ := json.Marshal(admitted.Spec)
+			specJSON, _ := json.Marshal(admitted.Spec())
 			_ = json.Unmarshal(specJSON, &fromGo)
 			var fromAPI map[string]any
 			specJSON, _ = json.Marshal(stored.Object["spec"])

@@ -13,9 +13,9 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
-	"github.com/memgraph-hooks/memgraph-hooks/hooks"
 	"github.com/memgraph-hooks/memgraph-hooks/internal/pki"
 	"github.com/memgraph-hooks/memgraph-hooks/memgraph"
+	"github.com/memgraph-hooks/memgraph-hooks/memgraph/bolt"
 	"github.com/memgraph-hooks/memgraph-hooks/topology"
 )
 
@@ -37,7 +37,7 @@ func TestBoltTLSEndToEnd(t *testing.T) {
 		if err != nil {
 			return err
 		}
-		if status, reason, msg := conditionStatus(u, hooks.ConditionReady); status != "False" || reason != hooks.ReasonTLSConfigInvalid || !strings.Contains(msg, "does not exist") {
+		if status, reason, msg := conditionStatus(u, string(topology.ConditionReady)); status != "False" || reason != string(topology.ReasonTLSConfigInvalid) || !strings.Contains(msg, "does not exist") {
 			return fmt.Errorf("Ready=%s %s: %s", status, reason, msg)
 		}
 		return nil
@@ -72,7 +72,7 @@ func TestBoltTLSEndToEnd(t *testing.T) {
 	s.declaredMembers(mgc, 3, 2)
 
 	// The coordinators answer only over TLS.
-	pool := memgraph.NewPool(memgraph.PoolOptions{Resolver: s.world})
+	pool := bolt.NewPool(bolt.PoolOptions{Resolver: s.world})
 	defer pool.Close()
 	trust, err := memgraph.NewBoltTLS(ca.CertPEM)
 	if err != nil {

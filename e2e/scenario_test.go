@@ -22,6 +22,7 @@ import (
 	"github.com/memgraph-hooks/memgraph-hooks/e2e/podsim"
 	"github.com/memgraph-hooks/memgraph-hooks/hooks"
 	"github.com/memgraph-hooks/memgraph-hooks/memgraph"
+	"github.com/memgraph-hooks/memgraph-hooks/memgraph/bolt"
 	"github.com/memgraph-hooks/memgraph-hooks/memgraph/sim"
 )
 
@@ -46,7 +47,7 @@ type scenario struct {
 	links    *links      // between the hook and the coordinators, when scenarioOptions.links
 	replicas *replicaSet // the in-process hook's replicas, when scenarioOptions.replicas > 1
 	// pool is the in-process hook's, and the test's own for acting as an operator.
-	pool      *memgraph.Pool
+	pool      *bolt.Pool
 	cancelled bool
 }
 
@@ -104,13 +105,13 @@ func startScenarioOpts(t *testing.T, ns string, opts scenarioOptions) *scenario 
 		s.links = newLinks(t, s.world, opts.links)
 		resolver = s.links
 	}
-	s.pool = memgraph.NewPool(memgraph.PoolOptions{Resolver: resolver})
+	s.pool = bolt.NewPool(bolt.PoolOptions{Resolver: resolver})
 	if opts.process {
 		s.proc = startHookProcess(t, s.links.resolveFlags()...)
 		s.hookAddr = s.proc.addr
 	} else {
 		creds, security := deployedCredentials(t)
-		newHook := func(pool *memgraph.Pool, log *syncBuffer) http.Handler {
+		newHook := func(pool *bolt.Pool, log *syncBuffer) http.Handler {
 			logger := slog.New(slog.NewJSONHandler(log, &slog.HandlerOptions{Level: slog.LevelDebug}))
 			return hooks.NewHandler(security(hooks.Config{Connector: pool, Logger: logger}))
 		}
@@ -118,7 +119,7 @@ func startScenarioOpts(t *testing.T, ns string, opts scenarioOptions) *scenario 
 		if opts.replicas > 1 {
 			s.replicas = &replicaSet{handlers: []http.Handler{handler}, logs: []*syncBuffer{s.hookLog}}
 			for range opts.replicas - 1 {
-				pool, log := memgraph.NewPool(memgraph.PoolOptions{Resolver: resolver}), &syncBuffer{}
+				pool, log := bolt.NewPool(bolt.PoolOptions{Resolver: resolver}), &syncBuffer{}
 				t.Cleanup(func() { _ = pool.Close() })
 				s.replicas.handlers = append(s.replicas.handlers, newHook(pool, log))
 				s.replicas.logs = append(s.replicas.logs, log)

@@ -28,7 +28,7 @@ import (
 
 	"github.com/memgraph-hooks/memgraph-hooks/e2e/metacontroller"
 	"github.com/memgraph-hooks/memgraph-hooks/hooks"
-	"github.com/memgraph-hooks/memgraph-hooks/memgraph"
+	"github.com/memgraph-hooks/memgraph-hooks/memgraph/bolt"
 	"github.com/memgraph-hooks/memgraph-hooks/topology"
 )
 
@@ -387,7 +387,7 @@ func TestMetacontrollerWithoutTheTokenChangesNothing(t *testing.T) {
 	e := needEnv(t)
 	ns := newNamespace(t, "anonymous")
 	creds, security := deployedCredentials(t)
-	pool := memgraph.NewPool(memgraph.PoolOptions{})
+	pool := bolt.NewPool(bolt.PoolOptions{})
 	t.Cleanup(func() { _ = pool.Close() })
 	hook := serveHTTPS(t, hooks.NewHandler(security(hooks.Config{Connector: pool})), creds)
 	t.Cleanup(hook.Close)

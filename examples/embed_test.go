@@ -24,16 +24,17 @@ func TestMinimalClusterIsTheQuickstartCluster(t *testing.T) {
 	if mc.Name != "memgraph" || mc.Namespace != "default" {
 		t.Errorf("cluster is %s/%s, want default/memgraph", mc.Namespace, mc.Name)
 	}
-	if err := mc.Validate(); err != nil {
-		t.Fatalf("Validate: %v", err)
+	cluster, err := topology.NewCluster(mc)
+	if err != nil {
+		t.Fatalf("NewCluster: %v", err)
 	}
-	d := mc.Defaulted().Spec
+	d := cluster.Spec()
 	got := []any{d.Coordinators, d.DataInstances, d.Image.Repository + ":" + d.Image.Tag, d.Secrets.Name}
 	want := []any{int32(3), int32(2), "docker.io/memgraph/memgraph:3.12.0", "memgraph-secrets"}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("defaulted quickstart cluster (-want +got):\n%s", diff)
 	}
-	children, err := topology.DesiredChildren(mc, mc.DeclaredReplicas())
+	children, err := topology.DesiredChildren(cluster, cluster.Replicas())
 	if err != nil {
 		t.Fatalf("DesiredChildren: %v", err)
 	}

@@ -28,18 +28,18 @@ type boltTrust struct {
 // against its ca.crt for every declared coordinator. Only ca.crt is kept; tls.key is never
 // decoded. A malformed related object is a bad request; anything wrong with the Secret itself is
 // a problem for the status.
-func readBoltTLS(req *syncRequest, c *topology.MemgraphCluster) (boltTrust, error) {
-	if c.Spec.TLS == nil {
+func readBoltTLS(req *syncRequest, c *topology.Cluster) (boltTrust, error) {
+	if c.TLSSecretName() == "" {
 		return boltTrust{}, nil
 	}
 	secrets, err := objectsOf(req.Related, secretKey, "related")
 	if err != nil {
 		return boltTrust{}, err
 	}
-	name := c.Spec.TLS.SecretName
-	where := fmt.Sprintf("Secret %s/%s (spec.tls.secretName)", c.Namespace, name)
+	name, namespace := c.TLSSecretName(), c.Namespace()
+	where := fmt.Sprintf("Secret %s/%s (spec.tls.secretName)", namespace, name)
 	for _, e := range secrets {
-		if metaString(e.obj, "name") != name || (metaString(e.obj, "namespace") != "" && metaString(e.obj, "namespace") != c.Namespace) {
+		if metaString(e.obj, "name") != name || (metaString(e.obj, "namespace") != "" && metaString(e.obj, "namespace") != namespace) {
 			continue
 		}
 		trust, problem := checkTLSSecret(e.obj, c)
@@ -51,7 +51,7 @@ func readBoltTLS(req *syncRequest, c *topology.MemgraphCluster) (boltTrust, erro
 	return boltTrust{problem: where + " does not exist: create a kubernetes.io/tls Secret with tls.crt, tls.key and ca.crt in the cluster's namespace"}, nil
 }
 
-func checkTLSSecret(s object, c *topology.MemgraphCluster) (*memgraph.BoltTLS, string) {
+func checkTLSSecret(s object, c *topology.Cluster) (*memgraph.BoltTLS, string) {
 	if typ, _ := s["type"].(string); typ != string(corev1.SecretTypeTLS) {
 		return nil, fmt.Sprintf("is of type %q, want %s", typ, corev1.SecretTypeTLS)
 	}
@@ -80,7 +80,7 @@ func checkTLSSecret(s object, c *topology.MemgraphCluster) (*memgraph.BoltTLS, s
 		return nil, "has a tls.crt that holds no PEM certificate"
 	}
 	n := c.Network()
-	for i := range int(c.Spec.Coordinators) {
+	for i := range int(c.Replicas().Coordinators) {
 		host := n.Coordinator(topology.FirstCoordinatorID + i).Host
 		if err := trust.Verify(chain, host); err != nil {
 			return nil, fmt.Sprintf("has a tls.crt that does not verify against its ca.crt for coordinator %s: %v", host, err)
@@ -127,6 +127,6 @@ func (h *handler) connector(t boltTrust) (memgraph.Connector, string) {
 }
 
 // secretRule asks Metacontroller for the spec.tls Secret, by name, in the cluster's namespace.
-func secretRule(c *topology.MemgraphCluster) relatedRule {
-	return relatedRule{APIVersion: "v1", Resource: "secrets", Namespace: c.Namespace, Names: []string{c.Spec.TLS.SecretName}}
+func secretRule(c *topology.Cluster) relatedRule {
+	return relatedRule{APIVersion: "v1", Resource: "secrets", Namespace: c.Namespace(), Names: []string{c.TLSSecretName()}}
 }

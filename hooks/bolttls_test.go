@@ -15,6 +15,7 @@ import (
 
 	"github.com/memgraph-hooks/memgraph-hooks/hooks"
 	"github.com/memgraph-hooks/memgraph-hooks/internal/pki"
+	"github.com/memgraph-hooks/memgraph-hooks/topology"
 )
 
 const boltSecret = "memgraph-bolt-tls"
@@ -99,7 +100,7 @@ func TestSpecTLSConvergesOverBoltTLS(t *testing.T) {
 	h, _ := newTLSHarness(t, 3, 2)
 	h.sync()
 	h.sync()
-	for _, typ := range []string{hooks.ConditionReady, hooks.ConditionConverged} {
+	for _, typ := range []topology.ConditionType{topology.ConditionReady, topology.ConditionConverged} {
 		if status, reason, msg := h.condition(typ); status != "True" {
 			t.Errorf("%s = %s %s: %s", typ, status, reason, msg)
 		}
@@ -153,9 +154,9 @@ func TestUnusableTLSSecretIsTLSConfigInvalid(t *testing.T) {
 				h.secrets["x/"+boltSecret] = tc.secret(b.secret("default", boltSecret))
 			}
 			resp := h.sync()
-			for _, typ := range []string{hooks.ConditionReady, hooks.ConditionConverged} {
+			for _, typ := range []topology.ConditionType{topology.ConditionReady, topology.ConditionConverged} {
 				status, reason, msg := h.condition(typ)
-				if status != "False" || reason != hooks.ReasonTLSConfigInvalid || !strings.Contains(msg, tc.want) {
+				if status != "False" || reason != topology.ReasonTLSConfigInvalid || !strings.Contains(msg, tc.want) {
 					t.Errorf("%s = %s %s %q, want False TLSConfigInvalid mentioning %q", typ, status, reason, msg, tc.want)
 				}
 			}
@@ -176,12 +177,12 @@ func TestFixedTLSSecretConverges(t *testing.T) {
 	h.secrets = map[string]any{}
 	h.sync()
 	h.sync()
-	if _, reason, _ := h.condition(hooks.ConditionReady); reason != hooks.ReasonTLSConfigInvalid {
+	if _, reason, _ := h.condition(topology.ConditionReady); reason != topology.ReasonTLSConfigInvalid {
 		t.Fatalf("Ready reason %s without the Secret, want TLSConfigInvalid", reason)
 	}
 	h.secrets = good
 	h.sync()
-	if status, reason, msg := h.condition(hooks.ConditionConverged); status != "True" {
+	if status, reason, msg := h.condition(topology.ConditionConverged); status != "True" {
 		t.Errorf("Converged = %s %s %s after the Secret appeared", status, reason, msg)
 	}
 }

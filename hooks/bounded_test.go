@@ -11,7 +11,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/memgraph-hooks/memgraph-hooks/hooks"
-	"github.com/memgraph-hooks/memgraph-hooks/memgraph"
+	"github.com/memgraph-hooks/memgraph-hooks/memgraph/bolt"
 	"github.com/memgraph-hooks/memgraph-hooks/memgraph/sim"
 	"github.com/memgraph-hooks/memgraph-hooks/topology"
 )
@@ -24,7 +24,7 @@ func TestStateShrinksBackAfterClustersAreDeleted(t *testing.T) {
 	const idle = 200 * time.Millisecond
 	world := sim.NewWorld()
 	t.Cleanup(world.Close)
-	pool := memgraph.NewPool(memgraph.PoolOptions{Resolver: world, IdleTimeout: idle})
+	pool := bolt.NewPool(bolt.PoolOptions{Resolver: world, IdleTimeout: idle})
 	t.Cleanup(func() { _ = pool.Close() })
 	reg := prometheus.NewRegistry()
 	handler := hooks.NewHandler(hooks.Config{Connector: pool, Registerer: reg, SyncBudget: 5 * time.Second})
@@ -114,7 +114,7 @@ func startFleetCluster(t *testing.T, world *sim.World, ns string) []string {
 func convergedOf(resp syncResponse) (status, reason string) {
 	conds, _ := resp.Status["conditions"].([]any)
 	for _, c := range conds {
-		if m, ok := c.(map[string]any); ok && m["type"] == hooks.ConditionConverged {
+		if m, ok := c.(map[string]any); ok && m["type"] == string(topology.ConditionConverged) {
 			status, _ = m["status"].(string)
 			reason, _ = m["reason"].(string)
 		}

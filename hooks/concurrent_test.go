@@ -6,16 +6,16 @@ import (
 	"time"
 
 	"github.com/memgraph-hooks/memgraph-hooks/hooks"
-	"github.com/memgraph-hooks/memgraph-hooks/memgraph"
+	"github.com/memgraph-hooks/memgraph-hooks/memgraph/bolt"
 )
 
 // Another writer (a second hook replica in the middle of its own handover, or a human) demotes
-// the retiring MAIN after this pass planned its handover. The handover is skipped, and so must
-// be everything planned behind it: the UNREGISTER of the old MAIN above all, which would remove
-// the instance holding the latest writes while the cluster has no MAIN.
-func TestSkippedHandoverEndsThePass(t *testing.T) {
+// the retiring MAIN after this pass planned its handover. The handover is skipped, and the
+// UNREGISTER of the old MAIN planned behind it must not run either: it would remove the instance
+// holding the latest writes while the cluster has no MAIN (and the other writer's restore needs it).
+func TestUnregisterWaitsWhileAnotherWriterIsMidHandover(t *testing.T) {
 	h := newHarness(t, 3, 3)
-	tap := &tapConnector{inner: memgraph.NewPool(memgraph.PoolOptions{Resolver: h.world})}
+	tap := &tapConnector{inner: bolt.NewPool(bolt.PoolOptions{Resolver: h.world})}
 	h.handler = hooks.NewHandler(hooks.Config{Connector: tap, SyncBudget: 5 * time.Second})
 	h.bootstrap()
 	h.parkMain("instance_2")

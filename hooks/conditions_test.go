@@ -1,49 +1,51 @@
 package hooks
 
 import (
-	"strings"
 	"testing"
 	"time"
-	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/memgraph-hooks/memgraph-hooks/planner"
+	"github.com/memgraph-hooks/memgraph-hooks/topology"
 )
 
 func TestConditionsKeepTransitionTimeWhileStatusHolds(t *testing.T) {
 	earlier := metav1.NewTime(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
 	now := time.Date(2026, 6, 1, 12, 0, 0, 500, time.UTC)
 	previous := []metav1.Condition{
-		{Type: ConditionReady, Status: metav1.ConditionTrue, LastTransitionTime: earlier},
-		{Type: ConditionConverged, Status: metav1.ConditionTrue, LastTransitionTime: earlier},
+		{Type: "Unrelated", Status: metav1.ConditionTrue, LastTransitionTime: earlier},
+		{Type: string(topology.ConditionReady), Status: metav1.ConditionTrue, LastTransitionTime: earlier},
+		{Type: string(topology.ConditionConverged), Status: metav1.ConditionTrue, LastTransitionTime: earlier},
 	}
-	got := conditions(previous, 7, now,
-		isTrue(ReasonMainElected, "instance_0 is MAIN"),
-		isFalse(ReasonRegistrationInProgress, "registering %s", "instance_2"))
+	ready := planner.Condition{Status: metav1.ConditionTrue, Reason: topology.ReasonMainElected, Message: "instance_0 is MAIN"}
+	converged := planner.Condition{Status: metav1.ConditionFalse, Reason: topology.ReasonRegistrationInProgress, Message: "registering instance_2"}
+	got := []metav1.Condition{
+		condition(previous, topology.ConditionReady, ready, 7, now),
+		condition(previous, topology.ConditionConverged, converged, 7, now),
+	}
 	want := []metav1.Condition{
-		{Type: ConditionReady, Status: metav1.ConditionTrue, Reason: ReasonMainElected, Message: "instance_0 is MAIN",
+		{Type: "Ready", Status: metav1.ConditionTrue, Reason: "MainElected", Message: "instance_0 is MAIN",
 			ObservedGeneration: 7, LastTransitionTime: earlier},
-		{Type: ConditionConverged, Status: metav1.ConditionFalse, Reason: ReasonRegistrationInProgress, Message: "registering instance_2",
+		{Type: "Converged", Status: metav1.ConditionFalse, Reason: "RegistrationInProgress", Message: "registering instance_2",
 			ObservedGeneration: 7, LastTransitionTime: metav1.NewTime(now.Truncate(time.Second))},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("conditions (-want +got):\n%s", diff)
 	}
+	if previous[2].Status != metav1.ConditionTrue {
+		t.Error("rendering changed the prior status it read")
+	}
 }
 
-func TestMessagesAreBounded(t *testing.T) {
-	var names []string
-	for i := 0; i < 40; i++ {
-		names = append(names, "instance_"+strings.Repeat("9", i))
-	}
-	if got, want := listNames(names[:3]), "instance_, instance_9, instance_99"; got != want {
-		t.Errorf("listNames(3) = %q, want %q", got, want)
-	}
-	if got := listNames(names); !strings.HasSuffix(got, "and 35 more") {
-		t.Errorf("listNames(40) = %q, want it to end with the count left out", got)
-	}
-	long := isFalse(ReasonRegistrationFailed, "%s", strings.Repeat("é", 1000))
-	if len(long.message) > maxMessage || !utf8.ValidString(long.message) || !strings.HasSuffix(long.message, "…") {
-		t.Errorf("bounded message: %d bytes, valid UTF-8 %v", len(long.message), utf8.ValidString(long.message))
+// A prior condition without a transition time (a status written by hand) is no transition to
+// keep: the condition starts now, never with a null time the API server would refuse.
+func TestConditionWithoutPriorTransitionTimeStartsNow(t *testing.T) {
+	now := time.Date(2026, 6, 1, 12, 0, 0, 0, time.UTC)
+	previous := []metav1.Condition{{Type: "Ready", Status: metav1.ConditionTrue}}
+	got := condition(previous, topology.ConditionReady, planner.Condition{Status: metav1.ConditionTrue, Reason: topology.ReasonMainElected}, 1, now)
+	if !got.LastTransitionTime.Time.Equal(now) {
+		t.Errorf("lastTransitionTime %v, want %v", got.LastTransitionTime, now)
 	}
 }

@@ -318,18 +318,21 @@ func TestTokenRotationWhileRequestsRun(t *testing.T) {
 	<-blocker.entered
 
 	customize := mustJSON(t, map[string]any{"parent": validParent()})
-	// Each token's answers must switch at most once, in the right direction.
+	// Each token's answers must switch at most once, in the right direction: no request sent
+	// after an answer showed the switch gets the old answer again. (Requests run concurrently,
+	// so one sent before the switch may still answer after another showed it.)
 	watch := func(token string, before, after int) func() error {
-		var switched atomic.Bool
+		var clock, switchedAt atomic.Int64 // switchedAt: the tick the first new answer arrived
 		return func() error {
+			sent := clock.Add(1)
 			resp, body, err := post(client, url+"/customize", token, customize)
 			if err != nil {
 				return err
 			}
-			switch {
+			switch at := switchedAt.Load(); {
 			case resp.StatusCode == after:
-				switched.Store(true)
-			case resp.StatusCode == before && switched.Load():
+				switchedAt.CompareAndSwap(0, clock.Add(1))
+			case resp.StatusCode == before && at != 0 && sent > at:
 				return fmt.Errorf("got %d again after switching to %d", before, after)
 			case resp.StatusCode != before:
 				return fmt.Errorf("status %d: %s", resp.StatusCode, body)

@@ -10,7 +10,7 @@ import (
 // decodeSync reads and validates a sync request: a JSON object with a MemgraphCluster parent
 // whose spec is one Memgraph can run, and well-typed children and related objects. It returns
 // the parent with every default applied and what the children and Pods say.
-func decodeSync(r *http.Request) (*topology.MemgraphCluster, workloads, error) {
+func decodeSync(r *http.Request) (*topology.Cluster, workloads, error) {
 	var req syncRequest
 	if err := decodeJSON(r.Body, &req); err != nil {
 		return nil, workloads{}, err
@@ -19,7 +19,7 @@ func decodeSync(r *http.Request) (*topology.MemgraphCluster, workloads, error) {
 	if err != nil {
 		return nil, workloads{}, err
 	}
-	work, err := observeWorkloads(&req, cluster.Name, cluster.Namespace)
+	work, err := observeWorkloads(&req, cluster.Name(), cluster.Namespace())
 	if err != nil {
 		return nil, workloads{}, err
 	}
@@ -30,16 +30,17 @@ func decodeSync(r *http.Request) (*topology.MemgraphCluster, workloads, error) {
 }
 
 // decodeParent admits the parent as the API server would (topology.Admit): defaults applied to
-// absent fields, the CRD's schema and rules enforced, an explicit zero judged as written.
-func decodeParent(raw []byte) (*topology.MemgraphCluster, error) {
+// absent fields, the CRD's schema and rules enforced, an explicit zero judged as written. This
+// is the one place a request's cluster is defaulted and validated.
+func decodeParent(raw []byte) (*topology.Cluster, error) {
 	if len(raw) == 0 || string(raw) == "null" {
 		return nil, badRequestf("request has no parent: expected the MemgraphCluster under \"parent\"")
 	}
 	cluster, err := topology.Admit(raw)
 	var invalid *topology.ValidationError
 	switch {
-	case errors.As(err, &invalid) && cluster != nil:
-		return nil, badRequestf("parent %s has a spec Memgraph cannot run: %v", clusterKey(cluster), err)
+	case errors.As(err, &invalid) && invalid.Name != "":
+		return nil, badRequestf("parent %s has a spec Memgraph cannot run: %v", objectKey(invalid.Namespace, invalid.Name), err)
 	case err != nil:
 		return nil, badRequestf("parent: %v", err)
 	}
@@ -47,8 +48,10 @@ func decodeParent(raw []byte) (*topology.MemgraphCluster, error) {
 }
 
 // clusterKey is namespace/name, bounded for messages and logs.
-func clusterKey(mc *topology.MemgraphCluster) string {
-	return topology.Clip(mc.Namespace) + "/" + topology.Clip(mc.Name)
+func clusterKey(c *topology.Cluster) string { return objectKey(c.Namespace(), c.Name()) }
+
+func objectKey(namespace, name string) string {
+	return topology.Clip(namespace) + "/" + topology.Clip(name)
 }
 
 // handleCustomize asks Metacontroller for the cluster's Pods (both roles, same namespace), so
@@ -72,10 +75,10 @@ func (h *handler) handleCustomize(w http.ResponseWriter, r *http.Request) {
 	rules := []relatedRule{{
 		APIVersion:    "v1",
 		Resource:      "pods",
-		Namespace:     cluster.Namespace,
-		LabelSelector: &labelSelector{MatchLabels: topology.PodSelector(cluster.Name)},
+		Namespace:     cluster.Namespace(),
+		LabelSelector: &labelSelector{MatchLabels: topology.PodSelector(cluster.Name())},
 	}}
-	if cluster.Spec.TLS != nil {
+	if cluster.TLSSecretName() != "" {
 		rules = append(rules, secretRule(cluster))
 	}
 	h.writeJSON(w, "customize", http.StatusOK, customizeResponse{RelatedResources: rules})

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/memgraph-hooks/memgraph-hooks/hooks"
+	"github.com/memgraph-hooks/memgraph-hooks/topology"
 )
 
 // A coordinator that lost its state looks exactly like a fresh one. While another coordinator
@@ -22,7 +22,7 @@ func TestWipedCoordinatorIsNotBootstrappedBesideTheRealCluster(t *testing.T) {
 	h.world.ResetLog()
 	h.sync()
 	assertOnlyReads(t, h.world.Queries())
-	if st, reason, msg := h.condition(hooks.ConditionConverged); st != "False" || reason != hooks.ReasonNoCoordinatorLeader {
+	if st, reason, msg := h.condition(topology.ConditionConverged); st != "False" || reason != topology.ReasonNoCoordinatorLeader {
 		t.Errorf("Converged %s/%s (%s), want False/NoCoordinatorLeader", st, reason, msg)
 	}
 	for _, c := range h.world.Raft().Clusters {
@@ -67,7 +67,7 @@ func TestUnobservedPassNeverRegrowsAfterShrink(t *testing.T) {
 	if _, d := h.replicas(); d != 2 {
 		t.Errorf("unobserved pass returned %d data replicas, want the StatefulSet's 2", d)
 	}
-	if _, reason, msg := h.condition(hooks.ConditionConverged); reason != hooks.ReasonWorkloadsNotReady || !strings.Contains(msg, "memgraph-coordinator-2") {
+	if _, reason, msg := h.condition(topology.ConditionConverged); reason != topology.ReasonWorkloadsNotReady || !strings.Contains(msg, "memgraph-coordinator-2") {
 		t.Errorf("Converged %s (%s), want WorkloadsNotReady naming memgraph-coordinator-2", reason, msg)
 	}
 }

@@ -2,156 +2,157 @@ package hooks
 
 import (
 	"context"
-	"strings"
+	"fmt"
+	"log/slog"
+	"time"
 
 	"github.com/memgraph-hooks/memgraph-hooks/memgraph"
 	"github.com/memgraph-hooks/memgraph-hooks/planner"
 	"github.com/memgraph-hooks/memgraph-hooks/topology"
 )
 
-// execution is what running a plan achieved.
-type execution struct {
-	ran             []string // queries that completed (or that a concurrent writer completed first)
-	failedQuery     string
-	err             error
-	budgetExhausted bool
-	// stoppedBy is the query of a step that ended the pass without failing, stopped its verdict
-	// (planner.StepInProgress: FORCE RESET still running; planner.StepLeaderMoved: the leader
-	// moved or is not ready) and stopMessage Memgraph's message.
-	stoppedBy   string
-	stopped     planner.StepVerdict
-	stopMessage string
+// handoverGrace bounds the steps a handover still takes after the pass's own context ended
+// between DEMOTE and SET: leaving the cluster MAIN-less because the budget ran out mid-handover
+// would be worse than overrunning it by this much.
+const handoverGrace = 2 * time.Second
+
+// executor runs a plan's commands on the leader's connection, in order, stopping at the first
+// step that does not succeed or when the budget runs out. It decides nothing itself: which
+// reads a step's precondition needs and whether the cluster still permits the step
+// (planner.PreconditionReads, planner.Precondition), what a step's error means
+// (planner.JudgeStep, planner.JudgeRecheck), whether a refused handover restores the old MAIN
+// and when its new MAIN is proven (planner.RestoreAfter, planner.Handover) are the planner's.
+type executor struct {
+	client   memgraph.Client
+	declared topology.Declared
+	current  topology.Replicas // the replica counts the plan was made with
+	log      *slog.Logger
+	count    func(kind planner.CommandKind, result string) // the commands metric
 }
 
-// execute runs the commands in order on the leader, stopping at the first step that does not
-// succeed, at a handover the cluster no longer permits, or when the budget runs out.
-// planner.JudgeStep says what a failed step means: a refusal that only says "someone else already
-// did this" (a concurrent sync of the same cluster won the race) is progress; FORCE RESET past its
-// own deadline is in progress; a leader that moved or is not ready ends the pass for
-// re-discovery; anything else is a failure.
-func (h *handler) execute(ctx context.Context, client memgraph.Client, cmds []planner.Command, replan replanFunc) execution {
-	var ex execution
+// execute runs cmds and reports what that achieved.
+func (x executor) execute(ctx context.Context, cmds []planner.Command) planner.Execution {
+	var ex planner.Execution
 	for _, cmd := range cmds {
 		if ctx.Err() != nil {
-			ex.budgetExhausted = true
+			ex.BudgetExhausted = true
 			return ex
 		}
-		if reason := staleStep(ctx, client, cmd, replan); reason != "" {
-			h.log.Info("skipping a step the cluster no longer permits", "query", cmd.String(), "reason", reason)
-			if _, ok := cmd.(planner.Handover); ok {
-				// The later steps were planned on MAIN having left the retiring instance (its
-				// UNREGISTER above all); the next pass plans from what the cluster is now.
-				return ex
-			}
+		if reason := x.precondition(ctx, cmd); reason != "" {
+			x.log.Info("skipping a step the cluster no longer permits", "query", cmd.String(), "reason", reason)
 			continue
 		}
-		err := cmd.Run(ctx, client)
-		kind := commandKind(cmd.String())
-		if err == nil {
-			h.metrics.commands.WithLabelValues(kind, "ok").Inc()
-			h.log.Info("executed", "query", cmd.String())
-			ex.ran = append(ex.ran, cmd.String())
-			continue
-		}
-		if ctx.Err() != nil {
-			h.metrics.commands.WithLabelValues(kind, "budget_exhausted").Inc()
-			ex.budgetExhausted = true
+		verdict, err := x.attempt(ctx, cmd)
+		switch {
+		case err == nil:
+			x.count(cmd.Kind(), "ok")
+			x.log.Info("executed", "query", cmd.String())
+			ex.Ran = append(ex.Ran, cmd.String())
+		case ctx.Err() != nil:
+			x.count(cmd.Kind(), "budget_exhausted")
+			ex.BudgetExhausted = true
 			return ex
-		}
-		switch verdict := planner.JudgeStep(cmd, err); verdict {
-		case planner.StepDone:
-			h.metrics.commands.WithLabelValues(kind, "already_done").Inc()
-			h.log.Info("step already done by a concurrent writer", "query", cmd.String(), "memgraph", errMessage(err))
-			ex.ran = append(ex.ran, cmd.String())
-		case planner.StepInProgress, planner.StepLeaderMoved:
-			h.metrics.commands.WithLabelValues(kind, "interrupted").Inc()
-			h.log.Info("step did not finish; re-observing next pass", "query", cmd.String(), "memgraph", errMessage(err))
-			ex.stopped, ex.stoppedBy, ex.stopMessage = verdict, cmd.String(), errMessage(err)
+		case verdict == planner.StepDone:
+			x.count(cmd.Kind(), "already_done")
+			x.log.Info("step already done by a concurrent writer", "query", cmd.String(), "memgraph", planner.Explain(err))
+			ex.Ran = append(ex.Ran, cmd.String())
+		case verdict == planner.StepInProgress || verdict == planner.StepLeaderMoved:
+			x.count(cmd.Kind(), "interrupted")
+			x.log.Info("step did not finish; re-observing next pass", "query", cmd.String(), "memgraph", planner.Explain(err))
+			ex.Stopped = &planner.Stop{Query: cmd.String(), Verdict: verdict, Err: err}
 			return ex
 		default:
-			h.metrics.commands.WithLabelValues(kind, "error").Inc()
-			h.log.Warn("step failed", "query", cmd.String(), "memgraph", errMessage(err))
-			ex.failedQuery, ex.err = cmd.String(), err
+			x.count(cmd.Kind(), "error")
+			x.log.Warn("step failed", "query", cmd.String(), "memgraph", planner.Explain(err))
+			ex.Stopped = &planner.Stop{Query: cmd.String(), Verdict: planner.StepFailed, Err: err}
 			return ex
 		}
 	}
 	return ex
 }
 
-// commandKind is a command's query verb, a bounded metric label ("REGISTER INSTANCE", …).
-func commandKind(query string) string {
-	words := strings.Fields(query)
-	switch {
-	case len(words) == 0:
-		return "unknown"
-	case words[0] == "SET" && len(words) >= 4:
-		return "SET INSTANCE TO MAIN"
-	case len(words) >= 2:
-		return words[0] + " " + words[1]
-	}
-	return words[0]
-}
-
-// staleStep re-reads the leader right before the steps Memgraph refuses outright when the
-// cluster has moved since the plan was read (another hook replica elected a MAIN; the
-// coordinators failed over to, or elected, the member being retired) and says why the step must
-// be skipped, or "" to run it. The re-read costs one query and only precedes these rare steps.
-//
-// A MAIN handover is re-planned from a fresh SHOW INSTANCES and SHOW REPLICATION LAG: it runs
-// only if the same handover (same MAIN, same caught-up candidates) is still what the planner
-// would do, so a survivor that fell behind since the plan was read is never promoted.
-func staleStep(ctx context.Context, client memgraph.Client, cmd planner.Command, replan replanFunc) string {
-	var check func(rows []memgraph.Instance) string
-	switch c := cmd.(type) {
-	case planner.Handover:
-		return staleHandover(ctx, client, c, replan)
-	case planner.SetInstanceToMain, planner.ForceResetClusterState:
-		check = func(rows []memgraph.Instance) string {
-			if main := mainName(rows); main != "" {
-				return main + " is MAIN already"
-			}
-			return ""
-		}
-	case planner.UnregisterInstance:
-		check = func(rows []memgraph.Instance) string {
-			if mainName(rows) == c.Name {
-				return c.Name + " became MAIN"
-			}
-			return ""
-		}
-	case planner.RemoveCoordinator:
-		check = func(rows []memgraph.Instance) string {
-			if leaderName(rows) == topology.CoordinatorName(c.ID) {
-				return topology.CoordinatorName(c.ID) + " became leader"
-			}
-			return ""
-		}
-	default:
+// precondition reads what planner.PreconditionReads asks for and returns planner.Precondition's
+// reason to skip the step ("" to run it).
+func (x executor) precondition(ctx context.Context, cmd planner.Command) string {
+	reads := planner.PreconditionReads(cmd)
+	if reads == planner.ReadNothing {
 		return ""
 	}
-	rows, err := client.ShowInstances(ctx)
-	if err != nil {
-		return "" // the step itself will fail and say why
+	var f planner.Fresh
+	f.Instances, f.InstancesErr = x.client.ShowInstances(ctx)
+	if reads == planner.ReadInstancesAndLag && f.InstancesErr == nil {
+		f.Lag, f.LagErr = x.client.ShowReplicationLag(ctx)
 	}
-	return check(rows)
+	return planner.Precondition(x.declared, x.current, cmd, f)
 }
 
-// replanFunc plans again from a fresh read of the leader.
-type replanFunc func(rows []memgraph.Instance, lag []memgraph.InstanceLag) planner.Result
+// attempt runs cmd and, when it fails, judges the error: the verdict, and the error to report
+// (nil when a concurrent writer had done the step's work).
+func (x executor) attempt(ctx context.Context, cmd planner.Command) (planner.StepVerdict, error) {
+	err := run(ctx, x.client, cmd)
+	if err == nil {
+		return planner.StepDone, nil
+	}
+	verdict := planner.JudgeStep(cmd, err)
+	if verdict == planner.StepRecheck {
+		rows, readErr := x.client.ShowInstances(ctx)
+		verdict, err = planner.JudgeRecheck(cmd, err, rows, readErr)
+	}
+	return verdict, err
+}
 
-func staleHandover(ctx context.Context, client memgraph.Client, h planner.Handover, replan replanFunc) string {
-	rows, err := client.ShowInstances(ctx)
-	if err != nil {
-		return "" // DEMOTE will fail and say why
+// run sends the queries of one command.
+func run(ctx context.Context, c memgraph.Client, cmd planner.Command) error {
+	switch cmd := cmd.(type) {
+	case planner.AddCoordinator:
+		return c.AddCoordinator(ctx, cmd.ID, cmd.Config)
+	case planner.RegisterInstance:
+		return c.RegisterInstance(ctx, cmd.Name, cmd.Config)
+	case planner.SetInstanceToMain:
+		return c.SetInstanceToMain(ctx, cmd.Name)
+	case planner.Handover:
+		return handover(ctx, c, cmd)
+	case planner.UnregisterInstance:
+		return c.UnregisterInstance(ctx, cmd.Name)
+	case planner.RemoveCoordinator:
+		return c.RemoveCoordinator(ctx, cmd.ID)
+	case planner.ForceResetClusterState:
+		return c.ForceResetClusterState(ctx)
+	case planner.YieldLeadership:
+		return c.YieldLeadership(ctx)
 	}
-	lag, err := client.ShowReplicationLag(ctx)
-	if err != nil {
-		return "SHOW REPLICATION LAG failed right before the handover: " + errMessage(err)
+	return fmt.Errorf("no way to run %T (%s)", cmd, cmd)
+}
+
+// handover runs DEMOTE INSTANCE From, SET INSTANCE To TO MAIN (restoring From when the refusal
+// proves no MAIN was set), then proves To serves as MAIN (see planner.Handover).
+func handover(ctx context.Context, c memgraph.Client, h planner.Handover) error {
+	if err := c.DemoteInstance(ctx, h.From); err != nil {
+		return fmt.Errorf("handover of MAIN from %s: demote: %w", h.From, err)
 	}
-	for _, cmd := range replan(rows, lag).Commands {
-		if again, ok := cmd.(planner.Handover); ok && again == h {
-			return ""
+	if ctx.Err() != nil {
+		// The budget ran out between the two writes: finish the handover rather than leave the
+		// cluster without a MAIN; the pass ends right after it anyway.
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(context.WithoutCancel(ctx), handoverGrace)
+		defer cancel()
+	}
+	if err := c.SetInstanceToMain(ctx, h.To); err != nil {
+		he := &planner.HandoverError{From: h.From, To: h.To, PromoteErr: err}
+		if planner.RestoreAfter(err) {
+			he.RestoreTried = true
+			he.RestoreErr = c.SetInstanceToMain(ctx, h.From)
 		}
+		return he
 	}
-	return "the cluster changed since the handover was planned; planning again next pass"
+	rows, err := c.ShowInstances(ctx)
+	why := h.UnprovenByInstances(rows, err)
+	if why == "" {
+		lag, err := c.ShowReplicationLag(ctx)
+		why = h.UnprovenByLag(lag, err)
+	}
+	if why != "" {
+		return &planner.HandoverError{From: h.From, To: h.To, Unproven: why}
+	}
+	return nil
 }

@@ -11,11 +11,12 @@ import (
 	"github.com/memgraph-hooks/memgraph-hooks/hooks"
 	"github.com/memgraph-hooks/memgraph-hooks/memgraph"
 	"github.com/memgraph-hooks/memgraph-hooks/memgraph/sim"
+	"github.com/memgraph-hooks/memgraph-hooks/topology"
 )
 
-// Scenarios where Memgraph 3.12's real behaviour (memgraph-ha.md §11) differs from what an
-// instantaneous model suggests: half-joined coordinators, a blocking FORCE RESET, SET INSTANCE
-// TO MAIN that accepts a dead target, and leaders that are not ready.
+// Scenarios where Memgraph 3.12's real behaviour (Memgraph v3.12.0, src/coordination/) differs
+// from what an instantaneous model suggests: half-joined coordinators, a blocking FORCE RESET,
+// SET INSTANCE TO MAIN that accepts a dead target, and leaders that are not ready.
 
 // tap puts a tapConnector between the hook and the simulator.
 func (h *harness) tap() *tapConnector {
@@ -48,8 +49,8 @@ func TestHalfJoinedCoordinatorIsReportedNotCountedAsRegistered(t *testing.T) {
 	h.halfJoin()
 	h.world.ResetLog()
 	h.sync()
-	st, reason, msg := h.condition(hooks.ConditionConverged)
-	if st != "False" || reason != hooks.ReasonCoordinatorHalfJoined {
+	st, reason, msg := h.condition(topology.ConditionConverged)
+	if st != "False" || reason != topology.ReasonCoordinatorHalfJoined {
 		t.Fatalf("Converged %s/%s (%s), want False/CoordinatorHalfJoined", st, reason, msg)
 	}
 	for _, want := range []string{"coordinator_5", "would stop the leader"} {
@@ -76,7 +77,7 @@ func TestShrinkNeverRemovesAHalfJoinedCoordinator(t *testing.T) {
 	if c, _ := h.replicas(); c != 5 {
 		t.Errorf("coordinators returned at %d while the half-joined coordinator_5 is a member, want 5", c)
 	}
-	if st, reason, msg := h.condition(hooks.ConditionConverged); st != "False" || reason != hooks.ReasonCoordinatorHalfJoined {
+	if st, reason, msg := h.condition(topology.ConditionConverged); st != "False" || reason != topology.ReasonCoordinatorHalfJoined {
 		t.Errorf("Converged %s/%s (%s), want False/CoordinatorHalfJoined", st, reason, msg)
 	}
 	if diff := cmp.Diff([]string{"coordinator_1", "coordinator_2", "coordinator_3", "instance_0", "instance_1"}, h.registered()); diff != "" {
@@ -128,7 +129,7 @@ func TestForceResetStillRunningIsInProgress(t *testing.T) {
 	h.interruptedHandover()
 	h.world.ResetLog()
 	h.sync()
-	if st, reason, msg := h.condition(hooks.ConditionConverged); st != "False" || reason != hooks.ReasonFailoverInProgress {
+	if st, reason, msg := h.condition(topology.ConditionConverged); st != "False" || reason != topology.ReasonFailoverInProgress {
 		t.Fatalf("Converged %s/%s (%s), want False/FailoverInProgress", st, reason, msg)
 	}
 	if h.lastResp.ResyncAfterSeconds > 2 {
@@ -173,8 +174,8 @@ func TestForceResetEndedByLostLeadershipIsNotAFailure(t *testing.T) {
 	h.kill(n.Coordinator(3).Host)
 	h.advance(sim.LeadershipExpiry)
 	wait()
-	st, reason, msg := h.condition(hooks.ConditionConverged)
-	if st != "False" || reason != hooks.ReasonLeadershipTransferInProgress || !strings.Contains(msg, "not leader anymore") {
+	st, reason, msg := h.condition(topology.ConditionConverged)
+	if st != "False" || reason != topology.ReasonLeadershipTransferInProgress || !strings.Contains(msg, "not leader anymore") {
 		t.Fatalf("Converged %s/%s (%s): losing the leadership during FORCE RESET is no failure, want LeadershipTransferInProgress", st, reason, msg)
 	}
 	if h.lastResp.ResyncAfterSeconds > 2 {
@@ -256,7 +257,7 @@ func TestHandoverToACandidateThatDiesIsNotTakenForDone(t *testing.T) {
 	if _, d := h.replicas(); d != 2 {
 		t.Errorf("data replicas %d, want 2 while instance_1 is registered", d)
 	}
-	if st, _, _ := h.condition(hooks.ConditionConverged); st != "False" {
+	if st, _, _ := h.condition(topology.ConditionConverged); st != "False" {
 		t.Errorf("Converged %s after an unproven handover", st)
 	}
 
@@ -265,7 +266,7 @@ func TestHandoverToACandidateThatDiesIsNotTakenForDone(t *testing.T) {
 		t.Fatalf("MAIN after the failover (-want +got):\n%s", diff)
 	}
 	h.sync()
-	if st, reason, msg := h.condition(hooks.ConditionConverged); st != "False" || reason != hooks.ReasonNoCaughtUpSurvivor {
+	if st, reason, msg := h.condition(topology.ConditionConverged); st != "False" || reason != topology.ReasonNoCaughtUpSurvivor {
 		t.Errorf("Converged %s/%s (%s), want False/NoCaughtUpSurvivor while instance_0 is down", st, reason, msg)
 	}
 	h.restart(candidate)
@@ -287,15 +288,15 @@ func TestRefusedPromotionRestoresTheOldMain(t *testing.T) {
 		h.must(leader.UnregisterInstance(context.Background(), "instance_0"))
 	}
 	h.sync()
-	st, reason, msg := h.condition(hooks.ConditionConverged)
-	if st != "False" || reason != hooks.ReasonRegistrationFailed {
+	st, reason, msg := h.condition(topology.ConditionConverged)
+	if st != "False" || reason != topology.ReasonRegistrationFailed {
 		t.Fatalf("Converged %s/%s (%s), want False/RegistrationFailed", st, reason, msg)
 	}
 	if !strings.Contains(msg, "No instance with such name!") || !strings.Contains(msg, "instance_1 restored as MAIN") {
 		t.Errorf("Converged message %q should carry Memgraph's refusal and say the old MAIN was restored", msg)
 	}
 	h.assertMains("instance_1")
-	if st, _, _ := h.condition(hooks.ConditionReady); st != "True" {
+	if st, _, _ := h.condition(topology.ConditionReady); st != "True" {
 		t.Errorf("Ready = %s after the restore, want True (the cluster serves again)", st)
 	}
 	if _, d := h.replicas(); d != 2 {
@@ -313,7 +314,7 @@ func TestNotReadyLeaderIsNoLeaderYet(t *testing.T) {
 	h.world.ResetLog()
 	h.sync()
 	assertOnlyReads(t, h.world.Queries())
-	if st, reason, msg := h.condition(hooks.ConditionConverged); st != "False" || reason != hooks.ReasonNoCoordinatorLeader || !strings.Contains(msg, "not ready") {
+	if st, reason, msg := h.condition(topology.ConditionConverged); st != "False" || reason != topology.ReasonNoCoordinatorLeader || !strings.Contains(msg, "not ready") {
 		t.Errorf("Converged %s/%s (%s), want False/NoCoordinatorLeader saying the leader is not ready", st, reason, msg)
 	}
 	if h.lastResp.ResyncAfterSeconds > 2 {

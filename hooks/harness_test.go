@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/memgraph-hooks/memgraph-hooks/hooks"
-	"github.com/memgraph-hooks/memgraph-hooks/memgraph"
+	"github.com/memgraph-hooks/memgraph-hooks/memgraph/bolt"
 	"github.com/memgraph-hooks/memgraph-hooks/memgraph/sim"
 	"github.com/memgraph-hooks/memgraph-hooks/topology"
 )
@@ -27,7 +27,7 @@ type harness struct {
 	t           testing.TB
 	world       *sim.World
 	clock       *sim.ManualClock
-	pool        *memgraph.Pool
+	pool        *bolt.Pool
 	handler     http.Handler
 	name, ns    string
 	spec        map[string]any
@@ -51,7 +51,7 @@ type syncResponse struct {
 type harnessConfig struct {
 	hook  hooks.Config
 	world []sim.Option
-	pool  memgraph.PoolOptions
+	pool  bolt.PoolOptions
 }
 
 type harnessOption func(*harnessConfig)
@@ -78,7 +78,7 @@ var epoch = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 // only when a test advances it (h.advance), so every timed behaviour is deterministic.
 func newHarness(t testing.TB, coordinators, data int, opts ...harnessOption) *harness {
 	t.Helper()
-	cfg := harnessConfig{hook: hooks.Config{SyncBudget: 5 * time.Second}, pool: memgraph.PoolOptions{ForceResetTimeout: 300 * time.Millisecond}}
+	cfg := harnessConfig{hook: hooks.Config{SyncBudget: 5 * time.Second}, pool: bolt.PoolOptions{ForceResetTimeout: 300 * time.Millisecond}}
 	for _, o := range opts {
 		o(&cfg)
 	}
@@ -86,7 +86,7 @@ func newHarness(t testing.TB, coordinators, data int, opts ...harnessOption) *ha
 	world := sim.NewWorld(append(cfg.world, sim.WithClock(clock))...)
 	t.Cleanup(world.Close)
 	cfg.pool.Resolver, cfg.pool.Logger = world, cfg.hook.Logger
-	pool := memgraph.NewPool(cfg.pool)
+	pool := bolt.NewPool(cfg.pool)
 	t.Cleanup(func() { _ = pool.Close() })
 	if cfg.hook.Connector == nil {
 		cfg.hook.Connector = pool
@@ -275,7 +275,7 @@ func (h *harness) reconcilePods() {
 			c := n.Coordinator(topology.FirstCoordinatorID + i)
 			want[c.Pod] = true
 			if !h.pods[c.Pod] {
-				h.must(h.world.StartCoordinator(sim.CoordinatorSpec{ID: c.ID, Host: c.Host, BoltPort: 7687, ManagementPort: 10000, CoordinatorPort: 12000, TLS: h.boltTLS}))
+				h.must(h.world.StartCoordinator(sim.CoordinatorSpec{ID: c.ID(), Host: c.Host, BoltPort: 7687, ManagementPort: 10000, CoordinatorPort: 12000, TLS: h.boltTLS}))
 			}
 		}
 	}
@@ -316,12 +316,12 @@ func (h *harness) must(err error) {
 }
 
 // condition returns the status, reason and message of a condition in the last response.
-func (h *harness) condition(typ string) (status, reason, message string) {
+func (h *harness) condition(typ topology.ConditionType) (status string, reason topology.ConditionReason, message string) {
 	conds, _ := h.lastResp.Status["conditions"].([]any)
 	for _, c := range conds {
 		m := c.(map[string]any)
-		if m["type"] == typ {
-			return m["status"].(string), m["reason"].(string), m["message"].(string)
+		if m["type"] == string(typ) {
+			return m["status"].(string), topology.ConditionReason(m["reason"].(string)), m["message"].(string)
 		}
 	}
 	return "", "", ""

@@ -64,6 +64,8 @@ func TestBadRequestsAreRejectedWithTheProblem(t *testing.T) {
 		{"no name", "/sync", withParent(func(p map[string]any) { delete(p["metadata"].(map[string]any), "name") }), "name"},
 		{"wrong field type", "/sync", withParent(func(p map[string]any) { p["spec"] = map[string]any{"coordinators": "three"} }), "coordinators"},
 		{"even coordinators", "/sync", withParent(func(p map[string]any) { p["spec"] = map[string]any{"coordinators": 4} }), "odd"},
+		{"a broken rule names the parent", "/sync", withParent(func(p map[string]any) { p["spec"] = map[string]any{"coordinators": 4} }),
+			"parent default/memgraph has a spec Memgraph cannot run: invalid MemgraphCluster: spec.coordinators"},
 		{"zero data instances", "/sync", withParent(func(p map[string]any) { p["spec"] = map[string]any{"dataInstances": 0} }),
 			"dataInstances must be at least 1"},
 		{"zero coordinators", "/sync", withParent(func(p map[string]any) { p["spec"] = map[string]any{"coordinators": 0} }),

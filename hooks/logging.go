@@ -13,18 +13,18 @@ import (
 
 const logCluster = "cluster"
 
-// forCluster returns a copy of h whose logger names mc on every line.
-func (h *handler) forCluster(mc *topology.MemgraphCluster) *handler {
+// forCluster returns a copy of h whose logger names c on every line.
+func (h *handler) forCluster(c *topology.Cluster) *handler {
 	scoped := *h
-	scoped.log = h.log.With(logCluster, clusterKey(mc))
+	scoped.log = h.log.With(logCluster, clusterKey(c))
 	return &scoped
 }
 
 type clusterLogKey struct{}
 
-// withClusterLog marks ctx as belonging to mc's sync, for LogHandler.
-func withClusterLog(ctx context.Context, mc *topology.MemgraphCluster) context.Context {
-	return context.WithValue(ctx, clusterLogKey{}, clusterKey(mc))
+// withClusterLog marks ctx as belonging to c's sync, for LogHandler.
+func withClusterLog(ctx context.Context, c *topology.Cluster) context.Context {
+	return context.WithValue(ctx, clusterLogKey{}, clusterKey(c))
 }
 
 // LogHandler wraps next so that a record logged with the context of a sync names that sync's

@@ -4,6 +4,8 @@ import (
 	"errors"
 
 	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/memgraph-hooks/memgraph-hooks/planner"
 )
 
 type metrics struct {
@@ -42,6 +44,11 @@ func newMetrics(reg prometheus.Registerer, locks *clusterLocks) *metrics {
 		Help: "Clusters with a sync pass running or waiting in this process; the per-cluster lock map holds exactly these, so it is 0 when idle.",
 	}, func() float64 { return float64(locks.size()) }))
 	return m
+}
+
+// countCommand counts one command's result by its kind.
+func (h *handler) countCommand(kind planner.CommandKind, result string) {
+	h.metrics.commands.WithLabelValues(string(kind), result).Inc()
 }
 
 // register registers c, or returns the collector of the same description already registered:

@@ -240,7 +240,7 @@ func (h *harness) loseQuorum() {
 	need := c - c/2 // kills that leave at most half alive
 	for i := 0; i < c && need > 0; i++ {
 		coord := h.network().Coordinator(topology.FirstCoordinatorID + i)
-		if coord.ID != leader && h.world.Running(coord.Host) {
+		if coord.ID() != leader && h.world.Running(coord.Host) {
 			h.kill(coord.Host)
 			need--
 		}

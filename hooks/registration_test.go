@@ -11,14 +11,16 @@ import (
 
 	"github.com/memgraph-hooks/memgraph-hooks/hooks"
 	"github.com/memgraph-hooks/memgraph-hooks/memgraph"
+	"github.com/memgraph-hooks/memgraph-hooks/memgraph/bolt"
 	"github.com/memgraph-hooks/memgraph-hooks/memgraph/sim"
+	"github.com/memgraph-hooks/memgraph-hooks/topology"
 )
 
 // bootstrap takes a new cluster to its first sync with every pod Ready.
 func (h *harness) bootstrap() {
 	h.t.Helper()
 	h.sync() // no children yet: the StatefulSets are created, pods come up
-	if st, reason, _ := h.condition(hooks.ConditionConverged); st != "False" || reason != hooks.ReasonWorkloadsNotReady {
+	if st, reason, _ := h.condition(topology.ConditionConverged); st != "False" || reason != topology.ReasonWorkloadsNotReady {
 		h.t.Fatalf("first sync: Converged %s/%s, want False/WorkloadsNotReady", st, reason)
 	}
 	h.sync()
@@ -26,10 +28,10 @@ func (h *harness) bootstrap() {
 
 func (h *harness) assertConverged() {
 	h.t.Helper()
-	if st, reason, msg := h.condition(hooks.ConditionConverged); st != "True" {
+	if st, reason, msg := h.condition(topology.ConditionConverged); st != "True" {
 		h.t.Fatalf("Converged=%s %s: %s", st, reason, msg)
 	}
-	if st, reason, msg := h.condition(hooks.ConditionReady); st != "True" {
+	if st, reason, msg := h.condition(topology.ConditionReady); st != "True" {
 		h.t.Fatalf("Ready=%s %s: %s", st, reason, msg)
 	}
 }
@@ -161,8 +163,8 @@ func TestUnreachableAndLeaderlessClustersIssueNothing(t *testing.T) {
 			h.world.Kill(h.network().Coordinator(c).Host)
 		}
 		h.sync()
-		for _, typ := range []string{hooks.ConditionReady, hooks.ConditionConverged} {
-			if st, reason, _ := h.condition(typ); st != "False" || reason != hooks.ReasonCoordinatorUnreachable {
+		for _, typ := range []topology.ConditionType{topology.ConditionReady, topology.ConditionConverged} {
+			if st, reason, _ := h.condition(typ); st != "False" || reason != topology.ReasonCoordinatorUnreachable {
 				t.Errorf("%s = %s/%s, want False/CoordinatorUnreachable", typ, st, reason)
 			}
 		}
@@ -178,7 +180,7 @@ func TestUnreachableAndLeaderlessClustersIssueNothing(t *testing.T) {
 		h.world.Kill(h.network().Coordinator(2).Host)
 		h.world.ResetLog()
 		h.sync()
-		if st, reason, _ := h.condition(hooks.ConditionConverged); st != "False" || reason != hooks.ReasonNoCoordinatorLeader {
+		if st, reason, _ := h.condition(topology.ConditionConverged); st != "False" || reason != topology.ReasonNoCoordinatorLeader {
 			t.Errorf("Converged = %s/%s, want False/NoCoordinatorLeader", st, reason)
 		}
 		assertOnlyReads(t, h.world.Queries())
@@ -200,7 +202,7 @@ func TestSlowLeaderMakesPartialProgressThenFinishes(t *testing.T) {
 	h.sync()
 	h.world.SetLatency(h.network().Coordinator(1).Host, 200*time.Millisecond)
 	h.sync()
-	if st, reason, _ := h.condition(hooks.ConditionConverged); st != "False" || reason != hooks.ReasonRegistrationInProgress {
+	if st, reason, _ := h.condition(topology.ConditionConverged); st != "False" || reason != topology.ReasonRegistrationInProgress {
 		t.Fatalf("slow pass: Converged %s/%s, want False/RegistrationInProgress", st, reason)
 	}
 	if h.lastResp.ResyncAfterSeconds > 2 {
@@ -250,7 +252,7 @@ func TestConcurrentSyncsFromTwoHookReplicasConverge(t *testing.T) {
 		h := newHarness(t, 3, 3)
 		h.sync()
 		other := hooks.NewHandler(hooks.Config{
-			Connector:  memgraph.NewPool(memgraph.PoolOptions{Resolver: h.world}),
+			Connector:  bolt.NewPool(bolt.PoolOptions{Resolver: h.world}),
 			SyncBudget: 5 * time.Second,
 		})
 		req := h.request()
@@ -306,7 +308,7 @@ func TestAddressDriftIsReportedNotRewritten(t *testing.T) {
 	h.world.ResetLog()
 	h.sync()
 	h.assertConverged()
-	_, _, msg := h.condition(hooks.ConditionConverged)
+	_, _, msg := h.condition(topology.ConditionConverged)
 	if !strings.Contains(msg, `instance_1 bolt_server is "`+d.Host+`:7688"`) {
 		t.Errorf("Converged message %q does not report instance_1's drifted bolt_server", msg)
 	}

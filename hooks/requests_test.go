@@ -11,7 +11,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/memgraph-hooks/memgraph-hooks/hooks"
+	"github.com/memgraph-hooks/memgraph-hooks/topology"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files and example request files")
@@ -64,10 +64,10 @@ func TestRequestFilesAreCurrent(t *testing.T) {
 // waits for its pods; once they are Ready one sync registers everything.
 func TestRequestFilesReplay(t *testing.T) {
 	h := newHarness(t, 3, 2)
-	h.reconcileFromFile(t, "sync-new-cluster.json", hooks.ReasonWorkloadsNotReady)
+	h.reconcileFromFile(t, "sync-new-cluster.json", topology.ReasonWorkloadsNotReady)
 	h.reconcilePodsForDeclared()
-	h.reconcileFromFile(t, "sync-pods-ready.json", hooks.ReasonAllInstancesRegistered)
-	h.reconcileFromFile(t, "sync-pods-ready.json", hooks.ReasonAllInstancesRegistered)
+	h.reconcileFromFile(t, "sync-pods-ready.json", topology.ReasonAllInstancesRegistered)
+	h.reconcileFromFile(t, "sync-pods-ready.json", topology.ReasonAllInstancesRegistered)
 	code, body := h.post("/customize", readJSON(t, "customize.json"))
 	if code != http.StatusOK {
 		t.Errorf("customize.json: %d %s", code, body)
@@ -75,7 +75,7 @@ func TestRequestFilesReplay(t *testing.T) {
 	h.assertNoMisuse()
 }
 
-func (h *harness) reconcileFromFile(t *testing.T, name, wantReason string) {
+func (h *harness) reconcileFromFile(t *testing.T, name string, wantReason topology.ConditionReason) {
 	t.Helper()
 	code, body := h.post("/sync", readJSON(t, name))
 	if code != http.StatusOK {
@@ -84,7 +84,7 @@ func (h *harness) reconcileFromFile(t *testing.T, name, wantReason string) {
 	if err := json.Unmarshal(body, &h.lastResp); err != nil {
 		t.Fatal(err)
 	}
-	if _, reason, msg := h.condition(hooks.ConditionConverged); reason != wantReason {
+	if _, reason, msg := h.condition(topology.ConditionConverged); reason != wantReason {
 		t.Errorf("%s: Converged reason %s (%s), want %s", name, reason, msg, wantReason)
 	}
 }

@@ -1,5 +1,8 @@
 // Package hooks is the HTTP shell around the pure core: it decodes Metacontroller's requests,
-// observes the cluster over Bolt, plans, executes within a time budget and encodes the answer.
+// reads the cluster over Bolt, asks the planner what each read means and what to do, runs the
+// commands within a time budget and encodes the answer. It decides nothing itself: every choice
+// of a pass (the view, the plan, the checks before a step, the meaning of an error, the status)
+// is a pure function of package planner or topology (README.md, "Architecture").
 //
 // Contract with Metacontroller: a well-formed request always gets a 200 with the desired
 // children (a failed Bolt step becomes a status condition carrying Memgraph's message); a

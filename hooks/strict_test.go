@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/memgraph-hooks/memgraph-hooks/hooks"
-	"github.com/memgraph-hooks/memgraph-hooks/memgraph"
+	"github.com/memgraph-hooks/memgraph-hooks/memgraph/bolt"
 	"github.com/memgraph-hooks/memgraph-hooks/topology"
 )
 
@@ -220,7 +220,7 @@ func TestEveryLogLineOfASyncNamesTheCluster(t *testing.T) {
 	h := readyToRegister(t)
 	var logs bytes.Buffer
 	logger := slog.New(hooks.LogHandler(slog.NewJSONHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug})))
-	pool := memgraph.NewPool(memgraph.PoolOptions{Resolver: h.world, Logger: logger})
+	pool := bolt.NewPool(bolt.PoolOptions{Resolver: h.world, Logger: logger})
 	t.Cleanup(func() { _ = pool.Close() })
 	h.handler = hooks.NewHandler(hooks.Config{Connector: pool, Logger: logger})
 	h.sync()

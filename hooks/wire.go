@@ -14,20 +14,21 @@ import (
 	"github.com/memgraph-hooks/memgraph-hooks/topology"
 )
 
-// Wire types of Metacontroller's CompositeController hooks (metacontroller.md §2–§3). Identity is
-// always read from each object's metadata, never from map keys, so hook versions v1 ("name") and
-// v2 ("namespace/name") are both accepted.
+// Wire types of Metacontroller's CompositeController hooks (Metacontroller v4.17,
+// docs/src/api/compositecontroller.md). Identity is always read from each object's metadata,
+// never from map keys, so hook versions v1 ("name") and v2 ("namespace/name") are both accepted.
 
 // object is one Kubernetes object as JSON.
 type object = map[string]any
 
-// syncRequest is the body Metacontroller POSTs to the sync (and finalize) hook.
+// syncRequest is the part of the body Metacontroller POSTs to the sync hook that the hook reads.
+// The request also carries "controller" (the CompositeController) and "finalizing" (always false:
+// no finalize hook is configured); like any other field the hook has no use for, they are not
+// decoded.
 type syncRequest struct {
-	Controller json.RawMessage              `json:"controller"`
-	Parent     json.RawMessage              `json:"parent"`
-	Children   map[string]map[string]object `json:"children"`
-	Related    map[string]map[string]object `json:"related"`
-	Finalizing bool                         `json:"finalizing"`
+	Parent   json.RawMessage              `json:"parent"`
+	Children map[string]map[string]object `json:"children"`
+	Related  map[string]map[string]object `json:"related"`
 }
 
 // syncResponse is the sync hook's answer. Children is never nil and never holds a null.
@@ -39,9 +40,9 @@ type syncResponse struct {
 	Plan []string `json:"plan,omitempty"`
 }
 
+// customizeRequest is the part of the customize hook's body the hook reads.
 type customizeRequest struct {
-	Controller json.RawMessage `json:"controller"`
-	Parent     json.RawMessage `json:"parent"`
+	Parent json.RawMessage `json:"parent"`
 }
 
 type customizeResponse struct {

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"sort"
-	"strconv"
 	"strings"
 
 	"github.com/memgraph-hooks/memgraph-hooks/topology"
@@ -93,13 +92,12 @@ func observeWorkloads(req *syncRequest, cluster, namespace string) (workloads, e
 // the set's first ordinal, plus one; 0 for a pod of another set, and 0 with a warning for an
 // ordinal beyond the role's ceiling.
 func ordinalBound(pod string, r role, ignored *warnings) int32 {
-	rest, ok := strings.CutPrefix(pod, r.set+"-")
-	if !ok || rest == "" || strings.TrimLeft(rest, "0123456789") != "" || len(rest) > 1 && rest[0] == '0' {
+	n, ok := topology.PodOrdinal(r.set, pod)
+	if !ok {
 		return 0
 	}
-	n, err := strconv.Atoi(rest)
-	if err != nil || n-r.first+1 > int(r.ceiling) {
-		ignored.addf("Pod %s: ordinal %s is %s", topology.Clip(pod), topology.Clip(rest), r.beyond())
+	if n > int(r.ceiling)+r.first-1 {
+		ignored.addf("Pod %s: ordinal %s is %s", topology.Clip(pod), topology.Clip(strings.TrimPrefix(pod, r.set+"-")), r.beyond())
 		return 0
 	}
 	if n < r.first {
@@ -217,6 +215,14 @@ func (w workloads) unreadyPods(d topology.Declared) []string {
 	return waiting
 }
 
+// atDeclared reports whether both StatefulSets are at the declared size and their controller
+// has caught up with it.
+func (w workloads) atDeclared(d topology.Declared) bool {
+	return w.current.Coordinators == int32(len(d.Coordinators)) &&
+		w.current.DataInstances == int32(len(d.DataInstances)) &&
+		w.settledCoordinators && w.settledData
+}
+
 func (w workloads) readyCount(pods []string) int32 {
 	var n int32
 	for _, p := range pods {
@@ -225,11 +231,4 @@ func (w workloads) readyCount(pods []string) int32 {
 		}
 	}
 	return n
-}
-
-func describeCount(n int, noun string) string {
-	if n == 1 {
-		return fmt.Sprintf("1 %s", noun)
-	}
-	return fmt.Sprintf("%d %ss", n, noun)
 }

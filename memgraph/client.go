@@ -1,5 +1,9 @@
-// Package memgraph is the only door to Memgraph: the Bolt client that drives a Memgraph 3.12 HA
-// cluster's coordinators, and (in memgraph/sim) a simulator that speaks real Bolt.
+// Package memgraph is the only door to Memgraph: what a Memgraph 3.12 HA cluster's coordinators
+// answer (SHOW INSTANCES rows, replication lag) and how they refuse (Error and its Kind), the
+// exact queries the hook sends and the validation in front of them, and the Client and Connector
+// interfaces that run them. It is free of any Bolt driver, so the pure core (planner) can use its
+// types: memgraph/bolt is the Connector that speaks Bolt through the neo4j driver, and
+// memgraph/sim a simulator of a whole HA cluster that speaks real Bolt.
 package memgraph
 
 import "context"
@@ -33,6 +37,12 @@ type Instance struct {
 
 // IsCoordinator reports whether the row describes a coordinator (they have a coordinator_server).
 func (i Instance) IsCoordinator() bool { return i.CoordinatorServer != "" }
+
+// Registered reports whether the row's member is registered with the coordinators: a data
+// instance is listed only once REGISTER INSTANCE added it, while a coordinator lists itself
+// before anyone ADDed it (a fresh one, leader of itself) and so does a half-joined member, both
+// with an empty bolt_server. Only ADD COORDINATOR sets it.
+func (i Instance) Registered() bool { return !i.IsCoordinator() || i.BoltServer != "" }
 
 // DatabaseLag is one database's entry in SHOW REPLICATION LAG's data_info.
 type DatabaseLag struct {

@@ -22,10 +22,9 @@ const (
 	KindTimeout
 	// KindClosed: the Pool was closed.
 	KindClosed
-	// KindAlreadyExists: an instance or coordinator with that name, id or endpoint exists. For
-	// ADD COORDINATOR, "such id already exists" also answers for a half-joined member (NuRaft
-	// knows it, the application log does not; SHOW INSTANCES lists it with an empty
-	// bolt_server), so it does not prove the coordinator is registered.
+	// KindAlreadyExists: an endpoint (management, replication or coordinator server) is
+	// registered already, or NuRaft already has the Raft server. A name or an id that exists has
+	// a kind of its own (KindNameExists, KindIDExists).
 	KindAlreadyExists
 	// KindMainExists: SET INSTANCE TO MAIN while Raft already records a MAIN (alive or not).
 	KindMainExists
@@ -68,6 +67,13 @@ const (
 	// did not see it complete ("reached a timeout!"). It may still complete: a coordinator
 	// added this way can join later as a half-joined member, listed with an empty bolt_server.
 	KindMembershipTimeout
+	// KindNameExists: REGISTER INSTANCE of a name that is registered already.
+	KindNameExists
+	// KindIDExists: ADD COORDINATOR of an id that is a Raft member already. It answers both for a
+	// registered member and for a half-joined one (NuRaft knows it, the application log does not;
+	// SHOW INSTANCES lists it with an empty bolt_server), so it does not prove the coordinator is
+	// registered.
+	KindIDExists
 )
 
 var kindNames = [...]string{
@@ -94,6 +100,8 @@ var kindNames = [...]string{
 	KindUnauthenticated:     "unauthenticated",
 	KindProtocol:            "protocol",
 	KindMembershipTimeout:   "membership change timed out",
+	KindNameExists:          "name exists",
+	KindIDExists:            "id exists",
 }
 
 func (k Kind) String() string {
@@ -176,6 +184,8 @@ var messageRules = []messageRule{
 	{"already a main instance", KindMainExists},
 	{"Alive main instance can't be unregistered", KindAliveMainUnregister},
 	{"current leader cannot be removed", KindLeaderRemoval},
+	{"instance with such name already exists", KindNameExists},
+	{"instance with such id already exists", KindIDExists},
 	{"already exists", KindAlreadyExists},
 	{"is already a replica", KindAlreadyReplica},
 	{"No instance with such name", KindNoSuchInstance},
@@ -199,8 +209,8 @@ var messageRules = []messageRule{
 	{"Bad request error occurred", KindRaftMembership},
 }
 
-// classify maps a Bolt FAILURE (code and message) to a Kind.
-func classify(code, message string) Kind {
+// Classify maps a Bolt FAILURE (code and message) to a Kind.
+func Classify(code, message string) Kind {
 	if strings.HasSuffix(code, ".Security.Unauthenticated") {
 		return KindUnauthenticated
 	}

@@ -10,8 +10,8 @@ import (
 
 const clientErrorCode = "Memgraph.ClientError.MemgraphError.MemgraphError"
 
-// memgraphTexts are Memgraph 3.12's messages (memgraph-ha.md §3, with {…} substituted), each with
-// the Kind the planner must see.
+// memgraphTexts are Memgraph 3.12's messages (Memgraph v3.12.0 src/query/interpreter.cpp, with
+// {…} substituted), each with the Kind the planner must see.
 var memgraphTexts = []struct {
 	message string
 	want    Kind
@@ -49,7 +49,7 @@ var memgraphTexts = []struct {
 	{"Only coordinator can run SHOW COORDINATOR SETTINGS query.", KindNotCoordinator},
 	{"Only coordinator can run SHOW REPLICATION LAG query.", KindNotCoordinator},
 	// §3.3 REGISTER INSTANCE
-	{"Couldn't register replica instance since instance with such name already exists!", KindAlreadyExists},
+	{"Couldn't register replica instance since instance with such name already exists!", KindNameExists},
 	{"Couldn't register replica instance since instance with such management server already exists!", KindAlreadyExists},
 	{"Couldn't register replica instance since instance with such replication endpoint already exists!", KindAlreadyExists},
 	{"Cluster cannot consists of both STRICT_SYNC and SYNC replicas. The valid cluster consists of either STRICT_SYNC and ASYNC or SYNC and ASYNC replicas.", KindBadConfig},
@@ -66,7 +66,7 @@ var memgraphTexts = []struct {
 	{"Alive main instance can't be unregistered! Shut it down to trigger failover and then unregister it!", KindAliveMainUnregister},
 	{"Couldn't unregister replica instance since coordinator is not a leader! Current leader is coordinator with id 1 with bolt socket address localhost:7690", KindNotLeader},
 	// §3.7 ADD COORDINATOR
-	{"Couldn't add coordinator since instance with such id already exists!", KindAlreadyExists},
+	{"Couldn't add coordinator since instance with such id already exists!", KindIDExists},
 	{"Couldn't add coordinator since instance with such management endpoint already exists!", KindAlreadyExists},
 	{"Couldn't add coordinator since instance with such coordinator server already exists!", KindAlreadyExists},
 	{"Request for adding coordinator 2 failed because the coordinator was started with different network configuration. Check logs for more details.", KindBadConfig},
@@ -102,14 +102,14 @@ var memgraphTexts = []struct {
 
 func TestClassifyMemgraphTexts(t *testing.T) {
 	for _, tc := range memgraphTexts {
-		if got := classify(clientErrorCode, tc.message); got != tc.want {
-			t.Errorf("classify(%q) = %v, want %v", tc.message, got, tc.want)
+		if got := Classify(clientErrorCode, tc.message); got != tc.want {
+			t.Errorf("Classify(%q) = %v, want %v", tc.message, got, tc.want)
 		}
 	}
 }
 
 func TestClassifyAuthenticationFailure(t *testing.T) {
-	if got := classify("Memgraph.ClientError.Security.Unauthenticated", "Authentication failure"); got != KindUnauthenticated {
+	if got := Classify("Memgraph.ClientError.Security.Unauthenticated", "Authentication failure"); got != KindUnauthenticated {
 		t.Errorf("got %v, want %v", got, KindUnauthenticated)
 	}
 }

@@ -5,7 +5,7 @@ import (
 	"sort"
 )
 
-// Column names of SHOW INSTANCES (memgraph-ha.md §2) and SHOW REPLICATION LAG (§4).
+// Column names of SHOW INSTANCES and SHOW REPLICATION LAG (Memgraph v3.12.0 src/query/interpreter.cpp).
 const (
 	colName              = "name"
 	colBoltServer        = "bolt_server"
@@ -22,8 +22,20 @@ const (
 	keyTxnsBehindMain = "num_txns_behind_main"
 )
 
-// table is a fully read result: column names and rows of driver values (string, int64, nil,
-// bool, float64, []any, map[string]any). It is the seam between the driver and the parsers.
+// ParseInstances reads SHOW INSTANCES from a fully read result: its column names and its rows of
+// Bolt values (string, int64, nil, bool, float64, []any, map[string]any), as a Bolt client hands
+// them over. See parseInstances.
+func ParseInstances(columns []string, rows [][]any) ([]Instance, error) {
+	return parseInstances(table{keys: columns, rows: rows})
+}
+
+// ParseReplicationLag reads SHOW REPLICATION LAG like ParseInstances. See parseReplicationLag.
+func ParseReplicationLag(columns []string, rows [][]any) ([]InstanceLag, error) {
+	return parseReplicationLag(table{keys: columns, rows: rows})
+}
+
+// table is a fully read result: column names and rows of Bolt values. It is the seam between
+// the Bolt client and the parsers.
 type table struct {
 	keys []string
 	rows [][]any

@@ -13,7 +13,7 @@ func asError(err error, target **Error) bool { return errors.As(err, target) }
 var showInstancesKeys = []string{"name", "bolt_server", "coordinator_server", "management_server", "health", "role", "last_succ_resp_ms"}
 
 func TestParseInstances(t *testing.T) {
-	// The healthy 3+3 table of memgraph-ha.md §2.1 plus a dead data instance.
+	// A healthy 3+3 leader table (Memgraph v3.12.0 ShowInstancesAsLeader) plus a dead data instance.
 	rows := [][]any{
 		{"coordinator_1", "localhost:7690", "localhost:10111", "localhost:10121", "up", "follower", int64(16)},
 		{"coordinator_2", "", "localhost:10112", "localhost:10122", "up", "leader", int64(0)},

@@ -10,9 +10,9 @@ const (
 	ShowInstancesQuery      = "SHOW INSTANCES"
 	ShowReplicationLagQuery = "SHOW REPLICATION LAG"
 	YieldLeadershipQuery    = "YIELD LEADERSHIP"
-	// ForceResetClusterStateQuery makes the leader reconcile the cluster (memgraph-ha.md §11.3):
-	// with a MAIN in Raft (even a dead one) it just rebuilds its health checks; with none it fails
-	// over to the most up-to-date alive replica. The leader is not ready meanwhile, and the
+	// ForceResetClusterStateQuery makes the leader reconcile the cluster (Memgraph v3.12.0
+	// coordinator_instance.cpp 386–538): with a MAIN in Raft (even a dead one) it just rebuilds
+	// its health checks; with none it fails over to the most up-to-date alive replica. The leader is not ready meanwhile, and the
 	// query does not return until the reconciliation succeeds or the leadership is lost.
 	ForceResetClusterStateQuery = "FORCE RESET CLUSTER STATE"
 )

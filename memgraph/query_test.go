@@ -105,30 +105,3 @@ func TestValidation(t *testing.T) {
 		}
 	}
 }
-
-// TestInvalidInputSendsNothing: the Client validates before it even resolves the address, so
-// invalid input reaches neither the resolver nor the network.
-func TestInvalidInputSendsNothing(t *testing.T) {
-	resolved := 0
-	pool := NewPool(PoolOptions{Resolver: ResolverFunc(func(a string) string { resolved++; return a })})
-	defer pool.Close()
-	c := pool.Client("127.0.0.1:1")
-	ctx := t.Context()
-	errs := map[string]error{
-		"register":   c.RegisterInstance(ctx, "bad name", InstanceConfig{"h:1", "h:2", "h:3"}),
-		"add":        c.AddCoordinator(ctx, 0, CoordinatorConfig{"h:1", "h:2", "h:3"}),
-		"main":       c.SetInstanceToMain(ctx, ""),
-		"demote":     c.DemoteInstance(ctx, "x`"),
-		"unregister": c.UnregisterInstance(ctx, "x y"),
-		"remove":     c.RemoveCoordinator(ctx, -1),
-	}
-	for name, err := range errs {
-		var e *Error
-		if KindOf(err) != KindInvalidArgument || !asError(err, &e) || e.Address != "127.0.0.1:1" {
-			t.Errorf("%s: got %v, want KindInvalidArgument naming the address", name, err)
-		}
-	}
-	if resolved != 0 || pool.Stats().Opened != 0 {
-		t.Errorf("invalid input reached the resolver %d times and opened %d drivers", resolved, pool.Stats().Opened)
-	}
-}

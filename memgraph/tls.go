@@ -2,12 +2,10 @@ package memgraph
 
 import (
 	"crypto/sha256"
-	"crypto/tls"
 	"crypto/x509"
 	"encoding/pem"
 	"errors"
 	"fmt"
-	"net"
 )
 
 // BoltTLS is how to trust coordinators that serve Bolt over TLS (Memgraph started with
@@ -72,31 +70,8 @@ func (t *BoltTLS) Verify(chain []*x509.Certificate, host string) error {
 	return err
 }
 
-// clientConfig is the driver's TLS configuration for the coordinator advertised at address.
-//
-// The driver derives ServerName from the address it dials and, for the bolt+ssc scheme the pool
-// uses with TLS, sets InsecureSkipVerify; so the standard verification is replaced, not skipped:
-// VerifyConnection runs on every handshake and checks the whole chain against the CA bundle for
-// the advertised host. A handshake it refuses never carries a Bolt message.
-func (t *BoltTLS) clientConfig(address string) *tls.Config {
-	host := hostOf(address)
-	return &tls.Config{
-		MinVersion: tls.VersionTLS12,
-		VerifyConnection: func(cs tls.ConnectionState) error {
-			if err := t.Verify(cs.PeerCertificates, host); err != nil {
-				return fmt.Errorf("the Bolt certificate of %s does not verify against the cluster's CA: %w", host, err)
-			}
-			return nil
-		},
-	}
-}
-
-func hostOf(address string) string {
-	if host, _, err := net.SplitHostPort(address); err == nil {
-		return host
-	}
-	return address
-}
+// Fingerprint identifies the CA set, so that a pool never shares a connection between trusts.
+func (t *BoltTLS) Fingerprint() [sha256.Size]byte { return t.id }
 
 // TLSConnector is a Connector that can also reach coordinators serving Bolt over TLS.
 type TLSConnector interface {
@@ -105,24 +80,4 @@ type TLSConnector interface {
 	// dialed address, advertised host and CA bundle, so they are never shared between trusts or
 	// with plaintext Clients.
 	WithTLS(t *BoltTLS) Connector
-}
-
-var _ TLSConnector = (*Pool)(nil)
-
-// WithTLS returns a Connector that dials every coordinator over TLS verified with t; nil means
-// the Pool itself (plaintext).
-func (p *Pool) WithTLS(t *BoltTLS) Connector {
-	if t == nil {
-		return p
-	}
-	return tlsConnector{pool: p, tls: t}
-}
-
-type tlsConnector struct {
-	pool *Pool
-	tls  *BoltTLS
-}
-
-func (c tlsConnector) Client(address string) Client {
-	return &boltClient{pool: c.pool, address: address, tls: c.tls}
 }

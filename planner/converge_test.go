@@ -1,7 +1,6 @@
 package planner
 
 import (
-	"context"
 	"fmt"
 	"maps"
 	"slices"
@@ -15,7 +14,6 @@ import (
 // (duplicates, a second MAIN, demoting a replica, unregistering the MAIN, removing the leader)
 // by recording misuse. Every member is alive and every replica caught up.
 type cluster struct {
-	memgraph.Client
 	members map[int]bool      // Raft members that were ADDed
 	leader  int               // the coordinator we are connected to
 	data    map[string]string // name -> role
@@ -54,15 +52,34 @@ func (c *cluster) lagRows() []memgraph.InstanceLag {
 	return lag(4, behind)
 }
 
-func (c *cluster) ShowInstances(context.Context) ([]memgraph.Instance, error) {
-	return c.observe(topology.Replicas{}).Instances, nil
+// apply carries out one command as Memgraph would (a handover: DEMOTE, then SET).
+func (c *cluster) apply(cmd Command) error {
+	switch cmd := cmd.(type) {
+	case AddCoordinator:
+		return c.addCoordinator(cmd.ID)
+	case RegisterInstance:
+		return c.registerInstance(cmd.Name)
+	case SetInstanceToMain:
+		return c.setInstanceToMain(cmd.Name)
+	case ForceResetClusterState:
+		c.forceReset()
+		return nil
+	case Handover:
+		if err := c.demoteInstance(cmd.From); err != nil {
+			return err
+		}
+		return c.setInstanceToMain(cmd.To)
+	case UnregisterInstance:
+		return c.unregisterInstance(cmd.Name)
+	case RemoveCoordinator:
+		return c.removeCoordinator(cmd.ID)
+	case YieldLeadership:
+		return c.yieldLeadership()
+	}
+	return c.refuse("%T: not a command of the model", cmd)
 }
 
-func (c *cluster) ShowReplicationLag(context.Context) ([]memgraph.InstanceLag, error) {
-	return c.lagRows(), nil
-}
-
-func (c *cluster) AddCoordinator(_ context.Context, id int, _ memgraph.CoordinatorConfig) error {
+func (c *cluster) addCoordinator(id int) error {
 	if c.members[id] {
 		return c.refuse("ADD COORDINATOR %d: exists", id)
 	}
@@ -70,7 +87,7 @@ func (c *cluster) AddCoordinator(_ context.Context, id int, _ memgraph.Coordinat
 	return nil
 }
 
-func (c *cluster) RegisterInstance(_ context.Context, name string, _ memgraph.InstanceConfig) error {
+func (c *cluster) registerInstance(name string) error {
 	if _, ok := c.data[name]; ok {
 		return c.refuse("REGISTER %s: exists", name)
 	}
@@ -78,7 +95,7 @@ func (c *cluster) RegisterInstance(_ context.Context, name string, _ memgraph.In
 	return nil
 }
 
-func (c *cluster) SetInstanceToMain(_ context.Context, name string) error {
+func (c *cluster) setInstanceToMain(name string) error {
 	for other, role := range c.data {
 		if role == memgraph.RoleMain {
 			return c.refuse("SET %s TO MAIN: %s is MAIN", name, other)
@@ -88,21 +105,20 @@ func (c *cluster) SetInstanceToMain(_ context.Context, name string) error {
 	return nil
 }
 
-// ForceResetClusterState fails over to the first alive replica by name when there is no MAIN.
-func (c *cluster) ForceResetClusterState(context.Context) error {
+// forceReset fails over to the first alive replica by name when there is no MAIN.
+func (c *cluster) forceReset() {
 	names := slices.Sorted(maps.Keys(c.data))
 	for _, name := range names {
 		if c.data[name] == memgraph.RoleMain {
-			return nil
+			return
 		}
 	}
 	if len(names) > 0 {
 		c.data[names[0]] = memgraph.RoleMain
 	}
-	return nil
 }
 
-func (c *cluster) DemoteInstance(_ context.Context, name string) error {
+func (c *cluster) demoteInstance(name string) error {
 	if c.data[name] != memgraph.RoleMain {
 		return c.refuse("DEMOTE %s: not MAIN", name)
 	}
@@ -110,7 +126,7 @@ func (c *cluster) DemoteInstance(_ context.Context, name string) error {
 	return nil
 }
 
-func (c *cluster) UnregisterInstance(_ context.Context, name string) error {
+func (c *cluster) unregisterInstance(name string) error {
 	if role, ok := c.data[name]; !ok || role == memgraph.RoleMain {
 		return c.refuse("UNREGISTER %s: role %q", name, role)
 	}
@@ -118,7 +134,7 @@ func (c *cluster) UnregisterInstance(_ context.Context, name string) error {
 	return nil
 }
 
-func (c *cluster) RemoveCoordinator(_ context.Context, id int) error {
+func (c *cluster) removeCoordinator(id int) error {
 	if !c.members[id] || id == c.leader {
 		return c.refuse("REMOVE COORDINATOR %d", id)
 	}
@@ -126,9 +142,9 @@ func (c *cluster) RemoveCoordinator(_ context.Context, id int) error {
 	return nil
 }
 
-// YieldLeadership hands leadership to the highest other member: the worst case for a shrink,
+// yieldLeadership hands leadership to the highest other member: the worst case for a shrink,
 // since the highest ordinals are the retiring ones.
-func (c *cluster) YieldLeadership(context.Context) error {
+func (c *cluster) yieldLeadership() error {
 	ids := slices.Sorted(maps.Keys(c.members))
 	for i := len(ids) - 1; i >= 0; i-- {
 		if ids[i] != c.leader {
@@ -151,7 +167,7 @@ func converge(t *testing.T, c *cluster, want, current topology.Replicas) {
 		}
 		res := Plan(d, o)
 		for _, cmd := range res.Commands {
-			if err := cmd.Run(context.Background(), c); err != nil {
+			if err := c.apply(cmd); err != nil {
 				t.Fatalf("pass %d: %s: %v", pass, cmd, err)
 			}
 		}

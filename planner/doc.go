@@ -1,7 +1,8 @@
 // Package planner diffs the declared topology against what the leader coordinator reports and
 // returns the Bolt commands that converge the cluster, plus the StatefulSet replica counts the
-// hook may return this pass. It is pure: no I/O, no clock, no randomness. Commands only touch
-// the network when the hook runs them (Command.Run), in order, stopping at the first error.
+// hook may return this pass. It is pure: no I/O, no clock, no randomness. Commands are plain
+// values; the hook's executor runs them in order on the leader, stopping at the first one that
+// does not succeed.
 //
 // # Registration
 //
@@ -12,11 +13,13 @@
 //     identity is its own --coordinator-hostname and ports (Memgraph compares them as strings).
 //   - A coordinator row with an empty bolt_server other than the leader's own is half-joined:
 //     its ADD COORDINATOR timed out ("reached a timeout!") and NuRaft completed the join later,
-//     so it is a voting Raft member that the leader's application log does not hold
-//     (memgraph-ha.md §11.1). ADD is refused for it ("such id already exists", which therefore
-//     never counts as done for it) and REMOVE COORDINATOR of it makes the leader process exit,
-//     so no command ever targets it; Progress.HalfJoined reports it. It heals only if it becomes
-//     the leader: the leader's own empty row is ADDed like any unregistered declared member.
+//     so it is a voting Raft member that the leader's application log does not hold (Memgraph
+//     v3.12.0 src/coordination/raft_state.cpp 520–531, coordinator_instance.cpp 930–939 and
+//     1001–1008). ADD is refused for it (KindIDExists, which JudgeRecheck therefore counts as
+//     done only for a registered member) and REMOVE COORDINATOR of it makes the leader process
+//     exit, so no command ever targets it; Progress.HalfJoined reports it. It heals only if it
+//     becomes the leader: the leader's own empty row is ADDed like any unregistered declared
+//     member.
 //   - Every declared data instance SHOW INSTANCES does not list gets REGISTER INSTANCE (SYNC).
 //     A registration lost later (wiped volume) is re-issued by the same diff.
 //   - SET INSTANCE TO MAIN is planned only when the observation proves Raft records no MAIN: no
@@ -119,4 +122,39 @@
 // Hold covers the pass that could observe nothing: it never shrinks below current. It cannot
 // see registrations, so its guard is only as good as Current; the hook should derive Current
 // from the largest evidence it has (spec.replicas, status.replicas, the highest pod ordinal).
+//
+// # The pass around the plan
+//
+// Every other decision of a sync pass is made here too, as a pure function the hook calls
+// between its reads and its writes; the hook (package hooks) decides nothing itself.
+//
+//   - Which answer is the view (Discover): the coordinators are asked in DiscoveryOrder and the
+//     first view of an established cluster naming a ready leader is chosen. A view naming no
+//     leader (a stale state machine) or a not-ready leader (its local Raft copy) never is. A
+//     fresh coordinator's self-view bootstraps the cluster only when every coordinator answered
+//     and every one is fresh, because a wiped coordinator looks exactly like a fresh one and
+//     bootstrapping it beside the real cluster would start a second one with a second MAIN.
+//   - Whether the view settles the pass (Settled): a plan with nothing to do, no handover due and,
+//     when the view is a follower's, no StatefulSet shrinking ends the pass on that one query;
+//     otherwise the hook reads the leader's own table (LeaderOf, CheckLeaderView), plans again on
+//     it, fetching replication lag only when NeedsReplicationLag says so, and executes there.
+//   - What to check right before a step (PreconditionReads, Precondition): SET INSTANCE TO MAIN,
+//     FORCE RESET, UNREGISTER, REMOVE COORDINATOR and a handover are skipped when the cluster
+//     moved since the plan was read (a MAIN elected, a retiree failed over to or elected; for an
+//     UNREGISTER also no MAIN at all: another writer may be mid-handover and the instance its
+//     demoted MAIN); a handover runs only if re-planning on fresh rows and lag yields the very
+//     same handover.
+//   - What a step's error means (JudgeStep, JudgeRecheck): done by a concurrent writer (by error
+//     kind, never by message text; KindIDExists is done only once SHOW INSTANCES shows the
+//     coordinator registered, else it is half-joined), in progress (FORCE RESET past its own
+//     deadline), the leader moved, or failed. Any verdict but done ends the pass.
+//   - A handover's own steps (Handover): whether a refused SET restores the old MAIN
+//     (RestoreAfter: only when the refusal proves no MAIN was set), and when the new MAIN is
+//     proven to serve (UnprovenByInstances, UnprovenByLag).
+//   - What the status says (Verdict): the pass's stage results (Outcome) ranked into Ready and
+//     Converged with a reason, a message and a resync delay. What the steps changed is judged
+//     on the table read after them (Outcome.Now), what the plan set out to do on the plan.
+//
+// Commands are values (Command, with a Kind for metrics); the hook's executor only maps each to
+// its Bolt call.
 package planner

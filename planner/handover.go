@@ -1,35 +1,30 @@
 package planner
 
 import (
-	"context"
-	"errors"
 	"fmt"
 	"strings"
-	"time"
 
 	"github.com/memgraph-hooks/memgraph-hooks/memgraph"
 )
-
-// HandoverGrace bounds the steps a handover still takes after the pass's own context ended
-// between DEMOTE and SET: leaving the cluster MAIN-less because the budget ran out mid-handover
-// would be worse than overrunning it by this much.
-const HandoverGrace = 2 * time.Second
 
 // Handover moves MAIN off a retiring instance in one step, because it is the one part of a
 // retirement a later pass cannot redo: after DEMOTE the cluster has no MAIN, and SHOW
 // REPLICATION LAG (served by the MAIN) can no longer prove anyone caught up.
 //
-// Run: DEMOTE INSTANCE From; SET INSTANCE To TO MAIN; then verify that To serves as MAIN.
+// The hook's executor runs it as DEMOTE INSTANCE From; SET INSTANCE To TO MAIN; then the proof
+// that To serves as MAIN (UnprovenByInstances, UnprovenByLag), finishing the SET even when the
+// pass's budget ran out right after the DEMOTE.
 //
 // Safety rests on two checks, because Memgraph 3.12's SET INSTANCE … TO MAIN succeeds once Raft
-// commits, whether or not the target answers (memgraph-ha.md §11.2): To was proven up and
-// caught up on every database right before DEMOTE (the hook re-plans from a fresh read just
-// before it runs), and after SET, To must report role main and health up in SHOW INSTANCES
-// and answer SHOW REPLICATION LAG as the MAIN. If it does not, Run fails without undoing
-// anything: Raft has To as MAIN, and if To stays unreachable the coordinators fail over — maybe
+// commits, whether or not the target answers (Memgraph v3.12.0
+// src/coordination/coordinator_instance.cpp): To was proven up and caught up on every database
+// right before DEMOTE (the hook re-plans from a fresh read just before it runs), and after SET,
+// To must report role main and health up in SHOW INSTANCES and answer SHOW REPLICATION LAG as
+// the MAIN. If it does not, the handover fails without
+// undoing anything: Raft has To as MAIN, and if To stays unreachable the coordinators fail over — maybe
 // back to From. The retirement then plans again from whatever they chose; it never fights them.
 //
-// When SET is refused, Run restores From as MAIN only if the refusal proves that no MAIN was set
+// When SET is refused, the executor restores From as MAIN only if the refusal proves that no MAIN was set
 // and that this coordinator still leads and writes: To vanished (unregistered meanwhile), or
 // the Raft write failed. Then nothing advanced past From (a MAIN-less cluster accepts no
 // writes). It does not restore when a MAIN exists (someone elected one), when the leadership
@@ -49,33 +44,12 @@ func (h Handover) String() string {
 		" || " + memgraph.SetInstanceToMainQuery(h.From)
 }
 
-func (h Handover) Run(ctx context.Context, c memgraph.Client) error {
-	if err := c.DemoteInstance(ctx, h.From); err != nil {
-		return fmt.Errorf("handover of MAIN from %s: demote: %w", h.From, err)
-	}
-	if ctx.Err() != nil {
-		// The budget ran out between the two writes: finish the handover rather than leave the
-		// cluster without a MAIN; the pass ends right after it anyway.
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(context.WithoutCancel(ctx), HandoverGrace)
-		defer cancel()
-	}
-	if err := c.SetInstanceToMain(ctx, h.To); err != nil {
-		he := &HandoverError{From: h.From, To: h.To, PromoteErr: err}
-		if restorable(err) {
-			he.RestoreTried = true
-			he.RestoreErr = c.SetInstanceToMain(ctx, h.From)
-		}
-		return he
-	}
-	if why := h.unproven(ctx, c); why != "" {
-		return &HandoverError{From: h.From, To: h.To, Unproven: why}
-	}
-	return nil
-}
+func (Handover) Kind() CommandKind { return KindHandover }
+func (Handover) command()          {}
 
-// restorable: the SET refusal proves no MAIN was set and this coordinator still leads.
-func restorable(err error) bool {
+// RestoreAfter reports whether the handover's SET refusal err proves that no MAIN was set and
+// that this coordinator still leads and writes, so that From may be set back to MAIN.
+func RestoreAfter(err error) bool {
 	switch memgraph.KindOf(err) {
 	case memgraph.KindNoSuchInstance, memgraph.KindRaftWrite:
 		return true
@@ -83,11 +57,11 @@ func restorable(err error) bool {
 	return false
 }
 
-// unproven says why To is not proven to serve as MAIN after an accepted SET, or "".
-func (h Handover) unproven(ctx context.Context, c memgraph.Client) string {
-	rows, err := c.ShowInstances(ctx)
+// UnprovenByInstances says why To is not proven to serve as MAIN by SHOW INSTANCES read after
+// an accepted SET (err: that read failed), or "" when it reports To up and main.
+func (h Handover) UnprovenByInstances(rows []memgraph.Instance, err error) string {
 	if err != nil {
-		return "SHOW INSTANCES after the SET failed: " + message(err)
+		return "SHOW INSTANCES after the SET failed: " + Explain(err)
 	}
 	row, ok := findRow(rows, h.To)
 	switch {
@@ -96,9 +70,15 @@ func (h Handover) unproven(ctx context.Context, c memgraph.Client) string {
 	case row.Role != memgraph.RoleMain || row.Health != memgraph.HealthUp:
 		return fmt.Sprintf("%s reports %s/%s, not up/main", h.To, row.Health, row.Role)
 	}
-	lag, err := c.ShowReplicationLag(ctx)
+	return ""
+}
+
+// UnprovenByLag says why To is not proven to serve as MAIN by SHOW REPLICATION LAG read after
+// UnprovenByInstances passed (err: that read failed), or "" when To answers it as the MAIN (the
+// query is served by the MAIN: it has no rows while the MAIN does not answer).
+func (h Handover) UnprovenByLag(lag []memgraph.InstanceLag, err error) string {
 	if err != nil {
-		return "SHOW REPLICATION LAG after the SET failed: " + message(err)
+		return "SHOW REPLICATION LAG after the SET failed: " + Explain(err)
 	}
 	for _, l := range lag {
 		if l.Instance == h.To {
@@ -139,13 +119,13 @@ func (e *HandoverError) Error() string {
 			"unreachable, and the retirement plans again from what they choose", e.To, e.Unproven)
 	case !e.RestoreTried:
 		fmt.Fprintf(&b, "SET INSTANCE %s TO MAIN failed: %s; %s not restored (a MAIN may exist or be chosen by the "+
-			"coordinators), the next pass plans from what they settled", e.To, message(e.PromoteErr), e.From)
+			"coordinators), the next pass plans from what they settled", e.To, Explain(e.PromoteErr), e.From)
 	case e.RestoreErr != nil:
 		fmt.Fprintf(&b, "SET INSTANCE %s TO MAIN failed: %s; restoring %s as MAIN also failed, the cluster has no MAIN: %s",
-			e.To, message(e.PromoteErr), e.From, message(e.RestoreErr))
+			e.To, Explain(e.PromoteErr), e.From, Explain(e.RestoreErr))
 	default:
 		fmt.Fprintf(&b, "SET INSTANCE %s TO MAIN failed: %s; %s restored as MAIN, retirement postponed",
-			e.To, message(e.PromoteErr), e.From)
+			e.To, Explain(e.PromoteErr), e.From)
 	}
 	return b.String()
 }
@@ -161,13 +141,3 @@ func (e *HandoverError) Unwrap() error {
 
 // Restored reports whether the old MAIN is MAIN again.
 func (e *HandoverError) Restored() bool { return e.RestoreTried && e.RestoreErr == nil }
-
-// message is Memgraph's own text for a *memgraph.Error (the query is already named by the
-// handover), else the error's text.
-func message(err error) string {
-	var e *memgraph.Error
-	if errors.As(err, &e) && e.Message != "" {
-		return e.Message
-	}
-	return err.Error()
-}

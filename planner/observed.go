@@ -6,7 +6,8 @@ import (
 )
 
 // Observed is what the hook saw this pass. Every field except Current is live truth from the
-// leader coordinator; Current comes from Metacontroller's informer cache and may be stale.
+// leader coordinator; Current comes from Metacontroller's informer cache and may be stale. Build
+// it with Observe.
 type Observed struct {
 	Instances []memgraph.Instance    // the leader's SHOW INSTANCES
 	Leader    string                 // name of the leader coordinator row (coordinator_<id>)
@@ -14,10 +15,17 @@ type Observed struct {
 	Current   topology.Replicas      // observed StatefulSets' spec.replicas (0 when absent)
 }
 
-// view indexes one observation. Coordinator and data rows are kept apart (a coordinator row is
+// Observe is the one way the hook turns what it read into an Observed: the leader is the row
+// SHOW INSTANCES reports as leader (ReadLeadership).
+func Observe(rows []memgraph.Instance, lag []memgraph.InstanceLag, current topology.Replicas) Observed {
+	leader, _ := ReadLeadership(rows)
+	return Observed{Instances: rows, Leader: leader, Lag: lag, Current: current}
+}
+
+// rowIndex indexes one observation. Coordinator and data rows are kept apart (a coordinator row is
 // the one with a coordinator_server), so a data instance that happens to be called
 // coordinator_1 can never be mistaken for a Raft member, nor the reverse.
-type view struct {
+type rowIndex struct {
 	coordinators map[string]memgraph.Instance
 	data         map[string]memgraph.Instance
 	leader       string
@@ -32,8 +40,8 @@ type view struct {
 	lag        map[string]memgraph.InstanceLag // nil when the lag was not observed
 }
 
-func index(o Observed) view {
-	v := view{
+func index(o Observed) rowIndex {
+	v := rowIndex{
 		coordinators: map[string]memgraph.Instance{},
 		data:         map[string]memgraph.Instance{},
 		leader:       o.Leader,
@@ -49,7 +57,7 @@ func index(o Observed) view {
 			if row.Role == memgraph.RoleLeader {
 				v.leaders[row.Name] = true
 			}
-			if row.BoltServer == "" && row.Name != o.Leader {
+			if !row.Registered() && row.Name != o.Leader {
 				v.halfJoined[row.Name] = true
 			}
 			continue
@@ -65,21 +73,20 @@ func index(o Observed) view {
 	return v
 }
 
-// coordinatorRegistered: ADDed to Raft. A coordinator that was never ADDed lists itself with an
-// empty bolt_server, so presence alone does not count.
-func (v view) coordinatorRegistered(name string) bool {
+// coordinatorRegistered: ADDed to Raft (memgraph.Instance.Registered).
+func (v rowIndex) coordinatorRegistered(name string) bool {
 	row, ok := v.coordinators[name]
-	return ok && row.BoltServer != ""
+	return ok && row.Registered()
 }
 
 // coordinatorMember: present in the Raft configuration at all (with or without a bolt_server),
 // i.e. still a vote that a shed pod would take away.
-func (v view) coordinatorMember(name string) bool {
+func (v rowIndex) coordinatorMember(name string) bool {
 	_, ok := v.coordinators[name]
 	return ok
 }
 
-func (v view) dataRegistered(name string) bool {
+func (v rowIndex) dataRegistered(name string) bool {
 	_, ok := v.data[name]
 	return ok
 }

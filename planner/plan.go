@@ -30,8 +30,8 @@ func Plan(d topology.Declared, o Observed) Result {
 	p := Progress{
 		Leader:                o.Leader,
 		Main:                  m.name,
-		RetiringCoordinators:  coordinatorNames(r.coordinators),
-		RetiringDataInstances: dataNames(r.data),
+		RetiringCoordinators:  topology.Names(r.coordinators),
+		RetiringDataInstances: topology.Names(r.data),
 	}
 	var cmds []Command
 	cmds = append(cmds, planCoordinatorRegistration(d, v, &p)...)
@@ -51,23 +51,8 @@ func NeedsReplicationLag(d topology.Declared, o Observed) bool {
 	}
 	v := index(o)
 	m := observeMain(v)
-	return m.name != "" && containsData(retiringMembers(d, v).data, m.name)
-}
-
-func coordinatorNames(cs []topology.Coordinator) []string {
-	var names []string
-	for _, c := range cs {
-		names = append(names, c.Name)
-	}
-	return names
-}
-
-func dataNames(ds []topology.DataInstance) []string {
-	var names []string
-	for _, di := range ds {
-		names = append(names, di.Name)
-	}
-	return names
+	_, retires := topology.Find(retiringMembers(d, v).data, m.name)
+	return m.name != "" && retires
 }
 
 // compareMemberNames orders instance_<n> and coordinator_<id> by number, anything else after

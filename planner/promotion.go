@@ -22,7 +22,7 @@ func (m mainState) noMain() bool { return m.name == "" && len(m.unproven) == 0 }
 
 // observeMain looks at every data row, including instances a human registered: one of those
 // may be the MAIN too.
-func observeMain(v view) mainState {
+func observeMain(v rowIndex) mainState {
 	var m mainState
 	for name, row := range v.data {
 		switch {
@@ -47,7 +47,7 @@ func observeMain(v view) mainState {
 // registered yet, and this plan registers it just before: a newly registered instance starts
 // alive). It never targets a retiring instance or one outside the declared set. retiring is the
 // registered part of the data retiring range, widened as retiringMembers widens it.
-func planPromotion(d topology.Declared, v view, m mainState, retiring []topology.DataInstance, p *Progress) []Command {
+func planPromotion(d topology.Declared, v rowIndex, m mainState, retiring []topology.DataInstance, p *Progress) []Command {
 	if !m.noMain() {
 		p.MainUnproven = m.unproven
 		return nil

@@ -9,7 +9,7 @@ import (
 // order, each with exactly its declared identity — the one we are connected to included, since
 // its declared identity is by construction its own --coordinator-hostname and ports. A
 // half-joined member is not added (Memgraph refuses its id) but reported.
-func planCoordinatorRegistration(d topology.Declared, v view, p *Progress) []Command {
+func planCoordinatorRegistration(d topology.Declared, v rowIndex, p *Progress) []Command {
 	var cmds []Command
 	for _, c := range d.Coordinators {
 		switch {
@@ -19,7 +19,7 @@ func planCoordinatorRegistration(d topology.Declared, v view, p *Progress) []Com
 			p.HalfJoined = append(p.HalfJoined, c.Name)
 		default:
 			p.PendingCoordinators = append(p.PendingCoordinators, c.Name)
-			cmds = append(cmds, AddCoordinator{ID: c.ID, Config: coordinatorConfig(c)})
+			cmds = append(cmds, AddCoordinator{ID: c.ID(), Config: coordinatorConfig(c)})
 		}
 	}
 	return cmds
@@ -27,7 +27,7 @@ func planCoordinatorRegistration(d topology.Declared, v view, p *Progress) []Com
 
 // planDataRegistration registers every declared data instance that is not registered, in
 // ordinal order.
-func planDataRegistration(d topology.Declared, v view, p *Progress) []Command {
+func planDataRegistration(d topology.Declared, v rowIndex, p *Progress) []Command {
 	var cmds []Command
 	for _, di := range d.DataInstances {
 		if row, ok := v.data[di.Name]; ok {

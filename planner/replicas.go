@@ -9,7 +9,7 @@ import "github.com/memgraph-hooks/memgraph-hooks/topology"
 func permittedReplicas(d topology.Declared, current topology.Replicas, r retiring) topology.Replicas {
 	var needCoordinators, needData int32
 	if n := len(r.coordinators); n > 0 {
-		needCoordinators = int32(r.coordinators[n-1].ID-topology.FirstCoordinatorID) + 1
+		needCoordinators = int32(r.coordinators[n-1].ID()-topology.FirstCoordinatorID) + 1
 	}
 	if n := len(r.data); n > 0 {
 		needData = int32(r.data[n-1].Ordinal-topology.FirstDataOrdinal) + 1

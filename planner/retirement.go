@@ -20,41 +20,49 @@ type retiring struct {
 // says. "Exactly our identity" is the endpoint no other registration can share — the
 // coordinator_server of a coordinator, the management_server of a data instance — so an
 // instance a human registered under a look-alike name but another address stays untouched.
-func retiringMembers(d topology.Declared, v view) retiring {
-	var r retiring
-	for _, c := range d.RetiringCoordinators {
-		if v.coordinatorMember(c.Name) {
-			r.coordinators = append(r.coordinators, c)
+func retiringMembers(d topology.Declared, v rowIndex) retiring {
+	n := d.Network
+	return retiring{
+		coordinators: retiringOf(d.Coordinators, d.RetiringCoordinators, v.coordinators, topology.FirstCoordinatorID, n.Coordinator),
+		data:         retiringOf(d.DataInstances, d.RetiringDataInstances, v.data, topology.FirstDataOrdinal, n.DataInstance),
+	}
+}
+
+// retiringOf is one role's part of retiringMembers: the members of its retiring range present in
+// rows (the role's rows by name), and every row above the declared ordinals (which start at
+// first) that carries exactly the identity member(ordinal) would have, in ordinal order.
+func retiringOf[M topology.Role](declared, retiringRange []M, rows map[string]memgraph.Instance, first int,
+	member func(ordinal int) M) []M {
+	var out []M
+	for _, m := range retiringRange {
+		if _, ok := rows[m.Core().Name]; ok {
+			out = append(out, m)
 		}
 	}
-	firstCoordinator := topology.FirstCoordinatorID + len(d.Coordinators)
-	for name, row := range v.coordinators {
-		id, ok := topology.ParseCoordinatorName(name)
-		if !ok || id < firstCoordinator || containsCoordinator(d.RetiringCoordinators, name) {
+	firstRetiring := first + len(declared)
+	for name, row := range rows {
+		n, ok := memberNumber(name)
+		if !ok || n < firstRetiring {
 			continue
 		}
-		if c := d.Network.Coordinator(id); row.CoordinatorServer == c.CoordinatorServer {
-			r.coordinators = append(r.coordinators, c)
-		}
-	}
-	for _, di := range d.RetiringDataInstances {
-		if v.dataRegistered(di.Name) {
-			r.data = append(r.data, di)
-		}
-	}
-	firstData := topology.FirstDataOrdinal + len(d.DataInstances)
-	for name, row := range v.data {
-		n, ok := topology.ParseDataInstanceName(name)
-		if !ok || n < firstData || containsData(d.RetiringDataInstances, name) {
+		if _, listed := topology.Find(retiringRange, name); listed {
 			continue
 		}
-		if di := d.Network.DataInstance(n); row.ManagementServer == di.ManagementServer {
-			r.data = append(r.data, di)
+		if m := member(n); m.Core().Name == name && uniqueEndpoint(row) == m.UniqueEndpoint() {
+			out = append(out, m)
 		}
 	}
-	slices.SortFunc(r.coordinators, func(a, b topology.Coordinator) int { return a.ID - b.ID })
-	slices.SortFunc(r.data, func(a, b topology.DataInstance) int { return a.Ordinal - b.Ordinal })
-	return r
+	slices.SortFunc(out, func(a, b M) int { return a.Core().Ordinal - b.Core().Ordinal })
+	return out
+}
+
+// uniqueEndpoint is the endpoint of a row no other registration can share: a coordinator's
+// coordinator_server, a data instance's management_server (topology's UniqueEndpoint).
+func uniqueEndpoint(row memgraph.Instance) string {
+	if row.IsCoordinator() {
+		return row.CoordinatorServer
+	}
+	return row.ManagementServer
 }
 
 // planDataRetirement hands MAIN off a retiring instance when one is MAIN, then unregisters the
@@ -62,10 +70,10 @@ func retiringMembers(d topology.Declared, v view) retiring {
 // planned just before (the hook stops at a failed command, so the UNREGISTER never runs unless
 // the handover landed), and while no row reports a MAIN, none (a dead one may be the MAIN Raft
 // records; a live one may be the MAIN an interrupted handover demoted).
-func planDataRetirement(d topology.Declared, v view, m mainState, members []topology.DataInstance, p *Progress) []Command {
+func planDataRetirement(d topology.Declared, v rowIndex, m mainState, members []topology.DataInstance, p *Progress) []Command {
 	var cmds []Command
 	handedOver := false
-	if m.name != "" && containsData(members, m.name) {
+	if _, retires := topology.Find(members, m.name); m.name != "" && retires {
 		candidates, why := caughtUpSurvivors(d, v, m.name)
 		if len(candidates) == 0 {
 			p.NoCaughtUpSurvivor = why
@@ -101,19 +109,19 @@ func planDataRetirement(d topology.Declared, v view, m mainState, members []topo
 // plan's last command: Raft chooses the successor, so nothing after it could be planned. A
 // retiring leader that was never ADDed (a half-joined member that won an election) first ADDs
 // itself — the one way its application log gets the entry — so that a later pass can remove it.
-func planCoordinatorRetirement(v view, members []topology.Coordinator, p *Progress) []Command {
+func planCoordinatorRetirement(v rowIndex, members []topology.Coordinator, p *Progress) []Command {
 	var cmds, addSelf []Command
 	yield := false
 	for _, c := range members {
 		switch {
 		case c.Name == v.leader:
 			if !v.coordinatorRegistered(c.Name) {
-				addSelf = append(addSelf, AddCoordinator{ID: c.ID, Config: coordinatorConfig(c)})
+				addSelf = append(addSelf, AddCoordinator{ID: c.ID(), Config: coordinatorConfig(c)})
 			}
 			yield = true
 		case v.halfJoined[c.Name]:
 			// REMOVE COORDINATOR of a member missing from the leader's application log ends the
-			// leader process (memgraph-ha.md §11.1).
+			// leader process (Memgraph v3.12.0 coordinator_instance.cpp 930–939).
 			p.HalfJoined = append(p.HalfJoined, c.Name)
 		case v.leaders[c.Name]:
 			// Reported as leader by its row but not the one we are connected to: the view is
@@ -121,7 +129,7 @@ func planCoordinatorRetirement(v view, members []topology.Coordinator, p *Progre
 		case len(v.leaders) == 0:
 			p.LeaderUnknown = true
 		default:
-			cmds = append(cmds, RemoveCoordinator{ID: c.ID})
+			cmds = append(cmds, RemoveCoordinator{ID: c.ID()})
 		}
 	}
 	if yield {
@@ -129,12 +137,4 @@ func planCoordinatorRetirement(v view, members []topology.Coordinator, p *Progre
 		p.YieldPending = true
 	}
 	return cmds
-}
-
-func containsCoordinator(cs []topology.Coordinator, name string) bool {
-	return slices.ContainsFunc(cs, func(c topology.Coordinator) bool { return c.Name == name })
-}
-
-func containsData(ds []topology.DataInstance, name string) bool {
-	return slices.ContainsFunc(ds, func(di topology.DataInstance) bool { return di.Name == name })
 }

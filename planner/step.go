@@ -2,9 +2,9 @@ package planner
 
 import (
 	"errors"
-	"strings"
 
 	"github.com/memgraph-hooks/memgraph-hooks/memgraph"
+	"github.com/memgraph-hooks/memgraph-hooks/topology"
 )
 
 // StepVerdict is what a failed step means for the rest of the pass. Every later step was
@@ -24,13 +24,18 @@ const (
 	// ready (after an election or during a FORCE RESET: "leader couldn't be found"). Leader
 	// discovery on the next pass finds the current leader; nothing failed.
 	StepLeaderMoved
+	// StepRecheck: the refusal alone does not tell; read SHOW INSTANCES on the leader and ask
+	// JudgeRecheck.
+	StepRecheck
 )
 
 // JudgeStep classifies the error a command returned (never nil). A failed handover is always a
-// failure: its error tells what happened to the MAIN, which the status must show.
+// failure: its error tells what happened to the MAIN, which the status must show; so is an ADD
+// already judged half-joined (JudgeRecheck).
 func JudgeStep(cmd Command, err error) StepVerdict {
 	var handover *HandoverError
-	if errors.As(err, &handover) {
+	var halfJoined *HalfJoinedError
+	if errors.As(err, &handover) || errors.As(err, &halfJoined) {
 		return StepFailed
 	}
 	var mgErr *memgraph.Error
@@ -50,13 +55,117 @@ func JudgeStep(cmd Command, err error) StepVerdict {
 		if _, ok := cmd.(SetInstanceToMain); ok {
 			return StepDone
 		}
-	case memgraph.KindAlreadyExists:
+	case memgraph.KindNameExists:
 		// A member registered under the same name is the goal; a conflict on an endpoint
-		// registered under another name is not. ADD COORDINATOR resolves "such id" itself (see
-		// AddCoordinator.Run): it is only the goal when the member is registered, not half-joined.
-		if _, ok := cmd.(RegisterInstance); ok && strings.Contains(mgErr.Message, "such name") {
+		// registered under another name (KindAlreadyExists) is not.
+		if _, ok := cmd.(RegisterInstance); ok {
 			return StepDone
+		}
+	case memgraph.KindIDExists:
+		// The goal only if the member is registered, not half-joined: SHOW INSTANCES tells.
+		if _, ok := cmd.(AddCoordinator); ok {
+			return StepRecheck
 		}
 	}
 	return StepFailed
+}
+
+// JudgeRecheck decides a StepRecheck from SHOW INSTANCES read on the leader right after the
+// refusal (readErr: that read failed) and returns the error to report for a failure. An ADD
+// COORDINATOR refused with "such id already exists" is done when the coordinator is registered
+// (another hook replica added it), and a *HalfJoinedError when it is listed without a
+// bolt_server; a failed read or a missing row leaves the refusal as it is.
+func JudgeRecheck(cmd Command, refusal error, rows []memgraph.Instance, readErr error) (StepVerdict, error) {
+	add, ok := cmd.(AddCoordinator)
+	if !ok || readErr != nil {
+		return StepFailed, refusal
+	}
+	name := topology.CoordinatorName(add.ID)
+	for _, r := range rows {
+		if r.IsCoordinator() && r.Name == name {
+			if r.Registered() {
+				return StepDone, nil
+			}
+			return StepFailed, &HalfJoinedError{Coordinator: name, Err: refusal}
+		}
+	}
+	return StepFailed, refusal
+}
+
+// Reads says what the hook must read on the leader right before a step, for Precondition.
+type Reads int
+
+const (
+	ReadNothing Reads = iota
+	ReadInstances
+	ReadInstancesAndLag // SHOW INSTANCES, then (when it answered) SHOW REPLICATION LAG
+)
+
+// PreconditionReads names the reads Precondition needs before cmd. Only the steps Memgraph
+// refuses outright once the cluster moved since the plan was read (another hook replica elected
+// a MAIN; the coordinators failed over to, or elected, the member being retired) are re-checked;
+// the read costs one query (two for a handover) and precedes only these rare steps.
+func PreconditionReads(cmd Command) Reads {
+	switch cmd.(type) {
+	case Handover:
+		return ReadInstancesAndLag
+	case SetInstanceToMain, ForceResetClusterState, UnregisterInstance, RemoveCoordinator:
+		return ReadInstances
+	}
+	return ReadNothing
+}
+
+// Fresh is what the hook read on the leader right before a step (PreconditionReads).
+type Fresh struct {
+	Instances    []memgraph.Instance
+	InstancesErr error
+	Lag          []memgraph.InstanceLag
+	LagErr       error
+}
+
+// Precondition says why cmd must be skipped on the cluster as it is now (f, read right before
+// the step), or "" to run it. current is the replica counts the plan was made with.
+//
+// A failed SHOW INSTANCES proves nothing: the step runs and its own error says why. A MAIN
+// handover is re-planned from the fresh rows and lag: it runs only if the same handover (same
+// MAIN, same caught-up target) is still what Plan would do, so a survivor that fell behind since
+// the plan was read is never promoted; without a lag read there is no such proof.
+func Precondition(d topology.Declared, current topology.Replicas, cmd Command, f Fresh) string {
+	if f.InstancesErr != nil {
+		return ""
+	}
+	o := Observe(f.Instances, f.Lag, current)
+	v := index(o)
+	switch c := cmd.(type) {
+	case Handover:
+		if f.LagErr != nil {
+			return "SHOW REPLICATION LAG failed right before the handover: " + Explain(f.LagErr)
+		}
+		for _, again := range Plan(d, o).Commands {
+			if again == Command(c) {
+				return ""
+			}
+		}
+		return "the cluster changed since the handover was planned; planning again next pass"
+	case SetInstanceToMain, ForceResetClusterState:
+		if main := observeMain(v).name; main != "" {
+			return main + " is MAIN already"
+		}
+	case UnregisterInstance:
+		switch {
+		case v.data[c.Name].Role == memgraph.RoleMain:
+			return c.Name + " became MAIN"
+		case observeMain(v).name == "":
+			// Plan never unregisters while no row reports a MAIN, and neither may a step planned
+			// before the MAIN went: another writer (a second hook replica, a human) may be
+			// between the DEMOTE and the SET of a handover, and c.Name the demoted MAIN holding
+			// the latest writes, which its restore needs registered.
+			return "no instance is MAIN; " + c.Name + " may hold the latest writes"
+		}
+	case RemoveCoordinator:
+		if name := topology.CoordinatorName(c.ID); v.coordinators[name].Role == memgraph.RoleLeader {
+			return name + " became leader"
+		}
+	}
+	return ""
 }

@@ -15,7 +15,7 @@ import (
 // evidence never counts as caught up: a survivor absent from the lag rows, or lacking one of
 // the MAIN's databases, is not a candidate. Replicas are registered SYNC, so one caught up now
 // stays caught up until the DEMOTE that immediately follows.
-func caughtUpSurvivors(d topology.Declared, v view, main string) ([]string, string) {
+func caughtUpSurvivors(d topology.Declared, v rowIndex, main string) ([]string, string) {
 	if v.lag == nil {
 		return nil, "replication lag was not observed"
 	}
@@ -47,7 +47,7 @@ func caughtUpSurvivors(d topology.Declared, v view, main string) ([]string, stri
 }
 
 // notCaughtUp says why a survivor is not a handover candidate, or "" when it is.
-func notCaughtUp(v view, name string, databases []string) string {
+func notCaughtUp(v rowIndex, name string, databases []string) string {
 	row, ok := v.data[name]
 	switch {
 	case !ok:

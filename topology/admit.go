@@ -21,8 +21,9 @@ const MsgNamespace = "metadata.namespace must be a namespace name: at most 63 lo
 //   - the CRD's OpenAPI schema and the Go twins of its CEL rules, and the namespace's own rule.
 //
 // The result needs no Defaulted: every field with a default is set. When only the rules are
-// broken, the decoded cluster comes back with the *ValidationError, so a caller can name it.
-func Admit(raw []byte) (*MemgraphCluster, error) {
+// broken, the error is a *ValidationError naming the object; when the spec does not even decode,
+// one that does not.
+func Admit(raw []byte) (*Cluster, error) {
 	mc, err := DecodeCluster(raw)
 	if err != nil {
 		return nil, err
@@ -50,7 +51,7 @@ func Admit(raw []byte) (*MemgraphCluster, error) {
 	mc.Spec = MemgraphClusterSpec{}
 	if err := kjson.UnmarshalCaseSensitivePreserveInts(specJSON, &mc.Spec); err != nil {
 		if len(vs) > 0 {
-			return nil, vs.err() // the schema says what is wrong, in the API server's terms
+			return nil, vs.err(nil) // the schema says what is wrong, in the API server's terms
 		}
 		return nil, describeDecodeError(err)
 	}
@@ -58,5 +59,8 @@ func Admit(raw []byte) (*MemgraphCluster, error) {
 		vs.add(true, "metadata.namespace", MsgNamespace)
 	}
 	mc.celRules(&vs)
-	return mc, vs.err()
+	if err := vs.err(mc); err != nil {
+		return nil, err
+	}
+	return admitted(mc), nil
 }

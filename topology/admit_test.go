@@ -2,6 +2,7 @@ package topology
 
 import (
 	"encoding/json"
+	"errors"
 	"strings"
 	"testing"
 
@@ -28,7 +29,7 @@ func TestAdmitDefaultsAbsentAndNullFields(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if diff := cmp.Diff(want, mc.Spec, quantities); diff != "" {
+			if diff := cmp.Diff(want, mc.Spec(), quantities); diff != "" {
 				t.Errorf("admitted spec differs from Defaulted() (-want +got):\n%s", diff)
 			}
 		})
@@ -54,14 +55,18 @@ func TestAdmitJudgesExplicitZeros(t *testing.T) {
 		{"zero volume as a number", `{"storage":{"coordinators":{"logPVCSize":0}}}`, MsgVolumeSize},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := Admit(parentJSON("default", tc.spec))
+			c, err := Admit(parentJSON("default", tc.spec))
 			if diff := cmp.Diff([]string{tc.want}, messagesOf(t, err)); diff != "" {
 				t.Errorf("(-want +got):\n%s", diff)
+			}
+			var invalid *ValidationError
+			if c != nil || !errors.As(err, &invalid) || invalid.Namespace != "default" || invalid.Name != "memgraph" {
+				t.Errorf("Admit = %v, %#v: want no Cluster and an error naming default/memgraph", c, err)
 			}
 		})
 	}
 	mc, err := Admit(parentJSON("default", `{"storage":{"data":{"createLogStorageClaim":false}}}`))
-	if err != nil || *mc.Spec.Storage.Data.CreateLogStorageClaim {
+	if err != nil || *mc.Spec().Storage.Data.CreateLogStorageClaim {
 		t.Errorf("an explicit false must stay false: %v, %v", err, mc)
 	}
 }
@@ -149,7 +154,7 @@ func TestAdmitEveryKnobRoundTrips(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff(everyKnob().Defaulted().Spec, mc.Spec, quantities); diff != "" {
+	if diff := cmp.Diff(everyKnob().Defaulted().Spec, mc.Spec(), quantities); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
 	}
 }

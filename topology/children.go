@@ -14,31 +14,23 @@ import (
 // rendered as given.
 //
 // Each child is a JSON-ready map in the form the API server stores it: no nulls, no top-level
-// status, no creationTimestamp, integers as int64. Defaults are applied first, so a spec that
-// never passed admission renders like one that did. An invalid spec is refused with its
-// *ValidationError rather than rendered into objects Kubernetes or Memgraph would reject.
-func DesiredChildren(mc *MemgraphCluster, replicas Replicas) ([]map[string]any, error) {
-	if mc == nil {
-		return nil, errors.New("no MemgraphCluster to render")
-	}
-	if mc.Name == "" || mc.Namespace == "" {
-		return nil, errors.New("MemgraphCluster needs metadata.name and metadata.namespace to render its children")
+// status, no creationTimestamp, integers as int64. The cluster is admitted (defaulted and
+// valid), so the children are objects Kubernetes and Memgraph accept.
+func DesiredChildren(c *Cluster, replicas Replicas) ([]map[string]any, error) {
+	if c == nil || c.mc == nil {
+		return nil, errors.New("no admitted MemgraphCluster to render")
 	}
 	if replicas.Coordinators < 0 || replicas.DataInstances < 0 {
 		return nil, fmt.Errorf("replica counts must not be negative, got %d coordinators and %d data instances",
 			replicas.Coordinators, replicas.DataInstances)
 	}
-	if err := mc.Validate(); err != nil {
-		return nil, err
-	}
-	d := mc.Defaulted()
-	n := d.Network()
+	mc := c.mc
 	typed := []any{
-		coordinatorStatefulSet(d, n, replicas.Coordinators),
-		dataStatefulSet(d, replicas.DataInstances),
-		coordinatorService(d),
-		dataService(d),
-		clientService(d),
+		coordinatorStatefulSet(mc, c.network, replicas.Coordinators),
+		dataStatefulSet(mc, replicas.DataInstances),
+		coordinatorService(mc),
+		dataService(mc),
+		clientService(mc),
 	}
 	children := make([]map[string]any, 0, len(typed))
 	for _, obj := range typed {

@@ -2,6 +2,7 @@ package topology
 
 import (
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -25,9 +26,19 @@ var renderCases = []struct {
 	{"every-knob", everyKnob, Replicas{Coordinators: 5, DataInstances: 3}},
 }
 
+// admit is NewCluster of a fixture that must be valid.
+func admit(t *testing.T, mc *MemgraphCluster) *Cluster {
+	t.Helper()
+	c, err := NewCluster(mc)
+	if err != nil {
+		t.Fatalf("NewCluster: %v", err)
+	}
+	return c
+}
+
 func render(t *testing.T, mc *MemgraphCluster, r Replicas) []map[string]any {
 	t.Helper()
-	children, err := DesiredChildren(mc, r)
+	children, err := DesiredChildren(admit(t, mc), r)
 	if err != nil {
 		t.Fatalf("DesiredChildren: %v", err)
 	}
@@ -168,25 +179,73 @@ func TestDesiredChildrenRendersReplicasAsGiven(t *testing.T) {
 	}
 }
 
-func TestDesiredChildrenRefusesWhatItCannotRender(t *testing.T) {
+// Nothing that could render into objects Kubernetes or Memgraph would reject becomes a Cluster.
+func TestNewClusterRefusesWhatCannotBeRendered(t *testing.T) {
 	invalid := minimalCluster()
 	invalid.Spec.Coordinators = 4
 	noNamespace := minimalCluster()
 	noNamespace.Namespace = ""
 	for name, tc := range map[string]struct {
 		mc   *MemgraphCluster
+		want string
+	}{
+		"nil cluster":  {nil, "no MemgraphCluster"},
+		"no namespace": {noNamespace, "metadata.namespace"},
+		"invalid spec": {invalid, MsgCoordinators},
+	} {
+		c, err := NewCluster(tc.mc)
+		if c != nil || err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: %v, error %v, want none and an error containing %q", name, c, err, tc.want)
+		}
+	}
+	var invalidErr *ValidationError
+	if _, err := NewCluster(invalid); !errors.As(err, &invalidErr) || invalidErr.Name != "memgraph" || invalidErr.Namespace != "default" {
+		t.Errorf("an invalid spec's error %v does not name the object", err)
+	}
+}
+
+func TestDesiredChildrenRefusesWhatItCannotRender(t *testing.T) {
+	for name, tc := range map[string]struct {
+		c    *Cluster
 		r    Replicas
 		want string
 	}{
-		"nil cluster":      {nil, Replicas{3, 2}, "no MemgraphCluster"},
-		"no namespace":     {noNamespace, Replicas{3, 2}, "metadata.namespace"},
-		"negative replica": {minimalCluster(), Replicas{3, -1}, "must not be negative"},
-		"invalid spec":     {invalid, Replicas{3, 2}, MsgCoordinators},
+		"no cluster":       {nil, Replicas{3, 2}, "no admitted MemgraphCluster"},
+		"a zero cluster":   {&Cluster{}, Replicas{3, 2}, "no admitted MemgraphCluster"},
+		"negative replica": {admit(t, minimalCluster()), Replicas{3, -1}, "must not be negative"},
 	} {
-		_, err := DesiredChildren(tc.mc, tc.r)
+		_, err := DesiredChildren(tc.c, tc.r)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: error %v, want one containing %q", name, err, tc.want)
 		}
+	}
+}
+
+// A Cluster is admitted once: rendering it leaves it as it was, and the object it came from is
+// never changed by admission.
+func TestClusterIsDefaultedOnceAndNeverModified(t *testing.T) {
+	mc := minimalCluster()
+	c := admit(t, mc)
+	if diff := cmp.Diff(minimalCluster(), mc); diff != "" {
+		t.Errorf("NewCluster changed its input (-before +after):\n%s", diff)
+	}
+	before := c.Spec()
+	render(t, minimalCluster(), Replicas{3, 2})
+	if _, err := DesiredChildren(c, Replicas{5, 4}); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(before, c.Spec(), quantities); diff != "" {
+		t.Errorf("rendering changed the cluster (-before +after):\n%s", diff)
+	}
+	if diff := cmp.Diff(minimalCluster().Defaulted().Spec, before, quantities); diff != "" {
+		t.Errorf("admitted spec differs from Defaulted() (-want +got):\n%s", diff)
+	}
+	if c.Network() != (Network{Cluster: "memgraph", Namespace: "default", ClusterDomain: DefaultClusterDomain,
+		Ports: Ports{Bolt: DefaultBoltPort, Management: DefaultManagementPort, Replication: DefaultReplicationPort, Coordinator: DefaultCoordinatorPort}}) {
+		t.Errorf("Network = %+v", c.Network())
+	}
+	if c.Replicas() != (Replicas{DefaultCoordinators, DefaultDataInstances}) || c.TLSSecretName() != "" {
+		t.Errorf("Replicas = %+v, TLS secret %q", c.Replicas(), c.TLSSecretName())
 	}
 }
 

@@ -5,9 +5,9 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 )
 
-// Defaults. Each mirrors a +kubebuilder:default marker in types.go; defaults_test.go proves the
-// generated CRD and these constants agree, so a spec that never passed admission renders exactly
-// like one the API server defaulted.
+// Defaults. Each mirrors a +kubebuilder:default marker in types.go; crd_test.go proves the
+// generated CRD and these constants agree, so a typed spec defaulted here (NewCluster) renders
+// exactly like one the API server defaulted.
 const (
 	DefaultCoordinators          int32 = 3
 	DefaultDataInstances         int32 = 2
@@ -36,7 +36,7 @@ const (
 )
 
 // Defaulted returns a deep copy of mc with every default applied, as the API server would have
-// applied the CRD schema defaults. Zero values count as unset: admission never lets a zero count,
+// applied the CRD schema defaults. NewCluster uses it once; a Cluster never needs it again. Zero values count as unset: admission never lets a zero count,
 // port or probe timing through, so a zero can only mean the field was never defaulted.
 func (mc *MemgraphCluster) Defaulted() *MemgraphCluster {
 	out := mc.DeepCopy()
@@ -103,26 +103,4 @@ func setQuantity(p *resource.Quantity, def string) {
 	if p.IsZero() {
 		*p = resource.MustParse(def)
 	}
-}
-
-// Network returns the naming and addressing of the cluster's members, with defaults applied.
-func (mc *MemgraphCluster) Network() Network {
-	s := mc.Defaulted().Spec
-	return Network{
-		Cluster:       mc.Name,
-		Namespace:     mc.Namespace,
-		ClusterDomain: s.ClusterDomain,
-		Ports: Ports{
-			Bolt:        s.Ports.Bolt,
-			Management:  s.Ports.Management,
-			Replication: s.Ports.Replication,
-			Coordinator: s.Ports.Coordinator,
-		},
-	}
-}
-
-// DeclaredReplicas are the replica counts the spec asks for, with defaults applied.
-func (mc *MemgraphCluster) DeclaredReplicas() Replicas {
-	s := mc.Defaulted().Spec
-	return Replicas{Coordinators: s.Coordinators, DataInstances: s.DataInstances}
 }

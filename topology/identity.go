@@ -2,6 +2,7 @@ package topology
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 )
@@ -41,26 +42,68 @@ type Network struct {
 	Ports         Ports
 }
 
+// Member is the identity every member has, whatever its role.
+type Member struct {
+	Ordinal          int    // the pod's ordinal; a coordinator's Raft id
+	Name             string // coordinator_<id> or instance_<ordinal>, as SHOW INSTANCES names it
+	Pod              string
+	Host             string // the pod's FQDN; a coordinator's --coordinator-hostname
+	BoltServer       string
+	ManagementServer string
+}
+
+// Core returns the role-independent identity.
+func (m Member) Core() Member { return m }
+
 // Coordinator is the declared identity of one coordinator.
 type Coordinator struct {
-	ID                int
-	Name              string // coordinator_<id>, as SHOW INSTANCES names it
-	Pod               string
-	Host              string // the pod's FQDN, its --coordinator-hostname
-	BoltServer        string
+	Member
 	CoordinatorServer string
-	ManagementServer  string
 }
+
+// ID is the coordinator's Raft id, its pod's ordinal.
+func (c Coordinator) ID() int { return c.Ordinal }
+
+// UniqueEndpoint is the endpoint no other registration can share (Memgraph refuses a second
+// coordinator with the same coordinator_server), so a row carrying it is this member.
+func (c Coordinator) UniqueEndpoint() string { return c.CoordinatorServer }
 
 // DataInstance is the declared identity of one data instance.
 type DataInstance struct {
-	Ordinal           int
-	Name              string // instance_<ordinal>
-	Pod               string
-	Host              string
-	BoltServer        string
-	ManagementServer  string
+	Member
 	ReplicationServer string
+}
+
+// UniqueEndpoint is the endpoint no other registration can share (Memgraph refuses a second
+// instance with the same management_server), so a row carrying it is this member.
+func (d DataInstance) UniqueEndpoint() string { return d.ManagementServer }
+
+// Role is a kind of member, for the helpers both roles share.
+// +kubebuilder:object:generate=false
+type Role interface {
+	Coordinator | DataInstance
+	Core() Member
+	UniqueEndpoint() string
+}
+
+// Names lists the members' names, in the given order.
+func Names[M Role](members []M) []string {
+	var names []string
+	for _, m := range members {
+		names = append(names, m.Core().Name)
+	}
+	return names
+}
+
+// Find returns the member called name.
+func Find[M Role](members []M, name string) (M, bool) {
+	for _, m := range members {
+		if m.Core().Name == name {
+			return m, true
+		}
+	}
+	var none M
+	return none, false
 }
 
 // Replicas are StatefulSet replica counts per role.
@@ -93,16 +136,37 @@ func ParseDataInstanceName(name string) (int, bool) { return parseSuffix(name, d
 
 func parseSuffix(name, prefix string) (int, bool) {
 	rest, ok := strings.CutPrefix(name, prefix)
-	if !ok || rest == "" || (len(rest) > 1 && rest[0] == '0') {
+	if !ok {
 		return 0, false
 	}
-	// Digits only: strconv.Atoi would also take "+1", a name we never give a member.
-	if strings.TrimLeft(rest, "0123456789") != "" {
+	n, ok := ParseOrdinal(rest)
+	if !ok || n == math.MaxInt {
 		return 0, false
 	}
-	n, err := strconv.Atoi(rest)
-	if err != nil || n < 0 {
+	return n, true
+}
+
+// PodOrdinal reads the ordinal of a pod of StatefulSet set, named <set>-<ordinal>; ok is false
+// for any other name. An ordinal beyond int's range reads as math.MaxInt (see ParseOrdinal).
+func PodOrdinal(set, pod string) (int, bool) {
+	rest, ok := strings.CutPrefix(pod, set+"-")
+	if !ok {
 		return 0, false
+	}
+	return ParseOrdinal(rest)
+}
+
+// ParseOrdinal reads an ordinal the way StatefulSets and member names write it: decimal digits
+// only, without a sign or a leading zero (strconv.Atoi would also take "+1" and "01", names
+// nobody gives a member). A well-formed number beyond int's range reads as math.MaxInt, beyond
+// any ceiling, so that a caller can tell it from a name that is no ordinal at all.
+func ParseOrdinal(s string) (int, bool) {
+	if s == "" || strings.TrimLeft(s, "0123456789") != "" || len(s) > 1 && s[0] == '0' {
+		return 0, false
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil {
+		return math.MaxInt, true
 	}
 	return n, true
 }
@@ -119,13 +183,15 @@ func (n Network) Coordinator(id int) Coordinator {
 	pod := fmt.Sprintf("%s-%d", set, id)
 	host := n.fqdn(set, pod)
 	return Coordinator{
-		ID:                id,
-		Name:              CoordinatorName(id),
-		Pod:               pod,
-		Host:              host,
-		BoltServer:        hostPort(host, n.Ports.Bolt),
+		Member: Member{
+			Ordinal:          id,
+			Name:             CoordinatorName(id),
+			Pod:              pod,
+			Host:             host,
+			BoltServer:       hostPort(host, n.Ports.Bolt),
+			ManagementServer: hostPort(host, n.Ports.Management),
+		},
 		CoordinatorServer: hostPort(host, n.Ports.Coordinator),
-		ManagementServer:  hostPort(host, n.Ports.Management),
 	}
 }
 
@@ -135,12 +201,14 @@ func (n Network) DataInstance(ordinal int) DataInstance {
 	pod := fmt.Sprintf("%s-%d", set, ordinal)
 	host := n.fqdn(set, pod)
 	return DataInstance{
-		Ordinal:           ordinal,
-		Name:              DataInstanceName(ordinal),
-		Pod:               pod,
-		Host:              host,
-		BoltServer:        hostPort(host, n.Ports.Bolt),
-		ManagementServer:  hostPort(host, n.Ports.Management),
+		Member: Member{
+			Ordinal:          ordinal,
+			Name:             DataInstanceName(ordinal),
+			Pod:              pod,
+			Host:             host,
+			BoltServer:       hostPort(host, n.Ports.Bolt),
+			ManagementServer: hostPort(host, n.Ports.Management),
+		},
 		ReplicationServer: hostPort(host, n.Ports.Replication),
 	}
 }

@@ -1,6 +1,7 @@
 package topology
 
 import (
+	"math"
 	"strconv"
 	"strings"
 	"testing"
@@ -15,24 +16,50 @@ var prodNetwork = Network{
 
 func TestNetworkMembers(t *testing.T) {
 	wantCoord := Coordinator{
-		ID: 2, Name: "coordinator_2", Pod: "graph-coordinator-2",
-		Host:              "graph-coordinator-2.graph-coordinator.prod.svc.corp.internal",
-		BoltServer:        "graph-coordinator-2.graph-coordinator.prod.svc.corp.internal:7688",
+		Member: Member{
+			Ordinal: 2, Name: "coordinator_2", Pod: "graph-coordinator-2",
+			Host:             "graph-coordinator-2.graph-coordinator.prod.svc.corp.internal",
+			BoltServer:       "graph-coordinator-2.graph-coordinator.prod.svc.corp.internal:7688",
+			ManagementServer: "graph-coordinator-2.graph-coordinator.prod.svc.corp.internal:10001",
+		},
 		CoordinatorServer: "graph-coordinator-2.graph-coordinator.prod.svc.corp.internal:12001",
-		ManagementServer:  "graph-coordinator-2.graph-coordinator.prod.svc.corp.internal:10001",
 	}
 	if diff := cmp.Diff(wantCoord, prodNetwork.Coordinator(2)); diff != "" {
 		t.Errorf("Coordinator(2) (-want +got):\n%s", diff)
 	}
 	wantData := DataInstance{
-		Ordinal: 0, Name: "instance_0", Pod: "graph-data-0",
-		Host:              "graph-data-0.graph-data.prod.svc.corp.internal",
-		BoltServer:        "graph-data-0.graph-data.prod.svc.corp.internal:7688",
-		ManagementServer:  "graph-data-0.graph-data.prod.svc.corp.internal:10001",
+		Member: Member{
+			Ordinal: 0, Name: "instance_0", Pod: "graph-data-0",
+			Host:             "graph-data-0.graph-data.prod.svc.corp.internal",
+			BoltServer:       "graph-data-0.graph-data.prod.svc.corp.internal:7688",
+			ManagementServer: "graph-data-0.graph-data.prod.svc.corp.internal:10001",
+		},
 		ReplicationServer: "graph-data-0.graph-data.prod.svc.corp.internal:20001",
 	}
 	if diff := cmp.Diff(wantData, prodNetwork.DataInstance(0)); diff != "" {
 		t.Errorf("DataInstance(0) (-want +got):\n%s", diff)
+	}
+	if got := wantCoord.ID(); got != 2 {
+		t.Errorf("coordinator_2 has Raft id %d", got)
+	}
+	if wantCoord.UniqueEndpoint() != wantCoord.CoordinatorServer || wantData.UniqueEndpoint() != wantData.ManagementServer {
+		t.Errorf("unique endpoints: %q, %q", wantCoord.UniqueEndpoint(), wantData.UniqueEndpoint())
+	}
+}
+
+func TestMembersOfEitherRole(t *testing.T) {
+	d := Declare(prodNetwork, Replicas{Coordinators: 3, DataInstances: 1}, Replicas{Coordinators: 5, DataInstances: 3})
+	if diff := cmp.Diff([]string{"coordinator_4", "coordinator_5"}, Names(d.RetiringCoordinators)); diff != "" {
+		t.Errorf("Names (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{"instance_1", "instance_2"}, Names(d.RetiringDataInstances)); diff != "" {
+		t.Errorf("Names (-want +got):\n%s", diff)
+	}
+	if m, ok := Find(d.DataInstances, "instance_0"); !ok || m.Pod != "graph-data-0" {
+		t.Errorf("Find(instance_0) = %+v, %v", m, ok)
+	}
+	if _, ok := Find(d.Coordinators, "coordinator_4"); ok {
+		t.Error("Find found a retiring coordinator among the declared ones")
 	}
 }
 
@@ -54,6 +81,7 @@ func TestParseNames(t *testing.T) {
 		{"instance", ParseDataInstanceName, "instance_12", 12, true},
 		{"instance suffix", ParseDataInstanceName, "instance_1a", 0, false},
 		{"instance as coordinator", ParseDataInstanceName, "coordinator_1", 0, false},
+		{"instance beyond int", ParseDataInstanceName, "instance_99999999999999999999999", 0, false},
 	} {
 		got, ok := tc.parse(tc.in)
 		if got != tc.want || ok != tc.wantOK {
@@ -66,6 +94,27 @@ func TestParseNames(t *testing.T) {
 		}
 		if got, ok := ParseDataInstanceName(DataInstanceName(id)); !ok || got != id {
 			t.Errorf("instance name round trip for %d: %d, %v", id, got, ok)
+		}
+	}
+}
+
+func TestPodOrdinal(t *testing.T) {
+	for _, tc := range []struct {
+		pod    string
+		want   int
+		wantOK bool
+	}{
+		{"graph-data-0", 0, true},
+		{"graph-data-127", 127, true},
+		{"graph-data-007", 0, false},
+		{"graph-data-", 0, false},
+		{"graph-data-+1", 0, false},
+		{"graph-data-1x", 0, false},
+		{"graph-coordinator-1", 0, false},
+		{"graph-data-99999999999999999999999", math.MaxInt, true}, // beyond any ceiling, yet an ordinal
+	} {
+		if got, ok := PodOrdinal("graph-data", tc.pod); got != tc.want || ok != tc.wantOK {
+			t.Errorf("PodOrdinal(%q) = %d, %v; want %d, %v", tc.pod, got, ok, tc.want, tc.wantOK)
 		}
 	}
 }
@@ -135,7 +184,7 @@ func TestCoordinatorEnvMatchesDeclaredIdentity(t *testing.T) {
 		if idRef != "metadata.labels['apps.kubernetes.io/pod-index']" {
 			t.Errorf("%s reads its id from %v", EnvCoordinatorID, idRef)
 		}
-		n := mc.Network()
+		n := admit(t, mc).Network()
 		for ordinal := start; ordinal < start+5; ordinal++ {
 			pod := sts["metadata"].(map[string]any)["name"].(string) + "-" + strconv.FormatInt(ordinal, 10)
 			host := strings.ReplaceAll(env[EnvCoordinatorHostname]["value"].(string), "$(POD_NAME)", pod)

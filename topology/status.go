@@ -4,8 +4,13 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
-// MemgraphClusterStatus is what the sync hook observed; it is never read back as input.
-// Metacontroller sets observedGeneration itself.
+// The hook reads back one thing of its prior status: each condition's lastTransitionTime, carried
+// over while the condition's status holds (meta.SetStatusCondition), so that a steady cluster's
+// status never changes. Nothing else of it is ever an input to a decision.
+
+// MemgraphClusterStatus is what the sync hook observed; of a prior status, only a condition's
+// lastTransitionTime is kept while its status holds. Metacontroller sets observedGeneration
+// itself.
 type MemgraphClusterStatus struct {
 	// +optional
 	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
@@ -58,8 +63,35 @@ type RolePods struct {
 	Desired int32 `json:"desired"`
 }
 
-// Condition types the hook reports.
+// ConditionType names a condition of MemgraphClusterStatus.
+type ConditionType string
+
+// The conditions the hook reports.
 const (
-	ConditionReady     = "Ready"
-	ConditionConverged = "Converged"
+	// ConditionReady: a MAIN is elected and the leader answers.
+	ConditionReady ConditionType = "Ready"
+	// ConditionConverged: every declared member is registered, nothing is retiring, and the
+	// StatefulSets are at the declared size.
+	ConditionConverged ConditionType = "Converged"
+)
+
+// ConditionReason is the stable, machine-readable reason of a condition.
+type ConditionReason string
+
+// The reasons of Ready and Converged (README.md, "Status", says when each is given).
+const (
+	ReasonWorkloadsNotReady            ConditionReason = "WorkloadsNotReady"
+	ReasonCoordinatorUnreachable       ConditionReason = "CoordinatorUnreachable"
+	ReasonNoCoordinatorLeader          ConditionReason = "NoCoordinatorLeader"
+	ReasonRegistrationInProgress       ConditionReason = "RegistrationInProgress"
+	ReasonRegistrationFailed           ConditionReason = "RegistrationFailed"
+	ReasonAllInstancesRegistered       ConditionReason = "AllInstancesRegistered"
+	ReasonMainElected                  ConditionReason = "MainElected"
+	ReasonNoMainElected                ConditionReason = "NoMainElected"
+	ReasonRetirementInProgress         ConditionReason = "RetirementInProgress"
+	ReasonLeadershipTransferInProgress ConditionReason = "LeadershipTransferInProgress"
+	ReasonNoCaughtUpSurvivor           ConditionReason = "NoCaughtUpSurvivor"
+	ReasonTLSConfigInvalid             ConditionReason = "TLSConfigInvalid"
+	ReasonCoordinatorHalfJoined        ConditionReason = "CoordinatorHalfJoined"
+	ReasonFailoverInProgress           ConditionReason = "FailoverInProgress"
 )

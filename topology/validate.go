@@ -12,7 +12,7 @@ import (
 )
 
 // The Go side of the CRD's x-kubernetes-validations rules. Each message is, word for word, the
-// message of the CEL rule in types.go (validate_test.go checks the generated CRD against this
+// message of the CEL rule in types.go (crd_test.go checks the generated CRD against this
 // list), so the hook reports a spec that skipped admission exactly as admission would have.
 const (
 	MsgClusterName        = "metadata.name must be at most 40 characters of lower-case letters, digits and '-', starting with a letter and ending with a letter or digit: it prefixes the StatefulSets <name>-coordinator and <name>-data and names the client Service; pick a shorter name"
@@ -80,7 +80,10 @@ type Violation struct {
 // ValidationError lists every rule a MemgraphCluster breaks.
 // +kubebuilder:object:generate=false
 type ValidationError struct {
-	Violations []Violation
+	// Namespace and Name are the object's, as decoded (unbounded: Clip before echoing them);
+	// empty when its spec did not even decode.
+	Namespace, Name string
+	Violations      []Violation
 }
 
 func (e *ValidationError) Error() string {
@@ -99,11 +102,15 @@ func (vs *violations) add(broken bool, field, msg string) {
 	}
 }
 
-func (vs violations) err() error {
-	if len(vs) == 0 {
+// err is the *ValidationError of vs, naming mc when it is known (nil: the object did not decode).
+func (vs violations) err(mc *MemgraphCluster) error {
+	switch {
+	case len(vs) == 0:
 		return nil
+	case mc == nil:
+		return &ValidationError{Violations: vs}
 	}
-	return &ValidationError{Violations: vs}
+	return &ValidationError{Namespace: mc.Namespace, Name: mc.Name, Violations: vs}
 }
 
 // Limits on the member counts, mirrored by CEL rules in types.go. The hook also treats them as
@@ -119,11 +126,13 @@ const (
 // its OpenAPI schema (schema.go) and the CEL rules with their exact messages — and returns a
 // *ValidationError naming every violated rule, or nil. A parent read from a hook request is
 // checked by Admit instead, which tells an explicit zero from an absent field.
-func (mc *MemgraphCluster) Validate() error {
-	d := mc.Defaulted()
-	vs := d.specSchemaViolations()
-	d.celRules(&vs)
-	return vs.err()
+func (mc *MemgraphCluster) Validate() error { return mc.Defaulted().validateDefaulted() }
+
+// validateDefaulted is Validate of an object whose defaults are applied.
+func (mc *MemgraphCluster) validateDefaulted() error {
+	vs := mc.specSchemaViolations()
+	mc.celRules(&vs)
+	return vs.err(mc)
 }
 
 // specSchemaViolations checks the spec's JSON form against the CRD's OpenAPI schema.
@@ -201,7 +210,7 @@ func ValidateUpdate(old, new *MemgraphCluster) error {
 		vs.add(!equality.Semantic.DeepEqual(o.Coordinators, n.Coordinators), "spec.storage.coordinators", MsgCoordinatorStorage)
 		vs.add(!equality.Semantic.DeepEqual(o.Data, n.Data), "spec.storage.data", MsgDataStorage)
 	}
-	return vs.err()
+	return vs.err(new)
 }
 
 func hasDuplicate[T comparable](xs []T) bool {

@@ -21,6 +21,7 @@ import (
 
 	"github.com/memgraph-hooks/memgraph-hooks/hooks"
 	"github.com/memgraph-hooks/memgraph-hooks/memgraph"
+	"github.com/memgraph-hooks/memgraph-hooks/memgraph/bolt"
 )
 
 type options struct {
@@ -104,7 +105,7 @@ func run(o options) error {
 		defer world.Close()
 		resolver = chainResolver{o.resolve, world}
 	}
-	pool := memgraph.NewPool(memgraph.PoolOptions{Resolver: resolver, Logger: logger})
+	pool := bolt.NewPool(bolt.PoolOptions{Resolver: resolver, Logger: logger})
 	defer pool.Close()
 
 	reg := prometheus.NewRegistry()

@@ -13,6 +13,7 @@ import (
 
 	"github.com/memgraph-hooks/memgraph-hooks/hooks"
 	"github.com/memgraph-hooks/memgraph-hooks/memgraph"
+	"github.com/memgraph-hooks/memgraph-hooks/memgraph/bolt"
 )
 
 // The README's debugging walk-through: --simulate serves the example cluster, and the example
@@ -23,7 +24,7 @@ func TestSimulateServesTheExampleCluster(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer world.Close()
-	pool := memgraph.NewPool(memgraph.PoolOptions{Resolver: chainResolver{memgraph.StaticResolver{}, world}})
+	pool := bolt.NewPool(bolt.PoolOptions{Resolver: chainResolver{memgraph.StaticResolver{}, world}})
 	defer pool.Close()
 	handler := hooks.NewHandler(hooks.Config{Connector: pool})
 

@@ -19,19 +19,16 @@ func startSimulation(logger *slog.Logger) (*sim.World, error) {
 	if err != nil {
 		return nil, fmt.Errorf("reading the embedded example cluster: %w", err)
 	}
-	cluster, err := topology.DecodeCluster(raw)
+	cluster, err := topology.Admit(raw)
 	if err != nil {
-		return nil, fmt.Errorf("decoding the embedded example cluster: %w", err)
+		return nil, fmt.Errorf("admitting the embedded example cluster: %w", err)
 	}
-	spec := cluster.Defaulted()
-	n := spec.Network()
-	declared := topology.Declare(n, topology.Replicas{
-		Coordinators: spec.Spec.Coordinators, DataInstances: spec.Spec.DataInstances,
-	}, topology.Replicas{})
+	n := cluster.Network()
+	declared := cluster.Declare(topology.Replicas{})
 	world := sim.NewWorld()
 	for _, c := range declared.Coordinators {
 		err := world.StartCoordinator(sim.CoordinatorSpec{
-			ID: c.ID, Host: c.Host, BoltPort: n.Ports.Bolt, ManagementPort: n.Ports.Management, CoordinatorPort: n.Ports.Coordinator,
+			ID: c.ID(), Host: c.Host, BoltPort: n.Ports.Bolt, ManagementPort: n.Ports.Management, CoordinatorPort: n.Ports.Coordinator,
 		})
 		if err != nil {
 			world.Close()

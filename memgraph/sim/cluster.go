@@ -211,8 +211,9 @@ func (w *World) reconcileOnce(c *cluster) {
 	}
 }
 
-// failover promotes the most up-to-date eligible alive replica (memgraph-ha.md §5). It
-// reports whether a new MAIN was committed; otherwise the old MAIN stays MAIN in Raft.
+// failover promotes the most up-to-date eligible alive replica (Memgraph v3.12.0
+// coordinator_instance.cpp, ChooseMostUpToDateInstance). It reports whether a new MAIN was
+// committed; otherwise the old MAIN stays MAIN in Raft.
 func (w *World) failover(c *cluster) bool {
 	if c.leader == 0 || !w.hasQuorum(c) {
 		return false

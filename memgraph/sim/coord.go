@@ -77,9 +77,9 @@ func (w *World) execute(ctx context.Context, in *instance, op *coordOp) bolt.Out
 	return bolt.Outcome{Notifications: note}
 }
 
-// forceReset is FORCE RESET CLUSTER STATE received by coordinator in (memgraph-ha.md §11.3). On
-// the ready leader it makes the leader not ready and does not return until a reconciliation
-// succeeds — at once when Raft has a MAIN, even a dead one; otherwise after a failover, retried
+// forceReset is FORCE RESET CLUSTER STATE received by coordinator in (Memgraph v3.12.0
+// coordinator_instance.cpp 386–538). On the ready leader it makes the leader not ready and does
+// not return until a reconciliation succeeds — at once when Raft has a MAIN, even a dead one; otherwise after a failover, retried
 // with backoff while no replica can be promoted — or the leadership is lost. A follower forwards
 // it to a ready leader and only learns whether it succeeded; a not-ready leader finds no leader.
 func (w *World) forceReset(ctx context.Context, in *instance) bolt.Outcome {

@@ -2,7 +2,8 @@ package sim
 
 import "fmt"
 
-// Memgraph 3.12 texts (memgraph-ha.md §3). Kept verbatim, including Memgraph's own typos.
+// Memgraph 3.12 texts (Memgraph v3.12.0 src/query/interpreter.cpp, CoordQueryHandler and
+// HandleCoordinatorQuery). Kept verbatim, including Memgraph's own typos.
 const (
 	msgCoordinatorOnly  = "Coordinator can run only coordinator queries!"
 	msgExplicitTx       = "Managing coordinators is not allowed in multicommand transactions. A multicommand transaction, also known as an explicit transaction, groups multiple commands into a single atomic operation. Instead, please use an implicit transaction, also known as an auto committing transaction, in order to execute this particularquery. For more details, visit https://memgraph.com/docs"

@@ -1,4 +1,4 @@
-package memgraph_test
+package bolt_test
 
 import (
 	"crypto/tls"

@@ -1,4 +1,4 @@
-package planner
+package hooks
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/memgraph-hooks/memgraph-hooks/memgraph"
+	"github.com/memgraph-hooks/memgraph-hooks/planner"
 )
 
 // scriptedClient records the queries a command runs and refuses those listed in refuse with
@@ -67,29 +68,29 @@ const (
 	qLag     = memgraph.ShowReplicationLagQuery
 )
 
-func TestHandoverRun(t *testing.T) {
-	h := Handover{From: "instance_2", To: "instance_0"}
+func TestHandoverSteps(t *testing.T) {
+	h := planner.Handover{From: "instance_2", To: "instance_0"}
 	// What the leader reports once instance_0 serves as MAIN.
 	served := rows(coords(3, 1), one(mainRow(0), replica(1), replica(2)))
-	servedLag := lag(9, caughtUp(0, 1, 2))
+	servedLag := caughtUpLag(9, 0, 1, 2)
 	noSuch := refusal(memgraph.KindNoSuchInstance, qMain(0), "No instance with such name!")
 	raftFailed := refusal(memgraph.KindRaftWrite, qMain(0), "Writing to Raft log failed. Please retry the operation.")
 
 	t.Run("accepted and serving", func(t *testing.T) {
 		c := &scriptedClient{rows: served, lag: servedLag}
-		if err := h.Run(context.Background(), c); err != nil {
-			t.Fatalf("Run: %v", err)
+		if err := run(context.Background(), c, h); err != nil {
+			t.Fatalf("handover: %v", err)
 		}
 		assertCalls(t, c, qDemote2, qMain(0), qShow, qLag)
 	})
 
 	t.Run("accepted but the new MAIN shows down: not done, nothing undone", func(t *testing.T) {
 		c := &scriptedClient{rows: rows(coords(3, 1), one(data(0, memgraph.HealthDown, memgraph.RoleUnknown), replica(1), replica(2))), lag: servedLag}
-		err := h.Run(context.Background(), c)
+		err := run(context.Background(), c, h)
 		assertCalls(t, c, qDemote2, qMain(0), qShow)
-		var he *HandoverError
+		var he *planner.HandoverError
 		if !errors.As(err, &he) || he.PromoteErr != nil || he.RestoreTried {
-			t.Fatalf("Run = %v, want an unproven *HandoverError without restore", err)
+			t.Fatalf("handover = %v, want an unproven *HandoverError without restore", err)
 		}
 		for _, part := range []string{"instance_0 reports down/unknown", "the coordinators fail over"} {
 			if !strings.Contains(err.Error(), part) {
@@ -100,21 +101,21 @@ func TestHandoverRun(t *testing.T) {
 
 	t.Run("accepted, reported up/main, but not answering as MAIN", func(t *testing.T) {
 		c := &scriptedClient{rows: served} // SHOW REPLICATION LAG: no rows (the MAIN does not answer)
-		err := h.Run(context.Background(), c)
+		err := run(context.Background(), c, h)
 		assertCalls(t, c, qDemote2, qMain(0), qShow, qLag)
-		var he *HandoverError
+		var he *planner.HandoverError
 		if !errors.As(err, &he) || !strings.Contains(he.Unproven, "does not answer as MAIN") {
-			t.Fatalf("Run = %v, want unproven: not answering as MAIN", err)
+			t.Fatalf("handover = %v, want unproven: not answering as MAIN", err)
 		}
 	})
 
 	t.Run("candidate vanished: the old MAIN is restored", func(t *testing.T) {
 		c := &scriptedClient{refuse: map[string]error{qMain(0): noSuch}}
-		err := h.Run(context.Background(), c)
+		err := run(context.Background(), c, h)
 		assertCalls(t, c, qDemote2, qMain(0), qMain(2))
-		var he *HandoverError
+		var he *planner.HandoverError
 		if !errors.As(err, &he) || !he.Restored() || !errors.Is(err, noSuch) {
-			t.Fatalf("Run = %v, want a restored *HandoverError wrapping the refusal", err)
+			t.Fatalf("handover = %v, want a restored *HandoverError wrapping the refusal", err)
 		}
 		for _, part := range []string{"No instance with such name!", "instance_2 restored as MAIN"} {
 			if !strings.Contains(err.Error(), part) {
@@ -126,11 +127,11 @@ func TestHandoverRun(t *testing.T) {
 	t.Run("Raft write failed: restore tried, and its failure leads", func(t *testing.T) {
 		restoreFailed := refusal(memgraph.KindRaftWrite, qMain(2), "Writing to Raft log failed. Please retry the operation.")
 		c := &scriptedClient{refuse: map[string]error{qMain(0): raftFailed, qMain(2): restoreFailed}}
-		err := h.Run(context.Background(), c)
+		err := run(context.Background(), c, h)
 		assertCalls(t, c, qDemote2, qMain(0), qMain(2))
-		var he *HandoverError
+		var he *planner.HandoverError
 		if !errors.As(err, &he) || he.Restored() || !errors.Is(err, restoreFailed) || !strings.Contains(err.Error(), "the cluster has no MAIN") {
-			t.Fatalf("Run = %v, want the failed restore to lead", err)
+			t.Fatalf("handover = %v, want the failed restore to lead", err)
 		}
 	})
 
@@ -145,11 +146,11 @@ func TestHandoverRun(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := &scriptedClient{refuse: map[string]error{qMain(0): tc.err}}
-			err := h.Run(context.Background(), c)
+			err := run(context.Background(), c, h)
 			assertCalls(t, c, qDemote2, qMain(0))
-			var he *HandoverError
+			var he *planner.HandoverError
 			if !errors.As(err, &he) || he.RestoreTried || !errors.Is(err, tc.err) || !strings.Contains(err.Error(), "not restored") {
-				t.Fatalf("Run = %v, want an unrestored *HandoverError wrapping the refusal", err)
+				t.Fatalf("handover = %v, want an unrestored *HandoverError wrapping the refusal", err)
 			}
 		})
 	}
@@ -157,7 +158,7 @@ func TestHandoverRun(t *testing.T) {
 	t.Run("refused demote changes nothing else", func(t *testing.T) {
 		demoteRefused := refusal(memgraph.KindAlreadyReplica, qDemote2, "Instance instance_2 is already a replica!")
 		c := &scriptedClient{refuse: map[string]error{qDemote2: demoteRefused}}
-		err := h.Run(context.Background(), c)
+		err := run(context.Background(), c, h)
 		assertCalls(t, c, qDemote2)
 		if memgraph.KindOf(err) != memgraph.KindAlreadyReplica {
 			t.Errorf("error = %v, want the demote refusal", err)
@@ -168,8 +169,8 @@ func TestHandoverRun(t *testing.T) {
 		ctx, cancel := context.WithCancel(context.Background())
 		defer cancel()
 		c := &scriptedClient{cancelAfter: qDemote2, cancel: cancel, rows: served, lag: servedLag}
-		if err := h.Run(ctx, c); err != nil {
-			t.Fatalf("Run: %v", err)
+		if err := run(ctx, c, h); err != nil {
+			t.Fatalf("handover: %v", err)
 		}
 		assertCalls(t, c, qDemote2, qMain(0), qShow, qLag)
 		if len(c.deadCtx) != 0 {
@@ -186,91 +187,41 @@ func assertCalls(t *testing.T, c *scriptedClient, want ...string) {
 }
 
 func TestAddCoordinatorTellsRegisteredFromHalfJoined(t *testing.T) {
-	add := AddCoordinator{ID: 5, Config: coordinatorConfig(testNet.Coordinator(5))}
-	idExists := refusal(memgraph.KindAlreadyExists, qAdd(5), "Couldn't add coordinator since instance with such id already exists!")
+	add := planner.Plan(declared(5, 2, 5, 2), planner.Observe(rows(coords(4, 1), one(mainRow(0), replica(1))), nil, replicas(5, 2))).Commands[0]
+	x := executor{}
+	idExists := refusal(memgraph.KindIDExists, qAdd(5), "Couldn't add coordinator since instance with such id already exists!")
 
 	c := &scriptedClient{refuse: map[string]error{qAdd(5): idExists}, rows: coords(5, 1)}
-	if err := add.Run(context.Background(), c); err != nil {
-		t.Errorf("id exists and the member is registered (a concurrent writer): %v, want done", err)
+	x.client = c
+	if verdict, err := x.attempt(context.Background(), add); verdict != planner.StepDone || err != nil {
+		t.Errorf("id exists and the member is registered (a concurrent writer): %v, %v, want done", verdict, err)
 	}
 	assertCalls(t, c, qAdd(5), qShow)
 
 	c = &scriptedClient{refuse: map[string]error{qAdd(5): idExists}, rows: rows(coords(4, 1), one(halfJoined(5)))}
-	err := add.Run(context.Background(), c)
-	var hj *HalfJoinedError
-	if !errors.As(err, &hj) || hj.Coordinator != "coordinator_5" || !errors.Is(err, idExists) {
+	x.client = c
+	verdict, err := x.attempt(context.Background(), add)
+	var hj *planner.HalfJoinedError
+	if verdict != planner.StepFailed || !errors.As(err, &hj) || hj.Coordinator != "coordinator_5" || !errors.Is(err, idExists) {
 		t.Errorf("id exists and the member is half-joined: %v, want a *HalfJoinedError", err)
 	}
 
 	mgmtExists := refusal(memgraph.KindAlreadyExists, qAdd(5), "Couldn't add coordinator since instance with such management endpoint already exists!")
 	c = &scriptedClient{refuse: map[string]error{qAdd(5): mgmtExists}}
-	if err := add.Run(context.Background(), c); !errors.Is(err, mgmtExists) {
+	x.client = c
+	if verdict, err := x.attempt(context.Background(), add); verdict != planner.StepFailed || !errors.Is(err, mgmtExists) {
 		t.Errorf("another conflict: %v, want it as is", err)
 	}
 	assertCalls(t, c, qAdd(5))
 }
 
-func TestJudgeStep(t *testing.T) {
-	reg := RegisterInstance{Name: "instance_1"}
-	err := func(kind memgraph.Kind, msg string) error { return &memgraph.Error{Kind: kind, Message: msg} }
-	cases := []struct {
-		name string
-		cmd  Command
-		err  error
-		want StepVerdict
-	}{
-		{"FORCE RESET past its own deadline", ForceResetClusterState{}, err(memgraph.KindTimeout, "no answer"), StepInProgress},
-		{"FORCE RESET lost the leadership", ForceResetClusterState{}, err(memgraph.KindNotLeader, "Force reset failed since the instance is not leader anymore!"), StepLeaderMoved},
-		{"FORCE RESET on a not-ready leader", ForceResetClusterState{}, err(memgraph.KindNoLeader, "…leader couldn't be found!"), StepLeaderMoved},
-		{"a write on a not-ready leader", reg, err(memgraph.KindNoLeader, "…leader couldn't be found!"), StepLeaderMoved},
-		{"a write forwarded after the leader changed", UnregisterInstance{Name: "instance_2"}, err(memgraph.KindForwardFailed, "Request forwarded…"), StepLeaderMoved},
-		{"a concurrent writer registered the name", reg, err(memgraph.KindAlreadyExists, "Couldn't register replica instance since instance with such name already exists!"), StepDone},
-		{"an endpoint registered under another name", reg, err(memgraph.KindAlreadyExists, "Couldn't register replica instance since instance with such management server already exists!"), StepFailed},
-		{"a concurrent writer elected a MAIN", SetInstanceToMain{Name: "instance_0"}, err(memgraph.KindMainExists, "…already a main instance in cluster!"), StepDone},
-		{"ADD refused for a half-joined member", AddCoordinator{ID: 5}, &HalfJoinedError{Coordinator: "coordinator_5", Err: err(memgraph.KindAlreadyExists, "…such id already exists!")}, StepFailed},
-		{"ADD timed out", AddCoordinator{ID: 5}, err(memgraph.KindMembershipTimeout, "Request for adding coordinator 5 reached a timeout!"), StepFailed},
-		{"a handover whose SET met a not-ready leader", Handover{From: "instance_2", To: "instance_0"}, &HandoverError{From: "instance_2", To: "instance_0", PromoteErr: err(memgraph.KindNoLeader, "…")}, StepFailed},
-		{"Raft write failed", reg, err(memgraph.KindRaftWrite, "Writing to Raft log failed. Please retry the operation."), StepFailed},
-		{"another write timed out", reg, err(memgraph.KindTimeout, "no reply"), StepFailed},
-		{"not a memgraph error", reg, errors.New("boom"), StepFailed},
-	}
-	for _, tc := range cases {
-		if got := JudgeStep(tc.cmd, tc.err); got != tc.want {
-			t.Errorf("%s: JudgeStep = %v, want %v", tc.name, got, tc.want)
-		}
-	}
-}
-
-func TestReadLeadership(t *testing.T) {
-	notReady := rows(coords(3, 2), one(replica(0)))
-	for i := range notReady {
-		notReady[i].Health = memgraph.HealthUnknown
-	}
-	for _, tc := range []struct {
-		name   string
-		rows   []memgraph.Instance
-		leader string
-		state  Leadership
-	}{
-		{"ready", rows(coords(3, 2), one(mainRow(0))), "coordinator_2", LeaderReady},
-		{"not ready", notReady, "coordinator_2", LeaderNotReady},
-		{"none", rows(coords(3, 0), one(mainRow(0))), "", NoLeader},
-	} {
-		if leader, state := ReadLeadership(tc.rows); leader != tc.leader || state != tc.state {
-			t.Errorf("%s: ReadLeadership = %q, %v; want %q, %v", tc.name, leader, state, tc.leader, tc.state)
-		}
-	}
-}
-
 func TestCommandsRunTheQueryTheyPrint(t *testing.T) {
-	plan := Plan(declared(5, 3, 5, 4), Observed{
-		Instances: rows(one(freshSelf(5)), one(replica(0), replica(1), replica(2), replica(3))),
-		Leader:    "coordinator_5", Current: replicas(5, 4),
-	})
+	plan := planner.Plan(declared(5, 3, 5, 4), planner.Observe(
+		rows(one(freshSelf(5)), one(replica(0), replica(1), replica(2), replica(3))), nil, replicas(5, 4)))
 	rec := &recordingClient{}
 	for _, cmd := range plan.Commands {
 		before := len(rec.calls)
-		if err := cmd.Run(context.Background(), rec); err != nil {
+		if err := run(context.Background(), rec, cmd); err != nil {
 			t.Fatalf("%s: %v", cmd, err)
 		}
 		if got := rec.calls[before:]; len(got) != 1 || got[0] != cmd.String() {

@@ -1,4 +1,4 @@
-package memgraph
+package bolt
 
 import (
 	"context"
@@ -11,117 +11,127 @@ import (
 
 	"github.com/neo4j/neo4j-go-driver/v5/neo4j"
 	"github.com/neo4j/neo4j-go-driver/v5/neo4j/db"
+
+	"github.com/memgraph-hooks/memgraph-hooks/memgraph"
 )
 
-// boltClient is the Pool's Client for one advertised coordinator address, over TLS when tls is
-// set.
-type boltClient struct {
+// client is the Pool's memgraph.Client for one advertised coordinator address, over TLS when
+// tls is set.
+type client struct {
 	pool    *Pool
 	address string
-	tls     *BoltTLS
+	tls     *memgraph.BoltTLS
 }
 
-var _ Client = (*boltClient)(nil)
-var _ Connector = (*Pool)(nil)
+var _ memgraph.Client = (*client)(nil)
+var _ memgraph.Connector = (*Pool)(nil)
 
-func (c *boltClient) ShowInstances(ctx context.Context) ([]Instance, error) {
-	t, err := c.run(ctx, ShowInstancesQuery, true)
+func (c *client) ShowInstances(ctx context.Context) ([]memgraph.Instance, error) {
+	t, err := c.run(ctx, memgraph.ShowInstancesQuery, true)
 	if err != nil {
 		return nil, err
 	}
-	out, err := parseInstances(t)
-	return out, c.annotate(err, ShowInstancesQuery)
+	out, err := memgraph.ParseInstances(t.keys, t.rows)
+	return out, c.annotate(err, memgraph.ShowInstancesQuery)
 }
 
-func (c *boltClient) ShowReplicationLag(ctx context.Context) ([]InstanceLag, error) {
-	t, err := c.run(ctx, ShowReplicationLagQuery, true)
+func (c *client) ShowReplicationLag(ctx context.Context) ([]memgraph.InstanceLag, error) {
+	t, err := c.run(ctx, memgraph.ShowReplicationLagQuery, true)
 	if err != nil {
 		return nil, err
 	}
-	out, err := parseReplicationLag(t)
-	return out, c.annotate(err, ShowReplicationLagQuery)
+	out, err := memgraph.ParseReplicationLag(t.keys, t.rows)
+	return out, c.annotate(err, memgraph.ShowReplicationLagQuery)
 }
 
-func (c *boltClient) AddCoordinator(ctx context.Context, id int, cfg CoordinatorConfig) error {
-	if err := ValidateCoordinator(id, cfg); err != nil {
+func (c *client) AddCoordinator(ctx context.Context, id int, cfg memgraph.CoordinatorConfig) error {
+	if err := memgraph.ValidateCoordinator(id, cfg); err != nil {
 		return c.annotate(err, "")
 	}
-	return c.write(ctx, AddCoordinatorQuery(id, cfg))
+	return c.write(ctx, memgraph.AddCoordinatorQuery(id, cfg))
 }
 
-func (c *boltClient) RegisterInstance(ctx context.Context, name string, cfg InstanceConfig) error {
-	if err := ValidateInstance(name, cfg); err != nil {
+func (c *client) RegisterInstance(ctx context.Context, name string, cfg memgraph.InstanceConfig) error {
+	if err := memgraph.ValidateInstance(name, cfg); err != nil {
 		return c.annotate(err, "")
 	}
-	return c.write(ctx, RegisterInstanceQuery(name, cfg))
+	return c.write(ctx, memgraph.RegisterInstanceQuery(name, cfg))
 }
 
-func (c *boltClient) SetInstanceToMain(ctx context.Context, name string) error {
-	if err := ValidateInstanceName(name); err != nil {
+func (c *client) SetInstanceToMain(ctx context.Context, name string) error {
+	if err := memgraph.ValidateInstanceName(name); err != nil {
 		return c.annotate(err, "")
 	}
-	return c.write(ctx, SetInstanceToMainQuery(name))
+	return c.write(ctx, memgraph.SetInstanceToMainQuery(name))
 }
 
-func (c *boltClient) DemoteInstance(ctx context.Context, name string) error {
-	if err := ValidateInstanceName(name); err != nil {
+func (c *client) DemoteInstance(ctx context.Context, name string) error {
+	if err := memgraph.ValidateInstanceName(name); err != nil {
 		return c.annotate(err, "")
 	}
-	return c.write(ctx, DemoteInstanceQuery(name))
+	return c.write(ctx, memgraph.DemoteInstanceQuery(name))
 }
 
-func (c *boltClient) UnregisterInstance(ctx context.Context, name string) error {
-	if err := ValidateInstanceName(name); err != nil {
+func (c *client) UnregisterInstance(ctx context.Context, name string) error {
+	if err := memgraph.ValidateInstanceName(name); err != nil {
 		return c.annotate(err, "")
 	}
-	return c.write(ctx, UnregisterInstanceQuery(name))
+	return c.write(ctx, memgraph.UnregisterInstanceQuery(name))
 }
 
-func (c *boltClient) RemoveCoordinator(ctx context.Context, id int) error {
-	if err := ValidateCoordinatorID(id); err != nil {
+func (c *client) RemoveCoordinator(ctx context.Context, id int) error {
+	if err := memgraph.ValidateCoordinatorID(id); err != nil {
 		return c.annotate(err, "")
 	}
-	return c.write(ctx, RemoveCoordinatorQuery(id))
+	return c.write(ctx, memgraph.RemoveCoordinatorQuery(id))
 }
 
-func (c *boltClient) YieldLeadership(ctx context.Context) error {
-	return c.write(ctx, YieldLeadershipQuery)
+func (c *client) YieldLeadership(ctx context.Context) error {
+	return c.write(ctx, memgraph.YieldLeadershipQuery)
 }
 
 // ForceResetClusterState runs under its own PoolOptions.ForceResetTimeout: the query blocks on
 // the leader until reconciliation succeeds or the leadership is lost, and a reconciliation that
 // has nothing to promote retries for as long as it takes.
-func (c *boltClient) ForceResetClusterState(ctx context.Context) error {
+func (c *client) ForceResetClusterState(ctx context.Context) error {
 	timeout := c.pool.opts.ForceResetTimeout
 	own, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	err := c.write(own, ForceResetClusterStateQuery)
-	var e *Error
-	if errors.As(err, &e) && e.Kind == KindTimeout && ctx.Err() == nil {
+	err := c.write(own, memgraph.ForceResetClusterStateQuery)
+	var e *memgraph.Error
+	if errors.As(err, &e) && e.Kind == memgraph.KindTimeout && ctx.Err() == nil {
 		e.Message = fmt.Sprintf("no answer within %v: the leader is still reconciling the cluster (FORCE RESET CLUSTER STATE "+
 			"returns once a MAIN is settled or the leadership is lost)", timeout)
 	}
 	return err
 }
 
-func (c *boltClient) write(ctx context.Context, query string) error {
+func (c *client) write(ctx context.Context, query string) error {
 	_, err := c.run(ctx, query, false)
 	return err
 }
 
-// annotate fills in where a locally produced *Error happened.
-func (c *boltClient) annotate(err error, query string) error {
-	var e *Error
+// annotate fills in where a locally produced *memgraph.Error happened.
+func (c *client) annotate(err error, query string) error {
+	var e *memgraph.Error
 	if errors.As(err, &e) {
 		e.Address, e.Query = c.address, query
 	}
 	return err
 }
 
+// table is a fully read result: column names and rows of driver values (string, int64, nil,
+// bool, float64, []any, map[string]any), as memgraph.ParseInstances and ParseReplicationLag read
+// them.
+type table struct {
+	keys []string
+	rows [][]any
+}
+
 // run sends query as one auto-commit query and reads its whole result. A read whose pooled
 // connection turns out to be dead (the server closed it while idle) is retried once on a fresh
 // connection; writes are never retried, because their outcome is unknown once sent.
-func (c *boltClient) run(ctx context.Context, query string, read bool) (table, error) {
+func (c *client) run(ctx context.Context, query string, read bool) (table, error) {
 	if c.pool.opts.QueryTimeout > 0 {
 		if _, ok := ctx.Deadline(); !ok {
 			var cancel context.CancelFunc
@@ -156,14 +166,14 @@ func (c *boltClient) run(ctx context.Context, query string, read bool) (table, e
 	return t, err
 }
 
-func (c *boltClient) log(ctx context.Context, query, dial string, start time.Time, err error) {
+func (c *client) log(ctx context.Context, query, dial string, start time.Time, err error) {
 	logger := c.pool.opts.Logger
 	if !logger.Enabled(ctx, slog.LevelDebug) {
 		return
 	}
 	attrs := []any{"address", c.address, "dial", dial, "query", query, "duration", time.Since(start)}
 	if err != nil {
-		attrs = append(attrs, "kind", KindOf(err).String(), "error", err)
+		attrs = append(attrs, "kind", memgraph.KindOf(err).String(), "error", err)
 	}
 	logger.DebugContext(ctx, "memgraph: query", attrs...)
 }
@@ -199,32 +209,32 @@ func runOnce(ctx context.Context, driver neo4j.DriverWithContext, query string) 
 	return t, tracker, nil
 }
 
-// classify turns a driver or context error into an *Error.
-func (c *boltClient) classify(ctx context.Context, query string, tracker *phaseTracker, err error) error {
-	e := &Error{Address: c.address, Query: query, Err: err}
+// classify turns a driver or context error into a *memgraph.Error.
+func (c *client) classify(ctx context.Context, query string, tracker *phaseTracker, err error) error {
+	e := &memgraph.Error{Address: c.address, Query: query, Err: err}
 	var ne *db.Neo4jError
 	var usage *neo4j.UsageError
 	switch {
 	case errors.As(err, &ne):
 		// A server reply is authoritative even if the context ended meanwhile.
-		e.Kind, e.Code, e.Message = classify(ne.Code, ne.Msg), ne.Code, ne.Msg
+		e.Kind, e.Code, e.Message = memgraph.Classify(ne.Code, ne.Msg), ne.Code, ne.Msg
 	case ctx.Err() != nil:
 		if tracker.sentRun.Load() {
-			e.Kind, e.Message = KindTimeout, "no reply before the context ended; the query's outcome is unknown"
+			e.Kind, e.Message = memgraph.KindTimeout, "no reply before the context ended; the query's outcome is unknown"
 		} else {
-			e.Kind, e.Message = KindUnreachable, "no connection before the context ended"
+			e.Kind, e.Message = memgraph.KindUnreachable, "no connection before the context ended"
 		}
 		if !errors.Is(err, ctx.Err()) {
 			e.Err = errors.Join(ctx.Err(), err)
 		}
 	case errors.As(err, &usage):
-		e.Kind, e.Message = KindUnknown, usage.Message
+		e.Kind, e.Message = memgraph.KindUnknown, usage.Message
 	case isProtocolError(err):
-		e.Kind, e.Message = KindProtocol, err.Error()
+		e.Kind, e.Message = memgraph.KindProtocol, err.Error()
 	default:
 		// ConnectivityError, dial errors, EOF and resets: the connection could not be made or
 		// was lost.
-		e.Kind, e.Message = KindUnreachable, err.Error()
+		e.Kind, e.Message = memgraph.KindUnreachable, err.Error()
 	}
 	return e
 }

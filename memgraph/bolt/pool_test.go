@@ -1,4 +1,4 @@
-package memgraph_test
+package bolt_test
 
 import (
 	"bytes"
@@ -12,12 +12,13 @@ import (
 	"time"
 
 	"github.com/memgraph-hooks/memgraph-hooks/memgraph"
+	"github.com/memgraph-hooks/memgraph-hooks/memgraph/bolt"
 	"github.com/memgraph-hooks/memgraph-hooks/memgraph/sim"
 )
 
 // proxiedCoordinator starts a bootstrapped 1+1 cluster whose coordinator is reached through a
 // counting proxy.
-func proxiedCoordinator(t *testing.T, cluster string, mutate ...func(*memgraph.PoolOptions)) (*sim.World, *countingProxy, *memgraph.Pool, memgraph.Client) {
+func proxiedCoordinator(t *testing.T, cluster string, mutate ...func(*bolt.PoolOptions)) (*sim.World, *countingProxy, *bolt.Pool, memgraph.Client) {
 	w := newWorld(t)
 	startProcesses(t, w, cluster, 1, 1)
 	addr := coordAddr(cluster, 1)
@@ -60,7 +61,7 @@ func TestPooledConnectionIsReused(t *testing.T) {
 // TestIdleConnectionsAreEvicted: an address unused for IdleTimeout has its connections closed;
 // the next call dials again.
 func TestIdleConnectionsAreEvicted(t *testing.T) {
-	_, proxy, pool, c := proxiedCoordinator(t, "idle", func(o *memgraph.PoolOptions) { o.IdleTimeout = 50 * time.Millisecond })
+	_, proxy, pool, c := proxiedCoordinator(t, "idle", func(o *bolt.PoolOptions) { o.IdleTimeout = 50 * time.Millisecond })
 	eventually(t, "the idle connection to close", func() bool { return proxy.open.Load() == 0 })
 	if s := pool.Stats(); s.Evicted != 1 || s.Addresses != 0 {
 		t.Errorf("stats after eviction = %+v", s)
@@ -76,7 +77,7 @@ func TestIdleConnectionsAreEvicted(t *testing.T) {
 // TestBusyAddressIsNotEvicted: a query slower than IdleTimeout keeps its connection (evicting
 // it would close the driver under the query and fail it).
 func TestBusyAddressIsNotEvicted(t *testing.T) {
-	w, _, _, c := proxiedCoordinator(t, "busy", func(o *memgraph.PoolOptions) { o.IdleTimeout = 20 * time.Millisecond })
+	w, _, _, c := proxiedCoordinator(t, "busy", func(o *bolt.PoolOptions) { o.IdleTimeout = 20 * time.Millisecond })
 	if err := w.SetLatency(coordSpec("busy", 1).Host, 150*time.Millisecond); err != nil {
 		t.Fatal(err)
 	}
@@ -200,7 +201,7 @@ func TestDroppedConnectionRecovers(t *testing.T) {
 // TestLivenessCheckReplacesDeadConnectionBeforeWrite: with a liveness check, a write after the
 // server dropped the idle connection goes out on a fresh one and succeeds.
 func TestLivenessCheckReplacesDeadConnectionBeforeWrite(t *testing.T) {
-	w, proxy, _, c := proxiedCoordinator(t, "live", func(o *memgraph.PoolOptions) { o.LivenessCheckAfter = time.Nanosecond })
+	w, proxy, _, c := proxiedCoordinator(t, "live", func(o *bolt.PoolOptions) { o.LivenessCheckAfter = time.Nanosecond })
 	if err := w.DropConnections(coordSpec("live", 1).Host); err != nil {
 		t.Fatal(err)
 	}
@@ -216,7 +217,7 @@ func TestLivenessCheckReplacesDeadConnectionBeforeWrite(t *testing.T) {
 func TestClosedPool(t *testing.T) {
 	w := newWorld(t)
 	startProcesses(t, w, "cl", 1, 0)
-	pool := memgraph.NewPool(memgraph.PoolOptions{Resolver: w})
+	pool := bolt.NewPool(bolt.PoolOptions{Resolver: w})
 	c := pool.Client(coordAddr("cl", 1))
 	if _, err := c.ShowInstances(testContext(t)); err != nil {
 		t.Fatal(err)
@@ -239,7 +240,7 @@ func TestLoggerAndBasicAuth(t *testing.T) {
 	startProcesses(t, w, "log", 1, 1)
 	var buf syncBuffer
 	logger := slog.New(slog.NewTextHandler(&buf, &slog.HandlerOptions{Level: slog.LevelDebug}))
-	pool := newPool(t, w, func(o *memgraph.PoolOptions) {
+	pool := newPool(t, w, func(o *bolt.PoolOptions) {
 		o.Logger, o.Username, o.Password = logger, "admin", "secret"
 	})
 	ctx := testContext(t)

@@ -1,4 +1,4 @@
-package memgraph
+package bolt
 
 import (
 	"context"
@@ -8,7 +8,7 @@ import (
 
 // driverLog forwards the neo4j driver's own log (dials, pool decisions, dead connections) to
 // the Pool's Logger at debug level: everything it reports as a failure also reaches the
-// caller as an *Error, so at info level it would only repeat those.
+// caller as a *memgraph.Error, so at info level it would only repeat those.
 type driverLog struct{ logger *slog.Logger }
 
 func (d driverLog) enabled() bool { return d.logger.Enabled(context.Background(), slog.LevelDebug) }

@@ -1,7 +1,8 @@
-package memgraph_test
+package bolt_test
 
 import (
 	"context"
+	"errors"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -9,6 +10,7 @@ import (
 	"github.com/neo4j/neo4j-go-driver/v5/neo4j"
 
 	"github.com/memgraph-hooks/memgraph-hooks/memgraph"
+	"github.com/memgraph-hooks/memgraph-hooks/memgraph/bolt"
 	"github.com/memgraph-hooks/memgraph-hooks/memgraph/sim"
 )
 
@@ -213,3 +215,30 @@ func TestExplicitTransactionIsRefused(t *testing.T) {
 }
 
 const explicitTxText = "Managing coordinators is not allowed in multicommand transactions. A multicommand transaction, also known as an explicit transaction, groups multiple commands into a single atomic operation. Instead, please use an implicit transaction, also known as an auto committing transaction, in order to execute this particularquery. For more details, visit https://memgraph.com/docs"
+
+// TestInvalidInputSendsNothing: the Client validates before it even resolves the address, so
+// invalid input reaches neither the resolver nor the network.
+func TestInvalidInputSendsNothing(t *testing.T) {
+	resolved := 0
+	pool := bolt.NewPool(bolt.PoolOptions{Resolver: memgraph.ResolverFunc(func(a string) string { resolved++; return a })})
+	defer pool.Close()
+	c := pool.Client("127.0.0.1:1")
+	ctx := t.Context()
+	errs := map[string]error{
+		"register":   c.RegisterInstance(ctx, "bad name", memgraph.InstanceConfig{BoltServer: "h:1", ManagementServer: "h:2", ReplicationServer: "h:3"}),
+		"add":        c.AddCoordinator(ctx, 0, memgraph.CoordinatorConfig{BoltServer: "h:1", CoordinatorServer: "h:2", ManagementServer: "h:3"}),
+		"main":       c.SetInstanceToMain(ctx, ""),
+		"demote":     c.DemoteInstance(ctx, "x`"),
+		"unregister": c.UnregisterInstance(ctx, "x y"),
+		"remove":     c.RemoveCoordinator(ctx, -1),
+	}
+	for name, err := range errs {
+		var e *memgraph.Error
+		if memgraph.KindOf(err) != memgraph.KindInvalidArgument || !errors.As(err, &e) || e.Address != "127.0.0.1:1" {
+			t.Errorf("%s: got %v, want KindInvalidArgument naming the address", name, err)
+		}
+	}
+	if resolved != 0 || pool.Stats().Opened != 0 {
+		t.Errorf("invalid input reached the resolver %d times and opened %d drivers", resolved, pool.Stats().Opened)
+	}
+}

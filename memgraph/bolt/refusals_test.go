@@ -1,4 +1,4 @@
-package memgraph_test
+package bolt_test
 
 import (
 	"errors"
@@ -10,6 +10,7 @@ import (
 	"github.com/neo4j/neo4j-go-driver/v5/neo4j"
 
 	"github.com/memgraph-hooks/memgraph-hooks/memgraph"
+	"github.com/memgraph-hooks/memgraph-hooks/memgraph/bolt"
 	"github.com/memgraph-hooks/memgraph-hooks/memgraph/sim"
 )
 
@@ -37,7 +38,8 @@ func wantRefusal(t *testing.T, w *sim.World, err error, kind memgraph.Kind, mess
 }
 
 // TestRefusals sends every refusal Memgraph 3.12 gives to the client's commands and checks
-// the Kind and the verbatim message (phases per memgraph-ha.md §3.10).
+// the Kind and the verbatim message, in the phase Memgraph v3.12.0 PrepareCoordinatorQuery
+// reports it (shape errors on RUN, outcomes on PULL).
 func TestRefusals(t *testing.T) {
 	w := newWorld(t)
 	startProcesses(t, w, "r", 3, 3)
@@ -57,7 +59,7 @@ func TestRefusals(t *testing.T) {
 		{"duplicate instance name", func() error {
 			cfg := instanceConfig("r", 2)
 			return leader.RegisterInstance(ctx, "instance_1", cfg)
-		}, memgraph.KindAlreadyExists, "Couldn't register replica instance since instance with such name already exists!", "PULL"},
+		}, memgraph.KindNameExists, "Couldn't register replica instance since instance with such name already exists!", "PULL"},
 		{"duplicate management server", func() error {
 			cfg := instanceConfig("r", 2)
 			cfg.ManagementServer = instanceConfig("r", 0).ManagementServer
@@ -70,7 +72,7 @@ func TestRefusals(t *testing.T) {
 		}, memgraph.KindAlreadyExists, "Couldn't register replica instance since instance with such replication endpoint already exists!", "PULL"},
 		{"duplicate coordinator id", func() error {
 			return leader.AddCoordinator(ctx, 2, coordConfig("r", 2))
-		}, memgraph.KindAlreadyExists, "Couldn't add coordinator since instance with such id already exists!", "PULL"},
+		}, memgraph.KindIDExists, "Couldn't add coordinator since instance with such id already exists!", "PULL"},
 		{"coordinator never joins", func() error {
 			return leader.AddCoordinator(ctx, 7, memgraph.CoordinatorConfig{BoltServer: "nowhere:7687", CoordinatorServer: "nowhere:12000", ManagementServer: "nowhere:10000"})
 		}, memgraph.KindMembershipTimeout, "Request for adding coordinator 7 reached a timeout!", "PULL"},
@@ -221,7 +223,7 @@ func TestKilledCoordinatorIsUnreachable(t *testing.T) {
 func TestForceResetRunsUnderItsOwnDeadline(t *testing.T) {
 	w, clock := newManualWorld(t)
 	startProcesses(t, w, "fr", 3, 2)
-	pool := newPool(t, w, func(o *memgraph.PoolOptions) { o.ForceResetTimeout = 200 * time.Millisecond })
+	pool := newPool(t, w, func(o *bolt.PoolOptions) { o.ForceResetTimeout = 200 * time.Millisecond })
 	ctx := testContext(t)
 	bootstrap(t, ctx, pool, "fr", 3, 2)
 	c := pool.Client(coordAddr("fr", 1))

@@ -1,4 +1,9 @@
-package memgraph
+// Package bolt is the production memgraph.Connector: a pool of neo4j driver connections to the
+// coordinators, the Bolt client that runs coordinator queries on them (read-only reads retried
+// once on a dead pooled connection, writes never), the driver's log, and TLS dialing verified
+// against a cluster's CA. It is the only package that imports the neo4j driver; everything it
+// returns is a memgraph type.
+package bolt
 
 import (
 	"context"
@@ -11,6 +16,8 @@ import (
 
 	"github.com/neo4j/neo4j-go-driver/v5/neo4j"
 	"github.com/neo4j/neo4j-go-driver/v5/neo4j/config"
+
+	"github.com/memgraph-hooks/memgraph-hooks/memgraph"
 )
 
 // Defaults of PoolOptions.
@@ -28,8 +35,8 @@ const closeTimeout = 2 * time.Second
 
 // PoolOptions configures a Pool. The zero value is usable: identity resolution, no auth, defaults.
 type PoolOptions struct {
-	// Resolver maps advertised addresses to dialable ones; nil means IdentityResolver.
-	Resolver Resolver
+	// Resolver maps advertised addresses to dialable ones; nil means memgraph.IdentityResolver.
+	Resolver memgraph.Resolver
 	// IdleTimeout: the connections to an address nobody queried for this long are closed
 	// (default DefaultIdleTimeout).
 	IdleTimeout time.Duration
@@ -61,7 +68,7 @@ type PoolOptions struct {
 
 func (o PoolOptions) withDefaults() PoolOptions {
 	if o.Resolver == nil {
-		o.Resolver = IdentityResolver{}
+		o.Resolver = memgraph.IdentityResolver{}
 	}
 	if o.IdleTimeout <= 0 {
 		o.IdleTimeout = DefaultIdleTimeout
@@ -114,11 +121,11 @@ type poolKey struct {
 	tlsTrust [32]byte
 }
 
-func keyFor(dial, address string, t *BoltTLS) poolKey {
+func keyFor(dial, address string, t *memgraph.BoltTLS) poolKey {
 	if t == nil {
 		return poolKey{dial: dial}
 	}
-	return poolKey{dial: dial, tlsHost: hostOf(address), tlsTrust: t.id}
+	return poolKey{dial: dial, tlsHost: hostOf(address), tlsTrust: t.Fingerprint()}
 }
 
 type poolEntry struct {
@@ -179,8 +186,8 @@ func NewPool(opts PoolOptions) *Pool {
 
 // Client returns a Client for the coordinator advertised at address ("host:port"). It is
 // cheap: connections are made, and the address resolved, when a query runs.
-func (p *Pool) Client(address string) Client {
-	return &boltClient{pool: p, address: address}
+func (p *Pool) Client(address string) memgraph.Client {
+	return &client{pool: p, address: address}
 }
 
 // Stats reports the pool's current state.
@@ -191,7 +198,7 @@ func (p *Pool) Stats() PoolStats {
 }
 
 // Close closes every connection (sending Bolt GOODBYE) and stops the janitor. Calls made after
-// Close fail with KindClosed. Close is idempotent.
+// Close fail with memgraph.KindClosed. Close is idempotent.
 func (p *Pool) Close() error {
 	p.mu.Lock()
 	if p.closed {
@@ -215,18 +222,18 @@ func (p *Pool) Close() error {
 // acquire returns the entry for a dialed address (advertised as address, reached over TLS when
 // t is set), opening its driver on first use, and marks it in use so the janitor leaves it alone
 // until release. ctx is the caller's, for the log.
-func (p *Pool) acquire(ctx context.Context, dial, address string, t *BoltTLS) (*poolEntry, error) {
+func (p *Pool) acquire(ctx context.Context, dial, address string, t *memgraph.BoltTLS) (*poolEntry, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.closed {
-		return nil, &Error{Kind: KindClosed, Message: "the connection pool is closed"}
+		return nil, &memgraph.Error{Kind: memgraph.KindClosed, Message: "the connection pool is closed"}
 	}
 	key := keyFor(dial, address, t)
 	e := p.entries[key]
 	if e == nil {
 		driver, err := p.newDriver(dial, address, t)
 		if err != nil {
-			return nil, &Error{Kind: KindInvalidArgument, Message: "cannot dial " + dial, Err: err}
+			return nil, &memgraph.Error{Kind: memgraph.KindInvalidArgument, Message: "cannot dial " + dial, Err: err}
 		}
 		e = &poolEntry{driver: driver, gate: make(chan struct{}, 1)}
 		p.entries[key] = e
@@ -245,13 +252,13 @@ func (p *Pool) release(e *poolEntry) {
 }
 
 // newDriver opens a driver for dial. Over TLS it uses the bolt+ssc scheme only so that the driver
-// leaves verification to BoltTLS.clientConfig, which checks the chain against the CA for the
+// leaves verification to clientConfig, which checks the chain against the CA for the
 // advertised host (the driver would check the dialed one).
-func (p *Pool) newDriver(dial, address string, t *BoltTLS) (neo4j.DriverWithContext, error) {
+func (p *Pool) newDriver(dial, address string, t *memgraph.BoltTLS) (neo4j.DriverWithContext, error) {
 	if t == nil {
 		return neo4j.NewDriverWithContext("bolt://"+dial, p.auth(), p.configure)
 	}
-	tlsConfig := t.clientConfig(address)
+	tlsConfig := clientConfig(t, address)
 	return neo4j.NewDriverWithContext("bolt+ssc://"+dial, p.auth(), p.configure, func(c *config.Config) {
 		c.TlsConfig = tlsConfig
 	})

@@ -1,4 +1,4 @@
-package memgraph_test
+package bolt_test
 
 import (
 	"fmt"
@@ -8,6 +8,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/memgraph-hooks/memgraph-hooks/memgraph"
+	"github.com/memgraph-hooks/memgraph-hooks/memgraph/bolt"
 )
 
 // TestConcurrentClustersSharePool runs many goroutines against several simulated clusters
@@ -18,7 +19,7 @@ import (
 func TestConcurrentClustersSharePool(t *testing.T) {
 	const clusters, writers, readers, rounds = 3, 4, 4, 5
 	w := newWorld(t)
-	pool := newPool(t, w, func(o *memgraph.PoolOptions) { o.MaxConnsPerAddress = 3 })
+	pool := newPool(t, w, func(o *bolt.PoolOptions) { o.MaxConnsPerAddress = 3 })
 	ctx := testContext(t)
 	names := make([]string, clusters)
 	for i := range names {

@@ -1,4 +1,4 @@
-package memgraph_test
+package bolt_test
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/memgraph-hooks/memgraph-hooks/memgraph"
+	"github.com/memgraph-hooks/memgraph-hooks/memgraph/bolt"
 	"github.com/memgraph-hooks/memgraph-hooks/memgraph/sim"
 )
 
@@ -72,7 +73,7 @@ func startProcesses(t testing.TB, w *sim.World, cluster string, coords, data int
 
 // bootstrap does what the hook does for a new cluster, through coordinator 1: ADD every
 // coordinator (itself first), REGISTER every data instance, and make instance_1 MAIN.
-func bootstrap(t testing.TB, ctx context.Context, pool *memgraph.Pool, cluster string, coords, data int) {
+func bootstrap(t testing.TB, ctx context.Context, pool *bolt.Pool, cluster string, coords, data int) {
 	t.Helper()
 	c := pool.Client(coordAddr(cluster, 1))
 	for id := 1; id <= coords; id++ {
@@ -107,12 +108,12 @@ func newManualWorld(t testing.TB) (*sim.World, *sim.ManualClock) {
 
 // newPool returns a Pool resolving through r, closed at the end of the test (before the world,
 // since cleanups run last-in first-out).
-func newPool(t testing.TB, r memgraph.Resolver, mutate ...func(*memgraph.PoolOptions)) *memgraph.Pool {
-	opts := memgraph.PoolOptions{Resolver: r}
+func newPool(t testing.TB, r memgraph.Resolver, mutate ...func(*bolt.PoolOptions)) *bolt.Pool {
+	opts := bolt.PoolOptions{Resolver: r}
 	for _, m := range mutate {
 		m(&opts)
 	}
-	p := memgraph.NewPool(opts)
+	p := bolt.NewPool(opts)
 	t.Cleanup(func() {
 		if err := p.Close(); err != nil {
 			t.Errorf("Pool.Close: %v", err)

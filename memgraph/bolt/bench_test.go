@@ -1,19 +1,19 @@
-package memgraph_test
+package bolt_test
 
 import (
 	"context"
 	"testing"
 
-	"github.com/memgraph-hooks/memgraph-hooks/memgraph"
+	"github.com/memgraph-hooks/memgraph-hooks/memgraph/bolt"
 )
 
 // benchCluster is a bootstrapped 3+3 cluster; benchmarks query coordinator 1 (the leader).
-func benchCluster(b *testing.B) (*memgraph.Pool, func() *memgraph.Pool, string) {
+func benchCluster(b *testing.B) (*bolt.Pool, func() *bolt.Pool, string) {
 	w := newWorld(b)
 	startProcesses(b, w, "bench", 3, 3)
 	pool := newPool(b, w)
 	bootstrap(b, context.Background(), pool, "bench", 3, 3)
-	fresh := func() *memgraph.Pool { return memgraph.NewPool(memgraph.PoolOptions{Resolver: w}) }
+	fresh := func() *bolt.Pool { return bolt.NewPool(bolt.PoolOptions{Resolver: w}) }
 	return pool, fresh, coordAddr("bench", 1)
 }
 

@@ -1,0 +1,237 @@
+package planner
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/memgraph-hooks/memgraph-hooks/topology"
+)
+
+// Outcome is what one sync pass found and did, one field per stage (a stage that ended the pass
+// leaves the later ones zero). The hook fills it; Verdict ranks it into the status conditions.
+type Outcome struct {
+	Declared topology.Declared
+
+	// The gates before any Bolt query: spec.tls cannot be honoured; declared pods not Ready.
+	TLSProblem  string
+	WaitingPods []string
+
+	// Discovery is leader discovery's result; zero when the budget ran out before any
+	// coordinator was asked.
+	Discovery Discovery
+	// LeaderErr: reading the leader's own table, or its replication lag, failed.
+	LeaderErr error
+	// LeaderNotReady names the leader that answered its local Raft copy (LeaderNotReady).
+	LeaderNotReady string
+
+	// Plan is the plan the pass stands on: made on the leader's own view, or on the follower's
+	// view that settled the pass (Settled). Zero when the pass ended before one.
+	Plan Result
+	// Replicas are the replica counts the hook returns: the plan's, or Hold while none stands.
+	Replicas  topology.Replicas
+	DryRun    bool
+	Execution Execution
+
+	// Latest is the latest SHOW INSTANCES a ready leader answered: the discovery view, the
+	// leader's own, or the one read after the steps ran. Now is the progress a plan made on it
+	// reports (Plan.Progress unless the steps ran).
+	Latest View
+	Now    Progress
+
+	// WorkloadsSettled: both StatefulSets are at the declared size and their controller caught up.
+	WorkloadsSettled bool
+}
+
+// Condition is one status condition as the verdict decides it.
+type Condition struct {
+	Status  metav1.ConditionStatus
+	Reason  topology.ConditionReason
+	Message string
+}
+
+// Verdicts are the two conditions and when Metacontroller should sync again.
+type Verdicts struct {
+	Ready, Converged   Condition
+	ResyncAfterSeconds float64
+}
+
+// Resync delays (seconds) by situation: short while anything is pending, long when converged, so
+// a registration a pod loses (fresh volume, wiped state) is re-issued without any watch event.
+const (
+	ResyncBudgetExhausted = 1
+	ResyncProgressing     = 2
+	ResyncWaiting         = 5
+	ResyncConverged       = 30
+)
+
+// Verdict ranks what blocks the cluster into Ready and Converged: the earliest stage that stopped
+// the pass speaks for both; past discovery, Ready tells whether a MAIN is elected and Converged
+// names the first blocker in this order: a leader read that failed, a step that failed or did
+// not finish, half-joined coordinators, a retiring MAIN without a caught-up survivor, a yield,
+// retirement, the budget, pending registrations, a dry run, StatefulSets not yet at the
+// declared size. What the steps changed is judged on Now, what the plan set out to do on Plan.
+func Verdict(o Outcome) Verdicts {
+	switch {
+	case o.TLSProblem != "":
+		// Checked before the pods: a missing or unusable Secret is usually why they are not Ready.
+		return both(isFalse(topology.ReasonTLSConfigInvalid, "%s", o.TLSProblem), ResyncWaiting)
+	case len(o.WaitingPods) > 0:
+		return both(isFalse(topology.ReasonWorkloadsNotReady, "waiting for %s to be Ready: %s",
+			describeCount(len(o.WaitingPods), "pod"), listNames(o.WaitingPods)), ResyncWaiting)
+	case o.Discovery.Asked == 0:
+		return both(isFalse(topology.ReasonRegistrationInProgress,
+			"the sync budget ran out before the coordinators were asked; continuing on the next sync"), ResyncBudgetExhausted)
+	case !o.Discovery.Found() && !o.Discovery.Reachable:
+		return both(isFalse(topology.ReasonCoordinatorUnreachable, "no coordinator answered SHOW INSTANCES: %s",
+			listNames(o.Discovery.Problems)), ResyncWaiting)
+	case !o.Discovery.Found() && o.Discovery.NotReady != "":
+		return both(notReady(o.Discovery.NotReady), ResyncProgressing)
+	case !o.Discovery.Found():
+		return both(isFalse(topology.ReasonNoCoordinatorLeader, "coordinators answer but none names a leader: %s",
+			listNames(o.Discovery.Problems)), ResyncWaiting)
+	case o.LeaderNotReady != "":
+		return both(notReady(o.LeaderNotReady), ResyncProgressing)
+	}
+	converged, resync := o.converged()
+	return Verdicts{Ready: o.ready(), Converged: converged, ResyncAfterSeconds: resync}
+}
+
+func both(c Condition, resync float64) Verdicts {
+	return Verdicts{Ready: c, Converged: c, ResyncAfterSeconds: resync}
+}
+
+// notReady: a leader that has not finished reconciling answers its local Raft copy with every
+// health unknown and refuses every write; that is no leader yet, not news about instances.
+func notReady(leader string) Condition {
+	return isFalse(topology.ReasonNoCoordinatorLeader, "%s leads but is not ready yet (it is reconciling after an election or a "+
+		"FORCE RESET and reports every health unknown); nothing is planned until it is", leader)
+}
+
+func (o Outcome) ready() Condition {
+	switch {
+	case o.LeaderErr != nil:
+		return isFalse(topology.ReasonCoordinatorUnreachable, "leader %s: %s", o.Discovery.View.Leader, Explain(o.LeaderErr))
+	case o.Now.Main != "":
+		return isTrue(topology.ReasonMainElected, "%s is MAIN; %s leads the coordinators", o.Now.Main, o.Latest.Leader)
+	}
+	return isFalse(topology.ReasonNoMainElected, "no data instance is MAIN; %s leads the coordinators", o.Latest.Leader)
+}
+
+func (o Outcome) converged() (Condition, float64) {
+	planned, now, stop := o.Plan.Progress, o.Now, o.Execution.Stopped
+	switch {
+	case o.LeaderErr != nil:
+		return isFalse(topology.ReasonCoordinatorUnreachable, "leader %s: %s", o.Discovery.View.Leader, Explain(o.LeaderErr)), ResyncWaiting
+	case stop != nil && stop.Verdict == StepFailed:
+		var halfJoined *HalfJoinedError
+		if errors.As(stop.Err, &halfJoined) {
+			return halfJoinedCondition([]string{halfJoined.Coordinator}), ResyncWaiting
+		}
+		return isFalse(topology.ReasonRegistrationFailed, "%s failed: %s", stop.Query, Explain(stop.Err)), ResyncWaiting
+	case stop != nil && stop.Verdict == StepInProgress:
+		return isFalse(topology.ReasonFailoverInProgress, "%s is still running on %s: the leader is settling the MAIN (Memgraph "+
+			"promotes the most up-to-date replica); re-observing on the next sync", stop.Query, o.Latest.Leader), ResyncProgressing
+	case stop != nil:
+		return isFalse(topology.ReasonLeadershipTransferInProgress, "%s did not run: %s; finding the leader again on the next sync",
+			stop.Query, Explain(stop.Err)), ResyncProgressing
+	case len(now.HalfJoined) > 0:
+		return halfJoinedCondition(now.HalfJoined), ResyncWaiting
+	case planned.NoCaughtUpSurvivor != "":
+		return isFalse(topology.ReasonNoCaughtUpSurvivor, "%s", planned.NoCaughtUpSurvivor), ResyncWaiting
+	case planned.YieldPending || now.YieldPending:
+		return isFalse(topology.ReasonLeadershipTransferInProgress, "%s is retiring and yields leadership; waiting for a new leader",
+			o.Discovery.View.Leader), ResyncProgressing
+	case len(now.RetiringCoordinators)+len(now.RetiringDataInstances) > 0:
+		return isFalse(topology.ReasonRetirementInProgress, "retiring %s",
+			listNames(append(append([]string{}, now.RetiringCoordinators...), now.RetiringDataInstances...))), ResyncProgressing
+	case len(o.Declared.RetiringCoordinators)+len(o.Declared.RetiringDataInstances) > 0:
+		// A StatefulSet is still above its declared count, though no member of it is registered.
+		retiring := append(topology.Names(o.Declared.RetiringCoordinators), topology.Names(o.Declared.RetiringDataInstances)...)
+		return isFalse(topology.ReasonRetirementInProgress, "unregistered %s; waiting for their pods to go", listNames(retiring)), ResyncProgressing
+	case o.Execution.BudgetExhausted:
+		return isFalse(topology.ReasonRegistrationInProgress, "the sync budget ran out after %d of %d steps; continuing on the next sync",
+			len(o.Execution.Ran), len(o.Plan.Commands)), ResyncBudgetExhausted
+	case len(now.PendingCoordinators)+len(now.PendingDataInstances) > 0:
+		return isFalse(topology.ReasonRegistrationInProgress, "registering %s",
+			listNames(append(append([]string{}, now.PendingCoordinators...), now.PendingDataInstances...))), ResyncProgressing
+	case o.DryRun && len(o.Plan.Commands) > 0:
+		return isFalse(topology.ReasonRegistrationInProgress, "dry run: %d planned steps not executed", len(o.Plan.Commands)), ResyncProgressing
+	case !o.WorkloadsSettled:
+		return isFalse(topology.ReasonWorkloadsNotReady, "StatefulSets are not yet at %d coordinators and %d data instances",
+			len(o.Declared.Coordinators), len(o.Declared.DataInstances)), ResyncWaiting
+	}
+	return isTrue(topology.ReasonAllInstancesRegistered, "%s and %s registered%s",
+		describeCount(len(o.Declared.Coordinators), "coordinator"),
+		describeCount(len(o.Declared.DataInstances), "data instance"), driftNote(now.Drift)), ResyncConverged
+}
+
+// halfJoinedCondition names Raft members the leader's application log lacks: a human has to
+// act, and must know why the hook will not.
+func halfJoinedCondition(names []string) Condition {
+	verb := "is a Raft member"
+	if len(names) > 1 {
+		verb = "are Raft members"
+	}
+	return isFalse(topology.ReasonCoordinatorHalfJoined, "%s %s without a bolt_server (half-joined: ADD COORDINATOR timed out and "+
+		"the join completed later). The hook will not remove it: removing a half-joined member would stop the leader "+
+		"process. Memgraph refuses to add it again (its id exists); it is registered once it leads (the hook then adds it "+
+		"as itself)", listNames(names), verb)
+}
+
+// driftNote tells of registrations whose addresses differ from the declared ones: the hook
+// does not rewrite them (see the package doc), so a human should know.
+func driftNote(drift []Drift) string {
+	if len(drift) == 0 {
+		return ""
+	}
+	var parts []string
+	for _, d := range drift {
+		parts = append(parts, fmt.Sprintf("%s %s is %q, declared %q", d.Name, d.Field, d.Observed, d.Declared))
+	}
+	return "; registered with other addresses than declared (not rewritten): " + listNames(parts)
+}
+
+// MaxMessage bounds a condition message; lists inside it are bounded by maxListed.
+const (
+	MaxMessage = 512
+	maxListed  = 5
+)
+
+func isTrue(reason topology.ConditionReason, format string, args ...any) Condition {
+	return Condition{metav1.ConditionTrue, reason, bound(fmt.Sprintf(format, args...))}
+}
+
+func isFalse(reason topology.ConditionReason, format string, args ...any) Condition {
+	return Condition{metav1.ConditionFalse, reason, bound(fmt.Sprintf(format, args...))}
+}
+
+// listNames renders at most maxListed names, then how many more there are.
+func listNames(names []string) string {
+	if len(names) <= maxListed {
+		return strings.Join(names, ", ")
+	}
+	return fmt.Sprintf("%s and %d more", strings.Join(names[:maxListed], ", "), len(names)-maxListed)
+}
+
+func bound(msg string) string {
+	if len(msg) <= MaxMessage {
+		return msg
+	}
+	cut := MaxMessage - len("…")
+	for cut > 0 && !isRuneStart(msg[cut]) {
+		cut--
+	}
+	return msg[:cut] + "…"
+}
+
+func isRuneStart(b byte) bool { return b&0xC0 != 0x80 }
+
+func describeCount(n int, noun string) string {
+	if n == 1 {
+		return fmt.Sprintf("1 %s", noun)
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}

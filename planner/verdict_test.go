@@ -1,0 +1,152 @@
+package planner
+
+import (
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/memgraph-hooks/memgraph-hooks/memgraph"
+	"github.com/memgraph-hooks/memgraph-hooks/topology"
+)
+
+// passOn is the outcome of a pass that planned on the leader's own converged 3+2 view and
+// whose workloads are settled: the verdict is AllInstancesRegistered until a case changes it.
+func passOn(mutate func(o *Outcome)) Outcome {
+	d := declared(3, 2, 3, 2)
+	view := NewView(testNet.Coordinator(1), rows(coords(3, 1), one(mainRow(0), replica(1))))
+	plan := Plan(d, Observe(view.Instances, nil, replicas(3, 2)))
+	o := Outcome{Declared: d, Discovery: Discovery{View: view, Asked: 1, Reachable: true}, Plan: plan,
+		Replicas: plan.Replicas, Latest: view, Now: plan.Progress, WorkloadsSettled: true}
+	if mutate != nil {
+		mutate(&o)
+	}
+	return o
+}
+
+func TestVerdict(t *testing.T) {
+	refused := &memgraph.Error{Kind: memgraph.KindUnreachable, Message: "connection refused"}
+	raftFailed := &memgraph.Error{Kind: memgraph.KindRaftWrite, Message: "Writing to Raft log failed. Please retry the operation."}
+	type want struct {
+		Ready, Converged topology.ConditionReason
+		Resync           float64
+		Message          string // part of Converged's message
+	}
+	for _, tc := range []struct {
+		name string
+		o    Outcome
+		want want
+	}{
+		{"converged", passOn(nil),
+			want{topology.ReasonMainElected, topology.ReasonAllInstancesRegistered, ResyncConverged, "3 coordinators and 2 data instances registered"}},
+		{"a spec.tls problem speaks first, even before waiting pods", passOn(func(o *Outcome) {
+			o.TLSProblem, o.WaitingPods = "Secret db/tls (spec.tls.secretName) does not exist", []string{"mg-data-0"}
+		}), want{topology.ReasonTLSConfigInvalid, topology.ReasonTLSConfigInvalid, ResyncWaiting, "does not exist"}},
+		{"pods not Ready", passOn(func(o *Outcome) { o.WaitingPods = []string{"mg-data-0", "mg-data-1"} }),
+			want{topology.ReasonWorkloadsNotReady, topology.ReasonWorkloadsNotReady, ResyncWaiting, "waiting for 2 pods to be Ready: mg-data-0, mg-data-1"}},
+		{"the budget ran out before any coordinator was asked", Outcome{Declared: declared(3, 2, 3, 2)},
+			want{topology.ReasonRegistrationInProgress, topology.ReasonRegistrationInProgress, ResyncBudgetExhausted, "before the coordinators were asked"}},
+		{"no coordinator answered", Outcome{Declared: declared(3, 2, 3, 2), Discovery: Discover([]Answer{answer(1, nil, refused)}, 1)},
+			want{topology.ReasonCoordinatorUnreachable, topology.ReasonCoordinatorUnreachable, ResyncWaiting, "coordinator_1: connection refused"}},
+		{"the only leader named is not ready", Outcome{Declared: declared(3, 2, 3, 2),
+			Discovery: Discover([]Answer{answer(1, unknownHealth(coords(3, 2)), nil)}, 1)},
+			want{topology.ReasonNoCoordinatorLeader, topology.ReasonNoCoordinatorLeader, ResyncProgressing, "coordinator_2 leads but is not ready yet"}},
+		{"answers name no leader", Outcome{Declared: declared(3, 2, 3, 2), Discovery: Discover([]Answer{answer(1, coords(3, 0), nil)}, 1)},
+			want{topology.ReasonNoCoordinatorLeader, topology.ReasonNoCoordinatorLeader, ResyncWaiting, "none names a leader: coordinator_1: names no leader"}},
+		{"the leader asked is not ready", passOn(func(o *Outcome) { o.LeaderNotReady = "coordinator_3" }),
+			want{topology.ReasonNoCoordinatorLeader, topology.ReasonNoCoordinatorLeader, ResyncProgressing, "coordinator_3 leads but is not ready yet"}},
+		{"the leader's read failed", passOn(func(o *Outcome) { o.LeaderErr = refused }),
+			want{topology.ReasonCoordinatorUnreachable, topology.ReasonCoordinatorUnreachable, ResyncWaiting, "leader coordinator_1: connection refused"}},
+		{"a step failed: Memgraph's message", passOn(func(o *Outcome) {
+			o.Execution.Stopped = &Stop{Query: qRegister(2), Verdict: StepFailed, Err: raftFailed}
+			o.Now.HalfJoined = names("coordinator", 5) // a failed step outranks what the table shows
+		}), want{topology.ReasonMainElected, topology.ReasonRegistrationFailed, ResyncWaiting, qRegister(2) + " failed: Writing to Raft log failed"}},
+		{"ADD refused for a half-joined member", passOn(func(o *Outcome) {
+			o.Execution.Stopped = &Stop{Query: qAdd(5), Verdict: StepFailed, Err: &HalfJoinedError{Coordinator: "coordinator_5", Err: raftFailed}}
+		}), want{topology.ReasonMainElected, topology.ReasonCoordinatorHalfJoined, ResyncWaiting, "coordinator_5 is a Raft member without a bolt_server"}},
+		{"FORCE RESET still running", passOn(func(o *Outcome) {
+			o.Execution.Stopped = &Stop{Query: memgraph.ForceResetClusterStateQuery, Verdict: StepInProgress, Err: refused}
+		}), want{topology.ReasonMainElected, topology.ReasonFailoverInProgress, ResyncProgressing, "FORCE RESET CLUSTER STATE is still running on coordinator_1"}},
+		{"the leader moved mid-pass", passOn(func(o *Outcome) {
+			o.Execution.Stopped = &Stop{Query: qUnregister(2), Verdict: StepLeaderMoved, Err: raftFailed}
+		}), want{topology.ReasonMainElected, topology.ReasonLeadershipTransferInProgress, ResyncProgressing, qUnregister(2) + " did not run"}},
+		{"half-joined members", passOn(func(o *Outcome) { o.Now.HalfJoined = names("coordinator", 4, 5) }),
+			want{topology.ReasonMainElected, topology.ReasonCoordinatorHalfJoined, ResyncWaiting, "coordinator_4, coordinator_5 are Raft members"}},
+		{"a retiring MAIN without a caught-up survivor", passOn(func(o *Outcome) {
+			o.Plan.Progress.NoCaughtUpSurvivor = "instance_0 is 3 transactions behind on database memgraph"
+			o.Now.RetiringDataInstances = names("instance", 2)
+		}), want{topology.ReasonMainElected, topology.ReasonNoCaughtUpSurvivor, ResyncWaiting, "instance_0 is 3 transactions behind"}},
+		{"the retiring leader yields", passOn(func(o *Outcome) {
+			o.Plan.Progress.YieldPending = true
+			o.Now.RetiringCoordinators = names("coordinator", 5)
+		}), want{topology.ReasonMainElected, topology.ReasonLeadershipTransferInProgress, ResyncProgressing, "coordinator_1 is retiring and yields"}},
+		{"members retiring, the budget spent too", passOn(func(o *Outcome) {
+			o.Now.RetiringDataInstances = names("instance", 2, 3)
+			o.Execution.BudgetExhausted = true
+		}), want{topology.ReasonMainElected, topology.ReasonRetirementInProgress, ResyncProgressing, "retiring instance_2, instance_3"}},
+		{"retirees unregistered, pods still there", passOn(func(o *Outcome) { o.Declared = declared(3, 2, 3, 4) }),
+			want{topology.ReasonMainElected, topology.ReasonRetirementInProgress, ResyncProgressing, "unregistered instance_2, instance_3; waiting for their pods to go"}},
+		{"the budget ran out mid-plan", passOn(func(o *Outcome) {
+			o.Plan.Commands = []Command{RegisterInstance{Name: "instance_2"}, SetInstanceToMain{Name: "instance_0"}}
+			o.Execution = Execution{Ran: []string{qRegister(2)}, BudgetExhausted: true}
+			o.Now.PendingDataInstances = names("instance", 3)
+		}), want{topology.ReasonMainElected, topology.ReasonRegistrationInProgress, ResyncBudgetExhausted, "ran out after 1 of 2 steps"}},
+		{"registering", passOn(func(o *Outcome) {
+			o.Now.PendingCoordinators, o.Now.PendingDataInstances = names("coordinator", 3), names("instance", 2)
+		}),
+			want{topology.ReasonMainElected, topology.ReasonRegistrationInProgress, ResyncProgressing, "registering coordinator_3, instance_2"}},
+		{"a dry run", passOn(func(o *Outcome) { o.DryRun, o.Plan.Commands = true, []Command{RegisterInstance{Name: "instance_2"}} }),
+			want{topology.ReasonMainElected, topology.ReasonRegistrationInProgress, ResyncProgressing, "dry run: 1 planned steps not executed"}},
+		{"StatefulSets not settled", passOn(func(o *Outcome) { o.WorkloadsSettled = false }),
+			want{topology.ReasonMainElected, topology.ReasonWorkloadsNotReady, ResyncWaiting, "not yet at 3 coordinators and 2 data instances"}},
+		{"no MAIN", passOn(func(o *Outcome) { o.Now.Main = "" }),
+			want{topology.ReasonNoMainElected, topology.ReasonAllInstancesRegistered, ResyncConverged, "registered"}},
+		{"converged with a drifted registration", passOn(func(o *Outcome) {
+			o.Now.Drift = []Drift{{Name: "instance_1", Field: "bolt_server", Observed: "old:7687", Declared: "new:7687"}}
+		}), want{topology.ReasonMainElected, topology.ReasonAllInstancesRegistered, ResyncConverged,
+			`registered with other addresses than declared (not rewritten): instance_1 bolt_server is "old:7687", declared "new:7687"`}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			v := Verdict(tc.o)
+			got := want{v.Ready.Reason, v.Converged.Reason, v.ResyncAfterSeconds, tc.want.Message}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("verdict (-want +got):\n%s", diff)
+			}
+			if !strings.Contains(v.Converged.Message, tc.want.Message) {
+				t.Errorf("Converged message %q does not say %q", v.Converged.Message, tc.want.Message)
+			}
+			if wantTrue := tc.want.Converged == topology.ReasonAllInstancesRegistered; (v.Converged.Status == "True") != wantTrue {
+				t.Errorf("Converged status %s with reason %s", v.Converged.Status, v.Converged.Reason)
+			}
+		})
+	}
+}
+
+// The MAIN Ready names is the plan's (lowest ordinal), never whichever row came first.
+func TestReadyNamesThePlansMain(t *testing.T) {
+	o := passOn(func(o *Outcome) {
+		view := NewView(testNet.Coordinator(1), rows(coords(3, 1), one(mainRow(1), mainRow(0))))
+		o.Latest, o.Now = view, Plan(o.Declared, Observe(view.Instances, nil, replicas(3, 2))).Progress
+	})
+	if got := Verdict(o).Ready.Message; !strings.HasPrefix(got, "instance_0 is MAIN") {
+		t.Errorf("Ready says %q", got)
+	}
+}
+
+func TestMessagesAreBounded(t *testing.T) {
+	var many []string
+	for i := 0; i < 40; i++ {
+		many = append(many, "instance_"+strings.Repeat("9", i))
+	}
+	if got, want := listNames(many[:3]), "instance_, instance_9, instance_99"; got != want {
+		t.Errorf("listNames(3) = %q, want %q", got, want)
+	}
+	if got := listNames(many); !strings.HasSuffix(got, "and 35 more") {
+		t.Errorf("listNames(40) = %q, want it to end with the count left out", got)
+	}
+	long := isFalse(topology.ReasonRegistrationFailed, "%s", strings.Repeat("é", 1000))
+	if len(long.Message) > MaxMessage || !utf8.ValidString(long.Message) || !strings.HasSuffix(long.Message, "…") {
+		t.Errorf("bounded message: %d bytes, valid UTF-8 %v", len(long.Message), utf8.ValidString(long.Message))
+	}
+}

@@ -1,0 +1,88 @@
+package topology
+
+import (
+	"errors"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// Cluster is a MemgraphCluster that passed admission: every default applied and every rule of
+// the CRD checked, once. It can only be obtained from Admit (a hook request's parent, judged as
+// the API server judges it) or NewCluster (a typed object), and the functions that derive what a
+// cluster runs — its members (Network, Declare) and its children (DesiredChildren) — take only
+// this type, so none of them defaults, validates or copies the spec again. A Cluster is never
+// modified; its accessors return values or copies.
+// +kubebuilder:object:generate=false
+type Cluster struct {
+	mc       *MemgraphCluster // defaulted and valid
+	network  Network
+	replicas Replicas
+}
+
+// admitted wraps a defaulted, valid object.
+func admitted(mc *MemgraphCluster) *Cluster {
+	s := &mc.Spec
+	return &Cluster{
+		mc: mc,
+		network: Network{
+			Cluster:       mc.Name,
+			Namespace:     mc.Namespace,
+			ClusterDomain: s.ClusterDomain,
+			Ports: Ports{
+				Bolt:        s.Ports.Bolt,
+				Management:  s.Ports.Management,
+				Replication: s.Ports.Replication,
+				Coordinator: s.Ports.Coordinator,
+			},
+		},
+		replicas: Replicas{Coordinators: s.Coordinators, DataInstances: s.DataInstances},
+	}
+}
+
+// NewCluster admits a typed object: a copy of mc with every default applied (a zero value counts
+// as unset, as it does when a typed object is marshalled for the API server), checked against
+// every creation-time rule. An invalid spec is refused with its *ValidationError.
+func NewCluster(mc *MemgraphCluster) (*Cluster, error) {
+	switch {
+	case mc == nil:
+		return nil, errors.New("no MemgraphCluster")
+	case mc.Name == "" || mc.Namespace == "":
+		return nil, errors.New("a MemgraphCluster needs metadata.name and metadata.namespace")
+	}
+	d := mc.Defaulted()
+	if err := d.validateDefaulted(); err != nil {
+		return nil, err
+	}
+	return admitted(d), nil
+}
+
+// Name and Namespace are the cluster's metadata.name and metadata.namespace.
+func (c *Cluster) Name() string      { return c.mc.Name }
+func (c *Cluster) Namespace() string { return c.mc.Namespace }
+
+// Generation is the cluster's metadata.generation.
+func (c *Cluster) Generation() int64 { return c.mc.Generation }
+
+// Network names and addresses the cluster's members.
+func (c *Cluster) Network() Network { return c.network }
+
+// Replicas are the member counts the spec declares.
+func (c *Cluster) Replicas() Replicas { return c.replicas }
+
+// Declare lists the declared members and those a shrink from current retires (see Declare).
+func (c *Cluster) Declare(current Replicas) Declared { return Declare(c.network, c.replicas, current) }
+
+// TLSSecretName is spec.tls.secretName, "" when Bolt is plaintext.
+func (c *Cluster) TLSSecretName() string {
+	if c.mc.Spec.TLS == nil {
+		return ""
+	}
+	return c.mc.Spec.TLS.SecretName
+}
+
+// PriorConditions are the conditions of the status the request carried, the one part of a prior
+// status the hook reads back (for lastTransitionTime). The slice is the cluster's: do not modify.
+func (c *Cluster) PriorConditions() []metav1.Condition { return c.mc.Status.Conditions }
+
+// Spec returns a copy of the admitted spec.
+func (c *Cluster) Spec() MemgraphClusterSpec { return *c.mc.Spec.DeepCopy() }
