@@ -2,6 +2,7 @@ package planner_test
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -28,14 +29,7 @@ import (
 //     never above what the declared, current and registered sizes explain;
 //   - the same input always gives the same plan.
 func FuzzPlan(f *testing.F) {
-	for _, seed := range [][]byte{
-		{},                          // 3+2 converged, led by coordinator_1, MAIN instance_0
-		{0, 1},                      // one data instance retiring
-		{1, 0, 2},                   // coordinators 5 declared, growing
-		{0, 3, 0, 0, 0, 0, 0, 0, 0}, // data retiring with MAIN on it
-		[]byte(strings.Repeat("\x05", 64)),
-		[]byte(strings.Repeat("\x13\x07\x02", 40)),
-	} {
+	for _, seed := range fuzzSeeds {
 		f.Add(seed)
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
@@ -51,6 +45,22 @@ func FuzzPlan(f *testing.F) {
 			t.Logf("input: %s\nplan: %s", in, describe(res))
 		}
 	})
+}
+
+// fuzzSeeds are FuzzPlan's seeds by what they plan (TestFuzzPlanSeeds checks that they do).
+// An input is a sequence of choices (decodeObservation); after the header of sizes and leader,
+// each coordinator inside the StatefulSet's size takes three (present, health, role), each one
+// beyond it one (absent), and so on; an input that ends early is healthy from there on.
+var fuzzSeeds = map[string][]byte{
+	"converged": {}, // 3+2 led by coordinator_1, MAIN instance_0
+	// 5 coordinators declared, the set at 3, coordinators 4 and 5 not members yet.
+	"grow": slices.Concat([]byte{1, 0, 2, 0, 0, 0, 0}, make([]byte, 3*3), []byte{4, 4}),
+	// 2 data instances declared, the set at 3: instance_2 retires.
+	"retire": {0, 0, 0, 1},
+	// the same with MAIN on instance_2, every replica caught up: MAIN is handed over first.
+	"handover":  slices.Concat([]byte{0, 0, 0, 1, 0, 0, 0}, make([]byte, 3*3+7), []byte{2}),
+	"repeat-05": []byte(strings.Repeat("\x05", 64)),
+	"repeat-13": []byte(strings.Repeat("\x13\x07\x02", 40)),
 }
 
 // fuzzInput is one decoded observation.
@@ -120,14 +130,16 @@ func decodeObservation(data []byte) fuzzInput {
 		}
 	}
 	for id := topology.FirstCoordinatorID; id <= 10; id++ {
-		row, ok := coordinatorRow(r, id, in.observed.Leader)
+		inside := id-topology.FirstCoordinatorID < int(max(declared.Coordinators, current.Coordinators))
+		row, ok := coordinatorRow(r, id, inside, in.observed.Leader)
 		if ok {
 			in.observed.Instances = append(in.observed.Instances, row)
 		}
 	}
 	mainAt := r.next(14) // 12, 13: no MAIN forced
 	for ord := topology.FirstDataOrdinal; ord < 12; ord++ {
-		row, ok := dataRow(r, ord, ord == mainAt)
+		inside := ord-topology.FirstDataOrdinal < int(max(declared.DataInstances, current.DataInstances))
+		row, ok := dataRow(r, ord, inside, ord == mainAt)
 		if ok {
 			in.observed.Instances = append(in.observed.Instances, row)
 		}
@@ -144,21 +156,22 @@ func decodeObservation(data []byte) fuzzInput {
 	return in
 }
 
-// coordinatorRow: most coordinators beyond the sizes are absent; the others are registered with
-// our identity, fresh (empty bolt_server), or drifted, with any health and role.
-func coordinatorRow(r *byteReader, id int, leader string) (memgraph.Instance, bool) {
+// coordinatorRow: most coordinators beyond the sizes (not inside) are absent, most inside
+// present; present ones are registered with our identity, fresh (empty bolt_server), or drifted,
+// with any health and role.
+func coordinatorRow(r *byteReader, id int, inside bool, leader string) (memgraph.Instance, bool) {
 	c := fuzzNet.Coordinator(id)
 	row := memgraph.Instance{Name: c.Name, BoltServer: c.BoltServer, CoordinatorServer: c.CoordinatorServer,
 		ManagementServer: c.ManagementServer, Health: memgraph.HealthUp, Role: memgraph.RoleFollower}
 	if c.Name == leader {
 		row.Role = memgraph.RoleLeader
 	}
-	switch r.next(8) {
-	case 4, 5:
+	switch c := r.next(8); {
+	case (c == 4 || c == 5) == inside:
 		return row, false
-	case 6:
+	case c == 6:
 		row.BoltServer = ""
-	case 7:
+	case c == 7:
 		row.CoordinatorServer = "elsewhere:12000"
 	}
 	row.Health = pick(r, memgraph.HealthUp, memgraph.HealthUp, memgraph.HealthDown, memgraph.HealthUnknown, weird)
@@ -171,19 +184,19 @@ func coordinatorRow(r *byteReader, id int, leader string) (memgraph.Instance, bo
 	return row, true
 }
 
-// dataRow: registered with our identity or drifted, or absent; any health; role replica unless
-// it is the MAIN, or anything else now and then.
-func dataRow(r *byteReader, ord int, main bool) (memgraph.Instance, bool) {
+// dataRow: registered with our identity or drifted, or absent (most beyond the sizes, i.e. not
+// inside, are); any health; role replica unless it is the MAIN, or anything else now and then.
+func dataRow(r *byteReader, ord int, inside, main bool) (memgraph.Instance, bool) {
 	d := fuzzNet.DataInstance(ord)
 	row := memgraph.Instance{Name: d.Name, BoltServer: d.BoltServer, ManagementServer: d.ManagementServer,
 		Health: memgraph.HealthUp, Role: memgraph.RoleReplica}
 	if main {
 		row.Role = memgraph.RoleMain
 	}
-	switch r.next(8) {
-	case 5, 6:
+	switch c := r.next(8); {
+	case (c == 5 || c == 6) == inside:
 		return row, false
-	case 7:
+	case c == 7:
 		row.ManagementServer = "elsewhere:10000"
 	}
 	row.Health = pick(r, memgraph.HealthUp, memgraph.HealthUp, memgraph.HealthUp, memgraph.HealthDown, memgraph.HealthUnknown, weird)
@@ -228,4 +241,27 @@ func describe(res planner.Result) string {
 		fmt.Fprintf(&b, "\n  %s", c)
 	}
 	return b.String()
+}
+
+// The fuzzer starts from seeds that reach each part of the planner, so its invariants are
+// exercised from the first execution on.
+func TestFuzzPlanSeeds(t *testing.T) {
+	want := map[string][]string{
+		"converged": {"replicas 3+2"},
+		"grow":      {"replicas 5+2", "ADD COORDINATOR", "ADD COORDINATOR"},
+		"retire":    {"replicas 3+3", "UNREGISTER INSTANCE"},
+		"handover":  {"replicas 3+3", "DEMOTE INSTANCE", "UNREGISTER INSTANCE"},
+	}
+	got := map[string][]string{}
+	for name := range want {
+		in := decodeObservation(fuzzSeeds[name])
+		res := planner.Plan(in.declared, in.observed)
+		got[name] = []string{fmt.Sprintf("replicas %d+%d", res.Replicas.Coordinators, res.Replicas.DataInstances)}
+		for _, c := range res.Commands {
+			got[name] = append(got[name], string(c.Kind()))
+		}
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("what the seeds plan (-want +got):\n%s", diff)
+	}
 }
