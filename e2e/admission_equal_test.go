@@ -58,6 +58,12 @@ var admissionEdges = []string{
 	"coordinatorTemplate: {tolerations: [" + strings.Repeat("{}, ", 64) + "{}]}",
 	"coordinatorTemplate: {priorityClassName: " + strings.Repeat("p", 254) + "}",
 	"dataTemplate: {resources: {limits: {memory: 1Gi}}}",
+	"rollout: null",
+	"rollout: {stepTimeout: ''}",
+	"rollout: {stepTimeout: 168h}",
+	"rollout: {stepTimeout: 168h1s}",
+	"rollout: {stepTimeout: 90000ms}",
+	"rollout: {stepTimeout: " + strings.Repeat("1h", 17) + "}",
 }
 
 func TestGoAdmissionEqualsTheAPIServer(t *testing.T) {

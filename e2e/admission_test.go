@@ -71,6 +71,10 @@ var celCases = []celCase{
 	{name: "tls secret name", field: "spec.tls.secretName", invalid: "tls: {secretName: Bolt_TLS}", valid: "tls: {secretName: bolt-tls}"},
 	{name: "secret keys differ", field: "spec.secrets",
 		invalid: "secrets: {licenseKey: K, organizationKey: K}", valid: "secrets: {licenseKey: K, organizationKey: O}"},
+	{name: "rollout step timeout below a minute", field: "spec.rollout.stepTimeout",
+		invalid: "rollout: {stepTimeout: 59s}", valid: "rollout: {stepTimeout: 1m}"},
+	{name: "rollout step timeout without a unit", field: "spec.rollout.stepTimeout",
+		invalid: "rollout: {stepTimeout: '600'}", valid: "rollout: {stepTimeout: 1h30m}"},
 }
 
 // transitionCases are rules on updates: the object is created with base, then updated.
@@ -277,6 +281,7 @@ func TestCRDStatusSubresourceAndPrinterColumns(t *testing.T) {
 	}
 	status := map[string]any{
 		"coordinators": int64(3), "dataInstances": int64(2), "main": "instance_0", "observedGeneration": updated.GetGeneration(),
+		"version": "docker.io/memgraph/memgraph:3.12.0",
 		"conditions": []any{
 			condition("Ready", "True", "MainElected"),
 			condition("Converged", "False", "RegistrationInProgress"),
@@ -295,12 +300,12 @@ func TestCRDStatusSubresourceAndPrinterColumns(t *testing.T) {
 		t.Fatalf("kubectl get mgc printed %q", out)
 	}
 	header, row := strings.Fields(lines[0]), strings.Fields(lines[1])
-	wantHeader := []string{"NAME", "COORDINATORS", "DATA", "MAIN", "READY", "CONVERGED", "AGE"}
+	wantHeader := []string{"NAME", "COORDINATORS", "DATA", "MAIN", "VERSION", "READY", "CONVERGED", "AGE"}
 	if diff := cmp.Diff(wantHeader, header); diff != "" {
 		t.Errorf("printer columns (-want +got):\n%s", diff)
 	}
 	if len(row) == len(wantHeader) {
-		if diff := cmp.Diff([]string{"shown", "3", "2", "instance_0", "True", "False"}, row[:6]); diff != "" {
+		if diff := cmp.Diff([]string{"shown", "3", "2", "instance_0", "docker.io/memgraph/memgraph:3.12.0", "True", "False"}, row[:7]); diff != "" {
 			t.Errorf("printer column values (-want +got):\n%s", diff)
 		}
 	} else {

@@ -34,7 +34,7 @@ func TestMinimalClusterIsTheQuickstartCluster(t *testing.T) {
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("defaulted quickstart cluster (-want +got):\n%s", diff)
 	}
-	children, err := topology.DesiredChildren(cluster, cluster.Replicas())
+	children, err := topology.DesiredChildren(cluster, cluster.Replicas(), topology.Partitions{}, topology.TemplateGenerations{})
 	if err != nil {
 		t.Fatalf("DesiredChildren: %v", err)
 	}

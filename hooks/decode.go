@@ -23,6 +23,9 @@ func decodeSync(r *http.Request) (*topology.Cluster, workloads, error) {
 	if err != nil {
 		return nil, workloads{}, err
 	}
+	if work.rollout, err = observeRollout(&req, cluster.Name(), cluster.Namespace()); err != nil {
+		return nil, workloads{}, err
+	}
 	if work.tls, err = readBoltTLS(&req, cluster); err != nil {
 		return nil, workloads{}, err
 	}

@@ -26,8 +26,10 @@ type executor struct {
 	client   memgraph.Client
 	declared topology.Declared
 	current  topology.Replicas // the replica counts the plan was made with
-	log      *slog.Logger
-	count    func(kind planner.CommandKind, result string) // the commands metric
+	// workloads are the rollout's, so that a rollout's handover is re-planned like any other.
+	workloads *planner.Workloads
+	log       *slog.Logger
+	count     func(kind planner.CommandKind, result string) // the commands metric
 }
 
 // execute runs cmds and reports what that achieved.
@@ -83,7 +85,7 @@ func (x executor) precondition(ctx context.Context, cmd planner.Command) string 
 	if reads == planner.ReadInstancesAndLag && f.InstancesErr == nil {
 		f.Lag, f.LagErr = x.client.ShowReplicationLag(ctx)
 	}
-	return planner.Precondition(x.declared, x.current, cmd, f)
+	return planner.Precondition(x.declared, x.current, x.workloads, cmd, f)
 }
 
 // attempt runs cmd and, when it fails, judges the error: the verdict, and the error to report

@@ -2,6 +2,7 @@ package hooks_test
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -103,6 +104,10 @@ func (h *harness) assertLeaderAlive() {
 	h.t.Helper()
 	c, _ := h.replicas()
 	for i := 0; i < c; i++ {
+		pod := fmt.Sprintf("%s-%d", topology.CoordinatorSetName(h.name), 1+i)
+		if _, exists := h.pods[pod]; !exists {
+			continue // replaced by the StatefulSet controller, not yet created again
+		}
 		if host := h.network().Coordinator(1 + i).Host; !h.killed[host] && !h.world.Running(host) {
 			h.t.Fatalf("coordinator_%d (%s) exited", 1+i, host)
 		}

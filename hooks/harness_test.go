@@ -22,7 +22,12 @@ import (
 // harness plays Metacontroller and the StatefulSet controller around the real hook handler and
 // a simulated Memgraph: each sync sends the parent, the children the hook returned last time
 // (as applied and settled) and Ready pods for every replica; pods that a StatefulSet sheds
-// disappear together with their simulated instance.
+// disappear together with their simulated instance. Revisions are modelled as the StatefulSet
+// controller keeps them: a set's update revision is its pod-template hash, a new pod is created at
+// the update revision when its index is at or above the partition (else at the current one), and
+// once per sync the rolling update the partition permits is applied (rollingUpdate): a replaced
+// pod's instance dies, and the pod is not Ready for one sync, after which its instance restarts
+// on its volume.
 type harness struct {
 	t           testing.TB
 	world       *sim.World
@@ -33,11 +38,24 @@ type harness struct {
 	spec        map[string]any
 	children    map[string]map[string]any // "Kind/name" → object as last returned
 	pods        map[string]bool           // running pods → whether they answer (have an instance)
-	killed      map[string]bool           // hosts a test killed on purpose (h.kill)
-	slowJoiners []string                  // hosts given a join delay
-	lastResp    syncResponse
-	secrets     map[string]any // related Secrets, keyed like Metacontroller's v2 request
-	boltTLS     *tls.Config    // when set, every simulated instance serves Bolt only over TLS
+	podStates   map[string]*podState      // pod → its revision, image, creation and readiness
+	currentRevs map[string]string         // StatefulSet name → status.currentRevision
+	replaced    []string                  // pods the StatefulSet controller replaced, in order
+	// onReplace, when set, runs right before a pod is replaced (its instance still alive).
+	onReplace func(pod string)
+	// brokenImages never start: a pod created with one stays not Ready, without an instance.
+	brokenImages map[string]bool
+	annotations  map[string]any // the MemgraphCluster's metadata.annotations
+	// controllerLag: the StatefulSet controller acts one sync behind, on each StatefulSet as the
+	// previous sync returned it, and reports the generation it observed accordingly.
+	controllerLag bool
+	setCtl        map[string]*setController // StatefulSet name → what its controller knows
+	started       map[string]bool           // hosts whose instance the World has (alive or killed)
+	killed        map[string]bool           // hosts a test killed on purpose (h.kill)
+	slowJoiners   []string                  // hosts given a join delay
+	lastResp      syncResponse
+	secrets       map[string]any // related Secrets, keyed like Metacontroller's v2 request
+	boltTLS       *tls.Config    // when set, every simulated instance serves Bolt only over TLS
 }
 
 type syncResponse struct {
@@ -83,6 +101,9 @@ func newHarness(t testing.TB, coordinators, data int, opts ...harnessOption) *ha
 		o(&cfg)
 	}
 	clock := sim.NewManualClock(epoch)
+	if cfg.hook.Now == nil {
+		cfg.hook.Now = clock.Now // pods are created on the same clock: a rollout step's age is simulated time
+	}
 	world := sim.NewWorld(append(cfg.world, sim.WithClock(clock))...)
 	t.Cleanup(world.Close)
 	cfg.pool.Resolver, cfg.pool.Logger = world, cfg.hook.Logger
@@ -94,9 +115,13 @@ func newHarness(t testing.TB, coordinators, data int, opts ...harnessOption) *ha
 	h := &harness{
 		t: t, world: world, clock: clock, pool: pool, handler: hooks.NewHandler(cfg.hook),
 		name: "memgraph", ns: "default",
-		spec:     map[string]any{"coordinators": coordinators, "dataInstances": data},
-		children: map[string]map[string]any{},
-		pods:     map[string]bool{},
+		spec:        map[string]any{"coordinators": coordinators, "dataInstances": data},
+		children:    map[string]map[string]any{},
+		pods:        map[string]bool{},
+		podStates:   map[string]*podState{},
+		currentRevs: map[string]string{},
+		setCtl:      map[string]*setController{},
+		started:     map[string]bool{},
 	}
 	t.Cleanup(func() {
 		if t.Failed() {
@@ -112,9 +137,13 @@ func (h *harness) network() topology.Network {
 }
 
 func (h *harness) parent() map[string]any {
+	meta := map[string]any{"name": h.name, "namespace": h.ns, "uid": "uid-1", "generation": 1}
+	if h.annotations != nil {
+		meta["annotations"] = h.annotations
+	}
 	return map[string]any{
 		"apiVersion": "memgraph.com/v1alpha1", "kind": "MemgraphCluster",
-		"metadata": map[string]any{"name": h.name, "namespace": h.ns, "uid": "uid-1", "generation": 1},
+		"metadata": meta,
 		"spec":     h.spec,
 		"status":   h.lastResp.Status,
 	}
@@ -125,7 +154,7 @@ func (h *harness) request() map[string]any {
 	sets, services := map[string]any{}, map[string]any{}
 	for key, obj := range h.children {
 		kind, name, _ := strings.Cut(key, "/")
-		settled := settle(obj)
+		settled := h.settle(obj)
 		switch kind {
 		case "StatefulSet":
 			sets[h.ns+"/"+name] = settled
@@ -135,7 +164,7 @@ func (h *harness) request() map[string]any {
 	}
 	pods := map[string]any{}
 	for pod := range h.pods {
-		pods[h.ns+"/"+pod] = readyPod(h.ns, pod, h.podLabels(pod))
+		pods[h.ns+"/"+pod] = h.podObject(pod)
 	}
 	related := map[string]any{"Pod.v1": pods}
 	if h.secrets != nil {
@@ -163,18 +192,116 @@ func (h *harness) podLabels(pod string) map[string]any {
 	return labels
 }
 
-// settle gives a returned StatefulSet the generation and status its controller would report
-// once every replica is up.
-func settle(obj map[string]any) map[string]any {
+// settle gives a returned StatefulSet the generation and status its controller reports: every
+// replica exists, the ones not down are ready, and its update revision is the pod-template hash
+// of the spec it last observed.
+func (h *harness) settle(obj map[string]any) map[string]any {
 	out := deepCopy(obj)
 	if out["kind"] != "StatefulSet" {
 		return out
 	}
 	meta := out["metadata"].(map[string]any)
-	meta["generation"] = 1
-	replicas := out["spec"].(map[string]any)["replicas"]
-	out["status"] = map[string]any{"observedGeneration": 1, "replicas": replicas, "readyReplicas": replicas}
+	name := meta["name"].(string)
+	c := h.controller(name)
+	meta["generation"] = max(c.generation, 1)
+	replicas, ready := 0, 0
+	for pod := range h.pods {
+		if strings.HasPrefix(pod, name+"-") {
+			replicas++
+			if st := h.podStates[pod]; st == nil || !st.starting {
+				ready++
+			}
+		}
+	}
+	update := c.revision
+	if update == "" {
+		update = templateHash(out)
+	}
+	current := h.currentRevs[name]
+	if current == "" {
+		current = update
+	}
+	out["status"] = map[string]any{"observedGeneration": max(c.observed, 1), "replicas": replicas, "readyReplicas": ready,
+		"updateRevision": update, "currentRevision": current}
 	return out
+}
+
+// setController is what the harness's StatefulSet controller knows about one StatefulSet.
+type setController struct {
+	generation, observed int64
+	lastSpec             string         // the spec last returned, as JSON
+	revision             string         // the pod-template hash of the spec it last acted on
+	pending              map[string]any // with controllerLag: the StatefulSet it acts on next
+}
+
+func (h *harness) controller(set string) *setController {
+	c := h.setCtl[set]
+	if c == nil {
+		c = &setController{}
+		h.setCtl[set] = c
+	}
+	return c
+}
+
+// acting records the StatefulSet a sync returned (a new spec is a new generation) and returns the
+// one the controller acts on now: that one, or with controllerLag the one returned before it.
+func (h *harness) acting(sts map[string]any) map[string]any {
+	c := h.controller(sts["metadata"].(map[string]any)["name"].(string))
+	spec, _ := json.Marshal(sts["spec"])
+	previous := c.generation
+	if string(spec) != c.lastSpec {
+		c.generation, c.lastSpec = c.generation+1, string(spec)
+	}
+	act, generation := sts, c.generation
+	if h.controllerLag && c.pending != nil {
+		act, generation = c.pending, previous
+	}
+	c.pending, c.observed, c.revision = sts, generation, templateHash(act)
+	return act
+}
+
+// podState is what the harness's StatefulSet controller and kubelet know about one pod.
+type podState struct {
+	revision string // its controller-revision-hash label
+	image    string
+	created  time.Time
+	starting bool // replaced in the last sync: not Ready, its instance not running yet
+}
+
+// podObject renders a pod as Metacontroller would send it.
+func (h *harness) podObject(pod string) map[string]any {
+	obj := readyPod(h.ns, pod, h.podLabels(pod))
+	st := h.podStates[pod]
+	if st == nil {
+		return obj // a pod a test put in place by hand
+	}
+	meta := obj["metadata"].(map[string]any)
+	meta["labels"].(map[string]any)["controller-revision-hash"] = st.revision
+	meta["creationTimestamp"] = st.created.UTC().Format(time.RFC3339)
+	obj["spec"] = map[string]any{"containers": []any{map[string]any{"name": topology.ContainerName, "image": st.image}}}
+	if st.starting {
+		obj["status"] = map[string]any{"phase": "Running", "conditions": []any{
+			map[string]any{"type": "Ready", "status": "False"},
+		}}
+	}
+	return obj
+}
+
+func templateHash(sts map[string]any) string {
+	annotations, _ := sts["metadata"].(map[string]any)["annotations"].(map[string]any)
+	hash, _ := annotations[topology.AnnotationTemplateHash].(string)
+	return hash
+}
+
+func templateImage(sts map[string]any) string {
+	pod := sts["spec"].(map[string]any)["template"].(map[string]any)["spec"].(map[string]any)
+	return pod["containers"].([]any)[0].(map[string]any)["image"].(string)
+}
+
+func partitionOf(sts map[string]any) int {
+	ru, _ := sts["spec"].(map[string]any)["updateStrategy"].(map[string]any)["rollingUpdate"].(map[string]any)
+	p, _ := ru["partition"].(float64)
+	return int(p)
 }
 
 func readyPod(ns, name string, labels map[string]any) map[string]any {
@@ -266,34 +393,141 @@ func sortedCopy(s []string) []string {
 }
 
 // reconcilePods plays the StatefulSet controller and the kubelet: a pod (and its simulated
-// instance) per replica, highest ordinals shed first.
+// instance) per replica, highest ordinals shed first, and the rolling update the partition
+// permits (rollingUpdate). A replaced pod is deleted at once and created again by the next
+// round, at the revision the partition then gives it, its instance restarting on its volume.
 func (h *harness) reconcilePods() {
 	n := h.network()
-	want := map[string]bool{}
-	if sts, ok := h.children["StatefulSet/"+topology.CoordinatorSetName(h.name)]; ok {
+	want, created := map[string]bool{}, map[string]bool{}
+	acted := map[string]map[string]any{}
+	for _, set := range []string{topology.CoordinatorSetName(h.name), topology.DataSetName(h.name)} {
+		if sts, ok := h.children["StatefulSet/"+set]; ok {
+			acted[set] = h.acting(sts)
+		}
+	}
+	if sts, ok := acted[topology.CoordinatorSetName(h.name)]; ok {
 		for i := 0; i < replicasOf(sts); i++ {
 			c := n.Coordinator(topology.FirstCoordinatorID + i)
 			want[c.Pod] = true
 			if !h.pods[c.Pod] {
-				h.must(h.world.StartCoordinator(sim.CoordinatorSpec{ID: c.ID(), Host: c.Host, BoltPort: 7687, ManagementPort: 10000, CoordinatorPort: 12000, TLS: h.boltTLS}))
+				created[c.Pod] = true
+				h.createPod(sts, c.Pod, i, func() error {
+					return h.world.StartCoordinator(sim.CoordinatorSpec{ID: c.ID(), Host: c.Host, BoltPort: 7687, ManagementPort: 10000, CoordinatorPort: 12000, TLS: h.boltTLS})
+				})
 			}
 		}
 	}
-	if sts, ok := h.children["StatefulSet/"+topology.DataSetName(h.name)]; ok {
+	if sts, ok := acted[topology.DataSetName(h.name)]; ok {
 		for i := 0; i < replicasOf(sts); i++ {
 			d := n.DataInstance(topology.FirstDataOrdinal + i)
 			want[d.Pod] = true
 			if !h.pods[d.Pod] {
-				h.must(h.world.StartData(sim.DataSpec{Host: d.Host, BoltPort: 7687, ManagementPort: 10000, TLS: h.boltTLS}))
+				created[d.Pod] = true
+				h.createPod(sts, d.Pod, i, func() error {
+					return h.world.StartData(sim.DataSpec{Host: d.Host, BoltPort: 7687, ManagementPort: 10000, TLS: h.boltTLS})
+				})
 			}
 		}
 	}
 	for pod := range h.pods {
 		if !want[pod] {
 			h.world.Remove(h.hostOf(pod))
+			delete(h.podStates, pod)
+			delete(h.started, h.hostOf(pod))
 		}
 	}
 	h.pods = want
+	for set, sts := range acted {
+		h.rollingUpdate(set, sts, created)
+	}
+}
+
+// createPod records a new pod of sts at index i, at the revision the partition gives it, and
+// starts its instance: with start the first time, on its volume (Restart) when its host ran
+// before; a pod of a broken image starts nothing and is never Ready.
+func (h *harness) createPod(sts map[string]any, pod string, i int, start func() error) {
+	set := sts["metadata"].(map[string]any)["name"].(string)
+	st := &podState{revision: templateHash(sts), image: templateImage(sts), created: h.clock.Now()}
+	if current := h.currentRevs[set]; current == "" {
+		h.currentRevs[set] = st.revision
+	} else if i < partitionOf(sts) && current != st.revision {
+		st.revision, st.image = current, h.imageOf(current)
+	}
+	h.podStates[pod] = st
+	host := h.hostOf(pod)
+	switch {
+	case h.brokenImages[st.image]:
+		st.starting = true
+	case h.started[host]:
+		h.must(h.world.Restart(host))
+	default:
+		h.must(start())
+		h.started[host] = true
+	}
+}
+
+// imageOf is the image of some pod created at revision (the harness keeps no ControllerRevisions).
+func (h *harness) imageOf(revision string) string {
+	for _, st := range h.podStates {
+		if st.revision == revision {
+			return st.image
+		}
+	}
+	return ""
+}
+
+// rollingUpdate replaces, at or above the partition and highest first, every pod not at the
+// update revision that is down already, else (while none of the set's pods is down, a pod just
+// created counting as down) one that is up, as the StatefulSet controller does with
+// maxUnavailable 1 under the Parallel policy; once every pod is at the update revision and up,
+// that revision becomes the current one.
+func (h *harness) rollingUpdate(set string, sts map[string]any, created map[string]bool) {
+	update, replicas, partition := templateHash(sts), replicasOf(sts), partitionOf(sts)
+	pod := func(i int) string { return fmt.Sprintf("%s-%d", set, i+firstOrdinal(set, h.name)) }
+	down := false
+	for i := replicas - 1; i >= 0; i-- {
+		st := h.podStates[pod(i)]
+		switch {
+		case st == nil || !st.starting && !created[pod(i)]:
+		case i >= partition && st.revision != update:
+			h.replace(pod(i))
+			down = true
+		default:
+			down = true
+		}
+	}
+	for i := replicas - 1; i >= partition && !down; i-- {
+		if st := h.podStates[pod(i)]; st != nil && st.revision != update {
+			h.replace(pod(i))
+			return
+		}
+	}
+	for i := 0; i < replicas; i++ {
+		if st := h.podStates[pod(i)]; st == nil || st.revision != update || st.starting || created[pod(i)] {
+			return
+		}
+	}
+	h.currentRevs[set] = update
+}
+
+// replace deletes a pod: its instance dies now; the next round creates the pod again.
+func (h *harness) replace(pod string) {
+	if h.onReplace != nil {
+		h.onReplace(pod)
+	}
+	if host := h.hostOf(pod); h.world.Running(host) {
+		h.must(h.world.Kill(host))
+	}
+	delete(h.podStates, pod)
+	delete(h.pods, pod)
+	h.replaced = append(h.replaced, pod)
+}
+
+func firstOrdinal(set, cluster string) int {
+	if set == topology.CoordinatorSetName(cluster) {
+		return topology.FirstCoordinatorID
+	}
+	return topology.FirstDataOrdinal
 }
 
 func (h *harness) hostOf(pod string) string {

@@ -20,15 +20,18 @@ var (
 	seed      = flag.Uint64("seed", 0, "seed for TestRandomScalingNeverMisusesMemgraph (0: fixed default)")
 )
 
-// TestRandomScalingNeverMisusesMemgraph drives random sequences of scaling edits, leadership
-// moves, lag and MAIN moves, and Memgraph 3.12's timing faults — coordinators that join late
+// TestRandomScalingNeverMisusesMemgraph drives random sequences of scaling edits, new images
+// and restarts (rolling upgrades), leadership moves, lag and MAIN moves, and Memgraph 3.12's
+// timing faults — coordinators that join late
 // (half-joined), leaders that lose their majority and lead on until their leadership expires,
 // leaders that are not ready after an election or a FORCE RESET, data instances that die and
 // show up until instance_down_timeout_sec, simulated time passing between syncs — through real
 // syncs against the simulator, and checks after every pass: the simulator saw no misuse (second
 // MAIN, UNREGISTER of an alive MAIN, REMOVE of the leader or of a half-joined member, …), the
-// leader never crashed, and no StatefulSet shrank while a member of the range it shed was still
-// a member. Every sequence must then converge once the faults stop.
+// leader never crashed, no StatefulSet shrank while a member of the range it shed was still
+// a member, and no pod was replaced while its member was the MAIN (of several data instances)
+// or the leader, or while another pod of the cluster was gone. Every sequence must then
+// converge, its rollout done, once the faults stop.
 func TestRandomScalingNeverMisusesMemgraph(t *testing.T) {
 	n := *sequences
 	if testing.Short() {
@@ -59,6 +62,7 @@ func runRandomSequence(t *testing.T, rng *rand.Rand) {
 		withWorld(sim.WithLeaderReadyDelay(readyDelays[rng.IntN(len(readyDelays))])),
 		withForceResetTimeout(50*time.Millisecond))
 	h.bootstrap()
+	h.onReplace = h.replacementGuard
 	for step := 0; step < 12; step++ {
 		switch r := rng.IntN(16); {
 		case r < 3:
@@ -83,12 +87,16 @@ func runRandomSequence(t *testing.T, rng *rand.Rand) {
 			h.humanForceReset()
 		case r < 12:
 			h.demoteMain()
+		case r < 13:
+			h.setTag(propertyTags[rng.IntN(len(propertyTags))])
+		case r < 14:
+			h.annotations = map[string]any{topology.AnnotationRestartedAt: fmt.Sprint(rng.IntN(3))}
 		}
 		h.advance(timeSteps[rng.IntN(len(timeSteps))])
 		h.checkedSync()
 	}
 	h.stopFaults()
-	for pass := 0; pass < 12; pass++ {
+	for pass := 0; pass < 40; pass++ {
 		h.healHalfJoined()
 		h.advance(10 * time.Second) // readiness, reconciliation backoff and failovers settle
 		h.checkedSync()
@@ -97,7 +105,37 @@ func runRandomSequence(t *testing.T, rng *rand.Rand) {
 		}
 	}
 	_, reason, msg := h.condition("Converged")
-	t.Fatalf("did not converge within 12 passes after the faults stopped: %s: %s", reason, msg)
+	t.Fatalf("did not converge within 40 passes after the faults stopped: %s: %s", reason, msg)
+}
+
+var propertyTags = []string{"3.12.0", "3.12.1", "3.12.2"}
+
+// replacementGuard fails the sequence when the StatefulSet controller replaces a pod whose member
+// is the MAIN (with more than one data instance declared) or the leader, or while another of the
+// cluster's pods is gone: the hook released it too early.
+func (h *harness) replacementGuard(pod string) {
+	h.t.Helper()
+	member := memberOfPod(h.name, pod)
+	_, data := h.replicas()
+	for _, c := range h.world.Raft().Clusters {
+		if c.Leader == 0 {
+			continue
+		}
+		if member == topology.CoordinatorName(c.Leader) || member == c.Main && data > 1 {
+			h.t.Fatalf("%s replaced while %s was MAIN (%s) or leader (coordinator_%d)", pod, member, c.Main, c.Leader)
+		}
+	}
+	for _, sts := range h.children {
+		if sts["kind"] != "StatefulSet" {
+			continue
+		}
+		set := sts["metadata"].(map[string]any)["name"].(string)
+		for i := 0; i < replicasOf(sts); i++ {
+			if other := fmt.Sprintf("%s-%d", set, i+firstOrdinal(set, h.name)); other != pod && !h.pods[other] {
+				h.t.Fatalf("%s replaced while %s was gone", pod, other)
+			}
+		}
+	}
 }
 
 // checkedSync syncs and checks the invariants.

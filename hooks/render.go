@@ -16,7 +16,7 @@ import (
 // observations give. It is pure; now stamps a condition whose status changed.
 func render(c *topology.Cluster, work workloads, out planner.Outcome, now time.Time) (*syncResponse, planner.Verdicts, error) {
 	v := planner.Verdict(out)
-	children, err := topology.DesiredChildren(c, out.Replicas)
+	children, err := topology.DesiredChildren(c, out.Replicas, out.Rollout.Partitions, out.Rollout.TemplateGenerations)
 	if err != nil {
 		return nil, v, err
 	}
@@ -45,8 +45,11 @@ func status(c *topology.Cluster, work workloads, out planner.Outcome, v planner.
 		Conditions: []metav1.Condition{
 			condition(c.PriorConditions(), topology.ConditionReady, v.Ready, c.Generation(), now),
 			condition(c.PriorConditions(), topology.ConditionConverged, v.Converged, c.Generation(), now),
+			condition(c.PriorConditions(), topology.ConditionUpdated, v.Updated, c.Generation(), now),
 		},
-		Warnings: work.ignored.render(),
+		Warnings:      work.ignored.render(),
+		Version:       out.Rollout.Version,
+		TargetVersion: out.Rollout.TargetVersion,
 	}
 	if out.Latest.Leader != "" {
 		st.Leader, st.Main = out.Latest.Leader, out.Now.Main

@@ -160,6 +160,18 @@ func TestChildValuesAreReadStrictly(t *testing.T) {
 		}, pod + ".status.conditions[0].status must be a string, got a boolean"},
 		{"deletion timestamp a number", func(_, p map[string]any) { p["metadata"].(map[string]any)["deletionTimestamp"] = 5 },
 			pod + ".metadata.deletionTimestamp must be a string, got 5"},
+		{"creation timestamp not a time", func(_, p map[string]any) { p["metadata"].(map[string]any)["creationTimestamp"] = "yesterday" },
+			pod + `.metadata.creationTimestamp must be an RFC 3339 time, got the string "yesterday"`},
+		{"revision label a number", func(_, p map[string]any) {
+			p["metadata"].(map[string]any)["labels"] = map[string]any{"controller-revision-hash": 7}
+		}, pod + ".metadata.labels.controller-revision-hash must be a string, got 7"},
+		{"container image a list", func(_, p map[string]any) {
+			p["spec"] = map[string]any{"containers": []any{map[string]any{"name": "memgraph", "image": []any{}}}}
+		}, pod + ".spec.containers[0].image must be a string, got a list"},
+		{"update revision a number", func(s, _ map[string]any) { s["status"].(map[string]any)["updateRevision"] = 3 },
+			sts + ".status.updateRevision must be a string, got 3"},
+		{"annotations a list", func(s, _ map[string]any) { s["metadata"].(map[string]any)["annotations"] = []any{} },
+			sts + ".metadata.annotations must be an object, got a list"},
 	} {
 		code, body := syncWithChild(t, handler, tc.edit)
 		if code != http.StatusBadRequest || !strings.Contains(body, jsonEscaped(tc.want)) {

@@ -42,8 +42,22 @@ func (h *handler) handleSync(w http.ResponseWriter, r *http.Request) {
 // reconcile runs one pass's stages within ctx's budget — the gates, leader discovery, the plan
 // on the view found, and (on the leader, unless dryRun) its execution — and records each one's
 // result in the outcome; the first stage that cannot go on ends the pass. Every decision is the
-// planner's: this only reads, asks it, and acts.
+// planner's: this only reads, asks it, and acts. The outcome always carries the rollout's step,
+// whose partitions the response returns: the plan's, or, when no plan stood on a view of the
+// cluster, one that releases no pod.
 func (h *handler) reconcile(ctx context.Context, c *topology.Cluster, work workloads, dryRun bool) planner.Outcome {
+	w := work.rolloutWorkloads(c, h.cfg.Now())
+	out := h.stages(ctx, c, work, w, dryRun)
+	if out.Rollout.Reason == "" {
+		out.Rollout = out.Plan.Rollout
+	}
+	if out.Rollout.Reason == "" {
+		out.Rollout = planner.PlanRollout(planner.RolloutInput{Declared: out.Declared, Replicas: out.Replicas, Workloads: *w})
+	}
+	return out
+}
+
+func (h *handler) stages(ctx context.Context, c *topology.Cluster, work workloads, w *planner.Workloads, dryRun bool) planner.Outcome {
 	d := c.Declare(work.current)
 	out := planner.Outcome{
 		Declared: d, DryRun: dryRun, WorkloadsSettled: work.atDeclared(d),
@@ -54,7 +68,10 @@ func (h *handler) reconcile(ctx context.Context, c *topology.Cluster, work workl
 	if out.TLSProblem = problem; problem != "" {
 		return out
 	}
-	if out.WaitingPods = work.unreadyPods(d); len(out.WaitingPods) > 0 {
+	out.WaitingPods = work.unreadyPods(d)
+	rolling := len(out.WaitingPods) > 0 &&
+		planner.PlanRollout(planner.RolloutInput{Declared: d, Replicas: out.Replicas, Workloads: *w}).InProgress()
+	if len(out.WaitingPods) > 0 && !rolling {
 		return out
 	}
 	unlock, err := h.locks.lock(ctx, c.Namespace()+"/"+c.Name())
@@ -66,22 +83,46 @@ func (h *handler) reconcile(ctx context.Context, c *topology.Cluster, work workl
 	if out.Discovery = discover(ctx, conn, d); !out.Discovery.Found() {
 		return out
 	}
+	if rolling {
+		// A pod is not Ready in the middle of a rollout: nothing is planned, but the rollout
+		// reads the leader (to know whom a pod already down belongs to) and reports the step.
+		rolloutOnLeader(ctx, conn, work.current, w, &out)
+		return out
+	}
 	view := out.Discovery.View
 	observed := planner.Observe(view.Instances, nil, work.current)
+	observed.Workloads = w
 	plan := planner.Plan(d, observed)
 	out.Latest, out.Now = view, plan.Progress
 	if planner.Settled(d, observed, plan, view, out.Replicas) {
 		out.Plan, out.Replicas = plan, plan.Replicas
 		return out
 	}
-	h.onLeader(ctx, conn, work.current, &out)
+	h.onLeader(ctx, conn, work.current, w, &out)
 	return out
+}
+
+// rolloutOnLeader plans the rollout alone on the leader's own table, for a pass whose pods are
+// not all Ready: it runs no step and returns the replica counts it held.
+func rolloutOnLeader(ctx context.Context, conn memgraph.Connector, current topology.Replicas, w *planner.Workloads, out *planner.Outcome) {
+	lv, err := leaderView(ctx, conn, out.Declared, out.Discovery.View)
+	if err != nil {
+		return
+	}
+	if _, leadership := planner.ReadLeadership(lv.Instances); leadership != planner.LeaderReady {
+		return
+	}
+	observed := planner.Observe(lv.Instances, nil, current)
+	out.Latest, out.Now = lv, planner.Plan(out.Declared, observed).Progress
+	out.Rollout = planner.PlanRollout(planner.RolloutInput{
+		Declared: out.Declared, Replicas: out.Replicas, Workloads: *w, Cluster: &observed,
+	})
 }
 
 // onLeader re-reads the cluster on the leader (writes go there, and the plan must rest on the
 // authoritative table), fetches replication lag when a MAIN handover is due, plans, executes,
 // and, when a step ran, reads the cluster once more to report what the steps changed.
-func (h *handler) onLeader(ctx context.Context, conn memgraph.Connector, current topology.Replicas, out *planner.Outcome) {
+func (h *handler) onLeader(ctx context.Context, conn memgraph.Connector, current topology.Replicas, w *planner.Workloads, out *planner.Outcome) {
 	d := out.Declared
 	lv, err := leaderView(ctx, conn, d, out.Discovery.View)
 	if err != nil {
@@ -93,6 +134,7 @@ func (h *handler) onLeader(ctx context.Context, conn memgraph.Connector, current
 		return
 	}
 	observed := planner.Observe(lv.Instances, nil, current)
+	observed.Workloads = w
 	client := conn.Client(lv.Coordinator.BoltServer)
 	if planner.NeedsReplicationLag(d, observed) {
 		lag, err := client.ShowReplicationLag(ctx)
@@ -108,7 +150,7 @@ func (h *handler) onLeader(ctx context.Context, conn memgraph.Connector, current
 	if out.DryRun || len(out.Plan.Commands) == 0 {
 		return
 	}
-	x := executor{client: client, declared: d, current: current, log: h.log, count: h.countCommand}
+	x := executor{client: client, declared: d, current: current, workloads: w, log: h.log, count: h.countCommand}
 	out.Execution = x.execute(ctx, out.Plan.Commands)
 	if len(out.Execution.Ran) > 0 && ctx.Err() == nil {
 		reread(ctx, client, lv.Coordinator, current, out)

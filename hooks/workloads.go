@@ -5,7 +5,11 @@ import (
 	"math"
 	"sort"
 	"strings"
+	"time"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/memgraph-hooks/memgraph-hooks/planner"
 	"github.com/memgraph-hooks/memgraph-hooks/topology"
 )
 
@@ -31,6 +35,26 @@ type workloads struct {
 	readyPods                        map[string]bool // pod name → Ready and not terminating
 	tls                              boltTrust       // from the spec.tls Secret among the related objects
 	ignored                          warnings        // evidence beyond a role's ceiling
+	// rollout is what each role's StatefulSet and pods say about its rollout (coordinators
+	// first).
+	rollout [2]rolloutEvidence
+}
+
+// rolloutWorkloads is what the rollout needs from this request: each set as observed, knowing
+// whether the children this sync returns change its pod template (the hashes DesiredChildren
+// will annotate); a hash that cannot be computed counts as a change, which holds every pod.
+func (w workloads) rolloutWorkloads(c *topology.Cluster, now time.Time) *planner.Workloads {
+	coordinatorHash, dataHash, err := topology.PodTemplateHashes(c)
+	if err != nil {
+		coordinatorHash, dataHash = "?", "?"
+	}
+	return &planner.Workloads{
+		Coordinators: w.rollout[0].rolloutSet(w.current.Coordinators, coordinatorHash),
+		Data:         w.rollout[1].rolloutSet(w.current.DataInstances, dataHash),
+		Now:          metav1.NewTime(now),
+		StepTimeout:  metav1.Duration{Duration: time.Duration(c.StepTimeoutSeconds()) * time.Second},
+		Image:        c.Image(),
+	}
 }
 
 // observeWorkloads reads the StatefulSets among the children and the Pods among the related

@@ -101,6 +101,18 @@
 // the pass that registers them (they have no lag row yet). Data retirement and non-leader
 // removals precede the yield because after the yield this connection no longer leads.
 //
+// # Rolling upgrades
+//
+// A change of a role's pod template rolls its pods one at a time through the StatefulSet's
+// rollingUpdate.partition, which PlanRollout decides on every pass (and Plan includes when
+// Observed.Workloads is set): data instances, then coordinators, each highest index first; the
+// next pod only once every pod replaced so far is Ready, registered, up and caught up and the
+// rest of the cluster is whole; MAIN handed over (the same Handover as a retirement, re-planned
+// by Precondition like any other) and leadership yielded before their pods; nothing released
+// while a role retires members; stuck judged from a pod's own creationTimestamp. The pod
+// revisions, not the spec, say what is out of date, so hand edits and rollbacks roll alike.
+// rollout.go states the invariants.
+//
 // # Stale views
 //
 // Observed.Current comes from Metacontroller's informer cache and may lag behind what the hook
@@ -135,7 +147,8 @@
 //     and every one is fresh, because a wiped coordinator looks exactly like a fresh one and
 //     bootstrapping it beside the real cluster would start a second one with a second MAIN.
 //   - Whether the view settles the pass (Settled): a plan with nothing to do, no handover due and,
-//     when the view is a follower's, no StatefulSet shrinking ends the pass on that one query;
+//     when the view is a follower's, no StatefulSet shrinking and no rollout in progress (a
+//     pod's release rests on the leader's table) ends the pass on that one query;
 //     otherwise the hook reads the leader's own table (LeaderOf, CheckLeaderView), plans again on
 //     it, fetching replication lag only when NeedsReplicationLag says so, and executes there.
 //   - What to check right before a step (PreconditionReads, Precondition): SET INSTANCE TO MAIN,
@@ -152,8 +165,9 @@
 //     (RestoreAfter: only when the refusal proves no MAIN was set), and when the new MAIN is
 //     proven to serve (UnprovenByInstances, UnprovenByLag).
 //   - What the status says (Verdict): the pass's stage results (Outcome) ranked into Ready and
-//     Converged with a reason, a message and a resync delay. What the steps changed is judged
-//     on the table read after them (Outcome.Now), what the plan set out to do on the plan.
+//     Converged with a reason, a message and a resync delay, and Updated from the rollout's step.
+//     What the steps changed is judged on the table read after them (Outcome.Now), what the plan
+//     set out to do on the plan.
 //
 // Commands are values (Command, with a Kind for metrics); the hook's executor only maps each to
 // its Bolt call.

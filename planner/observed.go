@@ -13,6 +13,8 @@ type Observed struct {
 	Leader    string                 // name of the leader coordinator row (coordinator_<id>)
 	Lag       []memgraph.InstanceLag // nil unless fetched because NeedsReplicationLag said so
 	Current   topology.Replicas      // observed StatefulSets' spec.replicas (0 when absent)
+	// Workloads, when set, makes Plan plan the rollout too (Result.Rollout).
+	Workloads *Workloads
 }
 
 // Observe is the one way the hook turns what it read into an Observed: the leader is the row

@@ -12,6 +12,9 @@ type Result struct {
 	Commands []Command         // in execution order; empty when converged
 	Replicas topology.Replicas // the replica counts the hook may return this pass
 	Progress Progress
+	// Rollout is the rollout's step on this observation (the partitions, and its handover or
+	// yield, which end Commands); zero when Observed.Workloads is nil.
+	Rollout RolloutStep
 }
 
 // Plan diffs the declared topology against the leader's view. Order: ADD COORDINATOR…,
@@ -22,7 +25,12 @@ type Result struct {
 // StatefulSets: it is no evidence about any instance.
 func Plan(d topology.Declared, o Observed) Result {
 	if leaderNotReady(o) {
-		return Result{Replicas: Hold(d, o.Current), Progress: Progress{Leader: o.Leader, LeaderNotReady: true}}
+		r := Result{Replicas: Hold(d, o.Current), Progress: Progress{Leader: o.Leader, LeaderNotReady: true}}
+		if o.Workloads != nil {
+			// No evidence about any instance: the rollout releases nothing either.
+			r.Rollout = PlanRollout(RolloutInput{Declared: d, Replicas: r.Replicas, Workloads: *o.Workloads})
+		}
+		return r
 	}
 	v := index(o)
 	m := observeMain(v)
@@ -39,20 +47,35 @@ func Plan(d topology.Declared, o Observed) Result {
 	cmds = append(cmds, planPromotion(d, v, m, r.data, &p)...)
 	cmds = append(cmds, planDataRetirement(d, v, m, r.data, &p)...)
 	cmds = append(cmds, planCoordinatorRetirement(v, r.coordinators, &p)...)
-	return Result{Commands: cmds, Replicas: permittedReplicas(d, o.Current, r), Progress: p}
+	res := Result{Commands: cmds, Replicas: permittedReplicas(d, o.Current, r), Progress: p}
+	if o.Workloads != nil {
+		// Its gates need every declared member registered and up, a MAIN and nothing retiring,
+		// so it only ever adds a step to an otherwise empty plan.
+		res.Rollout = PlanRollout(rolloutInput(d, o, res.Replicas))
+		res.Commands = append(res.Commands, res.Rollout.Commands()...)
+	}
+	return res
+}
+
+func rolloutInput(d topology.Declared, o Observed, returned topology.Replicas) RolloutInput {
+	return RolloutInput{Declared: d, Replicas: returned, Workloads: *o.Workloads, Cluster: &o}
 }
 
 // NeedsReplicationLag reports whether Plan needs SHOW REPLICATION LAG for this observation:
-// only when the observed MAIN is a retiring instance, i.e. a handover is due. The hook then
-// fetches it and plans again with Observed.Lag set.
+// when the observed MAIN is a retiring instance (a handover is due), or when the data instances
+// are rolling (a replaced replica must be proven caught up, and MAIN may be handed over). The
+// hook then fetches it and plans again with Observed.Lag set.
 func NeedsReplicationLag(d topology.Declared, o Observed) bool {
 	if leaderNotReady(o) {
 		return false
 	}
 	v := index(o)
 	m := observeMain(v)
-	_, retires := topology.Find(retiringMembers(d, v).data, m.name)
-	return m.name != "" && retires
+	r := retiringMembers(d, v)
+	if _, retires := topology.Find(r.data, m.name); m.name != "" && retires {
+		return true
+	}
+	return o.Workloads != nil && RolloutNeedsLag(rolloutInput(d, o, permittedReplicas(d, o.Current, r)))
 }
 
 // compareMemberNames orders instance_<n> and coordinator_<id> by number, anything else after

@@ -148,7 +148,7 @@ func TestPrecondition(t *testing.T) {
 			if got := PreconditionReads(tc.cmd); got != tc.reads {
 				t.Errorf("PreconditionReads = %v, want %v", got, tc.reads)
 			}
-			if got := Precondition(d, replicas(3, 3), tc.cmd, tc.f); got != tc.want {
+			if got := Precondition(d, replicas(3, 3), nil, tc.cmd, tc.f); got != tc.want {
 				t.Errorf("Precondition = %q, want %q", got, tc.want)
 			}
 		})

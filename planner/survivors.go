@@ -16,21 +16,15 @@ import (
 // the MAIN's databases, is not a candidate. Replicas are registered SYNC, so one caught up now
 // stays caught up until the DEMOTE that immediately follows.
 func caughtUpSurvivors(d topology.Declared, v rowIndex, main string) ([]string, string) {
-	if v.lag == nil {
-		return nil, "replication lag was not observed"
+	databases, missing := mainDatabases(v, main)
+	if missing != "" {
+		return nil, missing
 	}
-	mainLag, ok := v.lag[main]
-	if !ok || len(mainLag.Databases) == 0 {
-		return nil, fmt.Sprintf("SHOW REPLICATION LAG lists no database for MAIN %s", main)
-	}
-	databases := make([]string, 0, len(mainLag.Databases))
-	for db := range mainLag.Databases {
-		databases = append(databases, db)
-	}
-	slices.Sort(databases)
-
 	var candidates, why []string
 	for _, s := range d.DataInstances {
+		if s.Name == main {
+			continue // a MAIN that is declared (a rollout hands it over) is no survivor of itself
+		}
 		if reason := notCaughtUp(v, s.Name, databases); reason != "" {
 			why = append(why, reason)
 			continue
@@ -44,6 +38,24 @@ func caughtUpSurvivors(d topology.Declared, v rowIndex, main string) ([]string, 
 		return nil, "no declared survivor is up and caught up: " + strings.Join(why, "; ")
 	}
 	return candidates, ""
+}
+
+// mainDatabases lists the databases of the MAIN's SHOW REPLICATION LAG row, sorted, or says why
+// there are none to check a replica against.
+func mainDatabases(v rowIndex, main string) ([]string, string) {
+	if v.lag == nil {
+		return nil, "replication lag was not observed"
+	}
+	mainLag, ok := v.lag[main]
+	if !ok || len(mainLag.Databases) == 0 {
+		return nil, fmt.Sprintf("SHOW REPLICATION LAG lists no database for MAIN %s", main)
+	}
+	databases := make([]string, 0, len(mainLag.Databases))
+	for db := range mainLag.Databases {
+		databases = append(databases, db)
+	}
+	slices.Sort(databases)
+	return databases, ""
 }
 
 // notCaughtUp says why a survivor is not a handover candidate, or "" when it is.

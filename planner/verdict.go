@@ -43,6 +43,10 @@ type Outcome struct {
 
 	// WorkloadsSettled: both StatefulSets are at the declared size and their controller caught up.
 	WorkloadsSettled bool
+
+	// Rollout is the rollout's step: the plan's, or one planned without a view of the cluster
+	// when the pass ended before a plan stood. Its partitions are the ones the hook returns.
+	Rollout RolloutStep
 }
 
 // Condition is one status condition as the verdict decides it.
@@ -52,10 +56,10 @@ type Condition struct {
 	Message string
 }
 
-// Verdicts are the two conditions and when Metacontroller should sync again.
+// Verdicts are the three conditions and when Metacontroller should sync again.
 type Verdicts struct {
-	Ready, Converged   Condition
-	ResyncAfterSeconds float64
+	Ready, Converged, Updated Condition
+	ResyncAfterSeconds        float64
 }
 
 // Resync delays (seconds) by situation: short while anything is pending, long when converged, so
@@ -71,9 +75,24 @@ const (
 // the pass speaks for both; past discovery, Ready tells whether a MAIN is elected and Converged
 // names the first blocker in this order: a leader read that failed, a step that failed or did
 // not finish, half-joined coordinators, a retiring MAIN without a caught-up survivor, a yield,
-// retirement, the budget, pending registrations, a dry run, StatefulSets not yet at the
-// declared size. What the steps changed is judged on Now, what the plan set out to do on Plan.
+// retirement, the budget, pending registrations, a dry run, a rollout not done, StatefulSets
+// not yet at the declared size. What the steps changed is judged on Now, what the plan set out
+// to do on Plan. Updated is the rollout's own verdict, whatever stopped the pass.
 func Verdict(o Outcome) Verdicts {
+	v := o.readyAndConverged()
+	v.Updated = o.updated()
+	return v
+}
+
+func (o Outcome) updated() Condition {
+	status := metav1.ConditionFalse
+	if o.Rollout.Done() {
+		status = metav1.ConditionTrue
+	}
+	return Condition{Status: status, Reason: o.Rollout.Reason, Message: bound(o.Rollout.Message)}
+}
+
+func (o Outcome) readyAndConverged() Verdicts {
 	switch {
 	case o.TLSProblem != "":
 		// Checked before the pods: a missing or unusable Secret is usually why they are not Ready.
@@ -159,6 +178,14 @@ func (o Outcome) converged() (Condition, float64) {
 			listNames(append(append([]string{}, now.PendingCoordinators...), now.PendingDataInstances...))), ResyncProgressing
 	case o.DryRun && len(o.Plan.Commands) > 0:
 		return isFalse(topology.ReasonRegistrationInProgress, "dry run: %d planned steps not executed", len(o.Plan.Commands)), ResyncProgressing
+	case o.Rollout.InProgress():
+		// A pod template not rolled out is not what the spec declares: Converged waits for the
+		// upgrade too, with the rollout's own words.
+		resync := float64(ResyncProgressing)
+		if o.Rollout.Reason != topology.ReasonRolloutInProgress {
+			resync = ResyncWaiting
+		}
+		return Condition{metav1.ConditionFalse, o.Rollout.Reason, bound(o.Rollout.Message)}, resync
 	case !o.WorkloadsSettled:
 		return isFalse(topology.ReasonWorkloadsNotReady, "StatefulSets are not yet at %d coordinators and %d data instances",
 			len(o.Declared.Coordinators), len(o.Declared.DataInstances)), ResyncWaiting

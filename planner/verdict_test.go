@@ -98,6 +98,22 @@ func TestVerdict(t *testing.T) {
 			want{topology.ReasonMainElected, topology.ReasonRegistrationInProgress, ResyncProgressing, "registering coordinator_3, instance_2"}},
 		{"a dry run", passOn(func(o *Outcome) { o.DryRun, o.Plan.Commands = true, []Command{RegisterInstance{Name: "instance_2"}} }),
 			want{topology.ReasonMainElected, topology.ReasonRegistrationInProgress, ResyncProgressing, "dry run: 1 planned steps not executed"}},
+		{"a rollout in progress outranks unsettled StatefulSets", passOn(func(o *Outcome) {
+			o.Rollout = RolloutStep{Reason: topology.ReasonRolloutInProgress, Message: "replacing mg-data-1 (instance_1); 1 of 5 pods updated"}
+			o.WorkloadsSettled = false
+		}), want{topology.ReasonMainElected, topology.ReasonRolloutInProgress, ResyncProgressing, "replacing mg-data-1 (instance_1)"}},
+		{"a stuck rollout", passOn(func(o *Outcome) {
+			o.Rollout = RolloutStep{Reason: topology.ReasonRolloutStuck, Message: "stuck: mg-data-1 was created"}
+		}), want{topology.ReasonMainElected, topology.ReasonRolloutStuck, ResyncWaiting, "stuck: mg-data-1"}},
+		{"a blocked rollout", passOn(func(o *Outcome) {
+			o.Rollout = RolloutStep{Reason: topology.ReasonRolloutBlocked, Message: "cannot replace mg-data-0"}
+		}), want{topology.ReasonMainElected, topology.ReasonRolloutBlocked, ResyncWaiting, "cannot replace mg-data-0"}},
+		{"registering outranks a rollout", passOn(func(o *Outcome) {
+			o.Now.PendingDataInstances = names("instance", 2)
+			o.Rollout = RolloutStep{Reason: topology.ReasonRolloutInProgress, Message: "holding every data pod"}
+		}), want{topology.ReasonMainElected, topology.ReasonRegistrationInProgress, ResyncProgressing, "registering instance_2"}},
+		{"a rollout done", passOn(func(o *Outcome) { o.Rollout = RolloutStep{Reason: topology.ReasonUpToDate} }),
+			want{topology.ReasonMainElected, topology.ReasonAllInstancesRegistered, ResyncConverged, "registered"}},
 		{"StatefulSets not settled", passOn(func(o *Outcome) { o.WorkloadsSettled = false }),
 			want{topology.ReasonMainElected, topology.ReasonWorkloadsNotReady, ResyncWaiting, "not yet at 3 coordinators and 2 data instances"}},
 		{"no MAIN", passOn(func(o *Outcome) { o.Now.Main = "" }),
@@ -120,6 +136,32 @@ func TestVerdict(t *testing.T) {
 				t.Errorf("Converged status %s with reason %s", v.Converged.Status, v.Converged.Reason)
 			}
 		})
+	}
+}
+
+// Updated is the rollout's own verdict, whatever stopped the pass, and True only when it is done.
+func TestUpdatedIsTheRolloutsVerdict(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		o      Outcome
+		status string
+		reason topology.ConditionReason
+	}{
+		{"done", passOn(func(o *Outcome) { o.Rollout = RolloutStep{Reason: topology.ReasonUpToDate, Message: "all 5 pods"} }),
+			"True", topology.ReasonUpToDate},
+		{"in progress while pods are not Ready", passOn(func(o *Outcome) {
+			o.WaitingPods = []string{"mg-data-1"}
+			o.Rollout = RolloutStep{Reason: topology.ReasonRolloutInProgress, Message: "waiting for mg-data-1"}
+		}), "False", topology.ReasonRolloutInProgress},
+		{"stuck while the leader is unreachable", passOn(func(o *Outcome) {
+			o.LeaderErr = &memgraph.Error{Kind: memgraph.KindUnreachable, Message: "connection refused"}
+			o.Rollout = RolloutStep{Reason: topology.ReasonRolloutStuck, Message: "stuck"}
+		}), "False", topology.ReasonRolloutStuck},
+	} {
+		v := Verdict(tc.o).Updated
+		if string(v.Status) != tc.status || v.Reason != tc.reason || v.Message != tc.o.Rollout.Message {
+			t.Errorf("%s: Updated %s/%s %q, want %s/%s %q", tc.name, v.Status, v.Reason, v.Message, tc.status, tc.reason, tc.o.Rollout.Message)
+		}
 	}
 }
 

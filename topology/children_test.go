@@ -17,13 +17,14 @@ import (
 var update = flag.Bool("update", false, "rewrite the golden files under testdata/ from the current output")
 
 var renderCases = []struct {
-	name     string
-	cluster  func() *MemgraphCluster
-	replicas Replicas
+	name       string
+	cluster    func() *MemgraphCluster
+	replicas   Replicas
+	partitions Partitions
 }{
-	{"default", minimalCluster, Replicas{Coordinators: 3, DataInstances: 2}},
-	{"retain-delete", retainDeleted, Replicas{Coordinators: 3, DataInstances: 2}},
-	{"every-knob", everyKnob, Replicas{Coordinators: 5, DataInstances: 3}},
+	{"default", minimalCluster, Replicas{Coordinators: 3, DataInstances: 2}, Partitions{Coordinators: 3, DataInstances: 2}},
+	{"retain-delete", retainDeleted, Replicas{Coordinators: 3, DataInstances: 2}, Partitions{Coordinators: 3, DataInstances: 2}},
+	{"every-knob", everyKnob, Replicas{Coordinators: 5, DataInstances: 3}, Partitions{Coordinators: 5, DataInstances: 1}},
 }
 
 // admit is NewCluster of a fixture that must be valid.
@@ -38,7 +39,12 @@ func admit(t *testing.T, mc *MemgraphCluster) *Cluster {
 
 func render(t *testing.T, mc *MemgraphCluster, r Replicas) []map[string]any {
 	t.Helper()
-	children, err := DesiredChildren(admit(t, mc), r)
+	return renderPartitioned(t, mc, r, Partitions{Coordinators: r.Coordinators, DataInstances: r.DataInstances})
+}
+
+func renderPartitioned(t *testing.T, mc *MemgraphCluster, r Replicas, p Partitions) []map[string]any {
+	t.Helper()
+	children, err := DesiredChildren(admit(t, mc), r, p, TemplateGenerations{Coordinators: 1, DataInstances: 1})
 	if err != nil {
 		t.Fatalf("DesiredChildren: %v", err)
 	}
@@ -53,7 +59,7 @@ func childID(c map[string]any) string {
 func TestDesiredChildrenGolden(t *testing.T) {
 	for _, tc := range renderCases {
 		t.Run(tc.name, func(t *testing.T) {
-			for _, child := range render(t, tc.cluster(), tc.replicas) {
+			for _, child := range renderPartitioned(t, tc.cluster(), tc.replicas, tc.partitions) {
 				got, err := yaml.Marshal(child)
 				if err != nil {
 					t.Fatal(err)
@@ -214,7 +220,7 @@ func TestDesiredChildrenRefusesWhatItCannotRender(t *testing.T) {
 		"a zero cluster":   {&Cluster{}, Replicas{3, 2}, "no admitted MemgraphCluster"},
 		"negative replica": {admit(t, minimalCluster()), Replicas{3, -1}, "must not be negative"},
 	} {
-		_, err := DesiredChildren(tc.c, tc.r)
+		_, err := DesiredChildren(tc.c, tc.r, Partitions{}, TemplateGenerations{})
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: error %v, want one containing %q", name, err, tc.want)
 		}
@@ -231,7 +237,7 @@ func TestClusterIsDefaultedOnceAndNeverModified(t *testing.T) {
 	}
 	before := c.Spec()
 	render(t, minimalCluster(), Replicas{3, 2})
-	if _, err := DesiredChildren(c, Replicas{5, 4}); err != nil {
+	if _, err := DesiredChildren(c, Replicas{5, 4}, Partitions{2, 1}, TemplateGenerations{3, 4}); err != nil {
 		t.Fatal(err)
 	}
 	if diff := cmp.Diff(before, c.Spec(), quantities); diff != "" {
@@ -264,5 +270,117 @@ func TestUserLabelsStayOutOfSelectors(t *testing.T) {
 		if got := c["metadata"].(map[string]any)["labels"].(map[string]any)["team"]; got != "graph" {
 			t.Errorf("%s metadata lacks the user label team=graph", childID(c))
 		}
+	}
+}
+
+func TestDesiredChildrenRefusesANegativePartition(t *testing.T) {
+	_, err := DesiredChildren(admit(t, minimalCluster()), Replicas{3, 2}, Partitions{Coordinators: 3, DataInstances: -1}, TemplateGenerations{})
+	if err == nil || !strings.Contains(err.Error(), "partitions must not be negative") {
+		t.Errorf("error %v, want one about a negative partition", err)
+	}
+}
+
+// The partition is rendered as given, for each role, so the hook alone decides which pods the
+// StatefulSet controller may replace.
+func TestDesiredChildrenRendersPartitionsAsGiven(t *testing.T) {
+	children := renderPartitioned(t, minimalCluster(), Replicas{3, 2}, Partitions{Coordinators: 2, DataInstances: 0})
+	for i, want := range []int64{2, 0} {
+		strategy := children[i]["spec"].(map[string]any)["updateStrategy"].(map[string]any)
+		got := strategy["rollingUpdate"].(map[string]any)["partition"]
+		if got != want || strategy["type"] != "RollingUpdate" {
+			t.Errorf("%s updateStrategy = %v, want RollingUpdate with partition %d", childID(children[i]), strategy, want)
+		}
+	}
+}
+
+func podTemplate(child map[string]any) map[string]any {
+	return child["spec"].(map[string]any)["template"].(map[string]any)
+}
+
+// memgraph.com/restartedAt on the MemgraphCluster lands in both pod templates (and so rolls
+// every pod); the cluster's other annotations do not.
+func TestRestartedAtReachesBothPodTemplates(t *testing.T) {
+	mc := minimalCluster()
+	mc.Annotations = map[string]string{AnnotationRestartedAt: "2026-01-02T03:04:05Z", "owner": "team-graph"}
+	children := render(t, mc, Replicas{3, 2})
+	for _, sts := range children[:2] {
+		got := podTemplate(sts)["metadata"].(map[string]any)["annotations"]
+		want := map[string]any{AnnotationRestartedAt: "2026-01-02T03:04:05Z"}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("%s pod template annotations (-want +got):\n%s", childID(sts), diff)
+		}
+	}
+	for _, sts := range render(t, minimalCluster(), Replicas{3, 2})[:2] {
+		if a, ok := podTemplate(sts)["metadata"].(map[string]any)["annotations"]; ok {
+			t.Errorf("%s: pod template annotations %v without the cluster annotation", childID(sts), a)
+		}
+	}
+}
+
+// Each StatefulSet carries the generation its pod template arrived with, as given; none when 0.
+func TestDesiredChildrenAnnotateTemplateGenerations(t *testing.T) {
+	children, err := DesiredChildren(admit(t, minimalCluster()), Replicas{3, 2}, Partitions{3, 2}, TemplateGenerations{7, 0})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, want := range []any{"7", nil} {
+		annotations := children[i]["metadata"].(map[string]any)["annotations"].(map[string]any)
+		if got := annotations[AnnotationTemplateGeneration]; got != want {
+			t.Errorf("%s: %s = %v, want %v", childID(children[i]), AnnotationTemplateGeneration, got, want)
+		}
+	}
+}
+
+// The template hash changes with anything in a role's pod template and with nothing else, and
+// PodTemplateHashes returns exactly what DesiredChildren annotates.
+func TestPodTemplateHashes(t *testing.T) {
+	hashes := func(mc *MemgraphCluster) [2]string {
+		t.Helper()
+		c, d, err := PodTemplateHashes(admit(t, mc))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return [2]string{c, d}
+	}
+	base := hashes(minimalCluster())
+	children := renderPartitioned(t, minimalCluster(), Replicas{5, 7}, Partitions{1, 3})
+	if got := [2]string{templateHashOf(children[0]), templateHashOf(children[1])}; got != base {
+		t.Errorf("DesiredChildren annotates %v, PodTemplateHashes says %v", got, base)
+	}
+	if base[0] == "" || base[0] == base[1] {
+		t.Errorf("hashes %v: want two different non-empty hashes", base)
+	}
+	for _, tc := range []struct {
+		name                     string
+		edit                     func(mc *MemgraphCluster)
+		coordinators, dataChange bool
+	}{
+		{"image tag", func(mc *MemgraphCluster) { mc.Spec.Image.Tag = "3.12.1" }, true, true},
+		{"restartedAt", func(mc *MemgraphCluster) { mc.Annotations = map[string]string{AnnotationRestartedAt: "now"} }, true, true},
+		{"data extraArgs", func(mc *MemgraphCluster) { mc.Spec.DataTemplate.ExtraArgs = []string{"--log-level=TRACE"} }, false, true},
+		{"coordinator probe", func(mc *MemgraphCluster) { mc.Spec.CoordinatorTemplate.Probes.Liveness.PeriodSeconds = 7 }, true, false},
+		{"counts only", func(mc *MemgraphCluster) { mc.Spec.Coordinators, mc.Spec.DataInstances = 5, 3 }, false, false},
+		{"another annotation", func(mc *MemgraphCluster) { mc.Annotations = map[string]string{"owner": "x"} }, false, false},
+	} {
+		mc := minimalCluster()
+		tc.edit(mc)
+		got := hashes(mc)
+		if (got[0] != base[0]) != tc.coordinators || (got[1] != base[1]) != tc.dataChange {
+			t.Errorf("%s: hashes %v from %v, want coordinators changed %v, data changed %v",
+				tc.name, got, base, tc.coordinators, tc.dataChange)
+		}
+	}
+}
+
+// The image the rollout reports and the step timeout it judges by come from the admitted spec.
+func TestClusterImageAndStepTimeout(t *testing.T) {
+	mc := minimalCluster()
+	if c := admit(t, mc); c.Image() != "docker.io/memgraph/memgraph:3.12.0" || c.StepTimeoutSeconds() != 600 {
+		t.Errorf("defaults: image %q, step timeout %ds", c.Image(), c.StepTimeoutSeconds())
+	}
+	mc.Spec.Image.Tag = "sha256:" + hex64
+	mc.Spec.Rollout.StepTimeout = "1h30m"
+	if c := admit(t, mc); c.Image() != "docker.io/memgraph/memgraph@sha256:"+hex64 || c.StepTimeoutSeconds() != 5400 {
+		t.Errorf("digest and 1h30m: image %q, step timeout %ds", c.Image(), c.StepTimeoutSeconds())
 	}
 }

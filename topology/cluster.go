@@ -84,5 +84,13 @@ func (c *Cluster) TLSSecretName() string {
 // status the hook reads back (for lastTransitionTime). The slice is the cluster's: do not modify.
 func (c *Cluster) PriorConditions() []metav1.Condition { return c.mc.Status.Conditions }
 
+// Image is the image both roles' pods run, as their containers name it (repository:tag, or
+// repository@digest).
+func (c *Cluster) Image() string { return image(&c.mc.Spec) }
+
+// StepTimeoutSeconds is spec.rollout.stepTimeout in seconds: how long a replaced pod may fail its
+// gate before the rollout reports it stuck.
+func (c *Cluster) StepTimeoutSeconds() int64 { return c.mc.Spec.Rollout.StepTimeoutSeconds() }
+
 // Spec returns a copy of the admitted spec.
 func (c *Cluster) Spec() MemgraphClusterSpec { return *c.mc.Spec.DeepCopy() }

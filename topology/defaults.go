@@ -22,6 +22,7 @@ const (
 	DefaultAccessMode                  = AccessMode(corev1.ReadWriteOnce)
 	DefaultCreateLogStorageClaim       = true
 	DefaultClusterDomain               = "cluster.local"
+	DefaultStepTimeout                 = "10m"
 
 	DefaultBoltPort        int32 = 7687
 	DefaultManagementPort  int32 = 10000
@@ -53,6 +54,7 @@ func (mc *MemgraphCluster) Defaulted() *MemgraphCluster {
 	defaultRoleStorage(&s.Storage.Coordinators)
 	defaultRoleStorage(&s.Storage.Data)
 	setString(&s.ClusterDomain, DefaultClusterDomain)
+	setString(&s.Rollout.StepTimeout, DefaultStepTimeout)
 	setInt32(&s.Ports.Bolt, DefaultBoltPort)
 	setInt32(&s.Ports.Management, DefaultManagementPort)
 	setInt32(&s.Ports.Replication, DefaultReplicationPort)

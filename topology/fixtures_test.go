@@ -29,6 +29,7 @@ func everyKnob() *MemgraphCluster {
 	mc := minimalCluster()
 	mc.Name = "graph"
 	mc.Namespace = "prod"
+	mc.Annotations = map[string]string{AnnotationRestartedAt: "2026-05-04T03:02:01Z", "team": "graph"}
 	mc.Spec = MemgraphClusterSpec{
 		Coordinators:  5,
 		DataInstances: 3,

@@ -112,6 +112,26 @@ type Replicas struct {
 	DataInstances int32
 }
 
+// Partitions are the StatefulSets' spec.updateStrategy.rollingUpdate.partition per role. The
+// StatefulSet controller replaces (and creates at the new revision) only the pods whose index —
+// ordinal minus the set's first ordinal — is at or above the partition, highest first; a pod
+// below it is recreated at the old revision. So with the coordinators' ordinals starting at
+// FirstCoordinatorID, a partition of P releases coordinator ids greater than P, and a partition
+// equal to the replica count holds every pod.
+type Partitions struct {
+	Coordinators  int32
+	DataInstances int32
+}
+
+// TemplateGenerations are, per role, the StatefulSet's metadata.generation with which its current
+// pod template arrived (AnnotationTemplateGeneration). Until status.observedGeneration reaches
+// it, status.updateRevision may describe the previous template.
+// +kubebuilder:object:generate=false
+type TemplateGenerations struct {
+	Coordinators  int64
+	DataInstances int64
+}
+
 // Declared is the topology the spec asks for plus the members a shrink is retiring: the ordinals
 // in [declared, current) of each role, where current is the observed StatefulSet's spec.replicas.
 type Declared struct {

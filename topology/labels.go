@@ -13,6 +13,19 @@ const (
 	// coordinator StatefulSet's ordinals starting at FirstCoordinatorID it is the coordinator id.
 	LabelPodIndex = "apps.kubernetes.io/pod-index"
 
+	// AnnotationRestartedAt on a MemgraphCluster is copied into both pod templates, so changing
+	// it (e.g. to the current time) rolls every pod the safe way without any other change.
+	AnnotationRestartedAt = "memgraph.com/restartedAt"
+
+	// AnnotationTemplateHash on a StatefulSet is a hash of the pod template the hook rendered
+	// into it: a sync whose rendered hash differs from the observed one is changing the template,
+	// and the StatefulSet's status.updateRevision does not describe it yet.
+	AnnotationTemplateHash = "memgraph.com/pod-template-hash"
+
+	// AnnotationTemplateGeneration on a StatefulSet is the metadata.generation with which its
+	// current pod template arrived (TemplateGenerations).
+	AnnotationTemplateGeneration = "memgraph.com/pod-template-generation"
+
 	NameValue      = "memgraph"
 	ManagedByValue = "memgraph-hooks"
 

@@ -31,6 +31,16 @@ type MemgraphClusterStatus struct {
 	// +optional
 	Leader string `json:"leader,omitempty"`
 
+	// Version is the image (repository:tag, or repository@digest) every pod of both roles runs,
+	// read from the Pods; empty while they run different images, as in the middle of an upgrade.
+	// +optional
+	Version string `json:"version,omitempty"`
+
+	// TargetVersion is the image the pods are being rolled to while a rollout is in progress
+	// (the Updated condition is not True); empty otherwise.
+	// +optional
+	TargetVersion string `json:"targetVersion,omitempty"`
+
 	// Pods counts ready and desired pods per role.
 	// +optional
 	Pods PodCounts `json:"pods,omitzero"`
@@ -73,6 +83,9 @@ const (
 	// ConditionConverged: every declared member is registered, nothing is retiring, and the
 	// StatefulSets are at the declared size.
 	ConditionConverged ConditionType = "Converged"
+	// ConditionUpdated: every pod runs its StatefulSet's current pod template (no rollout is
+	// in progress).
+	ConditionUpdated ConditionType = "Updated"
 )
 
 // ConditionReason is the stable, machine-readable reason of a condition.
@@ -94,4 +107,19 @@ const (
 	ReasonTLSConfigInvalid             ConditionReason = "TLSConfigInvalid"
 	ReasonCoordinatorHalfJoined        ConditionReason = "CoordinatorHalfJoined"
 	ReasonFailoverInProgress           ConditionReason = "FailoverInProgress"
+)
+
+// The reasons of Updated; Converged gives the last three too while a rollout is not done.
+const (
+	// ReasonUpToDate: every pod runs its StatefulSet's current pod template.
+	ReasonUpToDate ConditionReason = "UpToDate"
+	// ReasonRolloutInProgress: pods are being replaced one at a time; the message names the pod,
+	// how many are done and the next step.
+	ReasonRolloutInProgress ConditionReason = "RolloutInProgress"
+	// ReasonRolloutBlocked: the next pod cannot be released safely (e.g. it runs the MAIN and no
+	// survivor is caught up to take it over); nothing is released until that changes.
+	ReasonRolloutBlocked ConditionReason = "RolloutBlocked"
+	// ReasonRolloutStuck: a replaced pod is not Ready (or not back in the cluster, or not caught
+	// up) spec.rollout.stepTimeout after it was created; the rollout stops where it is.
+	ReasonRolloutStuck ConditionReason = "RolloutStuck"
 )

@@ -19,6 +19,7 @@ import (
 // +kubebuilder:printcolumn:name="Coordinators",type=integer,JSONPath=".status.coordinators",description="Coordinators registered in Raft, as observed"
 // +kubebuilder:printcolumn:name="Data",type=integer,JSONPath=".status.dataInstances",description="Data instances registered, as observed"
 // +kubebuilder:printcolumn:name="Main",type=string,JSONPath=".status.main",description="The data instance that is MAIN"
+// +kubebuilder:printcolumn:name="Version",type=string,JSONPath=".status.version",description="The image every pod runs"
 // +kubebuilder:printcolumn:name="Ready",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].status`
 // +kubebuilder:printcolumn:name="Converged",type=string,JSONPath=`.status.conditions[?(@.type=="Converged")].status`
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=".metadata.creationTimestamp"
@@ -104,6 +105,24 @@ type MemgraphClusterSpec struct {
 	// +kubebuilder:default={}
 	// +optional
 	DataTemplate DataTemplate `json:"dataTemplate,omitempty"`
+
+	// Rollout tunes how a change to the pods (a new image, resources, probes, extraArgs, ...)
+	// is rolled out: one pod at a time, replicas first, MAIN and Raft leader handed over first.
+	// +kubebuilder:default={}
+	// +optional
+	Rollout Rollout `json:"rollout,omitempty"`
+}
+
+// Rollout tunes rolling upgrades.
+type Rollout struct {
+	// StepTimeout is how long a replaced pod may take, from its creation, to be Ready, back in
+	// the cluster and caught up before the Updated condition reports RolloutStuck. The rollout
+	// waits for the pod either way; the timeout only decides when to say that it is stuck.
+	// +kubebuilder:default="10m"
+	// +kubebuilder:validation:MaxLength=32
+	// +kubebuilder:validation:XValidation:rule="self.matches('^([0-9]+(h|m|s))+$') && duration(self) >= duration('1m') && duration(self) <= duration('168h')",message="rollout.stepTimeout must be a duration from 1m to 168h written in hours, minutes and seconds, such as 10m, 90s or 1h30m: how long a replaced pod may take to be Ready and caught up before the rollout reports RolloutStuck"
+	// +optional
+	StepTimeout string `json:"stepTimeout,omitempty"`
 }
 
 // Image is the Memgraph image both roles run.

@@ -32,6 +32,7 @@ const (
 	MsgDataWAL            = "dataTemplate.extraArgs must not set --storage-wal-enabled: a data instance in a high-availability cluster must run with the WAL enabled, and the hook enables it; remove the flag"
 	MsgCoordinatorStorage = "storage.coordinators is immutable: it shapes the StatefulSet's volumeClaimTemplates, which Kubernetes cannot change in place. Delete the MemgraphCluster (and its retained PersistentVolumeClaims, if the volumes must change too) and create it again with the new storage"
 	MsgVolumeSize         = "libPVCSize and logPVCSize must be positive quantities such as 1Gi: Kubernetes refuses a volume claim of zero or negative size"
+	MsgStepTimeout        = "rollout.stepTimeout must be a duration from 1m to 168h written in hours, minutes and seconds, such as 10m, 90s or 1h30m: how long a replaced pod may take to be Ready and caught up before the rollout reports RolloutStuck"
 	MsgDataStorage        = "storage.data is immutable: it shapes the StatefulSet's volumeClaimTemplates, which Kubernetes cannot change in place. Delete the MemgraphCluster (and its retained PersistentVolumeClaims, if the volumes must change too) and create it again with the new storage"
 )
 
@@ -45,6 +46,9 @@ const (
 	imageDigestPattern    = `^sha256:[a-f0-9]{64}$`
 	reservedArgsPattern   = `^--?(bolt[-_]port|bolt[-_]address|management[-_]port|coordinator[-_]port|coordinator[-_]id|coordinator[-_]hostname|nuraft[-_]log[-_]file|data[-_]directory|init[-_]file|init[-_]data[-_]file|bolt[-_]cert[-_]file|bolt[-_]key[-_]file)(=|$)`
 	walArgPattern         = `^--?(no)?storage[-_]wal[-_]enabled(=|$)`
+	stepTimeoutPattern    = `^([0-9]+(h|m|s))+$`
+	minStepTimeout        = "1m"
+	maxStepTimeout        = "168h"
 	maxClusterNameLength  = 40
 	maxPort               = 65535
 	reservedEnvNamesInCEL = `'POD_NAME', 'MEMGRAPH_ENTERPRISE_LICENSE', 'MEMGRAPH_ORGANIZATION_NAME', 'MEMGRAPH_MANAGEMENT_PORT', 'MEMGRAPH_COORDINATOR_PORT', 'MEMGRAPH_COORDINATOR_ID', 'MEMGRAPH_NURAFT_LOG_FILE', 'MEMGRAPH_COORDINATOR_HOSTNAME', 'MEMGRAPH_BOLT_PORT', 'DGL_DOWNLOAD_DIR', 'DGLDEFAULTDIR', 'MGCONSOLE_HISTORY_PATH'`
@@ -58,6 +62,7 @@ var (
 	imageDigestRE   = regexp.MustCompile(imageDigestPattern)
 	reservedArgsRE  = regexp.MustCompile(reservedArgsPattern)
 	walArgRE        = regexp.MustCompile(walArgPattern)
+	stepTimeoutRE   = regexp.MustCompile(stepTimeoutPattern)
 )
 
 // reservedLabelKeys and reservedEnvNames are what the hook sets itself.
@@ -181,6 +186,53 @@ func (mc *MemgraphCluster) celRules(vs *violations) {
 	// A Secret name is a DNS subdomain, the very shape of clusterDomainPattern; its length is the
 	// schema's (MaxLength).
 	vs.add(s.TLS != nil && !clusterDomainRE.MatchString(s.TLS.SecretName), "spec.tls.secretName", MsgTLSSecretName)
+	_, ok := stepTimeoutSeconds(s.Rollout.StepTimeout)
+	vs.add(!ok, "spec.rollout.stepTimeout", MsgStepTimeout)
+}
+
+// stepTimeoutSeconds is the twin of the stepTimeout rule: whole hours, minutes and seconds
+// (which CEL's duration() adds up as Go's time.ParseDuration does), from 1m to 168h. ok is false
+// for anything else.
+func stepTimeoutSeconds(s string) (seconds int64, ok bool) {
+	if !stepTimeoutRE.MatchString(s) {
+		return 0, false
+	}
+	lowest, _ := durationSeconds(minStepTimeout)
+	highest, _ := durationSeconds(maxStepTimeout)
+	d, ok := durationSeconds(s)
+	return d, ok && d >= lowest && d <= highest
+}
+
+// durationSeconds adds up a string of stepTimeoutPattern; ok is false when it overflows.
+func durationSeconds(s string) (int64, bool) {
+	const ceiling = 1 << 40 // far beyond any bound, far below overflow
+	var total, n int64
+	for _, c := range s {
+		switch c {
+		case 'h':
+			total, n = total+n*3600, 0
+		case 'm':
+			total, n = total+n*60, 0
+		case 's':
+			total, n = total+n, 0
+		default:
+			n = n*10 + int64(c-'0')
+		}
+		if n > ceiling || total > ceiling {
+			return 0, false
+		}
+	}
+	return total, true
+}
+
+// StepTimeoutSeconds is spec.rollout.stepTimeout in seconds; the default's when it is unset or
+// (in a spec that skipped admission) invalid.
+func (r Rollout) StepTimeoutSeconds() int64 {
+	if d, ok := stepTimeoutSeconds(r.StepTimeout); ok {
+		return d
+	}
+	d, _ := stepTimeoutSeconds(DefaultStepTimeout)
+	return d
 }
 
 func validatePodOptions(vs *violations, path string, o *PodOptions) {

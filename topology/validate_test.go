@@ -131,6 +131,14 @@ func TestValidate(t *testing.T) {
 		}), with(func(mc *MemgraphCluster) {
 			mc.Spec.DataTemplate.ExtraEnv = []corev1.EnvVar{{Name: "A"}, {Name: "B"}}
 		}), "dataTemplate.extraEnv[1] duplicates item 0: the list's items must be unique by name"},
+		{"step timeout below a minute", with(func(mc *MemgraphCluster) { mc.Spec.Rollout.StepTimeout = "59s" }),
+			with(func(mc *MemgraphCluster) { mc.Spec.Rollout.StepTimeout = "1m" }), MsgStepTimeout},
+		{"step timeout beyond a week", with(func(mc *MemgraphCluster) { mc.Spec.Rollout.StepTimeout = "168h1s" }),
+			with(func(mc *MemgraphCluster) { mc.Spec.Rollout.StepTimeout = "167h59m60s" }), MsgStepTimeout},
+		{"step timeout in milliseconds", with(func(mc *MemgraphCluster) { mc.Spec.Rollout.StepTimeout = "90000ms" }),
+			with(func(mc *MemgraphCluster) { mc.Spec.Rollout.StepTimeout = "90s" }), MsgStepTimeout},
+		{"step timeout without a unit", with(func(mc *MemgraphCluster) { mc.Spec.Rollout.StepTimeout = "600" }),
+			with(func(mc *MemgraphCluster) { mc.Spec.Rollout.StepTimeout = "1h30m" }), MsgStepTimeout},
 		{"unknown pull policy", with(func(mc *MemgraphCluster) { mc.Spec.Image.PullPolicy = "Sometimes" }),
 			with(func(mc *MemgraphCluster) { mc.Spec.Image.PullPolicy = corev1.PullNever }), "image.pullPolicy must be Always, IfNotPresent or Never"},
 		{"unknown retention policy", with(func(mc *MemgraphCluster) { mc.Spec.Storage.RetentionPolicy = "Keep" }),
@@ -238,5 +246,26 @@ func TestValidateUpdate(t *testing.T) {
 	}
 	if err := ValidateUpdate(nil, minimalCluster()); err != nil {
 		t.Errorf("a create (no old object) of a valid cluster: %v", err)
+	}
+}
+
+func TestStepTimeoutSeconds(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want int64
+	}{
+		{"", 600},
+		{"90s", 90},
+		{"1h30m", 5400},
+		{"1m0s", 60},
+		{"2h2h", 4 * 3600},
+		{"168h", 168 * 3600},
+		{"10", 600},                    // no unit (only a spec that skipped admission): the default
+		{"99999999999999999999h", 600}, // overflows: the default
+		{"169h", 600},                  // beyond the bound: the default
+	} {
+		if got := (Rollout{StepTimeout: tc.in}).StepTimeoutSeconds(); got != tc.want {
+			t.Errorf("StepTimeoutSeconds(%q) = %d, want %d", tc.in, got, tc.want)
+		}
 	}
 }

@@ -12,27 +12,31 @@ import (
 // volumeClaimTemplates) depend only on the cluster name and on storage, which admission freezes,
 // so an in-place update never hits a field Kubernetes refuses to change.
 
-func coordinatorStatefulSet(mc *MemgraphCluster, n Network, replicas int32) *appsv1.StatefulSet {
+func coordinatorStatefulSet(mc *MemgraphCluster, n Network, replicas, partition int32) *appsv1.StatefulSet {
 	name := CoordinatorSetName(mc.Name)
 	o := mc.Spec.CoordinatorTemplate.PodOptions
-	sts := statefulSet(mc, name, RoleCoordinator, o.Labels, replicas, coordinatorPodSpec(mc, n), mc.Spec.Storage.Coordinators)
+	sts := statefulSet(mc, name, RoleCoordinator, o.Labels, replicas, partition, coordinatorPodSpec(mc, n), mc.Spec.Storage.Coordinators)
 	// The pod-index label then equals the coordinator id (FirstCoordinatorID), which
 	// MEMGRAPH_COORDINATOR_ID reads through the downward API.
 	sts.Spec.Ordinals = &appsv1.StatefulSetOrdinals{Start: FirstCoordinatorID}
 	return sts
 }
 
-func dataStatefulSet(mc *MemgraphCluster, replicas int32) *appsv1.StatefulSet {
+func dataStatefulSet(mc *MemgraphCluster, replicas, partition int32) *appsv1.StatefulSet {
 	name := DataSetName(mc.Name)
 	o := mc.Spec.DataTemplate.PodOptions
-	sts := statefulSet(mc, name, RoleData, o.Labels, replicas, dataPodSpec(mc), mc.Spec.Storage.Data)
+	sts := statefulSet(mc, name, RoleData, o.Labels, replicas, partition, dataPodSpec(mc), mc.Spec.Storage.Data)
 	if FirstDataOrdinal != 0 {
 		sts.Spec.Ordinals = &appsv1.StatefulSetOrdinals{Start: FirstDataOrdinal}
 	}
 	return sts
 }
 
-func statefulSet(mc *MemgraphCluster, name, role string, userLabels map[string]string, replicas int32,
+// statefulSet keeps the RollingUpdate strategy with an explicit partition (the hook releases one
+// pod at a time by lowering it) and leaves maxUnavailable to the API server's default: a cluster
+// whose MaxUnavailableStatefulSet gate is off drops the field, and a desired value it drops
+// would be an update on every sync.
+func statefulSet(mc *MemgraphCluster, name, role string, userLabels map[string]string, replicas, partition int32,
 	pod corev1.PodSpec, rs RoleStorage) *appsv1.StatefulSet {
 	labels := roleLabels(mc.Name, role, userLabels)
 	policy := appsv1.PersistentVolumeClaimRetentionPolicyType(mc.Spec.Storage.RetentionPolicy)
@@ -44,9 +48,12 @@ func statefulSet(mc *MemgraphCluster, name, role string, userLabels map[string]s
 			Selector:            &metav1.LabelSelector{MatchLabels: RoleSelector(mc.Name, role)},
 			ServiceName:         name,
 			PodManagementPolicy: appsv1.ParallelPodManagement,
-			UpdateStrategy:      appsv1.StatefulSetUpdateStrategy{Type: appsv1.RollingUpdateStatefulSetStrategyType},
+			UpdateStrategy: appsv1.StatefulSetUpdateStrategy{
+				Type:          appsv1.RollingUpdateStatefulSetStrategyType,
+				RollingUpdate: &appsv1.RollingUpdateStatefulSetStrategy{Partition: ptr.To(partition)},
+			},
 			Template: corev1.PodTemplateSpec{
-				ObjectMeta: metav1.ObjectMeta{Labels: labels},
+				ObjectMeta: metav1.ObjectMeta{Labels: labels, Annotations: templateAnnotations(mc)},
 				Spec:       pod,
 			},
 			VolumeClaimTemplates: volumeClaimTemplates(rs),
@@ -88,4 +95,14 @@ func claim(name string, size resource.Quantity, mode AccessMode, class string) c
 		pvc.Spec.StorageClassName = ptr.To(class)
 	}
 	return pvc
+}
+
+// templateAnnotations carries the MemgraphCluster's AnnotationRestartedAt into a pod template:
+// a new value is a new template revision, which the hook rolls out like any other.
+func templateAnnotations(mc *MemgraphCluster) map[string]string {
+	at, ok := mc.Annotations[AnnotationRestartedAt]
+	if !ok {
+		return nil
+	}
+	return map[string]string{AnnotationRestartedAt: at}
 }

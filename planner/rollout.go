@@ -1,0 +1,166 @@
+package planner
+
+import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/memgraph-hooks/memgraph-hooks/topology"
+)
+
+// Rolling upgrades. Any change to a role's pod template — a new image, resources, probes,
+// extraArgs, the memgraph.com/restartedAt annotation, a template edit by a human, a rollback —
+// gives its StatefulSet a new status.updateRevision, and every pod whose controller-revision-hash
+// label differs is replaced. The hook never deletes a pod: it owns each StatefulSet's
+// rollingUpdate.partition, below which the StatefulSet controller replaces nothing, and lowers
+// it by one pod per step once the cluster is proven able to lose that pod.
+//
+// Invariants (PlanRollout):
+//
+//   - One pod of the cluster per step: data instances first, then coordinators, each from the
+//     highest index down (the only order a partition allows). The next pod is released only
+//     when every pod above it in its role is Ready at the new revision and back in the cluster
+//     (registered and up in the leader's view; a data replica also caught up on every database
+//     of the MAIN), every declared pod of both roles is Ready, and every declared member is up.
+//   - The MAIN's pod is released only after MAIN was handed over (the same lag-gated Handover
+//     as a retirement), preferring a survivor already at the new revision, so MAIN moves once
+//     (twice when it starts on the highest ordinal: then no pod is at the new revision yet); no
+//     caught-up survivor blocks the rollout (RolloutBlocked). A single data
+//     instance has no survivor and is replaced in place. The leader's pod is released only
+//     after YIELD LEADERSHIP, and Raft picks the successor.
+//   - A pod that is not Ready and not at the new revision is released without the Memgraph
+//     gates (it is down already: a rollback of a pod stuck at a broken revision must reach it),
+//     unless it is the MAIN or the leader or a pod above it is not settled.
+//   - Stateless: the partition follows from the pods alone. A released pod that is gone or
+//     terminating stays released (the partition is one above the highest live pod not at the
+//     new revision), so a pod is never recreated at the old revision halfway through. The prior
+//     status and the observed partition are never inputs; a MAIN or leader moved by anyone is
+//     where the next step starts from, never moved back.
+//   - Hold everything (the partition at the number of pods that exist, or at the returned
+//     replicas when that is lower) when the revision the StatefulSet reports does not describe
+//     the template this sync returns: the template changes in this very sync (the pod-template
+//     hash differs), or the controller has not yet observed the generation the template arrived
+//     with (AnnotationTemplateGeneration; a change of replicas or partition alone bumps the
+//     generation too, but leaves the revision as it is). New members of a growth then start at
+//     the new revision, existing ones wait.
+//   - Scaling composes: while a role is retiring members (its StatefulSet is above the declared
+//     count) its partition is the returned replica count, so no retiring pod is ever released,
+//     and nothing in the cluster is released until the scale-down is done.
+//   - Stuck detection has no memory either: a pod at the new revision that still fails its gate
+//     spec.rollout.stepTimeout after its own creationTimestamp makes the condition RolloutStuck;
+//     nothing further is released until it recovers or the spec changes.
+
+// RolloutPod is one of a role's pods as the sync request shows it.
+type RolloutPod struct {
+	Index       int         // ordinal minus the StatefulSet's first ordinal
+	Revision    string      // its controller-revision-hash label
+	Ready       bool        // condition Ready is True
+	Terminating bool        // metadata.deletionTimestamp is set
+	Created     metav1.Time // metadata.creationTimestamp
+	Image       string      // the memgraph container's image
+}
+
+// RolloutSet is one role's StatefulSet as the sync request shows it.
+type RolloutSet struct {
+	Exists             bool
+	UpdateRevision     string // status.updateRevision
+	CurrentRevision    string // status.currentRevision
+	Generation         int64  // metadata.generation
+	ObservedGeneration int64  // status.observedGeneration
+	// TemplateGeneration is the set's AnnotationTemplateGeneration: the generation with which
+	// its pod template arrived (0 when unknown).
+	TemplateGeneration int64
+	// Current is the number of pods the set has or had: the larger of spec.replicas,
+	// status.replicas and one past the highest pod index.
+	Current int32
+	// TemplateChanging: the children this sync returns change the set's pod template (the
+	// pod-template hash differs from the observed one), so UpdateRevision is about to be stale.
+	TemplateChanging bool
+	Pods             []RolloutPod
+}
+
+// Workloads is what a sync knows about the pods besides the cluster's own view: both
+// StatefulSets with their pods, the time of the sync, spec.rollout.stepTimeout and the image the
+// spec asks for.
+type Workloads struct {
+	Coordinators, Data RolloutSet
+	Now                metav1.Time     // when the sync runs (the hook's clock; the planner reads none)
+	StepTimeout        metav1.Duration // spec.rollout.stepTimeout
+	Image              string
+}
+
+// RolloutInput is everything PlanRollout looks at.
+type RolloutInput struct {
+	Declared topology.Declared
+	Replicas topology.Replicas // the replica counts this sync returns
+	Workloads
+	// Cluster is the leader's view (with Lag when RolloutNeedsLag said so); nil when this sync
+	// could not observe the cluster. Without it no pod is released.
+	Cluster *Observed
+}
+
+// RolloutStep is one sync's part of a rollout.
+type RolloutStep struct {
+	Partitions topology.Partitions
+	// TemplateGenerations are the AnnotationTemplateGeneration values to return: the generation
+	// each set's pod template arrived with, or arrives with in this sync's update.
+	TemplateGenerations topology.TemplateGenerations
+	// Handover moves MAIN off the data instance whose pod is next; a later sync releases the
+	// pod once the MAIN has moved.
+	Handover *Handover
+	// Yield: the leader's pod is next; YIELD LEADERSHIP first, a later sync releases it.
+	Yield bool
+	// Reason (topology.ReasonUpToDate, …) and Message of the Updated condition.
+	Reason  topology.ConditionReason
+	Message string
+	// Version is the image every live pod runs ("" while they differ); TargetVersion the
+	// spec's image while the rollout is not done.
+	Version       string
+	TargetVersion string
+}
+
+// Commands are the Bolt steps the rollout needs this sync: at most one, and when there is one
+// no pod is released in the same sync.
+func (s RolloutStep) Commands() []Command {
+	switch {
+	case s.Handover != nil:
+		return []Command{*s.Handover}
+	case s.Yield:
+		return []Command{YieldLeadership{}}
+	}
+	return nil
+}
+
+// Done reports a finished (or never started) rollout.
+func (s RolloutStep) Done() bool { return s.Reason == topology.ReasonUpToDate }
+
+// InProgress reports a rollout that is not done; the zero step (none planned) is not one.
+func (s RolloutStep) InProgress() bool { return s.Reason != "" && !s.Done() }
+
+// PlanRollout decides the partitions of both StatefulSets and the step the rollout takes. See
+// the invariants above.
+func PlanRollout(in RolloutInput) RolloutStep {
+	p := newRolloutPlan(in)
+	step := RolloutStep{
+		Partitions: topology.Partitions{
+			Coordinators:  p.coordinators.restingPartition(),
+			DataInstances: p.data.restingPartition(),
+		},
+		TemplateGenerations: topology.TemplateGenerations{
+			Coordinators:  p.coordinators.templateGeneration(),
+			DataInstances: p.data.templateGeneration(),
+		},
+	}
+	p.decide(&step)
+	step.Version = p.version()
+	if !step.Done() {
+		step.TargetVersion = in.Image
+	}
+	return step
+}
+
+// RolloutNeedsLag reports whether PlanRollout needs SHOW REPLICATION LAG in Cluster.Lag: when
+// the data instances are rolling, to prove the replaced replicas caught up and to choose whom to
+// hand MAIN to.
+func RolloutNeedsLag(in RolloutInput) bool {
+	p := newRolloutPlan(in)
+	return p.active() == &p.data && p.data.state() == roleRolling && !p.retiring()
+}

@@ -1,0 +1,288 @@
+package planner
+
+import (
+	"fmt"
+
+	"github.com/memgraph-hooks/memgraph-hooks/memgraph"
+	"github.com/memgraph-hooks/memgraph-hooks/topology"
+)
+
+// rolloutPlan is one PlanRollout call: both roles and the leader's view.
+type rolloutPlan struct {
+	in           RolloutInput
+	data         rolloutRole
+	coordinators rolloutRole
+	v            *rowIndex // nil: no usable view of the cluster this sync
+	main         string
+}
+
+func newRolloutPlan(in RolloutInput) *rolloutPlan {
+	p := &rolloutPlan{
+		in:           in,
+		data:         newRolloutRole(topology.RoleData, in.Data, dataMembers(in.Declared), in.Replicas.DataInstances),
+		coordinators: newRolloutRole(topology.RoleCoordinator, in.Coordinators, coordinatorMembers(in.Declared), in.Replicas.Coordinators),
+	}
+	if in.Cluster != nil && !leaderNotReady(*in.Cluster) && in.Cluster.Leader != "" {
+		v := index(*in.Cluster)
+		p.v = &v
+		p.main = observeMain(v).name
+	}
+	return p
+}
+
+// active is the role whose rollout goes now: the data instances until they are done, then the
+// coordinators; nil when both are done.
+func (p *rolloutPlan) active() *rolloutRole {
+	for _, r := range []*rolloutRole{&p.data, &p.coordinators} {
+		if st := r.state(); st == roleStale || st == roleRolling {
+			return r
+		}
+	}
+	return nil
+}
+
+func (p *rolloutPlan) retiring() bool { return p.data.retiring() || p.coordinators.retiring() }
+
+// decide fills in the step: the Updated verdict, and for the active role either a release
+// (its partition lowered to the candidate), a handover or a yield before one, or nothing.
+func (p *rolloutPlan) decide(step *RolloutStep) {
+	r := p.active()
+	switch {
+	case r == nil:
+		step.Reason, step.Message = topology.ReasonUpToDate, p.upToDateMessage()
+		return
+	case p.retiring():
+		p.inProgress(step, "waiting for the scale-down to finish before replacing pods")
+		return
+	case r.state() == roleStale:
+		p.inProgress(step, fmt.Sprintf("holding every %s pod until the StatefulSet controller has the new pod template's revision", r.kind))
+		return
+	}
+	c := r.candidate()
+	if w := p.releasedUnsettled(r, c); w != nil {
+		p.waitOn(step, w)
+		return
+	}
+	if c < 0 {
+		// Every pod is back at the update revision: the controller records the update as
+		// complete next, and a pod lost meanwhile still comes back at the new revision.
+		p.inProgress(step, fmt.Sprintf("waiting for the StatefulSet controller to record the %s update as complete", r.kind))
+		return
+	}
+	if pod := r.pods[c]; !pod.Ready {
+		p.releaseDownPod(step, r, c)
+		return
+	}
+	if w := p.clusterUnsettled(r, c); w != nil {
+		p.waitOn(step, w)
+		return
+	}
+	p.releaseOrHandOver(step, r, c)
+}
+
+// releaseDownPod releases a candidate that is not Ready: it is down already, so replacing it
+// cannot take a second pod down — unless it is the MAIN or the leader, whose move belongs to the
+// coordinators' failover.
+func (p *rolloutPlan) releaseDownPod(step *RolloutStep, r *rolloutRole, c int) {
+	m := r.members[c]
+	switch {
+	case p.v == nil:
+		p.waitOn(step, &gateWait{what: "the coordinators' view of the cluster (no ready leader answered)"})
+	case m.name == p.main || m.name == p.v.leader:
+		p.waitOn(step, &gateWait{what: fmt.Sprintf("the coordinators to fail over from %s, whose pod %s is not Ready", m.name, m.pod)})
+	default:
+		p.release(step, r, c, " (it is not Ready)")
+	}
+}
+
+// releaseOrHandOver releases the candidate, or first moves the MAIN or the leadership off it.
+func (p *rolloutPlan) releaseOrHandOver(step *RolloutStep, r *rolloutRole, c int) {
+	m := r.members[c]
+	switch {
+	case r.kind == topology.RoleData && m.name == p.main && len(r.members) == 1:
+		p.release(step, r, c, fmt.Sprintf(" in place: %s is the only data instance, so writes pause until it is back (there is no replica to hand MAIN to)", m.name))
+	case r.kind == topology.RoleData && m.name == p.main:
+		to, why := p.handoverTarget(r, -1)
+		if to == "" {
+			step.Reason = topology.ReasonRolloutBlocked
+			step.Message = p.withCounts(fmt.Sprintf("cannot replace %s (%s): it is MAIN and %s", m.pod, m.name, why))
+			return
+		}
+		step.Handover = &Handover{From: m.name, To: to}
+		p.inProgress(step, fmt.Sprintf("switchover %s → %s, then replace %s", m.name, to, m.pod))
+	case r.kind == topology.RoleCoordinator && m.name == p.v.leader:
+		step.Yield = true
+		p.inProgress(step, fmt.Sprintf("yielding leadership of %s (Raft picks the successor), then replace %s", m.name, m.pod))
+	case r.kind == topology.RoleCoordinator && p.v.leaders[m.name]:
+		p.waitOn(step, &gateWait{what: fmt.Sprintf("a settled leader (%s reports itself leader but %s answered as leader)", m.name, p.v.leader)})
+	default:
+		p.release(step, r, c, "")
+	}
+}
+
+func (p *rolloutPlan) release(step *RolloutStep, r *rolloutRole, c int, note string) {
+	p.setPartition(step, r, int32(c))
+	m := r.members[c]
+	doing := fmt.Sprintf("replacing %s (%s)%s", m.pod, m.name, note)
+	if next := p.stepAfter(r, c); next != "" {
+		doing += "; next: " + next
+	}
+	p.inProgress(step, doing)
+}
+
+func (p *rolloutPlan) setPartition(step *RolloutStep, r *rolloutRole, partition int32) {
+	if r.kind == topology.RoleData {
+		step.Partitions.DataInstances = partition
+	} else {
+		step.Partitions.Coordinators = partition
+	}
+}
+
+// handoverTarget is the survivor to hand MAIN to: one proven caught up, preferring one already
+// at the new revision (so MAIN moves once per rollout), else the lowest ordinal. A message
+// predicting a later step counts the pod at index releasing (-1: none) as updated.
+func (p *rolloutPlan) handoverTarget(r *rolloutRole, releasing int) (string, string) {
+	candidates, why := caughtUpSurvivors(p.in.Declared, *p.v, p.main)
+	if len(candidates) == 0 {
+		return "", why
+	}
+	for _, name := range candidates {
+		for i, m := range r.members {
+			if pod, ok := r.pods[i]; m.name == name && (i == releasing || ok && r.updated(pod)) {
+				return name, ""
+			}
+		}
+	}
+	return candidates[0], ""
+}
+
+// gateWait is what keeps the next pod from being released.
+type gateWait struct {
+	member, pod string
+	what        string // what is awaited, e.g. "to be Ready"
+	// released is the pod awaited; stuckable says the rollout replaced it (it is at the new
+	// revision, above the next pod), so it counts as stuck once spec.rollout.stepTimeout has
+	// passed since its creation.
+	released  RolloutPod
+	stuckable bool
+	// blocked says why no release can happen at all without a human (RolloutBlocked).
+	blocked string
+}
+
+// releasedUnsettled checks the pods above the candidate — those the rollout released — at the
+// level of Kubernetes: each is back (exists, not terminating) and Ready.
+func (p *rolloutPlan) releasedUnsettled(r *rolloutRole, c int) *gateWait {
+	for i := c + 1; i < len(r.members); i++ {
+		if w := podUnsettled(r, i); w != nil {
+			return w
+		}
+	}
+	return nil
+}
+
+func podUnsettled(r *rolloutRole, i int) *gateWait {
+	m := r.members[i]
+	pod, ok := r.pods[i]
+	w := &gateWait{member: m.name, pod: m.pod, released: pod, stuckable: ok && r.updated(pod)}
+	switch {
+	case !ok:
+		w.what = "to be created"
+	case pod.Terminating:
+		w.what = "to be replaced"
+	case !pod.Ready:
+		w.what = "to be Ready"
+	default:
+		return nil
+	}
+	return w
+}
+
+// clusterUnsettled checks everything but the candidate before it is released: every declared
+// pod of both roles Ready, a ready leader's view, every declared member registered and up, a
+// MAIN, and every replaced data replica caught up.
+func (p *rolloutPlan) clusterUnsettled(r *rolloutRole, c int) *gateWait {
+	for _, role := range []*rolloutRole{&p.data, &p.coordinators} {
+		for i := range role.members {
+			if w := podUnsettled(role, i); w != nil {
+				w.stuckable = false // not one this step released: it is the cluster that waits
+				if role == r && i < c && role.superseded(role.pods[i]) {
+					w.blocked = fmt.Sprintf("%s (%s) is not Ready at a revision the spec no longer asks for, below %s, which the "+
+						"partition must release first while no other pod may be down: delete pod %s and it comes back at the "+
+						"current revision", w.pod, w.member, r.members[c].pod, w.pod)
+				}
+				return w
+			}
+		}
+	}
+	if p.v == nil {
+		return &gateWait{what: "the coordinators' view of the cluster (no ready leader answered)"}
+	}
+	for _, role := range []*rolloutRole{&p.data, &p.coordinators} {
+		for i, m := range role.members {
+			// The candidate's own health does not matter (releasing it takes nothing more down),
+			// but it is registered first: no release races a registration of the same member.
+			if what := p.memberDown(role, m); what != "" && !(role == r && i == c && p.registered(role, m)) {
+				return p.memberWait(role, i, what, role == r && i > c)
+			}
+		}
+	}
+	if r.kind != topology.RoleData {
+		return nil
+	}
+	if p.main == "" {
+		return &gateWait{what: "a MAIN (the coordinators have none right now)"}
+	}
+	return p.replacedReplicasBehind(r, c)
+}
+
+// registered: the member is registered with the coordinators (a coordinator ADDed).
+func (p *rolloutPlan) registered(role *rolloutRole, m rolloutMember) bool {
+	if role.kind == topology.RoleData {
+		return p.v.dataRegistered(m.name)
+	}
+	return p.v.coordinatorRegistered(m.name)
+}
+
+// memberDown says why a declared member is not back in the cluster, or "".
+func (p *rolloutPlan) memberDown(role *rolloutRole, m rolloutMember) string {
+	row := p.v.data[m.name]
+	if role.kind == topology.RoleCoordinator {
+		row = p.v.coordinators[m.name]
+	}
+	switch {
+	case !p.registered(role, m):
+		return "to be registered with the coordinators"
+	case row.Health != memgraph.HealthUp:
+		return "to be up in the leader's view (it is " + row.Health + ")"
+	}
+	return ""
+}
+
+// memberWait waits for the member at index i of role; released says the rollout replaced its
+// pod (it lies above the candidate), which then counts as stuck after the step timeout.
+func (p *rolloutPlan) memberWait(role *rolloutRole, i int, what string, released bool) *gateWait {
+	m := role.members[i]
+	pod, ok := role.pods[i]
+	return &gateWait{member: m.name, pod: m.pod, what: what, released: pod,
+		stuckable: released && ok && role.updated(pod)}
+}
+
+// replacedReplicasBehind checks that every replica above the candidate (each replaced by this
+// rollout) is proven caught up with the MAIN on every database.
+func (p *rolloutPlan) replacedReplicasBehind(r *rolloutRole, c int) *gateWait {
+	databases, why := mainDatabases(*p.v, p.main)
+	for i := c + 1; i < len(r.members); i++ {
+		m := r.members[i]
+		if m.name == p.main {
+			continue
+		}
+		what := why
+		if what == "" {
+			what = notCaughtUp(*p.v, m.name, databases)
+		}
+		if what != "" {
+			return p.memberWait(r, i, "to catch up with MAIN "+p.main+" ("+what+")", true)
+		}
+	}
+	return nil
+}
