@@ -27,7 +27,8 @@ import (
 // must be one a Metacontroller can act on:
 //
 //   - a 200 whose body is a sync (or customize) response: children that are objects with an
-//     apiVersion, kind and name, a status with conditions, replica counts within the CRD's bounds;
+//     apiVersion, kind and name, a status with conditions, replica counts within the CRD's bounds
+//     and partitions within [0, replicas];
 //   - or a 4xx with a bounded JSON error, after which not one Bolt query was sent (a rejected
 //     request changes nothing and costs the coordinators nothing);
 //   - never a 5xx, a panic, or an answer later than the sync budget plus a generous margin;
@@ -183,10 +184,23 @@ func checkSyncResponse(t *testing.T, body []byte) {
 		if c["apiVersion"] == "" || c["kind"] == "" || meta == nil || meta["name"] == "" || meta["name"] == nil {
 			t.Fatalf("a child without apiVersion, kind or name: %.300v", c)
 		}
-		if r, ok := c["spec"].(map[string]any)["replicas"].(float64); ok && (r < 0 || r > topology.MaxDataInstances) {
+		r, ok := c["spec"].(map[string]any)["replicas"].(float64)
+		if ok && (r < 0 || r > topology.MaxDataInstances) {
 			t.Fatalf("returned %v replicas for %v", r, meta)
 		}
+		if p, set := partition(c); set && (!ok || p < 0 || p > r) {
+			t.Fatalf("returned partition %v for %v replicas of %v", p, r, meta)
+		}
 	}
+}
+
+// partition is a child's spec.updateStrategy.rollingUpdate.partition, if it has one.
+func partition(child map[string]any) (float64, bool) {
+	spec, _ := child["spec"].(map[string]any)
+	strategy, _ := spec["updateStrategy"].(map[string]any)
+	rolling, _ := strategy["rollingUpdate"].(map[string]any)
+	p, ok := rolling["partition"].(float64)
+	return p, ok
 }
 
 func checkCustomizeResponse(t *testing.T, body []byte) {
@@ -219,7 +233,30 @@ func exampleRequests(f *testing.F) []seedRequest {
 		}
 		out = append(out, seedRequest{hook: hook, body: raw})
 	}
-	return out
+	return append(out,
+		seedRequest{hook: "sync", body: rollingRequest(f, "memgraph-data")},
+		seedRequest{hook: "sync", body: rollingRequest(f, "memgraph-coordinator")})
+}
+
+// rollingRequest is sync-pods-ready.json with a new pod template revision for the StatefulSet
+// set, whose pods all run the previous one: a rollout starts. Against the canned cluster (MAIN
+// instance_1, leader coordinator_1) the data instances' first step hands MAIN over from
+// instance_1, the coordinators' releases memgraph-coordinator-3.
+func rollingRequest(tb testing.TB, set string) []byte {
+	raw, err := os.ReadFile(filepath.Join(requestsDir, "sync-pods-ready.json"))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	var req map[string]any
+	if err := json.Unmarshal(raw, &req); err != nil {
+		tb.Fatal(err)
+	}
+	sts := req["children"].(map[string]any)["StatefulSet.apps/v1"].(map[string]any)["default/"+set].(map[string]any)
+	sts["status"].(map[string]any)["updateRevision"] = set + "-next"
+	if raw, err = json.Marshal(req); err != nil {
+		tb.Fatal(err)
+	}
+	return raw
 }
 
 // grownRequest declares a third data instance whose pod is Ready: the plan registers it.
@@ -303,11 +340,14 @@ func TestFuzzInputsReachObservationAndExecution(t *testing.T) {
 	if hook.cluster.reads.Load() == 0 || hook.cluster.writes.Load() != 0 {
 		t.Errorf("baseline: %d reads, %d writes; want reads and no write (converged)", hook.cluster.reads.Load(), hook.cluster.writes.Load())
 	}
-	for name, body := range map[string][]byte{"grown": grownRequest(), "shrunk": shrunkRequest()} {
+	for name, body := range map[string][]byte{"grown": grownRequest(), "shrunk": shrunkRequest(), "rolling data": rollingRequest(t, "memgraph-data")} {
 		hook.post(t, "sync", "", body)
 		if hook.cluster.writes.Load() == 0 {
 			t.Errorf("the %s request executed no write: the canned cluster does not reach execution", name)
 		}
+	}
+	if got := syncPartitions(t, hook, rollingRequest(t, "memgraph-coordinator")); got["memgraph-coordinator"] != 2 {
+		t.Errorf("the rolling coordinators' request returned partitions %v; want memgraph-coordinator-3 released (2)", got)
 	}
 	baseline := clusterRequest(func(_, _, _, _ map[string]any) {})
 	doc, err := parseDoc(baseline)
@@ -341,4 +381,22 @@ func jsonEqual(t *testing.T, a, b []byte) bool {
 		t.Fatal(err)
 	}
 	return reflect.DeepEqual(x, y)
+}
+
+// syncPartitions posts body to /sync and returns each StatefulSet's returned partition by name.
+func syncPartitions(t *testing.T, hook *fuzzHook, body []byte) map[string]float64 {
+	t.Helper()
+	rec := httptest.NewRecorder()
+	hook.handler.ServeHTTP(rec, httptest.NewRequest(http.MethodPost, "/sync", bytes.NewReader(body)))
+	var resp struct{ Children []map[string]any }
+	if err := json.Unmarshal(rec.Body.Bytes(), &resp); rec.Code != http.StatusOK || err != nil {
+		t.Fatalf("POST /sync answered %d (%v): %.300s", rec.Code, err, rec.Body)
+	}
+	out := map[string]float64{}
+	for _, c := range resp.Children {
+		if p, ok := partition(c); ok && c["kind"] == "StatefulSet" {
+			out[c["metadata"].(map[string]any)["name"].(string)] = p
+		}
+	}
+	return out
 }

@@ -27,6 +27,13 @@ import (
 //     their declared identity; YIELD LEADERSHIP only last and only by a retiring leader;
 //   - replica counts never below the declared ones and never below a member still registered,
 //     never above what the declared, current and registered sizes explain;
+//   - the rollout, on StatefulSets at any point of one (pod revisions, readiness, terminating or
+//     missing pods, stale revisions, rollbacks; rollout_invariants_test.go): partitions within
+//     [0, returned replicas]; never two pods released at once, none while a role is stale or
+//     retiring, none beside the rollout's handover or yield, none without a ready leader's view;
+//     never the pod of a MAIN of several data instances or of a leader; a Ready pod only while
+//     every other declared pod is Ready and every other member registered and up; a rollout's
+//     handover only from the MAIN whose pod is next, a yield only by the leader whose pod is next;
 //   - the same input always gives the same plan.
 func FuzzPlan(f *testing.F) {
 	for _, seed := range fuzzSeeds {
@@ -58,9 +65,15 @@ var fuzzSeeds = map[string][]byte{
 	// 2 data instances declared, the set at 3: instance_2 retires.
 	"retire": {0, 0, 0, 1},
 	// the same with MAIN on instance_2, every replica caught up: MAIN is handed over first.
-	"handover":  slices.Concat([]byte{0, 0, 0, 1, 0, 0, 0}, make([]byte, 3*3+7), []byte{2}),
-	"repeat-05": []byte(strings.Repeat("\x05", 64)),
-	"repeat-13": []byte(strings.Repeat("\x13\x07\x02", 40)),
+	"handover": slices.Concat([]byte{0, 0, 0, 1, 0, 0, 0}, make([]byte, 3*3+7), []byte{2}),
+	// data rolling, neither pod replaced yet, MAIN on instance_0: instance_1's pod is released.
+	"rollout-release": slices.Concat(restPrefix(0, 0), []byte{0}, settledSet(3), rollingSet("oo")),
+	// the same with MAIN on instance_1: MAIN is handed over to instance_0 first.
+	"rollout-handover": slices.Concat(restPrefix(0, 1), []byte{0}, settledSet(3), rollingSet("no")),
+	// coordinators rolling, coordinator_3 next and leading: it yields first.
+	"rollout-yield": slices.Concat(restPrefix(2, 0), []byte{0}, rollingSet("nno"), settledSet(2)),
+	"repeat-05":     []byte(strings.Repeat("\x05", 64)),
+	"repeat-13":     []byte(strings.Repeat("\x13\x07\x02", 40)),
 }
 
 // fuzzInput is one decoded observation.
@@ -78,6 +91,15 @@ func (in fuzzInput) String() string {
 	}
 	if in.observed.Lag != nil {
 		fmt.Fprintf(&b, "  lag %+v\n", in.observed.Lag)
+	}
+	if w := in.observed.Workloads; w != nil {
+		for _, s := range []planner.RolloutSet{w.Coordinators, w.Data} {
+			fmt.Fprintf(&b, "  set exists=%v update=%q current=%q generations %d/%d/%d changing=%v pods=%d\n", s.Exists,
+				s.UpdateRevision, s.CurrentRevision, s.TemplateGeneration, s.Generation, s.ObservedGeneration, s.TemplateChanging, s.Current)
+			for _, p := range s.Pods {
+				fmt.Fprintf(&b, "    pod %d %q ready=%v terminating=%v\n", p.Index, p.Revision, p.Ready, p.Terminating)
+			}
+		}
 	}
 	return b.String()
 }
@@ -152,6 +174,9 @@ func decodeObservation(data []byte) fuzzInput {
 	}
 	if r.next(3) != 2 {
 		in.observed.Lag = lagRows(r, in.observed.Instances)
+	}
+	if r.next(8) != 7 { // the hook always knows the workloads; without them Plan plans no rollout
+		in.observed.Workloads = workloads(r, declared, current)
 	}
 	return in
 }
@@ -231,12 +256,16 @@ func lagRows(r *byteReader, rows []memgraph.Instance) []memgraph.InstanceLag {
 }
 
 func samePlan(a, b planner.Result) bool {
-	return describe(a) == describe(b) && cmp.Equal(a.Replicas, b.Replicas) && cmp.Equal(a.Progress, b.Progress)
+	return describe(a) == describe(b) && cmp.Equal(a.Replicas, b.Replicas) && cmp.Equal(a.Progress, b.Progress) &&
+		cmp.Equal(a.Rollout, b.Rollout)
 }
 
 func describe(res planner.Result) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "replicas %d+%d", res.Replicas.Coordinators, res.Replicas.DataInstances)
+	if ro := res.Rollout; ro.Reason != "" {
+		fmt.Fprintf(&b, ", partitions %d+%d, %s: %s", ro.Partitions.Coordinators, ro.Partitions.DataInstances, ro.Reason, ro.Message)
+	}
 	for _, c := range res.Commands {
 		fmt.Fprintf(&b, "\n  %s", c)
 	}
@@ -251,12 +280,19 @@ func TestFuzzPlanSeeds(t *testing.T) {
 		"grow":      {"replicas 5+2", "ADD COORDINATOR", "ADD COORDINATOR"},
 		"retire":    {"replicas 3+3", "UNREGISTER INSTANCE"},
 		"handover":  {"replicas 3+3", "DEMOTE INSTANCE", "UNREGISTER INSTANCE"},
+		// partitions coordinators+data: the StatefulSet controller replaces pods at or above them
+		"rollout-release":  {"replicas 3+2", "partitions 3+1"},
+		"rollout-handover": {"replicas 3+2", "partitions 3+2", "DEMOTE INSTANCE"},
+		"rollout-yield":    {"replicas 3+2", "partitions 3+2", "YIELD LEADERSHIP"},
 	}
 	got := map[string][]string{}
 	for name := range want {
 		in := decodeObservation(fuzzSeeds[name])
 		res := planner.Plan(in.declared, in.observed)
 		got[name] = []string{fmt.Sprintf("replicas %d+%d", res.Replicas.Coordinators, res.Replicas.DataInstances)}
+		if p := res.Rollout.Partitions; res.Rollout.InProgress() {
+			got[name] = append(got[name], fmt.Sprintf("partitions %d+%d", p.Coordinators, p.DataInstances))
+		}
 		for _, c := range res.Commands {
 			got[name] = append(got[name], string(c.Kind()))
 		}

@@ -101,7 +101,7 @@ func violations(in fuzzInput, res planner.Result) []string {
 	var out []string
 	bad := func(format string, args ...any) { out = append(out, fmt.Sprintf(format, args...)) }
 	if f.leaderNotReady {
-		return f.notReadyViolations(res)
+		return append(f.notReadyViolations(res), rolloutViolations(f, res)...)
 	}
 	handedOver := map[string]bool{}
 	handovers := 0
@@ -153,8 +153,9 @@ func violations(in fuzzInput, res planner.Result) []string {
 			handovers++
 			from, to := handoverTargets(c)
 			handedOver[from] = true
-			if !slices.Contains(f.mains, from) || !f.retiringD[from] {
-				bad("%s: %s is not a retiring MAIN (MAINs %v)", cmd, from, f.mains)
+			rollout := res.Rollout.Handover != nil && *res.Rollout.Handover == c
+			if !slices.Contains(f.mains, from) || !f.retiringD[from] && !(rollout && f.rollsNext(topology.RoleData, from)) {
+				bad("%s: %s is neither a retiring MAIN nor a MAIN whose pod the rollout replaces next (MAINs %v)", cmd, from, f.mains)
 			}
 			for _, why := range f.notCaughtUp(from, to) {
 				bad("%s: %s", cmd, why)
@@ -187,8 +188,8 @@ func violations(in fuzzInput, res planner.Result) []string {
 			if i != len(res.Commands)-1 {
 				bad("%s is not the last command", cmd)
 			}
-			if !f.retiringC[in.observed.Leader] {
-				bad("%s: leader %q is not retiring", cmd, in.observed.Leader)
+			if !f.retiringC[in.observed.Leader] && !(res.Rollout.Yield && f.rollsNext(topology.RoleCoordinator, in.observed.Leader)) {
+				bad("%s: leader %q is neither retiring nor the member whose pod the rollout replaces next", cmd, in.observed.Leader)
 			}
 		default:
 			bad("%s: a command the invariants do not know (%T): extend violations", cmd, cmd)
@@ -197,7 +198,8 @@ func violations(in fuzzInput, res planner.Result) []string {
 	if handovers > 1 {
 		bad("%d handovers in one plan", handovers)
 	}
-	return append(out, f.replicaViolations(res.Replicas)...)
+	out = append(out, f.replicaViolations(res.Replicas)...)
+	return append(out, rolloutViolations(f, res)...)
 }
 
 // notReadyViolations: on a not-ready leader's view nothing is planned and the StatefulSets are
