@@ -82,7 +82,8 @@ func TestFaultHookKilledMidHandover(t *testing.T) {
 // Each replica is a handler with its own Bolt pool and lock map. While the scale-down runs,
 // every sync goes to both at once and Metacontroller gets one answer, in turn from each — the
 // most overlap two replicas behind a Service can have: both plan and execute the same steps
-// concurrently.
+// concurrently. The replicas meet before their first write (rendezvous), so both send the first
+// step at once even when one of them could finish the whole scale-down in a single pass.
 func TestFaultTwoHookReplicasAtOnce(t *testing.T) {
 	const name = "twice"
 	s := startScenarioOpts(t, "fault-replicas", scenarioOptions{replicas: 2})
@@ -91,6 +92,7 @@ func TestFaultTwoHookReplicasAtOnce(t *testing.T) {
 	mark := s.queryMark()
 	logMarks := s.replicas.logMarks()
 	s.replicas.both.Store(true)
+	s.replicas.meet.arm()
 	s.patchSpec(name, `{"coordinators":3,"dataInstances":2}`)
 	s.settled(name, 3, 2, claims)
 	s.replicas.both.Store(false)

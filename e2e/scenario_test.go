@@ -111,17 +111,21 @@ func startScenarioOpts(t *testing.T, ns string, opts scenarioOptions) *scenario 
 		s.hookAddr = s.proc.addr
 	} else {
 		creds, security := deployedCredentials(t)
-		newHook := func(pool *bolt.Pool, log *syncBuffer) http.Handler {
+		newHook := func(conn memgraph.Connector, log *syncBuffer) http.Handler {
 			logger := slog.New(slog.NewJSONHandler(log, &slog.HandlerOptions{Level: slog.LevelDebug}))
-			return hooks.NewHandler(security(hooks.Config{Connector: pool, Logger: logger}))
+			return hooks.NewHandler(security(hooks.Config{Connector: conn, Logger: logger}))
 		}
-		handler := newHook(s.pool, s.hookLog)
-		if opts.replicas > 1 {
-			s.replicas = &replicaSet{handlers: []http.Handler{handler}, logs: []*syncBuffer{s.hookLog}}
-			for range opts.replicas - 1 {
+		handler := http.Handler(nil)
+		if opts.replicas <= 1 {
+			handler = newHook(s.pool, s.hookLog)
+		} else {
+			meet := newRendezvous(opts.replicas)
+			s.replicas = &replicaSet{handlers: []http.Handler{newHook(meeting{s.pool, meet, 0}, s.hookLog)},
+				logs: []*syncBuffer{s.hookLog}, meet: meet}
+			for i := 1; i < opts.replicas; i++ {
 				pool, log := bolt.NewPool(bolt.PoolOptions{Resolver: resolver}), &syncBuffer{}
 				t.Cleanup(func() { _ = pool.Close() })
-				s.replicas.handlers = append(s.replicas.handlers, newHook(pool, log))
+				s.replicas.handlers = append(s.replicas.handlers, newHook(meeting{pool, meet, i}, log))
 				s.replicas.logs = append(s.replicas.logs, log)
 			}
 			handler = s.replicas
