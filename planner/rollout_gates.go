@@ -238,11 +238,13 @@ func (p *rolloutPlan) clusterUnsettled(r *rolloutRole, c int) *gateWait {
 			}
 		}
 	}
-	if r.kind != topology.RoleData {
-		return nil
-	}
+	// No step of either role while the cluster has no MAIN: the plan is electing one, and a
+	// yield or a coordinator down would hold up the election that serves writes again.
 	if p.main == "" {
 		return &gateWait{what: "a MAIN (the coordinators have none right now)"}
+	}
+	if r.kind != topology.RoleData {
+		return nil
 	}
 	return p.replacedReplicasBehind(r, c)
 }

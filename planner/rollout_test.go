@@ -419,6 +419,13 @@ func TestRolloutRollsBackTheSameWay(t *testing.T) {
 		reason:     topology.ReasonRolloutInProgress,
 		message:    "waiting for the coordinators to fail over from coordinator_3, whose pod mg-coordinator-3 is not Ready; next: replace mg-coordinator-3 (coordinator_3); 3 of 6 pods updated",
 	}, {
+		// Found by FuzzPlan: the leader yielded in the very pass that elected a MAIN.
+		name:       "no coordinator step while the cluster has no MAIN",
+		in:         rolloutIn(set("noo"), set("nn", settled), clusterView(3, 3, 2, -1)),
+		partitions: partitions(3, 2),
+		reason:     topology.ReasonRolloutInProgress,
+		message:    "waiting for a MAIN (the coordinators have none right now); next: yield leadership of coordinator_3, then replace mg-coordinator-3; 3 of 5 pods updated",
+	}, {
 		name: "a pod that is not Ready and whose row reports a second MAIN is left to the failover",
 		in: rolloutIn(set("ooo", settled, podRevision(0, revNew), podRevision(1, revNew), podRevision(2, revNew)),
 			set("oox"), clusterView(3, 1, 3, 0, rowRole("instance_2", memgraph.RoleMain))),
