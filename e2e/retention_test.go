@@ -5,7 +5,8 @@ package e2e_test
 import (
 	"context"
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -19,20 +20,7 @@ import (
 // claims lists the namespace's PVC names that are not being deleted.
 func (s *scenario) claims() []string {
 	s.t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	list, err := testEnv.Client.CoreV1().PersistentVolumeClaims(s.ns).List(ctx, metav1.ListOptions{})
-	if err != nil {
-		s.t.Fatal(err)
-	}
-	var out []string
-	for _, c := range list.Items {
-		if c.DeletionTimestamp == nil {
-			out = append(out, c.Name)
-		}
-	}
-	sort.Strings(out)
-	return out
+	return slices.Sorted(maps.Keys(s.claimUIDs()))
 }
 
 func claimsOfPod(all []string, pod string) []string {

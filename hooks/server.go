@@ -103,7 +103,8 @@ func newHandler(cfg Config) *handler {
 	if cfg.Registerer == nil {
 		cfg.Registerer = prometheus.NewRegistry()
 	}
-	return &handler{cfg: cfg, log: cfg.Logger, locks: newClusterLocks(), metrics: newMetrics(cfg.Registerer),
+	locks := newClusterLocks()
+	return &handler{cfg: cfg, log: cfg.Logger, locks: locks, metrics: newMetrics(cfg.Registerer, locks),
 		operations: newOperationLog()}
 }
 

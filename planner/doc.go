@@ -178,8 +178,10 @@
 //     it, fetching replication lag only when NeedsReplicationLag says so, and executes there.
 //   - What to check right before a step (PreconditionReads, Precondition): SET INSTANCE TO MAIN,
 //     FORCE RESET, UNREGISTER, REMOVE COORDINATOR and a handover are skipped when the cluster
-//     moved since the plan was read (a MAIN elected, a retiree failed over to or elected); a
-//     handover runs only if re-planning on fresh rows and lag yields the very same handover.
+//     moved since the plan was read (a MAIN elected, a retiree failed over to or elected; for an
+//     UNREGISTER also no MAIN at all: another writer may be mid-handover and the instance its
+//     demoted MAIN); a handover runs only if re-planning on fresh rows and lag yields the very
+//     same handover.
 //   - What a step's error means (JudgeStep, JudgeRecheck): done by a concurrent writer (by error
 //     kind, never by message text; KindIDExists is done only once SHOW INSTANCES shows the
 //     coordinator registered, else it is half-joined), in progress (FORCE RESET past its own

@@ -44,7 +44,7 @@ func Plan(d topology.Declared, o Observed) Result {
 	var cmds []Command
 	cmds = append(cmds, planCoordinatorRegistration(d, v, &p)...)
 	cmds = append(cmds, planDataRegistration(d, v, &p)...)
-	cmds = append(cmds, planPromotion(d, v, m, &p)...)
+	cmds = append(cmds, planPromotion(d, v, m, r.data, &p)...)
 	cmds = append(cmds, planDataRetirement(d, v, m, r.data, o.Workloads, &p)...)
 	cmds = append(cmds, planCoordinatorRetirement(v, r.coordinators, &p)...)
 	res := Result{Commands: cmds, Replicas: permittedReplicas(d, o.Current, r), Progress: p}

@@ -32,8 +32,8 @@ type Progress struct {
 	RetiringCoordinators  []string
 	RetiringDataInstances []string
 	// RetiringMaybeMain are retiring data instances left registered because no row reports a
-	// MAIN: a dead one may be the Raft MAIN (see MainUnproven), a live one the MAIN an
-	// interrupted handover demoted.
+	// MAIN — a dead one may be the Raft MAIN (see MainUnproven), a live one the MAIN an
+	// interrupted handover demoted — or because their own row reports main beside another one.
 	RetiringMaybeMain []string
 
 	// HandoverFrom is the retiring MAIN the plan demotes; HandoverTo the caught-up survivor it

@@ -46,8 +46,9 @@ func observeMain(v rowIndex) mainState {
 // when it is observed up, else the lowest-ordinal declared instance observed up, else the
 // preferred or the first declared one (then nothing declared is
 // registered yet, and this plan registers it just before: a newly registered instance starts
-// alive). It never targets a retiring instance or one outside the declared set.
-func planPromotion(d topology.Declared, v rowIndex, m mainState, p *Progress) []Command {
+// alive). It never targets a retiring instance or one outside the declared set. retiring is the
+// registered part of the data retiring range, widened as retiringMembers widens it.
+func planPromotion(d topology.Declared, v rowIndex, m mainState, retiring []topology.DataInstance, p *Progress) []Command {
 	if !m.noMain() {
 		p.MainUnproven = m.unproven
 		return nil
@@ -55,7 +56,7 @@ func planPromotion(d topology.Declared, v rowIndex, m mainState, p *Progress) []
 	if len(d.DataInstances) == 0 {
 		return nil
 	}
-	if retiringRegistered(d, v) {
+	if len(retiring) > 0 {
 		// No MAIN while a shrink is under way: a handover was interrupted between DEMOTE and
 		// SET, or the MAIN was demoted by hand. Whoever holds the latest writes must win, and
 		// only Memgraph knows who that is.
@@ -78,14 +79,4 @@ func planPromotion(d topology.Declared, v rowIndex, m mainState, p *Progress) []
 	}
 	p.Promote = target
 	return []Command{SetInstanceToMain{Name: target}}
-}
-
-// retiringRegistered reports a registered member of the data instances' retiring range.
-func retiringRegistered(d topology.Declared, v rowIndex) bool {
-	for _, di := range d.RetiringDataInstances {
-		if v.dataRegistered(di.Name) {
-			return true
-		}
-	}
-	return false
 }

@@ -95,6 +95,11 @@ func planDataRetirement(d topology.Declared, v rowIndex, m mainState, members []
 			// a MAIN exists again.
 			p.RetiringMaybeMain = append(p.RetiringMaybeMain, di.Name)
 			continue
+		case di.Name != m.name && v.data[di.Name].Role == memgraph.RoleMain:
+			// A second row reporting main: Raft has one MAIN, so the view is inconsistent, and
+			// Memgraph refuses to unregister an alive MAIN. Keep it until a view settles.
+			p.RetiringMaybeMain = append(p.RetiringMaybeMain, di.Name)
+			continue
 		}
 		cmds = append(cmds, UnregisterInstance{Name: di.Name})
 	}
