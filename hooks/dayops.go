@@ -80,12 +80,7 @@ func (h *handler) hibernation(ctx context.Context, c *topology.Cluster, work wor
 		Now:           metav1.NewTime(h.cfg.Now()),
 		StartupBudget: metav1.Duration{Duration: time.Duration(c.DataStartupBudgetSeconds()) * time.Second},
 	}
-	if c.Hibernate() {
-		rollout := planner.PlanRollout(planner.RolloutInput{Declared: d, Replicas: planner.Hold(d, work.specReplicas), Workloads: *w})
-		if rollout.InProgress() {
-			in.RolloutPending = rollout.Message
-		}
-	}
+	in.RolloutPending = planner.HibernationRolloutPending(d, c.Hibernate(), work.specReplicas, *w)
 	step := planner.PlanHibernation(in)
 	if !step.NeedsView {
 		return step, nil

@@ -136,3 +136,27 @@ func TestHibernationRollout(t *testing.T) {
 		}
 	}
 }
+
+func TestHibernationRolloutPending(t *testing.T) {
+	rolling := rolloutIn(set("ooo"), set("ooo"), clusterView(3, 1, 3, 0))
+	done := rolloutIn(set("nnn"), set("nnn"), clusterView(3, 1, 3, 0))
+	done.Coordinators.CurrentRevision, done.Data.CurrentRevision = revNew, revNew
+	for _, tc := range []struct {
+		name      string
+		in        RolloutInput
+		hibernate bool
+		want      string
+	}{
+		{"awake: no rollout is asked about", rolling, false, ""},
+		{"hibernating mid-rollout: the rollout's own message", rolling, true,
+			"waiting for the coordinators' view of the cluster (no ready leader answered); next: replace mg-data-2 (instance_2); 0 of 6 pods updated"},
+		{"hibernating with every pod updated: nothing pending", done, true, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := HibernationRolloutPending(tc.in.Declared, tc.hibernate, tc.in.Replicas, tc.in.Workloads)
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+		})
+	}
+}

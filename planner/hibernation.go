@@ -295,3 +295,17 @@ func (o Outcome) hibernationVerdict() Verdicts {
 	}
 	return v
 }
+
+// HibernationRolloutPending is HibernationInput.RolloutPending for a pass: the rollout's message
+// while hibernation is asked for and a rollout of the returned replica counts is not done, ""
+// otherwise (no rollout is planned for a cluster that stays awake).
+func HibernationRolloutPending(d topology.Declared, hibernate bool, returned topology.Replicas, w Workloads) string {
+	if !hibernate {
+		return ""
+	}
+	rollout := PlanRollout(RolloutInput{Declared: d, Replicas: Hold(d, returned), Workloads: w})
+	if !rollout.InProgress() {
+		return ""
+	}
+	return rollout.Message
+}
