@@ -29,12 +29,36 @@ build: ## Build the hook binary into bin/.
 run: ## Run the hook against its built-in simulated Memgraph (on 127.0.0.1:8080, metrics on :9090).
 	$(GO) run ./cmd/memgraph-hooks --simulate
 
-FUZZTIME ?= 5m
+FUZZTIME       ?= 5m
+FUZZ_SMOKETIME ?= 5s
+FUZZFLAGS      ?=
+# Every Fuzz* function of the module's packages, as package:Target, found in the test sources.
+FUZZ_TARGETS = $(shell grep -rHo --include='*_test.go' '^func Fuzz[A-Za-z0-9_]*' . | \
+	sed -E 's|^\./(.*)/[^/]*_test\.go:func (Fuzz.*)|./\1:\2|' | sort -u)
 
-# -fuzzminimizetime: minimizing each new input for the default 60 s stalls a run of minutes.
+# run_fuzz runs each target of FUZZ_TARGETS for $(1) and prints one line per target: its
+# executions and result. -fuzzminimizetime: minimizing each new input for the default 60 s would
+# stall a short run.
+define run_fuzz
+	@set -e; log=$$(mktemp); trap 'rm -f "$$log"' EXIT; summary=""; \
+	for t in $(FUZZ_TARGETS); do \
+		pkg=$${t%%:*}; name=$${t##*:}; \
+		echo "== $$name ($$pkg) for $(1)"; \
+		if $(GO) test -run '^$$' -fuzz "^$$name\$$" -fuzztime $(1) -fuzzminimizetime 2s $(FUZZFLAGS) $$pkg >"$$log" 2>&1; \
+		then result=ok; else result=FAILED; fi; \
+		execs=$$(grep -o 'execs: [0-9]*' "$$log" | tail -1 | cut -d' ' -f2); \
+		summary="$$summary$$(printf '%-28s %-12s %12s execs  %s' $$name $$pkg "$${execs:-0}" $$result)\n"; \
+		if [ $$result = FAILED ]; then cat "$$log"; printf "$$summary"; exit 1; fi; \
+	done; printf "$$summary"
+endef
+
 .PHONY: fuzz
-fuzz: ## Fuzz POST /sync for FUZZTIME (default 5m) from the committed hostile-input corpus; outside CI.
-	$(GO) test -run '^$$' -fuzz '^FuzzSync$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 2s ./hooks/
+fuzz: ## Fuzz every target (hooks, memgraph parsers, planner) for FUZZTIME each (default 5m); outside CI.
+	$(call run_fuzz,$(FUZZTIME))
+
+.PHONY: fuzz-smoke
+fuzz-smoke: ## Fuzz every target for FUZZ_SMOKETIME (5s) each: CI keeps the targets and their corpora working.
+	$(call run_fuzz,$(FUZZ_SMOKETIME))
 
 # The scan of a sync request against the generic decode it stands in for (hooks/wiredecode.go).
 .PHONY: fuzz-decode
@@ -50,8 +74,15 @@ e2e: ## End-to-end suite on a real kube-apiserver, etcd, controller-manager, sch
 	e2e/tools/build.sh
 	$(GO) test -tags e2e -count=1 -timeout 60m ./e2e/...
 
+FLEET ?= 50
+
+.PHONY: load
+load: ## FLEET (50) MemgraphClusters at once against the hook binary on the real control plane: convergence, no 5xx, the hook's peak RSS and CPU, steady state, drain; outside CI.
+	e2e/tools/build.sh
+	$(GO) test -tags e2e -count=1 -timeout 60m -v -run '^TestFleetLoad$$' ./e2e/ -fleet=$(FLEET) -fleet-drain
+
 .PHONY: test
-test: unit verify-manifests e2e ## What CI runs: unit tests, stale-manifest check, then the e2e suite.
+test: unit fuzz-smoke verify-manifests e2e ## What CI runs: unit tests, a few seconds of each fuzz target, stale-manifest check, then the e2e suite.
 
 BENCHCOUNT ?= 5
 

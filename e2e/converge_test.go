@@ -120,13 +120,7 @@ func (s *scenario) assertNoChurn(resyncs int) {
 	before := childVersions(s.t, s.ns)
 	since := time.Now()
 	s.world.ResetLog()
-	for range resyncs {
-		n := s.mc.Stats().Snapshot().SyncsCompleted
-		s.mc.Resync()
-		s.waitSyncs(n, 1, 30*time.Second)
-	}
-	// Also let the periodic resync and any late watch events run.
-	time.Sleep(scenarioResync + time.Second)
+	s.resyncs(resyncs)
 	snap := s.mc.Stats().Snapshot()
 	if writes := snap.ChildWrites(since); len(writes) > 0 {
 		for _, w := range writes {

@@ -5,7 +5,8 @@ package e2e_test
 import (
 	"context"
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -19,20 +20,7 @@ import (
 // claims lists the namespace's PVC names that are not being deleted.
 func (s *scenario) claims() []string {
 	s.t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	list, err := testEnv.Client.CoreV1().PersistentVolumeClaims(s.ns).List(ctx, metav1.ListOptions{})
-	if err != nil {
-		s.t.Fatal(err)
-	}
-	var out []string
-	for _, c := range list.Items {
-		if c.DeletionTimestamp == nil {
-			out = append(out, c.Name)
-		}
-	}
-	sort.Strings(out)
-	return out
+	return slices.Sorted(maps.Keys(s.claimUIDs()))
 }
 
 func claimsOfPod(all []string, pod string) []string {
@@ -45,28 +33,37 @@ func claimsOfPod(all []string, pod string) []string {
 	return out
 }
 
-// waitGone waits until no Pod and no StatefulSet of the cluster is left.
+// waitWorkloadsGone waits until no Pod and no StatefulSet of the cluster is left.
 func (s *scenario) waitWorkloadsGone(name string) {
 	s.t.Helper()
+	if err := s.waitLeft(name, true); err != nil {
+		s.t.Fatalf("cluster %s's workloads were not garbage-collected: %v", name, err)
+	}
+}
+
+// waitLeft waits up to a minute until no Pod of the cluster (and, with statefulSets, no
+// StatefulSet of the namespace) is left.
+func (s *scenario) waitLeft(name string, statefulSets bool) error {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	err := eventually(ctx, 200*time.Millisecond, func() error {
+	return eventually(ctx, 200*time.Millisecond, func() error {
 		pods, err := testEnv.Client.CoreV1().Pods(s.ns).List(ctx, metav1.ListOptions{LabelSelector: topology.LabelInstance + "=" + name})
 		if err != nil {
 			return err
 		}
-		sets, err := testEnv.Client.AppsV1().StatefulSets(s.ns).List(ctx, metav1.ListOptions{})
-		if err != nil {
-			return err
+		sets := 0
+		if statefulSets {
+			list, err := testEnv.Client.AppsV1().StatefulSets(s.ns).List(ctx, metav1.ListOptions{})
+			if err != nil {
+				return err
+			}
+			sets = len(list.Items)
 		}
-		if n := len(pods.Items) + len(sets.Items); n > 0 {
-			return fmt.Errorf("%d pods and %d StatefulSets left", len(pods.Items), len(sets.Items))
+		if n := len(pods.Items) + sets; n > 0 {
+			return fmt.Errorf("%d pods and %d StatefulSets left", len(pods.Items), sets)
 		}
 		return nil
 	})
-	if err != nil {
-		s.t.Fatalf("cluster %s's workloads were not garbage-collected: %v", name, err)
-	}
 }
 
 func TestStorageRetention(t *testing.T) {

@@ -4,6 +4,7 @@ package e2e_test
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"fmt"
 	"log/slog"
@@ -20,6 +21,7 @@ import (
 	"github.com/memgraph-hooks/memgraph-hooks/e2e/metacontroller"
 	"github.com/memgraph-hooks/memgraph-hooks/e2e/podsim"
 	"github.com/memgraph-hooks/memgraph-hooks/hooks"
+	"github.com/memgraph-hooks/memgraph-hooks/memgraph"
 	"github.com/memgraph-hooks/memgraph-hooks/memgraph/bolt"
 	"github.com/memgraph-hooks/memgraph-hooks/memgraph/sim"
 )
@@ -28,19 +30,37 @@ import (
 // sees periodic resyncs in seconds rather than minutes; everything else is read from manifests/.
 const scenarioResync = 3 * time.Second
 
-// scenario is one namespace driven end to end: the hook in-process, served over HTTPS with the
-// credentials manifests/ gives it, the Metacontroller driver calling it as the shipped
-// CompositeController says, and a simulated Memgraph instance per Ready Pod.
+// scenario is one namespace driven end to end: the hook, served over HTTPS with the credentials
+// manifests/ gives it (in-process, or the binary as a child process), the Metacontroller driver
+// calling it as the shipped CompositeController says, and a simulated Memgraph instance per Ready
+// Pod.
 type scenario struct {
-	t         *testing.T
-	ns        string
-	world     *sim.World
-	pods      *podsim.Pods
-	mc        *metacontroller.Controller
-	hook      *hookServer
-	hookLog   *syncBuffer
+	t        *testing.T
+	ns       string
+	world    *sim.World
+	pods     *podsim.Pods
+	mc       *metacontroller.Controller
+	hook     *hookServer  // the in-process hook; nil when proc runs
+	proc     *hookProcess // the hook binary, when scenarioOptions.process
+	hookAddr string       // where the driver reaches the hook
+	hookLog  *syncBuffer
+	links    *links      // between the hook and the coordinators, when scenarioOptions.links
+	replicas *replicaSet // the in-process hook's replicas, when scenarioOptions.replicas > 1
+	// pool is the in-process hook's, and the test's own for acting as an operator.
 	pool      *bolt.Pool
 	cancelled bool
+}
+
+// scenarioOptions vary how a scenario runs; the zero value is the in-process hook, 2 driver
+// workers, resyncs every scenarioResync and Pods polled every 150 ms.
+type scenarioOptions struct {
+	wrap        func(http.Handler) http.Handler // wraps the in-process hook's handler
+	links       []string                        // advertised coordinator addresses reached through links
+	process     bool                            // run the hook binary (needs links: it dials them by --resolve)
+	replicas    int                             // in-process hook replicas behind the address (replicaSet)
+	workers     int
+	resync      time.Duration
+	podInterval time.Duration
 }
 
 type syncBuffer struct {
@@ -69,32 +89,66 @@ func startScenario(t *testing.T, ns string) *scenario {
 // startScenarioWith is startScenario with the hook's handler wrapped (to inject failures).
 func startScenarioWith(t *testing.T, ns string, wrap func(http.Handler) http.Handler) *scenario {
 	t.Helper()
+	return startScenarioOpts(t, ns, scenarioOptions{wrap: wrap})
+}
+
+func startScenarioOpts(t *testing.T, ns string, opts scenarioOptions) *scenario {
+	t.Helper()
 	installCRD(t)
 	e := needEnv(t)
 	if ns != "default" {
 		newNamespace(t, ns)
 	}
 	s := &scenario{t: t, ns: ns, world: sim.NewWorld(), hookLog: &syncBuffer{}}
-	s.pool = bolt.NewPool(bolt.PoolOptions{Resolver: s.world})
-	logger := slog.New(slog.NewJSONHandler(s.hookLog, &slog.HandlerOptions{Level: slog.LevelDebug}))
-	creds, security := deployedCredentials(t)
-	var handler http.Handler = hooks.NewHandler(security(hooks.Config{Connector: s.pool, Logger: logger}))
-	if wrap != nil {
-		handler = wrap(handler)
+	var resolver memgraph.Resolver = s.world
+	if len(opts.links) > 0 {
+		s.links = newLinks(t, s.world, opts.links)
+		resolver = s.links
 	}
-	s.hook = serveHTTPS(t, handler, creds)
+	s.pool = bolt.NewPool(bolt.PoolOptions{Resolver: resolver})
+	if opts.process {
+		s.proc = startHookProcess(t, s.links.resolveFlags()...)
+		s.hookAddr = s.proc.addr
+	} else {
+		creds, security := deployedCredentials(t)
+		newHook := func(conn memgraph.Connector, log *syncBuffer) http.Handler {
+			logger := slog.New(slog.NewJSONHandler(log, &slog.HandlerOptions{Level: slog.LevelDebug}))
+			return hooks.NewHandler(security(hooks.Config{Connector: conn, Logger: logger}))
+		}
+		handler := http.Handler(nil)
+		if opts.replicas <= 1 {
+			handler = newHook(s.pool, s.hookLog)
+		} else {
+			meet := newRendezvous(opts.replicas)
+			s.replicas = &replicaSet{handlers: []http.Handler{newHook(meeting{s.pool, meet, 0}, s.hookLog)},
+				logs: []*syncBuffer{s.hookLog}, meet: meet}
+			for i := 1; i < opts.replicas; i++ {
+				pool, log := bolt.NewPool(bolt.PoolOptions{Resolver: resolver}), &syncBuffer{}
+				t.Cleanup(func() { _ = pool.Close() })
+				s.replicas.handlers = append(s.replicas.handlers, newHook(meeting{pool, meet, i}, log))
+				s.replicas.logs = append(s.replicas.logs, log)
+			}
+			handler = s.replicas
+		}
+		if opts.wrap != nil {
+			handler = opts.wrap(handler)
+		}
+		s.hook = serveHTTPS(t, handler, creds)
+		s.hookAddr = s.hook.addr
+	}
 	cc, err := metacontroller.LoadCompositeController(repoPath("manifests"))
 	if err != nil {
 		t.Fatalf("read the CompositeController from manifests/: %v", err)
 	}
+	resync := cmp.Or(opts.resync, scenarioResync)
 	s.mc, err = metacontroller.New(metacontroller.Options{
-		CC: cc, Dynamic: e.Dynamic, Discovery: e.Client.Discovery(), HookAddress: s.hook.addr,
-		Namespace: ns, ResyncPeriod: scenarioResync, Logf: t.Logf,
+		CC: cc, Dynamic: e.Dynamic, Discovery: e.Client.Discovery(), HookAddress: s.hookAddr,
+		Namespace: ns, ResyncPeriod: resync, Workers: opts.workers, Logf: t.Logf,
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	s.pods = podsim.Start(e.Client, s.world, ns, 150*time.Millisecond)
+	s.pods = podsim.Start(e.Client, s.world, ns, cmp.Or(opts.podInterval, 150*time.Millisecond))
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	if err := s.mc.Start(ctx); err != nil {
@@ -110,7 +164,12 @@ func (s *scenario) stop() {
 	}
 	s.mc.Stop()
 	s.pods.Stop()
-	s.hook.Close()
+	if s.hook != nil {
+		s.hook.Close()
+	}
+	if s.proc != nil {
+		s.proc.kill()
+	}
 	s.pool.Close()
 	s.world.Close()
 }
@@ -134,7 +193,7 @@ func (s *scenario) report() {
 		b.WriteString("=== kubectl get statefulsets,pods,pvc:\n" + out)
 	}
 	b.WriteString("=== " + s.mc.Stats().Snapshot().Report())
-	b.WriteString("=== hook log:\n" + tail(s.hookLog.String(), 200))
+	b.WriteString("=== hook log:\n" + tail(s.hookLogs(), 200))
 	b.WriteString("=== simulated pods:\n")
 	for _, ev := range s.pods.Events() {
 		fmt.Fprintf(&b, "  %s %s %s\n", ev.At.Format("15:04:05.000"), ev.Host, ev.What)
@@ -149,6 +208,21 @@ func (s *scenario) report() {
 	}
 	fmt.Fprintf(&b, "=== simulator misuses: %+v\n", s.world.Misuses())
 	s.t.Log("\n" + b.String())
+}
+
+// hookLogs is the hook's log: the in-process hook's, or every incarnation's of the binary.
+func (s *scenario) hookLogs() string {
+	switch {
+	case s.proc != nil:
+		return s.proc.logs()
+	case s.replicas != nil:
+		var b strings.Builder
+		for i, l := range s.replicas.logs {
+			fmt.Fprintf(&b, "--- replica %d\n%s", i, l.String())
+		}
+		return b.String()
+	}
+	return s.hookLog.String()
 }
 
 func tail(s string, n int) string {
@@ -189,6 +263,22 @@ func conditionStatus(u *unstructured.Unstructured, typ string) (string, string, 
 // waitConverged waits until the cluster reports Converged=True for its current generation.
 func (s *scenario) waitConverged(name string, timeout time.Duration) *unstructured.Unstructured {
 	s.t.Helper()
+	return s.waitStatus(name, fmt.Sprintf("MemgraphCluster %s/%s did not converge within %s", s.ns, name, timeout), timeout,
+		func(u *unstructured.Unstructured) error {
+			observed, _, _ := unstructured.NestedInt64(u.Object, "status", "observedGeneration")
+			if observed != u.GetGeneration() {
+				return fmt.Errorf("observedGeneration %d, generation %d", observed, u.GetGeneration())
+			}
+			if st, reason, msg := conditionStatus(u, "Converged"); st != "True" {
+				return fmt.Errorf("Converged=%q %s: %s", st, reason, msg)
+			}
+			return nil
+		})
+}
+
+// waitStatus waits until check accepts the cluster, failing the test with what otherwise.
+func (s *scenario) waitStatus(name, what string, timeout time.Duration, check func(*unstructured.Unstructured) error) *unstructured.Unstructured {
+	s.t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
 	var last *unstructured.Unstructured
@@ -198,17 +288,10 @@ func (s *scenario) waitConverged(name string, timeout time.Duration) *unstructur
 			return err
 		}
 		last = u
-		observed, _, _ := unstructured.NestedInt64(u.Object, "status", "observedGeneration")
-		if observed != u.GetGeneration() {
-			return fmt.Errorf("observedGeneration %d, generation %d", observed, u.GetGeneration())
-		}
-		if st, reason, msg := conditionStatus(u, "Converged"); st != "True" {
-			return fmt.Errorf("Converged=%q %s: %s", st, reason, msg)
-		}
-		return nil
+		return check(u)
 	})
 	if err != nil {
-		s.t.Fatalf("MemgraphCluster %s/%s did not converge within %s: %v", s.ns, name, timeout, err)
+		s.t.Fatalf("%s: %v", what, err)
 	}
 	return last
 }

@@ -78,13 +78,11 @@ func applyHookSecrets(ctx context.Context, args ...string) (string, error) {
 	return testEnv.KubectlStdin(ctx, yamlOut, "apply", "-f", "-")
 }
 
-// deployedCredentials gives the in-process hook what manifests/deployment.yaml gives the real
-// one: every Secret volume of the Deployment is written out from the API server's copy at its
-// mount path (under a temporary root), as the kubelet mounts it, and the Deployment's own
-// --tls-cert-file, --tls-key-file, --client-ca-file, --auth-token-file and --metrics-auth
-// arguments are loaded with the hook's own code. It returns the credentials and the Config edit
-// main makes with them.
-func deployedCredentials(t *testing.T) (*hooks.Credentials, func(hooks.Config) hooks.Config) {
+// deployedArgs gives a hook what manifests/deployment.yaml gives the real one: every Secret volume
+// of the Deployment is written out from the API server's copy at its mount path (under a
+// temporary root), as the kubelet mounts it, and the hook container's arguments are returned with
+// every path inside a mount moved under that root.
+func deployedArgs(t *testing.T) []string {
 	t.Helper()
 	installHookSecrets(t)
 	var dep appsv1.Deployment
@@ -95,6 +93,7 @@ func deployedCredentials(t *testing.T) (*hooks.Credentials, func(hooks.Config) h
 	c := dep.Spec.Template.Spec.Containers[0]
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
+	var mounts []string
 	for _, m := range c.VolumeMounts {
 		for _, v := range dep.Spec.Template.Spec.Volumes {
 			if v.Name != m.Name || v.Secret == nil {
@@ -113,28 +112,49 @@ func deployedCredentials(t *testing.T) (*hooks.Credentials, func(hooks.Config) h
 					t.Fatal(err)
 				}
 			}
+			mounts = append(mounts, m.MountPath)
 		}
 	}
-	arg := func(flag string) string {
-		for _, a := range c.Args {
-			if v, ok := strings.CutPrefix(a, flag+"="); ok {
-				return filepath.Join(root, v)
+	args := append([]string(nil), c.Args...)
+	for i, a := range args {
+		flag, value, ok := strings.Cut(a, "=")
+		for _, m := range mounts {
+			if ok && strings.HasPrefix(value, m+"/") {
+				args[i] = flag + "=" + filepath.Join(root, value)
 			}
 		}
-		return ""
 	}
+	return args
+}
+
+// argValue is the value of --flag=value in args, "" when absent.
+func argValue(args []string, flag string) string {
+	for _, a := range args {
+		if v, ok := strings.CutPrefix(a, flag+"="); ok {
+			return v
+		}
+	}
+	return ""
+}
+
+// deployedCredentials loads the Deployment's --tls-cert-file, --tls-key-file, --client-ca-file,
+// --auth-token-file and --metrics-auth arguments (deployedArgs) with the hook's own code, for the
+// in-process hook. It returns the credentials and the Config edit main makes with them.
+func deployedCredentials(t *testing.T) (*hooks.Credentials, func(hooks.Config) hooks.Config) {
+	t.Helper()
+	args := deployedArgs(t)
 	creds, err := hooks.LoadCredentials(hooks.CredentialFiles{
-		CertFile: arg("--tls-cert-file"), KeyFile: arg("--tls-key-file"),
-		ClientCAFile: arg("--client-ca-file"), TokenFile: arg("--auth-token-file"),
+		CertFile: argValue(args, "--tls-cert-file"), KeyFile: argValue(args, "--tls-key-file"),
+		ClientCAFile: argValue(args, "--client-ca-file"), TokenFile: argValue(args, "--auth-token-file"),
 	})
 	if err != nil {
 		t.Fatalf("the Deployment's credentials do not load: %v", err)
 	}
 	if !creds.TLS() || creds.Tokens() == nil {
-		t.Fatalf("manifests/deployment.yaml does not serve HTTPS with a bearer token: %v", c.Args)
+		t.Fatalf("manifests/deployment.yaml does not serve HTTPS with a bearer token: %v", args)
 	}
 	protectMetrics := false
-	for _, a := range c.Args {
+	for _, a := range args {
 		protectMetrics = protectMetrics || a == "--metrics-auth" || a == "--metrics-auth=true"
 	}
 	return creds, func(cfg hooks.Config) hooks.Config {
@@ -186,7 +206,7 @@ func (s *scenario) hookClient() *http.Client {
 	return &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{
 		TLSClientConfig: &tls.Config{RootCAs: roots, ServerName: hookHost, MinVersion: tls.VersionTLS12},
 		DialContext: func(ctx context.Context, network, _ string) (net.Conn, error) {
-			return d.DialContext(ctx, network, s.hook.addr)
+			return d.DialContext(ctx, network, s.hookAddr)
 		},
 	}}
 }

@@ -31,6 +31,9 @@ func observeRequest(req *syncRequest, parents *parentCache) (*admittedParent, wo
 	if err != nil {
 		return nil, workloads{}, err
 	}
+	if work.ops, err = observeDayOps(req, cluster); err != nil {
+		return nil, workloads{}, err
+	}
 	if work.rollout, err = observeRollout(req, cluster.Name(), cluster.Namespace()); err != nil {
 		return nil, workloads{}, err
 	}

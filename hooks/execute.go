@@ -45,6 +45,7 @@ func (x executor) execute(ctx context.Context, cmds []planner.Command) planner.E
 			continue
 		}
 		verdict, err := x.attempt(ctx, cmd)
+		ex.Writes = append(ex.Writes, planner.Writes(cmd, err)...)
 		switch {
 		case err == nil:
 			x.count(cmd.Kind(), "ok")

@@ -68,7 +68,65 @@ func goldenResponses(t *testing.T) map[string][]byte {
 		}
 		out[fmt.Sprintf("converged-%dx%d", size[0], size[1])] = body
 	}
+	goldenDayTwo(t, out)
 	return out
+}
+
+// goldenDayTwo adds the passes whose children are not the converged ones: a pause holding a
+// shrink (children frozen as observed, a human's label kept), each pass of hibernating and waking
+// (the window and the kept claims), and each pass of a rollout (partitions), paused in its
+// middle. Each pass is applied as Metacontroller would before the next.
+func goldenDayTwo(t *testing.T, out map[string][]byte) {
+	h := newHarness(t, 3, 3)
+	h.keepVolumes = true // the claims outlive the pods, as hibernation keeps them
+	h.bootstrap()
+	h.assertConverged()
+	h.annotations = map[string]any{topology.AnnotationPaused: "true"}
+	h.scale(3, 2)
+	dataSet := "StatefulSet/" + topology.DataSetName(h.name)
+	edited := deepCopy(h.children[dataSet])
+	edited["metadata"].(map[string]any)["labels"].(map[string]any)["team"] = "on-call"
+	h.children[dataSet] = edited
+	out["paused-3x3-shrink-pending"] = goldenSync(h)
+	h.annotations = nil
+	h.scale(3, 3)
+	h.sync()
+	h.assertConverged()
+
+	h.spec["hibernate"] = true
+	for i := 1; i <= 4; i++ {
+		h.advance(10 * time.Second)
+		out[fmt.Sprintf("hibernate-3x3-pass-%d", i)] = goldenSync(h)
+	}
+	h.spec["hibernate"] = false
+	for i := 1; i <= 3; i++ {
+		h.advance(5 * time.Second)
+		out[fmt.Sprintf("wake-3x3-pass-%d", i)] = goldenSync(h)
+	}
+	for range 30 {
+		h.advance(5 * time.Second)
+		h.sync()
+		if st, _, _ := h.condition(topology.ConditionConverged); st == "True" && len(h.pods) == 6 {
+			break
+		}
+	}
+	h.assertConverged()
+
+	h.setTag("3.12.1")
+	for i := 1; i <= 6; i++ {
+		h.advance(5 * time.Second)
+		out[fmt.Sprintf("rollout-3x3-pass-%d", i)] = goldenSync(h)
+	}
+	h.annotations = map[string]any{topology.AnnotationPaused: "true"}
+	out["rollout-3x3-paused"] = goldenSync(h)
+}
+
+// goldenSync posts one sync, applies it as harness.sync does, and returns its body.
+func goldenSync(h *harness) []byte {
+	h.t.Helper()
+	code, body := h.post("/sync", h.request())
+	h.record("", code, body)
+	return body
 }
 
 // convergedHarness is a coordinators+data cluster on the simulator after the syncs that

@@ -56,6 +56,9 @@ type harness struct {
 	lastResp      syncResponse
 	secrets       map[string]any // related Secrets, keyed like Metacontroller's v2 request
 	boltTLS       *tls.Config    // when set, every simulated instance serves Bolt only over TLS
+	// keepVolumes: a shed pod's instance is stopped with its state and restarted on it when its
+	// pod comes back (claims retained), instead of removed for good.
+	keepVolumes bool
 }
 
 type syncResponse struct {
@@ -418,8 +421,9 @@ func (h *harness) reconcilePods() {
 		}
 	}
 	if sts, ok := acted[topology.DataSetName(h.name)]; ok {
+		first := startOrdinal(sts, topology.DataSetName(h.name), h.name)
 		for i := 0; i < replicasOf(sts); i++ {
-			d := n.DataInstance(topology.FirstDataOrdinal + i)
+			d := n.DataInstance(first + i)
 			want[d.Pod] = true
 			if !h.pods[d.Pod] {
 				created[d.Pod] = true
@@ -431,9 +435,7 @@ func (h *harness) reconcilePods() {
 	}
 	for pod := range h.pods {
 		if !want[pod] {
-			h.world.Remove(h.hostOf(pod))
-			delete(h.podStates, pod)
-			delete(h.started, h.hostOf(pod))
+			h.shed(pod)
 		}
 	}
 	h.pods = want
@@ -483,7 +485,7 @@ func (h *harness) imageOf(revision string) string {
 // that revision becomes the current one.
 func (h *harness) rollingUpdate(set string, sts map[string]any, created map[string]bool) {
 	update, replicas, partition := templateHash(sts), replicasOf(sts), partitionOf(sts)
-	pod := func(i int) string { return fmt.Sprintf("%s-%d", set, i+firstOrdinal(set, h.name)) }
+	pod := func(i int) string { return fmt.Sprintf("%s-%d", set, i+startOrdinal(sts, set, h.name)) }
 	down := false
 	for i := replicas - 1; i >= 0; i-- {
 		st := h.podStates[pod(i)]
@@ -528,6 +530,27 @@ func firstOrdinal(set, cluster string) int {
 		return topology.FirstCoordinatorID
 	}
 	return topology.FirstDataOrdinal
+}
+
+// shed takes a pod away: its instance stops with its state when volumes are kept (a later pod
+// of that name restarts it, createPod), else it is removed for good.
+func (h *harness) shed(pod string) {
+	delete(h.podStates, pod)
+	if h.keepVolumes {
+		_ = h.world.Kill(h.hostOf(pod)) // an instance a test killed, or a broken image's, is down already
+		return
+	}
+	h.world.Remove(h.hostOf(pod))
+	delete(h.started, h.hostOf(pod))
+}
+
+// startOrdinal is a StatefulSet's first ordinal: its spec.ordinals.start (the data window of a
+// hibernating cluster) or the role's.
+func startOrdinal(sts map[string]any, set, cluster string) int {
+	if start := topology.DataWindow(sts); start != nil {
+		return int(*start)
+	}
+	return firstOrdinal(set, cluster)
 }
 
 func (h *harness) hostOf(pod string) string {

@@ -15,7 +15,7 @@ type metrics struct {
 	authFailures *prometheus.CounterVec
 }
 
-func newMetrics(reg prometheus.Registerer) *metrics {
+func newMetrics(reg prometheus.Registerer, locks *clusterLocks) *metrics {
 	m := &metrics{
 		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "memgraph_hooks_requests_total",
@@ -39,6 +39,10 @@ func newMetrics(reg prometheus.Registerer) *metrics {
 	m.syncDuration = register(reg, m.syncDuration)
 	m.commands = register(reg, m.commands)
 	m.authFailures = register(reg, m.authFailures)
+	register(reg, prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+		Name: "memgraph_hooks_clusters_in_flight",
+		Help: "Clusters with a sync pass running or waiting in this process; the per-cluster lock map holds exactly these, so it is 0 when idle.",
+	}, func() float64 { return float64(locks.size()) }))
 	return m
 }
 

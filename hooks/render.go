@@ -1,6 +1,7 @@
 package hooks
 
 import (
+	"encoding/json"
 	"time"
 
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -12,16 +13,16 @@ import (
 )
 
 // render builds the response from the pass's outcome alone, encoded: the desired children at
-// the replica counts the outcome permits (rendered once per distinct input, admittedParent), and
-// the status the verdict (planner.Verdict) and the observations give. It is pure; now stamps a
-// condition whose status changed.
-func render(p *admittedParent, work workloads, out planner.Outcome, now time.Time) ([]byte, planner.Verdicts, error) {
+// the replica counts the outcome permits, and the status the verdict (planner.Verdict) and the
+// observations give, with op as status.lastOperation. It is pure; now stamps a condition whose
+// status changed.
+func render(p *admittedParent, work workloads, out planner.Outcome, op *topology.Operation, now time.Time) ([]byte, planner.Verdicts, error) {
 	v := planner.Verdict(out)
-	children, err := p.children(rendering{replicas: out.Replicas, partitions: out.Rollout.Partitions, generations: out.Rollout.TemplateGenerations})
+	children, err := desiredChildren(p, work, out)
 	if err != nil {
 		return nil, v, err
 	}
-	resp := &syncResponse{Status: status(p.cluster, work, out, v, now), Children: children, ResyncAfterSeconds: v.ResyncAfterSeconds}
+	resp := &syncResponse{Status: status(p.cluster, work, out, v, op, now), Children: children, ResyncAfterSeconds: v.ResyncAfterSeconds}
 	if out.DryRun {
 		resp.Plan = make([]string, 0, len(out.Plan.Commands))
 		for _, cmd := range out.Plan.Commands {
@@ -32,8 +33,26 @@ func render(p *admittedParent, work workloads, out planner.Outcome, now time.Tim
 	return raw, v, err
 }
 
+// desiredChildren are the children a pass returns, as a JSON array: every observed one frozen
+// while paused, else the cluster's at the replica counts the outcome permits, shaped for
+// hibernation (rendered once per distinct input, admittedParent.children).
+func desiredChildren(p *admittedParent, work workloads, out planner.Outcome) ([]byte, error) {
+	if out.Paused {
+		frozen, err := frozenChildren(work.ops)
+		if err != nil {
+			return nil, err
+		}
+		return json.Marshal(frozen)
+	}
+	r := rendering{replicas: out.Replicas, partitions: out.Rollout.Partitions, generations: out.Rollout.TemplateGenerations}
+	if w := out.Hibernation.Window; w != nil {
+		r.window, r.windowed = *w, true
+	}
+	return p.children(r)
+}
+
 // status is pure observation of this pass. Metacontroller adds observedGeneration itself.
-func status(c *topology.Cluster, work workloads, out planner.Outcome, v planner.Verdicts, now time.Time) topology.MemgraphClusterStatus {
+func status(c *topology.Cluster, work workloads, out planner.Outcome, v planner.Verdicts, op *topology.Operation, now time.Time) topology.MemgraphClusterStatus {
 	coordinatorPods, dataPods := podNames(out.Declared)
 	st := topology.MemgraphClusterStatus{
 		Pods: topology.PodCounts{
@@ -44,10 +63,17 @@ func status(c *topology.Cluster, work workloads, out planner.Outcome, v planner.
 			condition(c.PriorConditions(), topology.ConditionReady, v.Ready, c.Generation(), now),
 			condition(c.PriorConditions(), topology.ConditionConverged, v.Converged, c.Generation(), now),
 			condition(c.PriorConditions(), topology.ConditionUpdated, v.Updated, c.Generation(), now),
+			condition(c.PriorConditions(), topology.ConditionPaused, v.Paused, c.Generation(), now),
+			condition(c.PriorConditions(), topology.ConditionHibernated, v.Hibernated, c.Generation(), now),
 		},
+		Phase:         v.Phase,
+		LastOperation: op,
 		Warnings:      work.ignored.render(),
 		Version:       out.Rollout.Version,
 		TargetVersion: out.Rollout.TargetVersion,
+	}
+	if _, warning := c.Paused(); warning != "" {
+		st.Warnings = append(st.Warnings, warning)
 	}
 	if out.Latest.Leader != "" {
 		st.Leader, st.Main = out.Latest.Leader, out.Now.Main

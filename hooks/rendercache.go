@@ -48,11 +48,13 @@ type admittedParent struct {
 	declaredFor topology.Replicas
 }
 
-// rendering is everything DesiredChildren reads besides the cluster.
+// rendering is everything DesiredChildren and RenderHibernation read besides the cluster.
 type rendering struct {
 	replicas    topology.Replicas
 	partitions  topology.Partitions
 	generations topology.TemplateGenerations
+	window      int32 // the hibernation window, when windowed
+	windowed    bool
 }
 
 // admit returns the admitted parent for raw, admitting it (decodeParent) unless it is cached.
@@ -116,7 +118,8 @@ func (p *admittedParent) declare(current topology.Replicas) topology.Declared {
 	return *p.declared
 }
 
-// children is the JSON array of topology.DesiredChildren for r.
+// children is the JSON array of topology.DesiredChildren for r, shaped by
+// topology.RenderHibernation.
 func (p *admittedParent) children(r rendering) ([]byte, error) {
 	p.mu.Lock()
 	raw, ok := p.renderings[r]
@@ -126,6 +129,13 @@ func (p *admittedParent) children(r rendering) ([]byte, error) {
 	}
 	children, err := topology.DesiredChildren(p.cluster, r.replicas, r.partitions, r.generations)
 	if err != nil {
+		return nil, err
+	}
+	var window *int32
+	if r.windowed {
+		window = &r.window
+	}
+	if err := topology.RenderHibernation(p.cluster, children, window); err != nil {
 		return nil, err
 	}
 	if raw, err = json.Marshal(children); err != nil {

@@ -66,6 +66,13 @@ func assertRendersAsUncached(t *testing.T, p *admittedParent, raw []byte, r rend
 	if err != nil {
 		t.Fatal(err)
 	}
+	var window *int32
+	if r.windowed {
+		window = &r.window
+	}
+	if err := topology.RenderHibernation(fresh, children, window); err != nil {
+		t.Fatal(err)
+	}
 	want, err := json.Marshal(children)
 	if err != nil {
 		t.Fatal(err)
@@ -82,7 +89,7 @@ func assertRendersAsUncached(t *testing.T, p *admittedParent, raw []byte, r rend
 }
 
 // randomParent is a valid MemgraphCluster varying every input rendering reads: name, namespace,
-// the restartedAt annotation and the spec. Clusters share names, so a cache keyed by less than
+// the restartedAt annotation and the spec (hibernate and the claims' retention included). Clusters share names, so a cache keyed by less than
 // the whole parent would hand one cluster another's children.
 func randomParent(t *testing.T, rng *rand.Rand, i int) []byte {
 	pick := func(options ...any) any { return options[rng.Intn(len(options))] }
@@ -96,7 +103,11 @@ func randomParent(t *testing.T, rng *rand.Rand, i int) []byte {
 		"image":         map[string]any{"tag": pick("3.12.0", "3.11.0")},
 		"clusterDomain": pick("cluster.local", "corp.internal"),
 		"ports":         map[string]any{"bolt": pick(7687, 7688)},
-		"storage":       map[string]any{"data": map[string]any{"libPVCSize": pick("1Gi", "1024Mi", "50Gi")}},
+		"storage": map[string]any{
+			"data":            map[string]any{"libPVCSize": pick("1Gi", "1024Mi", "50Gi")},
+			"retentionPolicy": pick("Retain", "Delete"),
+		},
+		"hibernate": rng.Intn(3) == 0,
 	}
 	if rng.Intn(2) == 0 {
 		spec["tls"] = map[string]any{"secretName": "bolt-tls"}
@@ -114,9 +125,13 @@ func randomParent(t *testing.T, rng *rand.Rand, i int) []byte {
 func randomRendering(rng *rand.Rand, c *topology.Cluster) rendering {
 	want := c.Replicas()
 	n := func(max int32) int32 { return rng.Int31n(max + 1) }
-	return rendering{
+	r := rendering{
 		replicas:    topology.Replicas{Coordinators: n(want.Coordinators), DataInstances: n(want.DataInstances)},
 		partitions:  topology.Partitions{Coordinators: n(2), DataInstances: n(2)},
 		generations: topology.TemplateGenerations{Coordinators: int64(n(3)), DataInstances: int64(n(3))},
 	}
+	if rng.Intn(3) == 0 { // a hibernation window, awake (waking) or hibernating
+		r.window, r.windowed = n(want.DataInstances-1), true
+	}
+	return r
 }

@@ -59,6 +59,8 @@ type handler struct {
 	locks   *clusterLocks
 	metrics *metrics
 	parents *parentCache // admitted parents and their rendered children (rendercache.go)
+	// operations keeps status.lastOperation from going backwards (operationLog).
+	operations *operationLog
 }
 
 // NewHandler returns the hook's HTTP API: POST /sync, POST /customize, GET (and HEAD) /healthz
@@ -102,8 +104,9 @@ func newHandler(cfg Config) *handler {
 	if cfg.Registerer == nil {
 		cfg.Registerer = prometheus.NewRegistry()
 	}
-	return &handler{cfg: cfg, log: cfg.Logger, locks: newClusterLocks(), metrics: newMetrics(cfg.Registerer),
-		parents: newParentCache(maxCachedParents)}
+	locks := newClusterLocks()
+	return &handler{cfg: cfg, log: cfg.Logger, locks: locks, metrics: newMetrics(cfg.Registerer, locks),
+		parents: newParentCache(maxCachedParents), operations: newOperationLog()}
 }
 
 func ok(w http.ResponseWriter, _ *http.Request) {

@@ -27,8 +27,8 @@ func (h *handler) handleSync(w http.ResponseWriter, r *http.Request) {
 	h = h.forCluster(cluster) // from here on every log line names the cluster
 	ctx, cancel := context.WithTimeout(withClusterLog(r.Context(), cluster), h.cfg.SyncBudget)
 	defer cancel()
-	out := h.reconcile(ctx, parent, work, dryRun)
-	resp, verdicts, err := render(parent, work, out, h.cfg.Now())
+	out := h.pass(ctx, parent, work, dryRun)
+	resp, verdicts, err := render(parent, work, out, h.lastOperation(cluster, out), h.cfg.Now())
 	if err != nil {
 		h.fail(w, "sync", badRequestf("rendering children: %v", err))
 		return
@@ -40,17 +40,42 @@ func (h *handler) handleSync(w http.ResponseWriter, r *http.Request) {
 	h.writeEncoded(w, "sync", http.StatusOK, resp)
 }
 
+// pass runs one sync pass. Hibernation comes first: while it hibernates or wakes the cluster,
+// nothing else runs (no plan, no Bolt write; the rollout only reports, see
+// planner.HibernationRollout). Otherwise the ordinary stages run (reconcile),
+// which a pause ends before any write. A paused pass's children are returned frozen (render).
+func (h *handler) pass(ctx context.Context, p *admittedParent, work workloads, dryRun bool) planner.Outcome {
+	c := p.cluster
+	d := p.declare(work.current)
+	paused, _ := c.Paused()
+	coordinatorHash, dataHash := p.templateHashes()
+	w := work.rolloutWorkloads(c, coordinatorHash, dataHash, h.cfg.Now())
+	step, view := h.hibernation(ctx, c, work, w, d)
+	var out planner.Outcome
+	if step.InCharge {
+		out = planner.Outcome{Declared: d, DryRun: dryRun, Replicas: step.Replicas}
+		out.Rollout = planner.HibernationRollout(step, planner.RolloutInput{Declared: d, Replicas: step.Replicas, Workloads: *w})
+		if view != nil {
+			out.Latest = *view
+			out.Now = planner.Plan(d, planner.Observe(view.Instances, nil, work.current)).Progress
+		}
+	} else {
+		out = h.reconcile(ctx, p, work, w, dryRun, paused)
+	}
+	out.Paused, out.Hibernation = paused, step
+	return out
+}
+
 // reconcile runs one pass's stages within ctx's budget — the gates, leader discovery, the plan
 // on the view found, and (on the leader, unless dryRun) its execution — and records each one's
 // result in the outcome; the first stage that cannot go on ends the pass. Every decision is the
 // planner's: this only reads, asks it, and acts. The outcome always carries the rollout's step,
 // whose partitions the response returns: the plan's, or, when no plan stood on a view of the
 // cluster, one that releases no pod.
-func (h *handler) reconcile(ctx context.Context, p *admittedParent, work workloads, dryRun bool) planner.Outcome {
-	c := p.cluster
-	coordinatorHash, dataHash := p.templateHashes()
-	w := work.rolloutWorkloads(c, coordinatorHash, dataHash, h.cfg.Now())
-	out := h.stages(ctx, p, work, w, dryRun)
+//
+// A paused pass stops once it has planned on the discovery view: it reports, never writes.
+func (h *handler) reconcile(ctx context.Context, p *admittedParent, work workloads, w *planner.Workloads, dryRun, paused bool) planner.Outcome {
+	out := h.stages(ctx, p, work, w, dryRun, paused)
 	if out.Rollout.Reason == "" {
 		out.Rollout = out.Plan.Rollout
 	}
@@ -60,7 +85,7 @@ func (h *handler) reconcile(ctx context.Context, p *admittedParent, work workloa
 	return out
 }
 
-func (h *handler) stages(ctx context.Context, p *admittedParent, work workloads, w *planner.Workloads, dryRun bool) planner.Outcome {
+func (h *handler) stages(ctx context.Context, p *admittedParent, work workloads, w *planner.Workloads, dryRun, paused bool) planner.Outcome {
 	c := p.cluster
 	d := p.declare(work.current)
 	out := planner.Outcome{
@@ -98,7 +123,7 @@ func (h *handler) stages(ctx context.Context, p *admittedParent, work workloads,
 	observed.Workloads = w
 	plan := planner.Plan(d, observed)
 	out.Latest, out.Now = view, plan.Progress
-	if planner.Settled(d, observed, plan, view, out.Replicas) {
+	if paused || planner.Settled(d, observed, plan, view, out.Replicas) {
 		out.Plan, out.Replicas = plan, plan.Replicas
 		return out
 	}

@@ -30,6 +30,22 @@ type syncRequest struct {
 	Parent   json.RawMessage              `json:"parent"`
 	Children map[string]map[string]object `json:"children"`
 	Related  map[string]map[string]object `json:"related"`
+	// scanned is the body when the scan (decodeTyped) decoded it, keeping only the fields the
+	// readers read; nil when it was decoded whole.
+	scanned []byte
+}
+
+// whole is the request with every field of every child and related object: itself unless it
+// was scanned.
+func (req *syncRequest) whole() (*syncRequest, error) {
+	if req.scanned == nil {
+		return req, nil
+	}
+	var whole syncRequest
+	if err := decodeBody(req.scanned, &whole); err != nil {
+		return nil, err
+	}
+	return &whole, nil
 }
 
 // syncResponse is the sync hook's answer. Children is a JSON array, never null and never

@@ -50,6 +50,7 @@ var entrySchema = objectOf(map[string]*schema{
 	}),
 	"spec": objectOf(map[string]*schema{
 		"replicas":   leaf(),                                                                // a StatefulSet's
+		"ordinals":   objectOf(map[string]*schema{"start": leaf()}),                         // a StatefulSet's
 		"containers": listOf(objectOf(map[string]*schema{"name": leaf(), "image": leaf()})), // a Pod's
 	}),
 	"status": objectOf(map[string]*schema{
@@ -101,6 +102,7 @@ func decodeTyped(body []byte) (*syncRequest, bool) {
 	if !ok || !s.ok || s.pos != len(s.data) {
 		return nil, false
 	}
+	req.scanned = body
 	return req, true
 }
 

@@ -34,6 +34,7 @@ type workloads struct {
 	readyPods                        map[string]bool // pod name → Ready and not terminating
 	tls                              boltTrust       // from the spec.tls Secret among the related objects
 	ignored                          warnings        // evidence beyond a role's ceiling
+	ops                              dayOps          // what pause and hibernation read
 	// rollout is what each role's StatefulSet and pods say about its rollout (coordinators
 	// first).
 	rollout [2]rolloutEvidence

@@ -41,11 +41,15 @@ type table struct {
 	rows [][]any
 }
 
-// columns maps each required column to its index; a missing one is a KindProtocol error.
-// Extra columns are ignored so a newer Memgraph that appends columns still parses.
+// columns maps each required column to its index; a missing one is a KindProtocol error, and so
+// is a column named twice (which of the two holds the value would be a guess). Extra columns are
+// ignored so a newer Memgraph that appends columns still parses.
 func (t table) columns(required ...string) (map[string]int, error) {
 	index := make(map[string]int, len(t.keys))
 	for i, k := range t.keys {
+		if _, dup := index[k]; dup {
+			return nil, protocolError("result has two %q columns (columns: %v)", k, t.keys)
+		}
 		index[k] = i
 	}
 	for _, name := range required {

@@ -73,6 +73,7 @@ func TestParseInstancesRejects(t *testing.T) {
 		{"ms float", table{showInstancesKeys, row(func(r []any) { r[6] = 1.5 })}, "column last_succ_resp_ms is float64"},
 		{"empty name", table{showInstancesKeys, row(func(r []any) { r[0] = "" })}, "empty name"},
 		{"short row", table{showInstancesKeys, [][]any{{"a"}}}, "1 values for 7 columns"},
+		{"role twice", table{append(showInstancesKeys[:7:7], "role"), row(func(r []any) {})}, `two "role" columns`},
 	}
 	for _, tc := range tests {
 		_, err := parseInstances(tc.t)

@@ -92,7 +92,8 @@
 //
 // # Order
 //
-// ADD COORDINATOR…, REGISTER INSTANCE…, SET MAIN (if provably none), handover, UNREGISTER…,
+// ADD COORDINATOR…, REGISTER INSTANCE…, SET MAIN (if provably none), handover (a retirement's
+// or a switchover's, never both), UNREGISTER…,
 // REMOVE COORDINATOR…, ADD COORDINATOR of a retiring leader never ADDed, YIELD LEADERSHIP. Registering first matters: a declared coordinator that
 // lost its membership is re-added before retiring ones are removed, so Raft membership never
 // dips below the surviving size (removing first could leave e.g. two members, where one failure
@@ -135,6 +136,30 @@
 // see registrations, so its guard is only as good as Current; the hook should derive Current
 // from the largest evidence it has (spec.replicas, status.replicas, the highest pod ordinal).
 //
+// # Day-2 operations
+//
+//   - Planned switchover (Declared.PreferredMain, switchover.go): when another instance is MAIN
+//     the plan hands MAIN over to the preferred one with the retirement's own Handover, lag-gated
+//     the same way, one handover per pass (a retirement's first); until the preferred instance
+//     is registered, up, a replica and caught up, nothing is demoted and
+//     Progress.SwitchoverPending says how far it is. With no MAIN, the election targets it; a
+//     retiring MAIN goes to it when it is a caught-up survivor.
+//   - Pause (Outcome.Paused): the hook returns the children as observed (topology.FrozenChild),
+//     reads one SHOW INSTANCES for the status and writes nothing; Verdict keeps a Converged that
+//     holds and otherwise says that the cluster is paused and what would be done.
+//   - Hibernation (PlanHibernation, hibernation.go): the data replicas, then the MAIN, then the
+//     coordinators go to 0 without a Bolt write; waking starts the MAIN and the coordinators
+//     before the replicas. When it is in charge, the pass neither plans nor executes.
+//   - With rollouts: one MAIN handover per pass (a retirement's, else a switchover's, else the
+//     rollout's, which a switchover defers to the next pass); the rollout hands MAIN to the
+//     preferred instance when it is a caught-up survivor already updated (handoverTarget), and a
+//     switchover waits while the preferred instance's pod awaits replacement (awaitsReplacement),
+//     so neither undoes the other. Hibernation does not begin during a rollout
+//     (HibernationInput.RolloutPending); while it is in charge, HibernationRollout replaces no
+//     running pod and lets stopped pods start at the declared template.
+//   - What was written (LastOperation): the executor's writes (Writes of each step attempted),
+//     how they ended and Memgraph's message; a pass that writes nothing leaves the prior record.
+//
 // # The pass around the plan
 //
 // Every other decision of a sync pass is made here too, as a pure function the hook calls
@@ -153,8 +178,10 @@
 //     it, fetching replication lag only when NeedsReplicationLag says so, and executes there.
 //   - What to check right before a step (PreconditionReads, Precondition): SET INSTANCE TO MAIN,
 //     FORCE RESET, UNREGISTER, REMOVE COORDINATOR and a handover are skipped when the cluster
-//     moved since the plan was read (a MAIN elected, a retiree failed over to or elected); a
-//     handover runs only if re-planning on fresh rows and lag yields the very same handover.
+//     moved since the plan was read (a MAIN elected, a retiree failed over to or elected; for an
+//     UNREGISTER also no MAIN at all: another writer may be mid-handover and the instance its
+//     demoted MAIN); a handover runs only if re-planning on fresh rows and lag yields the very
+//     same handover.
 //   - What a step's error means (JudgeStep, JudgeRecheck): done by a concurrent writer (by error
 //     kind, never by message text; KindIDExists is done only once SHOW INSTANCES shows the
 //     coordinator registered, else it is half-joined), in progress (FORCE RESET past its own

@@ -4,6 +4,9 @@ package planner
 type Execution struct {
 	// Ran are the queries that completed (or that a concurrent writer completed first), in order.
 	Ran []string
+	// Writes are the Bolt writes sent, in order, whatever their outcome (Writes of each step
+	// attempted): what status.lastOperation reports.
+	Writes []string
 	// Stopped is the step that ended the run before the plan's end; nil when none did.
 	Stopped *Stop
 	// BudgetExhausted: the pass's time budget ran out before every step ran.

@@ -116,7 +116,7 @@ func (e *HandoverError) Error() string {
 	switch {
 	case e.PromoteErr == nil:
 		fmt.Fprintf(&b, "SET INSTANCE %s TO MAIN was accepted but %s; the coordinators fail over if it stays "+
-			"unreachable, and the retirement plans again from what they choose", e.To, e.Unproven)
+			"unreachable, and the next pass plans again from what they choose", e.To, e.Unproven)
 	case !e.RestoreTried:
 		fmt.Fprintf(&b, "SET INSTANCE %s TO MAIN failed: %s; %s not restored (a MAIN may exist or be chosen by the "+
 			"coordinators), the next pass plans from what they settled", e.To, Explain(e.PromoteErr), e.From)
@@ -124,7 +124,7 @@ func (e *HandoverError) Error() string {
 		fmt.Fprintf(&b, "SET INSTANCE %s TO MAIN failed: %s; restoring %s as MAIN also failed, the cluster has no MAIN: %s",
 			e.To, Explain(e.PromoteErr), e.From, Explain(e.RestoreErr))
 	default:
-		fmt.Fprintf(&b, "SET INSTANCE %s TO MAIN failed: %s; %s restored as MAIN, retirement postponed",
+		fmt.Fprintf(&b, "SET INSTANCE %s TO MAIN failed: %s; %s restored as MAIN, handover postponed",
 			e.To, Explain(e.PromoteErr), e.From)
 	}
 	return b.String()

@@ -44,14 +44,19 @@ func Plan(d topology.Declared, o Observed) Result {
 	var cmds []Command
 	cmds = append(cmds, planCoordinatorRegistration(d, v, &p)...)
 	cmds = append(cmds, planDataRegistration(d, v, &p)...)
-	cmds = append(cmds, planPromotion(d, v, m, &p)...)
-	cmds = append(cmds, planDataRetirement(d, v, m, r.data, &p)...)
+	cmds = append(cmds, planPromotion(d, v, m, r.data, &p)...)
+	cmds = append(cmds, planDataRetirement(d, v, m, r.data, o.Workloads, &p)...)
 	cmds = append(cmds, planCoordinatorRetirement(v, r.coordinators, &p)...)
 	res := Result{Commands: cmds, Replicas: permittedReplicas(d, o.Current, r), Progress: p}
 	if o.Workloads != nil {
 		// Its gates need every declared member registered and up, a MAIN and nothing retiring,
-		// so it only ever adds a step to an otherwise empty plan.
+		// so besides a switchover it only ever adds a step to an otherwise empty plan. One MAIN
+		// handover per pass: a switchover planned here goes first, and the rollout's step waits
+		// for the next pass, which plans again from where MAIN is then.
 		res.Rollout = PlanRollout(rolloutInput(d, o, res.Replicas))
+		if p.HandoverFrom != "" {
+			res.Rollout.Handover, res.Rollout.Yield = nil, false
+		}
 		res.Commands = append(res.Commands, res.Rollout.Commands()...)
 	}
 	return res
@@ -62,9 +67,9 @@ func rolloutInput(d topology.Declared, o Observed, returned topology.Replicas) R
 }
 
 // NeedsReplicationLag reports whether Plan needs SHOW REPLICATION LAG for this observation:
-// when the observed MAIN is a retiring instance (a handover is due), or when the data instances
-// are rolling (a replaced replica must be proven caught up, and MAIN may be handed over). The
-// hook then fetches it and plans again with Observed.Lag set.
+// when the observed MAIN is a retiring instance or not the preferred MAIN (a handover may be
+// due), or when the data instances are rolling (a replaced replica must be proven caught up, and
+// MAIN may be handed over). The hook then fetches it and plans again with Observed.Lag set.
 func NeedsReplicationLag(d topology.Declared, o Observed) bool {
 	if leaderNotReady(o) {
 		return false
@@ -72,7 +77,7 @@ func NeedsReplicationLag(d topology.Declared, o Observed) bool {
 	v := index(o)
 	m := observeMain(v)
 	r := retiringMembers(d, v)
-	if _, retires := topology.Find(r.data, m.name); m.name != "" && retires {
+	if _, retires := topology.Find(r.data, m.name); m.name != "" && retires || switchoverDue(d, m) {
 		return true
 	}
 	return o.Workloads != nil && RolloutNeedsLag(rolloutInput(d, o, permittedReplicas(d, o.Current, r)))

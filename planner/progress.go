@@ -32,14 +32,21 @@ type Progress struct {
 	RetiringCoordinators  []string
 	RetiringDataInstances []string
 	// RetiringMaybeMain are retiring data instances left registered because no row reports a
-	// MAIN: a dead one may be the Raft MAIN (see MainUnproven), a live one the MAIN an
-	// interrupted handover demoted.
+	// MAIN — a dead one may be the Raft MAIN (see MainUnproven), a live one the MAIN an
+	// interrupted handover demoted — or because their own row reports main beside another one.
 	RetiringMaybeMain []string
 
 	// HandoverFrom is the retiring MAIN the plan demotes; HandoverTo the caught-up survivor it
 	// promotes.
 	HandoverFrom string
 	HandoverTo   string
+	// Switchover: the handover planned moves MAIN to the preferred MAIN (spec.preferredMain),
+	// not off a retiring instance.
+	Switchover bool
+	// SwitchoverPending says why MAIN is not handed over to the preferred MAIN yet ("" when it
+	// is MAIN, the plan hands it over, or none is declared): it is not registered, not up, not
+	// a replica, or behind the MAIN on a database (by how much).
+	SwitchoverPending string
 	// NoCaughtUpSurvivor says why a retiring MAIN cannot be handed over ("" when it can or none
 	// retires). Nothing is demoted and the MAIN stays registered.
 	NoCaughtUpSurvivor string

@@ -42,11 +42,13 @@ func observeMain(v rowIndex) mainState {
 	return m
 }
 
-// planPromotion sets a MAIN only when the observation proves there is none: the lowest-ordinal
-// declared instance observed up, else the first declared one (then nothing declared is
+// planPromotion sets a MAIN only when the observation proves there is none: the preferred MAIN
+// when it is observed up, else the lowest-ordinal declared instance observed up, else the
+// preferred or the first declared one (then nothing declared is
 // registered yet, and this plan registers it just before: a newly registered instance starts
-// alive). It never targets a retiring instance or one outside the declared set.
-func planPromotion(d topology.Declared, v rowIndex, m mainState, p *Progress) []Command {
+// alive). It never targets a retiring instance or one outside the declared set. retiring is the
+// registered part of the data retiring range, widened as retiringMembers widens it.
+func planPromotion(d topology.Declared, v rowIndex, m mainState, retiring []topology.DataInstance, p *Progress) []Command {
 	if !m.noMain() {
 		p.MainUnproven = m.unproven
 		return nil
@@ -54,30 +56,27 @@ func planPromotion(d topology.Declared, v rowIndex, m mainState, p *Progress) []
 	if len(d.DataInstances) == 0 {
 		return nil
 	}
-	if retiringRegistered(d, v) {
+	if len(retiring) > 0 {
 		// No MAIN while a shrink is under way: a handover was interrupted between DEMOTE and
 		// SET, or the MAIN was demoted by hand. Whoever holds the latest writes must win, and
 		// only Memgraph knows who that is.
 		p.ForceReset = true
 		return []Command{ForceResetClusterState{}}
 	}
-	target := d.DataInstances[0].Name
+	var up []string
 	for _, di := range d.DataInstances {
 		if row, ok := v.data[di.Name]; ok && isUpReplica(row) {
-			target = di.Name
-			break
+			up = append(up, di.Name)
 		}
+	}
+	target := preferred(d, up)
+	switch {
+	case target != "":
+	case d.PreferredMain != "":
+		target = d.PreferredMain // registered by this very plan, like every declared instance
+	default:
+		target = d.DataInstances[0].Name
 	}
 	p.Promote = target
 	return []Command{SetInstanceToMain{Name: target}}
-}
-
-// retiringRegistered reports a registered member of the data instances' retiring range.
-func retiringRegistered(d topology.Declared, v rowIndex) bool {
-	for _, di := range d.RetiringDataInstances {
-		if v.dataRegistered(di.Name) {
-			return true
-		}
-	}
-	return false
 }

@@ -65,24 +65,26 @@ func uniqueEndpoint(row memgraph.Instance) string {
 	return row.ManagementServer
 }
 
-// planDataRetirement hands MAIN off a retiring instance when one is MAIN, then unregisters the
-// retiring instances. It never unregisters a MAIN: the retiring MAIN only after a Handover
+// planDataRetirement hands MAIN off a retiring instance when one is MAIN (to the preferred MAIN
+// when it is a caught-up survivor), or else over to the preferred MAIN (planSwitchover), then
+// unregisters the retiring instances. It never unregisters a MAIN: the retiring MAIN only after a Handover
 // planned just before (the hook stops at a failed command, so the UNREGISTER never runs unless
 // the handover landed), and while no row reports a MAIN, none (a dead one may be the MAIN Raft
 // records; a live one may be the MAIN an interrupted handover demoted).
-func planDataRetirement(d topology.Declared, v rowIndex, m mainState, members []topology.DataInstance, p *Progress) []Command {
+func planDataRetirement(d topology.Declared, v rowIndex, m mainState, members []topology.DataInstance, w *Workloads, p *Progress) []Command {
 	var cmds []Command
 	handedOver := false
 	if _, retires := topology.Find(members, m.name); m.name != "" && retires {
 		candidates, why := caughtUpSurvivors(d, v, m.name)
-		if len(candidates) == 0 {
+		if to := preferred(d, candidates); to == "" {
 			p.NoCaughtUpSurvivor = why
 		} else {
-			cmds = append(cmds, Handover{From: m.name, To: candidates[0]})
-			p.HandoverFrom, p.HandoverTo = m.name, candidates[0]
+			cmds = append(cmds, Handover{From: m.name, To: to})
+			p.HandoverFrom, p.HandoverTo = m.name, to
 			handedOver = true
 		}
 	}
+	cmds = append(cmds, planSwitchover(d, v, m, w, handedOver, p)...)
 	for _, di := range members {
 		switch {
 		case di.Name == m.name && !handedOver:
@@ -91,6 +93,11 @@ func planDataRetirement(d topology.Declared, v rowIndex, m mainState, members []
 			// No MAIN: a retiring replica may be the MAIN a handover demoted before the pass
 			// that ran it was killed, holding every acknowledged write; keep it registered until
 			// a MAIN exists again.
+			p.RetiringMaybeMain = append(p.RetiringMaybeMain, di.Name)
+			continue
+		case di.Name != m.name && v.data[di.Name].Role == memgraph.RoleMain:
+			// A second row reporting main: Raft has one MAIN, so the view is inconsistent, and
+			// Memgraph refuses to unregister an alive MAIN. Keep it until a view settles.
 			p.RetiringMaybeMain = append(p.RetiringMaybeMain, di.Name)
 			continue
 		}

@@ -170,6 +170,16 @@ func TestPlanDataRetirement(t *testing.T) {
 		replicas: replicas(3, 3),
 		progress: Progress{Leader: "coordinator_1", Main: "instance_0", RetiringDataInstances: names("instance", 2)},
 	}, {
+		// Raft has one MAIN; a view with two is inconsistent, and UNREGISTER of an alive MAIN is
+		// refused (found by FuzzPlan).
+		name: "a second row reporting main is never unregistered",
+		d:    declared(3, 2, 3, 3),
+		o: Observed{Instances: rows(coords(3, 1), one(mainRow(0), replica(1), mainRow(2))),
+			Leader: "coordinator_1", Current: replicas(3, 3)},
+		replicas: replicas(3, 3),
+		progress: Progress{Leader: "coordinator_1", Main: "instance_0", RetiringDataInstances: names("instance", 2),
+			RetiringMaybeMain: names("instance", 2)},
+	}, {
 		// instance_2 may be the MAIN an interrupted handover demoted, holding every acknowledged
 		// write: it stays registered until a MAIN exists again (the next pass unregisters it).
 		name: "no MAIN at all while shrinking: Memgraph picks the most up-to-date, the retiring replica stays registered",

@@ -19,7 +19,8 @@ import (
 //     highest index down (the only order a partition allows). The next pod is released only
 //     when every pod above it in its role is Ready at the new revision and back in the cluster
 //     (registered and up in the leader's view; a data replica also caught up on every database
-//     of the MAIN), every declared pod of both roles is Ready, and every declared member is up.
+//     of the MAIN), every declared pod of both roles is Ready, every declared member is up, and
+//     the cluster has a MAIN (no step of either role while the plan is electing one).
 //   - The MAIN's pod is released only after MAIN was handed over (the same lag-gated Handover
 //     as a retirement), preferring a survivor already at the new revision, so MAIN moves once
 //     (twice when it starts on the highest ordinal: then no pod is at the new revision yet); no
@@ -28,7 +29,8 @@ import (
 //     after YIELD LEADERSHIP, and Raft picks the successor.
 //   - A pod that is not Ready and not at the new revision is released without the Memgraph
 //     gates (it is down already: a rollback of a pod stuck at a broken revision must reach it),
-//     unless it is the MAIN or the leader or a pod above it is not settled.
+//     unless it is the MAIN or the leader, or its row reports itself so (a view may show two
+//     while an election or a failover settles), or a pod above it is not settled.
 //   - Stateless: the partition follows from the pods alone. A released pod that is gone or
 //     terminating stays released (the partition is one above the highest live pod not at the
 //     new revision), so a pod is never recreated at the old revision halfway through. The prior

@@ -178,3 +178,14 @@ func at(in RolloutInput, now time.Time) RolloutInput {
 func partitions(coordinators, data int32) topology.Partitions {
 	return topology.Partitions{Coordinators: coordinators, DataInstances: data}
 }
+
+// rowRole sets a member's role in the leader's view.
+func rowRole(name, role string) func(*Observed) {
+	return func(o *Observed) {
+		for i := range o.Instances {
+			if o.Instances[i].Name == name {
+				o.Instances[i].Role = role
+			}
+		}
+	}
+}

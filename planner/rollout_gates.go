@@ -2,6 +2,7 @@ package planner
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/memgraph-hooks/memgraph-hooks/memgraph"
 	"github.com/memgraph-hooks/memgraph-hooks/topology"
@@ -88,11 +89,21 @@ func (p *rolloutPlan) releaseDownPod(step *RolloutStep, r *rolloutRole, c int) {
 	switch {
 	case p.v == nil:
 		p.waitOn(step, &gateWait{what: "the coordinators' view of the cluster (no ready leader answered)"})
-	case m.name == p.main || m.name == p.v.leader:
+	case p.mayLead(r, m):
 		p.waitOn(step, &gateWait{what: fmt.Sprintf("the coordinators to fail over from %s, whose pod %s is not Ready", m.name, m.pod)})
 	default:
 		p.release(step, r, c, " (it is not Ready)")
 	}
+}
+
+// mayLead: the member is the MAIN or the leader, or its row reports itself so (a view may show
+// two leaders, or two MAINs, while an election or a failover settles): its pod is not released
+// until the coordinators have moved that role.
+func (p *rolloutPlan) mayLead(r *rolloutRole, m rolloutMember) bool {
+	if r.kind == topology.RoleData {
+		return m.name == p.main || p.v.data[m.name].Role == memgraph.RoleMain
+	}
+	return p.v.leaders[m.name]
 }
 
 // releaseOrHandOver releases the candidate, or first moves the MAIN or the leadership off it.
@@ -115,6 +126,8 @@ func (p *rolloutPlan) releaseOrHandOver(step *RolloutStep, r *rolloutRole, c int
 		p.inProgress(step, fmt.Sprintf("yielding leadership of %s (Raft picks the successor), then replace %s", m.name, m.pod))
 	case r.kind == topology.RoleCoordinator && p.v.leaders[m.name]:
 		p.waitOn(step, &gateWait{what: fmt.Sprintf("a settled leader (%s reports itself leader but %s answered as leader)", m.name, p.v.leader)})
+	case p.mayLead(r, m):
+		p.waitOn(step, &gateWait{what: fmt.Sprintf("a single MAIN (%s reports itself MAIN besides %s)", m.name, p.main)})
 	default:
 		p.release(step, r, c, "")
 	}
@@ -139,18 +152,28 @@ func (p *rolloutPlan) setPartition(step *RolloutStep, r *rolloutRole, partition 
 }
 
 // handoverTarget is the survivor to hand MAIN to: one proven caught up, preferring one already
-// at the new revision (so MAIN moves once per rollout), else the lowest ordinal. A message
+// at the new revision (so MAIN moves once per rollout) — spec.preferredMain first when it is
+// one — else the lowest ordinal. A message
 // predicting a later step counts the pod at index releasing (-1: none) as updated.
 func (p *rolloutPlan) handoverTarget(r *rolloutRole, releasing int) (string, string) {
 	candidates, why := caughtUpSurvivors(p.in.Declared, *p.v, p.main)
 	if len(candidates) == 0 {
 		return "", why
 	}
-	for _, name := range candidates {
+	updated := func(name string) bool {
 		for i, m := range r.members {
 			if pod, ok := r.pods[i]; m.name == name && (i == releasing || ok && r.updated(pod)) {
-				return name, ""
+				return true
 			}
+		}
+		return false
+	}
+	if to := p.in.Declared.PreferredMain; slices.Contains(candidates, to) && updated(to) {
+		return to, "" // spec.preferredMain, so that no switchover has to follow
+	}
+	for _, name := range candidates {
+		if updated(name) {
+			return name, ""
 		}
 	}
 	return candidates[0], ""
@@ -226,11 +249,13 @@ func (p *rolloutPlan) clusterUnsettled(r *rolloutRole, c int) *gateWait {
 			}
 		}
 	}
-	if r.kind != topology.RoleData {
-		return nil
-	}
+	// No step of either role while the cluster has no MAIN: the plan is electing one, and a
+	// yield or a coordinator down would hold up the election that serves writes again.
 	if p.main == "" {
 		return &gateWait{what: "a MAIN (the coordinators have none right now)"}
+	}
+	if r.kind != topology.RoleData {
+		return nil
 	}
 	return p.replacedReplicasBehind(r, c)
 }

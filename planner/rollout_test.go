@@ -412,6 +412,28 @@ func TestRolloutRollsBackTheSameWay(t *testing.T) {
 		message:    "waiting for the coordinators to fail over from instance_2, whose pod mg-data-2 is not Ready; next: switchover instance_2 → instance_0, then replace mg-data-2; 0 of 6 pods updated",
 		needsLag:   true,
 	}, {
+		// Found by FuzzPlan: the view names another leader, yet coordinator_3's row reports it.
+		name:       "a pod that is not Ready and whose row reports itself leader is left to the election",
+		in:         rolloutIn(set("oox"), set("nnn", settled), clusterView(3, 1, 3, 0, rowRole("coordinator_3", memgraph.RoleLeader))),
+		partitions: partitions(3, 3),
+		reason:     topology.ReasonRolloutInProgress,
+		message:    "waiting for the coordinators to fail over from coordinator_3, whose pod mg-coordinator-3 is not Ready; next: replace mg-coordinator-3 (coordinator_3); 3 of 6 pods updated",
+	}, {
+		// Found by FuzzPlan: the leader yielded in the very pass that elected a MAIN.
+		name:       "no coordinator step while the cluster has no MAIN",
+		in:         rolloutIn(set("noo"), set("nn", settled), clusterView(3, 3, 2, -1)),
+		partitions: partitions(3, 2),
+		reason:     topology.ReasonRolloutInProgress,
+		message:    "waiting for a MAIN (the coordinators have none right now); next: yield leadership of coordinator_3, then replace mg-coordinator-3; 3 of 5 pods updated",
+	}, {
+		name: "a pod that is not Ready and whose row reports a second MAIN is left to the failover",
+		in: rolloutIn(set("ooo", settled, podRevision(0, revNew), podRevision(1, revNew), podRevision(2, revNew)),
+			set("oox"), clusterView(3, 1, 3, 0, rowRole("instance_2", memgraph.RoleMain))),
+		partitions: partitions(3, 3),
+		reason:     topology.ReasonRolloutInProgress,
+		message:    "waiting for the coordinators to fail over from instance_2, whose pod mg-data-2 is not Ready; next: replace mg-data-2 (instance_2); 3 of 6 pods updated",
+		needsLag:   true,
+	}, {
 		name: "reverted with a lower pod down at the superseded revision: blocked, with the way out",
 		in: rolloutIn(set("ooo", reverted),
 			set("oxo", reverted, podRevision(2, revNew), podRevision(1, revNew)), clusterView(3, 1, 3, 0, rowHealth("instance_1", memgraph.HealthDown))),

@@ -40,6 +40,17 @@ func TestPlanStaleStatefulSetViews(t *testing.T) {
 			HandoverFrom: "instance_3", HandoverTo: "instance_0"},
 		needsLag: true,
 	}, {
+		// instance_2 may be the MAIN an interrupted handover demoted: the cache not showing its
+		// StatefulSet size makes it no less a retiring member (found by FuzzPlan).
+		name: "stale-low with no MAIN and a member beyond the cached size: Memgraph picks, not the ordinal",
+		d:    declared(3, 2, 3, 2),
+		o: Observed{Instances: rows(coords(3, 1), one(replica(0), replica(1), replica(2))),
+			Leader: "coordinator_1", Current: replicas(3, 2)},
+		want:     []string{memgraph.ForceResetClusterStateQuery},
+		replicas: replicas(3, 3),
+		progress: Progress{Leader: "coordinator_1", ForceReset: true, RetiringDataInstances: names("instance", 2),
+			RetiringMaybeMain: names("instance", 2)},
+	}, {
 		name: "a look-alike name with another address is not ours and holds nothing",
 		d:    declared(3, 2, 3, 2),
 		o: Observed{Instances: rows(coords(3, 1), one(mainRow(0), replica(1), lookalike)),

@@ -154,8 +154,15 @@ func Precondition(d topology.Declared, current topology.Replicas, w *Workloads, 
 			return main + " is MAIN already"
 		}
 	case UnregisterInstance:
-		if v.data[c.Name].Role == memgraph.RoleMain {
+		switch {
+		case v.data[c.Name].Role == memgraph.RoleMain:
 			return c.Name + " became MAIN"
+		case observeMain(v).name == "":
+			// Plan never unregisters while no row reports a MAIN, and neither may a step planned
+			// before the MAIN went: another writer (a second hook replica, a human) may be
+			// between the DEMOTE and the SET of a handover, and c.Name the demoted MAIN holding
+			// the latest writes, which its restore needs registered.
+			return "no instance is MAIN; " + c.Name + " may hold the latest writes"
 		}
 	case RemoveCoordinator:
 		if name := topology.CoordinatorName(c.ID); v.coordinators[name].Role == memgraph.RoleLeader {

@@ -126,6 +126,9 @@ func TestPrecondition(t *testing.T) {
 			Fresh{Instances: rows(coords(3, 1), one(mainRow(0), replica(2)))}, ""},
 		{"UNREGISTER of an instance failed over to", UnregisterInstance{Name: "instance_2"}, ReadInstances,
 			Fresh{Instances: rows(coords(3, 1), one(replica(0), mainRow(2)))}, "instance_2 became MAIN"},
+		{"UNREGISTER while another writer is between DEMOTE and SET", UnregisterInstance{Name: "instance_2"}, ReadInstances,
+			Fresh{Instances: rows(coords(3, 1), one(replica(0), replica(1), replica(2)))},
+			"no instance is MAIN; instance_2 may hold the latest writes"},
 		{"REMOVE of a follower", RemoveCoordinator{ID: 3}, ReadInstances, Fresh{Instances: coords(3, 1)}, ""},
 		{"REMOVE of a member elected meanwhile", RemoveCoordinator{ID: 3}, ReadInstances, Fresh{Instances: coords(3, 3)},
 			"coordinator_3 became leader"},
@@ -234,7 +237,7 @@ func TestExplain(t *testing.T) {
 		{"through any wrapping", fmt.Errorf("leader coordinator_1: %w", refusal), "Writing to Raft log failed. Please retry the operation."},
 		{"a handover tells its whole story", fmt.Errorf("step: %w", handover),
 			"handover of MAIN from instance_2 to instance_0: SET INSTANCE instance_0 TO MAIN failed: Writing to Raft log failed. " +
-				"Please retry the operation.; instance_2 restored as MAIN, retirement postponed"},
+				"Please retry the operation.; instance_2 restored as MAIN, handover postponed"},
 		{"a half-joined coordinator too", &HalfJoinedError{Coordinator: "coordinator_5", Err: refusal},
 			"coordinator_5 is half-joined (a Raft member without a bolt_server): Writing to Raft log failed. Please retry the operation."},
 		{"anything else as it reads", errors.New(" dial tcp: refused \n"), "dial tcp: refused"},

@@ -44,6 +44,12 @@ type Outcome struct {
 	// WorkloadsSettled: both StatefulSets are at the declared size and their controller caught up.
 	WorkloadsSettled bool
 
+	// Paused: the parent carries memgraph.com/paused; the pass returned every child as observed,
+	// planned on one read and wrote nothing.
+	Paused bool
+	// Hibernation is the pass's hibernation step; when it is in charge, the stages after the
+	// gates did not run.
+	Hibernation HibernationStep
 	// Rollout is the rollout's step: the plan's, or one planned without a view of the cluster
 	// when the pass ended before a plan stood. Its partitions are the ones the hook returns.
 	Rollout RolloutStep
@@ -56,10 +62,11 @@ type Condition struct {
 	Message string
 }
 
-// Verdicts are the three conditions and when Metacontroller should sync again.
+// Verdicts are the conditions, the phase and when Metacontroller should sync again.
 type Verdicts struct {
-	Ready, Converged, Updated Condition
-	ResyncAfterSeconds        float64
+	Ready, Converged, Updated, Paused, Hibernated Condition
+	Phase                                         topology.Phase
+	ResyncAfterSeconds                            float64
 }
 
 // Resync delays (seconds) by situation: short while anything is pending, long when converged, so
@@ -75,12 +82,35 @@ const (
 // the pass speaks for both; past discovery, Ready tells whether a MAIN is elected and Converged
 // names the first blocker in this order: a leader read that failed, a step that failed or did
 // not finish, half-joined coordinators, a retiring MAIN without a caught-up survivor, a yield,
-// retirement, the budget, pending registrations, a dry run, a rollout not done, StatefulSets
-// not yet at the declared size. What the steps changed is judged on Now, what the plan set out
-// to do on Plan. Updated is the rollout's own verdict, whatever stopped the pass.
+// retirement, the budget, pending registrations, a dry run, a rollout not done, a preferred MAIN
+// not able to take over yet, StatefulSets not yet at the declared size. What the steps changed is
+// judged on Now, what the plan set out to do on Plan. Updated is the rollout's own verdict,
+// whatever stopped the pass.
+//
+// Hibernating and waking passes are judged by their step instead (Hibernated, and Converged True
+// once hibernated as declared), and a paused pass keeps a Converged that holds but otherwise says
+// that it is paused and what it would do.
 func Verdict(o Outcome) Verdicts {
-	v := o.readyAndConverged()
+	var v Verdicts
+	if o.Hibernation.InCharge {
+		v = o.hibernationVerdict()
+	} else {
+		v = o.readyAndConverged()
+	}
 	v.Updated = o.updated()
+	v.Phase, v.Hibernated = o.Hibernation.Phase, o.Hibernation.Hibernated
+	if v.Hibernated.Reason == "" {
+		v.Phase, v.Hibernated = running().Phase, running().Hibernated
+	}
+	v.Paused = isFalse(topology.ReasonReconciling, "the hook reconciles the cluster; annotate it %s=true to pause", topology.AnnotationPaused)
+	if o.Paused {
+		v.Paused = isTrue(topology.ReasonPaused, "annotation %s: the hook returns every child as observed and sends no Bolt write; "+
+			"remove the annotation to resume", topology.AnnotationPaused)
+		v.Phase, v.ResyncAfterSeconds = topology.PhasePaused, ResyncWaiting
+		if v.Converged.Status != metav1.ConditionTrue {
+			v.Converged = isFalse(topology.ReasonPaused, "paused (%s), so nothing converges: %s", topology.AnnotationPaused, v.Converged.Message)
+		}
+	}
 	return v
 }
 
@@ -159,7 +189,8 @@ func (o Outcome) converged() (Condition, float64) {
 	case len(now.HalfJoined) > 0:
 		return halfJoinedCondition(now.HalfJoined), ResyncWaiting
 	case planned.NoCaughtUpSurvivor != "":
-		return isFalse(topology.ReasonNoCaughtUpSurvivor, "%s", planned.NoCaughtUpSurvivor), ResyncWaiting
+		return isFalse(topology.ReasonNoCaughtUpSurvivor, "MAIN %s is retiring and stays MAIN until a survivor can take over: %s",
+			planned.Main, planned.NoCaughtUpSurvivor), ResyncWaiting
 	case planned.YieldPending || now.YieldPending:
 		return isFalse(topology.ReasonLeadershipTransferInProgress, "%s is retiring and yields leadership; waiting for a new leader",
 			o.Discovery.View.Leader), ResyncProgressing
@@ -186,13 +217,24 @@ func (o Outcome) converged() (Condition, float64) {
 			resync = ResyncWaiting
 		}
 		return Condition{metav1.ConditionFalse, o.Rollout.Reason, bound(o.Rollout.Message)}, resync
+	case planned.SwitchoverPending != "":
+		// Lag shrinks without any watch event: look again soon.
+		return isFalse(topology.ReasonSwitchoverPending, "%s", planned.SwitchoverPending), ResyncWaiting
 	case !o.WorkloadsSettled:
 		return isFalse(topology.ReasonWorkloadsNotReady, "StatefulSets are not yet at %d coordinators and %d data instances",
 			len(o.Declared.Coordinators), len(o.Declared.DataInstances)), ResyncWaiting
 	}
-	return isTrue(topology.ReasonAllInstancesRegistered, "%s and %s registered%s",
+	return isTrue(topology.ReasonAllInstancesRegistered, "%s and %s registered%s%s",
 		describeCount(len(o.Declared.Coordinators), "coordinator"),
-		describeCount(len(o.Declared.DataInstances), "data instance"), driftNote(now.Drift)), ResyncConverged
+		describeCount(len(o.Declared.DataInstances), "data instance"), preferredNote(o.Declared, now), driftNote(now.Drift)), ResyncConverged
+}
+
+// preferredNote says that the preferred MAIN was reached.
+func preferredNote(d topology.Declared, now Progress) string {
+	if d.PreferredMain == "" || now.Main != d.PreferredMain {
+		return ""
+	}
+	return "; " + now.Main + " is MAIN, as spec.preferredMain asks"
 }
 
 // halfJoinedCondition names Raft members the leader's application log lacks: a human has to

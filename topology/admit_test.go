@@ -53,6 +53,7 @@ func TestAdmitJudgesExplicitZeros(t *testing.T) {
 		{"empty retention policy", `{"storage":{"retentionPolicy":""}}`, "storage.retentionPolicy must be Retain or Delete"},
 		{"zero volume", `{"storage":{"data":{"libPVCSize":"0"}}}`, MsgVolumeSize},
 		{"zero volume as a number", `{"storage":{"coordinators":{"logPVCSize":0}}}`, MsgVolumeSize},
+		{"empty preferred MAIN", `{"preferredMain":""}`, "preferredMain must not be empty"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c, err := Admit(parentJSON("default", tc.spec))

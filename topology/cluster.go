@@ -70,7 +70,11 @@ func (c *Cluster) Network() Network { return c.network }
 func (c *Cluster) Replicas() Replicas { return c.replicas }
 
 // Declare lists the declared members and those a shrink from current retires (see Declare).
-func (c *Cluster) Declare(current Replicas) Declared { return Declare(c.network, c.replicas, current) }
+func (c *Cluster) Declare(current Replicas) Declared {
+	d := Declare(c.network, c.replicas, current)
+	d.PreferredMain = c.mc.Spec.PreferredMain
+	return d
+}
 
 // TLSSecretName is spec.tls.secretName, "" when Bolt is plaintext.
 func (c *Cluster) TLSSecretName() string {

@@ -113,7 +113,7 @@ func TestCRDRulesMatchGoValidation(t *testing.T) {
 		MsgClusterName, MsgCoordinators, MsgCoordinatorsMax, MsgDataInstances, MsgDataInstancesMax, MsgImageRepository,
 		MsgImageTag, MsgSecretKeys, MsgClusterDomain, MsgPortsDistinct, MsgReservedLabels, MsgReservedLabels,
 		MsgReservedEnv, MsgReservedEnv, MsgReservedArgs, MsgReservedArgs, MsgDataWAL, MsgCoordinatorStorage, MsgDataStorage,
-		MsgVolumeSize, MsgVolumeSize, MsgTLSSecretName, MsgStepTimeout,
+		MsgVolumeSize, MsgVolumeSize, MsgTLSSecretName, MsgStepTimeout, MsgPreferredMain, MsgPreferredDeclared, MsgHibernateScale,
 	}
 	slices.Sort(messages)
 	slices.Sort(goMessages)
@@ -124,7 +124,7 @@ func TestCRDRulesMatchGoValidation(t *testing.T) {
 	all := strings.Join(rules, "\n")
 	for _, pattern := range []string{
 		clusterNamePattern, clusterDomainPattern, repositoryTagPattern, imageTagPattern, imageDigestPattern,
-		reservedArgsPattern, walArgPattern, reservedEnvNamesInCEL, stepTimeoutPattern,
+		reservedArgsPattern, walArgPattern, reservedEnvNamesInCEL, preferredMainPattern, stepTimeoutPattern,
 		fmt.Sprintf("duration(self) >= duration('%s')", minStepTimeout),
 		fmt.Sprintf("duration(self) <= duration('%s')", maxStepTimeout),
 		fmt.Sprintf("self <= %d", MaxCoordinators), fmt.Sprintf("self <= %d", MaxDataInstances),

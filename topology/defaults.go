@@ -22,6 +22,7 @@ const (
 	DefaultAccessMode                  = AccessMode(corev1.ReadWriteOnce)
 	DefaultCreateLogStorageClaim       = true
 	DefaultClusterDomain               = "cluster.local"
+	DefaultHibernate                   = false
 	DefaultStepTimeout                 = "10m"
 
 	DefaultBoltPort        int32 = 7687
@@ -54,6 +55,10 @@ func (mc *MemgraphCluster) Defaulted() *MemgraphCluster {
 	defaultRoleStorage(&s.Storage.Coordinators)
 	defaultRoleStorage(&s.Storage.Data)
 	setString(&s.ClusterDomain, DefaultClusterDomain)
+	if s.Hibernate == nil {
+		v := DefaultHibernate
+		s.Hibernate = &v
+	}
 	setString(&s.Rollout.StepTimeout, DefaultStepTimeout)
 	setInt32(&s.Ports.Bolt, DefaultBoltPort)
 	setInt32(&s.Ports.Management, DefaultManagementPort)

@@ -140,6 +140,8 @@ type Declared struct {
 	DataInstances         []DataInstance // ordinals FirstDataOrdinal .. FirstDataOrdinal+m-1
 	RetiringCoordinators  []Coordinator  // ascending id
 	RetiringDataInstances []DataInstance // ascending ordinal
+	// PreferredMain is spec.preferredMain: a declared data instance's name, or "".
+	PreferredMain string
 }
 
 func CoordinatorSetName(cluster string) string { return cluster + "-coordinator" }

@@ -4,13 +4,14 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
-// The hook reads back one thing of its prior status: each condition's lastTransitionTime, carried
-// over while the condition's status holds (meta.SetStatusCondition), so that a steady cluster's
-// status never changes. Nothing else of it is ever an input to a decision.
+// The hook reads back two things of its prior status, and copies them without deciding anything
+// on them: each condition's lastTransitionTime, carried over while the condition's status holds
+// (meta.SetStatusCondition), and lastOperation, carried over by a pass that writes nothing, so
+// that a steady cluster's status never changes. Nothing of it is ever an input to a decision.
 
 // MemgraphClusterStatus is what the sync hook observed; of a prior status, only a condition's
-// lastTransitionTime is kept while its status holds. Metacontroller sets observedGeneration
-// itself.
+// lastTransitionTime (while its status holds) and lastOperation (while no pass writes) are kept.
+// Metacontroller sets observedGeneration itself.
 type MemgraphClusterStatus struct {
 	// +optional
 	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
@@ -31,6 +32,16 @@ type MemgraphClusterStatus struct {
 	// +optional
 	Leader string `json:"leader,omitempty"`
 
+	// Phase is what the cluster is doing as a whole: Running, Paused (memgraph.com/paused),
+	// Hibernating, Hibernated or Waking (spec.hibernate).
+	// +optional
+	Phase Phase `json:"phase,omitempty"`
+
+	// LastOperation is what the hook last wrote to the coordinators: the Bolt writes of the most
+	// recent pass that wrote anything, their outcome and when. A pass that writes nothing
+	// carries it forward unchanged (the one record of the prior status the hook copies).
+	// +optional
+	LastOperation *Operation `json:"lastOperation,omitempty"`
 	// Version is the image (repository:tag, or repository@digest) every pod of both roles runs,
 	// read from the Pods; empty while they run different images, as in the middle of an upgrade.
 	// +optional
@@ -73,6 +84,49 @@ type RolePods struct {
 	Desired int32 `json:"desired"`
 }
 
+// Operation is one pass's Bolt writes, as status.lastOperation reports them.
+type Operation struct {
+	// Writes are the writes the pass sent, in order, by kind and member, e.g. "DEMOTE
+	// instance_2; SET instance_0 TO MAIN; UNREGISTER instance_2".
+	Writes string `json:"writes"`
+	// Result is Succeeded, Failed (a write was refused or failed: Message is Memgraph's own
+	// message) or Interrupted (the leader moved, a failover was still running or the sync budget
+	// ran out; the next pass re-observes).
+	Result OperationResult `json:"result"`
+	// +optional
+	Message string `json:"message,omitempty"`
+	// Time is when the pass ended.
+	Time metav1.Time `json:"time"`
+}
+
+// OperationResult is how a pass's writes ended.
+// +kubebuilder:validation:Enum=Succeeded;Failed;Interrupted
+type OperationResult string
+
+const (
+	OperationSucceeded   OperationResult = "Succeeded"
+	OperationFailed      OperationResult = "Failed"
+	OperationInterrupted OperationResult = "Interrupted"
+)
+
+// Phase is status.phase.
+// +kubebuilder:validation:Enum=Running;Paused;Hibernating;Hibernated;Waking
+type Phase string
+
+const (
+	// PhaseRunning: the hook reconciles the cluster as declared.
+	PhaseRunning Phase = "Running"
+	// PhasePaused: memgraph.com/paused is set; the hook changes nothing.
+	PhasePaused Phase = "Paused"
+	// PhaseHibernating: spec.hibernate is set and pods are still stopping.
+	PhaseHibernating Phase = "Hibernating"
+	// PhaseHibernated: no pod of the cluster runs; volumes and registrations are kept.
+	PhaseHibernated Phase = "Hibernated"
+	// PhaseWaking: spec.hibernate was cleared; the MAIN and the coordinators come back before
+	// the replicas.
+	PhaseWaking Phase = "Waking"
+)
+
 // ConditionType names a condition of MemgraphClusterStatus.
 type ConditionType string
 
@@ -83,6 +137,11 @@ const (
 	// ConditionConverged: every declared member is registered, nothing is retiring, and the
 	// StatefulSets are at the declared size.
 	ConditionConverged ConditionType = "Converged"
+	// ConditionPaused: the memgraph.com/paused annotation is set, so the hook returns every child
+	// as observed and sends no Bolt write.
+	ConditionPaused ConditionType = "Paused"
+	// ConditionHibernated: spec.hibernate is set and no pod of the cluster is left.
+	ConditionHibernated ConditionType = "Hibernated"
 	// ConditionUpdated: every pod runs its StatefulSet's current pod template (no rollout is
 	// in progress).
 	ConditionUpdated ConditionType = "Updated"
@@ -107,6 +166,22 @@ const (
 	ReasonTLSConfigInvalid             ConditionReason = "TLSConfigInvalid"
 	ReasonCoordinatorHalfJoined        ConditionReason = "CoordinatorHalfJoined"
 	ReasonFailoverInProgress           ConditionReason = "FailoverInProgress"
+	// ReasonSwitchoverPending (Converged): spec.preferredMain is not MAIN yet, and not up or
+	// not caught up enough to take it over; the message says how far behind it is.
+	ReasonSwitchoverPending ConditionReason = "SwitchoverPending"
+)
+
+// The reasons of Paused and Hibernated; Converged (and Ready, when nothing runs) give them too.
+const (
+	ReasonPaused      ConditionReason = "Paused"
+	ReasonReconciling ConditionReason = "Reconciling"
+	// ReasonHibernationPending: spec.hibernate is set, but a coordinator scale-down is still
+	// retiring members; the pods stop once it is done.
+	ReasonHibernationPending ConditionReason = "HibernationPending"
+	ReasonHibernating        ConditionReason = "Hibernating"
+	ReasonHibernated         ConditionReason = "Hibernated"
+	ReasonWaking             ConditionReason = "Waking"
+	ReasonAwake              ConditionReason = "Awake"
 )
 
 // The reasons of Updated; Converged gives the last three too while a rollout is not done.

@@ -20,6 +20,7 @@ import (
 // +kubebuilder:printcolumn:name="Data",type=integer,JSONPath=".status.dataInstances",description="Data instances registered, as observed"
 // +kubebuilder:printcolumn:name="Main",type=string,JSONPath=".status.main",description="The data instance that is MAIN"
 // +kubebuilder:printcolumn:name="Version",type=string,JSONPath=".status.version",description="The image every pod runs"
+// +kubebuilder:printcolumn:name="Phase",type=string,JSONPath=".status.phase",description="Running, Paused, Hibernating, Hibernated or Waking"
 // +kubebuilder:printcolumn:name="Ready",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].status`
 // +kubebuilder:printcolumn:name="Converged",type=string,JSONPath=`.status.conditions[?(@.type=="Converged")].status`
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=".metadata.creationTimestamp"
@@ -44,6 +45,8 @@ type MemgraphClusterList struct {
 
 // MemgraphClusterSpec declares the cluster. Every field is optional: its default is both a CRD
 // schema default and a Go constant (defaults.go), and Defaulted applies them in Go.
+// +kubebuilder:validation:XValidation:rule="!has(self.preferredMain) || !self.preferredMain.matches('^instance_(0|[1-9][0-9]{0,2})$') || int(self.preferredMain.substring(9)) < self.dataInstances",message="preferredMain must be one of the declared data instances, instance_0 to instance_<dataInstances-1>: a dataInstances shrink that would retire the preferred MAIN is refused; set preferredMain to an instance that stays (or remove it), then shrink"
+// +kubebuilder:validation:XValidation:rule="((!has(self.hibernate) || !self.hibernate) && (!has(oldSelf.hibernate) || !oldSelf.hibernate)) || self.coordinators == oldSelf.coordinators",message="coordinators must not change while the cluster hibernates, nor in the update that sets or clears hibernate: the coordinators come back from their Raft logs at the declared count, and another count could leave them without a majority; wake the cluster (hibernate: false) first, then scale"
 type MemgraphClusterSpec struct {
 	// Coordinators is the number of coordinators, the Raft members that elect MAIN. Odd and at
 	// least 3: Raft needs a majority, and an even count survives no more failures than the odd
@@ -105,6 +108,24 @@ type MemgraphClusterSpec struct {
 	// +kubebuilder:default={}
 	// +optional
 	DataTemplate DataTemplate `json:"dataTemplate,omitempty"`
+
+	// PreferredMain names the data instance (instance_<n>, n below dataInstances) that should be
+	// MAIN. When another instance is MAIN, the hook hands MAIN over to it once it is up and
+	// proven caught up on every database (a planned switchover), and moves MAIN back to it after
+	// a failover once it has returned and caught up. Unset, the hook never moves a healthy MAIN.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=12
+	// +kubebuilder:validation:XValidation:rule="self.matches('^instance_(0|[1-9][0-9]{0,2})$')",message="preferredMain must name a data instance as SHOW INSTANCES names it, instance_<n> such as instance_0 or instance_2"
+	// +optional
+	PreferredMain string `json:"preferredMain,omitempty"`
+
+	// Hibernate stops every pod while keeping every registration and every volume: the data
+	// replicas first, then the MAIN, then the coordinators, whatever storage.retentionPolicy
+	// says. Setting it back to false (or removing it) wakes the cluster: the MAIN and the
+	// coordinators first, then the replicas, as they were.
+	// +kubebuilder:default=false
+	// +optional
+	Hibernate *bool `json:"hibernate,omitempty"`
 
 	// Rollout tunes how a change to the pods (a new image, resources, probes, extraArgs, ...)
 	// is rolled out: one pod at a time, replicas first, MAIN and Raft leader handed over first.

@@ -32,6 +32,9 @@ const (
 	MsgDataWAL            = "dataTemplate.extraArgs must not set --storage-wal-enabled: a data instance in a high-availability cluster must run with the WAL enabled, and the hook enables it; remove the flag"
 	MsgCoordinatorStorage = "storage.coordinators is immutable: it shapes the StatefulSet's volumeClaimTemplates, which Kubernetes cannot change in place. Delete the MemgraphCluster (and its retained PersistentVolumeClaims, if the volumes must change too) and create it again with the new storage"
 	MsgVolumeSize         = "libPVCSize and logPVCSize must be positive quantities such as 1Gi: Kubernetes refuses a volume claim of zero or negative size"
+	MsgPreferredMain      = "preferredMain must name a data instance as SHOW INSTANCES names it, instance_<n> such as instance_0 or instance_2"
+	MsgPreferredDeclared  = "preferredMain must be one of the declared data instances, instance_0 to instance_<dataInstances-1>: a dataInstances shrink that would retire the preferred MAIN is refused; set preferredMain to an instance that stays (or remove it), then shrink"
+	MsgHibernateScale     = "coordinators must not change while the cluster hibernates, nor in the update that sets or clears hibernate: the coordinators come back from their Raft logs at the declared count, and another count could leave them without a majority; wake the cluster (hibernate: false) first, then scale"
 	MsgStepTimeout        = "rollout.stepTimeout must be a duration from 1m to 168h written in hours, minutes and seconds, such as 10m, 90s or 1h30m: how long a replaced pod may take to be Ready and caught up before the rollout reports RolloutStuck"
 	MsgDataStorage        = "storage.data is immutable: it shapes the StatefulSet's volumeClaimTemplates, which Kubernetes cannot change in place. Delete the MemgraphCluster (and its retained PersistentVolumeClaims, if the volumes must change too) and create it again with the new storage"
 )
@@ -46,6 +49,7 @@ const (
 	imageDigestPattern    = `^sha256:[a-f0-9]{64}$`
 	reservedArgsPattern   = `^--?(bolt[-_]port|bolt[-_]address|management[-_]port|coordinator[-_]port|coordinator[-_]id|coordinator[-_]hostname|nuraft[-_]log[-_]file|data[-_]directory|init[-_]file|init[-_]data[-_]file|bolt[-_]cert[-_]file|bolt[-_]key[-_]file)(=|$)`
 	walArgPattern         = `^--?(no)?storage[-_]wal[-_]enabled(=|$)`
+	preferredMainPattern  = `^instance_(0|[1-9][0-9]{0,2})$`
 	stepTimeoutPattern    = `^([0-9]+(h|m|s))+$`
 	minStepTimeout        = "1m"
 	maxStepTimeout        = "168h"
@@ -62,6 +66,7 @@ var (
 	imageDigestRE   = regexp.MustCompile(imageDigestPattern)
 	reservedArgsRE  = regexp.MustCompile(reservedArgsPattern)
 	walArgRE        = regexp.MustCompile(walArgPattern)
+	preferredMainRE = regexp.MustCompile(preferredMainPattern)
 	stepTimeoutRE   = regexp.MustCompile(stepTimeoutPattern)
 )
 
@@ -188,6 +193,20 @@ func (mc *MemgraphCluster) celRules(vs *violations) {
 	vs.add(s.TLS != nil && !clusterDomainRE.MatchString(s.TLS.SecretName), "spec.tls.secretName", MsgTLSSecretName)
 	_, ok := stepTimeoutSeconds(s.Rollout.StepTimeout)
 	vs.add(!ok, "spec.rollout.stepTimeout", MsgStepTimeout)
+	validatePreferredMain(vs, s)
+}
+
+// validatePreferredMain is the twin of the field's rule and of the spec's rule that keeps it
+// within the declared data instances (which the CEL rule checks only for a well-formed name).
+func validatePreferredMain(vs *violations, s *MemgraphClusterSpec) {
+	if s.PreferredMain == "" {
+		return
+	}
+	wellFormed := preferredMainRE.MatchString(s.PreferredMain)
+	vs.add(!wellFormed, "spec.preferredMain", MsgPreferredMain)
+	if ordinal, ok := ParseDataInstanceName(s.PreferredMain); wellFormed && ok {
+		vs.add(ordinal >= int(s.DataInstances), "spec", MsgPreferredDeclared)
+	}
 }
 
 // stepTimeoutSeconds is the twin of the stepTimeout rule: whole hours, minutes and seconds
@@ -261,6 +280,8 @@ func ValidateUpdate(old, new *MemgraphCluster) error {
 		o, n := old.Defaulted().Spec.Storage, new.Defaulted().Spec.Storage
 		vs.add(!equality.Semantic.DeepEqual(o.Coordinators, n.Coordinators), "spec.storage.coordinators", MsgCoordinatorStorage)
 		vs.add(!equality.Semantic.DeepEqual(o.Data, n.Data), "spec.storage.data", MsgDataStorage)
+		od, nd := old.Defaulted().Spec, new.Defaulted().Spec
+		vs.add((*od.Hibernate || *nd.Hibernate) && od.Coordinators != nd.Coordinators, "spec", MsgHibernateScale)
 	}
 	return vs.err(new)
 }

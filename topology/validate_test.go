@@ -171,6 +171,16 @@ func TestValidate(t *testing.T) {
 		{"long image tag", with(func(mc *MemgraphCluster) { mc.Spec.Image.Repository = strings.Repeat("r", 256) }),
 			with(func(mc *MemgraphCluster) { mc.Spec.Image.Repository = strings.Repeat("r", 255) }),
 			"image.repository must be at most 255 characters long, got 256"},
+		{"preferred MAIN by pod name", with(func(mc *MemgraphCluster) { mc.Spec.PreferredMain = "data-1" }),
+			with(func(mc *MemgraphCluster) { mc.Spec.PreferredMain = "instance_1" }), MsgPreferredMain},
+		{"preferred MAIN with a leading zero", with(func(mc *MemgraphCluster) { mc.Spec.PreferredMain = "instance_01" }),
+			with(func(mc *MemgraphCluster) { mc.Spec.PreferredMain = "instance_0" }), MsgPreferredMain},
+		{"preferred MAIN beyond the declared instances", with(func(mc *MemgraphCluster) { mc.Spec.PreferredMain = "instance_2" }),
+			with(func(mc *MemgraphCluster) { mc.Spec.PreferredMain, mc.Spec.DataInstances = "instance_2", 3 }), MsgPreferredDeclared},
+		{"preferred MAIN beyond 128", with(func(mc *MemgraphCluster) { mc.Spec.PreferredMain = "instance_999" }),
+			with(func(mc *MemgraphCluster) { mc.Spec.PreferredMain, mc.Spec.DataInstances = "instance_127", 128 }), MsgPreferredDeclared},
+		{"preferred MAIN with a sign", with(func(mc *MemgraphCluster) { mc.Spec.PreferredMain = "instance_-1" }),
+			with(func(mc *MemgraphCluster) { mc.Spec.PreferredMain = "instance_1" }), MsgPreferredMain},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if diff := cmp.Diff([]string{tc.want}, messagesOf(t, tc.invalid().Validate())); diff != "" {
@@ -246,6 +256,55 @@ func TestValidateUpdate(t *testing.T) {
 	}
 	if err := ValidateUpdate(nil, minimalCluster()); err != nil {
 		t.Errorf("a create (no old object) of a valid cluster: %v", err)
+	}
+}
+
+// A preferred MAIN of more digits than any declared instance can have breaks both its length
+// and its rule, as the API server reports it.
+func TestPreferredMainTooLong(t *testing.T) {
+	mc := minimalCluster()
+	mc.Spec.PreferredMain = "instance_1000"
+	want := []string{"preferredMain must be at most 12 characters long, got 13", MsgPreferredMain}
+	if diff := cmp.Diff(want, messagesOf(t, mc.Validate())); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+}
+
+// Scaling the coordinators is refused while the cluster hibernates and in the update that sets or
+// clears hibernate; everything else about hibernating is allowed.
+func TestValidateUpdateHibernation(t *testing.T) {
+	hibernating := func(mc *MemgraphCluster) { mc.Spec.Hibernate = ptr.To(true) }
+	awake := func(*MemgraphCluster) {}
+	for _, tc := range []struct {
+		name     string
+		old, new func(mc *MemgraphCluster)
+		want     []string
+	}{
+		{"hibernate", awake, hibernating, nil},
+		{"wake", hibernating, awake, nil},
+		{"hibernate and scale the coordinators", awake, func(mc *MemgraphCluster) {
+			hibernating(mc)
+			mc.Spec.Coordinators = 5
+		}, []string{MsgHibernateScale}},
+		{"scale the coordinators while hibernated", func(mc *MemgraphCluster) {
+			hibernating(mc)
+			mc.Spec.Coordinators = 5
+		}, hibernating, []string{MsgHibernateScale}},
+		{"wake and scale the coordinators", hibernating, func(mc *MemgraphCluster) { mc.Spec.Coordinators = 5 }, []string{MsgHibernateScale}},
+		{"scale the data instances while hibernated", hibernating, func(mc *MemgraphCluster) {
+			hibernating(mc)
+			mc.Spec.DataInstances = 4
+		}, nil},
+		{"scale the coordinators awake", awake, func(mc *MemgraphCluster) { mc.Spec.Coordinators = 7 }, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			old, updated := minimalCluster(), minimalCluster()
+			tc.old(old)
+			tc.new(updated)
+			if diff := cmp.Diff(tc.want, messagesOf(t, ValidateUpdate(old, updated))); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+		})
 	}
 }
 

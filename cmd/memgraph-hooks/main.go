@@ -109,7 +109,11 @@ func run(o options) error {
 	defer pool.Close()
 
 	reg := prometheus.NewRegistry()
-	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+			Name: "memgraph_hooks_bolt_pools",
+			Help: "Coordinator addresses the hook holds Bolt connections to; one nobody asked for a minute is closed, so it follows the clusters that exist.",
+		}, func() float64 { return float64(pool.Stats().Addresses) }))
 	creds, err := o.security.load(logger, reg, o.simulate)
 	if err != nil {
 		return err

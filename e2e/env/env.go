@@ -5,6 +5,7 @@
 package env
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -51,7 +52,10 @@ type Env struct {
 
 	procs     []*process
 	apiserver *process
-	logf      func(string, ...any)
+	// apiserverArgs are the API server's flags, for RestartAPIServer; restarts counts them.
+	apiserverArgs []string
+	restarts      int
+	logf          func(string, ...any)
 }
 
 // Start brings the control plane up and returns once a Node is Ready, the kwok StorageClass
@@ -115,7 +119,7 @@ func Start(ctx context.Context, opts Options) (_ *Env, err error) {
 func (e *Env) binary(name string) string { return filepath.Join(e.BinDir, name) }
 
 func (e *Env) start(name string, args ...string) (*process, error) {
-	p, err := startProcess(name, e.binary(name), e.LogDir, args...)
+	p, err := startProcess(name, e.binary(name), e.LogDir, name, args...)
 	if err != nil {
 		return nil, err
 	}
@@ -147,27 +151,68 @@ func (e *Env) startEtcd(ctx context.Context, clientURL string, peerPort int) err
 }
 
 func (e *Env) startAPIServer(ctx context.Context, files map[string]string, etcdURL string, port int) error {
-	p, err := e.start("kube-apiserver",
+	e.apiserverArgs = []string{
 		"--bind-address=127.0.0.1",
 		"--advertise-address=127.0.0.1",
-		"--secure-port="+strconv.Itoa(port),
-		"--etcd-servers="+etcdURL,
-		"--client-ca-file="+files["ca.crt"],
-		"--tls-cert-file="+files["serving.crt"],
-		"--tls-private-key-file="+files["serving.key"],
+		"--secure-port=" + strconv.Itoa(port),
+		"--etcd-servers=" + etcdURL,
+		"--client-ca-file=" + files["ca.crt"],
+		"--tls-cert-file=" + files["serving.crt"],
+		"--tls-private-key-file=" + files["serving.key"],
 		"--service-account-issuer=https://kubernetes.default.svc.cluster.local",
-		"--service-account-key-file="+files["sa.pub"],
-		"--service-account-signing-key-file="+files["sa.key"],
-		"--service-cluster-ip-range="+serviceCIDR,
+		"--service-account-key-file=" + files["sa.pub"],
+		"--service-account-signing-key-file=" + files["sa.key"],
+		"--service-cluster-ip-range=" + serviceCIDR,
 		"--authorization-mode=RBAC",
 		"--endpoint-reconciler-type=none",
-		"--cert-dir="+filepath.Join(e.Dir, "apiserver-certs"),
-	)
+		"--cert-dir=" + filepath.Join(e.Dir, "apiserver-certs"),
+	}
+	p, err := e.start("kube-apiserver", e.apiserverArgs...)
 	if err != nil {
 		return err
 	}
 	e.apiserver = p
 	return nil
+}
+
+// RestartAPIServer stops the API server (SIGTERM, as a rolling control-plane upgrade does; it
+// stops serving at once, and SIGKILL follows after 5 s because v1.37's process lingers for
+// half a minute after that), keeps it down for downFor, starts it again on the same port with the
+// same flags and storage, and returns once it is ready. Every client — informers, controllers,
+// kwok, the tests — sees its connections and watches break and has to reconnect. The restarted
+// server logs to kube-apiserver-restart-<n>.log.
+func (e *Env) RestartAPIServer(ctx context.Context, downFor time.Duration) error {
+	started := time.Now()
+	e.apiserver.stop(5 * time.Second)
+	e.logf("kube-apiserver stopped in %s", time.Since(started).Round(100*time.Millisecond))
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-time.After(downFor):
+	}
+	e.restarts++
+	p, err := startProcess("kube-apiserver", e.binary("kube-apiserver"), e.LogDir, fmt.Sprintf("kube-apiserver-restart-%d", e.restarts), e.apiserverArgs...)
+	if err != nil {
+		return err
+	}
+	for i, old := range e.procs {
+		if old == e.apiserver {
+			e.procs[i] = p
+		}
+	}
+	e.apiserver = p
+	ctx, cancel := context.WithTimeout(ctx, 60*time.Second)
+	defer cancel()
+	restarted := time.Now()
+	err = poll(ctx, "restarted kube-apiserver /readyz", p, 200*time.Millisecond, func() error {
+		body, err := e.Client.Discovery().RESTClient().Get().AbsPath("/readyz").DoRaw(ctx)
+		if err != nil {
+			return fmt.Errorf("%w: %s", err, bytes.TrimSpace(body))
+		}
+		return nil
+	})
+	e.logf("kube-apiserver ready again %s after its restart", time.Since(restarted).Round(100*time.Millisecond))
+	return err
 }
 
 // Stop ends every process in reverse start order.

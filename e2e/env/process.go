@@ -23,8 +23,8 @@ type process struct {
 	err     error
 }
 
-func startProcess(name, binary, logDir string, args ...string) (*process, error) {
-	logPath := filepath.Join(logDir, name+".log")
+func startProcess(name, binary, logDir, logName string, args ...string) (*process, error) {
+	logPath := filepath.Join(logDir, logName+".log")
 	logFile, err := os.Create(logPath)
 	if err != nil {
 		return nil, err

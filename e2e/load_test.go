@@ -1,0 +1,178 @@
+//go:build e2e
+
+package e2e_test
+
+import (
+	"bufio"
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+var (
+	fleetSize  = flag.Int("fleet", 3, "MemgraphClusters (3+2 each) TestFleetLoad creates at once; make load: 50")
+	fleetDrain = flag.Bool("fleet-drain", false, "TestFleetLoad also waits for the hook's Bolt pool to close every connection after the clusters are deleted (about a minute); make load sets it")
+)
+
+// TestFleetLoad creates -fleet MemgraphClusters at once and runs the hook binary against them as
+// the Deployment runs it (a child process, so its resources are its own): every cluster
+// converges with no hook answer other than 200, then a steady state of resyncs costs exactly one
+// Bolt query per sync and no write to any child or status. It reports the hook's peak RSS and CPU
+// time. Deleting the clusters empties the hook's per-cluster state: the lock map at once and, with
+// -fleet-drain, the Bolt pool within its idle timeout. CI runs 3 clusters; make load runs 50.
+func TestFleetLoad(t *testing.T) {
+	n := *fleetSize
+	const ns = "fleet"
+	var names, addrs []string
+	for i := range n {
+		name := fmt.Sprintf("mg-%02d", i)
+		names = append(names, name)
+		addrs = append(addrs, coordinatorAddressesIn(ns, name, 3)...)
+	}
+	// The CompositeController's own resync period and Metacontroller's default of 5 workers;
+	// Pods are polled once a second (250 of them at 50 clusters).
+	s := startScenarioOpts(t, ns, scenarioOptions{process: true, links: addrs, workers: 5,
+		resync: 60 * time.Second, podInterval: time.Second})
+	started := time.Now()
+	for _, name := range names {
+		s.create(name, "{}")
+	}
+	deadline := started.Add(3*time.Minute + time.Duration(n)*10*time.Second)
+	for _, name := range names {
+		s.waitConverged(name, time.Until(deadline))
+	}
+	convergedIn := time.Since(started)
+	if got := s.ledRaftGroups(); got != n {
+		t.Errorf("%d Raft groups with a leader, three members and a MAIN; want %d", got, n)
+	}
+	s.assertNoMisuse()
+	calls, failed := s.hookCalls()
+	if len(failed) > 0 {
+		t.Errorf("the hook did not answer 200 to %d of %d calls: %v", len(failed), calls, failed)
+	}
+	rss, cpu := s.proc.usage()
+	if pools := s.hookMetric("memgraph_hooks_bolt_pools"); pools < float64(n) {
+		t.Errorf("memgraph_hooks_bolt_pools = %v with %d clusters", pools, n)
+	}
+
+	steady := time.Now()
+	syncs, queries, childWrites, statusWrites := s.steadyState(n, 2)
+	t.Logf("FLEET steady state measured in %s", time.Since(steady).Round(time.Second))
+	if queries != syncs || childWrites != 0 || statusWrites != 0 {
+		t.Errorf("steady state: %d syncs cost %d Bolt queries, %d child writes and %d status writes; want one query per sync and no write",
+			syncs, queries, childWrites, statusWrites)
+	}
+	t.Logf("FLEET clusters=%d converged_in=%s hook_calls=%d non_200=%d peak_rss_mib=%.1f cpu_seconds=%.1f steady_syncs=%d steady_bolt_queries=%d steady_child_writes=%d",
+		n, convergedIn.Round(time.Second), calls, len(failed), float64(rss)/(1<<20), cpu.Seconds(), syncs, queries, childWrites)
+
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	if err := mgcClient(ns).DeleteCollection(ctx, metav1.DeleteOptions{}, metav1.ListOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	deleted := time.Now()
+	for _, name := range names {
+		s.waitWorkloadsGone(name)
+	}
+	t.Logf("FLEET deleted: workloads gone in %s", time.Since(deleted).Round(time.Second))
+	if inFlight := s.hookMetric("memgraph_hooks_clusters_in_flight"); inFlight != 0 {
+		t.Errorf("memgraph_hooks_clusters_in_flight = %v after every cluster went, want 0", inFlight)
+	}
+	if *fleetDrain {
+		s.waitFor(3*time.Minute, func() error {
+			if pools := s.hookMetric("memgraph_hooks_bolt_pools"); pools != 0 {
+				return fmt.Errorf("memgraph_hooks_bolt_pools = %v", pools)
+			}
+			return nil
+		})
+		t.Logf("FLEET drained: the hook holds no Bolt connection %s after the clusters were deleted", time.Since(deleted).Round(time.Second))
+	}
+}
+
+// ledRaftGroups counts the simulator's Raft groups with a leader, three members and a MAIN.
+func (s *scenario) ledRaftGroups() int {
+	n := 0
+	for _, c := range s.world.Raft().Clusters {
+		if c.Leader != 0 && len(c.Members) == 3 && c.Main != "" {
+			n++
+		}
+	}
+	return n
+}
+
+// hookCalls counts the driver's hook calls and lists those that did not answer 200 (a transport
+// error counts as status 0).
+func (s *scenario) hookCalls() (int, []string) {
+	snap := s.mc.Stats().Snapshot()
+	var failed []string
+	for _, h := range snap.Hooks {
+		if h.Status != http.StatusOK {
+			failed = append(failed, fmt.Sprintf("%s %d", h.Hook, h.Status))
+		}
+	}
+	return len(snap.Hooks), failed
+}
+
+// steadyState resyncs every parent rounds times with syncs held around the measurement, and
+// returns the syncs that ran, the Bolt queries the simulator received, and the child and status
+// writes the driver made meanwhile.
+func (s *scenario) steadyState(parents, rounds int) (syncs, queries, childWrites, statusWrites int) {
+	s.t.Helper()
+	s.mc.Pause()
+	before := s.mc.Stats().Snapshot()
+	mark, since := s.queryMark(), time.Now()
+	s.mc.Resume()
+	for r := 1; r <= rounds; r++ {
+		s.mc.Resync()
+		s.waitFor(5*time.Minute, func() error {
+			if got := s.mc.Stats().Snapshot().SyncsCompleted - before.SyncsCompleted; got < r*parents {
+				return fmt.Errorf("%d of %d resyncs done", got, r*parents)
+			}
+			return nil
+		})
+	}
+	s.mc.Pause()
+	after := s.mc.Stats().Snapshot()
+	qs := s.world.Queries()[mark:]
+	s.mc.Resume()
+	for _, q := range qs {
+		if q.Text != "SHOW INSTANCES" {
+			s.t.Errorf("a steady-state sync sent %q", q.Text)
+		}
+	}
+	if errs := len(after.Errors) - len(before.Errors); errs > 0 {
+		s.t.Errorf("%d syncs failed in the steady state", errs)
+	}
+	return after.SyncsStarted - before.SyncsStarted, len(qs), len(after.ChildWrites(since)), after.CountSince("status", since)
+}
+
+// hookMetric reads an unlabelled metric from the hook binary's metrics listener.
+func (s *scenario) hookMetric(name string) float64 {
+	s.t.Helper()
+	resp, err := http.Get("http://" + s.proc.metricsAddr + "/metrics")
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	sc := bufio.NewScanner(resp.Body)
+	for sc.Scan() {
+		if v, ok := strings.CutPrefix(sc.Text(), name+" "); ok {
+			f, err := strconv.ParseFloat(v, 64)
+			if err != nil {
+				s.t.Fatal(err)
+			}
+			return f
+		}
+	}
+	_, _ = io.Copy(io.Discard, resp.Body)
+	s.t.Fatalf("the hook's /metrics has no %s", name)
+	return 0
+}

@@ -1,0 +1,66 @@
+package hooks
+
+import (
+	"sync"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/memgraph-hooks/memgraph-hooks/planner"
+	"github.com/memgraph-hooks/memgraph-hooks/topology"
+)
+
+// operationLog remembers, per cluster (by uid), the last status.lastOperation this process
+// reported. It decides nothing; it only keeps the record from going backwards: Metacontroller
+// sends the parent from its informer cache, so a pass that starts before the cache has seen the
+// status the previous pass wrote carries forward an older lastOperation, which would overwrite
+// the newer one. The later of the two by time is reported.
+type operationLog struct {
+	mu   sync.Mutex
+	last map[string]topology.Operation
+}
+
+func newOperationLog() *operationLog { return &operationLog{last: map[string]topology.Operation{}} }
+
+// report returns status.lastOperation for a pass whose own writes were op (nil: it wrote
+// nothing), stamping a new one with now and remembering it: the pass's own record, else the
+// later of the prior status's and the remembered one.
+func (l *operationLog) report(c *topology.Cluster, op *topology.Operation, now time.Time) *topology.Operation {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	key := c.UID()
+	if op != nil {
+		op.Time = metav1.NewTime(now.UTC().Truncate(time.Second))
+		if _, known := l.last[key]; !known && len(l.last) >= maxRemembered {
+			l.forgetOldest()
+		}
+		l.last[key] = *op
+		return op
+	}
+	prior := c.PriorLastOperation()
+	remembered, ok := l.last[key]
+	if !ok || prior != nil && prior.Time.After(remembered.Time.Time) {
+		return prior
+	}
+	return &remembered
+}
+
+// maxRemembered bounds the clusters remembered: a cluster deleted long ago (a sync hook hears
+// of no deletion) is forgotten first. Forgetting only loses the guard against a stale parent.
+const maxRemembered = 4096
+
+func (l *operationLog) forgetOldest() {
+	var oldest string
+	var at time.Time
+	for key, op := range l.last {
+		if oldest == "" || op.Time.Time.Before(at) {
+			oldest, at = key, op.Time.Time
+		}
+	}
+	delete(l.last, oldest)
+}
+
+// lastOperation is the pass's record for status.lastOperation (see operationLog.report).
+func (h *handler) lastOperation(c *topology.Cluster, out planner.Outcome) *topology.Operation {
+	return h.operations.report(c, planner.LastOperation(out.Execution, len(out.Plan.Commands)), h.cfg.Now())
+}
