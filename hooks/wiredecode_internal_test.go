@@ -22,6 +22,9 @@ func TestTypedDecodeChangesNothingButSpeed(t *testing.T) {
 	base := baseRequest(t)
 	bodies := mutatedRequests(t, base)
 	bodies = append(bodies, byteLevelRequests(t, base)...)
+	// Paused, the children are read whole (syncRequest.whole) and returned frozen.
+	paused := pausedRequest(t, base)
+	bodies = append(bodies, mutatedRequests(t, paused)...)
 	fast := 0
 	for i, body := range bodies {
 		if _, ok := decodeTyped(body); ok {
@@ -75,12 +78,18 @@ func outcome(req *syncRequest, err error) string {
 	if err != nil {
 		return "observe: " + err.Error()
 	}
-	trust := work.tls
-	work.tls = boltTrust{}
-	return fmt.Sprintf("cluster %s\n%+v\nBolt TLS problem %q, config %v", clusterKey(p.cluster), work, trust.problem, trust.config != nil)
+	trust, window := work.tls, work.ops.window
+	work.tls, work.ops.window = boltTrust{}, nil
+	windowText := "none"
+	if window != nil {
+		windowText = fmt.Sprint(*window)
+	}
+	return fmt.Sprintf("cluster %s\n%+v\nhibernation window %s\nBolt TLS problem %q, config %v",
+		clusterKey(p.cluster), work, windowText, trust.problem, trust.config != nil)
 }
 
-// baseRequest is the example converged request, its parent asking for Bolt TLS, with the Secret.
+// baseRequest is the example converged request, its parent asking for Bolt TLS, with the Secret,
+// its data StatefulSet with a hibernation window.
 func baseRequest(t testing.TB) map[string]any {
 	raw, err := os.ReadFile("../examples/hook-requests/sync-pods-ready.json")
 	if err != nil {
@@ -92,12 +101,30 @@ func baseRequest(t testing.TB) map[string]any {
 	}
 	spec := req["parent"].(map[string]any)["spec"].(map[string]any)
 	spec["tls"] = map[string]any{"secretName": "mg-tls"}
+	// The data StatefulSet's hibernation window, as a hibernated cluster's carries it.
+	data := req["children"].(map[string]any)[statefulSetKey].(map[string]any)["default/memgraph-data"].(map[string]any)
+	data["spec"].(map[string]any)["ordinals"] = map[string]any{"start": int64(1)}
 	req["related"].(map[string]any)[secretKey] = map[string]any{"default/mg-tls": map[string]any{
 		"apiVersion": "v1", "kind": "Secret", "type": "kubernetes.io/tls",
 		"metadata": map[string]any{"name": "mg-tls", "namespace": "default"},
 		"data":     map[string]any{"ca.crt": "bm90IGEgY2VydA==", "tls.crt": "eA==", "tls.key": "eA=="},
 	}}
 	return req
+}
+
+// pausedRequest is base with its parent annotated memgraph.com/paused.
+func pausedRequest(t testing.TB, base map[string]any) map[string]any {
+	raw, err := json.Marshal(base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var paused map[string]any
+	if err := json.Unmarshal(raw, &paused); err != nil {
+		t.Fatal(err)
+	}
+	meta := paused["parent"].(map[string]any)["metadata"].(map[string]any)
+	meta["annotations"] = map[string]any{topology.AnnotationPaused: "true"}
+	return paused
 }
 
 // readPaths are the fields the readers read and the objects and lists on the way to them.
@@ -107,7 +134,7 @@ var readPaths = []string{
 	"metadata.labels", "metadata.labels." + revisionLabel,
 	"metadata.annotations", "metadata.annotations." + topology.AnnotationTemplateHash,
 	"metadata.annotations." + topology.AnnotationTemplateGeneration,
-	"spec", "spec.replicas", "spec.containers", "spec.containers.0", "spec.containers.0.name", "spec.containers.0.image",
+	"spec", "spec.replicas", "spec.ordinals", "spec.ordinals.start", "spec.containers", "spec.containers.0", "spec.containers.0.name", "spec.containers.0.image",
 	"status", "status.replicas", "status.readyReplicas", "status.observedGeneration",
 	"status.updateRevision", "status.currentRevision",
 	"status.conditions", "status.conditions.0", "status.conditions.0.type", "status.conditions.0.status",
@@ -127,6 +154,7 @@ func mutatedRequests(t testing.TB, base map[string]any) [][]byte {
 	var out [][]byte
 	objects := [][]string{
 		{"children", statefulSetKey, "default/memgraph-coordinator"},
+		{"children", statefulSetKey, "default/memgraph-data"},
 		{"children", serviceKey, "default/memgraph"},
 		{"related", podKey, "default/memgraph-coordinator-1"},
 		{"related", podKey, "default/memgraph-data-0"},
