@@ -60,6 +60,11 @@ fuzz: ## Fuzz every target (hooks, memgraph parsers, planner) for FUZZTIME each 
 fuzz-smoke: ## Fuzz every target for FUZZ_SMOKETIME (5s) each: CI keeps the targets and their corpora working.
 	$(call run_fuzz,$(FUZZ_SMOKETIME))
 
+# The scan of a sync request against the generic decode it stands in for (hooks/wiredecode.go).
+.PHONY: fuzz-decode
+fuzz-decode: ## Fuzz the typed decode of POST /sync against the generic one for FUZZTIME; outside CI.
+	$(GO) test -run '^$$' -fuzz '^FuzzTypedDecode$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 2s ./hooks/
+
 .PHONY: unit
 unit: ## Unit, simulator and hook scenario tests (race detector on).
 	$(GO) test -race -count=1 ./...
@@ -79,9 +84,33 @@ load: ## FLEET (50) MemgraphClusters at once against the hook binary on the real
 .PHONY: test
 test: unit fuzz-smoke verify-manifests e2e ## What CI runs: unit tests, a few seconds of each fuzz target, stale-manifest check, then the e2e suite.
 
+BENCHCOUNT ?= 5
+
+# Every figure that matters is a ratio measured in the same run (the machine's load varies):
+# sync/bare-cpu is a converged sync's CPU over a bare encoding/json round trip of the same bytes
+# (goal <= 1), hook/bare-rate the hook's HTTP syncs per CPU-second over a bare net/http server's
+# (goal >= 1). README.md, "Performance", shows them.
 .PHONY: bench
-bench: ## Benchmarks; compare ratios within one run.
-	$(GO) test -run '^$$' -bench . -benchmem ./memgraph/bolt/ ./hooks/
+bench: ## Benchmarks: the Bolt client, the converged sync against a bare JSON round trip, a bounded HTTP load test.
+	$(GO) test -run '^$$' -bench . -benchmem ./memgraph/bolt/
+	$(GO) test -run '^$$' -bench 'ConvergedSync|ShowInstancesFloor' -benchmem ./hooks/
+	$(GO) test -run '^$$' -bench 'SyncVsBareJSON' -benchtime 2000x -count $(BENCHCOUNT) ./hooks/
+	$(GO) test -run '^$$' -bench 'HTTPLoad' -benchtime 1x -count 3 ./hooks/
+
+BENCH_BASE ?= main
+
+# The same ratios for the tree at BENCH_BASE (with this tree's benchmarks) and for this tree,
+# alternately, so that both see the same machine; README.md's performance table comes from it.
+.PHONY: bench-compare
+bench-compare: ## make bench's ratios for BENCH_BASE (default main) and this tree, alternately in one run.
+	@base=$$(mktemp -d) && trap 'rm -rf "$$base"' EXIT && \
+	git archive $(BENCH_BASE) | tar -x -C "$$base" && \
+	cp hooks/bench_test.go hooks/load_bench_test.go hooks/cputime_test.go hooks/golden_test.go hooks/apipods_test.go "$$base/hooks/" && \
+	for round in 1 2 3; do for tree in "$$base" "$$PWD"; do \
+		label=this; [ "$$tree" = "$$base" ] && label="$(BENCH_BASE)"; echo "== $$label (round $$round)"; \
+		(cd "$$tree" && $(GO) test -run '^$$' -bench 'SyncVsBareJSON' -benchtime 2000x ./hooks/ | grep ^Benchmark && \
+		 $(GO) test -run '^$$' -bench 'HTTPLoad' -benchtime 1x ./hooks/ | grep ^Benchmark) || exit 1; \
+	done; done
 
 .PHONY: property
 property: ## The randomized hook property test at 10,000 sequences (CI runs 300).

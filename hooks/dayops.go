@@ -14,30 +14,49 @@ import (
 // dayOps is what a request tells the day-2 operations besides the workloads: the observed
 // children a paused pass returns frozen, and the data StatefulSet's hibernation window.
 type dayOps struct {
-	children []object // StatefulSets and Services in the parent's namespace, by type then key
+	children []object // while paused: StatefulSets and Services in the parent's namespace, by type then key
 	window   *int32
 }
 
 // observeDayOps reads the children for the day-2 operations. observeWorkloads has already
-// checked the fields it reads.
-func observeDayOps(req *syncRequest, cluster, namespace string) (dayOps, error) {
+// checked the fields it reads. Only a paused pass reads the children whole (syncRequest.whole):
+// the scan keeps the few fields the other readers read.
+func observeDayOps(req *syncRequest, c *topology.Cluster) (dayOps, error) {
 	var ops dayOps
+	sets, err := objectsOf(req.Children, statefulSetKey, "children")
+	if err != nil {
+		return ops, err
+	}
+	for _, e := range sets {
+		if inNamespace(e.obj, c.Namespace()) && metaString(e.obj, "name") == topology.DataSetName(c.Name()) {
+			ops.window = topology.DataWindow(e.obj)
+		}
+	}
+	if paused, _ := c.Paused(); !paused {
+		return ops, nil
+	}
+	whole, err := req.whole()
+	if err != nil {
+		return ops, err
+	}
 	for _, typeKey := range []string{statefulSetKey, serviceKey} {
-		entries, err := objectsOf(req.Children, typeKey, "children")
+		entries, err := objectsOf(whole.Children, typeKey, "children")
 		if err != nil {
 			return ops, err
 		}
 		for _, e := range entries {
-			if ns := metaString(e.obj, "namespace"); ns != "" && ns != namespace {
-				continue
-			}
-			ops.children = append(ops.children, e.obj)
-			if typeKey == statefulSetKey && metaString(e.obj, "name") == topology.DataSetName(cluster) {
-				ops.window = topology.DataWindow(e.obj)
+			if inNamespace(e.obj, c.Namespace()) {
+				ops.children = append(ops.children, e.obj)
 			}
 		}
 	}
 	return ops, nil
+}
+
+// inNamespace: obj names no namespace or namespace.
+func inNamespace(obj object, namespace string) bool {
+	ns := metaString(obj, "namespace")
+	return ns == "" || ns == namespace
 }
 
 // hibernationPods are each role's pods by ordinal (a coordinator's by id), in any state, from

@@ -9,30 +9,38 @@ import (
 
 // decodeSync reads and validates a sync request: a JSON object with a MemgraphCluster parent
 // whose spec is one Memgraph can run, and well-typed children and related objects. It returns
-// the parent with every default applied and what the children and Pods say.
-func decodeSync(r *http.Request) (*topology.Cluster, workloads, error) {
-	var req syncRequest
-	if err := decodeJSON(r.Body, &req); err != nil {
-		return nil, workloads{}, err
-	}
-	cluster, err := decodeParent(req.Parent)
+// the parent with every default applied (remembered in parents) and what the children and Pods
+// say.
+func decodeSync(r *http.Request, parents *parentCache) (*admittedParent, workloads, error) {
+	req, err := decodeSyncRequest(r.Body, r.ContentLength)
 	if err != nil {
 		return nil, workloads{}, err
 	}
-	work, err := observeWorkloads(&req, cluster.Name(), cluster.Namespace())
+	return observeRequest(req, parents)
+}
+
+// observeRequest admits the parent of a decoded sync request and reads its children and
+// related objects.
+func observeRequest(req *syncRequest, parents *parentCache) (*admittedParent, workloads, error) {
+	parent, err := parents.admit(req.Parent)
 	if err != nil {
 		return nil, workloads{}, err
 	}
-	if work.ops, err = observeDayOps(&req, cluster.Name(), cluster.Namespace()); err != nil {
+	cluster := parent.cluster
+	work, err := observeWorkloads(req, cluster.Name(), cluster.Namespace())
+	if err != nil {
 		return nil, workloads{}, err
 	}
-	if work.rollout, err = observeRollout(&req, cluster.Name(), cluster.Namespace()); err != nil {
+	if work.ops, err = observeDayOps(req, cluster); err != nil {
 		return nil, workloads{}, err
 	}
-	if work.tls, err = readBoltTLS(&req, cluster); err != nil {
+	if work.rollout, err = observeRollout(req, cluster.Name(), cluster.Namespace()); err != nil {
 		return nil, workloads{}, err
 	}
-	return cluster, work, nil
+	if work.tls, err = readBoltTLS(req, cluster); err != nil {
+		return nil, workloads{}, err
+	}
+	return parent, work, nil
 }
 
 // decodeParent admits the parent as the API server would (topology.Admit): defaults applied to

@@ -1,6 +1,7 @@
 package hooks
 
 import (
+	"encoding/json"
 	"time"
 
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -11,41 +12,43 @@ import (
 	"github.com/memgraph-hooks/memgraph-hooks/topology"
 )
 
-// render builds the response from the pass's outcome alone: the desired children at the
-// replica counts the outcome permits, and the status the verdict (planner.Verdict) and the
+// render builds the response from the pass's outcome alone, encoded: the desired children at
+// the replica counts the outcome permits, and the status the verdict (planner.Verdict) and the
 // observations give, with op as status.lastOperation. It is pure; now stamps a condition whose
 // status changed.
-func render(c *topology.Cluster, work workloads, out planner.Outcome, op *topology.Operation, now time.Time) (*syncResponse, planner.Verdicts, error) {
+func render(p *admittedParent, work workloads, out planner.Outcome, op *topology.Operation, now time.Time) ([]byte, planner.Verdicts, error) {
 	v := planner.Verdict(out)
-	children, err := desiredChildren(c, work, out)
+	children, err := desiredChildren(p, work, out)
 	if err != nil {
 		return nil, v, err
 	}
-	statusMap, err := toMap(status(c, work, out, v, op, now))
-	if err != nil {
-		return nil, v, err
-	}
-	resp := &syncResponse{Status: statusMap, Children: children, ResyncAfterSeconds: v.ResyncAfterSeconds}
+	resp := &syncResponse{Status: status(p.cluster, work, out, v, op, now), Children: children, ResyncAfterSeconds: v.ResyncAfterSeconds}
 	if out.DryRun {
 		resp.Plan = make([]string, 0, len(out.Plan.Commands))
 		for _, cmd := range out.Plan.Commands {
 			resp.Plan = append(resp.Plan, cmd.String())
 		}
 	}
-	return resp, v, nil
+	raw, err := resp.encode()
+	return raw, v, err
 }
 
-// desiredChildren are the children a pass returns: every observed one frozen while paused,
-// else the cluster's at the replica counts the outcome permits, shaped for hibernation.
-func desiredChildren(c *topology.Cluster, work workloads, out planner.Outcome) ([]object, error) {
+// desiredChildren are the children a pass returns, as a JSON array: every observed one frozen
+// while paused, else the cluster's at the replica counts the outcome permits, shaped for
+// hibernation (rendered once per distinct input, admittedParent.children).
+func desiredChildren(p *admittedParent, work workloads, out planner.Outcome) ([]byte, error) {
 	if out.Paused {
-		return frozenChildren(work.ops)
+		frozen, err := frozenChildren(work.ops)
+		if err != nil {
+			return nil, err
+		}
+		return json.Marshal(frozen)
 	}
-	children, err := topology.DesiredChildren(c, out.Replicas, out.Rollout.Partitions, out.Rollout.TemplateGenerations)
-	if err != nil {
-		return nil, err
+	r := rendering{replicas: out.Replicas, partitions: out.Rollout.Partitions, generations: out.Rollout.TemplateGenerations}
+	if w := out.Hibernation.Window; w != nil {
+		r.window, r.windowed = *w, true
 	}
-	return children, topology.RenderHibernation(c, children, out.Hibernation.Window)
+	return p.children(r)
 }
 
 // status is pure observation of this pass. Metacontroller adds observedGeneration itself.

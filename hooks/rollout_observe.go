@@ -50,8 +50,11 @@ func observeRollout(req *syncRequest, cluster, namespace string) ([2]rolloutEvid
 		}
 		for i, r := range rs {
 			if metaString(e.obj, "name") == r.set {
-				if out[i], err = setRevisions(e.obj, entryPath("children", statefulSetKey, e.key)); err != nil {
-					return out, err
+				if out[i], err = setRevisions(e.obj, ""); err != nil {
+					return out, e.named("children", statefulSetKey, err, func(path string) error {
+						_, err := setRevisions(e.obj, path)
+						return err
+					})
 				}
 			}
 		}
@@ -69,9 +72,12 @@ func observeRollout(req *syncRequest, cluster, namespace string) ([2]rolloutEvid
 			if !ok {
 				continue
 			}
-			pod, err := rolloutPod(e.obj, entryPath("related", podKey, e.key), index)
+			pod, err := rolloutPod(e.obj, "", index)
 			if err != nil {
-				return out, err
+				return out, e.named("related", podKey, err, func(path string) error {
+					_, err := rolloutPod(e.obj, path, index)
+					return err
+				})
 			}
 			out[i].set.Pods = append(out[i].set.Pods, pod)
 		}
@@ -171,7 +177,7 @@ func memgraphImage(pod object, path string) (string, error) {
 		return "", err
 	}
 	for i, c := range containers {
-		cpath := path + ".spec.containers[" + strconv.Itoa(i) + "]"
+		cpath := indexPath(path, ".spec.containers", i)
 		container, ok := c.(map[string]any)
 		if !ok {
 			return "", wrongType(cpath, "an object", c)

@@ -48,10 +48,15 @@ func writeJSONBody(w http.ResponseWriter, code int, body any) int {
 	if err != nil {
 		code, raw = http.StatusInternalServerError, []byte(`{"error":"encoding response"}`)
 	}
+	writeBody(w, code, append(raw, '\n'))
+	return code
+}
+
+// writeBody writes raw, a JSON document ending in a newline, with code.
+func writeBody(w http.ResponseWriter, code int, raw []byte) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(code)
-	_, _ = w.Write(append(raw, '\n'))
-	return code
+	_, _ = w.Write(raw)
 }
 
 // MetricsHandler serves the hook's metrics from g at GET (and HEAD) /metrics. It runs on a

@@ -58,6 +58,7 @@ type handler struct {
 	log     *slog.Logger
 	locks   *clusterLocks
 	metrics *metrics
+	parents *parentCache // admitted parents and their rendered children (rendercache.go)
 	// operations keeps status.lastOperation from going backwards (operationLog).
 	operations *operationLog
 }
@@ -105,7 +106,7 @@ func newHandler(cfg Config) *handler {
 	}
 	locks := newClusterLocks()
 	return &handler{cfg: cfg, log: cfg.Logger, locks: locks, metrics: newMetrics(cfg.Registerer, locks),
-		operations: newOperationLog()}
+		parents: newParentCache(maxCachedParents), operations: newOperationLog()}
 }
 
 func ok(w http.ResponseWriter, _ *http.Request) {
@@ -140,5 +141,11 @@ func (h *handler) fail(w http.ResponseWriter, hook string, err error) {
 
 func (h *handler) writeJSON(w http.ResponseWriter, hook string, code int, body any) {
 	code = writeJSONBody(w, code, body)
+	h.metrics.requests.WithLabelValues(hook, http.StatusText(code)).Inc()
+}
+
+// writeEncoded writes a body already encoded as JSON.
+func (h *handler) writeEncoded(w http.ResponseWriter, hook string, code int, raw []byte) {
+	writeBody(w, code, raw)
 	h.metrics.requests.WithLabelValues(hook, http.StatusText(code)).Inc()
 }

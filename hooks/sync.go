@@ -18,16 +18,17 @@ func (h *handler) handleSync(w http.ResponseWriter, r *http.Request) {
 		h.fail(w, "sync", err)
 		return
 	}
-	cluster, work, err := decodeSync(r)
+	parent, work, err := decodeSync(r, h.parents)
 	if err != nil {
 		h.fail(w, "sync", err)
 		return
 	}
+	cluster := parent.cluster
 	h = h.forCluster(cluster) // from here on every log line names the cluster
 	ctx, cancel := context.WithTimeout(withClusterLog(r.Context(), cluster), h.cfg.SyncBudget)
 	defer cancel()
-	out := h.pass(ctx, cluster, work, dryRun)
-	resp, verdicts, err := render(cluster, work, out, h.lastOperation(cluster, out), h.cfg.Now())
+	out := h.pass(ctx, parent, work, dryRun)
+	resp, verdicts, err := render(parent, work, out, h.lastOperation(cluster, out), h.cfg.Now())
 	if err != nil {
 		h.fail(w, "sync", badRequestf("rendering children: %v", err))
 		return
@@ -36,17 +37,19 @@ func (h *handler) handleSync(w http.ResponseWriter, r *http.Request) {
 	h.metrics.syncDuration.WithLabelValues(reason).Observe(time.Since(start).Seconds())
 	h.log.Info("sync", "outcome", reason, "ran", len(out.Execution.Ran), "planned", len(out.Plan.Commands),
 		"dryRun", dryRun, "ms", time.Since(start).Milliseconds())
-	h.writeJSON(w, "sync", http.StatusOK, resp)
+	h.writeEncoded(w, "sync", http.StatusOK, resp)
 }
 
 // pass runs one sync pass. Hibernation comes first: while it hibernates or wakes the cluster,
 // nothing else runs (no plan, no Bolt write; the rollout only reports, see
 // planner.HibernationRollout). Otherwise the ordinary stages run (reconcile),
 // which a pause ends before any write. A paused pass's children are returned frozen (render).
-func (h *handler) pass(ctx context.Context, c *topology.Cluster, work workloads, dryRun bool) planner.Outcome {
-	d := c.Declare(work.current)
+func (h *handler) pass(ctx context.Context, p *admittedParent, work workloads, dryRun bool) planner.Outcome {
+	c := p.cluster
+	d := p.declare(work.current)
 	paused, _ := c.Paused()
-	w := work.rolloutWorkloads(c, h.cfg.Now())
+	coordinatorHash, dataHash := p.templateHashes()
+	w := work.rolloutWorkloads(c, coordinatorHash, dataHash, h.cfg.Now())
 	step, view := h.hibernation(ctx, c, work, w, d)
 	var out planner.Outcome
 	if step.InCharge {
@@ -57,7 +60,7 @@ func (h *handler) pass(ctx context.Context, c *topology.Cluster, work workloads,
 			out.Now = planner.Plan(d, planner.Observe(view.Instances, nil, work.current)).Progress
 		}
 	} else {
-		out = h.reconcile(ctx, c, work, w, dryRun, paused)
+		out = h.reconcile(ctx, p, work, w, dryRun, paused)
 	}
 	out.Paused, out.Hibernation = paused, step
 	return out
@@ -71,8 +74,8 @@ func (h *handler) pass(ctx context.Context, c *topology.Cluster, work workloads,
 // cluster, one that releases no pod.
 //
 // A paused pass stops once it has planned on the discovery view: it reports, never writes.
-func (h *handler) reconcile(ctx context.Context, c *topology.Cluster, work workloads, w *planner.Workloads, dryRun, paused bool) planner.Outcome {
-	out := h.stages(ctx, c, work, w, dryRun, paused)
+func (h *handler) reconcile(ctx context.Context, p *admittedParent, work workloads, w *planner.Workloads, dryRun, paused bool) planner.Outcome {
+	out := h.stages(ctx, p, work, w, dryRun, paused)
 	if out.Rollout.Reason == "" {
 		out.Rollout = out.Plan.Rollout
 	}
@@ -82,8 +85,9 @@ func (h *handler) reconcile(ctx context.Context, c *topology.Cluster, work workl
 	return out
 }
 
-func (h *handler) stages(ctx context.Context, c *topology.Cluster, work workloads, w *planner.Workloads, dryRun, paused bool) planner.Outcome {
-	d := c.Declare(work.current)
+func (h *handler) stages(ctx context.Context, p *admittedParent, work workloads, w *planner.Workloads, dryRun, paused bool) planner.Outcome {
+	c := p.cluster
+	d := p.declare(work.current)
 	out := planner.Outcome{
 		Declared: d, DryRun: dryRun, WorkloadsSettled: work.atDeclared(d),
 		// Unobserved, nothing changes: not even the widened retiring range may grow a StatefulSet.

@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"sort"
+	"strconv"
 
 	kjson "sigs.k8s.io/json"
 
@@ -29,15 +30,60 @@ type syncRequest struct {
 	Parent   json.RawMessage              `json:"parent"`
 	Children map[string]map[string]object `json:"children"`
 	Related  map[string]map[string]object `json:"related"`
+	// scanned is the body when the scan (decodeTyped) decoded it, keeping only the fields the
+	// readers read; nil when it was decoded whole.
+	scanned []byte
 }
 
-// syncResponse is the sync hook's answer. Children is never nil and never holds a null.
+// whole is the request with every field of every child and related object: itself unless it
+// was scanned.
+func (req *syncRequest) whole() (*syncRequest, error) {
+	if req.scanned == nil {
+		return req, nil
+	}
+	var whole syncRequest
+	if err := decodeBody(req.scanned, &whole); err != nil {
+		return nil, err
+	}
+	return &whole, nil
+}
+
+// syncResponse is the sync hook's answer. Children is a JSON array, never null and never
+// holding a null.
 type syncResponse struct {
-	Status             map[string]any `json:"status"`
-	Children           []object       `json:"children"`
-	ResyncAfterSeconds float64        `json:"resyncAfterSeconds,omitempty"`
+	Status             topology.MemgraphClusterStatus
+	Children           []byte
+	ResyncAfterSeconds float64
 	// Plan is only present on a dry run (POST /sync?dryRun=true): the queries the pass would run.
-	Plan []string `json:"plan,omitempty"`
+	Plan []string
+}
+
+// encode writes the response as JSON — {"status", "children", "resyncAfterSeconds" unless 0,
+// "plan" unless empty} and a newline — copying the encoded children as they are: encoding/json
+// would scan and copy them again.
+func (r *syncResponse) encode() ([]byte, error) {
+	status, err := json.Marshal(r.Status)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]byte, 0, len(status)+len(r.Children)+64)
+	out = append(append(out, `{"status":`...), status...)
+	out = append(append(out, `,"children":`...), r.Children...)
+	if r.ResyncAfterSeconds != 0 {
+		resync, err := json.Marshal(r.ResyncAfterSeconds)
+		if err != nil {
+			return nil, err
+		}
+		out = append(append(out, `,"resyncAfterSeconds":`...), resync...)
+	}
+	if len(r.Plan) > 0 {
+		plan, err := json.Marshal(r.Plan)
+		if err != nil {
+			return nil, err
+		}
+		out = append(append(out, `,"plan":`...), plan...)
+	}
+	return append(out, "}\n"...), nil
 }
 
 // customizeRequest is the part of the customize hook's body the hook reads.
@@ -77,17 +123,38 @@ func badRequestf(format string, args ...any) error {
 // field, not the parent, and a later "PARENT" cannot replace "parent". Numbers inside objects
 // decode as int64 when they are integers and float64 otherwise, so a count is never rounded.
 func decodeJSON(r io.Reader, v any) error {
-	body, err := io.ReadAll(r)
+	body, err := readBody(r, 0)
+	if err != nil {
+		return err
+	}
+	return decodeBody(body, v)
+}
+
+// maxBodyPresize bounds the buffer a request's Content-Length may reserve before its body
+// arrives.
+const maxBodyPresize = 1 << 20
+
+// readBody reads a request body that is not empty, into a buffer of the size the request
+// announced (size; 0 when unknown), so that reading it costs one allocation, not a series.
+func readBody(r io.Reader, size int64) ([]byte, error) {
+	buf := bytes.NewBuffer(make([]byte, 0, min(max(size, 0), maxBodyPresize)+bytes.MinRead))
+	_, err := buf.ReadFrom(r)
+	body := buf.Bytes()
 	if err != nil {
 		var tooLarge *http.MaxBytesError
 		if errors.As(err, &tooLarge) {
-			return badRequestf("request body larger than %d bytes", tooLarge.Limit)
+			return nil, badRequestf("request body larger than %d bytes", tooLarge.Limit)
 		}
-		return badRequestf("reading request body: %v", err)
+		return nil, badRequestf("reading request body: %v", err)
 	}
 	if len(bytes.TrimSpace(body)) == 0 {
-		return badRequestf("empty request body: expected a JSON object")
+		return nil, badRequestf("empty request body: expected a JSON object")
 	}
+	return body, nil
+}
+
+// decodeBody is decodeJSON of a body already read.
+func decodeBody(body []byte, v any) error {
 	dec := json.NewDecoder(bytes.NewReader(body))
 	var doc json.RawMessage
 	if err := dec.Decode(&doc); err != nil {
@@ -145,6 +212,24 @@ func objectsOf(group map[string]map[string]object, typeKey, what string) ([]entr
 		out = append(out, entry{key: k, obj: obj})
 	}
 	return out, nil
+}
+
+// named is the error of a reader that failed on the entry when it was read without its path
+// (""): the reader runs again naming the entry. Readers are pure and only spell a path out in
+// their errors, so a sync does not build the path of every field it reads.
+func (e entry) named(what, typeKey string, unnamed error, read func(path string) error) error {
+	if err := read(entryPath(what, typeKey, e.key)); err != nil {
+		return err
+	}
+	return unnamed
+}
+
+// indexPath is path+field+"[i]", "" when path is (a read that names nothing, entry.named).
+func indexPath(path, field string, i int) string {
+	if path == "" {
+		return ""
+	}
+	return path + field + "[" + strconv.Itoa(i) + "]"
 }
 
 // entryPath names one object of a request, e.g. children["StatefulSet.apps/v1"]["ns/name"], with

@@ -1,7 +1,6 @@
 package hooks
 
 import (
-	"fmt"
 	"math"
 	"sort"
 	"strings"
@@ -43,12 +42,8 @@ type workloads struct {
 
 // rolloutWorkloads is what the rollout needs from this request: each set as observed, knowing
 // whether the children this sync returns change its pod template (the hashes DesiredChildren
-// will annotate); a hash that cannot be computed counts as a change, which holds every pod.
-func (w workloads) rolloutWorkloads(c *topology.Cluster, now time.Time) *planner.Workloads {
-	coordinatorHash, dataHash, err := topology.PodTemplateHashes(c)
-	if err != nil {
-		coordinatorHash, dataHash = "?", "?"
-	}
+// will annotate, admittedParent.templateHashes).
+func (w workloads) rolloutWorkloads(c *topology.Cluster, coordinatorHash, dataHash string, now time.Time) *planner.Workloads {
 	return &planner.Workloads{
 		Coordinators: w.rollout[0].rolloutSet(w.current.Coordinators, coordinatorHash),
 		Data:         w.rollout[1].rolloutSet(w.current.DataInstances, dataHash),
@@ -83,9 +78,12 @@ func observeWorkloads(req *syncRequest, cluster, namespace string) (workloads, e
 		default:
 			continue
 		}
-		st, err := statefulSetState(e.obj, entryPath("children", statefulSetKey, e.key), r, &w.ignored)
+		st, err := statefulSetState(e.obj, "", r, &w.ignored)
 		if err != nil {
-			return w, err
+			return w, e.named("children", statefulSetKey, err, func(path string) error {
+				_, err := statefulSetState(e.obj, path, r, &warnings{})
+				return err
+			})
 		}
 		if r == coordinators {
 			w.specReplicas.Coordinators, w.current.Coordinators, w.settledCoordinators = st.spec, st.current, st.settled
@@ -102,9 +100,12 @@ func observeWorkloads(req *syncRequest, cluster, namespace string) (workloads, e
 			continue
 		}
 		name := metaString(e.obj, "name")
-		ready, err := podReady(e.obj, entryPath("related", podKey, e.key))
+		ready, err := podReady(e.obj, "")
 		if err != nil {
-			return w, err
+			return w, e.named("related", podKey, err, func(path string) error {
+				_, err := podReady(e.obj, path)
+				return err
+			})
 		}
 		w.readyPods[name] = ready
 		w.current.Coordinators = max(w.current.Coordinators, ordinalBound(name, coordinators, &w.ignored))
@@ -203,7 +204,7 @@ func podReady(pod object, path string) (bool, error) {
 		return false, err
 	}
 	for i, c := range conds {
-		condPath := fmt.Sprintf("%s.status.conditions[%d]", path, i)
+		condPath := indexPath(path, ".status.conditions", i)
 		cond, ok := c.(map[string]any)
 		if !ok {
 			return false, wrongType(condPath, "an object", c)

@@ -11,6 +11,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/apimachinery/pkg/labels"
 	"sigs.k8s.io/yaml"
 )
@@ -131,4 +132,28 @@ func equalPorts(a, b map[string][]int32) bool {
 		}
 	}
 	return true
+}
+
+// The Go runtime's soft memory limit sits well inside the container's hard one, so that the
+// collector works harder before the kernel kills the hook, and GOGC stays a number (README.md,
+// "Performance").
+func TestGoMemoryLimitInsideContainerLimit(t *testing.T) {
+	var dep appsv1.Deployment
+	load(t, "deployment.yaml", &dep)
+	hook := dep.Spec.Template.Spec.Containers[0]
+	env := map[string]string{}
+	for _, e := range hook.Env {
+		env[e.Name] = e.Value
+	}
+	soft, err := resource.ParseQuantity(strings.TrimSuffix(env["GOMEMLIMIT"], "B"))
+	if err != nil {
+		t.Fatalf("GOMEMLIMIT %q: %v", env["GOMEMLIMIT"], err)
+	}
+	hard := hook.Resources.Limits.Memory()
+	if hard.IsZero() || soft.Cmp(*hard) >= 0 || soft.Value() <= 0 {
+		t.Errorf("GOMEMLIMIT %s is not below the container's memory limit %s", env["GOMEMLIMIT"], hard)
+	}
+	if gogc, err := strconv.Atoi(env["GOGC"]); err != nil || gogc < 100 {
+		t.Errorf("GOGC %q: want a number of at least the default 100", env["GOGC"])
+	}
 }

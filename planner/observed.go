@@ -44,8 +44,8 @@ type rowIndex struct {
 
 func index(o Observed) rowIndex {
 	v := rowIndex{
-		coordinators: map[string]memgraph.Instance{},
-		data:         map[string]memgraph.Instance{},
+		coordinators: make(map[string]memgraph.Instance, len(o.Instances)),
+		data:         make(map[string]memgraph.Instance, len(o.Instances)),
 		leader:       o.Leader,
 		leaders:      map[string]bool{},
 		halfJoined:   map[string]bool{},

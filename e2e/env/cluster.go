@@ -24,7 +24,8 @@ import (
 )
 
 // kwokStages are the Stage files (relative to kwok's kustomize/stage) that make the fake node
-// Ready with lease heartbeats, Pods Running/Ready at once, deleted Pods go away, and PVCs bind.
+// Ready with lease heartbeats, Pods Running/Ready once their process runs (gateOnProcess),
+// deleted Pods go away, and PVCs bind.
 var kwokStages = []string{
 	"node/fast/node-initialize.yaml",
 	"node/heartbeat-with-lease/node-heartbeat-with-lease.yaml",
@@ -148,6 +149,32 @@ func (e *Env) startControllers(p *pki, files map[string]string, server string, k
 	return err
 }
 
+// ProcessAnnotation is what runs a Pod's process (podsim) writes on the Pod, its UID as the
+// value, once the process runs. kwok's stage makes a Pod Running and Ready only then, as a
+// kubelet does once the container runs and its probe passes: otherwise kwok marks a replacement
+// Pod Ready at once, and the hook could act on a member whose new process is not up yet.
+const ProcessAnnotation = "e2e.memgraph-hooks/process"
+
+const podReadyStage = "pod/fast/pod-ready.yaml"
+
+// gateOnProcess adds ProcessAnnotation to the selector of kwok's pod-ready Stage.
+func gateOnProcess(stage []byte) ([]byte, error) {
+	var obj map[string]any
+	if err := yaml.Unmarshal(stage, &obj); err != nil {
+		return nil, err
+	}
+	spec, _ := obj["spec"].(map[string]any)
+	selector, _ := spec["selector"].(map[string]any)
+	exprs, ok := selector["matchExpressions"].([]any)
+	if !ok {
+		return nil, fmt.Errorf("no spec.selector.matchExpressions")
+	}
+	selector["matchExpressions"] = append(exprs, map[string]any{
+		"key": fmt.Sprintf(".metadata.annotations[%q]", ProcessAnnotation), "operator": "Exists",
+	})
+	return yaml.Marshal(obj)
+}
+
 // concatStages joins kwok's Stage files into one multi-document config file. It holds only
 // Stage objects: kwok v0.8.0 does not default a KwokConfiguration loaded from a file.
 func concatStages(stageDir, out string) (string, error) {
@@ -156,6 +183,11 @@ func concatStages(stageDir, out string) (string, error) {
 		data, err := os.ReadFile(filepath.Join(stageDir, rel))
 		if err != nil {
 			return "", fmt.Errorf("kwok stage: %w", err)
+		}
+		if rel == podReadyStage {
+			if data, err = gateOnProcess(data); err != nil {
+				return "", fmt.Errorf("kwok stage %s: %w", rel, err)
+			}
 		}
 		buf.WriteString("---\n")
 		buf.Write(bytes.TrimSpace(data))

@@ -1,17 +1,19 @@
-// Package podsim gives each Pod that kwok makes Ready a simulated Memgraph instance in a
+// Package podsim gives each scheduled Pod a simulated Memgraph instance in a
 // memgraph/sim World, so the hook's Bolt traffic to "the Pod" reaches something that behaves
 // like Memgraph. The instance is addressed by the Pod's DNS name (<hostname>.<subdomain>.<ns>.
 // svc.<cluster domain>, as a StatefulSet's governing Service publishes it) and listens on the
 // ports the Pod's container declares; the World is the hook's address resolver.
 //
-// Lifecycle, mirroring a process on a volume: a Ready Pod starts its instance; a Pod that goes
-// away (or stops being Ready) kills it, keeping its state; the same Pod name back on the same
+// Lifecycle, mirroring a process on a volume: a scheduled Pod starts its instance, and only then
+// does kwok make it Running and Ready (env.ProcessAnnotation), as a kubelet's probe would; a Pod
+// being deleted or gone kills it, keeping its state; the same Pod name back on the same
 // PersistentVolumeClaims restarts it with that state, and back on fresh claims wipes it; once the
 // Pod is gone and its claims are deleted too, the instance is removed for good.
 package podsim
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"sort"
 	"strconv"
@@ -20,10 +22,12 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
 
+	"github.com/memgraph-hooks/memgraph-hooks/e2e/env"
 	"github.com/memgraph-hooks/memgraph-hooks/memgraph/sim"
 	"github.com/memgraph-hooks/memgraph-hooks/topology"
 )
@@ -51,6 +55,7 @@ type Pods struct {
 
 	onGone func(host string)
 
+	poke chan struct{} // a Pod changed: reconcile now
 	stop chan struct{}
 	done chan struct{}
 }
@@ -71,14 +76,61 @@ type instance struct {
 	running bool
 }
 
-// Start begins polling the namespace's Pods every interval.
+// Start maps the namespace's Pods on every Pod event, and every interval besides (claims,
+// missed events).
+//
+// Reacting to events matters: a real Pod's process dies before the Pod is gone, and its
+// replacement is Ready only once its new process runs. Polling alone let the replacement be
+// Ready (kwok marks it at once) while the old process still ran, so the hook could hand the Raft
+// leadership to a process about to be killed.
 func Start(client kubernetes.Interface, world *sim.World, namespace string, interval time.Duration) *Pods {
 	p := &Pods{
 		World: world, client: client, namespace: namespace, interval: interval,
-		tracked: map[string]*instance{}, stop: make(chan struct{}), done: make(chan struct{}),
+		tracked: map[string]*instance{}, poke: make(chan struct{}, 1),
+		stop: make(chan struct{}), done: make(chan struct{}),
 	}
-	go p.loop()
+	watching := make(chan struct{})
+	go func() {
+		defer close(watching)
+		p.watch()
+	}()
+	go func() {
+		p.loop()
+		<-watching
+		close(p.done)
+	}()
 	return p
+}
+
+// watch pokes the loop on every Pod event in the namespace until Stop, watching again whenever
+// the API server ends a watch.
+func (p *Pods) watch() {
+	for {
+		ctx, cancel := context.WithCancel(context.Background())
+		go func() {
+			select {
+			case <-p.stop:
+			case <-ctx.Done():
+			}
+			cancel()
+		}()
+		w, err := p.client.CoreV1().Pods(p.namespace).Watch(ctx, metav1.ListOptions{})
+		if err == nil {
+			for range w.ResultChan() {
+				select {
+				case p.poke <- struct{}{}:
+				default: // a reconcile is pending already
+				}
+			}
+			w.Stop()
+		}
+		cancel()
+		select {
+		case <-p.stop:
+			return
+		case <-time.After(p.interval):
+		}
+	}
 }
 
 // Stop ends polling; the World keeps running.
@@ -107,7 +159,6 @@ func (p *Pods) Running(host string) bool {
 }
 
 func (p *Pods) loop() {
-	defer close(p.done)
 	t := time.NewTicker(p.interval)
 	defer t.Stop()
 	for {
@@ -120,6 +171,7 @@ func (p *Pods) loop() {
 		case <-p.stop:
 			return
 		case <-t.C:
+		case <-p.poke:
 		}
 	}
 }
@@ -140,24 +192,38 @@ func (p *Pods) Reconcile(ctx context.Context) error {
 			claimUID[c.Name] = c.UID
 		}
 	}
+	started := p.reconcile(pods.Items, claimUID)
+	for _, pod := range started {
+		if err := p.markStarted(ctx, pod); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// reconcile runs the instance of every scheduled Pod that is not being deleted and kills the
+// others', and returns the Pods whose instance runs but that do not say so yet
+// (env.ProcessAnnotation).
+func (p *Pods) reconcile(pods []corev1.Pod, claimUID map[string]types.UID) []*corev1.Pod {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	seen := map[string]bool{}
-	for i := range pods.Items {
-		pod := &pods.Items[i]
+	var started []*corev1.Pod
+	for i := range pods {
+		pod := &pods[i]
 		role := pod.Labels[topology.LabelComponent]
 		if role != topology.RoleCoordinator && role != topology.RoleData {
 			continue
 		}
 		host := PodHost(pod)
-		if host == "" {
-			continue
-		}
-		if !ready(pod) || pod.DeletionTimestamp != nil {
+		if host == "" || pod.Spec.NodeName == "" || pod.DeletionTimestamp != nil {
 			continue
 		}
 		seen[host] = true
 		p.ensureRunning(pod, role, host, volumeKey(pod, claimUID))
+		if in := p.tracked[host]; in != nil && in.running && pod.Annotations[env.ProcessAnnotation] != string(pod.UID) {
+			started = append(started, pod)
+		}
 	}
 	for host, in := range p.tracked {
 		if seen[host] {
@@ -175,7 +241,24 @@ func (p *Pods) Reconcile(ctx context.Context) error {
 			delete(p.tracked, host)
 		}
 	}
-	return nil
+	return started
+}
+
+// markStarted annotates the Pod with its UID (env.ProcessAnnotation): kwok makes it Running
+// and Ready only then.
+func (p *Pods) markStarted(ctx context.Context, pod *corev1.Pod) error {
+	patch, err := json.Marshal(map[string]any{"metadata": map[string]any{
+		"uid":         pod.UID, // the Pod started, not a later one of the same name
+		"annotations": map[string]string{env.ProcessAnnotation: string(pod.UID)},
+	}})
+	if err != nil {
+		return err
+	}
+	_, err = p.client.CoreV1().Pods(pod.Namespace).Patch(ctx, pod.Name, types.MergePatchType, patch, metav1.PatchOptions{})
+	if apierrors.IsNotFound(err) || apierrors.IsConflict(err) {
+		return nil // gone, or replaced: the next reconcile sees the new one
+	}
+	return err
 }
 
 func (p *Pods) ensureRunning(pod *corev1.Pod, role, host, volumes string) {
@@ -242,18 +325,6 @@ func PodHost(pod *corev1.Pod) string {
 		return ""
 	}
 	return fmt.Sprintf("%s.%s.%s.svc.%s", pod.Spec.Hostname, pod.Spec.Subdomain, pod.Namespace, ClusterDomain)
-}
-
-func ready(pod *corev1.Pod) bool {
-	if pod.Status.Phase != corev1.PodRunning {
-		return false
-	}
-	for _, c := range pod.Status.Conditions {
-		if c.Type == corev1.PodReady {
-			return c.Status == corev1.ConditionTrue
-		}
-	}
-	return false
 }
 
 func containerPorts(pod *corev1.Pod) map[string]int32 {

@@ -122,7 +122,7 @@ func (w *World) hasQuorum(c *cluster) bool { return 2*len(w.aliveIDs(c)) > len(c
 // management server (the address the coordinator talks to).
 func (w *World) dataInstance(e *dataEntry) *instance {
 	for _, in := range w.instances {
-		if !in.coord && in.mgmtAddr() == e.mgmt {
+		if !in.coord && in.mgmtAt(e.mgmt) {
 			return in
 		}
 	}

@@ -158,11 +158,21 @@ func (i *instance) boltPort() int32 {
 	return i.dspec.BoltPort
 }
 
-func (i *instance) mgmtAddr() string {
+func (i *instance) mgmtAddr() string { return hostPort(i.host, i.mgmtPort()) }
+
+func (i *instance) mgmtPort() int32 {
 	if i.coord {
-		return hostPort(i.host, i.cspec.ManagementPort)
+		return i.cspec.ManagementPort
 	}
-	return hostPort(i.host, i.dspec.ManagementPort)
+	return i.dspec.ManagementPort
+}
+
+// mgmtAt reports whether addr is mgmtAddr(), without building it: the simulated leader looks
+// its data instances up by address on every SHOW INSTANCES.
+func (i *instance) mgmtAt(addr string) bool {
+	host, port, err := net.SplitHostPort(addr)
+	var buf [12]byte
+	return err == nil && host == i.host && port == string(strconv.AppendInt(buf[:0], int64(i.mgmtPort()), 10))
 }
 
 func (i *instance) coordAddr() string { return hostPort(i.host, i.cspec.CoordinatorPort) }

@@ -1,0 +1,151 @@
+package hooks
+
+import (
+	"encoding/json"
+	"slices"
+	"sync"
+
+	"github.com/memgraph-hooks/memgraph-hooks/topology"
+)
+
+// A converged cluster is synced again and again with the same parent, and admitting it and
+// rendering its children (typed objects → JSON → stored form) is most of a sync's cost. The
+// parent cache remembers, per parent — keyed by its exact JSON bytes, which are everything
+// admission and rendering read — the admitted cluster, its pod-template hashes, its children as
+// encoded JSON for the last few replica counts, partitions and template generations, and the
+// members it declares for the last observed size. All are pure functions of their key
+// (topology.Admit, PodTemplateHashes, DesiredChildren, Declare), so removing the cache changes
+// nothing but speed (TestParentCacheChangesNothingButSpeed). A parent that fails admission is not
+// remembered.
+
+// Bounds: a parent holds a few KiB and its children some tens of KiB, so a full cache is a few
+// MiB. Past the bound an arbitrary parent is forgotten, which degrades gracefully (unlike LRU)
+// when more clusters than the bound are synced in turn.
+const (
+	maxCachedParents       = 128
+	maxRenderingsPerParent = 4
+)
+
+type parentCache struct {
+	mu      sync.Mutex
+	limit   int // parents remembered; 0 remembers none
+	parents map[string]*admittedParent
+}
+
+func newParentCache(limit int) *parentCache {
+	return &parentCache{limit: limit, parents: map[string]*admittedParent{}}
+}
+
+// admittedParent is an admitted cluster and what has been rendered from it.
+type admittedParent struct {
+	cluster *topology.Cluster
+
+	mu          sync.Mutex
+	hashesDone  bool
+	hashes      [2]string // coordinators, data; "?" when they could not be computed
+	renderings  map[rendering][]byte
+	declared    *topology.Declared
+	declaredFor topology.Replicas
+}
+
+// rendering is everything DesiredChildren and RenderHibernation read besides the cluster.
+type rendering struct {
+	replicas    topology.Replicas
+	partitions  topology.Partitions
+	generations topology.TemplateGenerations
+	window      int32 // the hibernation window, when windowed
+	windowed    bool
+}
+
+// admit returns the admitted parent for raw, admitting it (decodeParent) unless it is cached.
+func (pc *parentCache) admit(raw []byte) (*admittedParent, error) {
+	pc.mu.Lock()
+	p := pc.parents[string(raw)]
+	pc.mu.Unlock()
+	if p != nil {
+		return p, nil
+	}
+	cluster, err := decodeParent(raw)
+	if err != nil {
+		return nil, err
+	}
+	p = &admittedParent{cluster: cluster}
+	if pc.limit <= 0 {
+		return p, nil
+	}
+	pc.mu.Lock()
+	defer pc.mu.Unlock()
+	if old := pc.parents[string(raw)]; old != nil {
+		return old, nil // admitted meanwhile by a concurrent sync
+	}
+	if len(pc.parents) >= pc.limit {
+		for k := range pc.parents {
+			delete(pc.parents, k)
+			break
+		}
+	}
+	pc.parents[string(raw)] = p
+	return p, nil
+}
+
+// templateHashes are topology.PodTemplateHashes of the cluster, "?" for both when they cannot
+// be computed (a hash that cannot be computed counts as a change, which holds every pod).
+func (p *admittedParent) templateHashes() (coordinators, data string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if !p.hashesDone {
+		c, d, err := topology.PodTemplateHashes(p.cluster)
+		if err != nil {
+			c, d = "?", "?"
+		}
+		p.hashes, p.hashesDone = [2]string{c, d}, true
+	}
+	return p.hashes[0], p.hashes[1]
+}
+
+// declare is the cluster's topology.Declared for current, remembered for the last current: the
+// planner only reads a Declared, so syncs may share one; its lists are clipped, so that even an
+// append to one copies rather than writes into the shared array.
+func (p *admittedParent) declare(current topology.Replicas) topology.Declared {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.declared == nil || p.declaredFor != current {
+		d := p.cluster.Declare(current)
+		d.Coordinators, d.DataInstances = slices.Clip(d.Coordinators), slices.Clip(d.DataInstances)
+		d.RetiringCoordinators, d.RetiringDataInstances = slices.Clip(d.RetiringCoordinators), slices.Clip(d.RetiringDataInstances)
+		p.declared, p.declaredFor = &d, current
+	}
+	return *p.declared
+}
+
+// children is the JSON array of topology.DesiredChildren for r, shaped by
+// topology.RenderHibernation.
+func (p *admittedParent) children(r rendering) ([]byte, error) {
+	p.mu.Lock()
+	raw, ok := p.renderings[r]
+	p.mu.Unlock()
+	if ok {
+		return raw, nil
+	}
+	children, err := topology.DesiredChildren(p.cluster, r.replicas, r.partitions, r.generations)
+	if err != nil {
+		return nil, err
+	}
+	var window *int32
+	if r.windowed {
+		window = &r.window
+	}
+	if err := topology.RenderHibernation(p.cluster, children, window); err != nil {
+		return nil, err
+	}
+	if raw, err = json.Marshal(children); err != nil {
+		return nil, err
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.renderings == nil || len(p.renderings) >= maxRenderingsPerParent {
+		p.renderings = map[rendering][]byte{}
+	}
+	p.renderings[r] = raw
+	return raw, nil
+}

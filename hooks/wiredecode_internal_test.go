@@ -1,0 +1,285 @@
+package hooks
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/memgraph-hooks/memgraph-hooks/topology"
+)
+
+// The typed decode of a sync request (decodeSyncRequest) must change nothing but speed: for
+// every request, the same answer as the generic decode it replaced — the same 400 with the same
+// message, or the same observations. The requests are the example one with a spec.tls Secret,
+// with every field the hook reads, and every object and list on the way to one, replaced by a
+// value of each JSON type, plus byte-level oddities (duplicate and escaped keys, trailing data).
+func TestTypedDecodeChangesNothingButSpeed(t *testing.T) {
+	base := baseRequest(t)
+	bodies := mutatedRequests(t, base)
+	bodies = append(bodies, byteLevelRequests(t, base)...)
+	// Paused, the children are read whole (syncRequest.whole) and returned frozen.
+	paused := pausedRequest(t, base)
+	bodies = append(bodies, mutatedRequests(t, paused)...)
+	fast := 0
+	for i, body := range bodies {
+		if _, ok := decodeTyped(body); ok {
+			fast++
+		}
+		typed, generic := decodeBoth(body)
+		if diff := cmp.Diff(generic, typed); diff != "" {
+			t.Errorf("request %d (%.200s…): typed decode differs from generic (-generic +typed):\n%s", i, body, diff)
+		}
+	}
+	// Most mutations keep the request well typed where the typed decode types it: the fast path
+	// must serve those, or this test proves nothing.
+	if fast < len(bodies)/2 {
+		t.Errorf("the typed decode served %d of %d requests", fast, len(bodies))
+	}
+	t.Logf("%d requests, %d decoded by the typed path", len(bodies), fast)
+}
+
+// FuzzTypedDecode looks for a request the scan answers otherwise than the generic decode
+// (`make fuzz-decode`); without -fuzz it replays the byte-level cases.
+func FuzzTypedDecode(f *testing.F) {
+	for _, body := range byteLevelRequests(f, baseRequest(f)) {
+		f.Add(body)
+	}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		if typed, generic := decodeBoth(body); typed != generic {
+			t.Errorf("typed decode differs from generic (-generic +typed):\n%s", cmp.Diff(generic, typed))
+		}
+	})
+}
+
+// decodeBoth answers a request body with the typed decode and with the generic one.
+func decodeBoth(body []byte) (typed, generic string) {
+	req, err := decodeSyncRequest(bytes.NewReader(body), int64(len(body)))
+	typed = outcome(req, err)
+	var old syncRequest
+	if err := decodeJSON(bytes.NewReader(body), &old); err != nil {
+		return typed, outcome(nil, err)
+	}
+	return typed, outcome(&old, nil)
+}
+
+// outcomeParents spares admitting the same parent again for every request.
+var outcomeParents = newParentCache(maxCachedParents)
+
+func outcome(req *syncRequest, err error) string {
+	if err != nil {
+		return "decode: " + err.Error()
+	}
+	p, work, err := observeRequest(req, outcomeParents)
+	if err != nil {
+		return "observe: " + err.Error()
+	}
+	trust, window := work.tls, work.ops.window
+	work.tls, work.ops.window = boltTrust{}, nil
+	windowText := "none"
+	if window != nil {
+		windowText = fmt.Sprint(*window)
+	}
+	return fmt.Sprintf("cluster %s\n%+v\nhibernation window %s\nBolt TLS problem %q, config %v",
+		clusterKey(p.cluster), work, windowText, trust.problem, trust.config != nil)
+}
+
+// baseRequest is the example converged request, its parent asking for Bolt TLS, with the Secret,
+// its data StatefulSet with a hibernation window.
+func baseRequest(t testing.TB) map[string]any {
+	raw, err := os.ReadFile("../examples/hook-requests/sync-pods-ready.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var req map[string]any
+	if err := json.Unmarshal(raw, &req); err != nil {
+		t.Fatal(err)
+	}
+	spec := req["parent"].(map[string]any)["spec"].(map[string]any)
+	spec["tls"] = map[string]any{"secretName": "mg-tls"}
+	// The data StatefulSet's hibernation window, as a hibernated cluster's carries it.
+	data := req["children"].(map[string]any)[statefulSetKey].(map[string]any)["default/memgraph-data"].(map[string]any)
+	data["spec"].(map[string]any)["ordinals"] = map[string]any{"start": int64(1)}
+	req["related"].(map[string]any)[secretKey] = map[string]any{"default/mg-tls": map[string]any{
+		"apiVersion": "v1", "kind": "Secret", "type": "kubernetes.io/tls",
+		"metadata": map[string]any{"name": "mg-tls", "namespace": "default"},
+		"data":     map[string]any{"ca.crt": "bm90IGEgY2VydA==", "tls.crt": "eA==", "tls.key": "eA=="},
+	}}
+	return req
+}
+
+// pausedRequest is base with its parent annotated memgraph.com/paused.
+func pausedRequest(t testing.TB, base map[string]any) map[string]any {
+	raw, err := json.Marshal(base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var paused map[string]any
+	if err := json.Unmarshal(raw, &paused); err != nil {
+		t.Fatal(err)
+	}
+	meta := paused["parent"].(map[string]any)["metadata"].(map[string]any)
+	meta["annotations"] = map[string]any{topology.AnnotationPaused: "true"}
+	return paused
+}
+
+// readPaths are the fields the readers read and the objects and lists on the way to them.
+var readPaths = []string{
+	"", "metadata", "metadata.name", "metadata.namespace", "metadata.generation",
+	"metadata.creationTimestamp", "metadata.deletionTimestamp",
+	"metadata.labels", "metadata.labels." + revisionLabel,
+	"metadata.annotations", "metadata.annotations." + topology.AnnotationTemplateHash,
+	"metadata.annotations." + topology.AnnotationTemplateGeneration,
+	"spec", "spec.replicas", "spec.ordinals", "spec.ordinals.start", "spec.containers", "spec.containers.0", "spec.containers.0.name", "spec.containers.0.image",
+	"status", "status.replicas", "status.readyReplicas", "status.observedGeneration",
+	"status.updateRevision", "status.currentRevision",
+	"status.conditions", "status.conditions.0", "status.conditions.0.type", "status.conditions.0.status",
+	"type", "data", "data.ca.crt",
+}
+
+var mutationValues = []any{
+	nil, true, int64(0), int64(1), int64(-1), 2.5, 1e300, int64(3000000000), int64(1) << 62,
+	"", "x", "True", "Ready", "2026-01-01T00:00:00Z", "memgraph",
+	map[string]any{}, []any{}, []any{nil}, []any{map[string]any{}}, []any{"x"},
+	map[string]any{"type": "Ready", "status": "True"}, map[string]any{"name": "memgraph", "image": 5},
+}
+
+// mutatedRequests sets every read path of one StatefulSet, one Pod, the Secret and a Service to
+// every mutation value, and each group and envelope to a few.
+func mutatedRequests(t testing.TB, base map[string]any) [][]byte {
+	var out [][]byte
+	objects := [][]string{
+		{"children", statefulSetKey, "default/memgraph-coordinator"},
+		{"children", statefulSetKey, "default/memgraph-data"},
+		{"children", serviceKey, "default/memgraph"},
+		{"related", podKey, "default/memgraph-coordinator-1"},
+		{"related", podKey, "default/memgraph-data-0"},
+		{"related", secretKey, "default/mg-tls"},
+	}
+	for _, obj := range objects {
+		for _, path := range readPaths {
+			for _, v := range mutationValues {
+				req := cloneJSON(t, base)
+				target := req[obj[0]].(map[string]any)[obj[1]].(map[string]any)
+				if setPath(target, obj[2], path, v) {
+					out = append(out, marshal(t, req))
+				}
+			}
+		}
+	}
+	for _, path := range [][]string{{"children"}, {"related"}, {"children", statefulSetKey}, {"related", podKey}, {"children", serviceKey}} {
+		for _, v := range []any{nil, "x", int64(1), []any{}, map[string]any{}, map[string]any{"k": "x"}, map[string]any{"k": nil}} {
+			req := cloneJSON(t, base)
+			parent := req
+			for _, k := range path[:len(path)-1] {
+				parent = parent[k].(map[string]any)
+			}
+			parent[path[len(path)-1]] = v
+			out = append(out, marshal(t, req))
+		}
+	}
+	return out
+}
+
+// setPath sets obj[key] at the dotted path (a number indexes a list; "data.ca.crt" is one key
+// under data), and reports whether the path exists in the base request up to its last step.
+func setPath(obj map[string]any, key, path string, v any) bool {
+	if path == "" {
+		obj[key] = v
+		return true
+	}
+	var cur any = obj[key]
+	steps := strings.Split(path, ".")
+	if strings.HasPrefix(path, "data.") || strings.Contains(path, "memgraph.com") {
+		first, rest, _ := strings.Cut(path, ".")
+		if strings.HasPrefix(path, "metadata.annotations.") {
+			steps = []string{"metadata", "annotations", strings.TrimPrefix(path, "metadata.annotations.")}
+		} else {
+			steps = []string{first, rest}
+		}
+	}
+	for i, s := range steps {
+		last := i == len(steps)-1
+		switch c := cur.(type) {
+		case map[string]any:
+			if last {
+				c[s] = v
+				return true
+			}
+			cur = c[s]
+		case []any:
+			n := 0
+			if _, err := fmt.Sscan(s, &n); err != nil || n >= len(c) {
+				return false
+			}
+			if last {
+				c[n] = v
+				return true
+			}
+			cur = c[n]
+		default:
+			return false
+		}
+	}
+	return false
+}
+
+// byteLevelRequests are oddities a map never marshals to: duplicate keys at each level the typed
+// decode types, keys spelled with escapes or another case, and what may follow the document.
+func byteLevelRequests(t testing.TB, base map[string]any) [][]byte {
+	body := string(marshal(t, base))
+	var out [][]byte
+	add := func(s string) { out = append(out, []byte(s)) }
+	replacements := [][2]string{
+		{`"metadata":{`, `"metadata":{"name":"other"},"metadata":{`},
+		{`"status":{`, `"status":{"replicas":9},"status":{`},
+		{`"conditions":[`, `"conditions":[],"conditions":[`},
+		{`"name":"memgraph-coordinator"`, `"name":"memgraph-coordinator","name":"memgraph-data"`},
+		{`"replicas":3`, `"replicas":3,"replicas":1`},
+		{`"metadata":{`, `"meta\u0064ata":{`},
+		{`"metadata":{`, `"Metadata":{`},
+		{`"replicas":3`, `"replicas":3.0`},
+		{`"replicas":3`, `"replicas":3e0`},
+		{`"replicas":3`, `"replicas":-0`},
+		{`"replicas":3`, `"rep\u006cicas":3`},
+		{`"type":"Ready"`, `"type":"Re\u0061dy"`},
+		{`"StatefulSet.apps/v1":{`, `"StatefulSet.apps/v1":{},"StatefulSet.apps/v1":{`},
+		{`"related":{`, `"related":{"Pod.v1":{}},"related":{`},
+		{`"default/memgraph-data-0":{`, "\"default/memgraph-data-\xff0\":{"},
+		{`"name":"memgraph-data-0"`, "\"name\":\"memgraph-data-\xff0\""},
+		{`"replicas":3`, `"replicas":3,"x":1e400`},
+		{`"replicas":3`, `"replicas":1e400`},
+	}
+	for _, r := range replacements {
+		for _, n := range []int{1, -1} {
+			add(strings.Replace(body, r[0], r[1], n))
+		}
+	}
+	for _, suffix := range []string{"", " ", "\n\t", " {}", "]", "}", "x", "null"} {
+		add(body + suffix)
+	}
+	for _, s := range []string{"null", "[]", "{}", `{"parent":null}`, "  {} ", `"x"`, "{", body[:len(body)/2]} {
+		add(s)
+	}
+	return out
+}
+
+func cloneJSON(t testing.TB, v map[string]any) map[string]any {
+	var out map[string]any
+	if err := json.Unmarshal(marshal(t, v), &out); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func marshal(t testing.TB, v any) []byte {
+	raw, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return raw
+}
