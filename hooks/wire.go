@@ -33,6 +33,10 @@ type syncRequest struct {
 	// scanned is the body when the scan (decodeTyped) decoded it, keeping only the fields the
 	// readers read; nil when it was decoded whole.
 	scanned []byte
+	// pods are the Pods among the related objects, by key (podEntries): the scan's, or read
+	// from Related once podsRead.
+	pods     []podEntry
+	podsRead bool
 }
 
 // whole is the request with every field of every child and related object: itself unless it
