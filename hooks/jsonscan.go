@@ -25,6 +25,11 @@ type scanner struct {
 	// strings holds every string leaf kept so far, boxed: the Pods of a request repeat their
 	// namespace, revision, image, condition type and status, and each repeat then costs nothing.
 	strings map[string]any
+	// texts are the strings read into typed fields (podscan.go), likewise shared.
+	texts map[string]string
+	// pods are the related Pods, read into podFacts (podscan.go); podsScanned once read.
+	pods        []podEntry
+	podsScanned bool
 }
 
 // maxScanDepth is far below encoding/json's own limit, so the scanner never accepts what the
