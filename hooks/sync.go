@@ -123,7 +123,7 @@ func (h *handler) stages(ctx context.Context, p *admittedParent, work workloads,
 	observed.Workloads = w
 	plan := planner.Plan(d, observed)
 	out.Latest, out.Now = view, plan.Progress
-	if paused || planner.Settled(d, observed, plan, view, out.Replicas) {
+	if paused || planner.Settled(plan, view, out.Replicas) {
 		out.Plan, out.Replicas = plan, plan.Replicas
 		return out
 	}

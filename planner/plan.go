@@ -15,6 +15,8 @@ type Result struct {
 	// Rollout is the rollout's step on this observation (the partitions, and its handover or
 	// yield, which end Commands); zero when Observed.Workloads is nil.
 	Rollout RolloutStep
+	// NeedsReplicationLag is NeedsReplicationLag(d, o) of the observation planned on.
+	NeedsReplicationLag bool
 }
 
 // Plan diffs the declared topology against the leader's view. Order: ADD COORDINATOR…,
@@ -59,6 +61,7 @@ func Plan(d topology.Declared, o Observed) Result {
 		}
 		res.Commands = append(res.Commands, res.Rollout.Commands()...)
 	}
+	res.NeedsReplicationLag = needsLag(d, o, m, r, res.Replicas)
 	return res
 }
 
@@ -75,12 +78,16 @@ func NeedsReplicationLag(d topology.Declared, o Observed) bool {
 		return false
 	}
 	v := index(o)
-	m := observeMain(v)
 	r := retiringMembers(d, v)
+	return needsLag(d, o, observeMain(v), r, permittedReplicas(d, o.Current, r))
+}
+
+// needsLag is NeedsReplicationLag on what Plan has read of the observation already.
+func needsLag(d topology.Declared, o Observed, m mainState, r retiring, returned topology.Replicas) bool {
 	if _, retires := topology.Find(r.data, m.name); m.name != "" && retires || switchoverDue(d, m) {
 		return true
 	}
-	return o.Workloads != nil && RolloutNeedsLag(rolloutInput(d, o, permittedReplicas(d, o.Current, r)))
+	return o.Workloads != nil && RolloutNeedsLag(rolloutInput(d, o, returned))
 }
 
 // compareMemberNames orders instance_<n> and coordinator_<id> by number, anything else after
