@@ -1,6 +1,7 @@
 package hooks
 
 import (
+	"bytes"
 	"io"
 	"unicode/utf8"
 
@@ -23,7 +24,13 @@ import (
 // decodeSyncRequest reads and decodes the body of a sync request of the announced size (0 when
 // unknown).
 func decodeSyncRequest(r io.Reader, size int64) (*syncRequest, error) {
-	body, err := readBody(r, size)
+	return decodeSyncRequestInto(new(bytes.Buffer), r, size)
+}
+
+// decodeSyncRequestInto is decodeSyncRequest reading the body into buf: the request it returns
+// refers to buf until it is observed (observeRequest).
+func decodeSyncRequestInto(buf *bytes.Buffer, r io.Reader, size int64) (*syncRequest, error) {
+	body, err := readBodyInto(buf, r, size)
 	if err != nil {
 		return nil, err
 	}
