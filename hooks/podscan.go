@@ -110,47 +110,41 @@ func (s *scanner) podMetadata(f *podFacts) bool {
 
 // podContainers reads the image of the first container named memgraph, as memgraphImage does.
 func (s *scanner) podContainers(f *podFacts) bool {
-	found := false
-	return s.objects(func() bool {
-		var name, image string
-		var seen [2]bool
-		ok := s.fields(func(key []byte) bool {
-			switch string(key) {
-			case "name":
-				return s.once(&seen[0]) && s.text(&name)
-			case "image":
-				return s.once(&seen[1]) && s.text(&image)
-			}
-			return s.skip(1)
-		})
-		if ok && !found && name == topology.ContainerName {
-			f.image, found = image, true
-		}
-		return ok
-	})
+	image, ok := s.firstWith("name", topology.ContainerName, "image")
+	f.image = image
+	return ok
 }
 
 // podConditions reads readiness from the first condition of type Ready, as podReady does (pod
 // then accounts for the deletion).
 func (s *scanner) podConditions(f *podFacts) bool {
+	status, ok := s.firstWith("type", "Ready", "status")
+	f.ready = status == "True"
+	return ok
+}
+
+// firstWith walks the list of objects next, each with string fields key and value (both may
+// be absent), and returns value of the first whose key is want.
+func (s *scanner) firstWith(key, want, value string) (got string, ok bool) {
 	found := false
-	return s.objects(func() bool {
-		var typ, status string
+	ok = s.objects(func() bool {
+		var k, v string
 		var seen [2]bool
-		ok := s.fields(func(key []byte) bool {
-			switch string(key) {
-			case "type":
-				return s.once(&seen[0]) && s.text(&typ)
-			case "status":
-				return s.once(&seen[1]) && s.text(&status)
+		ok := s.fields(func(field []byte) bool {
+			switch string(field) {
+			case key:
+				return s.once(&seen[0]) && s.text(&k)
+			case value:
+				return s.once(&seen[1]) && s.text(&v)
 			}
 			return s.skip(1)
 		})
-		if ok && !found && typ == "Ready" {
-			f.ready, found = status == "True", true
+		if ok && !found && k == want {
+			got, found = v, true
 		}
 		return ok
 	})
+	return got, ok
 }
 
 // once fails the scan on a read key met twice (the generic decode would keep the last value).
