@@ -63,7 +63,7 @@ func inNamespace(obj object, namespace string) bool {
 // what the rollout read of them.
 func (w workloads) hibernationPods(cluster string) (coordinators, data map[int]planner.PodState) {
 	byOrdinal := func(ev rolloutEvidence, r role) map[int]planner.PodState {
-		out := map[int]planner.PodState{}
+		out := make(map[int]planner.PodState, len(ev.set.Pods))
 		for _, pod := range ev.set.Pods {
 			out[pod.Index+r.first] = planner.PodState{Ready: pod.Ready, Created: pod.Created}
 		}

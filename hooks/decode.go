@@ -1,6 +1,7 @@
 package hooks
 
 import (
+	"bytes"
 	"errors"
 	"net/http"
 
@@ -12,7 +13,9 @@ import (
 // the parent with every default applied (remembered in parents) and what the children and Pods
 // say.
 func decodeSync(r *http.Request, parents *parentCache) (*admittedParent, workloads, error) {
-	req, err := decodeSyncRequest(r.Body, r.ContentLength)
+	body := bodyBuffers.Get().(*bytes.Buffer)
+	defer recycleBody(body) // observeRequest keeps nothing of it (buffers.go)
+	req, err := decodeSyncRequestInto(body, r.Body, r.ContentLength)
 	if err != nil {
 		return nil, workloads{}, err
 	}

@@ -2,6 +2,7 @@ package hooks
 
 import (
 	"bytes"
+	"encoding/binary"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -25,6 +26,11 @@ type scanner struct {
 	// strings holds every string leaf kept so far, boxed: the Pods of a request repeat their
 	// namespace, revision, image, condition type and status, and each repeat then costs nothing.
 	strings map[string]any
+	// texts are the strings read into typed fields (podscan.go), likewise shared.
+	texts map[string]string
+	// pods are the related Pods, read into podFacts (podscan.go); podsScanned once read.
+	pods        []podEntry
+	podsScanned bool
 }
 
 // maxScanDepth is far below encoding/json's own limit, so the scanner never accepts what the
@@ -107,10 +113,23 @@ func (s *scanner) str() (raw []byte, escaped bool) {
 	}
 }
 
-// indexSpecial is the index of the first backslash or control character of b, -1 if none.
+// indexSpecial is the index of the first backslash or control character of b, -1 if none. It
+// tests eight bytes at a time (a string is mostly plain text): for each byte x of a word, the
+// high bit of (x - 0x20) &^ x is set when x < 0x20, and likewise with x ^ 0x5C for x == '\\';
+// a borrow can only set bits above a byte that matched, so a word with no match yields no bit,
+// and the first match is found by the byte loop.
 func indexSpecial(b []byte) int {
-	for i, c := range b {
-		if c < 0x20 || c == '\\' {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	i := 0
+	for ; i+8 <= len(b); i += 8 {
+		x := binary.LittleEndian.Uint64(b[i:])
+		y := x ^ ('\\' * ones)
+		if ((x-0x20*ones)&^x|(y-ones)&^y)&highs != 0 {
+			break
+		}
+	}
+	for ; i < len(b); i++ {
+		if c := b[i]; c < 0x20 || c == '\\' {
 			return i
 		}
 	}

@@ -12,11 +12,11 @@ import (
 	"github.com/memgraph-hooks/memgraph-hooks/topology"
 )
 
-// render builds the response from the pass's outcome alone, encoded: the desired children at
+// render builds the response from the pass's outcome alone, appended to dst: the desired children at
 // the replica counts the outcome permits, and the status the verdict (planner.Verdict) and the
 // observations give, with op as status.lastOperation. It is pure; now stamps a condition whose
 // status changed.
-func render(p *admittedParent, work workloads, out planner.Outcome, op *topology.Operation, now time.Time) ([]byte, planner.Verdicts, error) {
+func render(dst []byte, p *admittedParent, work workloads, out planner.Outcome, op *topology.Operation, now time.Time) ([]byte, planner.Verdicts, error) {
 	v := planner.Verdict(out)
 	children, err := desiredChildren(p, work, out)
 	if err != nil {
@@ -29,7 +29,7 @@ func render(p *admittedParent, work workloads, out planner.Outcome, op *topology
 			resp.Plan = append(resp.Plan, cmd.String())
 		}
 	}
-	raw, err := resp.encode()
+	raw, err := resp.appendTo(dst)
 	return raw, v, err
 }
 

@@ -3,9 +3,6 @@ package hooks
 import (
 	"math"
 	"strconv"
-	"time"
-
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/memgraph-hooks/memgraph-hooks/planner"
 	"github.com/memgraph-hooks/memgraph-hooks/topology"
@@ -59,25 +56,22 @@ func observeRollout(req *syncRequest, cluster, namespace string) ([2]rolloutEvid
 			}
 		}
 	}
-	pods, err := objectsOf(req.Related, podKey, "related")
+	pods, err := req.podEntries()
 	if err != nil {
 		return out, err
 	}
-	for _, e := range pods {
-		if ns := metaString(e.obj, "namespace"); ns != "" && ns != namespace {
+	for _, p := range pods {
+		if ns := p.facts.namespace; ns != "" && ns != namespace {
 			continue
 		}
 		for i, r := range rs {
-			index, ok := podIndex(metaString(e.obj, "name"), r)
+			index, ok := podIndex(p.facts.name, r)
 			if !ok {
 				continue
 			}
-			pod, err := rolloutPod(e.obj, "", index)
+			pod, err := p.rolloutPod(index)
 			if err != nil {
-				return out, e.named("related", podKey, err, func(path string) error {
-					_, err := rolloutPod(e.obj, path, index)
-					return err
-				})
+				return out, err
 			}
 			out[i].set.Pods = append(out[i].set.Pods, pod)
 		}
@@ -130,40 +124,6 @@ func podIndex(pod string, r role) (int, bool) {
 		return 0, false
 	}
 	return n - r.first, true
-}
-
-func rolloutPod(pod object, path string, index int) (planner.RolloutPod, error) {
-	p := planner.RolloutPod{Index: index}
-	meta, _ := pod["metadata"].(map[string]any) // objectsOf checked metadata.name
-	var err error
-	if p.Ready, err = podReady(pod, path); err != nil {
-		return p, err
-	}
-	deleting, err := stringAt(meta, "deletionTimestamp", path+".metadata")
-	if err != nil {
-		return p, err
-	}
-	p.Terminating = deleting != ""
-	labels, err := objectAt(meta, "labels", path+".metadata")
-	if err != nil {
-		return p, err
-	}
-	if p.Revision, err = stringAt(labels, revisionLabel, path+".metadata.labels"); err != nil {
-		return p, err
-	}
-	created, err := stringAt(meta, "creationTimestamp", path+".metadata")
-	if err != nil {
-		return p, err
-	}
-	if created != "" {
-		at, err := time.Parse(time.RFC3339, created)
-		if err != nil {
-			return p, badRequestf("%s.metadata.creationTimestamp must be an RFC 3339 time, got %s", path, describeValue(created))
-		}
-		p.Created = metav1.NewTime(at)
-	}
-	p.Image, err = memgraphImage(pod, path)
-	return p, err
 }
 
 // memgraphImage is the image of the pod's memgraph container, "" when it has none.

@@ -28,7 +28,10 @@ func (h *handler) handleSync(w http.ResponseWriter, r *http.Request) {
 	ctx, cancel := context.WithTimeout(withClusterLog(r.Context(), cluster), h.cfg.SyncBudget)
 	defer cancel()
 	out := h.pass(ctx, parent, work, dryRun)
-	resp, verdicts, err := render(parent, work, out, h.lastOperation(cluster, out), h.cfg.Now())
+	answer := answerBuffers.Get().(*[]byte)
+	defer recycleAnswer(answer) // written out by writeEncoded before it returns
+	resp, verdicts, err := render(*answer, parent, work, out, h.lastOperation(cluster, out), h.cfg.Now())
+	*answer = resp
 	if err != nil {
 		h.fail(w, "sync", badRequestf("rendering children: %v", err))
 		return
@@ -123,7 +126,7 @@ func (h *handler) stages(ctx context.Context, p *admittedParent, work workloads,
 	observed.Workloads = w
 	plan := planner.Plan(d, observed)
 	out.Latest, out.Now = view, plan.Progress
-	if paused || planner.Settled(d, observed, plan, view, out.Replicas) {
+	if paused || planner.Settled(plan, view, out.Replicas) {
 		out.Plan, out.Replicas = plan, plan.Replicas
 		return out
 	}

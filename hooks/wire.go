@@ -33,6 +33,10 @@ type syncRequest struct {
 	// scanned is the body when the scan (decodeTyped) decoded it, keeping only the fields the
 	// readers read; nil when it was decoded whole.
 	scanned []byte
+	// pods are the Pods among the related objects, by key (podEntries): the scan's, or read
+	// from Related once podsRead.
+	pods     []podEntry
+	podsRead bool
 }
 
 // whole is the request with every field of every child and related object: itself unless it
@@ -58,15 +62,14 @@ type syncResponse struct {
 	Plan []string
 }
 
-// encode writes the response as JSON — {"status", "children", "resyncAfterSeconds" unless 0,
+// appendTo appends the response as JSON — {"status", "children", "resyncAfterSeconds" unless 0,
 // "plan" unless empty} and a newline — copying the encoded children as they are: encoding/json
 // would scan and copy them again.
-func (r *syncResponse) encode() ([]byte, error) {
+func (r *syncResponse) appendTo(out []byte) ([]byte, error) {
 	status, err := json.Marshal(r.Status)
 	if err != nil {
 		return nil, err
 	}
-	out := make([]byte, 0, len(status)+len(r.Children)+64)
 	out = append(append(out, `{"status":`...), status...)
 	out = append(append(out, `,"children":`...), r.Children...)
 	if r.ResyncAfterSeconds != 0 {
@@ -137,7 +140,12 @@ const maxBodyPresize = 1 << 20
 // readBody reads a request body that is not empty, into a buffer of the size the request
 // announced (size; 0 when unknown), so that reading it costs one allocation, not a series.
 func readBody(r io.Reader, size int64) ([]byte, error) {
-	buf := bytes.NewBuffer(make([]byte, 0, min(max(size, 0), maxBodyPresize)+bytes.MinRead))
+	return readBodyInto(new(bytes.Buffer), r, size)
+}
+
+// readBodyInto is readBody into buf, whose bytes the body then is.
+func readBodyInto(buf *bytes.Buffer, r io.Reader, size int64) ([]byte, error) {
+	buf.Grow(int(min(max(size, 0), maxBodyPresize)) + bytes.MinRead)
 	_, err := buf.ReadFrom(r)
 	body := buf.Bytes()
 	if err != nil {

@@ -1,6 +1,7 @@
 package hooks
 
 import (
+	"bytes"
 	"io"
 	"unicode/utf8"
 
@@ -23,7 +24,13 @@ import (
 // decodeSyncRequest reads and decodes the body of a sync request of the announced size (0 when
 // unknown).
 func decodeSyncRequest(r io.Reader, size int64) (*syncRequest, error) {
-	body, err := readBody(r, size)
+	return decodeSyncRequestInto(new(bytes.Buffer), r, size)
+}
+
+// decodeSyncRequestInto is decodeSyncRequest reading the body into buf: the request it returns
+// refers to buf until it is observed (observeRequest).
+func decodeSyncRequestInto(buf *bytes.Buffer, r io.Reader, size int64) (*syncRequest, error) {
+	body, err := readBodyInto(buf, r, size)
 	if err != nil {
 		return nil, err
 	}
@@ -88,11 +95,11 @@ func decodeTyped(body []byte) (*syncRequest, bool) {
 			return ok
 		case string(key) == "children":
 			var ok bool
-			req.Children, ok = s.groups()
+			req.Children, ok = s.groups(false)
 			return once(1) && ok
 		case string(key) == "related":
 			var ok bool
-			req.Related, ok = s.groups()
+			req.Related, ok = s.groups(true)
 			return once(2) && ok
 		default:
 			return s.skip(1)
@@ -103,13 +110,14 @@ func decodeTyped(body []byte) (*syncRequest, bool) {
 		return nil, false
 	}
 	req.scanned = body
+	req.pods, req.podsRead = s.pods, s.podsScanned
 	return req, true
 }
 
 // groups reads children or related: per type, per key, an object or null. The types the readers
-// read keep their entries' read fields; the others are only checked to have that shape, as the
-// generic decode checks them.
-func (s *scanner) groups() (map[string]map[string]object, bool) {
+// read keep their entries' read fields — the related Pods as podFacts (podscan.go); the others
+// are only checked to have that shape, as the generic decode checks them.
+func (s *scanner) groups(related bool) (map[string]map[string]object, bool) {
 	s.numbers = true
 	defer func() { s.numbers = false }()
 	if s.null() {
@@ -127,8 +135,14 @@ func (s *scanner) groups() (map[string]map[string]object, bool) {
 		if !read {
 			return s.unreadEntries()
 		}
-		if _, dup := out[name]; dup {
+		if _, dup := out[name]; dup || related && name == podKey && s.podsScanned {
 			return s.fail()
+		}
+		if related && name == podKey {
+			var ok bool
+			s.pods, ok = s.podEntries()
+			s.podsScanned = true
+			return ok
 		}
 		entries, ok := s.entries()
 		out[name] = entries

@@ -253,6 +253,13 @@ func byteLevelRequests(t testing.TB, base map[string]any) [][]byte {
 		{`"name":"memgraph-data-0"`, "\"name\":\"memgraph-data-\xff0\""},
 		{`"replicas":3`, `"replicas":3,"x":1e400`},
 		{`"replicas":3`, `"replicas":1e400`},
+		// The first Ready condition and the first memgraph container are the ones read.
+		{`{"status":"True","type":"Ready"}`, `{"status":"False","type":"Ready"},{"status":"True","type":"Ready"}`},
+		{`{"status":"True","type":"Ready"}`, `{"status":"True","type":"Ready"},{"status":5}`},
+		{`{"image":"docker.io/memgraph/memgraph:3.12.0","name":"memgraph"}`,
+			`{"image":"x:1","name":"memgraph"},{"image":"docker.io/memgraph/memgraph:3.12.0","name":"memgraph"}`},
+		{`{"image":"docker.io/memgraph/memgraph:3.12.0","name":"memgraph"}`,
+			`{"image":"docker.io/memgraph/memgraph:3.12.0","name":"memgraph"},{"image":5}`},
 	}
 	for _, r := range replacements {
 		for _, n := range []int{1, -1} {

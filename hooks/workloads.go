@@ -91,23 +91,19 @@ func observeWorkloads(req *syncRequest, cluster, namespace string) (workloads, e
 			w.specReplicas.DataInstances, w.current.DataInstances, w.settledData = st.spec, st.current, st.settled
 		}
 	}
-	pods, err := objectsOf(req.Related, podKey, "related")
+	pods, err := req.podEntries()
 	if err != nil {
 		return w, err
 	}
-	for _, e := range pods {
-		if ns := metaString(e.obj, "namespace"); ns != "" && ns != namespace {
+	for _, p := range pods {
+		if ns := p.facts.namespace; ns != "" && ns != namespace {
 			continue
 		}
-		name := metaString(e.obj, "name")
-		ready, err := podReady(e.obj, "")
-		if err != nil {
-			return w, e.named("related", podKey, err, func(path string) error {
-				_, err := podReady(e.obj, path)
-				return err
-			})
+		if p.readyErr != nil {
+			return w, p.readyError()
 		}
-		w.readyPods[name] = ready
+		name := p.facts.name
+		w.readyPods[name] = p.facts.ready
 		w.current.Coordinators = max(w.current.Coordinators, ordinalBound(name, coordinators, &w.ignored))
 		w.current.DataInstances = max(w.current.DataInstances, ordinalBound(name, data, &w.ignored))
 	}

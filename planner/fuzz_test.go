@@ -34,7 +34,7 @@ import (
 //     never the pod of a MAIN of several data instances or of a leader; a Ready pod only while
 //     every other declared pod is Ready and every other member registered and up; a rollout's
 //     handover only from the MAIN whose pod is next, a yield only by the leader whose pod is next;
-//   - the same input always gives the same plan.
+//   - the same input always gives the same plan, and its NeedsReplicationLag is the function's.
 func FuzzPlan(f *testing.F) {
 	for _, seed := range fuzzSeeds {
 		f.Add(seed)
@@ -44,6 +44,9 @@ func FuzzPlan(f *testing.F) {
 		res := planner.Plan(in.declared, in.observed)
 		if again := planner.Plan(in.declared, in.observed); !samePlan(res, again) {
 			t.Fatalf("two plans of one input differ:\n%s\n%s", describe(res), describe(again))
+		}
+		if want := planner.NeedsReplicationLag(in.declared, in.observed); res.NeedsReplicationLag != want {
+			t.Errorf("Result.NeedsReplicationLag %v, NeedsReplicationLag %v", res.NeedsReplicationLag, want)
 		}
 		for _, v := range violations(in, res) {
 			t.Errorf("%s", v)

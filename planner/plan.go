@@ -15,6 +15,8 @@ type Result struct {
 	// Rollout is the rollout's step on this observation (the partitions, and its handover or
 	// yield, which end Commands); zero when Observed.Workloads is nil.
 	Rollout RolloutStep
+	// NeedsReplicationLag is NeedsReplicationLag(d, o) of the observation planned on.
+	NeedsReplicationLag bool
 }
 
 // Plan diffs the declared topology against the leader's view. Order: ADD COORDINATOR…,
@@ -48,12 +50,17 @@ func Plan(d topology.Declared, o Observed) Result {
 	cmds = append(cmds, planDataRetirement(d, v, m, r.data, o.Workloads, &p)...)
 	cmds = append(cmds, planCoordinatorRetirement(v, r.coordinators, &p)...)
 	res := Result{Commands: cmds, Replicas: permittedReplicas(d, o.Current, r), Progress: p}
+	res.NeedsReplicationLag = mainNeedsLag(d, m, r)
 	if o.Workloads != nil {
 		// Its gates need every declared member registered and up, a MAIN and nothing retiring,
 		// so besides a switchover it only ever adds a step to an otherwise empty plan. One MAIN
 		// handover per pass: a switchover planned here goes first, and the rollout's step waits
 		// for the next pass, which plans again from where MAIN is then.
-		res.Rollout = PlanRollout(rolloutInput(d, o, res.Replicas))
+		in := rolloutInput(d, o, res.Replicas)
+		in.rows = &v
+		var rolloutLag bool
+		res.Rollout, rolloutLag = planRollout(in)
+		res.NeedsReplicationLag = res.NeedsReplicationLag || rolloutLag
 		if p.HandoverFrom != "" {
 			res.Rollout.Handover, res.Rollout.Yield = nil, false
 		}
@@ -75,12 +82,16 @@ func NeedsReplicationLag(d topology.Declared, o Observed) bool {
 		return false
 	}
 	v := index(o)
-	m := observeMain(v)
 	r := retiringMembers(d, v)
-	if _, retires := topology.Find(r.data, m.name); m.name != "" && retires || switchoverDue(d, m) {
-		return true
-	}
-	return o.Workloads != nil && RolloutNeedsLag(rolloutInput(d, o, permittedReplicas(d, o.Current, r)))
+	return mainNeedsLag(d, observeMain(v), r) ||
+		o.Workloads != nil && RolloutNeedsLag(rolloutInput(d, o, permittedReplicas(d, o.Current, r)))
+}
+
+// mainNeedsLag: the MAIN retires or a switchover is due, either of which hands MAIN over to a
+// replica proven caught up.
+func mainNeedsLag(d topology.Declared, m mainState, r retiring) bool {
+	_, retires := topology.Find(r.data, m.name)
+	return m.name != "" && retires || switchoverDue(d, m)
 }
 
 // compareMemberNames orders instance_<n> and coordinator_<id> by number, anything else after

@@ -38,6 +38,9 @@ func runPlanCases(t *testing.T, cases []planCase) {
 			if got := NeedsReplicationLag(tc.d, tc.o); got != tc.needsLag {
 				t.Errorf("NeedsReplicationLag = %v, want %v", got, tc.needsLag)
 			}
+			if got.NeedsReplicationLag != tc.needsLag {
+				t.Errorf("Result.NeedsReplicationLag = %v, want %v", got.NeedsReplicationLag, tc.needsLag)
+			}
 		})
 	}
 }

@@ -97,6 +97,8 @@ type RolloutInput struct {
 	// Cluster is the leader's view (with Lag when RolloutNeedsLag said so); nil when this sync
 	// could not observe the cluster. Without it no pod is released.
 	Cluster *Observed
+	// rows is Cluster indexed, when Plan has indexed it already.
+	rows *rowIndex
 }
 
 // RolloutStep is one sync's part of a rollout.
@@ -140,7 +142,14 @@ func (s RolloutStep) InProgress() bool { return s.Reason != "" && !s.Done() }
 // PlanRollout decides the partitions of both StatefulSets and the step the rollout takes. See
 // the invariants above.
 func PlanRollout(in RolloutInput) RolloutStep {
+	step, _ := planRollout(in)
+	return step
+}
+
+// planRollout is PlanRollout and RolloutNeedsLag of one input, on one reading of it.
+func planRollout(in RolloutInput) (RolloutStep, bool) {
 	p := newRolloutPlan(in)
+	needsLag := p.needsLag()
 	step := RolloutStep{
 		Partitions: topology.Partitions{
 			Coordinators:  p.coordinators.restingPartition(),
@@ -156,13 +165,16 @@ func PlanRollout(in RolloutInput) RolloutStep {
 	if !step.Done() {
 		step.TargetVersion = in.Image
 	}
-	return step
+	return step, needsLag
 }
 
 // RolloutNeedsLag reports whether PlanRollout needs SHOW REPLICATION LAG in Cluster.Lag: when
 // the data instances are rolling, to prove the replaced replicas caught up and to choose whom to
 // hand MAIN to.
 func RolloutNeedsLag(in RolloutInput) bool {
-	p := newRolloutPlan(in)
+	return newRolloutPlan(in).needsLag()
+}
+
+func (p *rolloutPlan) needsLag() bool {
 	return p.active() == &p.data && p.data.state() == roleRolling && !p.retiring()
 }

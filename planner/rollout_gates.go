@@ -24,9 +24,12 @@ func newRolloutPlan(in RolloutInput) *rolloutPlan {
 		coordinators: newRolloutRole(topology.RoleCoordinator, in.Coordinators, coordinatorMembers(in.Declared), in.Replicas.Coordinators),
 	}
 	if in.Cluster != nil && !leaderNotReady(*in.Cluster) && in.Cluster.Leader != "" {
-		v := index(*in.Cluster)
-		p.v = &v
-		p.main = observeMain(v).name
+		p.v = in.rows
+		if p.v == nil {
+			v := index(*in.Cluster)
+			p.v = &v
+		}
+		p.main = observeMain(*p.v).name
 	}
 	return p
 }

@@ -86,7 +86,10 @@ func TestRolloutNeedsLagAndTheLeadersTable(t *testing.T) {
 				t.Errorf("NeedsReplicationLag = %v, want %v", got, tc.needsLag)
 			}
 			plan := Plan(tc.in.Declared, o)
-			if got := Settled(tc.in.Declared, o, plan, tc.view, tc.in.Replicas); got != tc.settled {
+			if plan.NeedsReplicationLag != tc.needsLag {
+				t.Errorf("Result.NeedsReplicationLag = %v, want %v", plan.NeedsReplicationLag, tc.needsLag)
+			}
+			if got := Settled(plan, tc.view, tc.in.Replicas); got != tc.settled {
 				t.Errorf("Settled = %v, want %v", got, tc.settled)
 			}
 		})

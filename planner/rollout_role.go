@@ -20,7 +20,7 @@ type rolloutRole struct {
 }
 
 func newRolloutRole(kind string, set RolloutSet, members []rolloutMember, returned int32) rolloutRole {
-	r := rolloutRole{kind: kind, set: set, members: members, returned: returned, pods: map[int]RolloutPod{}}
+	r := rolloutRole{kind: kind, set: set, members: members, returned: returned, pods: make(map[int]RolloutPod, len(set.Pods))}
 	for _, pod := range set.Pods {
 		r.pods[pod.Index] = pod
 	}
@@ -28,7 +28,7 @@ func newRolloutRole(kind string, set RolloutSet, members []rolloutMember, return
 }
 
 func dataMembers(d topology.Declared) []rolloutMember {
-	var out []rolloutMember
+	out := make([]rolloutMember, 0, len(d.DataInstances))
 	for _, di := range d.DataInstances {
 		out = append(out, rolloutMember{name: di.Name, pod: di.Pod})
 	}
@@ -36,7 +36,7 @@ func dataMembers(d topology.Declared) []rolloutMember {
 }
 
 func coordinatorMembers(d topology.Declared) []rolloutMember {
-	var out []rolloutMember
+	out := make([]rolloutMember, 0, len(d.Coordinators))
 	for _, c := range d.Coordinators {
 		out = append(out, rolloutMember{name: c.Name, pod: c.Pod})
 	}

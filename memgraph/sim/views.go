@@ -1,9 +1,9 @@
 package sim
 
 import (
-	"fmt"
 	"maps"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -11,7 +11,7 @@ import (
 // configuration order), then data instances (registration order), healthy per the leader's
 // failure detectors (see World's Time section).
 func (w *World) leaderView(c *cluster) [][]any {
-	var rows [][]any
+	rows := make([][]any, 0, len(c.members)+len(c.data))
 	for _, m := range c.members {
 		health, ms := "down", msSince(w.cur, w.memberLastSeen(c, m))
 		if w.memberAlive(c, m) {
@@ -23,7 +23,7 @@ func (w *World) leaderView(c *cluster) [][]any {
 		if m.id == c.leader {
 			role = "leader"
 		}
-		rows = append(rows, []any{coordName(m.id), m.bolt, m.coordServer, m.mgmt, health, role, ms})
+		rows = append(rows, []any{w.cell(coordName(m.id)), w.cell(m.bolt), w.cell(m.coordServer), w.cell(m.mgmt), health, role, ms})
 	}
 	for _, e := range c.data {
 		health, role, ms := "down", "unknown", msSince(w.cur, w.dataLastSeen(c, e))
@@ -36,9 +36,22 @@ func (w *World) leaderView(c *cluster) [][]any {
 				role = "main"
 			}
 		}
-		rows = append(rows, []any{e.name, e.bolt, "", e.mgmt, health, role, ms})
+		rows = append(rows, []any{w.cell(e.name), w.cell(e.bolt), "", w.cell(e.mgmt), health, role, ms})
 	}
 	return rows
+}
+
+// cell is s boxed for a row, the same box for the same text (World.cells).
+func (w *World) cell(s string) any {
+	if v, ok := w.cells[s]; ok {
+		return v
+	}
+	if w.cells == nil {
+		w.cells = map[string]any{}
+	}
+	var v any = s
+	w.cells[s] = v
+	return v
 }
 
 // localView is ShowInstancesStatusAsFollower: what a coordinator answers from its own Raft copy
@@ -63,7 +76,7 @@ func (w *World) localView(c *cluster) [][]any {
 	return rows
 }
 
-func coordName(id int) string { return fmt.Sprintf("coordinator_%d", id) }
+func coordName(id int) string { return "coordinator_" + strconv.Itoa(id) }
 
 // selfRow is SHOW INSTANCE: the coordinator the client is connected to.
 func (w *World) selfRow(in *instance) []any {

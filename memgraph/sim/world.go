@@ -130,6 +130,9 @@ type World struct {
 	queries   []Query
 	misuses   []Misuse
 	closed    bool
+	// cells are SHOW INSTANCES' string cells, boxed once (views.go): a table is read on every
+	// converged sync, and boxing each cell again was most of the simulator's share of it.
+	cells map[string]any
 }
 
 type instance struct {

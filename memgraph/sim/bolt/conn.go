@@ -25,6 +25,7 @@ type conn struct {
 	inTx         bool
 	txQueries    int64
 	pending      *stream
+	enc          encoder // reused by send: writeMessage copies what it encodes
 }
 
 // stream is a prepared result waiting for PULL/DISCARD.
@@ -76,9 +77,9 @@ func (c *conn) serve() {
 }
 
 func (c *conn) send(tag byte, fields ...any) error {
-	e := &encoder{}
-	e.value(Structure{Tag: tag, Fields: fields})
-	return writeMessage(c.rw, e.buf)
+	c.enc.buf = c.enc.buf[:0]
+	c.enc.value(Structure{Tag: tag, Fields: fields})
+	return writeMessage(c.rw, c.enc.buf)
 }
 
 func (c *conn) success(meta map[string]any) error {
