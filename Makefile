@@ -30,7 +30,7 @@ run: ## Run the hook against its built-in simulated Memgraph (on 127.0.0.1:8080,
 	$(GO) run ./cmd/memgraph-hooks --simulate
 
 FUZZTIME       ?= 5m
-FUZZ_SMOKETIME ?= 5s
+FUZZ_SMOKETIME ?= 1000x
 FUZZFLAGS      ?=
 # Every Fuzz* function of the module's packages, as package:Target, found in the test sources.
 FUZZ_TARGETS = $(shell grep -rHo --include='*_test.go' '^func Fuzz[A-Za-z0-9_]*' . | \
@@ -57,7 +57,7 @@ fuzz: ## Fuzz every target (hooks, memgraph parsers, planner) for FUZZTIME each 
 	$(call run_fuzz,$(FUZZTIME))
 
 .PHONY: fuzz-smoke
-fuzz-smoke: ## Fuzz every target for FUZZ_SMOKETIME (5s) each: CI keeps the targets and their corpora working.
+fuzz-smoke: ## Fuzz every target for FUZZ_SMOKETIME (1000 executions) each: CI keeps the targets and their corpora working.
 	$(call run_fuzz,$(FUZZ_SMOKETIME))
 
 # The scan of a sync request against the generic decode it stands in for (hooks/wiredecode.go).
