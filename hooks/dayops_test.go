@@ -131,6 +131,18 @@ func TestPreferredMainAfterAFailover(t *testing.T) {
 	h.assertNoMisuse()
 }
 
+// pauseAShrinkWithAHumanEdit pauses the cluster, asks for one data instance fewer, and puts a
+// human's label (team=on-call) on the observed data StatefulSet, whose key it returns.
+func (h *harness) pauseAShrinkWithAHumanEdit() string {
+	h.annotations = map[string]any{topology.AnnotationPaused: "true"}
+	h.scale(3, 2)
+	dataSet := "StatefulSet/" + topology.DataSetName(h.name)
+	edited := deepCopy(h.children[dataSet])
+	edited["metadata"].(map[string]any)["labels"].(map[string]any)["team"] = "on-call"
+	h.children[dataSet] = edited
+	return dataSet
+}
+
 // A paused cluster gets no Bolt write and its children back as observed while a retirement is
 // pending (a human's edit kept); the status says it is paused and what waits. Unpaused, the
 // retirement runs from what the hook then observes.
@@ -139,12 +151,7 @@ func TestPauseFreezesARetirement(t *testing.T) {
 	h.bootstrap()
 	h.assertConverged()
 	h.parkMain("instance_2")
-	h.annotations = map[string]any{topology.AnnotationPaused: "true"}
-	h.scale(3, 2)
-	dataSet := "StatefulSet/" + topology.DataSetName(h.name)
-	edited := deepCopy(h.children[dataSet])
-	edited["metadata"].(map[string]any)["labels"].(map[string]any)["team"] = "on-call"
-	h.children[dataSet] = edited
+	dataSet := h.pauseAShrinkWithAHumanEdit()
 	h.world.ResetLog()
 
 	for range 3 {

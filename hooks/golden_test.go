@@ -81,12 +81,7 @@ func goldenDayTwo(t *testing.T, out map[string][]byte) {
 	h.keepVolumes = true // the claims outlive the pods, as hibernation keeps them
 	h.bootstrap()
 	h.assertConverged()
-	h.annotations = map[string]any{topology.AnnotationPaused: "true"}
-	h.scale(3, 2)
-	dataSet := "StatefulSet/" + topology.DataSetName(h.name)
-	edited := deepCopy(h.children[dataSet])
-	edited["metadata"].(map[string]any)["labels"].(map[string]any)["team"] = "on-call"
-	h.children[dataSet] = edited
+	h.pauseAShrinkWithAHumanEdit()
 	out["paused-3x3-shrink-pending"] = goldenSync(h)
 	h.annotations = nil
 	h.scale(3, 3)
