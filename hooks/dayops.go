@@ -92,13 +92,14 @@ func frozenChildren(ops dayOps) ([]object, error) {
 // instance is MAIN (discovery's view) when the step depends on it. It never writes. The view
 // read, if any, is returned for the status.
 func (h *handler) hibernation(ctx context.Context, c *topology.Cluster, work workloads, w *planner.Workloads, d topology.Declared) (planner.HibernationStep, *planner.View) {
-	coordinatorPods, dataPods := work.hibernationPods(c.Name())
-	in := planner.HibernationInput{
-		Declared: d, Hibernate: c.Hibernate(), Window: work.ops.window,
-		DataPods: dataPods, CoordinatorPods: coordinatorPods, Current: work.current, Returned: work.specReplicas,
-		Now:           metav1.NewTime(h.cfg.Now()),
-		StartupBudget: metav1.Duration{Duration: time.Duration(c.DataStartupBudgetSeconds()) * time.Second},
+	in := planner.HibernationInput{Declared: d, Hibernate: c.Hibernate(), Window: work.ops.window}
+	if !planner.HibernationAsleepOrWaking(in.Hibernate, in.Window) {
+		return planner.PlanHibernation(in), nil // a running cluster: the converged hot path
 	}
+	in.CoordinatorPods, in.DataPods = work.hibernationPods(c.Name())
+	in.Current, in.Returned = work.current, work.specReplicas
+	in.Now = metav1.NewTime(h.cfg.Now())
+	in.StartupBudget = metav1.Duration{Duration: time.Duration(c.DataStartupBudgetSeconds()) * time.Second}
 	in.RolloutPending = planner.HibernationRolloutPending(d, c.Hibernate(), work.specReplicas, *w)
 	step := planner.PlanHibernation(in)
 	if !step.NeedsView {

@@ -88,13 +88,20 @@ type HibernationStep struct {
 	Hibernated Condition
 }
 
+// HibernationAsleepOrWaking: the cluster is asked to hibernate, or still carries the window of
+// one that did (it is waking). Otherwise PlanHibernation reads nothing but these two inputs, so a
+// running cluster's pass need not gather the rest.
+func HibernationAsleepOrWaking(hibernate bool, window *int32) bool {
+	return hibernate || window != nil
+}
+
 // PlanHibernation decides the pass's part in hibernating or waking; see the rules above.
 func PlanHibernation(in HibernationInput) HibernationStep {
 	switch {
-	case !in.Hibernate && in.Window != nil:
-		return planWaking(in)
-	case !in.Hibernate:
+	case !HibernationAsleepOrWaking(in.Hibernate, in.Window):
 		return running()
+	case !in.Hibernate:
+		return planWaking(in)
 	case len(in.Declared.RetiringCoordinators) > 0:
 		return HibernationStep{Phase: topology.PhaseHibernating, Hibernated: isFalse(topology.ReasonHibernationPending,
 			"waiting for the coordinator scale-down to retire %s before hibernating: stopping retiring members with the others "+

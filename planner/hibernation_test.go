@@ -53,6 +53,34 @@ func hibernatingStep(w *int32, coordinators, data int32, msg string) Hibernation
 		Hibernated: Condition{metav1.ConditionFalse, topology.ReasonHibernating, msg}}
 }
 
+func TestHibernationAsleepOrWaking(t *testing.T) {
+	one := int32(1)
+	for _, tc := range []struct {
+		name      string
+		hibernate bool
+		window    *int32
+		want      bool
+	}{
+		{"running: neither asked nor waking", false, nil, false},
+		{"asked to hibernate", true, nil, true},
+		{"hibernating with the MAIN's window", true, &one, true},
+		{"waking: the window is still there", false, &one, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := HibernationAsleepOrWaking(tc.hibernate, tc.window); got != tc.want {
+				t.Errorf("HibernationAsleepOrWaking = %v, want %v", got, tc.want)
+			}
+			// Whatever else the input says, a running cluster's step is the running one.
+			if !tc.want {
+				in := HibernationInput{Hibernate: tc.hibernate, Window: tc.window, DataPods: map[int]PodState{0: {Ready: true}}}
+				if diff := cmp.Diff(running(), PlanHibernation(in)); diff != "" {
+					t.Errorf("PlanHibernation of a running cluster (-want +got):\n%s", diff)
+				}
+			}
+		})
+	}
+}
+
 func TestPlanHibernation(t *testing.T) {
 	d := declared(3, 3, 3, 3)
 	in := func(data, coordinators map[int]PodState, w *int32, view *View) HibernationInput {
