@@ -174,7 +174,7 @@ func TestForceResetEndedByLostLeadershipIsNotAFailure(t *testing.T) {
 		h.kill(n.DataInstance(ord).Host)
 	}
 	wait := h.syncAsync()
-	waitForQuery(t, h.world, memgraph.ForceResetClusterStateQuery)
+	waitForBlockedQuery(t, h.world)
 	h.kill(n.Coordinator(2).Host)
 	h.kill(n.Coordinator(3).Host)
 	h.advance(sim.LeadershipExpiry)
@@ -213,19 +213,15 @@ func (h *harness) restart(host string) {
 	delete(h.killed, host)
 }
 
-func waitForQuery(t *testing.T, w *sim.World, text string) {
+// waitForBlockedQuery returns once a query waits inside the simulator with its wake-up scheduled
+// on the World's clock, so the test's next advance reaches it.
+func waitForBlockedQuery(t *testing.T, w *sim.World) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for time.Now().Before(deadline) {
-		for _, q := range w.Queries() {
-			if q.Text == text {
-				time.Sleep(50 * time.Millisecond) // from RUN to the PULL that blocks
-				return
-			}
+	for deadline := time.Now().Add(10 * time.Second); w.BlockedQueries() == 0; time.Sleep(2 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("no query blocked in the simulator within 10s")
 		}
-		time.Sleep(5 * time.Millisecond)
 	}
-	t.Fatalf("%q never arrived", text)
 }
 
 // retireMain taps the hook's connection, parks MAIN on instance_1 and shrinks the data instances

@@ -344,8 +344,13 @@ func (h *harness) syncAsync() func() syncResponse {
 	}()
 	return func() syncResponse {
 		h.t.Helper()
-		r := <-done
-		return h.record("", r.code, r.body)
+		select {
+		case r := <-done:
+			return h.record("", r.code, r.body)
+		case <-time.After(time.Minute): // h.post fails the test from its goroutine: not a hang
+			h.t.Fatal("the sync did not answer within a minute")
+			panic("unreachable")
+		}
 	}
 }
 

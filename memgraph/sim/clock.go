@@ -11,17 +11,19 @@ import (
 // The default is the wall clock; tests inject a ManualClock and Advance it.
 type Clock interface {
 	Now() time.Time
-	// AfterFunc calls f once d has passed on this clock, never from within AfterFunc itself;
-	// stop cancels a call that has not happened yet.
-	AfterFunc(d time.Duration, f func()) (stop func() bool)
+	// At calls f once this clock reaches t (at once, on its own goroutine, when it already has),
+	// never from within At itself; stop cancels a call that has not happened yet. The time is
+	// absolute so that a clock moved between a caller's Now and its At still calls f when t
+	// comes, not a move later.
+	At(t time.Time, f func()) (stop func() bool)
 }
 
 type wallClock struct{}
 
 func (wallClock) Now() time.Time { return time.Now() }
 
-func (wallClock) AfterFunc(d time.Duration, f func()) func() bool {
-	return time.AfterFunc(d, f).Stop
+func (wallClock) At(t time.Time, f func()) func() bool {
+	return time.AfterFunc(time.Until(t), f).Stop
 }
 
 // ManualClock is a Clock that moves only when Advance is called. It is safe for concurrent use.
@@ -48,16 +50,17 @@ func (c *ManualClock) Now() time.Time {
 	return c.now
 }
 
-// AfterFunc schedules f for when Advance reaches now+d (d <= 0: on its own goroutine at once).
-func (c *ManualClock) AfterFunc(d time.Duration, f func()) func() bool {
-	if d <= 0 {
+// At schedules f for when Advance reaches at (already reached: on its own goroutine at once).
+// The check and the scheduling are one step under the clock's lock, so no Advance falls between.
+func (c *ManualClock) At(at time.Time, f func()) func() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !at.After(c.now) {
 		go f()
 		return func() bool { return false }
 	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
 	c.seq++
-	t := &manualTimer{at: c.now.Add(d), seq: c.seq, f: f}
+	t := &manualTimer{at: at, seq: c.seq, f: f}
 	c.timers = append(c.timers, t)
 	return func() bool {
 		c.mu.Lock()

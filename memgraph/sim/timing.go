@@ -161,12 +161,24 @@ func (w *World) clusterLives(c *cluster) bool {
 // waitUntil blocks a query (releasing w.mu) until something changed, the clock reached at, or
 // the client hung up; it returns with w.mu held and the state advanced.
 func (w *World) waitUntil(ctx context.Context, at time.Time) {
-	stopTimer := w.opts.clock.AfterFunc(at.Sub(w.opts.clock.Now()), w.wake)
+	stopTimer := w.opts.clock.At(at, w.wake)
 	stopCtx := context.AfterFunc(ctx, w.wake)
+	w.blocked++
 	w.cond.Wait()
+	w.blocked--
 	stopTimer()
 	stopCtx()
 	w.advance()
+}
+
+// BlockedQueries is how many queries are waiting for the simulated cluster to change (FORCE
+// RESET CLUSTER STATE until a reconciliation succeeds), each with its wake-up already scheduled
+// on the World's clock. A test waits for it before it moves a ManualClock: a query that had only
+// been logged could schedule its wake-up after the move, for a time the clock never reaches again.
+func (w *World) BlockedQueries() int {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.blocked
 }
 
 func (w *World) wake() {

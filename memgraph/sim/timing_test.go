@@ -237,17 +237,22 @@ func blockedForceReset(t *testing.T) (*World, <-chan outcome) {
 	w, c1 := noMainToPromote(t)
 	done := make(chan outcome, 1)
 	go func() { done <- c1.run("FORCE RESET CLUSTER STATE", nil) }()
-	waitForQuery(t, w, "FORCE RESET CLUSTER STATE")
+	waitForBlockedQuery(t, w)
 	return w, done
 }
 
 func TestForceResetBlocksUntilReconciled(t *testing.T) {
 	w, c1 := noMainToPromote(t)
 
-	// The client gives up; the leader keeps reconciling.
-	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	// The client gives up; the leader keeps reconciling. (The driver watches a context only when
+	// it has a deadline.)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	if err := runCtx(ctx, c1, "FORCE RESET CLUSTER STATE"); err == nil {
+	errc := make(chan error, 1)
+	go func() { errc <- runCtx(ctx, c1, "FORCE RESET CLUSTER STATE") }()
+	waitForBlockedQuery(t, w)
+	cancel()
+	if err := receive(t, errc); err == nil {
 		t.Fatal("FORCE RESET returned while nothing could be promoted")
 	}
 	if snap := w.Raft().Clusters[0]; snap.Ready {
@@ -278,7 +283,7 @@ func TestBlockedForceResetReturnsOnceReconciledOrWhenLeadershipIsLost(t *testing
 		case <-time.After(50 * time.Millisecond):
 		}
 		advance(t, w, time.Second)
-		if out := <-done; out.err != nil || len(out.notes) != 1 {
+		if out := receive(t, done); out.err != nil || len(out.notes) != 1 {
 			t.Fatalf("FORCE RESET after the retry: %+v", out)
 		}
 		if main := w.Raft().Clusters[0].Main; main != "instance_2" {
@@ -290,25 +295,33 @@ func TestBlockedForceResetReturnsOnceReconciledOrWhenLeadershipIsLost(t *testing
 		must(t, w.Kill("coord-2.mg.svc"))
 		must(t, w.Kill("coord-3.mg.svc"))
 		advance(t, w, LeadershipExpiry)
-		if out := <-done; out.err == nil || out.err.Msg != msgForceResetNotLeader {
+		if out := receive(t, done); out.err == nil || out.err.Msg != msgForceResetNotLeader {
 			t.Fatalf("FORCE RESET when the leadership expired: %+v", out)
 		}
 	})
 }
 
-func waitForQuery(t *testing.T, w *World, text string) {
+// waitForBlockedQuery returns once a query waits inside the World with its wake-up scheduled on
+// the World's clock, so the test's next Advance reaches it.
+func waitForBlockedQuery(t *testing.T, w *World) {
 	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for time.Now().Before(deadline) {
-		for _, q := range w.Queries() {
-			if q.Text == text {
-				time.Sleep(20 * time.Millisecond) // from RUN to the blocking PULL
-				return
-			}
+	for deadline := time.Now().Add(10 * time.Second); w.BlockedQueries() == 0; time.Sleep(2 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("no query blocked within 10s")
 		}
-		time.Sleep(5 * time.Millisecond)
 	}
-	t.Fatalf("%q never arrived", text)
+}
+
+// receive is the outcome from done, or a failure (not a hung test) when none arrives in 10s.
+func receive[T any](t *testing.T, done <-chan T) T {
+	t.Helper()
+	select {
+	case out := <-done:
+		return out
+	case <-time.After(10 * time.Second):
+		t.Fatal("no outcome within 10s")
+		panic("unreachable")
+	}
 }
 
 // runCtx runs one auto-commit query bounded by ctx and returns its error.
@@ -447,10 +460,10 @@ func TestUnreachableTargetWithoutJoinDelayNeverJoins(t *testing.T) {
 func TestManualClockRunsDueFunctionsInTimeOrder(t *testing.T) {
 	c := NewManualClock(epoch)
 	var got []string
-	c.AfterFunc(3*time.Second, func() { got = append(got, "3s") })
-	stop := c.AfterFunc(2*time.Second, func() { got = append(got, "2s stopped") })
-	c.AfterFunc(time.Second, func() { got = append(got, "1s") })
-	c.AfterFunc(time.Second, func() { got = append(got, "1s again") })
+	c.At(epoch.Add(3*time.Second), func() { got = append(got, "3s") })
+	stop := c.At(epoch.Add(2*time.Second), func() { got = append(got, "2s stopped") })
+	c.At(epoch.Add(time.Second), func() { got = append(got, "1s") })
+	c.At(epoch.Add(time.Second), func() { got = append(got, "1s again") })
 	if !stop() {
 		t.Fatal("stop of a pending call reported false")
 	}
@@ -461,6 +474,32 @@ func TestManualClockRunsDueFunctionsInTimeOrder(t *testing.T) {
 	}
 	if !c.Now().Equal(epoch.Add(3 * time.Second)) {
 		t.Fatalf("now %v", c.Now())
+	}
+}
+
+// TestManualClockKeepsTheTimeAskedFor is the wake-up a blocked query schedules while a test
+// moves the clock: a time read before the move is still the time it fires at, and a time the
+// clock has already passed fires at once.
+func TestManualClockKeepsTheTimeAskedFor(t *testing.T) {
+	c := NewManualClock(epoch)
+	at := c.Now().Add(time.Second)
+	c.Advance(500 * time.Millisecond) // between the caller's Now and its At
+	fired := make(chan string, 2)
+	c.At(at, func() { fired <- "at 1s" })
+	c.Advance(500 * time.Millisecond)
+	select {
+	case got := <-fired:
+		if got != "at 1s" {
+			t.Fatalf("fired %q", got)
+		}
+	default:
+		t.Fatal("the call for 1s did not happen when the clock reached 1s")
+	}
+	c.At(epoch, func() { fired <- "past" })
+	select {
+	case <-fired:
+	case <-time.After(10 * time.Second):
+		t.Fatal("a call for a time already passed did not happen")
 	}
 }
 

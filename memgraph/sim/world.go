@@ -121,6 +121,7 @@ type World struct {
 
 	mu        sync.Mutex
 	cond      *sync.Cond           // on mu: blocked queries wait on it
+	blocked   int                  // queries waiting on cond, their wake-up already scheduled
 	cur       time.Time            // the time the state was last evaluated at (never goes back)
 	instances map[string]*instance // by host; removed instances are deleted
 	deaths    map[string]time.Time // by host: when the process last stopped
