@@ -9,6 +9,8 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -207,7 +209,24 @@ func (s *scenario) report() {
 		b.WriteString(line + "\n")
 	}
 	fmt.Fprintf(&b, "=== simulator misuses: %+v\n", s.world.Misuses())
+	b.WriteString("=== kube-controller-manager log on this namespace:\n" + tail(s.controllerManagerLog(), 120))
 	s.t.Log("\n" + b.String())
+}
+
+// controllerManagerLog is kube-controller-manager's log lines that name an object of the
+// scenario's namespace (klog writes them as "<namespace>/<name>").
+func (s *scenario) controllerManagerLog() string {
+	data, err := os.ReadFile(filepath.Join(testEnv.LogDir, "kube-controller-manager.log"))
+	if err != nil {
+		return err.Error()
+	}
+	var lines []string
+	for _, line := range strings.Split(string(data), "\n") {
+		if strings.Contains(line, `"`+s.ns+`/`) {
+			lines = append(lines, line)
+		}
+	}
+	return strings.Join(lines, "\n")
 }
 
 // hookLogs is the hook's log: the in-process hook's, or every incarnation's of the binary.

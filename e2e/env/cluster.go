@@ -115,6 +115,7 @@ func (e *Env) startControllers(p *pki, files map[string]string, server string, k
 		"--cluster-signing-cert-file="+files["ca.crt"],
 		"--cluster-signing-key-file="+files["ca.key"],
 		"--cert-dir="+filepath.Join(e.Dir, "kcm-certs"),
+		"--v=2", // the StatefulSet controller says which pod it deletes for an update, and why
 	); err != nil {
 		return err
 	}
