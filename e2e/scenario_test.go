@@ -213,17 +213,24 @@ func (s *scenario) report() {
 	s.t.Log("\n" + b.String())
 }
 
-// controllerManagerLog is kube-controller-manager's log lines that name an object of the
-// scenario's namespace (klog writes them as "<namespace>/<name>").
+// controllerManagerLog is kube-controller-manager's log lines (every incarnation's) that name an
+// object of the scenario's namespace (klog writes them as "<namespace>/<name>").
 func (s *scenario) controllerManagerLog() string {
-	data, err := os.ReadFile(filepath.Join(testEnv.LogDir, "kube-controller-manager.log"))
+	restarts, err := filepath.Glob(filepath.Join(testEnv.LogDir, "kube-controller-manager-restart-*.log"))
 	if err != nil {
 		return err.Error()
 	}
+	files := append([]string{filepath.Join(testEnv.LogDir, "kube-controller-manager.log")}, restarts...)
 	var lines []string
-	for _, line := range strings.Split(string(data), "\n") {
-		if strings.Contains(line, `"`+s.ns+`/`) {
-			lines = append(lines, line)
+	for _, file := range files {
+		data, err := os.ReadFile(file)
+		if err != nil {
+			return err.Error()
+		}
+		for _, line := range strings.Split(string(data), "\n") {
+			if strings.Contains(line, `"`+s.ns+`/`) {
+				lines = append(lines, line)
+			}
 		}
 	}
 	return strings.Join(lines, "\n")

@@ -101,24 +101,28 @@ func (e *Env) startControllers(p *pki, files map[string]string, server string, k
 			return err
 		}
 	}
-	if _, err := e.start("kube-controller-manager",
-		"--kubeconfig="+paths["kcm"],
-		"--authentication-kubeconfig="+paths["kcm"],
-		"--authorization-kubeconfig="+paths["kcm"],
+	e.controllerManagerPort = kcmPort
+	e.controllerManagerArgs = []string{
+		"--kubeconfig=" + paths["kcm"],
+		"--authentication-kubeconfig=" + paths["kcm"],
+		"--authorization-kubeconfig=" + paths["kcm"],
 		"--bind-address=127.0.0.1",
-		"--secure-port="+strconv.Itoa(kcmPort),
+		"--secure-port=" + strconv.Itoa(kcmPort),
 		"--controllers=*",
 		"--leader-elect=false",
 		"--use-service-account-credentials=true",
-		"--service-account-private-key-file="+files["sa.key"],
-		"--root-ca-file="+files["ca.crt"],
-		"--cluster-signing-cert-file="+files["ca.crt"],
-		"--cluster-signing-key-file="+files["ca.key"],
-		"--cert-dir="+filepath.Join(e.Dir, "kcm-certs"),
+		"--service-account-private-key-file=" + files["sa.key"],
+		"--root-ca-file=" + files["ca.crt"],
+		"--cluster-signing-cert-file=" + files["ca.crt"],
+		"--cluster-signing-key-file=" + files["ca.key"],
+		"--cert-dir=" + filepath.Join(e.Dir, "kcm-certs"),
 		"--v=2", // the StatefulSet controller says which pod it deletes for an update, and why
-	); err != nil {
+	}
+	kcm, err := e.start("kube-controller-manager", e.controllerManagerArgs...)
+	if err != nil {
 		return err
 	}
+	e.controllerManager = kcm
 	if _, err := e.start("kube-scheduler",
 		"--kubeconfig="+paths["scheduler"],
 		"--authentication-kubeconfig="+paths["scheduler"],
