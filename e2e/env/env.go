@@ -117,6 +117,9 @@ func Start(ctx context.Context, opts Options) (_ *Env, err error) {
 	if err := e.seed(ctx, opts.StageDir); err != nil {
 		return nil, err
 	}
+	if err := e.guardKwokDeletes(ctx); err != nil {
+		return nil, err
+	}
 	e.logf("control plane ready in %s (dir %s)", time.Since(started).Round(100*time.Millisecond), e.Dir)
 	return e, nil
 }
