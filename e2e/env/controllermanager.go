@@ -22,15 +22,9 @@ func (e *Env) RestartControllerManager(ctx context.Context) error {
 	started := time.Now()
 	e.controllerManager.stop(10 * time.Second)
 	e.controllerRestarts++
-	p, err := startProcess("kube-controller-manager", e.binary("kube-controller-manager"), e.LogDir,
-		fmt.Sprintf("kube-controller-manager-restart-%d", e.controllerRestarts), e.controllerManagerArgs...)
+	p, err := e.restartProcess(e.controllerManager, e.controllerRestarts, e.controllerManagerArgs)
 	if err != nil {
 		return err
-	}
-	for i, old := range e.procs {
-		if old == e.controllerManager {
-			e.procs[i] = p
-		}
 	}
 	e.controllerManager = p
 	ctx, cancel := context.WithTimeout(ctx, 60*time.Second)

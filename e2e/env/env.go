@@ -199,14 +199,9 @@ func (e *Env) RestartAPIServer(ctx context.Context, downFor time.Duration) error
 	case <-time.After(downFor):
 	}
 	e.restarts++
-	p, err := startProcess("kube-apiserver", e.binary("kube-apiserver"), e.LogDir, fmt.Sprintf("kube-apiserver-restart-%d", e.restarts), e.apiserverArgs...)
+	p, err := e.restartProcess(e.apiserver, e.restarts, e.apiserverArgs)
 	if err != nil {
 		return err
-	}
-	for i, old := range e.procs {
-		if old == e.apiserver {
-			e.procs[i] = p
-		}
 	}
 	e.apiserver = p
 	ctx, cancel := context.WithTimeout(ctx, 60*time.Second)
@@ -221,6 +216,21 @@ func (e *Env) RestartAPIServer(ctx context.Context, downFor time.Duration) error
 	})
 	e.logf("kube-apiserver ready again %s after its restart", time.Since(restarted).Round(100*time.Millisecond))
 	return err
+}
+
+// restartProcess starts the stopped process old again as its n-th restart (logging to
+// <name>-restart-<n>.log) and puts the new one in its place among the processes Stop ends.
+func (e *Env) restartProcess(old *process, n int, args []string) (*process, error) {
+	p, err := startProcess(old.name, e.binary(old.name), e.LogDir, fmt.Sprintf("%s-restart-%d", old.name, n), args...)
+	if err != nil {
+		return nil, err
+	}
+	for i, running := range e.procs {
+		if running == old {
+			e.procs[i] = p
+		}
+	}
+	return p, nil
 }
 
 // Stop ends every process in reverse start order.
