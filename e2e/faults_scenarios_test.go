@@ -128,13 +128,12 @@ func TestFaultAPIServerRestartDuringRetirement(t *testing.T) {
 	if err := testEnv.RestartAPIServer(ctx, 3*time.Second); err != nil {
 		t.Fatal(err)
 	}
-	// The tests after this one get a controller manager that has not lived through the outage
-	// (its StatefulSet controller's backoffs, see env.RestartControllerManager); this one keeps
-	// the outage's controller manager to the end.
+	// The tests after this one get controllers that have not lived through the outage (see
+	// env.RestartControllers); this one keeps the outage's controllers to the end.
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 		defer cancel()
-		if err := testEnv.RestartControllerManager(ctx); err != nil {
+		if err := testEnv.RestartControllers(ctx); err != nil {
 			t.Error(err)
 		}
 	})

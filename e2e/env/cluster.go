@@ -101,8 +101,7 @@ func (e *Env) startControllers(p *pki, files map[string]string, server string, k
 			return err
 		}
 	}
-	e.controllerManagerPort = kcmPort
-	e.controllerManagerArgs = []string{
+	kcm := []string{
 		"--kubeconfig=" + paths["kcm"],
 		"--authentication-kubeconfig=" + paths["kcm"],
 		"--authorization-kubeconfig=" + paths["kcm"],
@@ -118,40 +117,39 @@ func (e *Env) startControllers(p *pki, files map[string]string, server string, k
 		"--cert-dir=" + filepath.Join(e.Dir, "kcm-certs"),
 		"--v=2", // the StatefulSet controller says which pod it deletes for an update, and why
 	}
-	kcm, err := e.start("kube-controller-manager", e.controllerManagerArgs...)
-	if err != nil {
+	if err := e.startController("kube-controller-manager", "https://127.0.0.1:"+strconv.Itoa(kcmPort)+"/healthz", kcm); err != nil {
 		return err
 	}
-	e.controllerManager = kcm
-	if _, err := e.start("kube-scheduler",
-		"--kubeconfig="+paths["scheduler"],
-		"--authentication-kubeconfig="+paths["scheduler"],
-		"--authorization-kubeconfig="+paths["scheduler"],
+	scheduler := []string{
+		"--kubeconfig=" + paths["scheduler"],
+		"--authentication-kubeconfig=" + paths["scheduler"],
+		"--authorization-kubeconfig=" + paths["scheduler"],
 		"--bind-address=127.0.0.1",
-		"--secure-port="+strconv.Itoa(schedPort),
+		"--secure-port=" + strconv.Itoa(schedPort),
 		"--leader-elect=false",
-		"--cert-dir="+filepath.Join(e.Dir, "scheduler-certs"),
-	); err != nil {
+		"--cert-dir=" + filepath.Join(e.Dir, "scheduler-certs"),
+	}
+	if err := e.startController("kube-scheduler", "https://127.0.0.1:"+strconv.Itoa(schedPort)+"/healthz", scheduler); err != nil {
 		return err
 	}
 	stages, err := concatStages(stageDir, filepath.Join(e.Dir, "kwok-stages.yaml"))
 	if err != nil {
 		return err
 	}
-	_, err = e.start("kwok",
-		"--kubeconfig="+paths["kwok"],
-		"--config="+stages,
+	kwok := []string{
+		"--kubeconfig=" + paths["kwok"],
+		"--config=" + stages,
 		"--manage-all-nodes=false",
 		"--manage-nodes-with-annotation-selector=kwok.x-k8s.io/node=fake",
-		"--cidr="+podCIDR,
+		"--cidr=" + podCIDR,
 		"--node-ip=127.0.0.1",
 		// The heartbeat-with-lease stage refreshes node status only every ~10 minutes and relies
 		// on the node Lease for liveness; without a lease the node lifecycle controller marks
 		// the node (and every Pod on it) NotReady after its 50 s grace period.
 		"--node-lease-duration-seconds=40",
-		"--server-address=127.0.0.1:"+strconv.Itoa(kwokPort),
-	)
-	return err
+		"--server-address=127.0.0.1:" + strconv.Itoa(kwokPort),
+	}
+	return e.startController("kwok", "http://127.0.0.1:"+strconv.Itoa(kwokPort)+"/healthz", kwok)
 }
 
 // ProcessAnnotation is what runs a Pod's process (podsim) writes on the Pod, its UID as the

@@ -55,12 +55,9 @@ type Env struct {
 	// apiserverArgs are the API server's flags, for RestartAPIServer; restarts counts them.
 	apiserverArgs []string
 	restarts      int
-	// controllerManager, its flags and its secure port, for RestartControllerManager.
-	controllerManager     *process
-	controllerManagerArgs []string
-	controllerManagerPort int
-	controllerRestarts    int
-	logf                  func(string, ...any)
+	// controllers are kube-controller-manager, kube-scheduler and kwok, for RestartControllers.
+	controllers []*controller
+	logf        func(string, ...any)
 }
 
 // Start brings the control plane up and returns once a Node is Ready, the kwok StorageClass
