@@ -38,8 +38,8 @@ FUZZ_TARGETS = $(shell grep -rHo --include='*_test.go' '^func Fuzz[A-Za-z0-9_]*'
 
 # run_fuzz runs each target of FUZZ_TARGETS for $(1) and prints one line per target: its
 # executions and result. A count-based run (1000x) that ends inside the baseline (a corpus cached
-# in GOCACHE from longer runs) reports the corpus entries it ran instead. -fuzzminimizetime: minimizing each new input for the default 60 s would
-# stall a short run.
+# in GOCACHE from longer runs) reports the corpus entries it ran instead. -fuzzminimizetime:
+# minimizing each new input for the default 60 s would stall a short run.
 define run_fuzz
 	@set -e; log=$$(mktemp); trap 'rm -f "$$log"' EXIT; summary=""; \
 	for t in $(FUZZ_TARGETS); do \

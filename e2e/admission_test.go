@@ -333,7 +333,7 @@ func TestApplyKustomizeManifests(t *testing.T) {
 	if _, err := e.Kubectl(ctx, "apply", "--server-side", "-f", mcCRDs); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := e.KubectlWait(ctx, "--for=condition=Established", "--timeout=60s", "crd/compositecontrollers.metacontroller.k8s.io"); err != nil {
+	if _, err := e.Kubectl(ctx, "wait", "--for=condition=Established", "--timeout=60s", "crd/compositecontrollers.metacontroller.k8s.io"); err != nil {
 		t.Fatal(err)
 	}
 	out, err := e.Kubectl(ctx, "apply", "-k", repoPath("manifests"))

@@ -169,7 +169,7 @@ func TestMinimalExampleConverges(t *testing.T) {
 		_, _ = e.Kubectl(context.Background(), "delete", "-f", example, "--wait=false")
 	})
 	// The documented way to wait.
-	if _, err := e.KubectlWait(ctx, "--for=condition=Converged", "mgc/"+name, "-n", "default", "--timeout=120s"); err != nil {
+	if _, err := e.Kubectl(ctx, "wait", "--for=condition=Converged", "mgc/"+name, "-n", "default", "--timeout=120s"); err != nil {
 		t.Errorf("kubectl wait --for=condition=Converged: %v", err)
 	}
 	mgc := s.waitConverged(name, convergeTimeout)

@@ -20,11 +20,7 @@ func (s *scenario) kubectl(args ...string) string {
 	s.t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	run := testEnv.Kubectl
-	if len(args) > 0 && args[0] == "wait" {
-		run, args = testEnv.KubectlWait, args[1:] // the README's waits, asked again if too early
-	}
-	out, err := run(ctx, append(args, "-n", s.ns)...)
+	out, err := testEnv.Kubectl(ctx, append(args, "-n", s.ns)...)
 	if err != nil {
 		s.t.Fatalf("kubectl %s: %v\n%s", strings.Join(args, " "), err, out)
 	}

@@ -47,7 +47,7 @@ func installCRD(t *testing.T) {
 		if _, crdErr = e.Kubectl(ctx, "apply", "-f", crdPath()); crdErr != nil {
 			return
 		}
-		_, crdErr = e.KubectlWait(ctx, "--for=condition=Established", "--timeout=60s",
+		_, crdErr = e.Kubectl(ctx, "wait", "--for=condition=Established", "--timeout=60s",
 			"crd/"+topology.Resource+"."+topology.Group)
 		if crdErr == nil {
 			crdErr = eventually(ctx, 100*time.Millisecond, func() error {

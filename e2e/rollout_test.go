@@ -34,8 +34,7 @@ type rolloutRecorder struct {
 	declared []string // pod names
 
 	mu         sync.Mutex
-	gone       []string // pod names, in the order they were deleted
-	goneAs     []string // the same pods as they were when deleted: uid, revision, node, phase
+	gone       []*corev1.Pod // the pods, as they were when deleted, in that order
 	deleted    map[types.UID]bool
 	violations []string
 	ready      map[string]bool // pod name -> exists, Ready and not terminating
@@ -128,9 +127,7 @@ func (r *rolloutRecorder) podEvent(typ watch.EventType, pod *corev1.Pod) {
 	defer r.mu.Unlock()
 	if deleting && !r.deleted[pod.UID] {
 		r.deleted[pod.UID] = true
-		r.gone = append(r.gone, pod.Name)
-		r.goneAs = append(r.goneAs, fmt.Sprintf("%s uid=%s revision=%s node=%q phase=%s ready=%t",
-			pod.Name, pod.UID, pod.Labels["controller-revision-hash"], pod.Spec.NodeName, pod.Status.Phase, podReady(pod)))
+		r.gone = append(r.gone, pod)
 		r.checkNotMainOrLeader(pod.Name, podsim.PodHost(pod), "deleted")
 	}
 	r.ready[pod.Name] = up
@@ -158,7 +155,7 @@ func podReady(pod *corev1.Pod) bool {
 func (r *rolloutRecorder) restart() {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.gone, r.goneAs, r.maxDown, r.downAt = nil, nil, 0, nil
+	r.gone, r.maxDown, r.downAt = nil, 0, nil
 }
 
 // check asserts what one rollout must look like: every declared pod replaced once, data
@@ -168,9 +165,15 @@ func (r *rolloutRecorder) check(t *testing.T, wantOrder []string) {
 	t.Helper()
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if diff := cmp.Diff(wantOrder, r.gone); diff != "" {
+	names, deleted := make([]string, len(r.gone)), make([]string, len(r.gone))
+	for i, pod := range r.gone {
+		names[i] = pod.Name
+		deleted[i] = fmt.Sprintf("%s uid=%s revision=%s node=%q phase=%s ready=%t", pod.Name, pod.UID,
+			pod.Labels["controller-revision-hash"], pod.Spec.NodeName, pod.Status.Phase, podReady(pod))
+	}
+	if diff := cmp.Diff(wantOrder, names); diff != "" {
 		t.Errorf("order in which pods were replaced (-want +got):\n%s\nthe pods as they were deleted:\n  %s",
-			diff, strings.Join(r.goneAs, "\n  "))
+			diff, strings.Join(deleted, "\n  "))
 	}
 	for _, v := range r.violations {
 		t.Error(v)

@@ -38,8 +38,8 @@ var kwokStages = []string{
 	"volume/fast/pv-delete.yaml",
 }
 
-func httpOK(url string) error {
-	client := &http.Client{Timeout: 2 * time.Second}
+// httpOK is a health probe: GET url through client answers 200.
+func httpOK(client *http.Client, url string) error {
 	resp, err := client.Get(url)
 	if err != nil {
 		return err

@@ -3,7 +3,6 @@ package env
 import (
 	"context"
 	"crypto/tls"
-	"fmt"
 	"net/http"
 	"time"
 )
@@ -53,23 +52,11 @@ func (e *Env) RestartControllers(ctx context.Context) error {
 		}
 		c.proc = p
 		if err := poll(ctx, "restarted "+p.name+" "+c.healthz, p, 200*time.Millisecond, func() error {
-			return healthy(client, c.healthz)
+			return httpOK(client, c.healthz)
 		}); err != nil {
 			return err
 		}
 	}
 	e.logf("kube-controller-manager, kube-scheduler and kwok restarted and healthy in %s", time.Since(started).Round(100*time.Millisecond))
-	return nil
-}
-
-func healthy(client *http.Client, url string) error {
-	resp, err := client.Get(url)
-	if err != nil {
-		return err
-	}
-	resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		return fmt.Errorf("%s: status %d", url, resp.StatusCode)
-	}
 	return nil
 }

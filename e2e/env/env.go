@@ -9,6 +9,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -151,7 +152,7 @@ func (e *Env) startEtcd(ctx context.Context, clientURL string, peerPort int) err
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
 	return poll(ctx, "etcd health", p, 100*time.Millisecond, func() error {
-		return httpOK(clientURL + "/health")
+		return httpOK(&http.Client{Timeout: 2 * time.Second}, clientURL+"/health")
 	})
 }
 

@@ -12,20 +12,15 @@ import (
 )
 
 // Kubectl runs the pinned kubectl against the environment and returns its combined output.
-// The error carries the output, so a failed apply says why.
-func (e *Env) Kubectl(ctx context.Context, args ...string) (string, error) {
-	return e.KubectlStdin(ctx, nil, args...)
-}
-
-// KubectlWait runs `kubectl wait args...` until it succeeds, fails for another reason, or ctx
-// ends. kubectl refuses at once to wait on an object whose status has no conditions yet
+//
+// `kubectl wait` refuses at once to wait on an object whose status has no conditions yet
 // (".status.conditions accessor error: <nil> is of the type <nil>"), which a freshly created
 // object — a CRD before the API server marks it, a MemgraphCluster before the hook's first
-// status — may not have; that answer is asked again.
-func (e *Env) KubectlWait(ctx context.Context, args ...string) (string, error) {
+// status — may not have; a wait so refused is asked again until ctx ends.
+func (e *Env) Kubectl(ctx context.Context, args ...string) (string, error) {
 	for {
-		out, err := e.Kubectl(ctx, append([]string{"wait"}, args...)...)
-		if err == nil || !strings.Contains(out, ".status.conditions accessor error") {
+		out, err := e.KubectlStdin(ctx, nil, args...)
+		if err == nil || len(args) == 0 || args[0] != "wait" || !strings.Contains(out, ".status.conditions accessor error") {
 			return out, err
 		}
 		select {
