@@ -76,6 +76,14 @@ func (c *Cluster) Declare(current Replicas) Declared {
 	return d
 }
 
+// AuthSecretName is spec.auth.secretName, "" when the hook connects without credentials.
+func (c *Cluster) AuthSecretName() string {
+	if c.mc.Spec.Auth == nil {
+		return ""
+	}
+	return c.mc.Spec.Auth.SecretName
+}
+
 // TLSSecretName is spec.tls.secretName, "" when Bolt is plaintext.
 func (c *Cluster) TLSSecretName() string {
 	if c.mc.Spec.TLS == nil {

@@ -113,7 +113,7 @@ func TestCRDRulesMatchGoValidation(t *testing.T) {
 		MsgClusterName, MsgCoordinators, MsgCoordinatorsMax, MsgDataInstances, MsgDataInstancesMax, MsgImageRepository,
 		MsgImageTag, MsgSecretKeys, MsgClusterDomain, MsgPortsDistinct, MsgReservedLabels, MsgReservedLabels,
 		MsgReservedEnv, MsgReservedEnv, MsgReservedArgs, MsgReservedArgs, MsgDataWAL, MsgCoordinatorStorage, MsgDataStorage,
-		MsgVolumeSize, MsgVolumeSize, MsgTLSSecretName, MsgStepTimeout, MsgPreferredMain, MsgPreferredDeclared, MsgHibernateScale,
+		MsgVolumeSize, MsgVolumeSize, MsgTLSSecretName, MsgAuthSecretName, MsgStepTimeout, MsgPreferredMain, MsgPreferredDeclared, MsgHibernateScale,
 	}
 	slices.Sort(messages)
 	slices.Sort(goMessages)

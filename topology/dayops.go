@@ -29,6 +29,27 @@ func (c *Cluster) Paused() (paused bool, warning string) {
 	return b, ""
 }
 
+// AnnotationAllowDowngrade on a MemgraphCluster lets a rollout move the pods to an older
+// Memgraph version than they run: "true" allows it; absent, "false" or anything else refuses
+// it (Updated=False, DowngradeRefused).
+const AnnotationAllowDowngrade = "memgraph.com/allow-downgrade"
+
+// AllowDowngrade reports whether the parent carries AnnotationAllowDowngrade "true", and a
+// warning when its value is neither true nor false: an ambiguous permission to risk the data is
+// read as none.
+func (c *Cluster) AllowDowngrade() (allowed bool, warning string) {
+	value, ok := c.mc.Annotations[AnnotationAllowDowngrade]
+	if !ok {
+		return false, ""
+	}
+	b, err := strconv.ParseBool(value)
+	if err != nil {
+		return false, fmt.Sprintf("annotation %s is %q, read as \"false\" (no downgrade): write \"true\" to allow one",
+			AnnotationAllowDowngrade, Clip(value))
+	}
+	return b, ""
+}
+
 // Hibernate is spec.hibernate.
 func (c *Cluster) Hibernate() bool { return c.mc.Spec.Hibernate != nil && *c.mc.Spec.Hibernate }
 

@@ -43,6 +43,29 @@ func TestPausedAnnotation(t *testing.T) {
 	}
 }
 
+func TestAllowDowngradeAnnotation(t *testing.T) {
+	for _, tc := range []struct {
+		annotations map[string]string
+		allowed     bool
+		warns       bool
+	}{
+		{nil, false, false},
+		{map[string]string{AnnotationPaused: "true"}, false, false},
+		{map[string]string{AnnotationAllowDowngrade: "true"}, true, false},
+		{map[string]string{AnnotationAllowDowngrade: "TRUE"}, true, false},
+		{map[string]string{AnnotationAllowDowngrade: "false"}, false, false},
+		// An ambiguous permission to risk the data is none.
+		{map[string]string{AnnotationAllowDowngrade: "yes"}, false, true},
+		{map[string]string{AnnotationAllowDowngrade: ""}, false, true},
+	} {
+		c := admitCluster(t, func(mc *MemgraphCluster) { mc.Annotations = tc.annotations })
+		allowed, warning := c.AllowDowngrade()
+		if allowed != tc.allowed || (warning != "") != tc.warns {
+			t.Errorf("%v: allowed %v, warning %q; want allowed %v, a warning %v", tc.annotations, allowed, warning, tc.allowed, tc.warns)
+		}
+	}
+}
+
 func TestDayTwoDeclarations(t *testing.T) {
 	c := admitCluster(t, func(mc *MemgraphCluster) {
 		mc.Spec.DataInstances = 3

@@ -197,4 +197,13 @@ const (
 	// ReasonRolloutStuck: a replaced pod is not Ready (or not back in the cluster, or not caught
 	// up) spec.rollout.stepTimeout after it was created; the rollout stops where it is.
 	ReasonRolloutStuck ConditionReason = "RolloutStuck"
+	// ReasonDowngradeRefused: the spec's image is an older Memgraph version than a pod runs.
+	// Memgraph's snapshots and WAL may not load in an older version, and a newer MAIN cannot
+	// replicate to an older replica, so no pod is replaced until the MemgraphCluster carries
+	// AnnotationAllowDowngrade "true" (or the spec asks for the running version again).
+	ReasonDowngradeRefused ConditionReason = "DowngradeRefused"
+	// ReasonUpgradeNeedsMigration: the change crosses Memgraph 3.9, across which every
+	// coordinator's data must be wiped (Memgraph's "migrating to v3.9 HA" procedure); it is never
+	// rolled.
+	ReasonUpgradeNeedsMigration ConditionReason = "UpgradeNeedsMigration"
 )

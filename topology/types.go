@@ -84,6 +84,13 @@ type MemgraphClusterSpec struct {
 	// +optional
 	TLS *TLS `json:"tls,omitempty"`
 
+	// Auth names the Secret with the credentials the hook sends when it reads SHOW REPLICAS on
+	// the MAIN data instance, which proves a MAIN handover's target caught up. Set it when the data
+	// instances require authentication (once any Memgraph user exists); unset, the hook connects
+	// without credentials. Coordinators ignore authentication in Memgraph 3.12.
+	// +optional
+	Auth *Auth `json:"auth,omitempty"`
+
 	// ClusterDomain is the cluster's DNS domain; every advertised address is
 	// <pod>.<service>.<namespace>.svc.<clusterDomain>.
 	// +kubebuilder:default="cluster.local"
@@ -205,6 +212,17 @@ type TLS struct {
 	// Metacontroller and never logs or returns its content.
 	// +kubebuilder:validation:MaxLength=253
 	// +kubebuilder:validation:XValidation:rule="self.matches('^[a-z0-9]([-a-z0-9]*[a-z0-9])?([.][a-z0-9]([-a-z0-9]*[a-z0-9])?)*$')",message="tls.secretName must name a Secret in the cluster's namespace: lower-case letters, digits, '-' and '.', such as memgraph-bolt-tls"
+	SecretName string `json:"secretName"`
+}
+
+// Auth names the Secret with the Memgraph credentials the hook uses on data instances.
+type Auth struct {
+	// SecretName is a Secret in the cluster's namespace with the keys username and password: a
+	// Memgraph user allowed to run SHOW REPLICAS on the MAIN (the REPLICATION privilege). The hook
+	// reads it through Metacontroller for each sync, keeps it only for that sync's Bolt
+	// connections, and never logs, stores or returns it.
+	// +kubebuilder:validation:MaxLength=253
+	// +kubebuilder:validation:XValidation:rule="self.matches('^[a-z0-9]([-a-z0-9]*[a-z0-9])?([.][a-z0-9]([-a-z0-9]*[a-z0-9])?)*$')",message="auth.secretName must name a Secret in the cluster's namespace: lower-case letters, digits, '-' and '.', such as memgraph-hooks-auth"
 	SecretName string `json:"secretName"`
 }
 

@@ -116,6 +116,10 @@ func TestValidate(t *testing.T) {
 			with(func(mc *MemgraphCluster) { mc.Spec.TLS = &TLS{SecretName: "bolt-tls.v2"} }), MsgTLSSecretName},
 		{"empty TLS secret name", with(func(mc *MemgraphCluster) { mc.Spec.TLS = &TLS{} }),
 			with(func(mc *MemgraphCluster) { mc.Spec.TLS = nil }), MsgTLSSecretName},
+		{"auth secret name with capitals", with(func(mc *MemgraphCluster) { mc.Spec.Auth = &Auth{SecretName: "Hook_Auth"} }),
+			with(func(mc *MemgraphCluster) { mc.Spec.Auth = &Auth{SecretName: "hook-auth.v2"} }), MsgAuthSecretName},
+		{"empty auth secret name", with(func(mc *MemgraphCluster) { mc.Spec.Auth = &Auth{} }),
+			with(func(mc *MemgraphCluster) { mc.Spec.Auth = nil }), MsgAuthSecretName},
 		{"WAL disabled on data", with(func(mc *MemgraphCluster) {
 			mc.Spec.DataTemplate.ExtraArgs = []string{"--storage-wal-enabled=false"}
 		}), with(func(mc *MemgraphCluster) {
