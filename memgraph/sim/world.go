@@ -69,6 +69,9 @@ type CoordinatorSpec struct {
 	ManagementPort  int32
 	CoordinatorPort int32
 	TLS             *tls.Config // --bolt-cert-file/--bolt-key-file: Bolt only over TLS; nil is plaintext
+	// Version is the image's Memgraph version, "X.Y.Z" with an optional suffix
+	// ("3.12.0-relwithdebinfo"); "" or anything else is unknown (versions.go).
+	Version string
 }
 
 // DataSpec is a data instance's process flags (the replication port is chosen at registration).
@@ -77,20 +80,28 @@ type DataSpec struct {
 	BoltPort       int32
 	ManagementPort int32
 	TLS            *tls.Config // as CoordinatorSpec.TLS
+	Version        string      // as CoordinatorSpec.Version
+	// Auth is the one user the instance has; nil: no users, so any basic or none credentials
+	// are accepted (auth.go).
+	Auth *Auth
 }
 
 // Option configures a World.
 type Option func(*options)
 
 type options struct {
-	yield      func(leader int, alive []int) int
-	clock      Clock
-	readyDelay time.Duration
+	yield           func(leader int, alive []int) int
+	clock           Clock
+	readyDelay      time.Duration
+	recoveryTime    time.Duration // WithReplicaRecoveryTime
+	transferTime    time.Duration // WithLeadershipTransferTime
+	electionTimeout time.Duration // WithElectionTimeout
 }
 
 // WithYieldChooser replaces the default YIELD LEADERSHIP target rule (the next alive member
 // after the leader in id order, cyclic). choose gets the leader's id and the other alive
-// members' ids in ascending order (never empty) and returns one of them.
+// members' ids in ascending order (never empty) and returns one of them, or the leader's own id
+// to have it re-elected in a new term; any other id makes the leader resign without a successor.
 func WithYieldChooser(choose func(leader int, alive []int) int) Option {
 	return func(o *options) { o.yield = choose }
 }
@@ -112,6 +123,13 @@ const (
 	AddCoordinatorWait    = 2 * time.Second
 	reconcileBackoffStart = time.Second
 	reconcileBackoffMax   = 60 * time.Second
+	// YieldResignTimeout is how long a yielding leader that found no successor keeps leading
+	// with writes paused before it resigns (NuRaft's election_timeout_upper_bound, raft_state.cpp
+	// 321; raft_server.cxx 1257–1262, handle_timeout.cxx 62–70).
+	YieldResignTimeout = 4 * time.Second
+	// CoordinatorInitTimeout is how long a starting coordinator waits to learn a leader (to be
+	// initialized) before its process exits (raft_state.cpp 392–401).
+	CoordinatorInitTimeout = 120 * time.Second
 )
 
 // World holds every simulated instance. All state sits behind one mutex; Bolt connections run
@@ -130,6 +148,7 @@ type World struct {
 	clusterID int
 	queries   []Query
 	misuses   []Misuse
+	acked     map[string]int64 // per database: writes the simulator acknowledged (Acknowledged)
 	closed    bool
 	// cells are SHOW INSTANCES' string cells, boxed once (views.go): a table is read on every
 	// converged sync, and boxing each cell again was most of the simulator's share of it.
@@ -146,11 +165,31 @@ type instance struct {
 	server *bolt.Server
 	addr   string // loopback address of the (last) listener
 
-	latency time.Duration
+	latency   time.Duration
+	startedAt time.Time // when the process last started
 
-	cluster *cluster         // coordinators: the Raft group this process is part of
-	txns    map[string]int64 // data instances: committed transactions per database
-	lag     map[string]int64 // data instances: txns kept behind the main per database
+	cluster *cluster // coordinators: the Raft group this process is part of
+	// initialized: the coordinator has learnt a leader since it started (a fresh one leads
+	// itself); one that is not within CoordinatorInitTimeout exits.
+	initialized bool
+
+	txns map[string]int64 // data instances: committed transactions per database
+	lag  map[string]int64 // data instances: txns kept behind the main per database
+	// writeBlocked: the process restarted and, as MAIN, refuses writes until the leader
+	// re-promotes it (writable.go).
+	writeBlocked bool
+	// recoverAt: a replica found behind its MAIN recovers until then (zero: not recovering).
+	recoverAt time.Time
+	// cache is, while this instance is MAIN, its per-replica (by registered name) per-database
+	// committed count, advance-only (recovery.go); a new process or a promotion starts it empty.
+	cache map[string]map[string]int64
+}
+
+func (i *instance) version() string {
+	if i.coord {
+		return i.cspec.Version
+	}
+	return i.dspec.Version
 }
 
 func (i *instance) boltAddr() string { return hostPort(i.host, i.boltPort()) }
@@ -187,7 +226,8 @@ func hostPort(host string, port int32) string {
 
 // NewWorld returns an empty world.
 func NewWorld(opts ...Option) *World {
-	w := &World{instances: map[string]*instance{}, deaths: map[string]time.Time{}, joinDelay: map[string]time.Duration{}}
+	w := &World{instances: map[string]*instance{}, deaths: map[string]time.Time{}, joinDelay: map[string]time.Duration{},
+		acked: map[string]int64{}}
 	w.cond = sync.NewCond(&w.mu)
 	w.opts.clock = wallClock{}
 	for _, o := range opts {
@@ -232,7 +272,7 @@ func (w *World) StartCoordinator(spec CoordinatorSpec) error {
 		}
 		return fmt.Errorf("sim: host %s already exists (use Restart, Wipe or Remove)", spec.Host)
 	}
-	in := &instance{host: spec.Host, coord: true, cspec: spec}
+	in := &instance{host: spec.Host, coord: true, cspec: spec, initialized: true}
 	in.cluster = w.newCluster(in)
 	return w.listen(in)
 }
@@ -257,6 +297,7 @@ func (w *World) StartData(spec DataSpec) error {
 	if err := w.listen(in); err != nil {
 		return err
 	}
+	w.checkStartedVersion(in)
 	w.dataLivenessChanged(in)
 	return nil
 }
@@ -280,7 +321,7 @@ func (w *World) listen(in *instance) error {
 			return fmt.Errorf("sim: listen for %s: %w", in.host, err)
 		}
 	}
-	in.server, in.addr, in.alive = srv, srv.Addr(), true
+	in.server, in.addr, in.alive, in.startedAt = srv, srv.Addr(), true, w.cur
 	w.instances[in.host] = in
 	return nil
 }
