@@ -8,7 +8,7 @@ import (
 // missing commits, wiped, freed from a lag, or diverged) takes to recover. Meanwhile its
 // committed counts stay where they were, the MAIN's SHOW REPLICAS reports it in "recovery" and
 // the MAIN's cached count for it does not move (Memgraph v3.12.0
-// src/storage/v2/replication/replication_client.cpp 255–262, 284–300). 0, the default, catches
+// src/storage/v2/replication/replication_client.cpp 248–252, 284–300). 0, the default, catches
 // up at once.
 func WithReplicaRecoveryTime(d time.Duration) Option {
 	return func(o *options) { o.recoveryTime = max(d, 0) }
@@ -69,7 +69,7 @@ func (w *World) dataLivenessChanged(in *instance) {
 // catchUp is the MAIN's heartbeat to a replica (replication_client.cpp UpdateReplicaState): one
 // that cannot read the MAIN's messages (versions.go) or is recovering is left alone; one found
 // behind — or holding transactions the MAIN lacks, a diverged history that HA recovers by
-// force-resetting it from the MAIN (branching point, 159–228) — recovers for
+// force-resetting it from the MAIN (branching point, 139–230) — recovers for
 // WithReplicaRecoveryTime; one up to date (at once when the recovery time is 0) holds the MAIN's
 // counts minus its configured lag, and the MAIN caches its count.
 func (w *World) catchUp(c *cluster, in *instance) {

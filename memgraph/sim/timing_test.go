@@ -515,7 +515,7 @@ func TestReplicasCatchUpWithAFailedOverMain(t *testing.T) {
 	}
 	for _, r := range c1.must("SHOW REPLICATION LAG").rows {
 		// The dead old MAIN never answered the new MAIN's heartbeats: its cache has nothing for
-		// it (replication_client.cpp 130–133), so it shows all 4 behind.
+		// it (replication_client.cpp 120–135), so it shows all 4 behind.
 		want := int64(0)
 		if r["instance_name"] == "instance_1" {
 			want = 4

@@ -10,7 +10,7 @@ import (
 
 // writeForbidden: a MAIN in Raft whose process restarted and that the leader has not re-promoted
 // yet. Memgraph restores it from durability as a MAIN with writing disabled (v3.12.0
-// src/replication/state.cpp 165–166, include/replication/state.hpp 53, 101–104) and refuses
+// src/replication/state.cpp 171, include/replication/state.hpp 53, 101–104) and refuses
 // writes with WriteQueryOnMainException (interpreter.cpp 10357–10361).
 func (w *World) writeForbidden(in *instance) bool {
 	if !in.writeBlocked {
@@ -45,7 +45,7 @@ type replicaFailure struct{ name, mode string }
 
 // boltWrite is one auto-commit write on a MAIN, at PULL. A SYNC or STRICT_SYNC replica that is
 // not in sync (down, recovering, lagged or unable to read the MAIN's messages) cannot confirm it
-// (replication_client.cpp StartTransactionReplication 366–438): with a STRICT_SYNC one the
+// (replication_client.cpp StartTransactionReplication 368–444): with a STRICT_SYNC one the
 // transaction is aborted everywhere; with a SYNC one the MAIN commits it anyway; either way the
 // client gets Memgraph's ReplicationException (inmemory/storage.cpp 1221–1266,
 // storage_error.cpp 35–101) and the write is not acknowledged.
