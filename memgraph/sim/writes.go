@@ -57,7 +57,7 @@ func (w *World) boltWrite(main *instance, db string) bolt.Outcome {
 			continue
 		}
 		for _, e := range c.data {
-			if e.name == c.main || e.mode == "async" || w.inSync(main, w.dataInstance(e), db) {
+			if e.name == c.main || e.mode == "async" || w.confirms(main, w.dataInstance(e), db) {
 				continue
 			}
 			failed = append(failed, replicaFailure{e.name, e.mode})
@@ -73,6 +73,11 @@ func (w *World) boltWrite(main *instance, db string) bolt.Outcome {
 	}
 	w.acked[db]++
 	return bolt.Outcome{Type: "w"}
+}
+
+// confirms: the replica is READY on db and takes the next commit at once (a lag holds it back).
+func (w *World) confirms(main, in *instance, db string) bool {
+	return w.inSync(main, in, db) && in.lag[db] == 0
 }
 
 // msgReplication is ReplicationException's text for replicas that could not confirm (all for
