@@ -147,10 +147,12 @@ func (w *World) Raft() RaftSnapshot {
 	return snap
 }
 
-// Running reports whether the process at host runs (false once killed, removed or crashed).
+// Running reports whether the process at host runs (false once killed, removed, crashed or
+// exited, as a coordinator that learnt no leader in CoordinatorInitTimeout does).
 func (w *World) Running(host string) bool {
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	w.advance()
 	in, ok := w.instances[host]
 	return ok && in.alive
 }
