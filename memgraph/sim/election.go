@@ -5,7 +5,7 @@ import "time"
 // WithElectionTimeout sets how long a cluster stays without a leader after its leader died, its
 // leadership expired or it resigned without a successor, before the lowest-id alive member is
 // elected (a majority permitting). Memgraph's Raft draws it from 2000–4000 ms (raft_state.cpp
-// 319–321). 0, the default, elects at once.
+// 320–321). 0, the default, elects at once.
 func WithElectionTimeout(d time.Duration) Option {
 	return func(o *options) { o.electionTimeout = max(d, 0) }
 }

@@ -6,7 +6,7 @@ import (
 )
 
 // TestElectionTimeoutLeavesTheClusterLeaderless follows Memgraph v3.12.0
-// src/coordination/raft_state.cpp 319–321 (election timeout 2000–4000 ms): after the leader dies,
+// src/coordination/raft_state.cpp 320–321 (election timeout 2000–4000 ms): after the leader dies,
 // or its leadership expires (329), nobody leads until the timeout has passed.
 func TestElectionTimeoutLeavesTheClusterLeaderless(t *testing.T) {
 	w, _ := setupCluster(t, 3, 1, WithElectionTimeout(3*time.Second))
