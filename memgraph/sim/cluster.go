@@ -35,6 +35,13 @@ type cluster struct {
 	// failoverStuck: the last failover attempt for a dead MAIN found no candidate; the next one
 	// waits for a data instance to start, stop or be registered.
 	failoverStuck bool
+	// electAt: without a leader, the lowest-id alive member is elected then, a majority
+	// permitting (zero: no election pending). election.go.
+	electAt time.Time
+	// yieldAt: the leader yields then, to yieldTo (0: no successor, it resigns); until then every
+	// Raft write fails (zero: not yielding). election.go.
+	yieldAt time.Time
+	yieldTo int
 }
 
 // member is a coordinator in the Raft configuration. added is true once the leader's
@@ -148,23 +155,22 @@ func (w *World) clusters() []*cluster {
 	return out
 }
 
-// reelect applies the deterministic election rule to every cluster after a liveness or
-// membership change: a dead leader is replaced at once by the lowest-id alive member while a
-// majority is alive, otherwise there is no leader. A live leader that lost its majority keeps
-// leading until LeadershipExpiry has passed (advance ends it); one that regains its majority
-// before then goes on.
+// reelect applies the election rule to every cluster after a liveness or membership change: a
+// dead leader is replaced by the lowest-id alive member while a majority is alive (after the
+// election timeout, WithElectionTimeout; at once by default), otherwise there is no leader. A
+// live leader that lost its majority keeps leading until LeadershipExpiry has passed (advance
+// ends it); one that regains its majority before then goes on.
 func (w *World) reelect() {
 	for _, c := range w.clusters() {
 		if c.leader != 0 {
 			if m := c.member(c.leader); m != nil && w.memberAlive(c, m) {
 				w.trackQuorum(c)
+				w.markInitialized(c)
 				continue
 			}
 			w.loseLeader(c)
 		}
-		if alive := w.aliveIDs(c); 2*len(alive) > len(c.members) {
-			w.setLeader(c, alive[0])
-		}
+		w.scheduleElection(c)
 	}
 }
 
@@ -180,11 +186,14 @@ func (w *World) trackQuorum(c *cluster) {
 // setLeader starts a new term led by id. The new leader is not ready until it reconciles.
 func (w *World) setLeader(c *cluster, id int) {
 	c.leader, c.term, c.quorumLostAt = id, c.term+1, time.Time{}
+	c.electAt, c.yieldAt, c.yieldTo = time.Time{}, time.Time{}, 0
 	w.startReconciling(c)
+	w.markInitialized(c)
 }
 
 func (w *World) loseLeader(c *cluster) {
 	c.leader, c.term, c.ready, c.quorumLostAt = 0, c.term+1, false, time.Time{}
+	c.yieldAt, c.yieldTo = time.Time{}, 0
 	c.connectors = map[string]time.Time{}
 }
 
@@ -215,7 +224,7 @@ func (w *World) reconcileOnce(c *cluster) {
 // coordinator_instance.cpp, ChooseMostUpToDateInstance). It reports whether a new MAIN was
 // committed; otherwise the old MAIN stays MAIN in Raft.
 func (w *World) failover(c *cluster) bool {
-	if c.leader == 0 || !w.hasQuorum(c) {
+	if !w.canAppend(c) {
 		return false
 	}
 	var mainTxns map[string]int64
@@ -284,46 +293,6 @@ func (w *World) failover(c *cluster) bool {
 		}
 		return 0
 	})
-	c.main = cands[0].name
-	// The new MAIN replicates to every alive replica (minus its configured lag).
-	for _, e := range c.data {
-		if in := w.dataInstance(e); in != nil {
-			w.catchUp(c, in)
-		}
-	}
+	w.promote(c, cands[0].name)
 	return true
-}
-
-// dataLivenessChanged runs when a data instance starts, restarts or stops: a started one
-// catches up with its MAIN (unless lagged), and a failover that found no candidate may find one
-// now.
-func (w *World) dataLivenessChanged(in *instance) {
-	for _, c := range w.clusters() {
-		c.failoverStuck = false
-		if in.alive {
-			w.catchUp(c, in)
-		}
-	}
-}
-
-// catchUp brings a replica to its MAIN's counts minus its configured lag. A replica holding
-// transactions the MAIN lacks (an old MAIN back after a failover to a replica that was behind)
-// has a diverged history, which Memgraph's HA recovers by force-resetting the replica from the
-// MAIN (replication_client.cpp, branching point): its unique transactions are dropped.
-func (w *World) catchUp(c *cluster, in *instance) {
-	me := c.entry(c.main)
-	if me == nil {
-		return
-	}
-	main := w.dataInstance(me)
-	if main == nil || main == in || !main.alive || !in.alive {
-		return
-	}
-	for db, n := range main.txns {
-		if lag := in.lag[db]; lag > 0 {
-			in.txns[db] = max(n-lag, 0)
-		} else {
-			in.txns[db] = n
-		}
-	}
 }

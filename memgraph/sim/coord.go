@@ -161,11 +161,9 @@ func (w *World) leaderWrite(c *cluster, leader *instance, op *coordOp) ([]map[st
 		if msg := w.commit(c); msg != "" {
 			return nil, msg
 		}
-		c.main = name
-		for _, r := range c.data {
-			if in := w.dataInstance(r); in != nil && r.name != name {
-				w.catchUp(c, in)
-			}
+		w.promote(c, name)
+		if in := w.dataInstance(e); in != nil {
+			w.olderReplicas(c, in, op.host, op.query, fmt.Sprintf("SET INSTANCE %s TO MAIN makes a MAIN at %s", name, in.version()))
 		}
 		return nil, ""
 	case stDemoteInstance:
@@ -200,6 +198,9 @@ func (w *World) leaderWrite(c *cluster, leader *instance, op *coordOp) ([]map[st
 		}
 		c.data = deleteFunc(c.data, func(d *dataEntry) bool { return d == e })
 		delete(c.connectors, e.name)
+		if main := w.mainOf(c); main != nil {
+			delete(main.cache, e.name) // the MAIN drops its client for the replica
+		}
 		return []map[string]any{noteUnregister(e.name)}, ""
 	case stAddCoordinator:
 		return w.addCoordinator(c, leader, op)
@@ -229,10 +230,10 @@ func (w *World) leaderWrite(c *cluster, leader *instance, op *coordOp) ([]map[st
 	return nil, fmt.Sprintf("sim: unhandled coordinator query %q", op.query)
 }
 
-// commit is a Raft append: without a majority it fails (the leader steps down only when its
-// leadership expires).
+// commit is a Raft append: without a majority, or while the leader yields, it fails (the
+// leader steps down only when its leadership expires).
 func (w *World) commit(c *cluster) string {
-	if w.hasQuorum(c) {
+	if w.canAppend(c) {
 		return ""
 	}
 	return msgRaftWriteFailed
@@ -271,29 +272,6 @@ func (w *World) register(c *cluster, op *coordOp) ([]map[string]any, string) {
 		w.catchUp(c, in)
 	}
 	return []map[string]any{noteRegister(e.bolt, name)}, ""
-}
-
-func (w *World) yield(c *cluster) {
-	var others []int
-	for _, id := range w.aliveIDs(c) {
-		if id != c.leader {
-			others = append(others, id)
-		}
-	}
-	if len(others) == 0 || !w.hasQuorum(c) {
-		return
-	}
-	next := others[0]
-	for _, id := range others {
-		if id > c.leader {
-			next = id
-			break
-		}
-	}
-	if w.opts.yield != nil {
-		next = w.opts.yield(c.leader, append([]int(nil), others...))
-	}
-	w.setLeader(c, next)
 }
 
 // setSetting validates and commits SET COORDINATOR SETTING; values are stored normalised.

@@ -28,8 +28,9 @@ func (w *World) dataRole(in *instance) string {
 }
 
 // prepareData answers a query sent to a data instance. Coordinator queries are refused with
-// "Only coordinator …" at RUN; writes on a replica are refused at RUN; a write on a MAIN
-// commits one transaction on the default database and replicates it.
+// "Only coordinator …" at RUN; writes on a replica, or on a restarted MAIN not yet re-promoted,
+// are refused at RUN; a write on a MAIN commits one transaction on the default database and
+// replicates it (boltWrite).
 func (w *World) prepareData(in *instance, st *statement) (*bolt.Prepared, *bolt.Failure) {
 	if msg, ok := onlyCoordinator[st.kind]; ok {
 		return nil, bolt.ClientError(msg)
@@ -54,60 +55,15 @@ func (w *World) prepareData(in *instance, st *statement) (*bolt.Prepared, *bolt.
 		return nil, bolt.ClientError(msgManualSetRole)
 	}
 	if st.write {
-		if role != "main" {
+		switch {
+		case role != "main":
 			return nil, bolt.ClientError(msgWriteOnReplica)
+		case w.writeForbidden(in):
+			return nil, bolt.ClientError(msgWriteOnMain)
 		}
 		return &bolt.Prepared{Fields: []string{}, Exec: func(context.Context) bolt.Outcome {
-			w.commitOn(in, defaultDB, 1)
-			return bolt.Outcome{Type: "w"}
+			return w.boltWrite(in, defaultDB)
 		}}, nil
 	}
 	return &bolt.Prepared{Fields: []string{}, Exec: func(context.Context) bolt.Outcome { return bolt.Outcome{Type: "r"} }}, nil
-}
-
-// replicaRows is SHOW REPLICAS on a MAIN: the replicas registered next to it.
-func (w *World) replicaRows(main *instance) [][]any {
-	var rows [][]any
-	for _, c := range w.clusters() {
-		me := c.entry(c.main)
-		if me == nil || w.dataInstance(me) != main {
-			continue
-		}
-		for _, e := range c.data {
-			if e == me {
-				continue
-			}
-			status, data := "invalid", map[string]any{}
-			if in := w.dataInstance(e); in != nil && in.alive {
-				status = "ready"
-				for db, n := range main.txns {
-					data[db] = map[string]any{"ts": in.txns[db], "behind": n - in.txns[db], "status": "ready"}
-				}
-			}
-			rows = append(rows, []any{e.name, e.repl, e.mode,
-				map[string]any{"ts": int64(0), "behind": nil, "status": status}, data})
-		}
-		break
-	}
-	return rows
-}
-
-// commitOn commits n transactions on a MAIN and replicates them to the alive replicas of every
-// cluster that has it as MAIN.
-func (w *World) commitOn(main *instance, db string, n int64) {
-	main.txns[db] += n
-	for _, c := range w.clusters() {
-		me := c.entry(c.main)
-		if me == nil || w.dataInstance(me) != main {
-			continue
-		}
-		for _, e := range c.data {
-			if in := w.dataInstance(e); in != nil && in != main {
-				if _, ok := in.txns[db]; !ok {
-					in.txns[db] = 0
-				}
-				w.catchUp(c, in)
-			}
-		}
-	}
 }

@@ -29,15 +29,22 @@ func (w *World) Kill(host string) error {
 // stop marks in dead and applies the consequences; the caller closes the returned server after
 // releasing w.mu (its connections may be waiting for the lock).
 func (w *World) stop(in *instance) *bolt.Server {
+	srv := w.halt(in)
+	w.settle()
+	return srv
+}
+
+// halt marks in dead (a recovering replica stops recovering) and applies the consequences
+// without advancing time; it returns the server to close.
+func (w *World) halt(in *instance) *bolt.Server {
 	srv := in.server
-	in.server, in.alive = nil, false
+	in.server, in.alive, in.recoverAt = nil, false, time.Time{}
 	w.deaths[in.host] = w.cur
 	if in.coord {
 		w.reelect()
 	} else {
 		w.dataLivenessChanged(in)
 	}
-	w.settle()
 	return srv
 }
 
@@ -61,15 +68,19 @@ func (w *World) aliveInstance(host string) (*instance, error) {
 }
 
 // Restart starts a killed instance again with its state (a running one is killed first). It
-// listens on its previous loopback port when that is still free.
-func (w *World) Restart(host string) error { return w.restart(host, false) }
+// listens on its previous loopback port when that is still free. A coordinator that learns no
+// leader within CoordinatorInitTimeout exits; a data instance that Raft has as MAIN refuses
+// writes until the leader re-promotes it (writes.go).
+func (w *World) Restart(host string) error { return w.restart(host, false, nil) }
 
 // Wipe restarts an instance with fresh state, as a pod whose volume was lost. A coordinator
 // comes back as the leader of its own one-member cluster; its old cluster still lists it (as
 // down). A data instance comes back with no committed transactions.
-func (w *World) Wipe(host string) error { return w.restart(host, true) }
+func (w *World) Wipe(host string) error { return w.restart(host, true, nil) }
 
-func (w *World) restart(host string, wipe bool) error {
+// restart (re)starts host's process, wiped or on its state, at the version setVersion gives it
+// (nil: unchanged).
+func (w *World) restart(host string, wipe bool, setVersion func(*instance)) error {
 	if err := w.killIfAlive(host); err != nil {
 		return err
 	}
@@ -80,6 +91,9 @@ func (w *World) restart(host string, wipe bool) error {
 	in, ok := w.instances[host]
 	if !ok {
 		return fmt.Errorf("sim: no instance %s", host)
+	}
+	if setVersion != nil {
+		setVersion(in)
 	}
 	if wipe {
 		if in.coord {
@@ -92,10 +106,15 @@ func (w *World) restart(host string, wipe bool) error {
 		return err
 	}
 	if in.coord {
+		in.initialized = wipe // a wiped one leads itself; otherwise it waits to hear a leader
 		w.reelect()
-	} else {
-		w.dataLivenessChanged(in)
+		return nil
 	}
+	in.writeBlocked, in.cache = true, nil
+	if setVersion != nil {
+		w.checkStartedVersion(in)
+	}
+	w.dataLivenessChanged(in)
 	return nil
 }
 
@@ -152,12 +171,26 @@ func (w *World) SetLag(host, db string, txnsBehind int64) error {
 	}
 	for _, c := range w.clusters() {
 		w.catchUp(c, in)
+		w.recache(c, in, db)
 	}
 	return nil
 }
 
-// Commit commits n transactions on database db of every alive current MAIN (one per cluster);
-// alive replicas follow unless lagged. It fails when no cluster has an alive MAIN.
+// recache makes the MAIN's cached count for a replica kept behind by SetLag its count: the
+// fault stands for a replica that was that far behind all along, which the advance-only cache
+// would otherwise not show.
+func (w *World) recache(c *cluster, in *instance, db string) {
+	main, e := w.mainOf(c), w.entryOf(c, in)
+	if main == nil || main == in || e == nil || main.cache[e.name] == nil || !w.inSync(main, in, db) {
+		return
+	}
+	main.cache[e.name][db] = in.txns[db]
+}
+
+// Commit commits n transactions on database db of every alive, writeable current MAIN (one per
+// cluster), as writes clients saw succeed: alive replicas in sync follow (minus their lag), the
+// others do not, and no replication error is modelled. It fails when no cluster has an alive,
+// writeable MAIN; otherwise the n count as acknowledged.
 func (w *World) Commit(db string, n int64) error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
@@ -169,14 +202,15 @@ func (w *World) Commit(db string, n int64) error {
 		if me == nil {
 			continue
 		}
-		if main := w.dataInstance(me); main != nil && main.alive && !done[main] {
+		if main := w.dataInstance(me); main != nil && main.alive && !done[main] && !w.writeForbidden(main) {
 			done[main] = true
 			w.commitOn(main, db, n)
 		}
 	}
 	if len(done) == 0 {
-		return fmt.Errorf("sim: no alive MAIN to commit on")
+		return fmt.Errorf("sim: no alive, writeable MAIN to commit on")
 	}
+	w.acked[db] += n
 	return nil
 }
 

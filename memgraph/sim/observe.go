@@ -18,10 +18,18 @@ const (
 	// not hold (listed with an empty bolt_server). Memgraph's leader exits; so does the
 	// simulator's.
 	MisuseRemoveHalfJoined MisuseKind = "remove-half-joined-coordinator"
+	// MisuseNewerMainOlderReplica: a client made a MAIN (SET INSTANCE … TO MAIN) while an alive
+	// registered data instance runs an older known version, or a data instance was (re)started
+	// at a version older than its cluster's alive MAIN (or, as MAIN, newer than an alive
+	// replica): the older replica cannot read the MAIN's replication messages (versions.go).
+	// A failover the coordinators chose themselves breaks replication the same way but is not
+	// recorded.
+	MisuseNewerMainOlderReplica MisuseKind = "newer-main-older-replica"
 )
 
-// Misuse is one refused query that a careful client should never have sent. Host is the
-// instance the client sent it to; Description does not depend on time.
+// Misuse is one query (or restart) that a careful client should never have sent (or made).
+// Host is the instance the client sent it to (the restarted instance, with an empty Query, for
+// a restart); Description does not depend on time.
 type Misuse struct {
 	Kind        MisuseKind
 	Host        string
@@ -139,10 +147,12 @@ func (w *World) Raft() RaftSnapshot {
 	return snap
 }
 
-// Running reports whether the process at host runs (false once killed, removed or crashed).
+// Running reports whether the process at host runs (false once killed, removed, crashed or
+// exited, as a coordinator that learnt no leader in CoordinatorInitTimeout does).
 func (w *World) Running(host string) bool {
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	w.advance()
 	in, ok := w.instances[host]
 	return ok && in.alive
 }

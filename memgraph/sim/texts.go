@@ -34,7 +34,9 @@ const (
 	// the query log records for a REMOVE COORDINATOR that hit Memgraph's LOG_FATAL.
 	msgLeaderExited = "sim: the leader exited: Couldn't find coordinator in local application logs, there was a mistake when starting cluster."
 
-	msgWriteOnReplica     = "Write queries are forbidden on the replica instance. Replica instances accept only read queries, while the main instance accepts read and write queries. Please retry your query on the main instance."
+	msgWriteOnReplica = "Write queries are forbidden on the replica instance. Replica instances accept only read queries, while the main instance accepts read and write queries. Please retry your query on the main instance."
+	// msgWriteOnMain is WriteQueryOnMainException (src/query/exceptions.hpp 531–538).
+	msgWriteOnMain        = "Write queries currently forbidden on the main instance. Either the cluster is in read-only mode, or a new main instance is being set up. Please retry the query later on if this is transient."
 	msgShowReplicasOnRepl = "Show replicas query should only be run on the main instance."
 	msgManualRegister     = "Can't register replica manually on instance with coordinator server port."
 	msgManualDrop         = "Can't drop replica manually on instance with coordinator server port."

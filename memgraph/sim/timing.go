@@ -8,9 +8,10 @@ import (
 )
 
 // advance brings every timed behaviour up to the clock's time, one event at a time in time
-// order, each evaluated at its own instant (w.cur): late joins, leadership expiries,
-// reconciliation attempts of not-ready leaders, and failovers of MAINs the leader has seen down
-// for instance_down_timeout_sec. Caller holds w.mu.
+// order, each evaluated at its own instant (w.cur): late joins, coordinators giving up at
+// start-up, replicas' recoveries, elections, leadership expiries, yields, reconciliation
+// attempts of not-ready leaders, failovers of MAINs the leader has seen down for
+// instance_down_timeout_sec, and re-promotions of restarted MAINs. Caller holds w.mu.
 func (w *World) advance() {
 	now := w.opts.clock.Now()
 	for {
@@ -36,8 +37,8 @@ func (w *World) settle() {
 }
 
 // nextEvent returns the earliest pending event and how to apply it (nil when none is pending).
-// Ties go to the first found, in a fixed order: joins, then per cluster (oldest first) expiry,
-// reconciliation, failover.
+// Ties go to the first found, in a fixed order: joins, start-up exits, recoveries, then per
+// cluster (oldest first) election, expiry, yield, reconciliation, failover, re-promotion.
 func (w *World) nextEvent() (time.Time, func()) {
 	var best time.Time
 	var apply func()
@@ -49,22 +50,41 @@ func (w *World) nextEvent() (time.Time, func()) {
 	for _, j := range w.joins {
 		consider(j.at, func() { w.completeJoin(j) })
 	}
-	for _, c := range w.clusters() {
-		if c.leader == 0 {
-			continue
-		}
-		if !c.quorumLostAt.IsZero() {
-			consider(c.quorumLostAt.Add(LeadershipExpiry), func() { w.loseLeader(c) })
-		}
-		if !c.ready {
-			consider(c.reconcileAt, func() { w.reconcileOnce(c) })
-			continue
-		}
-		if at, ok := w.mainDownAt(c); ok {
-			consider(at, func() { c.failoverStuck = !w.failover(c) })
+	for _, next := range []func() (time.Time, func(), bool){w.uninitializedExit, w.recoveryEnd} {
+		if at, f, ok := next(); ok {
+			consider(at, f)
 		}
 	}
+	for _, c := range w.clusters() {
+		w.clusterEvents(c, consider)
+	}
 	return best, apply
+}
+
+// clusterEvents offers one cluster's pending events.
+func (w *World) clusterEvents(c *cluster, consider func(time.Time, func())) {
+	if c.leader == 0 {
+		if !c.electAt.IsZero() {
+			consider(c.electAt, func() { w.elect(c) })
+		}
+		return
+	}
+	if !c.quorumLostAt.IsZero() {
+		consider(c.quorumLostAt.Add(LeadershipExpiry), func() { w.loseLeader(c); w.scheduleElection(c) })
+	}
+	if !c.yieldAt.IsZero() {
+		consider(c.yieldAt, func() { w.handOver(c, c.yieldTo) })
+	}
+	if !c.ready {
+		consider(c.reconcileAt, func() { w.reconcileOnce(c) })
+		return
+	}
+	if at, ok := w.mainDownAt(c); ok {
+		consider(at, func() { c.failoverStuck = !w.failover(c) })
+	}
+	if at, f, ok := w.repromoteAt(c); ok {
+		consider(at, f)
+	}
 }
 
 // mainDownAt is when the ready leader's failure detector declares its dead MAIN down (and fails

@@ -94,14 +94,13 @@ func (w *World) selfRow(in *instance) []any {
 
 // lagRows is SHOW REPLICATION LAG on a ready leader: the MAIN's row and those of the replicas
 // registered on it, sorted by instance name; none when there is no MAIN or its process does not
-// answer. Databases are the MAIN's.
+// answer. Databases are the MAIN's. A replica's num_committed_txns is the MAIN's cached count for
+// it, advance-only and not reset when the replica loses its data, and num_txns_behind_main the
+// MAIN's count minus that (Memgraph v3.12.0 src/replication_handler/replication_handler.cpp
+// 423–460): a wiped replica still recovering shows 0 behind.
 func (w *World) lagRows(c *cluster) [][]any {
-	me := c.entry(c.main)
-	if me == nil {
-		return nil
-	}
-	main := w.dataInstance(me)
-	if main == nil || !main.alive {
+	main := w.mainOf(c)
+	if main == nil {
 		return nil
 	}
 	dbs := slices.Sorted(maps.Keys(main.txns))
@@ -109,13 +108,13 @@ func (w *World) lagRows(c *cluster) [][]any {
 	slices.SortFunc(entries, func(a, b *dataEntry) int { return strings.Compare(a.name, b.name) })
 	var rows [][]any
 	for _, e := range entries {
-		var txns map[string]int64
-		if in := w.dataInstance(e); in != nil {
-			txns = in.txns
-		}
 		info := map[string]any{}
 		for _, db := range dbs {
-			info[db] = map[string]any{"num_committed_txns": txns[db], "num_txns_behind_main": main.txns[db] - txns[db]}
+			n := main.txns[db]
+			if e.name != c.main {
+				n = cached(main, e.name, db)
+			}
+			info[db] = map[string]any{"num_committed_txns": n, "num_txns_behind_main": main.txns[db] - n}
 		}
 		rows = append(rows, []any{e.name, info})
 	}

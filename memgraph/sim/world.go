@@ -1,9 +1,9 @@
 // Package sim is an in-process simulator of a Memgraph 3.12 high-availability deployment:
 // coordinators sharing Raft state and data instances, each answering real Bolt on its own
 // loopback listener, with Memgraph's texts, error phases, failover rules and timing. Tests
-// inject faults (kill, restart, wipe, lag, latency, dropped connections, forced leadership, slow
-// coordinator joins) and observe the Raft state, every query each instance received, and
-// protocol misuses.
+// inject faults (kill, restart, wipe, restart at another version, lag, latency, dropped
+// connections, forced leadership, slow coordinator joins) and observe the Raft state, every query
+// each instance received, the writes acknowledged, and protocol misuses.
 //
 // # Time
 //
@@ -24,30 +24,100 @@
 //     couldn't be found" text, and SHOW REPLICATION LAG with no rows. FORCE RESET CLUSTER STATE
 //     makes the leader not ready the same way and does not return until the reconciliation
 //     succeeds or the leadership is lost (or the client hangs up).
+//   - Elections: after a leader dies, its leadership expires or it resigns without a successor,
+//     the cluster has no leader for WithElectionTimeout (0 by default: at once), counted from
+//     when a majority is alive, and then the lowest-id alive member leads in a new term.
 //   - Leadership expiry: a live leader that lost its majority keeps leading for
 //     LeadershipExpiry (2 s); writes in that window fail with the Raft-log text.
+//   - YIELD LEADERSHIP: the leader keeps leading, but every Raft write fails with the Raft-log
+//     text, for WithLeadershipTransferTime (0 by default: at once); then the successor — the next
+//     alive member after the leader, or WithYieldChooser's pick, which may be the leader itself —
+//     leads in a new term, not ready until it reconciles (if it is no longer an alive member of
+//     a majority, the leader resigns and an election follows). A leader with no alive peer pauses
+//     writes the same way for YieldResignTimeout (4 s) and then resigns. A yield during a yield,
+//     or by a sole member, does nothing.
+//   - Start-up: a coordinator that has not learnt a leader within CoordinatorInitTimeout (120 s)
+//     of starting exits (Running reports false), as a restarted one without a majority does.
+//   - Restarted MAIN: a data instance that restarts (Restart, Wipe, RestartAt) while Raft has it
+//     as MAIN answers as MAIN (SHOW INSTANCES up/main) but refuses writes with Memgraph's
+//     "Write queries currently forbidden on the main instance" text until the ready leader's
+//     health check re-promotes it, instance_health_check_frequency_sec (1 s by default) after
+//     the later of its start and the leader becoming ready; World.Commit skips it meanwhile. A
+//     MAIN made by a failover or SET INSTANCE … TO MAIN is writeable at once.
+//   - Recovery: a replica found behind its MAIN (or holding transactions the MAIN lacks) recovers
+//     for WithReplicaRecoveryTime (0 by default: at once), then holds the MAIN's counts.
 //   - Joins: ADD COORDINATOR of a coordinator that cannot join within Memgraph's 2 s wait
 //     answers "reached a timeout!"; with SetJoinDelay the coordinator joins later anyway, as a
 //     half-joined member (in the Raft configuration, not in the application log: empty
 //     bolt_server). REMOVE COORDINATOR of such a member crashes the leader process, as
 //     Memgraph's LOG_FATAL does, and is recorded as a misuse.
 //
+// # Replication
+//
+// Committed transactions are counted per database. A replica in sync with its MAIN takes each
+// commit at once, minus the lag set with SetLag; a recovering one keeps its counts (0 after a
+// Wipe) until its recovery ends; a diverged one (an old MAIN back after a lossy failover, or one
+// demoted for a client's promotion of a replica that was behind) is reset to the MAIN's history
+// as HA's forced recovery does, losing its own transactions. Failover ranks candidates on their
+// own counts, so a recovering replica is not the most up to date. Acknowledged counts every
+// write the simulator acknowledged (successful Commit calls and Bolt writes), so tests can see
+// acknowledged writes lost.
+//
+// Each MAIN process caches, per replica and database, the highest count it saw the replica
+// confirm; the cache only goes up, is not fed while the replica recovers, and starts empty in a
+// new or restarted MAIN process, filled by heartbeats (at once here). SHOW REPLICATION LAG
+// reports it: num_committed_txns is the cached count, num_txns_behind_main the MAIN's count
+// minus it, so a wiped replica still recovering shows 0 behind (SetLag, a fault standing for a
+// replica that was that far behind all along, sets the cache to the lagged count). SHOW REPLICAS
+// on the MAIN data instance tells: per database {ts: cached count, behind: cached − MAIN's
+// (≤ 0), status}, status "recovery" while the replica is behind (recovering or lagged), "invalid"
+// while it is down or cannot read the MAIN's messages, else "ready".
+//
+// A Bolt write on a MAIN whose SYNC or STRICT_SYNC replica cannot confirm it (down, recovering,
+// lagged, or older) fails at PULL with Memgraph's "Replication Exception: Failed to replicate to
+// SYNC replica '…'" text: a SYNC one leaves it committed on the MAIN, a STRICT_SYNC one aborts
+// it; neither is acknowledged. ASYNC replicas never fail a write.
+//
+// Versions (DataSpec.Version, CoordinatorSpec.Version, RestartAt): "X.Y.Z" with an optional
+// suffix, anything else unknown (no rule applies). A replica whose version is older than its
+// MAIN's receives nothing from it (SHOW REPLICAS "invalid", the lag per the cache). A client's
+// SET INSTANCE … TO MAIN that makes a MAIN newer than an alive registered data instance, and a
+// StartData or RestartAt that leaves a registered replica older than its alive MAIN, are
+// recorded as MisuseNewerMainOlderReplica; a failover the coordinators chose is not.
+//
+// # Auth
+//
+// A data instance with DataSpec.Auth accepts only Bolt logins (HELLO in Bolt 4, LOGON in Bolt 5)
+// with the basic (or none) scheme and exactly those credentials; others get FAILURE
+// "Memgraph.ClientError.Security.Unauthenticated" "Authentication failure" and the connection
+// closes. Without it any basic or none login works. Coordinators ignore auth. Credentials are
+// never printed.
+//
 // # Approximations that remain
 //
-//   - Elections are instantaneous: a dead leader is replaced at once by the lowest-id alive
-//     member while a majority is alive (Raft's 2–4 s election timeout is not modelled); YIELD
-//     LEADERSHIP hands over to the next alive member (WithYieldChooser overrides it).
-//   - A data instance that starts answers at once (no 1 s health-check period); a failover
-//     that found no candidate is retried when a data instance starts, stops or is registered.
+//   - The election timeout is one fixed duration, not drawn from 2–4 s, and the lowest-id alive
+//     member always wins; YIELD LEADERSHIP's default successor is the next alive member after the
+//     leader (NuRaft picks the highest-priority peer that answered within a heartbeat), and the
+//     transfer takes one fixed duration.
+//   - A data instance that starts answers at once; only a restarted MAIN waits for the health
+//     check. A failover that found no candidate is retried when a data instance starts, stops or
+//     is registered. A never-registered data instance accepts writes (Memgraph's HA data
+//     instance starts not writeable).
 //   - ADD COORDINATOR answers at once, without waiting out Memgraph's 2 s join poll.
-//   - Replication is instantaneous: every alive replica holds the MAIN's transactions minus the
-//     lag set with SetLag, a diverged one (an old MAIN back after a lossy failover) is reset to
-//     the MAIN's at once, as HA's forced recovery does; SHOW REPLICATION LAG lists every
-//     registered instance as registered on the MAIN. A data instance's own role follows Raft at
-//     once (no demote/promote RPC delay).
+//   - Replication of a commit and the MAIN's heartbeats are instantaneous; a recovery takes one
+//     fixed duration whatever it has to copy, and a recovery under way follows a new MAIN
+//     without starting over. Transaction counts stand in for commit timestamps in SHOW
+//     REPLICAS, whose system_info ts is always 0. SHOW REPLICATION LAG lists every registered
+//     instance as registered on the MAIN. A data instance's own role follows Raft at once (no
+//     demote/promote RPC delay). World.Commit stands for writes clients saw succeed: it models
+//     no replication error.
+//   - Only replication is versioned: coordinators' versions are kept but no rule applies to
+//     them; an instance whose data a newer version wrote still starts at an older one; Restart
+//     and Wipe keep the version and record no misuse.
 //   - There are no network partitions: an instance is either running or not; a follower always
 //     reaches a live leader.
-//   - Auth, TLS, ROUTE and multi-database administration are not modelled.
+//   - Intra-cluster TLS, ROUTE, multi-database administration, and auth beyond one user per data
+//     instance (roles, privileges, auth modules) are not modelled.
 package sim
 
 import (
@@ -69,6 +139,9 @@ type CoordinatorSpec struct {
 	ManagementPort  int32
 	CoordinatorPort int32
 	TLS             *tls.Config // --bolt-cert-file/--bolt-key-file: Bolt only over TLS; nil is plaintext
+	// Version is the image's Memgraph version, "X.Y.Z" with an optional suffix
+	// ("3.12.0-relwithdebinfo"); "" or anything else is unknown (versions.go).
+	Version string
 }
 
 // DataSpec is a data instance's process flags (the replication port is chosen at registration).
@@ -77,20 +150,28 @@ type DataSpec struct {
 	BoltPort       int32
 	ManagementPort int32
 	TLS            *tls.Config // as CoordinatorSpec.TLS
+	Version        string      // as CoordinatorSpec.Version
+	// Auth is the one user the instance has; nil: no users, so any basic or none credentials
+	// are accepted (auth.go).
+	Auth *Auth
 }
 
 // Option configures a World.
 type Option func(*options)
 
 type options struct {
-	yield      func(leader int, alive []int) int
-	clock      Clock
-	readyDelay time.Duration
+	yield           func(leader int, alive []int) int
+	clock           Clock
+	readyDelay      time.Duration
+	recoveryTime    time.Duration // WithReplicaRecoveryTime
+	transferTime    time.Duration // WithLeadershipTransferTime
+	electionTimeout time.Duration // WithElectionTimeout
 }
 
 // WithYieldChooser replaces the default YIELD LEADERSHIP target rule (the next alive member
 // after the leader in id order, cyclic). choose gets the leader's id and the other alive
-// members' ids in ascending order (never empty) and returns one of them.
+// members' ids in ascending order (never empty) and returns one of them, or the leader's own id
+// to have it re-elected in a new term; any other id makes the leader resign without a successor.
 func WithYieldChooser(choose func(leader int, alive []int) int) Option {
 	return func(o *options) { o.yield = choose }
 }
@@ -112,6 +193,13 @@ const (
 	AddCoordinatorWait    = 2 * time.Second
 	reconcileBackoffStart = time.Second
 	reconcileBackoffMax   = 60 * time.Second
+	// YieldResignTimeout is how long a yielding leader that found no successor keeps leading
+	// with writes paused before it resigns (NuRaft's election_timeout_upper_bound, raft_state.cpp
+	// 321; raft_server.cxx 1257–1262, handle_timeout.cxx 62–70).
+	YieldResignTimeout = 4 * time.Second
+	// CoordinatorInitTimeout is how long a starting coordinator waits to learn a leader (to be
+	// initialized) before its process exits (raft_state.cpp 392–401).
+	CoordinatorInitTimeout = 120 * time.Second
 )
 
 // World holds every simulated instance. All state sits behind one mutex; Bolt connections run
@@ -130,6 +218,7 @@ type World struct {
 	clusterID int
 	queries   []Query
 	misuses   []Misuse
+	acked     map[string]int64 // per database: writes the simulator acknowledged (Acknowledged)
 	closed    bool
 	// cells are SHOW INSTANCES' string cells, boxed once (views.go): a table is read on every
 	// converged sync, and boxing each cell again was most of the simulator's share of it.
@@ -146,11 +235,31 @@ type instance struct {
 	server *bolt.Server
 	addr   string // loopback address of the (last) listener
 
-	latency time.Duration
+	latency   time.Duration
+	startedAt time.Time // when the process last started
 
-	cluster *cluster         // coordinators: the Raft group this process is part of
-	txns    map[string]int64 // data instances: committed transactions per database
-	lag     map[string]int64 // data instances: txns kept behind the main per database
+	cluster *cluster // coordinators: the Raft group this process is part of
+	// initialized: the coordinator has learnt a leader since it started (a fresh one leads
+	// itself); one that is not within CoordinatorInitTimeout exits.
+	initialized bool
+
+	txns map[string]int64 // data instances: committed transactions per database
+	lag  map[string]int64 // data instances: txns kept behind the main per database
+	// writeBlocked: the process restarted and, as MAIN, refuses writes until the leader
+	// re-promotes it (writable.go).
+	writeBlocked bool
+	// recoverAt: a replica found behind its MAIN recovers until then (zero: not recovering).
+	recoverAt time.Time
+	// cache is, while this instance is MAIN, its per-replica (by registered name) per-database
+	// committed count, advance-only (recovery.go); a new process or a promotion starts it empty.
+	cache map[string]map[string]int64
+}
+
+func (i *instance) version() string {
+	if i.coord {
+		return i.cspec.Version
+	}
+	return i.dspec.Version
 }
 
 func (i *instance) boltAddr() string { return hostPort(i.host, i.boltPort()) }
@@ -187,7 +296,8 @@ func hostPort(host string, port int32) string {
 
 // NewWorld returns an empty world.
 func NewWorld(opts ...Option) *World {
-	w := &World{instances: map[string]*instance{}, deaths: map[string]time.Time{}, joinDelay: map[string]time.Duration{}}
+	w := &World{instances: map[string]*instance{}, deaths: map[string]time.Time{}, joinDelay: map[string]time.Duration{},
+		acked: map[string]int64{}}
 	w.cond = sync.NewCond(&w.mu)
 	w.opts.clock = wallClock{}
 	for _, o := range opts {
@@ -232,7 +342,7 @@ func (w *World) StartCoordinator(spec CoordinatorSpec) error {
 		}
 		return fmt.Errorf("sim: host %s already exists (use Restart, Wipe or Remove)", spec.Host)
 	}
-	in := &instance{host: spec.Host, coord: true, cspec: spec}
+	in := &instance{host: spec.Host, coord: true, cspec: spec, initialized: true}
 	in.cluster = w.newCluster(in)
 	return w.listen(in)
 }
@@ -257,6 +367,7 @@ func (w *World) StartData(spec DataSpec) error {
 	if err := w.listen(in); err != nil {
 		return err
 	}
+	w.checkStartedVersion(in)
 	w.dataLivenessChanged(in)
 	return nil
 }
@@ -280,7 +391,7 @@ func (w *World) listen(in *instance) error {
 			return fmt.Errorf("sim: listen for %s: %w", in.host, err)
 		}
 	}
-	in.server, in.addr, in.alive = srv, srv.Addr(), true
+	in.server, in.addr, in.alive, in.startedAt = srv, srv.Addr(), true, w.cur
 	w.instances[in.host] = in
 	return nil
 }

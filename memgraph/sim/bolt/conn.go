@@ -157,8 +157,20 @@ type Router interface {
 	Route() (map[string]any, *Failure)
 }
 
-// initPhase handles HELLO (and LOGON for 5.1+). Credentials are accepted as they come: the
-// simulated instances have no users, and coordinators ignore auth in 3.12.
+// Authenticator is implemented by handlers that check credentials. Without it every client is
+// accepted.
+type Authenticator interface {
+	// Authenticate gets the scheme ("none" when missing), principal and credentials ("" when
+	// missing) as Memgraph defaults them (states/init.hpp 56–69, 126–131).
+	Authenticate(scheme, principal, credentials string) bool
+}
+
+// CodeUnauthenticated is the FAILURE code of a refused login (states/init.hpp 34–42).
+const CodeUnauthenticated = "Memgraph.ClientError.Security.Unauthenticated"
+
+// initPhase handles HELLO (and LOGON for 5.1+). The credentials, in HELLO for Bolt 4 and in
+// LOGON for 5.1+, go to the handler's Authenticator: a refusal is a FAILURE, and the connection
+// closes.
 func (c *conn) initPhase(m Structure) error {
 	switch {
 	case m.Tag == tagHello && !c.helloDone:
@@ -166,12 +178,41 @@ func (c *conn) initPhase(m Structure) error {
 		if _, ok := extra["user_agent"].(string); !ok {
 			return errClose
 		}
+		if !c.needsLogon() && !c.authenticate(extra) {
+			return c.refuseLogin()
+		}
 		c.helloDone = true
 		c.authed = !c.needsLogon()
 		return c.success(map[string]any{"connection_id": "bolt-1", "server": ServerAgent})
 	case m.Tag == tagLogon && c.helloDone && c.needsLogon():
+		auth, _ := field[map[string]any](m, 0)
+		if !c.authenticate(auth) {
+			return c.refuseLogin()
+		}
 		c.authed = true
 		return c.success(map[string]any{"connection_id": "bolt-1", "server": ServerAgent})
+	}
+	return errClose
+}
+
+func (c *conn) authenticate(auth map[string]any) bool {
+	a, ok := c.handler.(Authenticator)
+	if !ok {
+		return true
+	}
+	scheme, ok := auth["scheme"].(string)
+	if !ok {
+		scheme = "none"
+	}
+	principal, _ := auth["principal"].(string)
+	credentials, _ := auth["credentials"].(string)
+	return a.Authenticate(scheme, principal, credentials)
+}
+
+// refuseLogin sends Memgraph's authentication FAILURE and closes the connection.
+func (c *conn) refuseLogin() error {
+	if err := c.send(tagFailure, map[string]any{"code": CodeUnauthenticated, "message": "Authentication failure"}); err != nil {
+		return err
 	}
 	return errClose
 }

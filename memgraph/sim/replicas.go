@@ -1,0 +1,51 @@
+package sim
+
+// replicaRows is SHOW REPLICAS on a MAIN (Memgraph v3.12.0 src/query/interpreter.cpp 2022–2120,
+// src/replication_handler/replication_handler.cpp 511–560): the replicas registered next to it,
+// in registration order, each with data_info per database of the MAIN's. ts is the MAIN's cached
+// count for the replica (transaction counts stand in for commit timestamps) and behind is that
+// minus the MAIN's own (≤ 0); status is the replica's state for the database (replicaStatus).
+// system_info is {ts: 0, behind: null, status}, "invalid" when the MAIN cannot reach the replica
+// or read its replies, else "ready".
+func (w *World) replicaRows(main *instance) [][]any {
+	var rows [][]any
+	for _, c := range w.clusters() {
+		me := c.entry(c.main)
+		if me == nil || w.dataInstance(me) != main {
+			continue
+		}
+		for _, e := range c.data {
+			if e == me {
+				continue
+			}
+			in := w.dataInstance(e)
+			system := "ready"
+			if in == nil || !in.alive || w.versionBlocked(main, in) {
+				system = "invalid"
+			}
+			data := map[string]any{}
+			for db, n := range main.txns {
+				ts := cached(main, e.name, db)
+				data[db] = map[string]any{"ts": ts, "behind": ts - n, "status": w.replicaStatus(main, in, db)}
+			}
+			rows = append(rows, []any{e.name, e.repl, e.mode,
+				map[string]any{"ts": int64(0), "behind": nil, "status": system}, data})
+		}
+		break
+	}
+	return rows
+}
+
+// replicaStatus is the MAIN's ReplicaState for a replica's database: "invalid" (MAYBE_BEHIND)
+// when the replica does not run or cannot read the MAIN's messages (TryCheckReplicaStateSync,
+// replication_client.cpp 341–359), "recovery" while it is behind or diverged (a lagged replica
+// included: behind means RECOVERY, 289–300), else "ready".
+func (w *World) replicaStatus(main, in *instance, db string) string {
+	switch {
+	case in == nil || !in.alive || w.versionBlocked(main, in):
+		return "invalid"
+	case !in.recoverAt.IsZero() || in.txns[db] != main.txns[db]:
+		return "recovery"
+	}
+	return "ready"
+}
