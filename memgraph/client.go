@@ -70,11 +70,16 @@ type InstanceConfig struct {
 	ReplicationServer string
 }
 
-// Client runs coordinator queries against one coordinator, each as an auto-commit query whose
-// result is fully consumed. Every method is bounded by ctx. Errors are *Error values.
+// Client runs queries against one Memgraph instance, each as an auto-commit query whose result
+// is fully consumed. All but ShowReplicas are coordinator queries, for a Client of a
+// coordinator's address. Every method is bounded by ctx. Errors are *Error values.
 type Client interface {
 	ShowInstances(ctx context.Context) ([]Instance, error)
 	ShowReplicationLag(ctx context.Context) ([]InstanceLag, error)
+	// ShowReplicas is the one query sent to a data instance: a read, for a Client of the MAIN's
+	// bolt_server, listing the replicas it replicates to and each database's state. A REPLICA
+	// refuses it with KindNotMain, a coordinator with KindNotCoordinator.
+	ShowReplicas(ctx context.Context) ([]Replica, error)
 	AddCoordinator(ctx context.Context, id int, cfg CoordinatorConfig) error
 	RegisterInstance(ctx context.Context, name string, cfg InstanceConfig) error
 	SetInstanceToMain(ctx context.Context, name string) error
@@ -85,8 +90,9 @@ type Client interface {
 	ForceResetClusterState(ctx context.Context) error
 }
 
-// Connector hands out Clients for coordinator Bolt addresses ("host:port" as declared or as
-// reported in SHOW INSTANCES). Implementations pool connections per address.
+// Connector hands out Clients for Bolt addresses ("host:port" as declared or as reported in
+// SHOW INSTANCES): coordinators', and a MAIN data instance's for ShowReplicas. Implementations
+// pool connections per address.
 type Connector interface {
 	Client(address string) Client
 }

@@ -44,6 +44,16 @@ func (c *client) ShowReplicationLag(ctx context.Context) ([]memgraph.InstanceLag
 	return out, c.annotate(err, memgraph.ShowReplicationLagQuery)
 }
 
+// ShowReplicas is a read like ShowInstances, sent to the MAIN data instance at c.address.
+func (c *client) ShowReplicas(ctx context.Context) ([]memgraph.Replica, error) {
+	t, err := c.run(ctx, memgraph.ShowReplicasQuery, true)
+	if err != nil {
+		return nil, err
+	}
+	out, err := memgraph.ParseReplicas(t.keys, t.rows)
+	return out, c.annotate(err, memgraph.ShowReplicasQuery)
+}
+
 func (c *client) AddCoordinator(ctx context.Context, id int, cfg memgraph.CoordinatorConfig) error {
 	if err := memgraph.ValidateCoordinator(id, cfg); err != nil {
 		return c.annotate(err, "")
@@ -121,8 +131,7 @@ func (c *client) annotate(err error, query string) error {
 }
 
 // table is a fully read result: column names and rows of driver values (string, int64, nil,
-// bool, float64, []any, map[string]any), as memgraph.ParseInstances and ParseReplicationLag read
-// them.
+// bool, float64, []any, map[string]any), as memgraph's Parse* functions read them.
 type table struct {
 	keys []string
 	rows [][]any
