@@ -15,12 +15,13 @@ import (
 	"github.com/memgraph-hooks/memgraph-hooks/memgraph"
 )
 
-// client is the Pool's memgraph.Client for one advertised coordinator address, over TLS when
-// tls is set.
+// client is the Pool's memgraph.Client for one advertised address, over TLS when tls is set,
+// with its own credentials when auth is set.
 type client struct {
 	pool    *Pool
 	address string
 	tls     *memgraph.BoltTLS
+	auth    *credentials
 }
 
 var _ memgraph.Client = (*client)(nil)
@@ -149,7 +150,7 @@ func (c *client) run(ctx context.Context, query string, read bool) (table, error
 		}
 	}
 	dial := c.pool.opts.Resolver.Resolve(c.address)
-	entry, err := c.pool.acquire(ctx, dial, c.address, c.tls)
+	entry, err := c.pool.acquire(ctx, target{dial: dial, address: c.address, tls: c.tls, auth: c.auth})
 	if err != nil {
 		return table{}, c.annotate(err, query)
 	}

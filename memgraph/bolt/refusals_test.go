@@ -2,7 +2,6 @@ package bolt_test
 
 import (
 	"errors"
-	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -47,8 +46,8 @@ func TestRefusals(t *testing.T) {
 	ctx := testContext(t)
 	bootstrap(t, ctx, pool, "r", 3, 2) // data-2 is started but not registered
 	leader, follower := pool.Client(coordAddr("r", 1)), pool.Client(coordAddr("r", 2))
-	data := pool.Client(fmt.Sprintf("%s:%d", dataHost("r", 0), boltPort))    // the MAIN
-	replica := pool.Client(fmt.Sprintf("%s:%d", dataHost("r", 1), boltPort)) // instance_2
+	data := pool.Client(dataAddr("r", 0))    // the MAIN
+	replica := pool.Client(dataAddr("r", 1)) // instance_2
 
 	cases := []struct {
 		name    string

@@ -1,17 +1,12 @@
 package bolt_test
 
 import (
-	"fmt"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/memgraph-hooks/memgraph-hooks/memgraph"
 )
-
-func dataAddr(cluster string, i int) string {
-	return fmt.Sprintf("%s:%d", dataHost(cluster, i), boltPort)
-}
 
 // SHOW REPLICAS on the MAIN data instance lists the other registered instances: a caught-up one,
 // one behind, and a dead one, whose data_info is empty.
