@@ -1,10 +1,10 @@
 // Package memgraph is the only door to Memgraph: what a Memgraph 3.12 HA cluster's coordinators
 // answer (SHOW INSTANCES rows, replication lag) and its MAIN (SHOW REPLICAS), how they refuse
 // (Error and its Kind), the exact queries the hook sends and the validation in front of them, the
-// Client and Connector interfaces that run them (with TLS and credentials). It is free of any
-// Bolt driver, so the pure core (planner) can use its types: memgraph/bolt is the Connector that
-// speaks Bolt through the neo4j driver, and memgraph/sim a simulator of a whole HA cluster that
-// speaks real Bolt.
+// Client and Connector interfaces that run them (with TLS and credentials), and the Memgraph
+// version an image names. It is free of any Bolt driver, so the pure core (planner) can use its
+// types: memgraph/bolt is the Connector that speaks Bolt through the neo4j driver, and
+// memgraph/sim a simulator of a whole HA cluster that speaks real Bolt.
 package memgraph
 
 import "context"
