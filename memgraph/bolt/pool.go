@@ -183,7 +183,7 @@ func (e *poolEntry) takeTurn(ctx context.Context) (done func(dialed bool), err e
 
 // PoolStats is a snapshot of a Pool, for metrics and tests.
 type PoolStats struct {
-	Addresses int    // open drivers: one per dialed address, trust (plaintext, or a TLS host and CA) and credentials
+	Addresses int    // open drivers: one per dialed address, trust (plaintext, TLS host and CA) and credentials
 	Opened    uint64 // drivers opened since NewPool
 	Evicted   uint64 // drivers closed for idleness
 }
