@@ -21,6 +21,7 @@ func (d deadClient) ShowInstances(context.Context) ([]memgraph.Instance, error) 
 func (d deadClient) ShowReplicationLag(context.Context) ([]memgraph.InstanceLag, error) {
 	return nil, d.err()
 }
+func (d deadClient) ShowReplicas(context.Context) ([]memgraph.Replica, error) { return nil, d.err() }
 func (d deadClient) AddCoordinator(context.Context, int, memgraph.CoordinatorConfig) error {
 	return d.err()
 }

@@ -44,11 +44,12 @@ const fuzzBudget = 2 * time.Second
 const hangLimit = fuzzBudget + 10*time.Second
 
 // cannedCluster is a Connector whose every coordinator answers as the converged 3+2 cluster
-// "default/memgraph" led by coordinator_1 with MAIN instance_1, accepts every write and counts
-// the queries.
+// "default/memgraph" led by coordinator_1 with MAIN instance_1 (and SHOW REPLICAS as instance_1
+// answers it), accepts every write and counts the queries.
 type cannedCluster struct {
 	rows          []memgraph.Instance
 	lag           []memgraph.InstanceLag
+	replicas      []memgraph.Replica // instance_1's SHOW REPLICAS
 	reads, writes atomic.Int64
 }
 
@@ -70,6 +71,10 @@ func newCannedCluster() *cannedCluster {
 		role := memgraph.RoleReplica
 		if ord == 1 {
 			role = memgraph.RoleMain
+		} else {
+			c.replicas = append(c.replicas, memgraph.Replica{Name: d.Name, SocketAddress: d.ReplicationServer,
+				SyncMode: memgraph.SyncModeSync, Databases: map[string]memgraph.ReplicaDatabase{
+					"memgraph": {Timestamp: 7, Status: memgraph.ReplicaReady}}})
 		}
 		c.rows = append(c.rows, memgraph.Instance{Name: d.Name, BoltServer: d.BoltServer,
 			ManagementServer: d.ManagementServer, Health: memgraph.HealthUp, Role: role})
@@ -94,6 +99,11 @@ func (k cannedClient) ShowInstances(context.Context) ([]memgraph.Instance, error
 func (k cannedClient) ShowReplicationLag(context.Context) ([]memgraph.InstanceLag, error) {
 	k.c.reads.Add(1)
 	return append([]memgraph.InstanceLag(nil), k.c.lag...), nil
+}
+
+func (k cannedClient) ShowReplicas(context.Context) ([]memgraph.Replica, error) {
+	k.c.reads.Add(1)
+	return append([]memgraph.Replica(nil), k.c.replicas...), nil
 }
 
 func (k cannedClient) write() error { k.c.writes.Add(1); return nil }

@@ -1,7 +1,8 @@
 // Package memgraph is the only door to Memgraph: what a Memgraph 3.12 HA cluster's coordinators
-// answer (SHOW INSTANCES rows, replication lag) and how they refuse (Error and its Kind), the
-// exact queries the hook sends and the validation in front of them, and the Client and Connector
-// interfaces that run them. It is free of any Bolt driver, so the pure core (planner) can use its
+// answer (SHOW INSTANCES rows, replication lag) and its MAIN (SHOW REPLICAS), how they refuse
+// (Error and its Kind), the exact queries the hook sends and the validation in front of them, the
+// Client and Connector interfaces that run them (with TLS and credentials), and the Memgraph
+// version an image names. It is free of any Bolt driver, so the pure core (planner) can use its
 // types: memgraph/bolt is the Connector that speaks Bolt through the neo4j driver, and
 // memgraph/sim a simulator of a whole HA cluster that speaks real Bolt.
 package memgraph
@@ -70,11 +71,16 @@ type InstanceConfig struct {
 	ReplicationServer string
 }
 
-// Client runs coordinator queries against one coordinator, each as an auto-commit query whose
-// result is fully consumed. Every method is bounded by ctx. Errors are *Error values.
+// Client runs queries against one Memgraph instance, each as an auto-commit query whose result
+// is fully consumed. All but ShowReplicas are coordinator queries, for a Client of a
+// coordinator's address. Every method is bounded by ctx. Errors are *Error values.
 type Client interface {
 	ShowInstances(ctx context.Context) ([]Instance, error)
 	ShowReplicationLag(ctx context.Context) ([]InstanceLag, error)
+	// ShowReplicas is the one query sent to a data instance: a read, for a Client of the MAIN's
+	// bolt_server, listing the replicas it replicates to and each database's state. A REPLICA
+	// refuses it with KindNotMain, a coordinator with KindNotCoordinator.
+	ShowReplicas(ctx context.Context) ([]Replica, error)
 	AddCoordinator(ctx context.Context, id int, cfg CoordinatorConfig) error
 	RegisterInstance(ctx context.Context, name string, cfg InstanceConfig) error
 	SetInstanceToMain(ctx context.Context, name string) error
@@ -85,8 +91,9 @@ type Client interface {
 	ForceResetClusterState(ctx context.Context) error
 }
 
-// Connector hands out Clients for coordinator Bolt addresses ("host:port" as declared or as
-// reported in SHOW INSTANCES). Implementations pool connections per address.
+// Connector hands out Clients for Bolt addresses ("host:port" as declared or as reported in
+// SHOW INSTANCES): coordinators', and a MAIN data instance's for ShowReplicas. Implementations
+// pool connections per address.
 type Connector interface {
 	Client(address string) Client
 }

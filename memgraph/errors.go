@@ -6,8 +6,8 @@ import (
 	"strings"
 )
 
-// Kind classifies a failed coordinator query so the planner can decide what to do without
-// parsing Memgraph's texts itself. Memgraph's own message always stays in Error.Message.
+// Kind classifies a failed query so the planner can decide what to do without parsing
+// Memgraph's texts itself. Memgraph's own message always stays in Error.Message.
 type Kind int
 
 const (
@@ -74,6 +74,9 @@ const (
 	// SHOW INSTANCES lists it with an empty bolt_server), so it does not prove the coordinator is
 	// registered.
 	KindIDExists
+	// KindNotMain: SHOW REPLICAS on a data instance that is a REPLICA (only a MAIN lists its
+	// replicas), for example one demoted since its address was chosen.
+	KindNotMain
 )
 
 var kindNames = [...]string{
@@ -102,6 +105,7 @@ var kindNames = [...]string{
 	KindMembershipTimeout:   "membership change timed out",
 	KindNameExists:          "name exists",
 	KindIDExists:            "id exists",
+	KindNotMain:             "not main",
 }
 
 func (k Kind) String() string {
@@ -114,7 +118,7 @@ func (k Kind) String() string {
 // Error is every error the memgraph client returns.
 type Error struct {
 	Kind    Kind
-	Address string // the coordinator address as given to Connector.Client ("" before any)
+	Address string // the address as given to Connector.Client ("" before any)
 	Query   string // the query text as sent ("" when validation failed before rendering)
 	Code    string // Memgraph's Bolt failure code, "" when the failure was not a server reply
 	Message string // Memgraph's message verbatim, or our own description
@@ -207,6 +211,7 @@ var messageRules = []messageRule{
 	{"raft result doesn't exist yet", KindRaftMembership},
 	{"Generic Raft failure", KindRaftMembership},
 	{"Bad request error occurred", KindRaftMembership},
+	{"Show replicas query should only be run on the main instance", KindNotMain},
 }
 
 // Classify maps a Bolt FAILURE (code and message) to a Kind.

@@ -98,6 +98,9 @@ var memgraphTexts = []struct {
 	{"Force reset failed since the instance is not leader anymore!", KindNotLeader},
 	{"Force reset failed, check logs for more details!", KindUnknown},
 	{"Setting foo doesn't exist on coordinators.", KindUnknown},
+	// SHOW REPLICAS on a data instance (src/query/interpreter.cpp ReplQueryHandler::ShowReplicas)
+	{"Show replicas query should only be run on the main instance.", KindNotMain},
+	{"Write queries are forbidden on the replica instance. Replica instances accept only read queries, while the main instance accepts read and write queries. Please retry your query on the main instance.", KindUnknown},
 }
 
 func TestClassifyMemgraphTexts(t *testing.T) {
@@ -114,9 +117,12 @@ func TestClassifyAuthenticationFailure(t *testing.T) {
 	}
 }
 
+// lastKind is the last Kind declared; a Kind added after it must move it.
+const lastKind = KindNotMain
+
 func TestEveryKindHasAName(t *testing.T) {
 	seen := map[string]Kind{}
-	for k := KindUnknown; k <= KindMembershipTimeout; k++ {
+	for k := KindUnknown; k <= lastKind; k++ {
 		name := k.String()
 		if name == "" || strings.HasPrefix(name, "Kind(") {
 			t.Errorf("Kind %d has no name", int(k))
@@ -125,6 +131,9 @@ func TestEveryKindHasAName(t *testing.T) {
 			t.Errorf("Kinds %d and %d share the name %q", prev, k, name)
 		}
 		seen[name] = k
+	}
+	if got := (lastKind + 1).String(); !strings.HasPrefix(got, "Kind(") {
+		t.Errorf("lastKind+1 has the name %q: move lastKind to the last Kind", got)
 	}
 	if got := Kind(999).String(); got != "Kind(999)" {
 		t.Errorf("out-of-range kind = %q", got)

@@ -1,11 +1,9 @@
 package memgraph
 
-import (
-	"fmt"
-	"sort"
-)
+import "fmt"
 
-// Column names of SHOW INSTANCES and SHOW REPLICATION LAG (Memgraph v3.12.0 src/query/interpreter.cpp).
+// Column names of SHOW INSTANCES and SHOW REPLICATION LAG (Memgraph v3.12.0 src/query/interpreter.cpp);
+// SHOW REPLICAS's are in replicas.go.
 const (
 	colName              = "name"
 	colBoltServer        = "bolt_server"
@@ -132,13 +130,8 @@ func parseReplicationLag(t table) ([]InstanceLag, error) {
 }
 
 func parseDatabaseLags(instance string, info map[string]any) (map[string]DatabaseLag, error) {
-	names := make([]string, 0, len(info))
-	for db := range info {
-		names = append(names, db)
-	}
-	sort.Strings(names) // deterministic error messages
 	dbs := make(map[string]DatabaseLag, len(info))
-	for _, db := range names {
+	for _, db := range sortedKeys(info) { // sorted: deterministic error messages
 		counters, ok := info[db].(map[string]any)
 		if !ok {
 			return nil, protocolError("data_info[%q] of %s is %T, want a map", db, instance, info[db])
@@ -206,4 +199,13 @@ func (r *rowReader) mapValue(name string) map[string]any {
 		r.mismatch(name, "a map", r.value(name))
 	}
 	return v
+}
+
+// nullableMap checks that the column holds a map or NULL; the value itself is not needed.
+func (r *rowReader) nullableMap(name string) {
+	switch r.value(name).(type) {
+	case nil, map[string]any:
+	default:
+		r.mismatch(name, "a map or null", r.value(name))
+	}
 }

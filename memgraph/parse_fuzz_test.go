@@ -11,7 +11,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-// The parsers of SHOW INSTANCES and SHOW REPLICATION LAG get arbitrary tables — any columns in
+// The parsers of SHOW INSTANCES, SHOW REPLICATION LAG and SHOW REPLICAS get arbitrary tables — any columns in
 // any order, duplicated, missing or extra; rows too short or too long; every driver value type in
 // every cell. Each answer is either a *Error of KindProtocol, or exactly the table's content by
 // column name: the fuzz target compares it with an oracle that states the documented shape
@@ -42,11 +42,20 @@ var fuzzWords = []string{
 	colLastSuccRespMs, colInstanceName, colDataInfo, keyCommittedTxns, keyTxnsBehindMain,
 	"", "memgraph", "coordinator_1", "instance_0", HealthUp, HealthDown, RoleMain, RoleReplica,
 	RoleLeader, "host:7687", "extra",
+	colSocketAddress, colSyncMode, colSystemInfo, keyTimestamp, keyBehind, keyStatus,
+	SyncModeSync, SyncModeAsync, ReplicaReady, ReplicaInvalid,
 }
+
+// wordCount bounds fuzzWords: a byte below it reads a word, and encodeString writes any other
+// string as stringTag plus its length (0..15), which str reads back as c%16 bytes.
+const (
+	wordCount = 48
+	stringTag = 48
+)
 
 func (r *tableReader) str() string {
 	c := r.byte()
-	if int(c) < len(fuzzWords) {
+	if int(c) < len(fuzzWords) { // len(fuzzWords) <= wordCount: TestFuzzWordsFitTheEncoding
 		return fuzzWords[c]
 	}
 	return string(r.bytes(int(c % 16)))
@@ -206,6 +215,48 @@ func expectLag(t table) ([]InstanceLag, bool) {
 	return out, true
 }
 
+// expectReplicas is the oracle for SHOW REPLICAS: every row has a non-empty name, socket_address
+// and sync_mode strings, system_info a map or NULL, and data_info a map (possibly empty) of maps
+// holding ts and behind as integers and status as a string; otherwise no answer.
+func expectReplicas(t table) ([]Replica, bool) {
+	col, ok := shape(t, []string{colName, colSocketAddress, colSyncMode, colSystemInfo, colDataInfo})
+	if !ok {
+		return nil, false
+	}
+	out := []Replica{}
+	for _, row := range t.rows {
+		var rep Replica
+		var ok [4]bool
+		rep.Name, ok[0] = row[col[colName]].(string)
+		rep.SocketAddress, ok[1] = row[col[colSocketAddress]].(string)
+		rep.SyncMode, ok[2] = row[col[colSyncMode]].(string)
+		info, ok3 := row[col[colDataInfo]].(map[string]any)
+		_, sysMap := row[col[colSystemInfo]].(map[string]any)
+		ok[3] = ok3 && (sysMap || row[col[colSystemInfo]] == nil)
+		if ok != [4]bool{true, true, true, true} || rep.Name == "" {
+			return nil, false
+		}
+		rep.Databases = map[string]ReplicaDatabase{}
+		for db, v := range info {
+			entry, ok := v.(map[string]any)
+			if !ok {
+				return nil, false
+			}
+			var d ReplicaDatabase
+			var ok3 [3]bool
+			d.Timestamp, ok3[0] = entry[keyTimestamp].(int64)
+			d.Behind, ok3[1] = entry[keyBehind].(int64)
+			d.Status, ok3[2] = entry[keyStatus].(string)
+			if ok3 != [3]bool{true, true, true} {
+				return nil, false
+			}
+			rep.Databases[db] = d
+		}
+		out = append(out, rep)
+	}
+	return out, true
+}
+
 // checkParse compares a parser's answer with the oracle's.
 func checkParse[T any](t *testing.T, tab table, got []T, err error, want []T, wantOK bool) {
 	t.Helper()
@@ -252,6 +303,19 @@ func FuzzParseReplicationLag(f *testing.F) {
 	})
 }
 
+func FuzzParseReplicas(f *testing.F) {
+	f.Add([]byte{})
+	for _, tab := range replicaSeeds() {
+		f.Add(encodeTable(tab, replicasKeys))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		tab := (&tableReader{data}).table(replicasKeys)
+		got, err := parseReplicas(tab)
+		want, ok := expectReplicas(tab)
+		checkParse(t, tab, got, err, want, ok)
+	})
+}
+
 // The seeds are the documented tables, written in tableReader's format by encodeTable (which
 // covers what the fixtures need: the documented columns in order, up to four rows, strings of
 // at most 15 bytes, integers, nulls and maps of up to three entries).
@@ -269,6 +333,15 @@ func lagSeeds() []table {
 	return []table{{keys: lagKeys, rows: [][]any{
 		{"instance_1", map[string]any{"memgraph": lagInfo(int64(12), int64(0)), "db2": lagInfo(int64(3), int64(1))}},
 		{"instance_2", map[string]any{"memgraph": lagInfo(int64(12), int64(2))}},
+	}}}
+}
+
+func replicaSeeds() []table {
+	return []table{{keys: replicasKeys, rows: [][]any{
+		{"instance_2", "h2:20000", "sync", systemInfo("ready"), map[string]any{
+			"memgraph": replicaInfo(int64(12), int64(0), "ready"), "db2": replicaInfo(int64(3), int64(1), "replicating")}},
+		{"instance_3", "h3:20000", "async", nil, map[string]any{"memgraph": replicaInfo(int64(0), int64(12), "invalid")}},
+		{"instance_4", "h4:20000", "strict_sync", systemInfo("recovery"), map[string]any{}},
 	}}}
 }
 
@@ -313,7 +386,10 @@ func encodeString(out []byte, s string) []byte {
 	if i := slices.Index(fuzzWords, s); i >= 0 {
 		return append(out, byte(i))
 	}
-	return append(append(out, byte(32+len(s))), s...)
+	if len(s) > 15 {
+		panic(fmt.Sprintf("encodeString: %q is longer than 15 bytes", s))
+	}
+	return append(append(out, byte(stringTag+len(s))), s...)
 }
 
 // The seeds decode to the fixtures they were written from and parse without error, so every
@@ -328,6 +404,15 @@ func TestFuzzParseSeedsAreTheFixtures(t *testing.T) {
 			t.Error(err)
 		}
 	}
+	for _, tab := range replicaSeeds() {
+		got := (&tableReader{encodeTable(tab, replicasKeys)}).table(replicasKeys)
+		if diff := cmp.Diff(tab, got, cmp.AllowUnexported(table{})); diff != "" {
+			t.Errorf("SHOW REPLICAS seed (-fixture +decoded):\n%s", diff)
+		}
+		if _, err := parseReplicas(got); err != nil {
+			t.Error(err)
+		}
+	}
 	for _, tab := range lagSeeds() {
 		got := (&tableReader{encodeTable(tab, lagKeys)}).table(lagKeys)
 		if diff := cmp.Diff(tab, got, cmp.AllowUnexported(table{})); diff != "" {
@@ -335,6 +420,18 @@ func TestFuzzParseSeedsAreTheFixtures(t *testing.T) {
 		}
 		if _, err := parseReplicationLag(got); err != nil {
 			t.Error(err)
+		}
+	}
+}
+
+// Every word must read back as itself, and no encoded string as a word.
+func TestFuzzWordsFitTheEncoding(t *testing.T) {
+	if len(fuzzWords) > wordCount {
+		t.Fatalf("%d fuzz words, at most %d fit below stringTag", len(fuzzWords), wordCount)
+	}
+	for _, s := range append(slices.Clone(fuzzWords), "x", "h2:20000", "fifteen bytes!!") {
+		if got := (&tableReader{encodeString(nil, s)}).str(); got != s {
+			t.Errorf("%q reads back as %q", s, got)
 		}
 	}
 }

@@ -76,7 +76,8 @@ func (t *BoltTLS) Fingerprint() [sha256.Size]byte { return t.id }
 // TLSConnector is a Connector that can also reach coordinators serving Bolt over TLS.
 type TLSConnector interface {
 	Connector
-	// WithTLS returns a Connector whose Clients dial with t. Connections are pooled per
+	// WithTLS returns a Connector whose Clients dial with t; nil means plaintext. It keeps the
+	// connector's other settings (an AuthConnector's credentials). Connections are pooled per
 	// dialed address, advertised host and CA bundle, so they are never shared between trusts or
 	// with plaintext Clients.
 	WithTLS(t *BoltTLS) Connector

@@ -15,12 +15,13 @@ import (
 	"github.com/memgraph-hooks/memgraph-hooks/memgraph"
 )
 
-// client is the Pool's memgraph.Client for one advertised coordinator address, over TLS when
-// tls is set.
+// client is the Pool's memgraph.Client for one advertised address, over TLS when tls is set,
+// with its own credentials when auth is set.
 type client struct {
 	pool    *Pool
 	address string
 	tls     *memgraph.BoltTLS
+	auth    *credentials
 }
 
 var _ memgraph.Client = (*client)(nil)
@@ -42,6 +43,16 @@ func (c *client) ShowReplicationLag(ctx context.Context) ([]memgraph.InstanceLag
 	}
 	out, err := memgraph.ParseReplicationLag(t.keys, t.rows)
 	return out, c.annotate(err, memgraph.ShowReplicationLagQuery)
+}
+
+// ShowReplicas is a read like ShowInstances, sent to the MAIN data instance at c.address.
+func (c *client) ShowReplicas(ctx context.Context) ([]memgraph.Replica, error) {
+	t, err := c.run(ctx, memgraph.ShowReplicasQuery, true)
+	if err != nil {
+		return nil, err
+	}
+	out, err := memgraph.ParseReplicas(t.keys, t.rows)
+	return out, c.annotate(err, memgraph.ShowReplicasQuery)
 }
 
 func (c *client) AddCoordinator(ctx context.Context, id int, cfg memgraph.CoordinatorConfig) error {
@@ -121,8 +132,7 @@ func (c *client) annotate(err error, query string) error {
 }
 
 // table is a fully read result: column names and rows of driver values (string, int64, nil,
-// bool, float64, []any, map[string]any), as memgraph.ParseInstances and ParseReplicationLag read
-// them.
+// bool, float64, []any, map[string]any), as memgraph's Parse* functions read them.
 type table struct {
 	keys []string
 	rows [][]any
@@ -140,7 +150,7 @@ func (c *client) run(ctx context.Context, query string, read bool) (table, error
 		}
 	}
 	dial := c.pool.opts.Resolver.Resolve(c.address)
-	entry, err := c.pool.acquire(ctx, dial, c.address, c.tls)
+	entry, err := c.pool.acquire(ctx, target{dial: dial, address: c.address, tls: c.tls, auth: c.auth})
 	if err != nil {
 		return table{}, c.annotate(err, query)
 	}

@@ -1,6 +1,7 @@
 package bolt_test
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -42,6 +43,11 @@ func coordConfig(cluster string, id int) memgraph.CoordinatorConfig {
 }
 
 func dataHost(cluster string, i int) string { return fmt.Sprintf("data-%d.%s.svc", i, cluster) }
+
+// dataAddr is the Bolt address of data instance i, as SHOW INSTANCES reports it.
+func dataAddr(cluster string, i int) string {
+	return fmt.Sprintf("%s:%d", dataHost(cluster, i), boltPort)
+}
 
 func instanceName(i int) string { return fmt.Sprintf("instance_%d", i+1) }
 
@@ -137,14 +143,40 @@ func testContext(t testing.TB) context.Context {
 
 // countingProxy is a TCP proxy in front of one simulated instance. It counts the connections
 // the client opens (each one is a TCP and Bolt handshake) and how many are open, so tests can
-// prove pooling and eviction from the outside. It dials the target anew per connection, so it
-// follows restarts of the instance.
+// prove pooling and eviction from the outside, and records what the client sent on each. It
+// dials the target anew per connection, so it follows restarts of the instance.
 type countingProxy struct {
 	ln       net.Listener
 	target   func() string
 	accepted atomic.Int64
 	open     atomic.Int64
 	wg       sync.WaitGroup
+
+	mu   sync.Mutex
+	sent [][]byte // per proxied connection, in accept order: the bytes the client sent
+}
+
+// Sent returns the bytes the client sent on the i-th proxied connection.
+func (p *countingProxy) Sent(i int) []byte {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if i >= len(p.sent) {
+		return nil
+	}
+	return bytes.Clone(p.sent[i])
+}
+
+// recorder appends what the client sends on connection i to sent[i].
+type recorder struct {
+	p *countingProxy
+	i int
+}
+
+func (r recorder) Write(b []byte) (int, error) {
+	r.p.mu.Lock()
+	defer r.p.mu.Unlock()
+	r.p.sent[r.i] = append(r.p.sent[r.i], b...)
+	return len(b), nil
 }
 
 func startProxy(t testing.TB, target func() string) *countingProxy {
@@ -176,14 +208,18 @@ func (p *countingProxy) serve() {
 			continue
 		}
 		p.open.Add(1)
+		p.mu.Lock()
+		rec := recorder{p: p, i: len(p.sent)}
+		p.sent = append(p.sent, nil)
+		p.mu.Unlock()
 		p.wg.Add(1)
-		go p.pipe(client, server)
+		go p.pipe(client, server, rec)
 	}
 }
 
 // pipe copies both ways; when either side closes, both are closed, so a server-side drop
 // reaches the client as it would without the proxy.
-func (p *countingProxy) pipe(client, server net.Conn) {
+func (p *countingProxy) pipe(client, server net.Conn, rec recorder) {
 	defer p.wg.Done()
 	var once sync.Once
 	closeBoth := func() {
@@ -194,7 +230,7 @@ func (p *countingProxy) pipe(client, server net.Conn) {
 		})
 	}
 	done := make(chan struct{}, 2)
-	go func() { io.Copy(server, client); closeBoth(); done <- struct{}{} }()
+	go func() { io.Copy(server, io.TeeReader(client, rec)); closeBoth(); done <- struct{}{} }()
 	go func() { io.Copy(client, server); closeBoth(); done <- struct{}{} }()
 	<-done
 	<-done

@@ -1,8 +1,8 @@
 // Package bolt is the production memgraph.Connector: a pool of neo4j driver connections to the
-// coordinators, the Bolt client that runs coordinator queries on them (read-only reads retried
-// once on a dead pooled connection, writes never), the driver's log, and TLS dialing verified
-// against a cluster's CA. It is the only package that imports the neo4j driver; everything it
-// returns is a memgraph type.
+// coordinators (and to a MAIN data instance for SHOW REPLICAS), the Bolt client that runs the
+// queries on them (read-only reads retried once on a dead pooled connection, writes never), the
+// driver's log, TLS dialing verified against a cluster's CA, and per-cluster credentials. It is
+// the only package that imports the neo4j driver; everything it returns is a memgraph type.
 package bolt
 
 import (
@@ -58,8 +58,9 @@ type PoolOptions struct {
 	// minute meanwhile): past it the call ends with KindTimeout, meaning "still in progress".
 	// The caller's deadline wins if earlier (default DefaultForceResetTimeout).
 	ForceResetTimeout time.Duration
-	// Username and Password enable basic auth when Username is set. Coordinators ignore auth
-	// in Memgraph 3.12; data instances require it only once a user exists.
+	// Username and Password enable basic auth when Username is set, for Clients of a Connector
+	// without credentials of its own (Pool.WithAuth). Coordinators ignore auth in Memgraph
+	// 3.12; data instances require it only once a user exists.
 	Username, Password string
 	// Logger receives pool events (debug: every query; info: opened and evicted addresses).
 	// nil discards them.
@@ -112,20 +113,35 @@ type Pool struct {
 	done chan struct{}
 }
 
-// poolKey identifies a driver: the dialed (resolved) address and, over TLS, the advertised host
-// verified and the CA bundle trusted. Plaintext entries leave both empty, so a TLS Client never
-// reuses a plaintext connection or one verified for another name or CA.
+// target is where and how a Client connects: the address it dials (resolved) and the one it
+// was given (advertised), the TLS trust (nil: plaintext) and its own credentials (nil: the
+// PoolOptions' ones).
+type target struct {
+	dial, address string
+	tls           *memgraph.BoltTLS
+	auth          *credentials
+}
+
+// poolKey identifies a driver: the dialed address; over TLS, the advertised host verified and
+// the CA bundle trusted; with credentials of its own, their fingerprint. Plaintext entries
+// leave the TLS fields empty and entries with the pool-wide credentials the fingerprint, so a
+// Client never reuses a connection made with another trust or as another user.
 type poolKey struct {
 	dial     string
 	tlsHost  string
 	tlsTrust [32]byte
+	auth     [32]byte
 }
 
-func keyFor(dial, address string, t *memgraph.BoltTLS) poolKey {
-	if t == nil {
-		return poolKey{dial: dial}
+func (t target) key() poolKey {
+	k := poolKey{dial: t.dial}
+	if t.tls != nil {
+		k.tlsHost, k.tlsTrust = hostOf(t.address), t.tls.Fingerprint()
 	}
-	return poolKey{dial: dial, tlsHost: hostOf(address), tlsTrust: t.Fingerprint()}
+	if t.auth != nil {
+		k.auth = t.auth.id
+	}
+	return k
 }
 
 type poolEntry struct {
@@ -167,7 +183,7 @@ func (e *poolEntry) takeTurn(ctx context.Context) (done func(dialed bool), err e
 
 // PoolStats is a snapshot of a Pool, for metrics and tests.
 type PoolStats struct {
-	Addresses int    // open drivers: one per dialed address and trust (plaintext, or a TLS host and CA)
+	Addresses int    // open drivers: one per dialed address, trust (plaintext, TLS host and CA) and credentials
 	Opened    uint64 // drivers opened since NewPool
 	Evicted   uint64 // drivers closed for idleness
 }
@@ -184,8 +200,9 @@ func NewPool(opts PoolOptions) *Pool {
 	return p
 }
 
-// Client returns a Client for the coordinator advertised at address ("host:port"). It is
-// cheap: connections are made, and the address resolved, when a query runs.
+// Client returns a Client for the instance advertised at address ("host:port"), plaintext with
+// the PoolOptions' credentials. It is cheap: connections are made, and the address resolved,
+// when a query runs.
 func (p *Pool) Client(address string) memgraph.Client {
 	return &client{pool: p, address: address}
 }
@@ -219,26 +236,26 @@ func (p *Pool) Close() error {
 	return errors.Join(errs...)
 }
 
-// acquire returns the entry for a dialed address (advertised as address, reached over TLS when
-// t is set), opening its driver on first use, and marks it in use so the janitor leaves it alone
-// until release. ctx is the caller's, for the log.
-func (p *Pool) acquire(ctx context.Context, dial, address string, t *memgraph.BoltTLS) (*poolEntry, error) {
+// acquire returns the entry for a target, opening its driver on first use, and marks it in use
+// so the janitor leaves it alone until release. ctx is the caller's, for the log.
+func (p *Pool) acquire(ctx context.Context, t target) (*poolEntry, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.closed {
 		return nil, &memgraph.Error{Kind: memgraph.KindClosed, Message: "the connection pool is closed"}
 	}
-	key := keyFor(dial, address, t)
+	key := t.key()
 	e := p.entries[key]
 	if e == nil {
-		driver, err := p.newDriver(dial, address, t)
+		driver, err := p.newDriver(t)
 		if err != nil {
-			return nil, &memgraph.Error{Kind: memgraph.KindInvalidArgument, Message: "cannot dial " + dial, Err: err}
+			return nil, &memgraph.Error{Kind: memgraph.KindInvalidArgument, Message: "cannot dial " + t.dial, Err: err}
 		}
 		e = &poolEntry{driver: driver, gate: make(chan struct{}, 1)}
 		p.entries[key] = e
 		p.opened++
-		p.opts.Logger.InfoContext(ctx, "memgraph: opened connection pool", "address", dial, "tls", t != nil)
+		p.opts.Logger.InfoContext(ctx, "memgraph: opened connection pool", "address", t.dial, "tls", t.tls != nil,
+			"own_credentials", t.auth != nil)
 	}
 	e.inUse++
 	return e, nil
@@ -251,24 +268,18 @@ func (p *Pool) release(e *poolEntry) {
 	p.mu.Unlock()
 }
 
-// newDriver opens a driver for dial. Over TLS it uses the bolt+ssc scheme only so that the driver
+// newDriver opens a driver for t. Over TLS it uses the bolt+ssc scheme only so that the driver
 // leaves verification to clientConfig, which checks the chain against the CA for the
 // advertised host (the driver would check the dialed one).
-func (p *Pool) newDriver(dial, address string, t *memgraph.BoltTLS) (neo4j.DriverWithContext, error) {
-	if t == nil {
-		return neo4j.NewDriverWithContext("bolt://"+dial, p.auth(), p.configure)
+func (p *Pool) newDriver(t target) (neo4j.DriverWithContext, error) {
+	auth := p.authFor(t.auth)
+	if t.tls == nil {
+		return neo4j.NewDriverWithContext("bolt://"+t.dial, auth, p.configure)
 	}
-	tlsConfig := clientConfig(t, address)
-	return neo4j.NewDriverWithContext("bolt+ssc://"+dial, p.auth(), p.configure, func(c *config.Config) {
+	tlsConfig := clientConfig(t.tls, t.address)
+	return neo4j.NewDriverWithContext("bolt+ssc://"+t.dial, auth, p.configure, func(c *config.Config) {
 		c.TlsConfig = tlsConfig
 	})
-}
-
-func (p *Pool) auth() neo4j.AuthToken {
-	if p.opts.Username == "" {
-		return neo4j.NoAuth()
-	}
-	return neo4j.BasicAuth(p.opts.Username, p.opts.Password, "")
 }
 
 func (p *Pool) configure(c *config.Config) {
@@ -312,7 +323,8 @@ func (p *Pool) evictIdle(now time.Time) {
 			idle = append(idle, e.driver)
 			delete(p.entries, key)
 			p.evicted++
-			p.opts.Logger.Info("memgraph: closed idle connection pool", "address", key.dial, "tls", key.tlsHost != "")
+			p.opts.Logger.Info("memgraph: closed idle connection pool", "address", key.dial, "tls", key.tlsHost != "",
+				"own_credentials", key.auth != [32]byte{})
 		}
 	}
 	p.mu.Unlock()

@@ -2,7 +2,6 @@ package bolt_test
 
 import (
 	"errors"
-	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -47,7 +46,8 @@ func TestRefusals(t *testing.T) {
 	ctx := testContext(t)
 	bootstrap(t, ctx, pool, "r", 3, 2) // data-2 is started but not registered
 	leader, follower := pool.Client(coordAddr("r", 1)), pool.Client(coordAddr("r", 2))
-	data := pool.Client(fmt.Sprintf("%s:%d", dataHost("r", 0), boltPort))
+	data := pool.Client(dataAddr("r", 0))    // the MAIN
+	replica := pool.Client(dataAddr("r", 1)) // instance_2
 
 	cases := []struct {
 		name    string
@@ -135,6 +135,14 @@ func TestRefusals(t *testing.T) {
 		{"YIELD on a data instance", func() error {
 			return data.YieldLeadership(ctx)
 		}, memgraph.KindNotCoordinator, "Only coordinator can run YIELD LEADERSHIP query.", "RUN"},
+		{"SHOW REPLICAS on a replica", func() error {
+			_, err := replica.ShowReplicas(ctx)
+			return err
+		}, memgraph.KindNotMain, "Show replicas query should only be run on the main instance.", "RUN"},
+		{"SHOW REPLICAS on a coordinator", func() error {
+			_, err := leader.ShowReplicas(ctx)
+			return err
+		}, memgraph.KindNotCoordinator, "Coordinator can run only coordinator queries!", "RUN"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

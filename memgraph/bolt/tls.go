@@ -8,27 +8,7 @@ import (
 	"github.com/memgraph-hooks/memgraph-hooks/memgraph"
 )
 
-var _ memgraph.TLSConnector = (*Pool)(nil)
-
-// WithTLS returns a Connector that dials every coordinator over TLS verified with t; nil means
-// the Pool itself (plaintext).
-func (p *Pool) WithTLS(t *memgraph.BoltTLS) memgraph.Connector {
-	if t == nil {
-		return p
-	}
-	return tlsConnector{pool: p, tls: t}
-}
-
-type tlsConnector struct {
-	pool *Pool
-	tls  *memgraph.BoltTLS
-}
-
-func (c tlsConnector) Client(address string) memgraph.Client {
-	return &client{pool: c.pool, address: address, tls: c.tls}
-}
-
-// clientConfig is the driver's TLS configuration for the coordinator advertised at address.
+// clientConfig is the driver's TLS configuration for the instance advertised at address.
 //
 // The driver derives ServerName from the address it dials and, for the bolt+ssc scheme the pool
 // uses with TLS, sets InsecureSkipVerify; so the standard verification is replaced, not skipped:
