@@ -125,8 +125,3 @@ func (h *handler) connector(t boltTrust) (memgraph.Connector, string) {
 	}
 	return secure.WithTLS(t.config), ""
 }
-
-// secretRule asks Metacontroller for the spec.tls Secret, by name, in the cluster's namespace.
-func secretRule(c *topology.Cluster) relatedRule {
-	return relatedRule{APIVersion: "v1", Resource: "secrets", Namespace: c.Namespace(), Names: []string{c.TLSSecretName()}}
-}

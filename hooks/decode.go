@@ -43,6 +43,9 @@ func observeRequest(req *syncRequest, parents *parentCache) (*admittedParent, wo
 	if work.tls, err = readBoltTLS(req, cluster); err != nil {
 		return nil, workloads{}, err
 	}
+	if work.auth, err = readMemgraphAuth(req, cluster); err != nil {
+		return nil, workloads{}, err
+	}
 	return parent, work, nil
 }
 
@@ -72,8 +75,8 @@ func objectKey(namespace, name string) string {
 }
 
 // handleCustomize asks Metacontroller for the cluster's Pods (both roles, same namespace), so
-// the sync sees their readiness, and for the spec.tls Secret, whose ca.crt the sync verifies the
-// coordinators with.
+// the sync sees their readiness, and for the Secrets the spec names: spec.tls's, whose ca.crt the
+// sync verifies the members with, and spec.auth's, whose credentials read SHOW REPLICAS.
 func (h *handler) handleCustomize(w http.ResponseWriter, r *http.Request) {
 	if _, err := parseQuery(r.URL.RawQuery); err != nil {
 		h.fail(w, "customize", err)
@@ -95,8 +98,8 @@ func (h *handler) handleCustomize(w http.ResponseWriter, r *http.Request) {
 		Namespace:     cluster.Namespace(),
 		LabelSelector: &labelSelector{MatchLabels: topology.PodSelector(cluster.Name())},
 	}}
-	if cluster.TLSSecretName() != "" {
-		rules = append(rules, secretRule(cluster))
+	if rule, ok := secretRule(cluster); ok {
+		rules = append(rules, rule)
 	}
 	h.writeJSON(w, "customize", http.StatusOK, customizeResponse{RelatedResources: rules})
 }

@@ -24,6 +24,7 @@ const handoverGrace = 2 * time.Second
 // and when its new MAIN is proven (planner.RestoreAfter, planner.Handover) are the planner's.
 type executor struct {
 	client   memgraph.Client
+	catchUp  catchUpReader // SHOW REPLICAS on the MAIN, for a handover's precondition
 	declared topology.Declared
 	current  topology.Replicas // the replica counts the plan was made with
 	// workloads are the rollout's, so that a rollout's handover is re-planned like any other.
@@ -83,8 +84,9 @@ func (x executor) precondition(ctx context.Context, cmd planner.Command) string 
 	}
 	var f planner.Fresh
 	f.Instances, f.InstancesErr = x.client.ShowInstances(ctx)
-	if reads == planner.ReadInstancesAndLag && f.InstancesErr == nil {
+	if reads == planner.ReadInstancesAndCatchUp && f.InstancesErr == nil {
 		f.Lag, f.LagErr = x.client.ShowReplicationLag(ctx)
+		f.Replicas = x.catchUp.read(ctx, f.Instances)
 	}
 	return planner.Precondition(x.declared, x.current, x.workloads, cmd, f)
 }

@@ -56,6 +56,7 @@ type harness struct {
 	lastResp      syncResponse
 	secrets       map[string]any // related Secrets, keyed like Metacontroller's v2 request
 	boltTLS       *tls.Config    // when set, every simulated instance serves Bolt only over TLS
+	dataAuth      *sim.Auth      // when set, every simulated data instance has this one user
 	// keepVolumes: a shed pod's instance is stopped with its state and restarted on it when its
 	// pod comes back (claims retained), instead of removed for good.
 	keepVolumes bool
@@ -419,8 +420,9 @@ func (h *harness) reconcilePods() {
 			want[c.Pod] = true
 			if !h.pods[c.Pod] {
 				created[c.Pod] = true
-				h.createPod(sts, c.Pod, i, func() error {
-					return h.world.StartCoordinator(sim.CoordinatorSpec{ID: c.ID(), Host: c.Host, BoltPort: 7687, ManagementPort: 10000, CoordinatorPort: 12000, TLS: h.boltTLS})
+				h.createPod(sts, c.Pod, i, func(version string) error {
+					return h.world.StartCoordinator(sim.CoordinatorSpec{ID: c.ID(), Host: c.Host, BoltPort: 7687, ManagementPort: 10000,
+						CoordinatorPort: 12000, TLS: h.boltTLS, Version: version})
 				})
 			}
 		}
@@ -432,8 +434,9 @@ func (h *harness) reconcilePods() {
 			want[d.Pod] = true
 			if !h.pods[d.Pod] {
 				created[d.Pod] = true
-				h.createPod(sts, d.Pod, i, func() error {
-					return h.world.StartData(sim.DataSpec{Host: d.Host, BoltPort: 7687, ManagementPort: 10000, TLS: h.boltTLS})
+				h.createPod(sts, d.Pod, i, func(version string) error {
+					return h.world.StartData(sim.DataSpec{Host: d.Host, BoltPort: 7687, ManagementPort: 10000, TLS: h.boltTLS,
+						Version: version, Auth: h.dataAuth})
 				})
 			}
 		}
@@ -450,9 +453,10 @@ func (h *harness) reconcilePods() {
 }
 
 // createPod records a new pod of sts at index i, at the revision the partition gives it, and
-// starts its instance: with start the first time, on its volume (Restart) when its host ran
-// before; a pod of a broken image starts nothing and is never Ready.
-func (h *harness) createPod(sts map[string]any, pod string, i int, start func() error) {
+// starts its instance at the Memgraph version of the pod's image: with start the first time, on
+// its volume (RestartAt) when its host ran before; a pod of a broken image starts nothing and is
+// never Ready.
+func (h *harness) createPod(sts map[string]any, pod string, i int, start func(version string) error) {
 	set := sts["metadata"].(map[string]any)["name"].(string)
 	st := &podState{revision: templateHash(sts), image: templateImage(sts), created: h.clock.Now()}
 	if current := h.currentRevs[set]; current == "" {
@@ -466,11 +470,21 @@ func (h *harness) createPod(sts map[string]any, pod string, i int, start func() 
 	case h.brokenImages[st.image]:
 		st.starting = true
 	case h.started[host]:
-		h.must(h.world.Restart(host))
+		h.must(h.world.RestartAt(host, imageTag(st.image)))
 	default:
-		h.must(start())
+		h.must(start(imageTag(st.image)))
 		h.started[host] = true
 	}
+}
+
+// imageTag is the tag of an image (repository:tag), which the simulator reads as the Memgraph
+// version when it is one; "" for an image without a tag.
+func imageTag(image string) string {
+	i := strings.LastIndex(image, ":")
+	if i < 0 || strings.Contains(image[i:], "/") {
+		return ""
+	}
+	return image[i+1:]
 }
 
 // imageOf is the image of some pod created at revision (the harness keeps no ControllerRevisions).

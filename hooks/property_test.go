@@ -21,17 +21,20 @@ var (
 )
 
 // TestRandomScalingNeverMisusesMemgraph drives random sequences of scaling edits, new images
-// and restarts (rolling upgrades), leadership moves, lag and MAIN moves, and Memgraph 3.12's
+// (upgrades across Memgraph versions) and restarts (rolling upgrades), leadership moves, lag and
+// MAIN moves, client writes, replicas that lose their volume and recover, and Memgraph 3.12's
 // timing faults — coordinators that join late
 // (half-joined), leaders that lose their majority and lead on until their leadership expires,
-// leaders that are not ready after an election or a FORCE RESET, data instances that die and
+// leaders that are not ready after an election or a FORCE RESET, elections that take time,
+// yields that refuse writes while they transfer, data instances that die and
 // show up until instance_down_timeout_sec, simulated time passing between syncs — through real
 // syncs against the simulator, and checks after every pass: the simulator saw no misuse (second
-// MAIN, UNREGISTER of an alive MAIN, REMOVE of the leader or of a half-joined member, …), the
-// leader never crashed, no StatefulSet shrank while a member of the range it shed was still
-// a member, and no pod was replaced while its member was the MAIN (of several data instances)
-// or the leader, or while another pod of the cluster was gone. Every sequence must then
-// converge, its rollout done, once the faults stop.
+// MAIN, UNREGISTER of an alive MAIN, REMOVE of the leader or of a half-joined member, a newer
+// MAIN over an older replica, a handover to a replica behind the MAIN, …), no acknowledged
+// write is missing from the MAIN, the leader never crashed, no StatefulSet shrank while a member
+// of the range it shed was still a member, and no pod was replaced while its member was the
+// MAIN (of several data instances) or the leader, or while another pod of the cluster was gone.
+// Every sequence must then converge, its rollout done, once the faults stop.
 func TestRandomScalingNeverMisusesMemgraph(t *testing.T) {
 	n := *sequences
 	if testing.Short() {
@@ -55,16 +58,26 @@ var (
 	coordinatorChoices = []int{3, 5}
 	readyDelays        = []time.Duration{0, time.Second, 3 * time.Second}
 	timeSteps          = []time.Duration{0, 0, 500 * time.Millisecond, 2 * time.Second, 6 * time.Second}
+	// Memgraph 3.12's timings the simulator leaves instant by default: a replica's recovery, a
+	// Raft election (2–4 s), a leadership transfer.
+	recoveryTimes  = []time.Duration{0, 2 * time.Second, 8 * time.Second}
+	electionDelays = []time.Duration{0, 0, 3 * time.Second}
+	transferTimes  = []time.Duration{0, 0, 500 * time.Millisecond}
 )
 
 func runRandomSequence(t *testing.T, rng *rand.Rand) {
 	h := newHarness(t, coordinatorChoices[rng.IntN(2)], 1+rng.IntN(3),
-		withWorld(sim.WithLeaderReadyDelay(readyDelays[rng.IntN(len(readyDelays))])),
+		withWorld(sim.WithLeaderReadyDelay(readyDelays[rng.IntN(len(readyDelays))]),
+			sim.WithReplicaRecoveryTime(recoveryTimes[rng.IntN(len(recoveryTimes))]),
+			sim.WithElectionTimeout(electionDelays[rng.IntN(len(electionDelays))]),
+			sim.WithLeadershipTransferTime(transferTimes[rng.IntN(len(transferTimes))])),
 		withForceResetTimeout(50*time.Millisecond))
 	h.bootstrap()
 	h.onReplace = h.replacementGuard
 	for step := 0; step < 12; step++ {
-		switch r := rng.IntN(16); {
+		r := rng.IntN(18)
+		t.Logf("step %d: fault %d (%s)", step, r, faultNames[min(r, len(faultNames)-1)])
+		switch {
 		case r < 3:
 			h.scale(coordinatorChoices[rng.IntN(2)], 1+rng.IntN(4))
 		case r < 4:
@@ -72,9 +85,10 @@ func runRandomSequence(t *testing.T, rng *rand.Rand) {
 		case r < 5:
 			h.moveMain(rng)
 		case r < 6:
-			// Lag only shows once the MAIN commits past it (Commit fails harmlessly with no MAIN).
+			// Lag only shows once the MAIN commits past it (a write that a lagging replica cannot
+			// confirm is committed on the MAIN but not acknowledged).
 			_ = h.world.SetLag(h.network().DataInstance(rng.IntN(h.dataPods())).Host, "memgraph", int64(rng.IntN(2)))
-			_ = h.world.Commit("memgraph", 1+int64(rng.IntN(3)))
+			h.clientWrites(1 + rng.IntN(3))
 		case r < 7:
 			h.slowJoin(rng)
 		case r < 8:
@@ -88,9 +102,13 @@ func runRandomSequence(t *testing.T, rng *rand.Rand) {
 		case r < 12:
 			h.demoteMain()
 		case r < 13:
-			h.setTag(propertyTags[rng.IntN(len(propertyTags))])
+			h.upgrade(rng)
 		case r < 14:
 			h.annotations = map[string]any{topology.AnnotationRestartedAt: fmt.Sprint(rng.IntN(3))}
+		case r < 15:
+			h.wipeReplica(rng)
+		case r < 17:
+			h.clientWrites(1 + rng.IntN(4))
 		}
 		h.advance(timeSteps[rng.IntN(len(timeSteps))])
 		h.checkedSync()
@@ -108,7 +126,14 @@ func runRandomSequence(t *testing.T, rng *rand.Rand) {
 	t.Fatalf("did not converge within 40 passes after the faults stopped: %s: %s", reason, msg)
 }
 
-var propertyTags = []string{"3.12.0", "3.12.1", "3.12.2"}
+// faultNames name the choices of runRandomSequence's switch, for the log of a failing sequence.
+var faultNames = []string{"scale", "scale", "scale", "move leader", "move MAIN", "lag and writes", "slow join", "lose quorum",
+	"kill data", "restart killed", "human FORCE RESET", "demote MAIN", "upgrade", "restartedAt", "wipe replica", "writes",
+	"writes", "none"}
+
+// propertyTags are the versions a sequence upgrades through, in order: 3.13.0 is a minor upgrade,
+// "3.13.0-relwithdebinfo" the same version built otherwise.
+var propertyTags = []string{"3.12.0", "3.12.1", "3.12.2", "3.13.0", "3.13.0-relwithdebinfo"}
 
 // replacementGuard fails the sequence when the StatefulSet controller replaces a pod whose member
 // is the MAIN (with more than one data instance declared) or the leader, or while another of the
@@ -145,6 +170,7 @@ func (h *harness) checkedSync() {
 	c0, d0 := h.replicas()
 	h.sync()
 	h.assertNoMisuse()
+	h.assertNoAcknowledgedWriteLost()
 	h.assertLeaderAlive()
 	c1, d1 := h.replicas()
 	after := h.memberSet()
@@ -226,6 +252,7 @@ func (h *harness) moveMain(rng *rand.Rand) {
 			replicas = append(replicas, r.Name)
 		}
 	}
+	replicas = h.safeTargets(main, replicas)
 	if main == "" || len(replicas) == 0 {
 		return
 	}
@@ -289,6 +316,11 @@ func (h *harness) loseQuorum() {
 // noticed yet), and the leader shows it up until instance_down_timeout_sec.
 func (h *harness) killData(rng *rand.Rand) {
 	host := h.network().DataInstance(rng.IntN(h.dataPods())).Host
+	if cd, ok := h.dataSnapshot(); ok && cd.isMain(host) && !h.everyPodCaughtUp(cd) {
+		// The failover could promote an instance lacking acknowledged writes (Memgraph's
+		// max_failover_replica_lag is unlimited by default): Memgraph's doing, not the hook's.
+		return
+	}
 	if h.world.Running(host) {
 		h.kill(host)
 	}
@@ -311,9 +343,43 @@ func (h *harness) restartIfPod(host string) {
 	delete(h.killed, host)
 }
 
+// safeTargets keeps the replicas a careful human may hand MAIN to from main: those holding every
+// transaction main committed (the simulator's own counts, which a human checks with SHOW
+// REPLICAS) and running main's image (no newer MAIN over an older replica). The simulator
+// records any other handover as a misuse, which this test reserves for the hook's.
+func (h *harness) safeTargets(main string, replicas []string) []string {
+	committed := map[string]map[string]int64{}
+	for _, c := range h.world.Raft().Clusters {
+		for _, d := range c.Data {
+			committed[d.Name] = d.Committed
+		}
+	}
+	image := func(name string) string {
+		n, _ := topology.ParseDataInstanceName(name)
+		if st := h.podStates[h.network().DataInstance(n).Pod]; st != nil {
+			return st.image
+		}
+		return ""
+	}
+	var out []string
+	for _, r := range replicas {
+		caughtUp := true
+		for db, n := range committed[main] {
+			caughtUp = caughtUp && committed[r][db] >= n
+		}
+		if caughtUp && image(r) == image(main) {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
 // demoteMain demotes the MAIN as an operator (or a pass killed mid-handover) would: Memgraph
 // does not fail over after a demotion, so the cluster stays without a MAIN until someone acts.
 func (h *harness) demoteMain() {
+	if cd, ok := h.dataSnapshot(); ok && !h.everyPodCaughtUp(cd) {
+		return // the election that follows picks by ordinal, not by data: keep every replica caught up
+	}
 	rows := h.anyView()
 	for _, r := range rows {
 		if !r.IsCoordinator() && r.Role == memgraph.RoleMain {

@@ -72,14 +72,26 @@ func status(c *topology.Cluster, work workloads, out planner.Outcome, v planner.
 		Version:       out.Rollout.Version,
 		TargetVersion: out.Rollout.TargetVersion,
 	}
-	if _, warning := c.Paused(); warning != "" {
-		st.Warnings = append(st.Warnings, warning)
+	for _, warning := range []string{pausedWarning(c), downgradeWarning(c), out.Rollout.VersionWarning} {
+		if warning != "" {
+			st.Warnings = append(st.Warnings, warning)
+		}
 	}
 	if out.Latest.Leader != "" {
 		st.Leader, st.Main = out.Latest.Leader, out.Now.Main
 		st.Coordinators, st.DataInstances = registeredCounts(out.Latest.Instances)
 	}
 	return st
+}
+
+func pausedWarning(c *topology.Cluster) string {
+	_, warning := c.Paused()
+	return warning
+}
+
+func downgradeWarning(c *topology.Cluster) string {
+	_, warning := c.AllowDowngrade()
+	return warning
 }
 
 // condition renders one condition. The only thing read back from the prior status is its

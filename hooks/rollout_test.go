@@ -133,6 +133,10 @@ func (h *harness) assertNoChildChange() {
 	}
 }
 
+// An upgrade (3.12.0 to 3.12.1) with the MAIN on the middle ordinal: MAIN first moves to the pod
+// replaced last (old version to old version), the replicas roll highest first, then MAIN goes to
+// the lowest updated replica and the old MAIN's pod is replaced; the coordinators follow. No newer
+// MAIN ever replicates to an older replica (the simulator records that as a misuse).
 func TestRollingUpgradeReplacesOnePodAtATime(t *testing.T) {
 	h := newHarness(t, 3, 3)
 	// The controller acts a sync behind, so every sync after a partition or template change sees
@@ -166,7 +170,7 @@ func TestRollingUpgradeReplacesOnePodAtATime(t *testing.T) {
 	if diff := cmp.Diff(want, h.replaced); diff != "" {
 		t.Errorf("replacement order (-want +got):\n%s", diff)
 	}
-	if diff := cmp.Diff([]string{"instance_1", "instance_2"}, w.mains); diff != "" {
+	if diff := cmp.Diff([]string{"instance_1", "instance_0", "instance_1"}, w.mains); diff != "" {
 		t.Errorf("MAIN moved (-want +got):\n%s", diff)
 	}
 	if v, target := h.version(); v != imageNew || target != "" {
@@ -314,24 +318,40 @@ func TestSingleDataInstanceIsReplacedInPlace(t *testing.T) {
 	h.assertNoMisuse()
 }
 
-// A human moves MAIN in the middle of the rollout: the next step starts from where it is.
+// A human moves MAIN in the middle of the rollout: the next step starts from where it is. A change
+// of the same version hands MAIN over from the human's MAIN when its pod is next, never back; an
+// upgrade moves it to the pod replaced last (the old version's lowest ordinal) first, because only
+// that order never makes a newer MAIN over an older replica.
 func TestHumanSwitchoverMidRolloutIsTheNewStartingPoint(t *testing.T) {
-	h, w := convergedForRollout(t, 3, 3)
-	h.setTag("3.12.1")
-	for len(h.replaced) < 1 || !h.pods["memgraph-data-2"] {
-		h.sync()
-		w.observe(h)
+	for _, tc := range []struct {
+		name   string
+		change func(*harness)
+		mains  []string
+	}{
+		{"a restart", func(h *harness) {
+			h.annotations = map[string]any{topology.AnnotationRestartedAt: "2026-01-01T01:00:00Z"}
+		}, []string{"instance_0", "instance_1", "instance_2"}},
+		{"an upgrade", func(h *harness) { h.setTag("3.12.1") }, []string{"instance_0", "instance_1", "instance_0", "instance_1"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h, w := convergedForRollout(t, 3, 3)
+			tc.change(h)
+			for len(h.replaced) < 1 || !h.pods["memgraph-data-2"] {
+				h.sync()
+				w.observe(h)
+			}
+			// instance_0 is MAIN; a human hands it to instance_1, the next pod in line.
+			c := h.pool.Client(h.network().Coordinator(1).BoltServer)
+			ctx := context.Background()
+			h.must(c.DemoteInstance(ctx, "instance_0"))
+			h.must(c.SetInstanceToMain(ctx, "instance_1"))
+			w.observe(h)
+			h.rollOut(w, 60)
+			w.check(t)
+			if diff := cmp.Diff(tc.mains, w.mains); diff != "" {
+				t.Errorf("MAIN moved (-want +got):\n%s", diff)
+			}
+			h.assertNoMisuse()
+		})
 	}
-	// instance_0 is MAIN; a human hands it to instance_1, the next pod in line.
-	c := h.pool.Client(h.network().Coordinator(1).BoltServer)
-	ctx := context.Background()
-	h.must(c.DemoteInstance(ctx, "instance_0"))
-	h.must(c.SetInstanceToMain(ctx, "instance_1"))
-	w.observe(h)
-	h.rollOut(w, 60)
-	w.check(t)
-	if diff := cmp.Diff([]string{"instance_0", "instance_1", "instance_2"}, w.mains); diff != "" {
-		t.Errorf("MAIN moved (-want +got): the hook must hand over from the human's MAIN, never back:\n%s", diff)
-	}
-	h.assertNoMisuse()
 }

@@ -130,7 +130,7 @@ func (h *handler) stages(ctx context.Context, p *admittedParent, work workloads,
 		out.Plan, out.Replicas = plan, plan.Replicas
 		return out
 	}
-	h.onLeader(ctx, conn, work.current, w, &out)
+	h.onLeader(ctx, conn, catchUpReader{conn: conn, auth: work.auth}, work.current, w, &out)
 	return out
 }
 
@@ -152,9 +152,11 @@ func rolloutOnLeader(ctx context.Context, conn memgraph.Connector, current topol
 }
 
 // onLeader re-reads the cluster on the leader (writes go there, and the plan must rest on the
-// authoritative table), fetches replication lag when a MAIN handover is due, plans, executes,
-// and, when a step ran, reads the cluster once more to report what the steps changed.
-func (h *handler) onLeader(ctx context.Context, conn memgraph.Connector, current topology.Replicas, w *planner.Workloads, out *planner.Outcome) {
+// authoritative table), reads the catch-up proofs when a MAIN handover may be due (SHOW
+// REPLICATION LAG on the leader, SHOW REPLICAS on the MAIN), plans, executes, and, when a step
+// ran, reads the cluster once more to report what the steps changed.
+func (h *handler) onLeader(ctx context.Context, conn memgraph.Connector, catchUp catchUpReader, current topology.Replicas,
+	w *planner.Workloads, out *planner.Outcome) {
 	d := out.Declared
 	lv, err := leaderView(ctx, conn, d, out.Discovery.View)
 	if err != nil {
@@ -168,7 +170,7 @@ func (h *handler) onLeader(ctx context.Context, conn memgraph.Connector, current
 	observed := planner.Observe(lv.Instances, nil, current)
 	observed.Workloads = w
 	client := conn.Client(lv.Coordinator.BoltServer)
-	if planner.NeedsReplicationLag(d, observed) {
+	if planner.NeedsCatchUpReads(d, observed) {
 		lag, err := client.ShowReplicationLag(ctx)
 		if err != nil {
 			out.LeaderErr = fmt.Errorf("SHOW REPLICATION LAG on %s: %w", lv.Coordinator.Name, err)
@@ -176,13 +178,14 @@ func (h *handler) onLeader(ctx context.Context, conn memgraph.Connector, current
 			return
 		}
 		observed.Lag = lag
+		observed.Replicas = catchUp.read(ctx, lv.Instances)
 	}
 	out.Plan = planner.Plan(d, observed)
 	out.Replicas, out.Latest, out.Now = out.Plan.Replicas, lv, out.Plan.Progress
 	if out.DryRun || len(out.Plan.Commands) == 0 {
 		return
 	}
-	x := executor{client: client, declared: d, current: current, workloads: w, log: h.log, count: h.countCommand}
+	x := executor{client: client, catchUp: catchUp, declared: d, current: current, workloads: w, log: h.log, count: h.countCommand}
 	out.Execution = x.execute(ctx, out.Plan.Commands)
 	if len(out.Execution.Ran) > 0 && ctx.Err() == nil {
 		reread(ctx, client, lv.Coordinator, current, out)

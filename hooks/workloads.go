@@ -33,6 +33,7 @@ type workloads struct {
 	settledCoordinators, settledData bool
 	readyPods                        map[string]bool // pod name → Ready and not terminating
 	tls                              boltTrust       // from the spec.tls Secret among the related objects
+	auth                             memgraphAuth    // from the spec.auth Secret among the related objects
 	ignored                          warnings        // evidence beyond a role's ceiling
 	ops                              dayOps          // what pause and hibernation read
 	// rollout is what each role's StatefulSet and pods say about its rollout (coordinators
@@ -50,7 +51,14 @@ func (w workloads) rolloutWorkloads(c *topology.Cluster, coordinatorHash, dataHa
 		Now:          metav1.NewTime(now),
 		StepTimeout:  metav1.Duration{Duration: time.Duration(c.StepTimeoutSeconds()) * time.Second},
 		Image:        c.Image(),
+		// An ambiguous value is no permission (topology.Cluster.AllowDowngrade); status says so.
+		AllowDowngrade: allowDowngrade(c),
 	}
+}
+
+func allowDowngrade(c *topology.Cluster) bool {
+	allowed, _ := c.AllowDowngrade()
+	return allowed
 }
 
 // observeWorkloads reads the StatefulSets among the children and the Pods among the related

@@ -162,8 +162,9 @@ func converge(t *testing.T, c *cluster, want, current topology.Replicas) {
 	for pass := 1; pass <= 10; pass++ {
 		d := topology.Declare(testNet, want, current)
 		o := c.observe(current)
-		if NeedsReplicationLag(d, o) {
+		if NeedsCatchUpReads(d, o) {
 			o.Lag = c.lagRows()
+			o = reported(o)
 		}
 		res := Plan(d, o)
 		for _, cmd := range res.Commands {

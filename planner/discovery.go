@@ -148,5 +148,5 @@ func CheckLeaderView(named string, lv View) error {
 // pod's release rest only on the leader's own table).
 func Settled(r Result, v View, held topology.Replicas) bool {
 	shrinks := r.Replicas.Coordinators < held.Coordinators || r.Replicas.DataInstances < held.DataInstances
-	return len(r.Commands) == 0 && !r.NeedsReplicationLag && (v.FromLeader() || !shrinks && !r.Rollout.InProgress())
+	return len(r.Commands) == 0 && !r.NeedsCatchUpReads && (v.FromLeader() || !shrinks && !r.Rollout.InProgress())
 }

@@ -175,7 +175,7 @@
 //     when the view is a follower's, no StatefulSet shrinking and no rollout in progress (a
 //     pod's release rests on the leader's table) ends the pass on that one query;
 //     otherwise the hook reads the leader's own table (LeaderOf, CheckLeaderView), plans again on
-//     it, fetching replication lag only when NeedsReplicationLag says so, and executes there.
+//     it, fetching replication lag only when NeedsCatchUpReads says so, and executes there.
 //   - What to check right before a step (PreconditionReads, Precondition): SET INSTANCE TO MAIN,
 //     FORCE RESET, UNREGISTER, REMOVE COORDINATOR and a handover are skipped when the cluster
 //     moved since the plan was read (a MAIN elected, a retiree failed over to or elected; for an

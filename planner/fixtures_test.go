@@ -140,3 +140,48 @@ func names(prefix string, ns ...int) []string {
 	}
 	return out
 }
+
+// reported adds the MAIN's SHOW REPLICAS to an observation with lag rows but none, as Memgraph
+// would answer it with those counts: every replica with a lag row is listed, ready on each
+// database it is 0 behind on and recovering on the others (Memgraph puts a replica found behind
+// into RECOVERY). Observations that carry SHOW REPLICAS already, or no lag, or no MAIN row, are
+// returned as they are: a test about SHOW REPLICAS itself states it.
+func reported(o Observed) Observed {
+	if o.Lag == nil || o.Replicas != nil {
+		return o
+	}
+	main := observeMain(index(o)).name
+	if main == "" {
+		return o
+	}
+	o.Replicas = &MainReplicas{Main: main, Rows: replicaRowsFor(main, o.Lag)}
+	return o
+}
+
+// reportedFresh is reported for the reads before a step.
+func reportedFresh(f Fresh) Fresh {
+	if f.Lag == nil || f.Replicas != nil || f.InstancesErr != nil {
+		return f
+	}
+	f.Replicas = reported(Observed{Instances: f.Instances, Lag: f.Lag}).Replicas
+	return f
+}
+
+func replicaRowsFor(main string, lag []memgraph.InstanceLag) []memgraph.Replica {
+	rows := []memgraph.Replica{}
+	for _, l := range lag {
+		if l.Instance == main {
+			continue
+		}
+		r := memgraph.Replica{Name: l.Instance, SyncMode: "sync", Databases: map[string]memgraph.ReplicaDatabase{}}
+		for db, d := range l.Databases {
+			status := memgraph.ReplicaReady
+			if d.TxnsBehindMain != 0 {
+				status = memgraph.ReplicaRecovery
+			}
+			r.Databases[db] = memgraph.ReplicaDatabase{Timestamp: d.CommittedTxns, Behind: -d.TxnsBehindMain, Status: status}
+		}
+		rows = append(rows, r)
+	}
+	return rows
+}

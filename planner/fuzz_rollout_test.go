@@ -18,7 +18,13 @@ const (
 	revUpdate     = "rev-update"  // status.updateRevision
 	revCurrent    = "rev-current" // status.currentRevision while rolling
 	revSuperseded = "rev-gone"    // a revision a rollback left behind
-	fuzzImage     = "memgraph:new"
+	// The spec's image, and the versions old pods run: mostly older (an upgrade), now and then
+	// newer (a downgrade), before 3.9 (a migration), or of unknown version.
+	fuzzImage   = "memgraph/memgraph:3.13.0"
+	imageOlder  = "memgraph/memgraph:3.12.0"
+	imageNewer  = "memgraph/memgraph:3.14.0"
+	imagePre39  = "memgraph/memgraph:3.8.0"
+	imageCustom = "memgraph/memgraph:latest"
 )
 
 var fuzzNow = metav1.NewTime(time.Date(2026, 12, 3, 12, 0, 0, 0, time.UTC))
@@ -71,11 +77,11 @@ func rolloutSet(r *byteReader, size, cached int32) planner.RolloutSet {
 func rolloutPod(r *byteReader, index int, update string) (planner.RolloutPod, bool) {
 	pod := planner.RolloutPod{Index: index, Revision: update, Ready: true, Image: fuzzImage,
 		Created: metav1.NewTime(fuzzNow.Add(-pick(r, time.Minute, 30*time.Minute)))}
-	switch r.next(10) {
+	switch r.next(13) {
 	case 1, 2:
-		pod.Revision, pod.Image = revCurrent, "memgraph:old"
+		pod.Revision, pod.Image = revCurrent, imageOlder
 	case 3:
-		pod.Revision, pod.Image, pod.Ready = revCurrent, "memgraph:old", false
+		pod.Revision, pod.Image, pod.Ready = revCurrent, imageOlder, false
 	case 4:
 		pod.Ready = false
 	case 5:
@@ -87,6 +93,12 @@ func rolloutPod(r *byteReader, index int, update string) (planner.RolloutPod, bo
 		pod.Revision = ""
 	case 8, 9:
 		return pod, false
+	case 10:
+		pod.Revision, pod.Image = revCurrent, imageNewer
+	case 11:
+		pod.Revision, pod.Image = revCurrent, imagePre39
+	case 12:
+		pod.Revision, pod.Image = revCurrent, imageCustom
 	}
 	return pod, true
 }

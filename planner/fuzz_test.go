@@ -34,7 +34,7 @@ import (
 //     never the pod of a MAIN of several data instances or of a leader; a Ready pod only while
 //     every other declared pod is Ready and every other member registered and up; a rollout's
 //     handover only from the MAIN whose pod is next, a yield only by the leader whose pod is next;
-//   - the same input always gives the same plan, and its NeedsReplicationLag is the function's.
+//   - the same input always gives the same plan, and its NeedsCatchUpReads is the function's.
 func FuzzPlan(f *testing.F) {
 	for _, seed := range fuzzSeeds {
 		f.Add(seed)
@@ -45,8 +45,8 @@ func FuzzPlan(f *testing.F) {
 		if again := planner.Plan(in.declared, in.observed); !samePlan(res, again) {
 			t.Fatalf("two plans of one input differ:\n%s\n%s", describe(res), describe(again))
 		}
-		if want := planner.NeedsReplicationLag(in.declared, in.observed); res.NeedsReplicationLag != want {
-			t.Errorf("Result.NeedsReplicationLag %v, NeedsReplicationLag %v", res.NeedsReplicationLag, want)
+		if want := planner.NeedsCatchUpReads(in.declared, in.observed); res.NeedsCatchUpReads != want {
+			t.Errorf("Result.NeedsCatchUpReads %v, NeedsCatchUpReads %v", res.NeedsCatchUpReads, want)
 		}
 		for _, v := range violations(in, res) {
 			t.Errorf("%s", v)
@@ -181,7 +181,55 @@ func decodeObservation(data []byte) fuzzInput {
 	if r.next(8) != 7 { // the hook always knows the workloads; without them Plan plans no rollout
 		in.observed.Workloads = workloads(r, declared, current)
 	}
+	in.observed.Replicas = replicasEvidence(r, in.observed)
 	return in
+}
+
+// replicasEvidence is the MAIN's SHOW REPLICAS read beside the lag: mostly what Memgraph
+// answers with those counts (ready when 0 behind, recovering otherwise), now and then a replica
+// recovering although its lag reads 0 (a wiped replica: the lag is the MAIN's cached count),
+// missing or lacking a database, a read that failed, or one made on another instance.
+func replicasEvidence(r *byteReader, o planner.Observed) *planner.MainReplicas {
+	main := ""
+	for _, row := range o.Instances {
+		if !row.IsCoordinator() && row.Role == memgraph.RoleMain && (main == "" || row.Name < main) {
+			main = row.Name
+		}
+	}
+	if o.Lag == nil || main == "" {
+		return nil
+	}
+	ev := &planner.MainReplicas{Main: main, Rows: []memgraph.Replica{}}
+	switch r.next(10) {
+	case 7:
+		return &planner.MainReplicas{Main: main, Problem: "Authentication failure"}
+	case 8:
+		ev.Main = pick(r, "instance_0", "instance_1", "human_1")
+	}
+	for _, l := range o.Lag {
+		if l.Instance == main {
+			continue
+		}
+		row := memgraph.Replica{Name: l.Instance, SyncMode: "sync", Databases: map[string]memgraph.ReplicaDatabase{}}
+		for db, d := range l.Databases {
+			status := memgraph.ReplicaReady
+			if d.TxnsBehindMain != 0 {
+				status = memgraph.ReplicaRecovery
+			}
+			row.Databases[db] = memgraph.ReplicaDatabase{Timestamp: d.CommittedTxns, Behind: -d.TxnsBehindMain, Status: status}
+		}
+		switch r.next(12) {
+		case 9:
+			continue // not listed
+		case 10:
+			row.Databases["memgraph"] = memgraph.ReplicaDatabase{Status: pick(r, memgraph.ReplicaRecovery,
+				memgraph.ReplicaInvalid, memgraph.ReplicaDiverged, memgraph.ReplicaReplicating)}
+		case 11:
+			delete(row.Databases, "memgraph")
+		}
+		ev.Rows = append(ev.Rows, row)
+	}
+	return ev
 }
 
 // coordinatorRow: most coordinators beyond the sizes (not inside) are absent, most inside

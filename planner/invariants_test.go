@@ -135,6 +135,10 @@ func violations(in fuzzInput, res planner.Result) []string {
 			if _, ok := f.data[c.Name]; ok {
 				bad("%s: %s is registered already", cmd, c.Name)
 			}
+			if len(f.mains) == 0 && len(f.unproven) > 0 || len(f.mains) > 0 && !f.lagRowOf(f.mains) {
+				bad("%s: beside no MAIN proven alive (MAINs %v, unproven %v): a new, empty instance could be the only failover "+
+					"candidate", cmd, f.mains, f.unproven)
+			}
 		case planner.SetInstanceToMain:
 			if _, ok := f.declaredD[c.Name]; !ok {
 				bad("%s: promotes an instance that is not declared", cmd)
@@ -145,6 +149,9 @@ func violations(in fuzzInput, res planner.Result) []string {
 			if f.retiringRegistered() {
 				bad("%s: chooses by ordinal while a retiring member is registered (only FORCE RESET lets Memgraph pick the most up-to-date)", cmd)
 			}
+			if older := f.olderAlive(c.Name, ""); len(older) > 0 {
+				bad("%s: a newer MAIN over older replicas %v", cmd, older)
+			}
 		case planner.ForceResetClusterState:
 			if len(f.mains) > 0 || len(f.unproven) > 0 || !f.retiringRegistered() {
 				bad("%s: with MAIN %v, unproven %v, retiring registered %v", cmd, f.mains, f.unproven, f.retiringRegistered())
@@ -154,11 +161,23 @@ func violations(in fuzzInput, res planner.Result) []string {
 			from, to := handoverTargets(c)
 			handedOver[from] = true
 			rollout := res.Rollout.Handover != nil && *res.Rollout.Handover == c
-			if !slices.Contains(f.mains, from) || !f.retiringD[from] && !(rollout && f.rollsNext(topology.RoleData, from)) {
-				bad("%s: %s is neither a retiring MAIN nor a MAIN whose pod the rollout replaces next (MAINs %v)", cmd, from, f.mains)
+			// An upgrade moves MAIN to the pod rolled last before it releases any replica.
+			upgradeMove := rollout && f.upgrading() && f.rollsLast(c.To)
+			if !slices.Contains(f.mains, from) || !f.retiringD[from] && !(rollout && f.rollsNext(topology.RoleData, from)) && !upgradeMove {
+				bad("%s: %s is neither a retiring MAIN nor a MAIN whose pod the rollout replaces next, nor moved to the pod "+
+					"an upgrade rolls last (MAINs %v)", cmd, from, f.mains)
 			}
 			for _, why := range f.notCaughtUp(from, to) {
 				bad("%s: %s", cmd, why)
+			}
+			// The old MAIN is excepted only when it leaves right after: unregistered (retiring)
+			// or its pod replaced next by the rollout. A switchover keeps it as a replica.
+			except := ""
+			if f.retiringD[from] || rollout && f.rollsNext(topology.RoleData, from) {
+				except = from
+			}
+			if older := f.olderAlive(c.To, except); len(older) > 0 {
+				bad("%s: a newer MAIN over older replicas %v", cmd, older)
 			}
 		case planner.UnregisterInstance:
 			if !f.retiringD[c.Name] {
@@ -248,8 +267,60 @@ func (f facts) notCaughtUp(from string, to []string) []string {
 			if l, ok := lag[name].Databases[db]; !ok || l.TxnsBehindMain != 0 {
 				out = append(out, fmt.Sprintf("target %s is not proven caught up on %s", name, db))
 			}
+			if !f.reportedReady(from, name, db) {
+				out = append(out, fmt.Sprintf("target %s is not reported ready on %s by MAIN %s's SHOW REPLICAS", name, db, from))
+			}
 		}
 	}
+	return out
+}
+
+// lagRowOf: SHOW REPLICATION LAG, read in this pass, has a row for one of mains (the MAIN
+// answered the leader).
+func (f facts) lagRowOf(mains []string) bool {
+	for _, l := range f.in.observed.Lag {
+		if slices.Contains(mains, l.Instance) {
+			return true
+		}
+	}
+	return false
+}
+
+// reportedReady: SHOW REPLICAS, read on main in this pass, lists name ready on db. A lag of 0 is
+// no proof: it is the MAIN's cached count, kept while a replica that lost its data recovers.
+func (f facts) reportedReady(main, name, db string) bool {
+	ev := f.in.observed.Replicas
+	if ev == nil || ev.Main != main || ev.Problem != "" {
+		return false
+	}
+	for _, r := range ev.Rows {
+		if r.Name == name {
+			return r.Databases[db].Status == memgraph.ReplicaReady
+		}
+	}
+	return false
+}
+
+// olderAlive lists the registered data instances seen up, other than target and except, that
+// run an older known Memgraph version than target: a newer MAIN cannot replicate to them.
+func (f facts) olderAlive(target, except string) []string {
+	versions := map[string]memgraph.Version{}
+	if w := f.in.observed.Workloads; w != nil {
+		for _, pod := range w.Data.Pods {
+			if v, ok := memgraph.ImageVersion(pod.Image); ok {
+				versions[topology.DataInstanceName(topology.FirstDataOrdinal+pod.Index)] = v
+			}
+		}
+	}
+	mine, known := versions[target]
+	var out []string
+	for name, row := range f.data {
+		v, ok := versions[name]
+		if known && ok && name != target && name != except && row.Health == memgraph.HealthUp && v.Compare(mine) < 0 {
+			out = append(out, name)
+		}
+	}
+	slices.Sort(out)
 	return out
 }
 

@@ -11,8 +11,10 @@ import (
 type Observed struct {
 	Instances []memgraph.Instance    // the leader's SHOW INSTANCES
 	Leader    string                 // name of the leader coordinator row (coordinator_<id>)
-	Lag       []memgraph.InstanceLag // nil unless fetched because NeedsReplicationLag said so
-	Current   topology.Replicas      // observed StatefulSets' spec.replicas (0 when absent)
+	Lag       []memgraph.InstanceLag // nil unless fetched because NeedsCatchUpReads said so
+	// Replicas is SHOW REPLICAS as the MAIN answered it, read with Lag; nil unless fetched.
+	Replicas *MainReplicas
+	Current  topology.Replicas // observed StatefulSets' spec.replicas (0 when absent)
 	// Workloads, when set, makes Plan plan the rollout too (Result.Rollout).
 	Workloads *Workloads
 }
@@ -22,6 +24,30 @@ type Observed struct {
 func Observe(rows []memgraph.Instance, lag []memgraph.InstanceLag, current topology.Replicas) Observed {
 	leader, _ := ReadLeadership(rows)
 	return Observed{Instances: rows, Leader: leader, Lag: lag, Current: current}
+}
+
+// MainReplicas is SHOW REPLICAS as one data instance answered it: the MAIN's own account of
+// each replica's state per database (ready, recovery, ...). It is the second proof a handover
+// target needs besides SHOW REPLICATION LAG, whose count is the MAIN's cache and reads 0 for a
+// replica that lost its data and is still recovering (Memgraph v3.12.0
+// src/storage/v2/replication/replication_client.cpp: an advance-only Max of what heartbeats
+// reported, left as it was while the replica is in RECOVERY).
+type MainReplicas struct {
+	Main    string             // the data instance asked: the MAIN of the rows it was read with
+	Rows    []memgraph.Replica // its answer; nil when it could not be read
+	Problem string             // why it could not be read ("" when Rows is its answer)
+}
+
+// CatchUpSource is where the hook reads SHOW REPLICAS for an observation of rows: the data
+// instance Plan takes as the MAIN, and its bolt_server as registered. ok is false when no row
+// reports a MAIN (then no handover is planned, and nothing needs reading).
+func CatchUpSource(rows []memgraph.Instance) (main, boltServer string, ok bool) {
+	v := index(Observed{Instances: rows})
+	main = observeMain(v).name
+	if main == "" {
+		return "", "", false
+	}
+	return main, v.data[main].BoltServer, true
 }
 
 // rowIndex indexes one observation. Coordinator and data rows are kept apart (a coordinator row is
@@ -40,6 +66,11 @@ type rowIndex struct {
 	// one makes the leader process exit, so the plan never targets them.
 	halfJoined map[string]bool
 	lag        map[string]memgraph.InstanceLag // nil when the lag was not observed
+	replicas   *MainReplicas                   // nil when SHOW REPLICAS was not read
+	replicaRow map[string]memgraph.Replica     // replicas.Rows by name
+	// versions are the Memgraph versions the data instances' pods run, by instance name, for
+	// the pods whose image tag tells it (Workloads; none without them).
+	versions map[string]memgraph.Version
 }
 
 func index(o Observed) rowIndex {
@@ -72,7 +103,28 @@ func index(o Observed) rowIndex {
 			v.lag[l.Instance] = l
 		}
 	}
+	if o.Replicas != nil {
+		v.replicas, v.replicaRow = o.Replicas, make(map[string]memgraph.Replica, len(o.Replicas.Rows))
+		for _, r := range o.Replicas.Rows {
+			v.replicaRow[r.Name] = r
+		}
+	}
+	if o.Workloads != nil {
+		v.versions = dataVersions(o.Workloads.Data)
+	}
 	return v
+}
+
+// dataVersions reads each data pod's Memgraph version from its image tag, by instance name;
+// pods whose tag is no version are left out (no version rule applies to them).
+func dataVersions(set RolloutSet) map[string]memgraph.Version {
+	out := make(map[string]memgraph.Version, len(set.Pods))
+	for _, pod := range set.Pods {
+		if version, ok := memgraph.ImageVersion(pod.Image); ok {
+			out[topology.DataInstanceName(topology.FirstDataOrdinal+pod.Index)] = version
+		}
+	}
+	return out
 }
 
 // coordinatorRegistered: ADDed to Raft (memgraph.Instance.Registered).

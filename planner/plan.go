@@ -15,8 +15,8 @@ type Result struct {
 	// Rollout is the rollout's step on this observation (the partitions, and its handover or
 	// yield, which end Commands); zero when Observed.Workloads is nil.
 	Rollout RolloutStep
-	// NeedsReplicationLag is NeedsReplicationLag(d, o) of the observation planned on.
-	NeedsReplicationLag bool
+	// NeedsCatchUpReads is NeedsCatchUpReads(d, o) of the observation planned on.
+	NeedsCatchUpReads bool
 }
 
 // Plan diffs the declared topology against the leader's view. Order: ADD COORDINATOR…,
@@ -45,12 +45,12 @@ func Plan(d topology.Declared, o Observed) Result {
 	}
 	var cmds []Command
 	cmds = append(cmds, planCoordinatorRegistration(d, v, &p)...)
-	cmds = append(cmds, planDataRegistration(d, v, &p)...)
+	cmds = append(cmds, planDataRegistration(d, v, m, &p)...)
 	cmds = append(cmds, planPromotion(d, v, m, r.data, &p)...)
 	cmds = append(cmds, planDataRetirement(d, v, m, r.data, o.Workloads, &p)...)
 	cmds = append(cmds, planCoordinatorRetirement(v, r.coordinators, &p)...)
 	res := Result{Commands: cmds, Replicas: permittedReplicas(d, o.Current, r), Progress: p}
-	res.NeedsReplicationLag = mainNeedsLag(d, m, r)
+	res.NeedsCatchUpReads = mainNeedsCatchUp(d, m, r) || registrationNeedsProof(d, v, m)
 	if o.Workloads != nil {
 		// Its gates need every declared member registered and up, a MAIN and nothing retiring,
 		// so besides a switchover it only ever adds a step to an otherwise empty plan. One MAIN
@@ -58,9 +58,9 @@ func Plan(d topology.Declared, o Observed) Result {
 		// for the next pass, which plans again from where MAIN is then.
 		in := rolloutInput(d, o, res.Replicas)
 		in.rows = &v
-		var rolloutLag bool
-		res.Rollout, rolloutLag = planRollout(in)
-		res.NeedsReplicationLag = res.NeedsReplicationLag || rolloutLag
+		var rolloutReads bool
+		res.Rollout, rolloutReads = planRollout(in)
+		res.NeedsCatchUpReads = res.NeedsCatchUpReads || rolloutReads
 		if p.HandoverFrom != "" {
 			res.Rollout.Handover, res.Rollout.Yield = nil, false
 		}
@@ -73,23 +73,40 @@ func rolloutInput(d topology.Declared, o Observed, returned topology.Replicas) R
 	return RolloutInput{Declared: d, Replicas: returned, Workloads: *o.Workloads, Cluster: &o}
 }
 
-// NeedsReplicationLag reports whether Plan needs SHOW REPLICATION LAG for this observation:
-// when the observed MAIN is a retiring instance or not the preferred MAIN (a handover may be
-// due), or when the data instances are rolling (a replaced replica must be proven caught up, and
-// MAIN may be handed over). The hook then fetches it and plans again with Observed.Lag set.
-func NeedsReplicationLag(d topology.Declared, o Observed) bool {
+// NeedsCatchUpReads reports whether Plan needs SHOW REPLICATION LAG and the MAIN's SHOW REPLICAS
+// for this observation: when the observed MAIN is a retiring instance or not the preferred MAIN
+// (a handover may be due), when the data instances are rolling (a replaced replica must be
+// proven caught up, and MAIN may be handed over), or when a data instance is to be registered
+// beside a MAIN (which must be proven alive first). The hook then reads them and plans again with
+// Observed.Lag and Observed.Replicas set.
+func NeedsCatchUpReads(d topology.Declared, o Observed) bool {
 	if leaderNotReady(o) {
 		return false
 	}
 	v := index(o)
 	r := retiringMembers(d, v)
-	return mainNeedsLag(d, observeMain(v), r) ||
-		o.Workloads != nil && RolloutNeedsLag(rolloutInput(d, o, permittedReplicas(d, o.Current, r)))
+	m := observeMain(v)
+	return mainNeedsCatchUp(d, m, r) || registrationNeedsProof(d, v, m) ||
+		o.Workloads != nil && RolloutNeedsCatchUpReads(rolloutInput(d, o, permittedReplicas(d, o.Current, r)))
 }
 
-// mainNeedsLag: the MAIN retires or a switchover is due, either of which hands MAIN over to a
+// registrationNeedsProof: a declared data instance is not registered while a MAIN row exists,
+// which must be proven alive first (planDataRegistration).
+func registrationNeedsProof(d topology.Declared, v rowIndex, m mainState) bool {
+	if m.name == "" {
+		return false
+	}
+	for _, di := range d.DataInstances {
+		if !v.dataRegistered(di.Name) {
+			return true
+		}
+	}
+	return false
+}
+
+// mainNeedsCatchUp: the MAIN retires or a switchover is due, either of which hands MAIN over to a
 // replica proven caught up.
-func mainNeedsLag(d topology.Declared, m mainState, r retiring) bool {
+func mainNeedsCatchUp(d topology.Declared, m mainState, r retiring) bool {
 	_, retires := topology.Find(r.data, m.name)
 	return m.name != "" && retires || switchoverDue(d, m)
 }

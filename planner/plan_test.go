@@ -25,7 +25,8 @@ func runPlanCases(t *testing.T, cases []planCase) {
 	t.Helper()
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			got := Plan(tc.d, tc.o)
+			o := reported(tc.o)
+			got := Plan(tc.d, o)
 			if diff := cmp.Diff(tc.want, queries(got.Commands), cmpopts.EquateEmpty()); diff != "" {
 				t.Errorf("queries (-want +got):\n%s", diff)
 			}
@@ -35,11 +36,11 @@ func runPlanCases(t *testing.T, cases []planCase) {
 			if diff := cmp.Diff(tc.progress, got.Progress, cmpopts.EquateEmpty()); diff != "" {
 				t.Errorf("progress (-want +got):\n%s", diff)
 			}
-			if got := NeedsReplicationLag(tc.d, tc.o); got != tc.needsLag {
-				t.Errorf("NeedsReplicationLag = %v, want %v", got, tc.needsLag)
+			if got := NeedsCatchUpReads(tc.d, o); got != tc.needsLag {
+				t.Errorf("NeedsCatchUpReads = %v, want %v", got, tc.needsLag)
 			}
-			if got.NeedsReplicationLag != tc.needsLag {
-				t.Errorf("Result.NeedsReplicationLag = %v, want %v", got.NeedsReplicationLag, tc.needsLag)
+			if got.NeedsCatchUpReads != tc.needsLag {
+				t.Errorf("Result.NeedsCatchUpReads = %v, want %v", got.NeedsCatchUpReads, tc.needsLag)
 			}
 		})
 	}

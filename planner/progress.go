@@ -14,6 +14,9 @@ type Progress struct {
 	// plan registers them.
 	PendingCoordinators  []string
 	PendingDataInstances []string
+	// RegistrationHeld says why pending data instances are not registered: no MAIN is alive,
+	// and a new, empty instance would be the only failover candidate ("" when none is held).
+	RegistrationHeld string
 
 	// ForceReset: no MAIN while a retiring instance is still registered, so the plan lets
 	// Memgraph fail over to the most up-to-date replica (FORCE RESET CLUSTER STATE) rather
@@ -21,6 +24,10 @@ type Progress struct {
 	ForceReset bool
 	// Promote is the instance the plan sets to MAIN because the observation proves there is none.
 	Promote string
+	// PromotionWaits says why no MAIN is set although the observation proves there is none: every
+	// candidate runs a newer Memgraph version than another alive instance, and a newer MAIN cannot
+	// replicate to an older replica.
+	PromotionWaits string
 	// MainUnproven names the registered data instances that are not seen alive while no row
 	// reports a MAIN: Raft may still record one of them as MAIN (its row then reads
 	// down/unknown), and Memgraph refuses a second MAIN even beside a dead one, so the plan

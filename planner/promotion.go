@@ -2,6 +2,7 @@ package planner
 
 import (
 	"slices"
+	"strings"
 
 	"github.com/memgraph-hooks/memgraph-hooks/memgraph"
 	"github.com/memgraph-hooks/memgraph-hooks/topology"
@@ -46,7 +47,10 @@ func observeMain(v rowIndex) mainState {
 // when it is observed up, else the lowest-ordinal declared instance observed up, else the
 // preferred or the first declared one (then nothing declared is
 // registered yet, and this plan registers it just before: a newly registered instance starts
-// alive). It never targets a retiring instance or one outside the declared set. retiring is the
+// alive). It never targets a retiring instance or one outside the declared set, nor one newer
+// than another alive instance (newerThanReplica): among versions, the oldest alive wins; when no
+// declared candidate qualifies (the oldest is someone else's instance), nobody is promoted and
+// Progress.PromotionWaits says why. retiring is the
 // registered part of the data retiring range, widened as retiringMembers widens it.
 func planPromotion(d topology.Declared, v rowIndex, m mainState, retiring []topology.DataInstance, p *Progress) []Command {
 	if !m.noMain() {
@@ -63,19 +67,30 @@ func planPromotion(d topology.Declared, v rowIndex, m mainState, retiring []topo
 		p.ForceReset = true
 		return []Command{ForceResetClusterState{}}
 	}
-	var up []string
+	var up, newer []string
 	for _, di := range d.DataInstances {
 		if row, ok := v.data[di.Name]; ok && isUpReplica(row) {
+			if why := newerThanReplica(v, di.Name, ""); why != "" {
+				newer = append(newer, why) // the election goes to the oldest version alive
+				continue
+			}
 			up = append(up, di.Name)
 		}
 	}
 	target := preferred(d, up)
 	switch {
 	case target != "":
+	case len(newer) > 0:
+		p.PromotionWaits = "no MAIN is elected: " + strings.Join(newer, "; ")
+		return nil
 	case d.PreferredMain != "":
 		target = d.PreferredMain // registered by this very plan, like every declared instance
 	default:
 		target = d.DataInstances[0].Name
+	}
+	if why := newerThanReplica(v, target, ""); why != "" {
+		p.PromotionWaits = "no MAIN is elected: " + why
+		return nil
 	}
 	p.Promote = target
 	return []Command{SetInstanceToMain{Name: target}}

@@ -1,6 +1,9 @@
 package planner
 
 import (
+	"fmt"
+	"strings"
+
 	"github.com/memgraph-hooks/memgraph-hooks/memgraph"
 	"github.com/memgraph-hooks/memgraph-hooks/topology"
 )
@@ -26,18 +29,52 @@ func planCoordinatorRegistration(d topology.Declared, v rowIndex, p *Progress) [
 }
 
 // planDataRegistration registers every declared data instance that is not registered, in
-// ordinal order.
-func planDataRegistration(d topology.Declared, v rowIndex, p *Progress) []Command {
-	var cmds []Command
+// ordinal order — but only beside a MAIN proven alive: one that answered the leader's SHOW
+// REPLICATION LAG in this pass (the leader asks the MAIN itself; a dead MAIN shows up for
+// instance_down_timeout_sec, and after a leader change or FORCE RESET its connector starts
+// alive), or at bootstrap, when every registered instance is an up replica and none is MAIN.
+// Beside a dead MAIN for which Memgraph found no failover candidate, a new instance, empty, would
+// be the only one: the coordinators promote it and the cluster follows it, losing every
+// acknowledged write (Memgraph v3.12.0 coordinator_instance.cpp GetInstanceForFailover:
+// max_failover_replica_lag excludes nobody by default). Progress.RegistrationHeld says why.
+func planDataRegistration(d topology.Declared, v rowIndex, m mainState, p *Progress) []Command {
+	var held []string
+	var out []Command
 	for _, di := range d.DataInstances {
 		if row, ok := v.data[di.Name]; ok {
 			p.Drift = append(p.Drift, dataDrift(di, row)...)
 			continue
 		}
 		p.PendingDataInstances = append(p.PendingDataInstances, di.Name)
-		cmds = append(cmds, RegisterInstance{Name: di.Name, Config: instanceConfig(di)})
+		if !m.noMain() && !mainAnswered(v, m) {
+			held = append(held, di.Name)
+			continue
+		}
+		out = append(out, RegisterInstance{Name: di.Name, Config: instanceConfig(di)})
 	}
-	return cmds
+	if len(held) > 0 {
+		p.RegistrationHeld = fmt.Sprintf("registering %s waits for %s: a new, empty instance beside a dead MAIN would be the "+
+			"coordinators' only failover candidate, losing the MAIN's data", strings.Join(held, ", "), awaitedMain(v, m))
+	}
+	return out
+}
+
+// mainAnswered: the observed MAIN answered the leader's SHOW REPLICATION LAG in this pass (the
+// query is served by the MAIN; it has no rows while the MAIN does not answer).
+func mainAnswered(v rowIndex, m mainState) bool {
+	_, ok := v.lag[m.name]
+	return m.name != "" && ok
+}
+
+// awaitedMain says what registration waits for.
+func awaitedMain(v rowIndex, m mainState) string {
+	switch {
+	case m.name == "":
+		return "a MAIN: none is alive (" + strings.Join(m.unproven, ", ") + " down or of unknown role)"
+	case v.lag == nil:
+		return "MAIN " + m.name + " to be proven alive (SHOW REPLICATION LAG not read)"
+	}
+	return "MAIN " + m.name + " to answer (SHOW REPLICATION LAG has no row for it)"
 }
 
 func coordinatorConfig(c topology.Coordinator) memgraph.CoordinatorConfig {

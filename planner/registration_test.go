@@ -72,10 +72,11 @@ func TestPlanRegistration(t *testing.T) {
 		name: "existing live MAIN is never overridden while a lost registration is re-issued",
 		d:    declared(3, 3, 3, 3),
 		o: Observed{Instances: rows(coords(3, 1), one(replica(0), mainRow(2))),
-			Leader: "coordinator_1", Current: replicas(3, 3)},
+			Leader: "coordinator_1", Current: replicas(3, 3), Lag: lag(4, caughtUp(0, 2))},
 		want:     []string{qRegister(1)},
 		replicas: replicas(3, 3),
 		progress: Progress{Leader: "coordinator_1", Main: "instance_2", PendingDataInstances: names("instance", 1)},
+		needsLag: true,
 	}, {
 		name: "a down instance may be the Raft MAIN: nobody is promoted",
 		d:    declared(3, 2, 3, 2),
@@ -94,11 +95,12 @@ func TestPlanRegistration(t *testing.T) {
 		name: "lost registrations of a coordinator and a data instance are re-issued, MAIN untouched",
 		d:    declared(3, 3, 3, 3),
 		o: Observed{Instances: rows(one(coord(1, memgraph.RoleLeader), coord(3, memgraph.RoleFollower)),
-			one(mainRow(0), replica(2))), Leader: "coordinator_1", Current: replicas(3, 3)},
+			one(mainRow(0), replica(2))), Leader: "coordinator_1", Current: replicas(3, 3), Lag: lag(4, caughtUp(0, 2))},
 		want:     []string{qAdd(2), qRegister(1)},
 		replicas: replicas(3, 3),
 		progress: Progress{Leader: "coordinator_1", Main: "instance_0",
 			PendingCoordinators: names("coordinator", 2), PendingDataInstances: names("instance", 1)},
+		needsLag: true,
 	}, {
 		name: "an unregistered instance is not promoted over a live registered one",
 		d:    declared(3, 2, 3, 2),
@@ -131,5 +133,46 @@ func TestPlanRegistration(t *testing.T) {
 			Leader: "coordinator_1", Current: replicas(3, 2)},
 		replicas: replicas(3, 2),
 		progress: Progress{Leader: "coordinator_1", MainUnproven: []string{"analytics"}},
+	}})
+}
+
+// A MAIN that died with no failover candidate: a new, empty data instance registered now would
+// be the only candidate, and Memgraph would promote it and lose the MAIN's data. Registration
+// waits for a MAIN; the status says why.
+func TestNoRegistrationBesideADeadMainWithoutCandidates(t *testing.T) {
+	runPlanCases(t, []planCase{{
+		name:     "the only data instance, MAIN, is down: instance_1 waits",
+		d:        declared(3, 2, 3, 2),
+		o:        Observed{Instances: rows(coords(3, 1), one(downRow(0))), Leader: "coordinator_1", Current: replicas(3, 2)},
+		replicas: replicas(3, 2),
+		progress: Progress{Leader: "coordinator_1", PendingDataInstances: names("instance", 1), MainUnproven: names("instance", 0),
+			RegistrationHeld: "registering instance_1 waits for a MAIN: none is alive (instance_0 down or of unknown role): a " +
+				"new, empty instance beside a dead MAIN would be the coordinators' only failover candidate, losing the MAIN's data"},
+	}, {
+		name: "the MAIN looks up but did not answer the leader (it died moments ago, or a new leader's connector starts alive)",
+		d:    declared(3, 2, 3, 2),
+		o: Observed{Instances: rows(coords(3, 1), one(mainRow(0))), Leader: "coordinator_1", Current: replicas(3, 2),
+			Lag: []memgraph.InstanceLag{}},
+		replicas: replicas(3, 2),
+		progress: Progress{Leader: "coordinator_1", Main: "instance_0", PendingDataInstances: names("instance", 1),
+			RegistrationHeld: "registering instance_1 waits for MAIN instance_0 to answer (SHOW REPLICATION LAG has no row for " +
+				"it): a new, empty instance beside a dead MAIN would be the coordinators' only failover candidate, losing the MAIN's data"},
+		needsLag: true,
+	}, {
+		name: "the MAIN answered: the new instance is registered",
+		d:    declared(3, 2, 3, 2),
+		o: Observed{Instances: rows(coords(3, 1), one(mainRow(0))), Leader: "coordinator_1", Current: replicas(3, 2),
+			Lag: lag(4, caughtUp(0))},
+		want:     []string{qRegister(1)},
+		replicas: replicas(3, 2),
+		progress: Progress{Leader: "coordinator_1", Main: "instance_0", PendingDataInstances: names("instance", 1)},
+		needsLag: true,
+	}, {
+		name:     "bootstrap: registered instances all up replicas, no MAIN yet: registered and elected",
+		d:        declared(3, 2, 3, 2),
+		o:        Observed{Instances: rows(coords(3, 1), one(replica(0))), Leader: "coordinator_1", Current: replicas(3, 2)},
+		want:     []string{qRegister(1), qMain(0)},
+		replicas: replicas(3, 2),
+		progress: Progress{Leader: "coordinator_1", PendingDataInstances: names("instance", 1), Promote: "instance_0"},
 	}})
 }

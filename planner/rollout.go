@@ -87,6 +87,8 @@ type Workloads struct {
 	Now                metav1.Time     // when the sync runs (the hook's clock; the planner reads none)
 	StepTimeout        metav1.Duration // spec.rollout.stepTimeout
 	Image              string
+	// AllowDowngrade: the MemgraphCluster carries memgraph.com/allow-downgrade "true".
+	AllowDowngrade bool
 }
 
 // RolloutInput is everything PlanRollout looks at.
@@ -94,7 +96,7 @@ type RolloutInput struct {
 	Declared topology.Declared
 	Replicas topology.Replicas // the replica counts this sync returns
 	Workloads
-	// Cluster is the leader's view (with Lag when RolloutNeedsLag said so); nil when this sync
+	// Cluster is the leader's view (with Lag when RolloutNeedsCatchUpReads said so); nil when this sync
 	// could not observe the cluster. Without it no pod is released.
 	Cluster *Observed
 	// rows is Cluster indexed, when Plan has indexed it already.
@@ -119,6 +121,9 @@ type RolloutStep struct {
 	// spec's image while the rollout is not done.
 	Version       string
 	TargetVersion string
+	// VersionWarning names the images whose Memgraph version is unknown, to which no version rule
+	// applies (status.warnings), or "".
+	VersionWarning string
 }
 
 // Commands are the Bolt steps the rollout needs this sync: at most one, and when there is one
@@ -146,7 +151,7 @@ func PlanRollout(in RolloutInput) RolloutStep {
 	return step
 }
 
-// planRollout is PlanRollout and RolloutNeedsLag of one input, on one reading of it.
+// planRollout is PlanRollout and RolloutNeedsCatchUpReads of one input, on one reading of it.
 func planRollout(in RolloutInput) (RolloutStep, bool) {
 	p := newRolloutPlan(in)
 	needsLag := p.needsLag()
@@ -162,19 +167,21 @@ func planRollout(in RolloutInput) (RolloutStep, bool) {
 	}
 	p.decide(&step)
 	step.Version = p.version()
+	step.VersionWarning = versionWarning(in.Workloads)
 	if !step.Done() {
 		step.TargetVersion = in.Image
 	}
 	return step, needsLag
 }
 
-// RolloutNeedsLag reports whether PlanRollout needs SHOW REPLICATION LAG in Cluster.Lag: when
+// RolloutNeedsCatchUpReads reports whether PlanRollout needs SHOW REPLICATION LAG in Cluster.Lag: when
 // the data instances are rolling, to prove the replaced replicas caught up and to choose whom to
 // hand MAIN to.
-func RolloutNeedsLag(in RolloutInput) bool {
+func RolloutNeedsCatchUpReads(in RolloutInput) bool {
 	return newRolloutPlan(in).needsLag()
 }
 
 func (p *rolloutPlan) needsLag() bool {
-	return p.active() == &p.data && p.data.state() == roleRolling && !p.retiring()
+	return p.active() == &p.data && p.data.state() == roleRolling && (!p.retiring() || p.rollsThroughRetirement()) &&
+		p.refused() == nil
 }

@@ -19,12 +19,16 @@ import (
 //
 // Every pod was created at rolloutStart, and the sync runs a minute later unless a case says
 // otherwise; spec.rollout.stepTimeout is the default 10 minutes.
+//
+// The two images run the same Memgraph version (a mirror of the same release): these fixtures
+// roll any pod-template change, to which no version rule applies. Upgrades, downgrades and the
+// 3.9 boundary have their own (rollout_versions_test.go).
 
 const (
 	revOld   = "mg-data-5c6d7f"
 	revNew   = "mg-data-7f8e9a"
 	imageOld = "docker.io/memgraph/memgraph:3.12.0"
-	imageNew = "docker.io/memgraph/memgraph:3.12.1"
+	imageNew = "registry.example/mirror/memgraph:3.12.0"
 )
 
 var (
@@ -120,6 +124,7 @@ func clusterView(n, leader, m, mainAt int, edits ...func(*Observed)) *Observed {
 	for _, e := range edits {
 		e(o)
 	}
+	*o = reported(*o)
 	return o
 }
 

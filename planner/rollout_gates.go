@@ -27,6 +27,7 @@ func newRolloutPlan(in RolloutInput) *rolloutPlan {
 		p.v = in.rows
 		if p.v == nil {
 			v := index(*in.Cluster)
+			v.versions = dataVersions(in.Data) // the view may come without the workloads
 			p.v = &v
 		}
 		p.main = observeMain(*p.v).name
@@ -48,14 +49,30 @@ func (p *rolloutPlan) active() *rolloutRole {
 func (p *rolloutPlan) retiring() bool { return p.data.retiring() || p.coordinators.retiring() }
 
 // decide fills in the step: the Updated verdict, and for the active role either a release
-// (its partition lowered to the candidate), a handover or a yield before one, or nothing.
+// (its partition lowered to the candidate), a handover or a yield before one, or nothing. While
+// the data instances upgrade, the message starts with the upgrade's step (upgradePhase).
 func (p *rolloutPlan) decide(step *RolloutStep) {
+	p.decideStep(step)
+	if r := p.active(); r != nil && step.Reason == topology.ReasonRolloutInProgress {
+		if phase := p.upgradePhase(r, r.candidate()); phase != "" {
+			step.Message = phase + "; " + step.Message
+		}
+	}
+}
+
+func (p *rolloutPlan) decideStep(step *RolloutStep) {
 	r := p.active()
 	switch {
 	case r == nil:
 		step.Reason, step.Message = topology.ReasonUpToDate, p.upToDateMessage()
 		return
-	case p.retiring():
+	}
+	if refusal := p.refused(); refusal != nil {
+		p.refuse(step, refusal)
+		return
+	}
+	switch {
+	case p.retiring() && !p.rollsThroughRetirement():
 		p.inProgress(step, "waiting for the scale-down to finish before replacing pods")
 		return
 	case r.state() == roleStale:
@@ -84,6 +101,43 @@ func (p *rolloutPlan) decide(step *RolloutStep) {
 	p.releaseOrHandOver(step, r, c)
 }
 
+// rollsThroughRetirement: the data rollout goes on while data members retire, because the
+// partition can release exactly its candidate: every pod above it, the retiring ones included,
+// exists, is Ready and runs the update revision already, and the candidate is not the MAIN.
+// That is the way out of a scale-down whose retiring MAIN runs a newer version than the
+// survivors (a failover mid-upgrade put it there): they cannot replicate from it, so none can be
+// proven caught up to take MAIN over, until their pods are upgraded. Retiring coordinators hold
+// everything.
+func (p *rolloutPlan) rollsThroughRetirement() bool {
+	r := &p.data
+	if p.active() != r || p.coordinators.retiring() || r.state() != roleRolling {
+		return false
+	}
+	c := r.candidate()
+	if c < 0 || r.members[c].name == p.main || p.retirementHandsOver() {
+		return false
+	}
+	for i := c + 1; i < int(max(r.returned, r.set.Current)); i++ {
+		if pod, ok := r.pods[i]; !ok || !r.updated(pod) || !pod.Ready || pod.Terminating {
+			return false
+		}
+	}
+	return true
+}
+
+// retirementHandsOver: the MAIN retires and a survivor can take it over, so this pass's plan
+// hands MAIN over, beside which no pod is released.
+func (p *rolloutPlan) retirementHandsOver() bool {
+	if p.v == nil || p.main == "" {
+		return false
+	}
+	if _, retires := topology.Find(retiringMembers(p.in.Declared, *p.v).data, p.main); !retires {
+		return false
+	}
+	candidates, _ := caughtUpSurvivors(p.in.Declared, *p.v, p.main)
+	return len(candidates) > 0
+}
+
 // releaseDownPod releases a candidate that is not Ready: it is down already, so replacing it
 // cannot take a second pod down — unless it is the MAIN or the leader, whose move belongs to the
 // coordinators' failover.
@@ -109,9 +163,14 @@ func (p *rolloutPlan) mayLead(r *rolloutRole, m rolloutMember) bool {
 	return p.v.leaders[m.name]
 }
 
-// releaseOrHandOver releases the candidate, or first moves the MAIN or the leadership off it.
+// releaseOrHandOver releases the candidate, or first moves the MAIN or the leadership off it —
+// in an upgrade, MAIN to the data pod rolled last before anything else.
 func (p *rolloutPlan) releaseOrHandOver(step *RolloutStep, r *rolloutRole, c int) {
 	m := r.members[c]
+	if to, move := p.mainMoveFirst(r); move && r.kind == topology.RoleData && len(r.members) > 1 && p.upgrading() && !p.retiring() {
+		p.moveMainFirst(step, to)
+		return
+	}
 	switch {
 	case r.kind == topology.RoleData && m.name == p.main && len(r.members) == 1:
 		p.release(step, r, c, fmt.Sprintf(" in place: %s is the only data instance, so writes pause until it is back (there is no replica to hand MAIN to)", m.name))
@@ -306,7 +365,7 @@ func (p *rolloutPlan) replacedReplicasBehind(r *rolloutRole, c int) *gateWait {
 		}
 		what := why
 		if what == "" {
-			what = notCaughtUp(*p.v, m.name, databases)
+			what = notCaughtUp(*p.v, p.main, m.name, databases)
 		}
 		if what != "" {
 			return p.memberWait(r, i, "to catch up with MAIN "+p.main+" ("+what+")", true)

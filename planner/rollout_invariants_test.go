@@ -2,6 +2,7 @@ package planner_test
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -121,6 +122,9 @@ func rolloutViolations(f facts, res planner.Result) []string {
 	if len(releases) > 1 {
 		bad("%d pods released at once: %+v", len(releases), releases)
 	}
+	if f.versionRefused() && (res.Rollout.Handover != nil || res.Rollout.Yield) {
+		bad("the rollout moves MAIN or the leadership for a refused version change")
+	}
 	rolloutCmds := res.Rollout.Commands()
 	if len(rolloutCmds) > 0 && len(res.Commands) != len(rolloutCmds) {
 		bad("the rollout's %v planned beside other commands (%d in all)", rolloutCmds, len(res.Commands))
@@ -136,13 +140,24 @@ func rolloutViolations(f facts, res planner.Result) []string {
 			bad("%s released while the rollout reports itself done", name)
 		case len(rolloutCmds) > 0:
 			bad("%s released in the same sync as %v", name, rolloutCmds)
-		case retiring:
+		case retiring && !f.releasableDuringScaleDown(roles, r, p):
 			bad("%s released during a scale-down", name)
 		case in.observed.Leader == "" || f.leaderNotReady:
 			bad("%s released without a ready leader's view", name)
 		}
 		if r.kind == topology.RoleData && f.data[name].Role == memgraph.RoleMain && len(r.declared) > 1 {
 			bad("%s released while it is MAIN of %d data instances", name, len(r.declared))
+		}
+		for _, cmd := range res.Commands {
+			if h, ok := cmd.(planner.Handover); ok && (h.From == name || h.To == name) {
+				bad("%s released in the same sync as %s, which moves MAIN to or from it", name, h)
+			}
+		}
+		if f.versionRefused() {
+			bad("%s released although the version change is refused (a downgrade without the annotation, or across 3.9)", name)
+		}
+		if r.kind == topology.RoleData && p.Ready && f.upgrading() && len(r.declared) > 1 && !f.mainGoesLast() {
+			bad("%s released in an upgrade while MAIN %v, at the old version, is not on the pod rolled last", name, f.mains)
 		}
 		if r.kind == topology.RoleCoordinator && f.leaders[name] {
 			bad("%s released while it is (or reports itself) leader", name)
@@ -190,6 +205,86 @@ func (f facts) releaseGates(roles []rolloutRole, r rolloutRole, p planner.Rollou
 		out = append(out, fmt.Sprintf("%s (Ready) released while the cluster has no MAIN", name))
 	}
 	return out
+}
+
+// rollsLast: member is the declared data instance whose pod is live and not at the update
+// revision, the lowest such (the one a partition releases last).
+func (f facts) rollsLast(member string) bool {
+	if f.in.observed.Workloads == nil {
+		return false
+	}
+	r := rolloutRoles(f.in, planner.Result{})[0]
+	for i := range r.declared {
+		if p, ok := r.pod(i); ok && !p.Terminating && p.Revision != r.set.UpdateRevision {
+			return r.declared[i] == member
+		}
+	}
+	return false
+}
+
+// upgrading: some live data pod not at the update revision runs an older known version than
+// the spec's image.
+func (f facts) upgrading() bool {
+	w := f.in.observed.Workloads
+	target, ok := memgraph.ImageVersion(w.Image)
+	if !ok {
+		return false
+	}
+	for _, p := range w.Data.Pods {
+		if v, known := memgraph.ImageVersion(p.Image); known && p.Revision != w.Data.UpdateRevision && v.Compare(target) < 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// versionRefused: a Ready pod of either role runs a known version across the 3.9 boundary from
+// the spec's, or (without the downgrade annotation) a newer one.
+func (f facts) versionRefused() bool {
+	w := f.in.observed.Workloads
+	target, ok := memgraph.ImageVersion(w.Image)
+	if !ok {
+		return false
+	}
+	for _, p := range slices.Concat(w.Data.Pods, w.Coordinators.Pods) {
+		v, known := memgraph.ImageVersion(p.Image)
+		if known && p.Ready && (memgraph.CrossesHAMigration(v, target) || v.Compare(target) > 0 && !w.AllowDowngrade) {
+			return true
+		}
+	}
+	return false
+}
+
+// releasableDuringScaleDown: a data replica's pod may be released while data members retire when
+// the partition releases it alone — every pod above it, retiring ones included, exists, is Ready
+// and at the update revision — and no coordinator retires.
+func (f facts) releasableDuringScaleDown(roles []rolloutRole, r rolloutRole, p planner.RolloutPod) bool {
+	if r.kind != topology.RoleData || roles[1].retiring() || slices.Contains(f.mains, r.declared[p.Index]) {
+		return false
+	}
+	for i := p.Index + 1; i < int(max(r.returned, r.set.Current)); i++ {
+		pod, ok := r.pod(i)
+		if !ok || pod.Revision != r.set.UpdateRevision || !pod.Ready || pod.Terminating {
+			return false
+		}
+	}
+	return true
+}
+
+// mainGoesLast: the MAIN row's pod is the one rolled last, or already updated.
+func (f facts) mainGoesLast() bool {
+	r := rolloutRoles(f.in, planner.Result{})[0]
+	for _, main := range f.mains {
+		for i, name := range r.declared {
+			if name != main {
+				continue
+			}
+			if p, ok := r.pod(i); ok && p.Revision != r.set.UpdateRevision && !f.rollsLast(main) {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // rollsNext: member is a declared member of role whose pod is live and not at the update

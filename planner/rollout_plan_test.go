@@ -82,12 +82,12 @@ func TestRolloutNeedsLagAndTheLeadersTable(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			o := withWorkloads(tc.in)
-			if got := NeedsReplicationLag(tc.in.Declared, o); got != tc.needsLag {
-				t.Errorf("NeedsReplicationLag = %v, want %v", got, tc.needsLag)
+			if got := NeedsCatchUpReads(tc.in.Declared, o); got != tc.needsLag {
+				t.Errorf("NeedsCatchUpReads = %v, want %v", got, tc.needsLag)
 			}
 			plan := Plan(tc.in.Declared, o)
-			if plan.NeedsReplicationLag != tc.needsLag {
-				t.Errorf("Result.NeedsReplicationLag = %v, want %v", plan.NeedsReplicationLag, tc.needsLag)
+			if plan.NeedsCatchUpReads != tc.needsLag {
+				t.Errorf("Result.NeedsCatchUpReads = %v, want %v", plan.NeedsCatchUpReads, tc.needsLag)
 			}
 			if got := Settled(plan, tc.view, tc.in.Replicas); got != tc.settled {
 				t.Errorf("Settled = %v, want %v", got, tc.settled)
@@ -107,7 +107,7 @@ func TestPreconditionReplansTheRolloutsHandover(t *testing.T) {
 		f    Fresh
 		want string
 	}{
-		{"still due", Fresh{Instances: in.Cluster.Instances, Lag: in.Cluster.Lag}, ""},
+		{"still due", Fresh{Instances: in.Cluster.Instances, Lag: in.Cluster.Lag, Replicas: in.Cluster.Replicas}, ""},
 		{"the replaced replica fell behind", Fresh{Instances: in.Cluster.Instances,
 			Lag: clusterView(3, 1, 3, 1, behindBy(2, 4)).Lag}, "the cluster changed since the handover was planned; planning again next pass"},
 		{"a human moved MAIN meanwhile", Fresh{Instances: clusterView(3, 1, 3, 0).Instances, Lag: in.Cluster.Lag},
@@ -115,11 +115,11 @@ func TestPreconditionReplansTheRolloutsHandover(t *testing.T) {
 		{"instance_2 is down now", Fresh{Instances: clusterView(3, 1, 3, 1, rowHealth("instance_2", memgraph.HealthDown)).Instances,
 			Lag: in.Cluster.Lag}, "the cluster changed since the handover was planned; planning again next pass"},
 	} {
-		if got := Precondition(in.Declared, in.Replicas, w, handover, tc.f); got != tc.want {
+		if got := Precondition(in.Declared, in.Replicas, w, handover, reportedFresh(tc.f)); got != tc.want {
 			t.Errorf("%s: Precondition = %q, want %q", tc.name, got, tc.want)
 		}
 	}
-	if got := Precondition(in.Declared, in.Replicas, nil, handover, Fresh{Instances: in.Cluster.Instances, Lag: in.Cluster.Lag}); got == "" {
+	if got := Precondition(in.Declared, in.Replicas, nil, handover, Fresh{Instances: in.Cluster.Instances, Lag: in.Cluster.Lag, Replicas: in.Cluster.Replicas}); got == "" {
 		t.Error("without the workloads the rollout's handover is not re-planned, so it must not run")
 	}
 }

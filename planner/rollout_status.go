@@ -91,6 +91,9 @@ func (p *rolloutPlan) describeStep(r *rolloutRole, i, releasing int) string {
 		return ""
 	}
 	m := r.members[i]
+	if to, move := p.mainMoveFirst(r); move && p.v != nil && r.kind == topology.RoleData && len(r.members) > 1 && p.upgrading() {
+		return moveMessage(p.main, to)
+	}
 	switch {
 	case p.v != nil && r.kind == topology.RoleData && m.name == p.main && len(r.members) > 1:
 		to, _ := p.handoverTarget(r, releasing)

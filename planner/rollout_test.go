@@ -36,8 +36,8 @@ func runRolloutCases(t *testing.T, cases []rolloutCase) {
 			if got.Reason != tc.reason || got.Message != tc.message {
 				t.Errorf("Updated = %s %q,\n want %s %q", got.Reason, got.Message, tc.reason, tc.message)
 			}
-			if got := RolloutNeedsLag(tc.in); got != tc.needsLag {
-				t.Errorf("RolloutNeedsLag = %v, want %v", got, tc.needsLag)
+			if got := RolloutNeedsCatchUpReads(tc.in); got != tc.needsLag {
+				t.Errorf("RolloutNeedsCatchUpReads = %v, want %v", got, tc.needsLag)
 			}
 		})
 	}

@@ -77,6 +77,7 @@ func (w *walk) input() RolloutInput {
 		}
 	}
 	o.Lag = lag(10, behind)
+	*o = reported(*o)
 	in := rolloutIn(rolloutSet(w.coords), rolloutSet(w.data), o)
 	in.Now = metav1.NewTime(w.now)
 	return in

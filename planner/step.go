@@ -20,9 +20,12 @@ const (
 	// StepInProgress: FORCE RESET CLUSTER STATE did not answer within its own deadline; the
 	// leader keeps reconciling and is not ready meanwhile. Re-observe soon; nothing failed.
 	StepInProgress
-	// StepLeaderMoved: the coordinator the pass writes to no longer leads, or leads but is not
-	// ready (after an election or during a FORCE RESET: "leader couldn't be found"). Leader
-	// discovery on the next pass finds the current leader; nothing failed.
+	// StepLeaderMoved: the coordinator the pass writes to no longer leads, leads but is not
+	// ready (after an election or during a FORCE RESET: "leader couldn't be found"), or cannot
+	// commit to Raft right now ("Writing to Raft log failed": it is yielding leadership, which
+	// refuses every Raft write until the transfer ends and may re-elect it, or it lost its
+	// majority and steps down within the leadership expiry). Leader discovery on the next pass
+	// finds the current leader; nothing failed.
 	StepLeaderMoved
 	// StepRecheck: the refusal alone does not tell; read SHOW INSTANCES on the leader and ask
 	// JudgeRecheck.
@@ -46,6 +49,11 @@ func JudgeStep(cmd Command, err error) StepVerdict {
 	case memgraph.KindNotLeader, memgraph.KindNoLeader, memgraph.KindForwardFailed:
 		// Writes go to the coordinator that reported itself leader: a forwarding failure means it
 		// is a follower now, and the real reason is on the new leader.
+		return StepLeaderMoved
+	case memgraph.KindRaftWrite:
+		// A YIELD LEADERSHIP in progress (NuRaft v2.1.0 raft_server.cxx 1169–1264 refuses writes
+		// while it transfers, and resigns after ~4 s without a peer, maybe to be re-elected) or a
+		// lost majority: not yet, not a failure of the step.
 		return StepLeaderMoved
 	case memgraph.KindTimeout:
 		if _, ok := cmd.(ForceResetClusterState); ok {
@@ -98,7 +106,9 @@ type Reads int
 const (
 	ReadNothing Reads = iota
 	ReadInstances
-	ReadInstancesAndLag // SHOW INSTANCES, then (when it answered) SHOW REPLICATION LAG
+	// ReadInstancesAndCatchUp: SHOW INSTANCES, then (when it answered) SHOW REPLICATION LAG and the
+	// MAIN's SHOW REPLICAS.
+	ReadInstancesAndCatchUp
 )
 
 // PreconditionReads names the reads Precondition needs before cmd. Only the steps Memgraph
@@ -108,7 +118,7 @@ const (
 func PreconditionReads(cmd Command) Reads {
 	switch cmd.(type) {
 	case Handover:
-		return ReadInstancesAndLag
+		return ReadInstancesAndCatchUp
 	case SetInstanceToMain, ForceResetClusterState, UnregisterInstance, RemoveCoordinator:
 		return ReadInstances
 	}
@@ -121,6 +131,8 @@ type Fresh struct {
 	InstancesErr error
 	Lag          []memgraph.InstanceLag
 	LagErr       error
+	// Replicas is SHOW REPLICAS on the MAIN of Instances (ReplicasSource of them).
+	Replicas *MainReplicas
 }
 
 // Precondition says why cmd must be skipped on the cluster as it is now (f, read right before
@@ -136,6 +148,7 @@ func Precondition(d topology.Declared, current topology.Replicas, w *Workloads, 
 		return ""
 	}
 	o := Observe(f.Instances, f.Lag, current)
+	o.Replicas = f.Replicas
 	o.Workloads = w // a rollout's handover is re-planned like a retirement's
 	v := index(o)
 	switch c := cmd.(type) {

@@ -15,7 +15,8 @@ import (
 //     survivors, else to the lowest-ordinal one; a later pass switches over.
 //   - Otherwise, when another instance is MAIN, the plan hands MAIN over to the preferred
 //     instance with the very Handover a retirement uses, once it is registered, up, a replica
-//     and proven caught up on every database of the MAIN. Until then nothing is demoted and
+//     and proven caught up on every database of the MAIN, and no alive instance — the old MAIN
+//     included, which stays on as a replica — runs an older version. Until then nothing is demoted and
 //     Progress.SwitchoverPending says how far it is. After a failover away from it this moves
 //     MAIN back as soon as it has returned and caught up, never earlier.
 //   - One handover per pass: a retirement's handover comes first, and the switchover waits for a
@@ -45,7 +46,11 @@ func planSwitchover(d topology.Declared, v rowIndex, m mainState, w *Workloads, 
 		var databases []string
 		databases, missing = mainDatabases(v, m.name)
 		if missing == "" {
-			missing = notCaughtUp(v, to, databases)
+			missing = notCaughtUp(v, m.name, to, databases)
+		}
+		if missing == "" {
+			// The old MAIN stays on as a replica: it is no exception to the version rule.
+			missing = newerThanReplica(v, to, "")
 		}
 	}
 	if missing != "" {

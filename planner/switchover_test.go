@@ -130,14 +130,14 @@ func TestSwitchoverPrecondition(t *testing.T) {
 	d := preferring(declared(3, 3, 3, 3), "instance_1")
 	h := Handover{From: "instance_0", To: "instance_1"}
 	before := rows(coords(3, 1), one(mainRow(0), replica(1), replica(2)))
-	if why := Precondition(d, replicas(3, 3), nil, h, Fresh{Instances: before, Lag: lag(5, caughtUp(0, 1, 2))}); why != "" {
+	if why := Precondition(d, replicas(3, 3), nil, h, reportedFresh(Fresh{Instances: before, Lag: lag(5, caughtUp(0, 1, 2))})); why != "" {
 		t.Errorf("a still caught-up preferred MAIN was skipped: %s", why)
 	}
-	if why := Precondition(d, replicas(3, 3), nil, h, Fresh{Instances: before, Lag: lag(5, with(caughtUp(0, 2), "instance_1", 2))}); why == "" {
+	if why := Precondition(d, replicas(3, 3), nil, h, reportedFresh(Fresh{Instances: before, Lag: lag(5, with(caughtUp(0, 2), "instance_1", 2))})); why == "" {
 		t.Error("a preferred MAIN that fell behind is handed MAIN")
 	}
 	failedOver := rows(coords(3, 1), one(replica(0), replica(1), mainRow(2)))
-	if why := Precondition(d, replicas(3, 3), nil, h, Fresh{Instances: failedOver, Lag: lag(5, caughtUp(0, 1, 2))}); why == "" {
+	if why := Precondition(d, replicas(3, 3), nil, h, reportedFresh(Fresh{Instances: failedOver, Lag: lag(5, caughtUp(0, 1, 2))})); why == "" {
 		t.Error("a switchover from a MAIN the coordinators replaced is run")
 	}
 }

@@ -165,6 +165,8 @@ func (o Outcome) ready() Condition {
 		return isFalse(topology.ReasonCoordinatorUnreachable, "leader %s: %s", o.Discovery.View.Leader, Explain(o.LeaderErr))
 	case o.Now.Main != "":
 		return isTrue(topology.ReasonMainElected, "%s is MAIN; %s leads the coordinators", o.Now.Main, o.Latest.Leader)
+	case o.Plan.Progress.PromotionWaits != "":
+		return isFalse(topology.ReasonNoMainElected, "%s; %s leads the coordinators", o.Plan.Progress.PromotionWaits, o.Latest.Leader)
 	}
 	return isFalse(topology.ReasonNoMainElected, "no data instance is MAIN; %s leads the coordinators", o.Latest.Leader)
 }
@@ -204,6 +206,8 @@ func (o Outcome) converged() (Condition, float64) {
 	case o.Execution.BudgetExhausted:
 		return isFalse(topology.ReasonRegistrationInProgress, "the sync budget ran out after %d of %d steps; continuing on the next sync",
 			len(o.Execution.Ran), len(o.Plan.Commands)), ResyncBudgetExhausted
+	case planned.RegistrationHeld != "":
+		return isFalse(topology.ReasonRegistrationInProgress, "%s", planned.RegistrationHeld), ResyncWaiting
 	case len(now.PendingCoordinators)+len(now.PendingDataInstances) > 0:
 		return isFalse(topology.ReasonRegistrationInProgress, "registering %s",
 			listNames(append(append([]string{}, now.PendingCoordinators...), now.PendingDataInstances...))), ResyncProgressing

@@ -8,8 +8,9 @@ import (
 	"github.com/memgraph-hooks/memgraph-hooks/memgraph"
 )
 
-// SHOW REPLICAS on the MAIN data instance lists the other registered instances: a caught-up one,
-// one behind, and a dead one, whose data_info is empty.
+// SHOW REPLICAS on the MAIN data instance lists the other registered instances: a caught-up one
+// (ready), one behind (recovering: behind is the replica's timestamp minus the MAIN's, ≤ 0), and a
+// dead one (invalid, at the timestamp the MAIN last heard of).
 func TestShowReplicasOnMain(t *testing.T) {
 	w := newWorld(t)
 	startProcesses(t, w, "rp", 1, 4)
@@ -36,8 +37,8 @@ func TestShowReplicasOnMain(t *testing.T) {
 	}
 	want := []memgraph.Replica{
 		replica(1, map[string]memgraph.ReplicaDatabase{"memgraph": {Timestamp: 5, Status: memgraph.ReplicaReady}}),
-		replica(2, map[string]memgraph.ReplicaDatabase{"memgraph": {Timestamp: 3, Behind: 2, Status: memgraph.ReplicaReady}}),
-		replica(3, map[string]memgraph.ReplicaDatabase{}),
+		replica(2, map[string]memgraph.ReplicaDatabase{"memgraph": {Timestamp: 3, Behind: -2, Status: memgraph.ReplicaRecovery}}),
+		replica(3, map[string]memgraph.ReplicaDatabase{"memgraph": {Timestamp: 5, Status: memgraph.ReplicaInvalid}}),
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("(-want +got)\n%s", diff)

@@ -9,11 +9,14 @@ import (
 // cluster is one Raft group's replicated state as every member sees it, plus the leader's own
 // volatile state (readiness, connectors), which a leadership change resets.
 type cluster struct {
-	seq      int
-	members  []*member // Raft (NuRaft) configuration, in the order servers joined
-	leader   int       // coordinator id of the leader; 0 when there is none
-	data     []*dataEntry
-	main     string // name of the data instance that is MAIN in Raft; "" when none
+	seq     int
+	members []*member // Raft (NuRaft) configuration, in the order servers joined
+	leader  int       // coordinator id of the leader; 0 when there is none
+	data    []*dataEntry
+	main    string // name of the data instance that is MAIN in Raft; "" when none
+	// demoted is the MAIN the last Raft write demoted, "" after any other write: a SET that
+	// follows at once is a handover's, whose old MAIN the version misuse excepts.
+	demoted  string
 	settings map[string]string
 
 	// term changes with every leadership change; a blocked FORCE RESET compares it.

@@ -142,6 +142,8 @@ func validAddress(s string) bool {
 // notifications on success or Memgraph's specific refusal.
 func (w *World) leaderWrite(c *cluster, leader *instance, op *coordOp) ([]map[string]any, string) {
 	cfg := op.cfg
+	demoted := c.demoted
+	c.demoted = "" // only the write right after a DEMOTE sees it
 	switch op.st.kind {
 	case stRegisterInstance:
 		return w.register(c, op)
@@ -161,9 +163,10 @@ func (w *World) leaderWrite(c *cluster, leader *instance, op *coordOp) ([]map[st
 		if msg := w.commit(c); msg != "" {
 			return nil, msg
 		}
+		w.checkPromotedCaughtUp(c, demoted, e, op)
 		w.promote(c, name)
 		if in := w.dataInstance(e); in != nil {
-			w.olderReplicas(c, in, op.host, op.query, fmt.Sprintf("SET INSTANCE %s TO MAIN makes a MAIN at %s", name, in.version()))
+			w.olderReplicas(c, in, demoted, op.host, op.query, fmt.Sprintf("SET INSTANCE %s TO MAIN makes a MAIN at %s", name, in.version()))
 		}
 		return nil, ""
 	case stDemoteInstance:
@@ -177,7 +180,7 @@ func (w *World) leaderWrite(c *cluster, leader *instance, op *coordOp) ([]map[st
 		if msg := w.commit(c); msg != "" {
 			return nil, msg
 		}
-		c.main = ""
+		c.main, c.demoted = "", e.name
 		return []map[string]any{noteDemote(e.name)}, ""
 	case stUnregisterInstance:
 		e := c.entry(op.st.name)

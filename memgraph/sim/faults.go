@@ -214,6 +214,30 @@ func (w *World) Commit(db string, n int64) error {
 	return nil
 }
 
+// Write is one client write on database db of the alive, writeable MAIN of the oldest cluster
+// that has one, exactly as a Bolt write goes (boltWrite): acknowledged only when every SYNC or
+// STRICT_SYNC replica confirms it, else the client's error is Memgraph's ReplicationException
+// (a SYNC replica's failure still commits on the MAIN). It fails without such a MAIN.
+func (w *World) Write(db string) error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	defer w.settle()
+	w.advance()
+	for _, c := range w.clusters() {
+		me := c.entry(c.main)
+		if me == nil {
+			continue
+		}
+		if main := w.dataInstance(me); main != nil && main.alive && !w.writeForbidden(main) {
+			if out := w.boltWrite(main, db); out.Err != nil {
+				return fmt.Errorf("sim: write on %s: %s", me.name, out.Err.Message)
+			}
+			return nil
+		}
+	}
+	return fmt.Errorf("sim: no alive, writeable MAIN to write on")
+}
+
 // SetLatency delays every reply to RUN on host by d (0 restores prompt replies).
 func (w *World) SetLatency(host string, d time.Duration) error {
 	w.mu.Lock()

@@ -25,6 +25,12 @@ const (
 	// A failover the coordinators chose themselves breaks replication the same way but is not
 	// recorded.
 	MisuseNewerMainOlderReplica MisuseKind = "newer-main-older-replica"
+	// MisusePromoteBehind: a handover (SET INSTANCE … TO MAIN right after DEMOTE INSTANCE of
+	// the MAIN) made a MAIN of an instance that holds fewer transactions on some database than
+	// the MAIN it replaces: the cluster follows the new MAIN and the demoted one is reset to it,
+	// so what only the old MAIN had is lost. A handover target must be proven caught up, and a
+	// lag of 0 is no proof (a recovering replica shows it).
+	MisusePromoteBehind MisuseKind = "promote-behind"
 )
 
 // Misuse is one query (or restart) that a careful client should never have sent (or made).

@@ -1,6 +1,9 @@
 package sim
 
 import (
+	"fmt"
+	"maps"
+	"slices"
 	"time"
 )
 
@@ -197,3 +200,27 @@ func (w *World) commitOn(main *instance, db string, n int64) {
 		}
 	}
 }
+
+// checkPromotedCaughtUp records MisusePromoteBehind when a handover's SET (right after the
+// DEMOTE of demoted) makes a MAIN of e while it holds fewer transactions than the demoted MAIN
+// on some database. Caller holds w.mu, before the promotion.
+func (w *World) checkPromotedCaughtUp(c *cluster, demoted string, e *dataEntry, op *coordOp) {
+	old, target := c.entry(demoted), w.dataInstance(e)
+	if old == nil || target == nil {
+		return
+	}
+	from := w.dataInstance(old)
+	if from == nil {
+		return
+	}
+	for _, db := range sortedKeys(from.txns) {
+		if have, want := target.txns[db], from.txns[db]; have < want {
+			w.misuse(op.host, op.query, MisusePromoteBehind, fmt.Sprintf(
+				"SET INSTANCE %s TO MAIN after DEMOTE INSTANCE %s: %s holds %d of the %d transactions %s committed on database %s; "+
+					"the cluster follows %s and the rest are lost", e.name, demoted, e.name, have, want, demoted, db, e.name))
+			return
+		}
+	}
+}
+
+func sortedKeys(m map[string]int64) []string { return slices.Sorted(maps.Keys(m)) }

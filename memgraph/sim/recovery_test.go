@@ -160,3 +160,21 @@ func TestPromotingARecoveringReplicaLosesAcknowledgedWrites(t *testing.T) {
 		t.Fatalf("the old MAIN holds %d after its recovery, want the new MAIN's 0", n)
 	}
 }
+
+// TestPromotingABehindReplicaIsAMisuse: a handover whose target holds fewer transactions than
+// the MAIN it demotes loses them (the demoted MAIN is reset to the new one's history:
+// replication_client.cpp 188–230), so the simulator records it. A lag of 0 does not prevent
+// it: a wiped replica still recovering shows 0 behind.
+func TestPromotingABehindReplicaIsAMisuse(t *testing.T) {
+	w, c1 := versionedCluster(t, "", "")
+	must(t, w.Commit("memgraph", 3))
+	must(t, w.SetLag("data-2.mg.svc", "memgraph", 2))
+	c1.must("DEMOTE INSTANCE instance_1")
+	c1.must("SET INSTANCE instance_2 TO MAIN")
+	want := []string{"promote-behind @coord-1.mg.svc SET INSTANCE instance_2 TO MAIN: SET INSTANCE instance_2 TO MAIN after " +
+		"DEMOTE INSTANCE instance_1: instance_2 holds 1 of the 3 transactions instance_1 committed on database memgraph; the " +
+		"cluster follows instance_2 and the rest are lost"}
+	if d := cmp.Diff(want, misuseDescriptions(w)); d != "" {
+		t.Fatalf("misuses (-want +got):\n%s", d)
+	}
+}

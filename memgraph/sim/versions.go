@@ -85,17 +85,20 @@ func (w *World) checkStartedVersion(in *instance) {
 				"%s started at %s while its MAIN %s runs %s: an older replica cannot read a newer MAIN's replication messages",
 				e.name, in.version(), c.main, main.version()))
 		case main == in:
-			w.olderReplicas(c, in, in.host, "", fmt.Sprintf("MAIN %s started at %s", e.name, in.version()))
+			w.olderReplicas(c, in, "", in.host, "", fmt.Sprintf("MAIN %s started at %s", e.name, in.version()))
 		}
 	}
 }
 
 // olderReplicas records a misuse for every alive data instance registered in c, other than
-// main, that runs an older known version than main.
-func (w *World) olderReplicas(c *cluster, main *instance, host, query, what string) {
+// main and except, that runs an older known version than main. except is the MAIN a handover
+// demoted right before its SET: the old MAIN of a rollout's last step, whose pod is replaced
+// next (replicas first, MAIN last, as Memgraph's own upgrade does). Whether the demoted MAIN
+// really goes is the client's business; the hook's planner checks it (FuzzPlan's oracle).
+func (w *World) olderReplicas(c *cluster, main *instance, except, host, query, what string) {
 	for _, e := range c.data {
 		r := w.dataInstance(e)
-		if r == nil || r == main || !r.alive || !olderVersion(r.version(), main.version()) {
+		if r == nil || r == main || e.name == except || !r.alive || !olderVersion(r.version(), main.version()) {
 			continue
 		}
 		w.misuse(host, query, MisuseNewerMainOlderReplica, fmt.Sprintf(

@@ -1,0 +1,122 @@
+package hooks_test
+
+import (
+	"math/rand/v2"
+	"slices"
+	"strings"
+
+	"github.com/memgraph-hooks/memgraph-hooks/memgraph/sim"
+)
+
+// Data safety in the property test: client writes, acknowledged only when every SYNC replica
+// confirms them (Memgraph's ReplicationException otherwise), and the oracle that no
+// acknowledged write is ever missing from the MAIN. The faults that could lose acknowledged
+// writes without the hook's doing — killing the MAIN while a replica lacks some of them, wiping
+// a replica while another one lacks them, a human demotion the hook must then elect after —
+// are not injected in those states, so a loss is the hook's.
+
+const propertyDB = "memgraph"
+
+// clientWrites sends n client writes to the MAIN; failures (no MAIN, a replica that cannot confirm)
+// are what a client would see, and are not acknowledged.
+func (h *harness) clientWrites(n int) {
+	for range n {
+		_ = h.world.Write(propertyDB)
+	}
+}
+
+// upgrade moves the spec to a version at or after the one it asks for now (a downgrade is its
+// own scenario: the hook refuses it without memgraph.com/allow-downgrade).
+func (h *harness) upgrade(rng *rand.Rand) {
+	current := 0
+	if image, ok := h.spec["image"].(map[string]any); ok {
+		current = max(slices.Index(propertyTags, image["tag"].(string)), 0)
+	}
+	h.setTag(propertyTags[current+rng.IntN(len(propertyTags)-current)])
+}
+
+// wipeReplica restarts an alive replica on an empty volume (a lost disk): it recovers from the
+// MAIN over the simulator's recovery time, showing a lag of 0 meanwhile. Only while the MAIN runs
+// and every other instance holds every acknowledged write.
+func (h *harness) wipeReplica(rng *rand.Rand) {
+	snap, ok := h.dataSnapshot()
+	if !ok || !snap.mainAlive || !h.everyPodCaughtUp(snap) {
+		return
+	}
+	var candidates []string
+	for _, d := range snap.data {
+		if d.Name != snap.main && d.Health == "up" && h.pods[strings.Split(d.Host, ".")[0]] {
+			candidates = append(candidates, d.Host)
+		}
+	}
+	if len(candidates) > 0 {
+		h.must(h.world.Wipe(candidates[rng.IntN(len(candidates))]))
+	}
+}
+
+// clusterData is the simulator's own account of the data instances of the largest cluster.
+type clusterData struct {
+	main      string
+	mainAlive bool
+	mainTxns  int64
+	data      []sim.DataSnapshot
+}
+
+func (h *harness) dataSnapshot() (clusterData, bool) {
+	var best *sim.ClusterSnapshot
+	snap := h.world.Raft()
+	for i := range snap.Clusters {
+		if best == nil || len(snap.Clusters[i].Members) > len(best.Members) {
+			best = &snap.Clusters[i]
+		}
+	}
+	if best == nil {
+		return clusterData{}, false
+	}
+	cd := clusterData{main: best.Main, data: best.Data}
+	for _, d := range best.Data {
+		if d.Name == best.Main {
+			cd.mainAlive, cd.mainTxns = d.Health == "up", d.Committed[propertyDB]
+		}
+	}
+	return cd, true
+}
+
+// anyBehind: some registered instance holds fewer transactions than the MAIN.
+func (cd clusterData) anyBehind() bool {
+	for _, d := range cd.data {
+		if d.Committed[propertyDB] < cd.mainTxns {
+			return true
+		}
+	}
+	return false
+}
+
+// everyPodCaughtUp: every data pod's instance is registered and holds every transaction of the
+// MAIN (a pod not registered yet will be, empty).
+func (h *harness) everyPodCaughtUp(cd clusterData) bool {
+	return !cd.anyBehind() && len(cd.data) >= h.dataPods()
+}
+
+// isMain: host runs the MAIN.
+func (cd clusterData) isMain(host string) bool {
+	for _, d := range cd.data {
+		if d.Host == host {
+			return d.Name == cd.main
+		}
+	}
+	return false
+}
+
+// assertNoAcknowledgedWriteLost: the MAIN holds every write the simulator acknowledged.
+func (h *harness) assertNoAcknowledgedWriteLost() {
+	h.t.Helper()
+	cd, ok := h.dataSnapshot()
+	if !ok || cd.main == "" {
+		return
+	}
+	if acked := h.world.Acknowledged(propertyDB); cd.mainTxns < acked {
+		h.t.Fatalf("MAIN %s holds %d transactions but %d writes were acknowledged: acknowledged writes were lost (data "+
+			"instances: %+v)", cd.main, cd.mainTxns, acked, cd.data)
+	}
+}

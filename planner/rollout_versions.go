@@ -1,0 +1,202 @@
+package planner
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/memgraph-hooks/memgraph-hooks/memgraph"
+	"github.com/memgraph-hooks/memgraph-hooks/topology"
+)
+
+// Version rules of a rollout. The Memgraph version of a pod is read from its image's tag when
+// the tag is one (X.Y.Z, optionally with a suffix); any other image is of unknown version and no
+// rule applies to it (Workloads' warning says so).
+//
+//   - Downgrades: the spec's version older than one a Ready pod runs is refused unless the
+//     MemgraphCluster carries memgraph.com/allow-downgrade "true" (Workloads.AllowDowngrade):
+//     Memgraph v3.12.0 may not load snapshots and WAL written by a newer version
+//     (src/storage/v2/durability/version.hpp 65–66), and a newer MAIN cannot replicate to an older
+//     replica (src/rpc/utils.hpp 29–87).
+//   - The 3.9 boundary: a change across Memgraph 3.9 from what a Ready pod runs is never
+//     rolled: every coordinator's data
+//     must be wiped (Memgraph's "migrating to v3.9 HA" procedure; tests/issu/test_upgrade.sh).
+//   - A refused change holds every pod: both partitions at the returned replicas, so no pod is
+//     replaced and one created by a growth or lost to a node starts at the current revision.
+//   - Upgrades roll the MAIN's pod last, as Memgraph's own procedure does (tests/issu/
+//     test_upgrade.sh ~860–884): before any data replica is released, MAIN is handed (old version
+//     to old version, proven caught up) to the data pod the partition releases last, the lowest
+//     ordinal not yet updated; then the replicas roll; then MAIN goes to an updated replica and
+//     the old MAIN's pod is replaced. An older MAIN replicating to newer replicas works
+//     throughout; a newer MAIN is made only once no other older instance is left.
+
+// version is the Memgraph version of an image and whether it is known.
+func version(image string) (memgraph.Version, bool) { return memgraph.ImageVersion(image) }
+
+// refusal is the version rule that refuses this rollout, if any.
+type refusal struct {
+	reason  topology.ConditionReason
+	message string
+}
+
+// refused says whether the spec's version may not be rolled onto the pods as they run now.
+func (p *rolloutPlan) refused() *refusal {
+	target, ok := version(p.in.Image)
+	if !ok {
+		return nil
+	}
+	newest, newestImage := memgraph.Version{}, ""
+	for _, pod := range p.servingPods() {
+		running, ok := version(pod.Image)
+		if !ok {
+			continue
+		}
+		if memgraph.CrossesHAMigration(running, target) {
+			return &refusal{topology.ReasonUpgradeNeedsMigration, fmt.Sprintf(
+				"not rolled: %s runs Memgraph %s and the spec asks for %s, across Memgraph 3.9, where every coordinator's "+
+					"data must be wiped (Memgraph's procedure \"Migrating to v3.9 HA\"); follow it, or set spec.image back to %s",
+				pod.Image, running, target, pod.Image)}
+		}
+		if running.Compare(target) > 0 && (newestImage == "" || running.Compare(newest) > 0) {
+			newest, newestImage = running, pod.Image
+		}
+	}
+	if newestImage == "" || p.in.AllowDowngrade {
+		return nil
+	}
+	return &refusal{topology.ReasonDowngradeRefused, fmt.Sprintf(
+		"not rolled: the spec asks for Memgraph %s but pods run %s (%s), a downgrade: an older Memgraph may not load the "+
+			"snapshots and WAL a newer one wrote, and a newer MAIN cannot replicate to an older replica; set spec.image back "+
+			"to %s, or annotate the MemgraphCluster %s=true to roll back anyway (take a backup first)",
+		target, newest, newestImage, newestImage, topology.AnnotationAllowDowngrade)}
+}
+
+// servingPods are the Ready pods of both roles, terminating ones included: each has run
+// Memgraph at its version and may have written its volume in that version's format. A pod that
+// is not Ready does not count, so that the rollback of a rollout stuck on an image that never
+// starts is not refused as a downgrade.
+func (p *rolloutPlan) servingPods() []RolloutPod {
+	var out []RolloutPod
+	for _, pod := range slices.Concat(p.in.Data.Pods, p.in.Coordinators.Pods) {
+		if pod.Ready {
+			out = append(out, pod)
+		}
+	}
+	return out
+}
+
+// refuse holds every pod of both roles and reports the refusal.
+func (p *rolloutPlan) refuse(step *RolloutStep, r *refusal) {
+	step.Partitions = topology.Partitions{Coordinators: p.coordinators.returned, DataInstances: p.data.returned}
+	step.Reason = r.reason
+	step.Message = p.withCounts(r.message)
+}
+
+// upgrading: the data pods roll onto a newer known version than one of them runs, so the MAIN's
+// pod goes last.
+func (p *rolloutPlan) upgrading() bool {
+	target, ok := version(p.in.Image)
+	if !ok {
+		return false
+	}
+	for _, pod := range p.in.Data.Pods {
+		if running, ok := version(pod.Image); ok && !p.data.updated(pod) && running.Compare(target) < 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// lastToRoll is the index of the data pod the partition releases last: the lowest live one not
+// at the update revision (-1 when none is left).
+func (r *rolloutRole) lastToRoll() int {
+	for i := range r.members {
+		if pod, ok := r.pods[i]; ok && !pod.Terminating && !r.updated(pod) {
+			return i
+		}
+	}
+	return -1
+}
+
+// mainMoveFirst is the handover an upgrade makes before it releases a data replica: MAIN, on a
+// pod not updated yet, goes to the pod rolled last. ok is false when MAIN is where it belongs
+// already (or on an updated pod, or on no declared one).
+func (p *rolloutPlan) mainMoveFirst(r *rolloutRole) (to rolloutMember, ok bool) {
+	last := r.lastToRoll()
+	if last < 0 || r.members[last].name == p.main {
+		return rolloutMember{}, false
+	}
+	for i, m := range r.members {
+		if pod, exists := r.pods[i]; m.name == p.main && exists && !r.updated(pod) {
+			return r.members[last], true
+		}
+	}
+	return rolloutMember{}, false
+}
+
+// moveMainFirst hands MAIN to the pod rolled last, once that instance is proven caught up and
+// no alive instance is older (the old MAIN stays on as a replica until its pod's turn).
+func (p *rolloutPlan) moveMainFirst(step *RolloutStep, to rolloutMember) {
+	databases, why := mainDatabases(*p.v, p.main)
+	if why == "" {
+		why = notCaughtUp(*p.v, p.main, to.name, databases)
+	}
+	if why == "" {
+		why = newerThanReplica(*p.v, to.name, "")
+	}
+	if why != "" {
+		p.waitOn(step, &gateWait{what: fmt.Sprintf("%s to take MAIN over from %s before any data pod is replaced (%s)",
+			to.name, p.main, why)})
+		return
+	}
+	step.Handover = &Handover{From: p.main, To: to.name}
+	p.inProgress(step, moveMessage(p.main, to)+", so that no newer MAIN ever replicates to an older replica; then the replicas' pods")
+}
+
+func moveMessage(main string, to rolloutMember) string {
+	return fmt.Sprintf("switchover %s → %s, whose pod %s is replaced last", main, to.name, to.pod)
+}
+
+// upgradePhase names the step of an upgrade's data rollout (MAIN's pod last) for the Updated
+// condition, "" when the data instances are not upgrading.
+func (p *rolloutPlan) upgradePhase(r *rolloutRole, c int) string {
+	if r.kind != topology.RoleData || p.v == nil || len(r.members) < 2 || !p.upgrading() {
+		return ""
+	}
+	target, _ := version(p.in.Image)
+	prefix := fmt.Sprintf("upgrade to Memgraph %s, MAIN's pod last: ", target)
+	switch _, move := p.mainMoveFirst(r); {
+	case move:
+		return prefix + "step 1 of 3 (move MAIN to the pod replaced last)"
+	case c >= 0 && r.members[c].name == p.main:
+		return prefix + "step 3 of 3 (hand MAIN to an updated replica, replace the old MAIN's pod)"
+	}
+	return prefix + "step 2 of 3 (replace the replicas' pods)"
+}
+
+// versionWarning names the images whose Memgraph version is unknown, so that no version rule
+// applies to them, or "".
+func versionWarning(w Workloads) string {
+	var unknown []string
+	for _, image := range append([]string{w.Image}, imagesOf(w)...) {
+		if _, ok := version(image); !ok && image != "" && !slices.Contains(unknown, image) {
+			unknown = append(unknown, image)
+		}
+	}
+	if len(unknown) == 0 {
+		return ""
+	}
+	slices.Sort(unknown)
+	return fmt.Sprintf("the Memgraph version of %s is unknown (the tag is not X.Y.Z): rolling upgrades apply no version rule "+
+		"to it (MAIN's pod last, no downgrade, the 3.9 boundary)", strings.Join(unknown, ", "))
+}
+
+func imagesOf(w Workloads) []string {
+	var out []string
+	for _, set := range []RolloutSet{w.Coordinators, w.Data} {
+		for _, pod := range set.Pods {
+			out = append(out, pod.Image)
+		}
+	}
+	return out
+}
