@@ -251,3 +251,42 @@ func TestNoSecretMaterialInLogsOrResponses(t *testing.T) {
 		}
 	}
 }
+
+// A handover reads SHOW REPLICAS on the MAIN data instance, over TLS verified for the data
+// instance's name: a certificate valid for the coordinators only lets the cluster run but holds
+// every handover, saying why.
+func TestSpecTLSReachesTheMainForSwitchovers(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		dnsNames []string
+		moved    bool
+	}{
+		{"a certificate for both roles", nil, true},
+		{"a certificate for the coordinators only", []string{"*.memgraph-coordinator.default.svc.cluster.local"}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h, _ := newTLSHarness(t, 3, 2)
+			b := newBoltPKI(t, tc.dnsNames...)
+			h.boltTLS = b.serverConfig(t)
+			h.secrets = map[string]any{"default/" + boltSecret: b.secret("default", boltSecret)}
+			h.bootstrap()
+			h.assertConverged()
+			h.spec["preferredMain"] = "instance_1"
+			h.sync()
+			main := h.world.Raft().Clusters[0].Main
+			if tc.moved {
+				if main != "instance_1" {
+					t.Errorf("MAIN %s, want instance_1", main)
+				}
+				return
+			}
+			if main != "instance_0" {
+				t.Errorf("MAIN %s, want instance_0 (no proof, no handover)", main)
+			}
+			msg := h.assertCondition(topology.ConditionConverged, "False", topology.ReasonSwitchoverPending)
+			if !strings.Contains(msg, "SHOW REPLICAS on MAIN instance_0 could not be read") || !strings.Contains(msg, "certificate") {
+				t.Errorf("SwitchoverPending %q does not say the MAIN's certificate is not trusted", msg)
+			}
+		})
+	}
+}

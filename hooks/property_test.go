@@ -105,9 +105,9 @@ func runRandomSequence(t *testing.T, rng *rand.Rand) {
 			h.upgrade(rng)
 		case r < 14:
 			h.annotations = map[string]any{topology.AnnotationRestartedAt: fmt.Sprint(rng.IntN(3))}
-		case r < 15:
+		case r < 16:
 			h.wipeReplica(rng)
-		case r < 17:
+		default:
 			h.clientWrites(1 + rng.IntN(4))
 		}
 		h.advance(timeSteps[rng.IntN(len(timeSteps))])
@@ -128,8 +128,8 @@ func runRandomSequence(t *testing.T, rng *rand.Rand) {
 
 // faultNames name the choices of runRandomSequence's switch, for the log of a failing sequence.
 var faultNames = []string{"scale", "scale", "scale", "move leader", "move MAIN", "lag and writes", "slow join", "lose quorum",
-	"kill data", "restart killed", "human FORCE RESET", "demote MAIN", "upgrade", "restartedAt", "wipe replica", "writes",
-	"writes", "none"}
+	"kill data", "restart killed", "human FORCE RESET", "demote MAIN", "upgrade", "restartedAt", "wipe replica",
+	"wipe replica", "writes", "writes"}
 
 // propertyTags are the versions a sequence upgrades through, in order: 3.13.0 is a minor upgrade,
 // "3.13.0-relwithdebinfo" the same version built otherwise.

@@ -31,6 +31,22 @@ type walk struct {
 	replaced  []string
 	moves     int // MAIN handovers
 	now       time.Time
+	// upgrade: the old revision runs Memgraph 3.12.0 and the new one 3.13.0 (else the images
+	// carry no version and no version rule applies).
+	upgrade bool
+}
+
+// image is the image of a pod at the old or the new revision.
+func (w *walk) image(updated bool) string {
+	switch {
+	case !w.upgrade && updated:
+		return revNew
+	case !w.upgrade:
+		return revOld
+	case updated:
+		return mg313
+	}
+	return mg312
 }
 
 func (w *walk) input() RolloutInput {
@@ -44,7 +60,7 @@ func (w *walk) input() RolloutInput {
 				rev = revNew
 			}
 			all = all && p.updated && !p.down
-			s.Pods = append(s.Pods, RolloutPod{Index: i, Revision: rev, Ready: !p.down, Created: metav1.NewTime(w.now), Image: rev})
+			s.Pods = append(s.Pods, RolloutPod{Index: i, Revision: rev, Ready: !p.down, Created: metav1.NewTime(w.now), Image: w.image(p.updated)})
 		}
 		if all {
 			s.CurrentRevision = revNew
@@ -80,6 +96,7 @@ func (w *walk) input() RolloutInput {
 	*o = reported(*o)
 	in := rolloutIn(rolloutSet(w.coords), rolloutSet(w.data), o)
 	in.Now = metav1.NewTime(w.now)
+	in.Image = w.image(true)
 	return in
 }
 
@@ -89,6 +106,7 @@ func (w *walk) sync() RolloutStep {
 	for _, cmd := range step.Commands() {
 		switch c := cmd.(type) {
 		case Handover:
+			w.checkVersions(c)
 			w.main, _ = ParseDataIndex(c.To)
 			w.moves++
 		case YieldLeadership:
@@ -112,6 +130,23 @@ func (w *walk) sync() RolloutStep {
 	w.control("coordinator", w.coords, step.Partitions.Coordinators, func(i int) bool { return i == w.leader })
 	w.now = w.now.Add(time.Second)
 	return step
+}
+
+// checkVersions: an upgrade never makes a MAIN newer than another data pod that runs, the old
+// MAIN excepted when its pod is the only one left to replace.
+func (w *walk) checkVersions(h Handover) {
+	to, _ := ParseDataIndex(h.To)
+	from, _ := ParseDataIndex(h.From)
+	if !w.upgrade || !w.data[to].updated {
+		return
+	}
+	for i, p := range w.data {
+		lastOld := i == from && slices.IndexFunc(w.data, func(q walkPod) bool { return !q.updated }) == from &&
+			slices.IndexFunc(w.data[from+1:], func(q walkPod) bool { return !q.updated }) < 0
+		if i != to && !p.updated && !p.down && !lastOld {
+			w.t.Fatalf("%s: a newer MAIN while instance_%d runs the older version (replaced so far %v)", h, i, w.replaced)
+		}
+	}
 }
 
 func (w *walk) control(role string, pods []walkPod, partition int32, special func(int) bool) {
@@ -140,52 +175,56 @@ func TestRolloutWalksEveryPlacementSafely(t *testing.T) {
 		"lowest":  func(o []int) int { return slices.Min(o) },
 		"highest": func(o []int) int { return slices.Max(o) },
 	}
-	for _, dataCount := range []int{1, 3} {
-		for main := 0; main < dataCount; main++ {
-			for leader := 0; leader < 3; leader++ {
-				for succName, succ := range successors {
-					name := fmt.Sprintf("%d data, MAIN instance_%d, leader coordinator_%d, successor %s", dataCount, main, leader+1, succName)
-					t.Run(name, func(t *testing.T) {
-						w := &walk{t: t, data: make([]walkPod, dataCount), coords: make([]walkPod, 3),
-							main: main, leader: leader, successor: succ, now: rolloutStart}
-						for n := 0; ; n++ {
-							if n > 40 {
-								t.Fatalf("not done after %d syncs; replaced %v", n, w.replaced)
-							}
-							down := 0
-							for _, p := range append(append([]walkPod{}, w.data...), w.coords...) {
-								if p.down {
-									down++
+	for _, upgrade := range []bool{false, true} {
+		for _, dataCount := range []int{1, 3} {
+			for main := 0; main < dataCount; main++ {
+				for leader := 0; leader < 3; leader++ {
+					for succName, succ := range successors {
+						name := fmt.Sprintf("upgrade %v, %d data, MAIN instance_%d, leader coordinator_%d, successor %s", upgrade,
+							dataCount, main, leader+1, succName)
+						t.Run(name, func(t *testing.T) {
+							w := &walk{t: t, data: make([]walkPod, dataCount), coords: make([]walkPod, 3),
+								main: main, leader: leader, successor: succ, now: rolloutStart, upgrade: upgrade}
+							for n := 0; ; n++ {
+								if n > 40 {
+									t.Fatalf("not done after %d syncs; replaced %v", n, w.replaced)
+								}
+								down := 0
+								for _, p := range append(append([]walkPod{}, w.data...), w.coords...) {
+									if p.down {
+										down++
+									}
+								}
+								if down > 1 {
+									t.Fatalf("%d pods down at once; replaced %v", down, w.replaced)
+								}
+								if step := w.sync(); step.Done() {
+									break
 								}
 							}
-							if down > 1 {
-								t.Fatalf("%d pods down at once; replaced %v", down, w.replaced)
+							var want []string
+							for i := dataCount - 1; i >= 0; i-- {
+								want = append(want, fmt.Sprintf("data-%d", i))
 							}
-							if step := w.sync(); step.Done() {
-								break
+							want = append(want, "coordinator-2", "coordinator-1", "coordinator-0")
+							if diff := cmp.Diff(want, w.replaced); diff != "" {
+								t.Errorf("replacement order (-want +got):\n%s", diff)
 							}
-						}
-						var want []string
-						for i := dataCount - 1; i >= 0; i-- {
-							want = append(want, fmt.Sprintf("data-%d", i))
-						}
-						want = append(want, "coordinator-2", "coordinator-1", "coordinator-0")
-						if diff := cmp.Diff(want, w.replaced); diff != "" {
-							t.Errorf("replacement order (-want +got):\n%s", diff)
-						}
-						// MAIN moves once, onto a replaced pod; starting on the highest ordinal it must
-						// move before any pod is replaced, and once more later.
-						maxMoves := 1
-						if main == dataCount-1 && dataCount > 1 {
-							maxMoves = 2
-						}
-						if dataCount == 1 {
-							maxMoves = 0
-						}
-						if w.moves > maxMoves {
-							t.Errorf("MAIN moved %d times, want at most %d", w.moves, maxMoves)
-						}
-					})
+							// MAIN moves once, onto a replaced pod; starting on the highest ordinal it must
+							// move before any pod is replaced, and once more later. An upgrade moves it
+							// to the lowest ordinal first (unless it is there), then onto a replaced pod.
+							maxMoves := 1
+							if main == dataCount-1 && dataCount > 1 || upgrade && main > 0 {
+								maxMoves = 2
+							}
+							if dataCount == 1 {
+								maxMoves = 0
+							}
+							if w.moves > maxMoves {
+								t.Errorf("MAIN moved %d times, want at most %d", w.moves, maxMoves)
+							}
+						})
+					}
 				}
 			}
 		}
