@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/memgraph-hooks/memgraph-hooks/memgraph/sim"
+	"github.com/memgraph-hooks/memgraph-hooks/topology"
 )
 
 // Data safety in the property test: client writes, acknowledged only when every SYNC replica
@@ -33,6 +34,21 @@ func (h *harness) upgrade(rng *rand.Rand) {
 		current = max(slices.Index(propertyTags, image["tag"].(string)), 0)
 	}
 	h.setTag(propertyTags[current+rng.IntN(len(propertyTags)-current)])
+}
+
+// versionSplit: the data pods run more than one image. A pod-template change then could leave the
+// MAIN on a newer pod above an older replica that cannot replicate from it, which the partition
+// cannot reach before the MAIN's pod, and no replica can be proven caught up to take MAIN over:
+// the rollout stops with RolloutBlocked for a human (planner: TestAChangeSupersedingAnUpgrade…),
+// so these sequences change the template only while the data pods agree.
+func (h *harness) versionSplit() bool {
+	images := map[string]bool{}
+	for pod, st := range h.podStates {
+		if strings.HasPrefix(pod, topology.DataSetName(h.name)+"-") {
+			images[st.image] = true
+		}
+	}
+	return len(images) > 1
 }
 
 // wipeReplica restarts an alive replica on an empty volume (a lost disk): it recovers from the

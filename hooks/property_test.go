@@ -102,9 +102,13 @@ func runRandomSequence(t *testing.T, rng *rand.Rand) {
 		case r < 12:
 			h.demoteMain()
 		case r < 13:
-			h.upgrade(rng)
+			if !h.versionSplit() {
+				h.upgrade(rng)
+			}
 		case r < 14:
-			h.annotations = map[string]any{topology.AnnotationRestartedAt: fmt.Sprint(rng.IntN(3))}
+			if !h.versionSplit() {
+				h.annotations = map[string]any{topology.AnnotationRestartedAt: fmt.Sprint(rng.IntN(3))}
+			}
 		case r < 16:
 			h.wipeReplica(rng)
 		default:

@@ -119,15 +119,28 @@ func (r *rolloutRole) lastToRoll() int {
 }
 
 // mainMoveFirst is the handover an upgrade makes before it releases a data replica: MAIN, on a
-// pod not updated yet, goes to the pod rolled last. ok is false when MAIN is where it belongs
-// already (or on an updated pod, or on no declared one).
+// pod not updated yet and older than the spec's version, goes to the pod rolled last, which runs
+// the MAIN's very version. ok is false when MAIN is where it belongs already, on an updated pod or
+// on no declared one, already runs the spec's version, or when the pod rolled last runs another
+// version than the MAIN (a cluster left mixed, e.g. by a rollout superseded halfway): then a move
+// could never be proven (a newer MAIN cannot replicate to it) or would leave the old MAIN older
+// than the new one, and the rollout goes on in its plain order, every handover still bound by the
+// version rule.
 func (p *rolloutPlan) mainMoveFirst(r *rolloutRole) (to rolloutMember, ok bool) {
 	last := r.lastToRoll()
 	if last < 0 || r.members[last].name == p.main {
 		return rolloutMember{}, false
 	}
+	target, known := version(p.in.Image)
 	for i, m := range r.members {
-		if pod, exists := r.pods[i]; m.name == p.main && exists && !r.updated(pod) {
+		pod, exists := r.pods[i]
+		if m.name != p.main || !exists || r.updated(pod) {
+			continue
+		}
+		mine, ok := version(pod.Image)
+		lastPod := r.pods[last]
+		theirs, same := version(lastPod.Image)
+		if known && ok && same && mine.Compare(target) < 0 && theirs.Compare(mine) == 0 {
 			return r.members[last], true
 		}
 	}

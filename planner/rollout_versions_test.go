@@ -209,3 +209,22 @@ func TestAnUpgradeGoesOnThroughAScaleDownThatWaitsForIt(t *testing.T) {
 		t.Errorf("partition %d with an old retiring pod above, want 2 (held)", got.Partitions.DataInstances)
 	}
 }
+
+// A pod-template change that supersedes an upgrade after its last handover (the old MAIN's pod
+// was still to be replaced) leaves MAIN on a newer pod above an older replica, which cannot
+// replicate from it: the partition cannot reach the replica before the MAIN's pod, and no
+// survivor can be proven caught up. The rollout stops for a human and says why; reverting the
+// last change lets the rollout upgrade the replica.
+func TestAChangeSupersedingAnUpgradeHalfwayBlocksForAHuman(t *testing.T) {
+	view := clusterView(3, 1, 2, 1, behindBy(0, 4))
+	in := rolloutIn(set("nnn", settled), set("oo"), view)
+	in.Data.Pods[0].Image, in.Data.Pods[1].Image, in.Image = mg312, mg313, mg313
+	got := PlanRollout(in)
+	want := "cannot replace mg-data-1 (instance_1): it is MAIN and no declared survivor is up and caught up: instance_0 is 4 " +
+		"transactions behind on database memgraph; it runs Memgraph 3.12.0, older than MAIN instance_1's 3.13.0, and cannot " +
+		"replicate from it until its pod is upgraded; 3 of 5 pods updated"
+	if got.Reason != topology.ReasonRolloutBlocked || got.Message != want || got.Handover != nil || got.Partitions.DataInstances != 2 {
+		t.Errorf("Updated %s %q, handover %v, partition %d;\nwant RolloutBlocked %q, nothing moved or released", got.Reason,
+			got.Message, got.Handover, got.Partitions.DataInstances, want)
+	}
+}

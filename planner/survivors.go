@@ -85,7 +85,7 @@ func notCaughtUp(v rowIndex, main, name string, databases []string) string {
 		case !ok:
 			return fmt.Sprintf("%s reports no lag for database %s", name, db)
 		case l.TxnsBehindMain != 0:
-			return fmt.Sprintf("%s is %d transactions behind on database %s", name, l.TxnsBehindMain, db)
+			return fmt.Sprintf("%s is %d transactions behind on database %s%s", name, l.TxnsBehindMain, db, olderThanMain(v, main, name))
 		}
 	}
 	return notProvenReady(v, main, name, databases)
