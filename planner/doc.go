@@ -21,7 +21,10 @@
 //     becomes the leader: the leader's own empty row is ADDed like any unregistered declared
 //     member.
 //   - Every declared data instance SHOW INSTANCES does not list gets REGISTER INSTANCE (SYNC).
-//     A registration lost later (wiped volume) is re-issued by the same diff.
+//     A registration lost later (wiped volume) is re-issued by the same diff. Beside a MAIN row,
+//     only once that MAIN answered the leader's SHOW REPLICATION LAG in this pass: beside a dead
+//     MAIN for which Memgraph found no failover candidate, a new, empty instance would be the
+//     only one, and the cluster would follow it (Progress.RegistrationHeld).
 //   - SET INSTANCE TO MAIN is planned only when the observation proves Raft records no MAIN: no
 //     row reports role main AND every registered data instance is up and a replica. The leader
 //     shows a dead MAIN as down/unknown, exactly like a dead replica, and Memgraph refuses a
@@ -65,7 +68,10 @@
 //     Only registered members of the range get commands; one already gone needs nothing.
 //   - Data: when the observed MAIN is retiring, one Handover command demotes it and promotes the
 //     lowest-ordinal declared survivor that is up, a replica, and proven caught up on every
-//     database of the MAIN by SHOW REPLICATION LAG (missing rows or databases prove nothing),
+//     database of the MAIN by SHOW REPLICATION LAG (0 behind) and by the MAIN's own SHOW
+//     REPLICAS (ready) read in the same pass — the lag is the MAIN's cached count and reads 0
+//     for a replica that lost its data and recovers (Observed.Replicas); missing rows or databases
+//     prove nothing — and no newer than another alive instance (versions.go),
 //     then checks that the survivor serves as MAIN (see Handover: Memgraph accepts SET INSTANCE
 //     TO MAIN for an unreachable target and fails over later, maybe back). With no such survivor
 //     nothing is demoted, Progress.NoCaughtUpSurvivor says why, and the MAIN stays registered.
@@ -103,6 +109,12 @@
 // removals precede the yield because after the yield this connection no longer leads.
 //
 // # Rolling upgrades
+//
+// Versions (versions.go, rollout_versions.go): a pod's Memgraph version is its image tag when the
+// tag is one. No command makes a MAIN newer than another registered, alive data instance (a newer
+// MAIN cannot replicate to an older replica), the departing old MAIN of a handover excepted; an
+// upgrade rolls the MAIN's pod last; a downgrade without memgraph.com/allow-downgrade and a change
+// across 3.9 are not rolled (DowngradeRefused, UpgradeNeedsMigration).
 //
 // A change of a role's pod template rolls its pods one at a time through the StatefulSet's
 // rollingUpdate.partition, which PlanRollout decides on every pass (and Plan includes when
@@ -175,7 +187,8 @@
 //     when the view is a follower's, no StatefulSet shrinking and no rollout in progress (a
 //     pod's release rests on the leader's table) ends the pass on that one query;
 //     otherwise the hook reads the leader's own table (LeaderOf, CheckLeaderView), plans again on
-//     it, fetching replication lag only when NeedsCatchUpReads says so, and executes there.
+//     it, reading SHOW REPLICATION LAG and the MAIN's SHOW REPLICAS (CatchUpSource) only when
+//     NeedsCatchUpReads says so, and executes there.
 //   - What to check right before a step (PreconditionReads, Precondition): SET INSTANCE TO MAIN,
 //     FORCE RESET, UNREGISTER, REMOVE COORDINATOR and a handover are skipped when the cluster
 //     moved since the plan was read (a MAIN elected, a retiree failed over to or elected; for an
@@ -185,7 +198,8 @@
 //   - What a step's error means (JudgeStep, JudgeRecheck): done by a concurrent writer (by error
 //     kind, never by message text; KindIDExists is done only once SHOW INSTANCES shows the
 //     coordinator registered, else it is half-joined), in progress (FORCE RESET past its own
-//     deadline), the leader moved, or failed. Any verdict but done ends the pass.
+//     deadline), the leader moved (a Raft write refused while it yields or lost its majority
+//     included: "not yet", re-observed), or failed. Any verdict but done ends the pass.
 //   - A handover's own steps (Handover): whether a refused SET restores the old MAIN
 //     (RestoreAfter: only when the refusal proves no MAIN was set), and when the new MAIN is
 //     proven to serve (UnprovenByInstances, UnprovenByLag).
