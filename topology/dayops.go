@@ -17,16 +17,23 @@ const AnnotationPaused = "memgraph.com/paused"
 // Paused reports whether the parent carries AnnotationPaused with a value that pauses, and a
 // warning when the value is neither true nor false: an ambiguous request to stop is read as one.
 func (c *Cluster) Paused() (paused bool, warning string) {
-	value, ok := c.mc.Annotations[AnnotationPaused]
-	if !ok {
-		return false, ""
-	}
-	b, err := strconv.ParseBool(value)
-	if err != nil {
+	b, readable := c.annotationBool(AnnotationPaused)
+	if !readable {
 		return true, fmt.Sprintf("annotation %s is %q, read as \"true\" (paused): write \"true\" or \"false\", or remove it",
-			AnnotationPaused, Clip(value))
+			AnnotationPaused, Clip(c.mc.Annotations[AnnotationPaused]))
 	}
 	return b, ""
+}
+
+// annotationBool reads a boolean annotation as strconv.ParseBool does: false when absent;
+// readable is false for a value that is no boolean.
+func (c *Cluster) annotationBool(key string) (value, readable bool) {
+	raw, ok := c.mc.Annotations[key]
+	if !ok {
+		return false, true
+	}
+	b, err := strconv.ParseBool(raw)
+	return b, err == nil
 }
 
 // AnnotationAllowDowngrade on a MemgraphCluster lets a rollout move the pods to an older
@@ -38,14 +45,10 @@ const AnnotationAllowDowngrade = "memgraph.com/allow-downgrade"
 // warning when its value is neither true nor false: an ambiguous permission to risk the data is
 // read as none.
 func (c *Cluster) AllowDowngrade() (allowed bool, warning string) {
-	value, ok := c.mc.Annotations[AnnotationAllowDowngrade]
-	if !ok {
-		return false, ""
-	}
-	b, err := strconv.ParseBool(value)
-	if err != nil {
+	b, readable := c.annotationBool(AnnotationAllowDowngrade)
+	if !readable {
 		return false, fmt.Sprintf("annotation %s is %q, read as \"false\" (no downgrade): write \"true\" to allow one",
-			AnnotationAllowDowngrade, Clip(value))
+			AnnotationAllowDowngrade, Clip(c.mc.Annotations[AnnotationAllowDowngrade]))
 	}
 	return b, ""
 }
