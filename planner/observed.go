@@ -68,9 +68,10 @@ type rowIndex struct {
 	lag        map[string]memgraph.InstanceLag // nil when the lag was not observed
 	replicas   *MainReplicas                   // nil when SHOW REPLICAS was not read
 	replicaRow map[string]memgraph.Replica     // replicas.Rows by name
-	// versions are the Memgraph versions the data instances' pods run, by instance name, for
-	// the pods whose image tag tells it (Workloads; none without them).
-	versions map[string]memgraph.Version
+	// dataPods are the data StatefulSet's pods (Workloads; none without them), whose image tags
+	// tell the Memgraph version each data instance runs (versionOf). Read only on the paths that
+	// make a MAIN, so that a converged pass parses no image.
+	dataPods []RolloutPod
 }
 
 func index(o Observed) rowIndex {
@@ -110,21 +111,24 @@ func index(o Observed) rowIndex {
 		}
 	}
 	if o.Workloads != nil {
-		v.versions = dataVersions(o.Workloads.Data)
+		v.dataPods = o.Workloads.Data.Pods
 	}
 	return v
 }
 
-// dataVersions reads each data pod's Memgraph version from its image tag, by instance name;
-// pods whose tag is no version are left out (no version rule applies to them).
-func dataVersions(set RolloutSet) map[string]memgraph.Version {
-	out := make(map[string]memgraph.Version, len(set.Pods))
-	for _, pod := range set.Pods {
-		if version, ok := memgraph.ImageVersion(pod.Image); ok {
-			out[topology.DataInstanceName(topology.FirstDataOrdinal+pod.Index)] = version
+// versionOf is the Memgraph version the named data instance's pod runs, read from its image tag;
+// ok is false without such a pod or when the tag is no version (no version rule applies).
+func (v rowIndex) versionOf(name string) (memgraph.Version, bool) {
+	ordinal, ok := topology.ParseDataInstanceName(name)
+	if !ok {
+		return memgraph.Version{}, false
+	}
+	for _, pod := range v.dataPods {
+		if pod.Index == ordinal-topology.FirstDataOrdinal {
+			return memgraph.ImageVersion(pod.Image)
 		}
 	}
-	return out
+	return memgraph.Version{}, false
 }
 
 // coordinatorRegistered: ADDed to Raft (memgraph.Instance.Registered).

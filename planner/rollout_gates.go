@@ -27,7 +27,7 @@ func newRolloutPlan(in RolloutInput) *rolloutPlan {
 		p.v = in.rows
 		if p.v == nil {
 			v := index(*in.Cluster)
-			v.versions = dataVersions(in.Data) // the view may come without the workloads
+			v.dataPods = in.Data.Pods // the view may come without the workloads
 			p.v = &v
 		}
 		p.main = observeMain(*p.v).name

@@ -191,25 +191,27 @@ func (p *rolloutPlan) upgradePhase(r *rolloutRole, c int) string {
 // applies to them, or "".
 func versionWarning(w Workloads) string {
 	var unknown []string
-	for _, image := range append([]string{w.Image}, imagesOf(w)...) {
+	note := func(image string) {
 		if _, ok := version(image); !ok && image != "" && !slices.Contains(unknown, image) {
 			unknown = append(unknown, image)
+		}
+	}
+	note(w.Image)
+	for _, set := range [...]*RolloutSet{&w.Coordinators, &w.Data} {
+		for i := range set.Pods {
+			note(set.Pods[i].Image)
 		}
 	}
 	if len(unknown) == 0 {
 		return ""
 	}
 	slices.Sort(unknown)
+	if len(unknown) > maxUnknownImages {
+		unknown = append(unknown[:maxUnknownImages], fmt.Sprintf("%d more", len(unknown)-maxUnknownImages))
+	}
 	return fmt.Sprintf("the Memgraph version of %s is unknown (the tag is not X.Y.Z): rolling upgrades apply no version rule "+
 		"to it (MAIN's pod last, no downgrade, the 3.9 boundary)", strings.Join(unknown, ", "))
 }
 
-func imagesOf(w Workloads) []string {
-	var out []string
-	for _, set := range []RolloutSet{w.Coordinators, w.Data} {
-		for _, pod := range set.Pods {
-			out = append(out, pod.Image)
-		}
-	}
-	return out
-}
+// maxUnknownImages bounds the images versionWarning names (a pod's image is any string).
+const maxUnknownImages = 3

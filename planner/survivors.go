@@ -94,8 +94,8 @@ func notCaughtUp(v rowIndex, main, name string, databases []string) string {
 // olderThanMain explains a replica that cannot catch up because it runs an older version than
 // the MAIN, or "".
 func olderThanMain(v rowIndex, main, name string) string {
-	mine, ok := v.versions[name]
-	theirs, known := v.versions[main]
+	mine, ok := v.versionOf(name)
+	theirs, known := v.versionOf(main)
 	if !ok || !known || mine.Compare(theirs) >= 0 {
 		return ""
 	}

@@ -20,13 +20,15 @@ import (
 // sees up, other than target and except, runs an older known version. "" when none does or
 // target's version is unknown.
 func newerThanReplica(v rowIndex, target, except string) string {
-	version, ok := v.versions[target]
+	version, ok := v.versionOf(target)
 	if !ok {
 		return ""
 	}
 	var older []string
+	versions := map[string]memgraph.Version{}
 	for name, row := range v.data {
-		other, known := v.versions[name]
+		other, known := v.versionOf(name)
+		versions[name] = other
 		if name != target && name != except && row.Health == memgraph.HealthUp && known && other.Compare(version) < 0 {
 			older = append(older, name)
 		}
@@ -36,5 +38,5 @@ func newerThanReplica(v rowIndex, target, except string) string {
 	}
 	slices.SortFunc(older, compareMemberNames)
 	return fmt.Sprintf("%s runs Memgraph %s and %s runs the older %s: a newer MAIN cannot replicate to an older replica",
-		target, version, older[0], v.versions[older[0]])
+		target, version, older[0], versions[older[0]])
 }
