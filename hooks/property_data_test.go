@@ -70,7 +70,9 @@ func (h *harness) wipeReplica(rng *rand.Rand) {
 	}
 }
 
-// clusterData is the simulator's own account of the data instances of the largest cluster.
+// clusterData is the simulator's own account of the data instances of the cluster: the largest
+// Raft group with a majority alive (a coordinator removed from it keeps a stale copy of the state
+// it left, which is no cluster of anybody's).
 type clusterData struct {
 	main      string
 	mainAlive bool
@@ -82,7 +84,7 @@ func (h *harness) dataSnapshot() (clusterData, bool) {
 	var best *sim.ClusterSnapshot
 	snap := h.world.Raft()
 	for i := range snap.Clusters {
-		if best == nil || len(snap.Clusters[i].Members) > len(best.Members) {
+		if snap.Clusters[i].Quorum && (best == nil || len(snap.Clusters[i].Members) > len(best.Members)) {
 			best = &snap.Clusters[i]
 		}
 	}
