@@ -101,9 +101,12 @@ func (p *rolloutPlan) decideStep(step *RolloutStep) {
 	p.releaseOrHandOver(step, r, c)
 }
 
-// rollsThroughRetirement: the data rollout goes on while data members retire, because the
-// partition can release exactly its candidate: every pod above it, the retiring ones included,
-// exists, is Ready and runs the update revision already, and the candidate is not the MAIN.
+// rollsThroughRetirement: the data rollout goes on while data members retire, when the scale-down
+// waits for a retiring MAIN that no survivor can take over and the partition can release the
+// candidate without touching a member that matters: every pod above it, the retiring ones
+// included, exists, is Ready and runs the update revision already — or belongs to a retiring
+// member no longer registered, which the shrink removes anyway — and the candidate is not the
+// MAIN.
 // That is the way out of a scale-down whose retiring MAIN runs a newer version than the
 // survivors (a failover mid-upgrade put it there): they cannot replicate from it, so none can be
 // proven caught up to take MAIN over, until their pods are upgraded. Retiring coordinators hold
@@ -114,10 +117,13 @@ func (p *rolloutPlan) rollsThroughRetirement() bool {
 		return false
 	}
 	c := r.candidate()
-	if c < 0 || r.members[c].name == p.main || p.retirementHandsOver() {
+	if c < 0 || r.members[c].name == p.main || !p.retiringMainStuck() {
 		return false
 	}
 	for i := c + 1; i < int(max(r.returned, r.set.Current)); i++ {
+		if i >= len(r.members) && !p.v.dataRegistered(topology.DataInstanceName(topology.FirstDataOrdinal+i)) {
+			continue // retired already: its pod is the shrink's, whatever it runs
+		}
 		if pod, ok := r.pods[i]; !ok || !r.updated(pod) || !pod.Ready || pod.Terminating {
 			return false
 		}
@@ -125,9 +131,9 @@ func (p *rolloutPlan) rollsThroughRetirement() bool {
 	return true
 }
 
-// retirementHandsOver: the MAIN retires and a survivor can take it over, so this pass's plan
-// hands MAIN over, beside which no pod is released.
-func (p *rolloutPlan) retirementHandsOver() bool {
+// retiringMainStuck: the MAIN retires and no survivor is proven able to take it over, so the
+// scale-down waits (and this pass's plan hands nothing over, beside which a release could not go).
+func (p *rolloutPlan) retiringMainStuck() bool {
 	if p.v == nil || p.main == "" {
 		return false
 	}
@@ -135,7 +141,7 @@ func (p *rolloutPlan) retirementHandsOver() bool {
 		return false
 	}
 	candidates, _ := caughtUpSurvivors(p.in.Declared, *p.v, p.main)
-	return len(candidates) > 0
+	return len(candidates) == 0
 }
 
 // releaseDownPod releases a candidate that is not Ready: it is down already, so replacing it

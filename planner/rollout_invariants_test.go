@@ -256,13 +256,19 @@ func (f facts) versionRefused() bool {
 }
 
 // releasableDuringScaleDown: a data replica's pod may be released while data members retire when
-// the partition releases it alone — every pod above it, retiring ones included, exists, is Ready
-// and at the update revision — and no coordinator retires.
+// the MAIN retires (its handover waits for a survivor the rollout must upgrade first), the
+// partition releases no member that matters with it — every pod above it, retiring ones included,
+// exists, is Ready and at the update revision, or belongs to a retiring member no longer
+// registered — and no coordinator retires.
 func (f facts) releasableDuringScaleDown(roles []rolloutRole, r rolloutRole, p planner.RolloutPod) bool {
-	if r.kind != topology.RoleData || roles[1].retiring() || slices.Contains(f.mains, r.declared[p.Index]) {
+	if r.kind != topology.RoleData || roles[1].retiring() || slices.Contains(f.mains, r.declared[p.Index]) ||
+		!slices.ContainsFunc(f.mains, func(m string) bool { return f.retiringD[m] }) {
 		return false
 	}
 	for i := p.Index + 1; i < int(max(r.returned, r.set.Current)); i++ {
+		if _, registered := f.data[topology.DataInstanceName(topology.FirstDataOrdinal+i)]; i >= len(r.declared) && !registered {
+			continue // retired already
+		}
 		pod, ok := r.pod(i)
 		if !ok || pod.Revision != r.set.UpdateRevision || !pod.Ready || pod.Terminating {
 			return false

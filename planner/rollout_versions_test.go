@@ -1,6 +1,7 @@
 package planner
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/memgraph-hooks/memgraph-hooks/memgraph"
@@ -201,6 +202,18 @@ func TestAnUpgradeGoesOnThroughAScaleDownThatWaitsForIt(t *testing.T) {
 	if len(plan.Commands) != 0 || plan.Progress.NoCaughtUpSurvivor == "" {
 		t.Errorf("plan %v, NoCaughtUpSurvivor %q; want no handover while the survivor is older", queries(plan.Commands),
 			plan.Progress.NoCaughtUpSurvivor)
+	}
+	// A retiring member unregistered already may sit between them at any revision: its pod is
+	// the shrink's, and releasing it with mg-data-0 touches nobody.
+	unregistered := clusterView(3, 1, 3, 2, func(o *Observed) {
+		o.Instances = slices.DeleteFunc(o.Instances, func(r memgraph.Instance) bool { return r.Name == "instance_1" })
+		o.Lag = slices.DeleteFunc(o.Lag, func(l memgraph.InstanceLag) bool { return l.Instance == "instance_1" })
+		o.Replicas = showing(2, o.Lag, map[string]string{"instance_0": memgraph.ReplicaInvalid})
+	})
+	in = declaring(versioned(rolloutIn(set("nnn", settled), set("oon"), unregistered), mg312, mg313), 3, 1, replicas(3, 3))
+	if got := PlanRollout(in); got.Partitions.DataInstances != 0 || got.Reason != topology.ReasonRolloutInProgress {
+		t.Errorf("with an unregistered retiring pod between: partition %d, Updated %s %q; want mg-data-0 released",
+			got.Partitions.DataInstances, got.Reason, got.Message)
 	}
 	// The same scale-down whose retiring pod is not updated yet holds everything: releasing
 	// mg-data-0 would release the retiring pod above it too.
