@@ -1,6 +1,7 @@
 package hooks_test
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -108,6 +109,20 @@ func (cd clusterData) anyBehind() bool {
 		}
 	}
 	return false
+}
+
+// dataState describes the data instances' counts for a failing sequence's log.
+func (h *harness) dataState() string {
+	cd, ok := h.dataSnapshot()
+	if !ok {
+		return "no cluster with a majority"
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "MAIN %q, %d acknowledged;", cd.main, h.world.Acknowledged(propertyDB))
+	for _, d := range cd.data {
+		fmt.Fprintf(&b, " %s %s %d", d.Name, d.Health, d.Committed[propertyDB])
+	}
+	return b.String()
 }
 
 // everyPodCaughtUp: every data pod's instance is registered and holds every transaction of the

@@ -116,12 +116,14 @@ func runRandomSequence(t *testing.T, rng *rand.Rand) {
 		}
 		h.advance(timeSteps[rng.IntN(len(timeSteps))])
 		h.checkedSync()
+		t.Logf("  after the sync: %s", h.dataState())
 	}
 	h.stopFaults()
 	for pass := 0; pass < 40; pass++ {
 		h.healHalfJoined()
 		h.advance(10 * time.Second) // readiness, reconciliation backoff and failovers settle
 		h.checkedSync()
+		t.Logf("  settling, pass %d: %s", pass, h.dataState())
 		if st, _, _ := h.condition("Converged"); st == "True" {
 			return
 		}

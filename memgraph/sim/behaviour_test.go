@@ -343,3 +343,25 @@ func TestRemovedCoordinatorCanBeAddedAgain(t *testing.T) {
 		t.Fatalf("misuses %+v", m)
 	}
 }
+
+// A removed coordinator that still runs keeps its last view of the cluster, MAIN included, but
+// no leader can ever act on it: the data instances follow the cluster's leader alone. Here the
+// orphaned view still names instance_1 MAIN after the cluster moved MAIN to instance_2; a restart
+// of instance_1 (lagged) must not make instance_2, the real MAIN, follow it.
+func TestAnOrphanedViewDrivesNoDataInstance(t *testing.T) {
+	w, c1 := setupCluster(t, 3, 2)
+	must(t, w.Commit("memgraph", 3))
+	c1.must("REMOVE COORDINATOR 3") // coordinator 3 keeps running with its view: MAIN instance_1
+	c1.must("DEMOTE INSTANCE instance_1")
+	c1.must("SET INSTANCE instance_2 TO MAIN")
+	must(t, w.Kill("data-1.mg.svc"))
+	must(t, w.SetLag("data-1.mg.svc", "memgraph", 3))
+	must(t, w.Restart("data-1.mg.svc"))
+	for _, c := range w.Raft().Clusters {
+		for _, d := range c.Data {
+			if d.Name == "instance_2" && d.Committed["memgraph"] != 3 {
+				t.Fatalf("the MAIN instance_2 holds %d, want 3: an orphaned view replicated into it", d.Committed["memgraph"])
+			}
+		}
+	}
+}

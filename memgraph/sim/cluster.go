@@ -14,6 +14,9 @@ type cluster struct {
 	leader  int       // coordinator id of the leader; 0 when there is none
 	data    []*dataEntry
 	main    string // name of the data instance that is MAIN in Raft; "" when none
+	// orphan: the last view of a coordinator removed from its cluster, which no leader can ever
+	// act on again. Its registrations drive no data instance (dataClusters).
+	orphan bool
 	// demoted is the MAIN the last Raft write demoted, "" after any other write: a SET that
 	// follows at once is a handover's, whose old MAIN the version misuse excepts.
 	demoted  string
@@ -156,6 +159,13 @@ func (w *World) clusters() []*cluster {
 	}
 	slices.SortFunc(out, func(a, b *cluster) int { return a.seq - b.seq })
 	return out
+}
+
+// dataClusters are the clusters whose registrations drive data instances: every one but a removed
+// coordinator's orphaned view. A data instance's role, and whom it replicates from, come from the
+// coordinators' RPCs, which an orphan's state machine can never send: it has no leader, ever.
+func (w *World) dataClusters() []*cluster {
+	return deleteFunc(w.clusters(), func(c *cluster) bool { return c.orphan })
 }
 
 // reelect applies the election rule to every cluster after a liveness or membership change: a

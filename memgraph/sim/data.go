@@ -11,7 +11,7 @@ import (
 // registered otherwise.
 func (w *World) dataRole(in *instance) string {
 	registered := false
-	for _, c := range w.clusters() {
+	for _, c := range w.dataClusters() {
 		for _, e := range c.data {
 			if w.dataInstance(e) == in {
 				if c.main == e.name {

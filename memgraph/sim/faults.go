@@ -169,7 +169,7 @@ func (w *World) SetLag(host, db string, txnsBehind int64) error {
 	if _, ok := in.txns[db]; !ok {
 		in.txns[db] = 0
 	}
-	for _, c := range w.clusters() {
+	for _, c := range w.dataClusters() {
 		w.catchUp(c, in)
 		w.recache(c, in, db)
 	}
@@ -197,7 +197,7 @@ func (w *World) Commit(db string, n int64) error {
 	defer w.settle()
 	w.advance()
 	done := map[*instance]bool{}
-	for _, c := range w.clusters() {
+	for _, c := range w.dataClusters() {
 		me := c.entry(c.main)
 		if me == nil {
 			continue
@@ -223,7 +223,7 @@ func (w *World) Write(db string) error {
 	defer w.mu.Unlock()
 	defer w.settle()
 	w.advance()
-	for _, c := range w.clusters() {
+	for _, c := range w.dataClusters() {
 		me := c.entry(c.main)
 		if me == nil {
 			continue

@@ -124,7 +124,7 @@ func (w *World) removeCoordinator(c *cluster, leader *instance, op *coordOp) ([]
 
 func (c *cluster) orphanCopy(w *World) *cluster {
 	w.clusterID++
-	o := &cluster{seq: w.clusterID, main: c.main, settings: map[string]string{}, connectors: map[string]time.Time{}}
+	o := &cluster{seq: w.clusterID, main: c.main, settings: map[string]string{}, connectors: map[string]time.Time{}, orphan: true}
 	for k, v := range c.settings {
 		o.settings[k] = v
 	}

@@ -63,7 +63,7 @@ func (w *World) heartbeatAll(c *cluster) {
 // their replicas (a started one is found behind or caught up), and a failover that found no
 // candidate may find one now.
 func (w *World) dataLivenessChanged(in *instance) {
-	for _, c := range w.clusters() {
+	for _, c := range w.dataClusters() {
 		c.failoverStuck = false
 		w.heartbeatAll(c)
 	}
@@ -157,7 +157,7 @@ func (w *World) recoveryEnd() (time.Time, func(), bool) {
 // read; otherwise the next heartbeat finds it behind again).
 func (w *World) finishRecovery(in *instance) {
 	in.recoverAt = time.Time{}
-	for _, c := range w.clusters() {
+	for _, c := range w.dataClusters() {
 		if w.entryOf(c, in) == nil {
 			continue
 		}
@@ -177,7 +177,7 @@ func (w *World) commitOn(main *instance, db string, n int64) {
 		synced bool
 	}
 	var reps []rep
-	for _, c := range w.clusters() {
+	for _, c := range w.dataClusters() {
 		if e := c.entry(c.main); e == nil || w.dataInstance(e) != main {
 			continue
 		}

@@ -9,7 +9,7 @@ package sim
 // or read its replies, else "ready".
 func (w *World) replicaRows(main *instance) [][]any {
 	var rows [][]any
-	for _, c := range w.clusters() {
+	for _, c := range w.dataClusters() {
 		me := c.entry(c.main)
 		if me == nil || w.dataInstance(me) != main {
 			continue

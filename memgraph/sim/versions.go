@@ -76,7 +76,7 @@ func (w *World) RestartAt(host, version string) error {
 // checkStartedVersion records the misuse of (re)starting a data instance at a version that
 // leaves a registered replica older than its alive MAIN.
 func (w *World) checkStartedVersion(in *instance) {
-	for _, c := range w.clusters() {
+	for _, c := range w.dataClusters() {
 		e, main := w.entryOf(c, in), w.mainOf(c)
 		switch {
 		case e == nil || main == nil:

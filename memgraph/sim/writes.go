@@ -16,7 +16,7 @@ func (w *World) writeForbidden(in *instance) bool {
 	if !in.writeBlocked {
 		return false
 	}
-	for _, c := range w.clusters() {
+	for _, c := range w.dataClusters() {
 		if e := c.entry(c.main); e != nil && w.dataInstance(e) == in {
 			return true
 		}
@@ -52,7 +52,7 @@ type replicaFailure struct{ name, mode string }
 func (w *World) boltWrite(main *instance, db string) bolt.Outcome {
 	var failed []replicaFailure
 	strict := false
-	for _, c := range w.clusters() {
+	for _, c := range w.dataClusters() {
 		if e := c.entry(c.main); e == nil || w.dataInstance(e) != main {
 			continue
 		}
