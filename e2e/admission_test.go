@@ -69,6 +69,7 @@ var celCases = []celCase{
 	{name: "coordinator extraArgs TLS", field: "spec.coordinatorTemplate.extraArgs",
 		invalid: "coordinatorTemplate: {extraArgs: [--bolt-cert-file=/c.pem]}", valid: "tls: {secretName: bolt-tls}"},
 	{name: "tls secret name", field: "spec.tls.secretName", invalid: "tls: {secretName: Bolt_TLS}", valid: "tls: {secretName: bolt-tls}"},
+	{name: "auth secret name", field: "spec.auth.secretName", invalid: "auth: {secretName: Hooks_Auth}", valid: "auth: {secretName: memgraph-hooks-auth}"},
 	{name: "secret keys differ", field: "spec.secrets",
 		invalid: "secrets: {licenseKey: K, organizationKey: K}", valid: "secrets: {licenseKey: K, organizationKey: O}"},
 	{name: "rollout step timeout below a minute", field: "spec.rollout.stepTimeout",

@@ -30,14 +30,15 @@ import (
 // 1. The hook process is killed between DEMOTE and SET … TO MAIN of a handover, and restarted.
 //
 // The hook runs as the real binary with the Deployment's arguments, reaching the coordinators
-// through links. The links hold back the first SET … TO MAIN that follows a DEMOTE, and the test
+// (and the data instances, for SHOW REPLICAS) through links. The links hold back the first SET … TO MAIN that follows a DEMOTE, and the test
 // SIGKILLs the process right then: Memgraph has executed the DEMOTE and never sees the SET, the
 // cluster has no MAIN, and no process memory survives. The restarted process must find its way
 // from what Memgraph reports alone: it lets Memgraph pick the most up-to-date replica (FORCE
 // RESET CLUSTER STATE) instead of guessing, then finishes the retirement.
 func TestFaultHookKilledMidHandover(t *testing.T) {
 	const ns, name = "fault-kill", "kill"
-	s := startScenarioOpts(t, ns, scenarioOptions{process: true, links: coordinatorAddressesIn(ns, name, 3)})
+	s := startScenarioOpts(t, ns, scenarioOptions{process: true,
+		links: append(coordinatorAddressesIn(ns, name, 3), dataAddressesIn(ns, name, 3)...)})
 	s.create(name, "dataInstances: 3")
 	s.declaredMembers(s.waitConverged(name, convergeTimeout), 3, 3)
 	claims := s.claimUIDs()

@@ -181,6 +181,16 @@ func coordinatorAddressesIn(ns, name string, n int) []string {
 	return (&scenario{ns: ns}).coordinatorAddresses(name, n)
 }
 
+// dataAddressesIn are the Bolt addresses of cluster name's first n data instances in ns: the
+// hook binary reads SHOW REPLICAS on the MAIN's before a handover, so it must reach them too.
+func dataAddressesIn(ns, name string, n int) []string {
+	var out []string
+	for ordinal := range n {
+		out = append(out, (&scenario{ns: ns}).network(name).DataInstance(ordinal).BoltServer)
+	}
+	return out
+}
+
 // stepsOnce checks that no write succeeded twice after mark: with several writers, every step is
 // done once and the others' attempts are refused.
 func (s *scenario) stepsOnce(mark int) {

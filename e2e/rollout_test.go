@@ -5,12 +5,14 @@ package e2e_test
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -27,7 +29,8 @@ const rolloutTimeout = 4 * time.Minute
 // the order in which they were deleted (a watch on the Pods), whether the member of each was
 // MAIN or the Raft leader in the simulator at that moment and when its process died (podsim's
 // OnGone; kwok may replace a pod between two of podsim's polls, so OnGone alone misses some),
-// and the most declared pods that were missing or not Ready at once.
+// which member was MAIN when each was deleted, the most declared pods that were missing or not
+// Ready at once, and every Updated message the cluster's status showed (a watch on it).
 type rolloutRecorder struct {
 	s        *scenario
 	cluster  string
@@ -35,6 +38,8 @@ type rolloutRecorder struct {
 
 	mu         sync.Mutex
 	gone       []*corev1.Pod // the pods, as they were when deleted, in that order
+	mainAt     []string      // the MAIN in the simulator when each of gone was deleted
+	updated    []string      // the Updated condition's messages, each change in order
 	deleted    map[types.UID]bool
 	violations []string
 	ready      map[string]bool // pod name -> exists, Ready and not terminating
@@ -71,9 +76,15 @@ func (s *scenario) recordRollout(cluster string, coordinators, data int) *rollou
 		cancel()
 		s.t.Fatalf("watch pods: %v", err)
 	}
-	done := make(chan struct{})
+	mw, err := mgcClient(s.ns).Watch(ctx, metav1.ListOptions{FieldSelector: "metadata.name=" + cluster})
+	if err != nil {
+		cancel()
+		w.Stop()
+		s.t.Fatalf("watch %s: %v", cluster, err)
+	}
+	done := make(chan struct{}, 2)
 	go func() {
-		defer close(done)
+		defer func() { done <- struct{}{} }()
 		for ev := range w.ResultChan() {
 			pod, ok := ev.Object.(*corev1.Pod)
 			if !ok {
@@ -82,9 +93,19 @@ func (s *scenario) recordRollout(cluster string, coordinators, data int) *rollou
 			r.podEvent(ev.Type, pod)
 		}
 	}()
+	go func() {
+		defer func() { done <- struct{}{} }()
+		for ev := range mw.ResultChan() {
+			if u, ok := ev.Object.(*unstructured.Unstructured); ok {
+				r.statusEvent(u)
+			}
+		}
+	}()
 	r.stop = func() {
 		cancel()
 		w.Stop()
+		mw.Stop()
+		<-done
 		<-done
 		s.pods.OnGone(nil)
 	}
@@ -128,6 +149,7 @@ func (r *rolloutRecorder) podEvent(typ watch.EventType, pod *corev1.Pod) {
 	if deleting && !r.deleted[pod.UID] {
 		r.deleted[pod.UID] = true
 		r.gone = append(r.gone, pod)
+		r.mainAt = append(r.mainAt, r.main())
 		r.checkNotMainOrLeader(pod.Name, podsim.PodHost(pod), "deleted")
 	}
 	r.ready[pod.Name] = up
@@ -139,6 +161,26 @@ func (r *rolloutRecorder) podEvent(typ watch.EventType, pod *corev1.Pod) {
 	}
 	if len(down) > r.maxDown {
 		r.maxDown, r.downAt = len(down), down
+	}
+}
+
+// main is the MAIN of the scenario's led Raft group in the simulator now ("" when none).
+func (r *rolloutRecorder) main() string {
+	for _, c := range r.s.world.Raft().Clusters {
+		if c.Leader != 0 && len(c.Members) > 1 {
+			return c.Main
+		}
+	}
+	return ""
+}
+
+// statusEvent records the cluster's Updated message when it changed.
+func (r *rolloutRecorder) statusEvent(u *unstructured.Unstructured) {
+	_, _, msg := conditionStatus(u, string(topology.ConditionUpdated))
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if n := len(r.updated); msg != "" && (n == 0 || r.updated[n-1] != msg) {
+		r.updated = append(r.updated, msg)
 	}
 }
 
@@ -155,7 +197,51 @@ func podReady(pod *corev1.Pod) bool {
 func (r *rolloutRecorder) restart() {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.gone, r.maxDown, r.downAt = nil, 0, nil
+	r.gone, r.mainAt, r.updated, r.maxDown, r.downAt = nil, nil, nil, 0, nil
+}
+
+// goneNames are the pods deleted so far, in that order.
+func (r *rolloutRecorder) goneNames() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var names []string
+	for _, pod := range r.gone {
+		names = append(names, pod.Name)
+	}
+	return names
+}
+
+// checkMains asserts which member was MAIN when each data pod was deleted, in deletion order
+// ("<pod> under <MAIN>").
+func (r *rolloutRecorder) checkMains(t *testing.T, want []string) {
+	t.Helper()
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var got []string
+	for i, pod := range r.gone {
+		if pod.Labels[topology.LabelComponent] == topology.RoleData {
+			got = append(got, pod.Name+" under "+r.mainAt[i])
+		}
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("the MAIN when each data pod was deleted (-want +got):\n%s", diff)
+	}
+}
+
+// upgradeSteps are the numbers of the upgrade steps ("MAIN's pod last: step N of 3") the Updated
+// messages named, in the order each first appeared, and the messages.
+func (r *rolloutRecorder) upgradeSteps(version string) (steps, messages []string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	prefix := "upgrade to Memgraph " + version + ", MAIN's pod last: step "
+	for _, msg := range r.updated {
+		if rest, ok := strings.CutPrefix(msg, prefix); ok {
+			if n, _, _ := strings.Cut(rest, " "); !slices.Contains(steps, n) {
+				steps = append(steps, n)
+			}
+		}
+	}
+	return steps, slices.Clone(r.updated)
 }
 
 // check asserts what one rollout must look like: every declared pod replaced once, data
@@ -264,9 +350,11 @@ func (s *scenario) startWriter(interval time.Duration) *writer {
 	return w
 }
 
-// TestRollingUpgrade changes image.tag on a converged 3+3 cluster with MAIN on instance_1 and
-// the leader on coordinator_3, with the real StatefulSet controller replacing pods as the hook
-// lowers the partitions; then rolls every pod again with memgraph.com/restartedAt.
+// TestRollingUpgrade upgrades image.tag 3.12.0 -> 3.13.0 on a converged 3+3 cluster with MAIN
+// on the middle ordinal (instance_1) and the leader on coordinator_3, with the real StatefulSet
+// controller replacing pods as the hook lowers the partitions and podsim running each instance
+// at its pod's image tag, so the simulator's version rules apply; then rolls every pod again with
+// memgraph.com/restartedAt; then sets the tag back, a downgrade, refused until annotated.
 func TestRollingUpgrade(t *testing.T) {
 	s := startScenario(t, "rollout")
 	const name = "roll"
@@ -274,7 +362,7 @@ func TestRollingUpgrade(t *testing.T) {
 	mgc := s.waitConverged(name, convergeTimeout)
 	s.declaredMembers(mgc, 3, 3)
 	oldImage := topology.DefaultImageRepository + ":" + topology.DefaultImageTag
-	newImage := topology.DefaultImageRepository + ":3.12.1"
+	newImage := topology.DefaultImageRepository + ":3.13.0"
 	s.waitUpdated(name, oldImage)
 	s.parkMain(name, "instance_1")
 	s.asOperator(func(context.Context) error { return s.world.ForceLeader(3) })
@@ -286,13 +374,26 @@ func TestRollingUpgrade(t *testing.T) {
 		name + "-coordinator-3", name + "-coordinator-2", name + "-coordinator-1"}
 	rec := s.recordRollout(name, 3, 3)
 	before := s.podUIDs(name)
+	mark := s.queryMark()
 	w := s.startWriter(50 * time.Millisecond)
-	t.Log("image.tag 3.12.0 -> 3.12.1")
-	s.patchSpec(name, `{"image":{"tag":"3.12.1"}}`)
+	t.Log("image.tag 3.12.0 -> 3.13.0")
+	s.patchSpec(name, `{"image":{"tag":"3.13.0"}}`)
 	mgc = s.waitUpdated(name, newImage)
 	w.stop()
 	rec.check(t, order)
+	// MAIN's pod last (Memgraph's own upgrade order): MAIN goes from the middle ordinal to the
+	// lowest before any data pod is replaced, then to the lowest updated replica before the
+	// lowest pod is replaced; never a newer MAIN over an older replica (assertNoMisuse).
+	rec.checkMains(t, []string{name + "-data-2 under instance_0", name + "-data-1 under instance_0", name + "-data-0 under instance_1"})
+	if got, want := s.promotions(mark), []string{"instance_0", "instance_1"}; !slices.Equal(got, want) {
+		t.Errorf("the hook made MAINs %q during the upgrade, want %q", got, want)
+	}
+	if got, msgs := rec.upgradeSteps("3.13.0"); !slices.Equal(got, []string{"1", "2", "3"}) {
+		t.Errorf("Updated named the upgrade's steps %q (first appearances), want 1, 2, 3; its messages:\n  %s",
+			got, strings.Join(msgs, "\n  "))
+	}
 	s.everyPodReplaced(name, before)
+	s.runAt(name, "3.13.0")
 	s.declaredMembers(mgc, 3, 3)
 	s.noWriteLost(w)
 	s.assertNoMisuse()
@@ -308,14 +409,86 @@ func TestRollingUpgrade(t *testing.T) {
 	s.waitRolloutStarted(name) // the annotation moves no generation: see the rollout begin first
 	mgc = s.waitUpdated(name, newImage)
 	rec.check(t, order)
+	if steps, _ := rec.upgradeSteps("3.13.0"); len(steps) > 0 {
+		t.Errorf("a restart at the same version reported upgrade steps %q", steps)
+	}
 	s.everyPodReplaced(name, before)
 	s.declaredMembers(mgc, 3, 3)
 	s.assertNoMisuse()
-	if !t.Failed() {
-		s.assertNoChurn(2)
+	if t.Failed() {
+		return
+	}
+	s.assertNoChurn(2)
+
+	t.Log("image.tag back to 3.12.0: a downgrade, refused until memgraph.com/allow-downgrade")
+	rec.restart()
+	s.patchSpec(name, `{"image":{"tag":"3.12.0"}}`)
+	s.waitStatus(name, "the downgrade was not refused", time.Minute, func(u *unstructured.Unstructured) error {
+		observed, _, _ := unstructured.NestedInt64(u.Object, "status", "observedGeneration")
+		if st, reason, msg := conditionStatus(u, string(topology.ConditionUpdated)); observed != u.GetGeneration() ||
+			st != "False" || reason != string(topology.ReasonDowngradeRefused) {
+			return fmt.Errorf("generation %d observed %d: Updated=%q %s: %s", u.GetGeneration(), observed, st, reason, msg)
+		}
+		return nil
+	})
+	for range 2 { // two more syncs of the refused spec
+		n := s.mc.Stats().Snapshot().SyncsCompleted
+		s.mc.Resync()
+		s.waitSyncs(n, 1, 30*time.Second)
+	}
+	s.partitionsHold(name)
+	if gone := rec.goneNames(); len(gone) > 0 {
+		t.Errorf("pods replaced while the downgrade was refused: %v", gone)
+	}
+	s.assertNoMisuse()
+	if t.Failed() {
+		return
+	}
+	s.annotate(name, topology.AnnotationAllowDowngrade, "true")
+	s.waitFor(time.Minute, func() error {
+		if gone := rec.goneNames(); len(gone) == 0 {
+			return fmt.Errorf("no pod replaced after %s=true", topology.AnnotationAllowDowngrade)
+		}
+		return nil
+	})
+	if gone := rec.goneNames(); gone[0] != name+"-data-2" {
+		t.Errorf("the allowed downgrade replaced %s first, want %s-data-2", gone[0], name)
 	}
 }
 
+// promotions are the members that successful SET INSTANCE … TO MAIN queries since mark made MAIN.
+func (s *scenario) promotions(mark int) []string {
+	var out []string
+	for _, q := range s.writesSince(mark) {
+		if rest, ok := strings.CutPrefix(q.Text, "SET INSTANCE "); ok && !q.Failed {
+			if member, ok := strings.CutSuffix(rest, " TO MAIN"); ok {
+				out = append(out, member)
+			}
+		}
+	}
+	return out
+}
+
+// runAt checks that podsim runs every member of the 3+3 cluster at version.
+func (s *scenario) runAt(cluster, version string) {
+	s.t.Helper()
+	net := s.network(cluster)
+	var hosts []string
+	for id := 1; id <= 3; id++ {
+		hosts = append(hosts, net.Coordinator(id).Host)
+	}
+	for n := 0; n < 3; n++ {
+		hosts = append(hosts, net.DataInstance(n).Host)
+	}
+	for _, host := range hosts {
+		if got := s.pods.Version(host); got != version {
+			s.t.Errorf("%s runs %q, want %q", host, got, version)
+		}
+	}
+}
+
+// everyPodReplaced checks that every pod of before was replaced at its StatefulSet's update
+// revision and that the partitions hold every pod again.
 func (s *scenario) everyPodReplaced(cluster string, before map[string]types.UID) {
 	s.t.Helper()
 	after := s.podUIDs(cluster)
@@ -324,14 +497,8 @@ func (s *scenario) everyPodReplaced(cluster string, before map[string]types.UID)
 			s.t.Errorf("%s was not replaced", pod)
 		}
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	for _, set := range []string{topology.CoordinatorSetName(cluster), topology.DataSetName(cluster)} {
-		sts, err := testEnv.Client.AppsV1().StatefulSets(s.ns).Get(ctx, set, metav1.GetOptions{})
-		if err != nil {
-			s.t.Fatal(err)
-		}
-		list, err := testEnv.Client.CoreV1().Pods(s.ns).List(ctx, metav1.ListOptions{
+	for _, sts := range s.partitionsHold(cluster) {
+		list, err := testEnv.Client.CoreV1().Pods(s.ns).List(context.Background(), metav1.ListOptions{
 			LabelSelector: metav1.FormatLabelSelector(sts.Spec.Selector)})
 		if err != nil {
 			s.t.Fatal(err)
@@ -341,10 +508,27 @@ func (s *scenario) everyPodReplaced(cluster string, before map[string]types.UID)
 				s.t.Errorf("%s is at revision %q, its StatefulSet's update revision is %q", p.Name, got, sts.Status.UpdateRevision)
 			}
 		}
-		if p := sts.Spec.UpdateStrategy.RollingUpdate; p == nil || p.Partition == nil || *p.Partition != *sts.Spec.Replicas {
-			s.t.Errorf("%s: partition %v after the rollout, want %d (every pod held)", set, p, *sts.Spec.Replicas)
-		}
 	}
+}
+
+// partitionsHold checks that both StatefulSets' partitions hold every pod (no pod released) and
+// returns the sets.
+func (s *scenario) partitionsHold(cluster string) []*appsv1.StatefulSet {
+	s.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	var sets []*appsv1.StatefulSet
+	for _, set := range []string{topology.CoordinatorSetName(cluster), topology.DataSetName(cluster)} {
+		sts, err := testEnv.Client.AppsV1().StatefulSets(s.ns).Get(ctx, set, metav1.GetOptions{})
+		if err != nil {
+			s.t.Fatal(err)
+		}
+		if p := sts.Spec.UpdateStrategy.RollingUpdate; p == nil || p.Partition == nil || *p.Partition != *sts.Spec.Replicas {
+			s.t.Errorf("%s: partition %v, want %d (every pod held)", set, p, *sts.Spec.Replicas)
+		}
+		sets = append(sets, sts)
+	}
+	return sets
 }
 
 // noWriteLost checks that the MAIN after the rollout holds every transaction the cluster

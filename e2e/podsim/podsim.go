@@ -9,6 +9,10 @@
 // being deleted or gone kills it, keeping its state; the same Pod name back on the same
 // PersistentVolumeClaims restarts it with that state, and back on fresh claims wipes it; once the
 // Pod is gone and its claims are deleted too, the instance is removed for good.
+//
+// Versions: each instance runs the Memgraph version of its Pod's memgraph container image tag
+// (ImageTag), started and restarted at it, so a Pod replaced with a new image runs the new
+// version on the old state (sim.World.RestartAt) and the simulator's version rules apply.
 package podsim
 
 import (
@@ -74,6 +78,7 @@ type instance struct {
 	podUID  types.UID
 	volumes string // the PVC UIDs the pod mounted, sorted
 	running bool
+	version string // the image tag it runs at
 }
 
 // Start maps the namespace's Pods on every Pod event, and every interval besides (claims,
@@ -148,6 +153,16 @@ func (p *Pods) Events() []Event {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return append([]Event(nil), p.events...)
+}
+
+// Version is the image tag the instance at host was last started at ("" when untracked).
+func (p *Pods) Version(host string) string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if in, ok := p.tracked[host]; ok {
+		return in.version
+	}
+	return ""
 }
 
 // Running reports whether the instance at host is up.
@@ -263,25 +278,32 @@ func (p *Pods) markStarted(ctx context.Context, pod *corev1.Pod) error {
 
 func (p *Pods) ensureRunning(pod *corev1.Pod, role, host, volumes string) {
 	in, known := p.tracked[host]
+	version := ImageTag(pod)
 	switch {
 	case !known:
-		if err := p.startFresh(pod, role, host); err != nil {
+		if err := p.startFresh(pod, role, host, version); err != nil {
 			p.record(host, "start failed: "+err.Error())
 			return
 		}
-		p.tracked[host] = &instance{pod: pod.Name, podUID: pod.UID, volumes: volumes, running: true}
-		p.record(host, "start "+role)
+		p.tracked[host] = &instance{pod: pod.Name, podUID: pod.UID, volumes: volumes, running: true, version: version}
+		p.record(host, "start "+role+" at "+version)
 	case in.running && in.podUID == pod.UID:
 	case in.volumes == volumes:
-		p.apply(host, "restart", p.World.Restart(host))
-		in.podUID, in.running = pod.UID, true
+		p.apply(host, "restart at "+version, p.World.RestartAt(host, version))
+		in.podUID, in.running, in.version = pod.UID, true, version
 	default:
 		p.apply(host, "wipe (fresh volumes)", p.World.Wipe(host))
 		in.podUID, in.volumes, in.running = pod.UID, volumes, true
+		// Wipe keeps the version; a coordinator's has no effect in the simulator, a data
+		// instance's is set by restarting it on its wiped state.
+		if version != in.version && role == topology.RoleData {
+			p.apply(host, "restart at "+version, p.World.RestartAt(host, version))
+			in.version = version
+		}
 	}
 }
 
-func (p *Pods) startFresh(pod *corev1.Pod, role, host string) error {
+func (p *Pods) startFresh(pod *corev1.Pod, role, host, version string) error {
 	ports := containerPorts(pod)
 	boltTLS, err := p.boltTLS(pod)
 	if err != nil {
@@ -298,6 +320,7 @@ func (p *Pods) startFresh(pod *corev1.Pod, role, host string) error {
 			ManagementPort:  ports[topology.PortNameManagement],
 			CoordinatorPort: ports[topology.PortNameCoordinator],
 			TLS:             boltTLS,
+			Version:         version,
 		})
 	}
 	return p.World.StartData(sim.DataSpec{
@@ -305,7 +328,23 @@ func (p *Pods) startFresh(pod *corev1.Pod, role, host string) error {
 		BoltPort:       ports[topology.PortNameBolt],
 		ManagementPort: ports[topology.PortNameManagement],
 		TLS:            boltTLS,
+		Version:        version,
 	})
+}
+
+// ImageTag is the tag of the Pod's memgraph container image, the version its instance runs:
+// the simulator reads X.Y.Z with an optional suffix, anything else is an unknown version. An
+// image by digest has none ("").
+func ImageTag(pod *corev1.Pod) string {
+	for _, c := range pod.Spec.Containers {
+		if c.Name != topology.ContainerName || strings.Contains(c.Image, "@") {
+			continue
+		}
+		if colon := strings.LastIndex(c.Image, ":"); colon > strings.LastIndex(c.Image, "/") {
+			return c.Image[colon+1:]
+		}
+	}
+	return ""
 }
 
 func (p *Pods) apply(host, what string, err error) {
