@@ -181,10 +181,22 @@ func (p *rolloutPlan) upgradePhase(r *rolloutRole, c int) string {
 	switch _, move := p.mainMoveFirst(r); {
 	case move:
 		return prefix + "step 1 of 3 (move MAIN to the pod replaced last)"
-	case c >= 0 && r.members[c].name == p.main:
+	case c >= 0 && (r.members[c].name == p.main || c == r.lastToRoll() && p.mainUpdated(r)):
+		// The MAIN's pod is next, or MAIN has moved to an updated replica and the old MAIN's pod,
+		// the last old one, is being replaced.
 		return prefix + "step 3 of 3 (hand MAIN to an updated replica, replace the old MAIN's pod)"
 	}
 	return prefix + "step 2 of 3 (replace the replicas' pods)"
+}
+
+// mainUpdated: the MAIN's pod runs the update revision.
+func (p *rolloutPlan) mainUpdated(r *rolloutRole) bool {
+	for i, m := range r.members {
+		if pod, ok := r.pods[i]; m.name == p.main && ok && r.updated(pod) {
+			return true
+		}
+	}
+	return false
 }
 
 // versionWarning names the images whose Memgraph version is unknown, so that no version rule

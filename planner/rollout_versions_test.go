@@ -88,6 +88,13 @@ func TestAnUpgradeRollsTheMainsPodLast(t *testing.T) {
 		message:    step2 + "replacing mg-data-1 (instance_1); next: replace mg-data-0 (instance_0); 1 of 6 pods updated",
 		needsLag:   true,
 	}, {
+		name:       "MAIN handed to an updated replica: the old MAIN's pod, the last old one, is replaced (still step 3)",
+		in:         up(set("ooo"), set("onn"), clusterView(3, 1, 3, 1)),
+		partitions: partitions(3, 0),
+		reason:     topology.ReasonRolloutInProgress,
+		message:    step3 + "replacing mg-data-0 (instance_0); next: replace mg-coordinator-3 (coordinator_3); 2 of 6 pods updated",
+		needsLag:   true,
+	}, {
 		name:       "every replica updated: MAIN goes to an updated replica (the old MAIN, whose pod is next, is the one exception)",
 		in:         up(set("ooo"), set("onn"), clusterView(3, 1, 3, 0)),
 		partitions: partitions(3, 1),
