@@ -10,7 +10,7 @@ import (
 	"github.com/memgraph-hooks/memgraph-hooks/topology"
 )
 
-// Data safety on the simulator (issue 21): a lag of 0 is not proof of catch-up, so every path
+// Data safety on the simulator: a lag of 0 is not proof of catch-up, so every path
 // that makes a MAIN waits for the MAIN's SHOW REPLICAS to report its target ready; the hook never
 // makes a MAIN newer than an alive replica; a downgrade is refused until annotated. Each scenario
 // lost acknowledged writes, or made a newer MAIN over an older replica, with the hook before it
