@@ -57,12 +57,13 @@ func runMain(t *testing.T, args ...string) (int, string, string) {
 }
 
 var (
-	helpFlag   = regexp.MustCompile(`(?m)^  -([a-z-]+)`)
-	readmeFlag = regexp.MustCompile("(?m)^\\| `--([a-z-]+)")
+	helpFlag = regexp.MustCompile(`(?m)^  -([a-z-]+)`)
+	docsFlag = regexp.MustCompile("(?m)^\\| `--([a-z-]+)")
 )
 
-// --help exits 0 and lists exactly the flags README's "Running the hook" table documents.
-func TestHelpListsTheFlagsOfTheREADME(t *testing.T) {
+// --help exits 0 and lists exactly the flags docs/operations.md's "Running the hook" table
+// documents.
+func TestHelpListsTheFlagsOfTheDocs(t *testing.T) {
 	code, stdout, stderr := runMain(t, "--help")
 	if code != 0 || stderr != "" {
 		t.Fatalf("--help exited %d, stderr %q", code, stderr)
@@ -71,30 +72,30 @@ func TestHelpListsTheFlagsOfTheREADME(t *testing.T) {
 	for _, m := range helpFlag.FindAllStringSubmatch(stdout, -1) {
 		inHelp = append(inHelp, m[1])
 	}
-	readme, err := os.ReadFile("../../README.md")
+	doc, err := os.ReadFile("../../docs/operations.md")
 	if err != nil {
 		t.Fatal(err)
 	}
-	section := string(readme)
+	section := string(doc)
 	start := strings.Index(section, "## Running the hook")
 	if start < 0 {
-		t.Fatal("README has no \"## Running the hook\" section")
+		t.Fatal("docs/operations.md has no \"## Running the hook\" section")
 	}
 	section = section[start+3:]
 	if end := strings.Index(section, "\n## "); end >= 0 {
 		section = section[:end]
 	}
-	var inREADME []string
-	for _, m := range readmeFlag.FindAllStringSubmatch(section, -1) {
-		inREADME = append(inREADME, m[1])
+	var inDocs []string
+	for _, m := range docsFlag.FindAllStringSubmatch(section, -1) {
+		inDocs = append(inDocs, m[1])
 	}
 	sort.Strings(inHelp)
-	sort.Strings(inREADME)
+	sort.Strings(inDocs)
 	if len(inHelp) == 0 {
 		t.Fatalf("no flags in --help:\n%s", stdout)
 	}
-	if diff := cmp.Diff(inHelp, inREADME); diff != "" {
-		t.Errorf("README's flag table differs from --help (-help +README):\n%s", diff)
+	if diff := cmp.Diff(inHelp, inDocs); diff != "" {
+		t.Errorf("docs/operations.md's flag table differs from --help (-help +docs):\n%s", diff)
 	}
 }
 
