@@ -92,7 +92,7 @@ BENCHCOUNT ?= 5
 # Every figure that matters is a ratio measured in the same run (the machine's load varies):
 # sync/bare-cpu is a converged sync's CPU over a bare encoding/json round trip of the same bytes
 # (goal <= 1), hook/bare-rate the hook's HTTP syncs per CPU-second over a bare net/http server's
-# (goal >= 1). README.md, "Performance", shows them.
+# (goal >= 1). docs/performance.md shows them.
 .PHONY: bench
 bench: ## Benchmarks: the Bolt client, the converged sync against a bare JSON round trip, a bounded HTTP load test.
 	$(GO) test -run '^$$' -bench . -benchmem ./memgraph/bolt/
@@ -103,7 +103,7 @@ bench: ## Benchmarks: the Bolt client, the converged sync against a bare JSON ro
 BENCH_BASE ?= main
 
 # The same ratios for the tree at BENCH_BASE (with this tree's benchmarks) and for this tree,
-# alternately, so that both see the same machine; README.md's performance table comes from it.
+# alternately, so that both see the same machine; docs/performance.md's table comes from it.
 .PHONY: bench-compare
 bench-compare: ## make bench's ratios for BENCH_BASE (default main) and this tree, alternately in one run.
 	@base=$$(mktemp -d) && trap 'rm -rf "$$base"' EXIT && \

@@ -1,5 +1,5 @@
 // Package memgraphhooks is the root of memgraph-hooks, the Metacontroller hook that runs Memgraph
-// high-availability clusters on Kubernetes. It holds no code: README.md's Architecture section
+// high-availability clusters on Kubernetes. It holds no code: docs/architecture.md
 // walks one POST /sync through the packages and says which package decides what, and
 // layering_test.go enforces the rules that keep the core pure:
 //

@@ -135,8 +135,8 @@ func equalPorts(a, b map[string][]int32) bool {
 }
 
 // The Go runtime's soft memory limit sits well inside the container's hard one, so that the
-// collector works harder before the kernel kills the hook, and GOGC stays a number (README.md,
-// "Performance").
+// collector works harder before the kernel kills the hook, and GOGC stays a number
+// (docs/performance.md).
 func TestGoMemoryLimitInsideContainerLimit(t *testing.T) {
 	var dep appsv1.Deployment
 	load(t, "deployment.yaml", &dep)

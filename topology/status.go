@@ -150,7 +150,7 @@ const (
 // ConditionReason is the stable, machine-readable reason of a condition.
 type ConditionReason string
 
-// The reasons of Ready and Converged (README.md, "Status", says when each is given).
+// The reasons of Ready and Converged (docs/operations.md, "Status", says when each is given).
 const (
 	ReasonWorkloadsNotReady            ConditionReason = "WorkloadsNotReady"
 	ReasonCoordinatorUnreachable       ConditionReason = "CoordinatorUnreachable"

@@ -17,7 +17,7 @@ import (
 	"github.com/memgraph-hooks/memgraph-hooks/memgraph/bolt"
 )
 
-// The README's debugging walk-through: --simulate serves the example cluster, and the example
+// The debugging walk-through of docs/operations.md: --simulate serves the example cluster, and the example
 // request with every pod Ready registers it in one sync.
 func TestSimulateServesTheExampleCluster(t *testing.T) {
 	world, err := startSimulation(slog.New(slog.DiscardHandler))
