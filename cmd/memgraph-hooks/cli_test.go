@@ -238,3 +238,75 @@ func TestSimulateBindsLoopbackByDefault(t *testing.T) {
 		}
 	}
 }
+
+// Every line on stderr is one JSON object with one level key, net/http's own lines included: a
+// client that speaks plain HTTP to the HTTPS listener is logged as a warning, not as plain text.
+func TestEveryLogLineIsJSONWithOneLevel(t *testing.T) {
+	flags, _ := hookFiles(t)
+	cmd := command(t, append([]string{"--listen=127.0.0.1:0", "--metrics-listen="}, flags...)...)
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = cmd.Process.Kill() }()
+	lines := bufio.NewScanner(stderr)
+	var all []string
+	var serving struct{ Msg, Listen string }
+	for serving.Listen == "" && lines.Scan() {
+		all = append(all, lines.Text())
+		_ = json.Unmarshal(lines.Bytes(), &serving)
+	}
+	if serving.Listen == "" {
+		t.Fatalf("no \"serving hooks\" line (%v)", lines.Err())
+	}
+	resp, err := http.Get("http://" + serving.Listen + "/healthz")
+	if err == nil {
+		resp.Body.Close()
+	}
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	for lines.Scan() {
+		all = append(all, lines.Text())
+	}
+	_ = cmd.Wait()
+	handshake := false
+	for _, line := range all {
+		levels, err := topLevelKeyCount(line, "level")
+		if err != nil || levels != 1 {
+			t.Errorf("line %q: %d level keys (%v), want a JSON object with one", line, levels, err)
+		}
+		if strings.Contains(line, "TLS handshake error") {
+			handshake = strings.Contains(line, `"level":"WARN"`)
+		}
+	}
+	if !handshake {
+		t.Errorf("no warning about the plain-HTTP client's TLS handshake in %q", all)
+	}
+}
+
+// topLevelKeyCount counts how often key appears among the keys of the JSON object line.
+func topLevelKeyCount(line, key string) (int, error) {
+	dec := json.NewDecoder(strings.NewReader(line))
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		return 0, errors.New("not a JSON object")
+	}
+	n := 0
+	for dec.More() {
+		k, err := dec.Token()
+		if err != nil {
+			return n, err
+		}
+		if k == key {
+			n++
+		}
+		var skip json.RawMessage
+		if err := dec.Decode(&skip); err != nil {
+			return n, err
+		}
+	}
+	return n, nil
+}

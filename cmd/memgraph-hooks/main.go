@@ -9,6 +9,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"log"
 	"log/slog"
 	"net/http"
 	"os"
@@ -137,6 +138,7 @@ func serve(o options, logger *slog.Logger, lns listeners, creds *hooks.Credentia
 		WriteTimeout:      o.syncBudget + 30*time.Second,
 		IdleTimeout:       2 * time.Minute,
 		TLSConfig:         creds.TLSConfig(),
+		ErrorLog:          serverLog(logger),
 	}}
 	if lns.metrics != nil {
 		srv := &http.Server{
@@ -145,6 +147,7 @@ func serve(o options, logger *slog.Logger, lns listeners, creds *hooks.Credentia
 			ReadTimeout:       30 * time.Second,
 			WriteTimeout:      30 * time.Second,
 			IdleTimeout:       2 * time.Minute,
+			ErrorLog:          serverLog(logger),
 		}
 		if o.security.protectMetrics {
 			srv.TLSConfig = creds.TLSConfig()
@@ -174,6 +177,12 @@ func serve(o options, logger *slog.Logger, lns listeners, creds *hooks.Credentia
 		errs = append(errs, srv.Shutdown(shutdownCtx))
 	}
 	return errors.Join(errs...)
+}
+
+// serverLog routes net/http's own lines (a failed TLS handshake, a panic in a handler, an accept
+// error) into the hook's JSON log at warn level, instead of plain text on stderr.
+func serverLog(logger *slog.Logger) *log.Logger {
+	return slog.NewLogLogger(logger.Handler(), slog.LevelWarn)
 }
 
 func newLogger(level string) (*slog.Logger, error) {
