@@ -18,7 +18,7 @@ func (h *handler) handleSync(w http.ResponseWriter, r *http.Request) {
 		h.fail(w, "sync", err)
 		return
 	}
-	parent, work, err := decodeSync(r, h.parents)
+	parent, obs, err := decodeSync(r, h.parents)
 	if err != nil {
 		h.fail(w, "sync", err)
 		return
@@ -27,10 +27,10 @@ func (h *handler) handleSync(w http.ResponseWriter, r *http.Request) {
 	h = h.forCluster(cluster) // from here on every log line names the cluster
 	ctx, cancel := context.WithTimeout(withClusterLog(r.Context(), cluster), h.cfg.SyncBudget)
 	defer cancel()
-	out := h.pass(ctx, parent, work, dryRun)
+	out := h.pass(ctx, parent, &obs, dryRun)
 	answer := answerBuffers.Get().(*[]byte)
 	defer recycleAnswer(answer) // written out by writeEncoded before it returns
-	resp, verdicts, err := render(*answer, parent, work, out, h.lastOperation(cluster, out), h.cfg.Now())
+	resp, verdicts, err := render(*answer, parent, &obs, out, h.lastOperation(cluster, out), h.cfg.Now())
 	*answer = resp
 	if err != nil {
 		h.fail(w, "sync", badRequestf("rendering children: %v", err))
@@ -47,12 +47,12 @@ func (h *handler) handleSync(w http.ResponseWriter, r *http.Request) {
 // nothing else runs (no plan, no Bolt write; the rollout only reports, see
 // planner.HibernationRollout). Otherwise the ordinary stages run (reconcile),
 // which a pause ends before any write. A paused pass's children are returned frozen (render).
-func (h *handler) pass(ctx context.Context, p *admittedParent, work workloads, dryRun bool) planner.Outcome {
+func (h *handler) pass(ctx context.Context, p *admittedParent, work *observation, dryRun bool) planner.Outcome {
 	c := p.cluster
 	d := p.declare(work.current)
 	paused, _ := c.Paused()
 	coordinatorHash, dataHash := p.templateHashes()
-	w := work.rolloutWorkloads(c, coordinatorHash, dataHash, h.cfg.Now())
+	w := work.rolloutWorkloads(c, [2]string{coordinatorHash, dataHash}, h.cfg.Now())
 	step, view := h.hibernation(ctx, c, work, w, d)
 	var out planner.Outcome
 	if step.InCharge {
@@ -77,7 +77,7 @@ func (h *handler) pass(ctx context.Context, p *admittedParent, work workloads, d
 // cluster, one that releases no pod.
 //
 // A paused pass stops once it has planned on the discovery view: it reports, never writes.
-func (h *handler) reconcile(ctx context.Context, p *admittedParent, work workloads, w *planner.Workloads, dryRun, paused bool) planner.Outcome {
+func (h *handler) reconcile(ctx context.Context, p *admittedParent, work *observation, w *planner.Workloads, dryRun, paused bool) planner.Outcome {
 	out := h.stages(ctx, p, work, w, dryRun, paused)
 	if out.Rollout.Reason == "" {
 		out.Rollout = out.Plan.Rollout
@@ -88,13 +88,13 @@ func (h *handler) reconcile(ctx context.Context, p *admittedParent, work workloa
 	return out
 }
 
-func (h *handler) stages(ctx context.Context, p *admittedParent, work workloads, w *planner.Workloads, dryRun, paused bool) planner.Outcome {
+func (h *handler) stages(ctx context.Context, p *admittedParent, work *observation, w *planner.Workloads, dryRun, paused bool) planner.Outcome {
 	c := p.cluster
 	d := p.declare(work.current)
 	out := planner.Outcome{
 		Declared: d, DryRun: dryRun, WorkloadsSettled: work.atDeclared(d),
 		// Unobserved, nothing changes: not even the widened retiring range may grow a StatefulSet.
-		Replicas: planner.Hold(d, work.specReplicas),
+		Replicas: planner.Hold(d, work.returned),
 	}
 	conn, problem := h.connector(work.tls)
 	if out.TLSProblem = problem; problem != "" {

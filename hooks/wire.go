@@ -7,8 +7,10 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"reflect"
 	"sort"
 	"strconv"
+	"strings"
 
 	kjson "sigs.k8s.io/json"
 
@@ -19,38 +21,19 @@ import (
 // docs/src/api/compositecontroller.md). Identity is always read from each object's metadata,
 // never from map keys, so hook versions v1 ("name") and v2 ("namespace/name") are both accepted.
 
-// object is one Kubernetes object as JSON.
-type object = map[string]any
-
 // syncRequest is the part of the body Metacontroller POSTs to the sync hook that the hook reads.
-// The request also carries "controller" (the CompositeController) and "finalizing" (always false:
-// no finalize hook is configured); like any other field the hook has no use for, they are not
-// decoded.
+// Each child and related object is kept as sent, to be decoded once into the typed form its
+// reader needs (decodeEntries), or returned as observed (a paused pass). The request also carries
+// "controller" and "finalizing" (always false: no finalize hook is configured); like any other
+// field the hook has no use for, they are not decoded.
 type syncRequest struct {
-	Parent   json.RawMessage              `json:"parent"`
-	Children map[string]map[string]object `json:"children"`
-	Related  map[string]map[string]object `json:"related"`
-	// scanned is the body when the scan (decodeTyped) decoded it, keeping only the fields the
-	// readers read; nil when it was decoded whole.
-	scanned []byte
-	// pods are the Pods among the related objects, by key (podEntries): the scan's, or read
-	// from Related once podsRead.
-	pods     []podEntry
-	podsRead bool
+	Parent   json.RawMessage `json:"parent"`
+	Children objectGroups    `json:"children"`
+	Related  objectGroups    `json:"related"`
 }
 
-// whole is the request with every field of every child and related object: itself unless it
-// was scanned.
-func (req *syncRequest) whole() (*syncRequest, error) {
-	if req.scanned == nil {
-		return req, nil
-	}
-	var whole syncRequest
-	if err := decodeBody(req.scanned, &whole); err != nil {
-		return nil, err
-	}
-	return &whole, nil
-}
+// objectGroups are the objects of a request by type ("StatefulSet.apps/v1") and key.
+type objectGroups map[string]map[string]json.RawMessage
 
 // syncResponse is the sync hook's answer. Children is a JSON array, never null and never
 // holding a null.
@@ -121,30 +104,13 @@ func badRequestf(format string, args ...any) error {
 	return &badRequest{msg: fmt.Sprintf(format, args...)}
 }
 
-// decodeJSON decodes one JSON document from r into v, naming the problem on failure. Field
-// names are matched case-sensitively, as the API server matches them: {"Parent": …} is an unknown
-// field, not the parent, and a later "PARENT" cannot replace "parent". Numbers inside objects
-// decode as int64 when they are integers and float64 otherwise, so a count is never rounded.
-func decodeJSON(r io.Reader, v any) error {
-	body, err := readBody(r, 0)
-	if err != nil {
-		return err
-	}
-	return decodeBody(body, v)
-}
-
 // maxBodyPresize bounds the buffer a request's Content-Length may reserve before its body
 // arrives.
 const maxBodyPresize = 1 << 20
 
-// readBody reads a request body that is not empty, into a buffer of the size the request
+// readBody reads a request body that is not empty into buf, presized to what the request
 // announced (size; 0 when unknown), so that reading it costs one allocation, not a series.
-func readBody(r io.Reader, size int64) ([]byte, error) {
-	return readBodyInto(new(bytes.Buffer), r, size)
-}
-
-// readBodyInto is readBody into buf, whose bytes the body then is.
-func readBodyInto(buf *bytes.Buffer, r io.Reader, size int64) ([]byte, error) {
+func readBody(buf *bytes.Buffer, r io.Reader, size int64) ([]byte, error) {
 	buf.Grow(int(min(max(size, 0), maxBodyPresize)) + bytes.MinRead)
 	_, err := buf.ReadFrom(r)
 	body := buf.Bytes()
@@ -161,11 +127,15 @@ func readBodyInto(buf *bytes.Buffer, r io.Reader, size int64) ([]byte, error) {
 	return body, nil
 }
 
-// decodeBody is decodeJSON of a body already read.
+// decodeBody decodes one JSON document into v with sigs.k8s.io/json, as the API server decodes:
+// field names are matched case-sensitively ({"Parent": …} is an unknown field, not the parent,
+// and a later "PARENT" cannot replace "parent"), and integers are never rounded.
 func decodeBody(body []byte, v any) error {
 	dec := json.NewDecoder(bytes.NewReader(body))
 	var doc json.RawMessage
-	if err := dec.Decode(&doc); err != nil {
+	if err := dec.Decode(&doc); errors.Is(err, io.ErrUnexpectedEOF) {
+		return badRequestf("request body is not a valid hook request: malformed JSON at byte %d: the document ends early", len(body))
+	} else if err != nil {
 		return badRequestf("request body is not a valid hook request: %s", describeJSONError(err))
 	}
 	if dec.More() {
@@ -193,61 +163,154 @@ func describeJSONError(err error) string {
 	return topology.Clip(err.Error())
 }
 
-// entry is one object of a request and the key it was sent under.
-type entry struct {
-	key string
-	obj object
+// checkGroups refuses a child or related object that is neither a JSON object nor null.
+func checkGroups(what string, groups objectGroups) error {
+	for typeKey, entries := range groups {
+		for key, raw := range entries {
+			if len(raw) > 0 && raw[0] != '{' && string(raw) != "null" {
+				return badRequestf("%s must be an object, got %s", entryPath(what, typeKey, key), rawKind(raw))
+			}
+		}
+	}
+	return nil
 }
 
-// objectsOf returns the objects of one child/related type in a stable order (by their keys,
-// namespace/name), each checked to carry metadata.name.
-func objectsOf(group map[string]map[string]object, typeKey, what string) ([]entry, error) {
-	entries := group[typeKey]
-	keys := make([]string, 0, len(entries))
-	for k := range entries {
+// entry is one object of a request, decoded into its reader's typed form T.
+type entry[T any] struct {
+	key string
+	obj T
+	raw json.RawMessage
+}
+
+// hasMeta is every typed object: it has metadata.
+type hasMeta interface{ metadata() *objectMeta }
+
+// decodeEntries decodes the objects of one child or related type into T, in a stable order (by
+// their keys, namespace/name), each checked to be an object with metadata.name. A value of the
+// wrong type is a bad request naming its JSON path.
+func decodeEntries[T any, PT interface {
+	*T
+	hasMeta
+}](groups objectGroups, what, typeKey string) ([]entry[T], error) {
+	raws := groups[typeKey]
+	keys := make([]string, 0, len(raws))
+	for k := range raws {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
-	out := make([]entry, 0, len(keys))
-	for _, k := range keys {
-		obj := entries[k]
-		if obj == nil {
-			return nil, badRequestf("%s is null: expected an object", entryPath(what, typeKey, k))
+	out := make([]entry[T], len(keys))
+	for i, k := range keys {
+		path := entryPath(what, typeKey, k)
+		if string(raws[k]) == "null" {
+			return nil, badRequestf("%s is null: expected an object", path)
 		}
-		if _, ok := obj["metadata"].(map[string]any); !ok || metaString(obj, "name") == "" {
-			return nil, badRequestf("%s has no metadata.name", entryPath(what, typeKey, k))
+		out[i].key, out[i].raw = k, raws[k]
+		if err := decodeTyped(raws[k], path, &out[i].obj); err != nil {
+			return nil, err
 		}
-		out = append(out, entry{key: k, obj: obj})
+		if PT(&out[i].obj).metadata().Name == "" {
+			return nil, badRequestf("%s has no metadata.name", path)
+		}
 	}
 	return out, nil
 }
 
-// named is the error of a reader that failed on the entry when it was read without its path
-// (""): the reader runs again naming the entry. Readers are pure and only spell a path out in
-// their errors, so a sync does not build the path of every field it reads.
-func (e entry) named(what, typeKey string, unnamed error, read func(path string) error) error {
-	if err := read(entryPath(what, typeKey, e.key)); err != nil {
-		return err
+// decodeTyped decodes raw, the object at path, into v, naming the path of a value of the wrong
+// type in the error.
+func decodeTyped(raw []byte, path string, v any) error {
+	err := kjson.UnmarshalCaseSensitivePreserveInts(raw, v)
+	var typeErr *json.UnmarshalTypeError
+	switch {
+	case err == nil:
+		return nil
+	case errors.As(err, &typeErr):
+		return badRequestf("%s must be %s, got %s", joinPath(path, typeErr.Field), expected(typeErr.Type), got(typeErr.Value))
 	}
-	return unnamed
+	return badRequestf("%s: %s", path, topology.Clip(err.Error()))
 }
 
-// indexPath is path+field+"[i]", "" when path is (a read that names nothing, entry.named).
-func indexPath(path, field string, i int) string {
-	if path == "" {
-		return ""
+// joinPath appends a decoder's field path ("status.conditions.[0].type", list indices spelled
+// by list.UnmarshalJSON) to path.
+func joinPath(path, field string) string {
+	field = strings.ReplaceAll(field, ".[", "[")
+	switch {
+	case field == "":
+		return path
+	case field[0] == '[':
+		return path + field
 	}
-	return path + field + "[" + strconv.Itoa(i) + "]"
+	return path + "." + field
+}
+
+// expected names what a Go type of the typed objects accepts.
+func expected(t reflect.Type) string {
+	switch t.Kind() {
+	case reflect.Int32:
+		return fmt.Sprintf("an integer between 0 and %d", int32(1<<31-1))
+	case reflect.Int64:
+		return fmt.Sprintf("an integer between 0 and %d", int64(1<<63-1))
+	case reflect.String:
+		return "a string"
+	case reflect.Slice:
+		return "a list"
+	case reflect.Pointer:
+		return expected(t.Elem())
+	}
+	return "an object"
+}
+
+// got names the JSON value a decoder refused: a number by its value (bounded), anything else
+// by its kind.
+func got(value string) string {
+	if number, ok := strings.CutPrefix(value, "number "); ok {
+		if _, err := strconv.ParseInt(number, 10, 64); err == nil {
+			return topology.Clip(number)
+		}
+		if f, err := strconv.ParseFloat(number, 64); err == nil {
+			return strconv.FormatFloat(f, 'g', -1, 64)
+		}
+		return topology.Clip(number)
+	}
+	return map[string]string{"string": "a string", "number": "a number", "bool": "a boolean", "array": "a list", "object": "an object"}[value]
+}
+
+// rawKind names the kind of a JSON value by its first byte.
+func rawKind(raw []byte) string {
+	switch raw[0] {
+	case '"':
+		return "a string"
+	case '[':
+		return "a list"
+	case 't', 'f':
+		return "a boolean"
+	}
+	return topology.Clip(string(raw))
+}
+
+// list is a JSON list whose decode errors name the element's index.
+type list[T any] []T
+
+func (l *list[T]) UnmarshalJSON(raw []byte) error {
+	err := kjson.UnmarshalCaseSensitivePreserveInts(raw, (*[]T)(l))
+	var elems []json.RawMessage
+	if err == nil || kjson.UnmarshalCaseSensitivePreserveInts(raw, &elems) != nil {
+		return err
+	}
+	for i, elem := range elems {
+		var v T
+		if elemErr := kjson.UnmarshalCaseSensitivePreserveInts(elem, &v); elemErr != nil {
+			var typeErr *json.UnmarshalTypeError
+			if errors.As(elemErr, &typeErr) {
+				typeErr.Field = joinPath("["+strconv.Itoa(i)+"]", typeErr.Field)
+			}
+			return elemErr
+		}
+	}
+	return err
 }
 
 // entryPath names one object of a request, e.g. children["StatefulSet.apps/v1"]["ns/name"], with
 // both keys bounded.
 func entryPath(what, typeKey, key string) string {
 	return fmt.Sprintf("%s[%q][%q]", what, topology.Clip(typeKey), topology.Clip(key))
-}
-
-func metaString(obj object, key string) string {
-	meta, _ := obj["metadata"].(map[string]any)
-	s, _ := meta[key].(string)
-	return s
 }
