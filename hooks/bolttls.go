@@ -28,14 +28,14 @@ func readSecrets(req *syncRequest, c *topology.Cluster) (boltTrust, memgraphAuth
 	if c.TLSSecretName() == "" && c.AuthSecretName() == "" {
 		return boltTrust{}, memgraphAuth{}, nil
 	}
-	secrets, err := decodeEntries[secret](req.Related, "related", secretKey)
+	secrets, err := entries(req.Related, "related", secretKey)
 	if err != nil {
 		return boltTrust{}, memgraphAuth{}, err
 	}
-	find := func(name string) *secret {
+	find := func(name string) *object {
 		for i := range secrets {
 			if m := secrets[i].obj.Metadata; m.Name == name && m.in(c.Namespace()) {
-				return &secrets[i].obj
+				return secrets[i].obj
 			}
 		}
 		return nil
@@ -46,7 +46,7 @@ func readSecrets(req *syncRequest, c *topology.Cluster) (boltTrust, memgraphAuth
 // readBoltTLS checks the spec.tls Secret s (nil when absent): a kubernetes.io/tls Secret whose
 // tls.crt verifies against its ca.crt for every declared coordinator. Only ca.crt is kept;
 // tls.key is never decoded.
-func readBoltTLS(s *secret, c *topology.Cluster) boltTrust {
+func readBoltTLS(s *object, c *topology.Cluster) boltTrust {
 	if c.TLSSecretName() == "" {
 		return boltTrust{}
 	}
@@ -61,7 +61,7 @@ func readBoltTLS(s *secret, c *topology.Cluster) boltTrust {
 	return boltTrust{config: trust}
 }
 
-func checkTLSSecret(s *secret, c *topology.Cluster) (*memgraph.BoltTLS, string) {
+func checkTLSSecret(s *object, c *topology.Cluster) (*memgraph.BoltTLS, string) {
 	if s.Type != string(corev1.SecretTypeTLS) {
 		return nil, fmt.Sprintf("is of type %q, want %s", s.Type, corev1.SecretTypeTLS)
 	}

@@ -2,35 +2,14 @@ package hooks
 
 import (
 	"context"
-	"encoding/json"
 	"strings"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	kjson "sigs.k8s.io/json"
 
 	"github.com/memgraph-hooks/memgraph-hooks/planner"
 	"github.com/memgraph-hooks/memgraph-hooks/topology"
 )
-
-// frozenChildren returns every observed child so that Metacontroller leaves it exactly as it is
-// (topology.FrozenChild): a paused cluster's children are neither changed nor deleted, and a
-// child that does not exist is not created.
-func frozenChildren(observed []json.RawMessage) ([]map[string]any, error) {
-	out := make([]map[string]any, 0, len(observed))
-	for _, raw := range observed {
-		var child map[string]any
-		if err := kjson.UnmarshalCaseSensitivePreserveInts(raw, &child); err != nil {
-			return nil, err
-		}
-		frozen, err := topology.FrozenChild(child)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, frozen)
-	}
-	return out, nil
-}
 
 // hibernation asks the planner for the pass's part in hibernating or waking, reading which
 // instance is MAIN (discovery's view) when the step depends on it. It never writes. The view

@@ -25,13 +25,16 @@ func decodeSync(r *http.Request, parents *parentCache) (*admittedParent, observa
 func decodeRequest(body []byte, parents *parentCache) (*admittedParent, observation, error) {
 	var req syncRequest
 	if err := decodeBody(body, &req); err != nil {
+		if located := locate(body); located != nil {
+			return nil, observation{}, located
+		}
 		return nil, observation{}, err
 	}
 	parent, err := parents.admit(req.Parent)
 	if err != nil {
 		return nil, observation{}, err
 	}
-	obs, err := observe(&req, parent.cluster)
+	obs, err := observe(&req, body, parent.cluster)
 	if err != nil {
 		return nil, observation{}, err
 	}

@@ -26,7 +26,7 @@ type memgraphAuth struct {
 // readMemgraphAuth reads the username and password of the spec.auth Secret s (nil when
 // absent). Anything wrong with the Secret only keeps SHOW REPLICAS from being read, so every
 // handover waits and says why.
-func readMemgraphAuth(s *secret, c *topology.Cluster) memgraphAuth {
+func readMemgraphAuth(s *object, c *topology.Cluster) memgraphAuth {
 	name := c.AuthSecretName()
 	if name == "" {
 		return memgraphAuth{}

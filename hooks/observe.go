@@ -1,8 +1,6 @@
 package hooks
 
 import (
-	"cmp"
-	"encoding/json"
 	"fmt"
 	"math"
 	"sort"
@@ -11,6 +9,7 @@ import (
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	kjson "sigs.k8s.io/json"
 
 	"github.com/memgraph-hooks/memgraph-hooks/planner"
 	"github.com/memgraph-hooks/memgraph-hooks/topology"
@@ -27,20 +26,36 @@ const (
 // the ControllerRevision (the pod template) the pod was created from.
 const revisionLabel = "controller-revision-hash"
 
-// The typed forms of the children and related objects: just the fields the hook reads, so that
-// decoding skips the pod templates, pod specs and managedFields it never reads. A value of the
-// wrong type is a bad request naming its JSON path (decodeTyped); an absent (or null) field is
-// absent.
-
-// object is any child or related object: its metadata.
+// object is what the hook reads of any child or related object — a StatefulSet, a Pod, a Secret,
+// a Service — and nothing else, so that decoding skips the pod templates, pod specs and
+// managedFields it never reads. A value of the wrong type is a bad request naming its JSON path
+// (locate); an absent (or null) field is absent.
 type object struct {
 	Metadata objectMeta `json:"metadata"`
+	Spec     struct {
+		Replicas *int32 `json:"replicas"` // a StatefulSet's
+		Ordinals struct {
+			Start *int32 `json:"start"` // the data StatefulSet's hibernation window
+		} `json:"ordinals"`
+		Containers list[struct {
+			Name  string `json:"name"`
+			Image string `json:"image"`
+		}] `json:"containers"` // a Pod's
+	} `json:"spec"`
+	Status struct {
+		Replicas           int32  `json:"replicas"`
+		ReadyReplicas      int32  `json:"readyReplicas"`
+		ObservedGeneration int64  `json:"observedGeneration"`
+		UpdateRevision     string `json:"updateRevision"`
+		CurrentRevision    string `json:"currentRevision"`
+		Conditions         list[struct {
+			Type   string `json:"type"`
+			Status string `json:"status"`
+		}] `json:"conditions"`
+	} `json:"status"`
+	Type string            `json:"type"` // a Secret's
+	Data map[string]string `json:"data"` // a Secret's
 }
-
-func (o *object) metadata() *objectMeta      { return &o.Metadata }
-func (s *statefulSet) metadata() *objectMeta { return &s.Metadata }
-func (p *pod) metadata() *objectMeta         { return &p.Metadata }
-func (s *secret) metadata() *objectMeta      { return &s.Metadata }
 
 type objectMeta struct {
 	Name              string `json:"name"`
@@ -59,45 +74,6 @@ type objectMeta struct {
 
 // in reports whether the object names no namespace or namespace.
 func (m *objectMeta) in(namespace string) bool { return m.Namespace == "" || m.Namespace == namespace }
-
-type statefulSet struct {
-	Metadata objectMeta `json:"metadata"`
-	Spec     struct {
-		Replicas *int32 `json:"replicas"`
-		Ordinals struct {
-			Start *int32 `json:"start"` // the data set's hibernation window
-		} `json:"ordinals"`
-	} `json:"spec"`
-	Status struct {
-		Replicas           int32  `json:"replicas"`
-		ReadyReplicas      int32  `json:"readyReplicas"`
-		ObservedGeneration int64  `json:"observedGeneration"`
-		UpdateRevision     string `json:"updateRevision"`
-		CurrentRevision    string `json:"currentRevision"`
-	} `json:"status"`
-}
-
-type pod struct {
-	Metadata objectMeta `json:"metadata"`
-	Spec     struct {
-		Containers list[struct {
-			Name  string `json:"name"`
-			Image string `json:"image"`
-		}] `json:"containers"`
-	} `json:"spec"`
-	Status struct {
-		Conditions list[struct {
-			Type   string `json:"type"`
-			Status string `json:"status"`
-		}] `json:"conditions"`
-	} `json:"status"`
-}
-
-type secret struct {
-	Metadata objectMeta        `json:"metadata"`
-	Type     string            `json:"type"`
-	Data     map[string]string `json:"data"`
-}
 
 // observation is what a sync request says about the cluster's Kubernetes objects, read in one
 // walk of its StatefulSets, Pods and Secrets; every stage of the pass reads it.
@@ -121,7 +97,7 @@ type observation struct {
 	ignored warnings        // evidence beyond a role's ceiling
 	// frozen are, while paused, the StatefulSets and Services in the parent's namespace as
 	// observed, by type then key: the children a paused pass returns.
-	frozen []json.RawMessage
+	frozen []map[string]any
 }
 
 // observedSet is what the request says about one role's rollout: its StatefulSet's revisions and
@@ -137,32 +113,29 @@ type observedSet struct {
 // (topology.MaxCoordinators, topology.MaxDataInstances): a StatefulSet's replicas or a pod ordinal
 // beyond it cannot describe a member the hook declared, so it is ignored with a warning, and
 // nothing is ever allocated in proportion to it.
-func observe(req *syncRequest, c *topology.Cluster) (observation, error) {
+func observe(req *syncRequest, body []byte, c *topology.Cluster) (observation, error) {
 	o := observation{ready: map[string]bool{}}
-	if err := cmp.Or(checkGroups("children", req.Children), checkGroups("related", req.Related)); err != nil {
-		return o, err
-	}
 	rs := roles(c.Name())
-	sets, err := decodeEntries[statefulSet](req.Children, "children", statefulSetKey)
+	sets, err := entries(req.Children, "children", statefulSetKey)
 	if err != nil {
 		return o, err
 	}
 	for _, e := range sets {
 		for i, r := range rs {
 			if e.obj.Metadata.in(c.Namespace()) && e.obj.Metadata.Name == r.set {
-				if err := o.readSet(i, r, &e.obj, entryPath("children", statefulSetKey, e.key)); err != nil {
+				if err := o.readSet(i, r, e.obj, entryPath("children", statefulSetKey, e.key)); err != nil {
 					return o, err
 				}
 			}
 		}
 	}
-	pods, err := decodeEntries[pod](req.Related, "related", podKey)
+	pods, err := entries(req.Related, "related", podKey)
 	if err != nil {
 		return o, err
 	}
 	for _, e := range pods {
 		if e.obj.Metadata.in(c.Namespace()) {
-			if err := o.readPod(rs, &e.obj, entryPath("related", podKey, e.key)); err != nil {
+			if err := o.readPod(rs, e.obj, entryPath("related", podKey, e.key)); err != nil {
 				return o, err
 			}
 		}
@@ -171,7 +144,7 @@ func observe(req *syncRequest, c *topology.Cluster) (observation, error) {
 		return o, err
 	}
 	if paused, _ := c.Paused(); paused {
-		o.frozen, err = observedChildren(req, sets, c.Namespace())
+		o.frozen, err = observedChildren(req, body, c.Namespace())
 	}
 	return o, err
 }
@@ -180,7 +153,7 @@ func observe(req *syncRequest, c *topology.Cluster) (observation, error) {
 // status.replicas and readyReplicas, the generations, the revisions and the hook's annotations.
 // A replica count beyond the role's ceiling is ignored with a warning, and a StatefulSet
 // reporting one is not settled.
-func (o *observation) readSet(i int, r role, s *statefulSet, path string) error {
+func (o *observation) readSet(i int, r role, s *object, path string) error {
 	for _, n := range []struct {
 		field    string
 		value    int64
@@ -229,7 +202,7 @@ func (o *observation) readSet(i int, r role, s *statefulSet, path string) error 
 // readPod reads a pod's readiness (condition Ready=True and not being deleted), the replica
 // count its ordinal needs, and for a pod of a role within its ceiling what the rollout reads: its
 // revision label, deletion, creationTimestamp and the memgraph container's image.
-func (o *observation) readPod(rs []role, p *pod, path string) error {
+func (o *observation) readPod(rs []role, p *object, path string) error {
 	var created metav1.Time
 	if at := p.Metadata.CreationTimestamp; at != "" {
 		t, err := time.Parse(time.RFC3339, at)
@@ -279,21 +252,37 @@ func role32(r *topology.Replicas, i int) *int32 {
 	return &r.DataInstances
 }
 
-// observedChildren are the StatefulSets and Services in namespace as observed, by type then key.
-func observedChildren(req *syncRequest, sets []entry[statefulSet], namespace string) ([]json.RawMessage, error) {
-	services, err := decodeEntries[object](req.Children, "children", serviceKey)
-	var out []json.RawMessage
-	for _, e := range sets {
-		if e.obj.Metadata.in(namespace) {
-			out = append(out, e.raw)
+// observedChildren are the StatefulSets and Services in namespace as observed, by type then key,
+// each frozen (topology.FrozenChild): a paused cluster's children are neither changed nor
+// deleted, and a child that does not exist is not created. Only a paused pass decodes the
+// children whole.
+func observedChildren(req *syncRequest, body []byte, namespace string) ([]map[string]any, error) {
+	var raw rawGroups
+	if err := decodeBody(body, &raw); err != nil {
+		return nil, err
+	}
+	out := []map[string]any{}
+	for _, typeKey := range []string{statefulSetKey, serviceKey} {
+		children, err := entries(req.Children, "children", typeKey)
+		if err != nil {
+			return nil, err
+		}
+		for _, e := range children {
+			if !e.obj.Metadata.in(namespace) {
+				continue
+			}
+			var child map[string]any
+			if err := kjson.UnmarshalCaseSensitivePreserveInts(raw.Children[typeKey][e.key], &child); err != nil {
+				return nil, err
+			}
+			frozen, err := topology.FrozenChild(child)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, frozen)
 		}
 	}
-	for _, e := range services {
-		if e.obj.Metadata.in(namespace) {
-			out = append(out, e.raw)
-		}
-	}
-	return out, err
+	return out, nil
 }
 
 // rolloutWorkloads is what the rollout needs from this request: each set as observed, knowing

@@ -38,11 +38,7 @@ func render(dst []byte, p *admittedParent, obs *observation, out planner.Outcome
 // hibernation (rendered once per distinct input, admittedParent.children).
 func desiredChildren(p *admittedParent, obs *observation, out planner.Outcome) ([]byte, error) {
 	if out.Paused {
-		frozen, err := frozenChildren(obs.frozen)
-		if err != nil {
-			return nil, err
-		}
-		return json.Marshal(frozen)
+		return json.Marshal(obs.frozen)
 	}
 	r := rendering{replicas: out.Replicas, partitions: out.Rollout.Partitions, generations: out.Rollout.TemplateGenerations}
 	if w := out.Hibernation.Window; w != nil {

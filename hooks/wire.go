@@ -2,6 +2,7 @@ package hooks
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -21,19 +22,20 @@ import (
 // docs/src/api/compositecontroller.md). Identity is always read from each object's metadata,
 // never from map keys, so hook versions v1 ("name") and v2 ("namespace/name") are both accepted.
 
-// syncRequest is the part of the body Metacontroller POSTs to the sync hook that the hook reads.
-// Each child and related object is kept as sent, to be decoded once into the typed form its
-// reader needs (decodeEntries), or returned as observed (a paused pass). The request also carries
-// "controller" and "finalizing" (always false: no finalize hook is configured); like any other
-// field the hook has no use for, they are not decoded.
+// syncRequest is the part of the body Metacontroller POSTs to the sync hook that the hook reads,
+// decoded once (decodeRequest): every child and related object straight into the fields the hook
+// reads of it (object). The request also carries "controller" and "finalizing" (always false: no
+// finalize hook is configured); like any other field the hook has no use for, they are not
+// decoded.
 type syncRequest struct {
 	Parent   json.RawMessage `json:"parent"`
 	Children objectGroups    `json:"children"`
 	Related  objectGroups    `json:"related"`
 }
 
-// objectGroups are the objects of a request by type ("StatefulSet.apps/v1") and key.
-type objectGroups map[string]map[string]json.RawMessage
+// objectGroups are the objects of a request by type ("StatefulSet.apps/v1") and key; a null
+// object is nil.
+type objectGroups map[string]map[string]*object
 
 // syncResponse is the sync hook's answer. Children is a JSON array, never null and never
 // holding a null.
@@ -131,88 +133,86 @@ func readBody(buf *bytes.Buffer, r io.Reader, size int64) ([]byte, error) {
 // field names are matched case-sensitively ({"Parent": …} is an unknown field, not the parent,
 // and a later "PARENT" cannot replace "parent"), and integers are never rounded.
 func decodeBody(body []byte, v any) error {
-	dec := json.NewDecoder(bytes.NewReader(body))
-	var doc json.RawMessage
-	if err := dec.Decode(&doc); errors.Is(err, io.ErrUnexpectedEOF) {
-		return badRequestf("request body is not a valid hook request: malformed JSON at byte %d: the document ends early", len(body))
-	} else if err != nil {
-		return badRequestf("request body is not a valid hook request: %s", describeJSONError(err))
+	err := kjson.UnmarshalCaseSensitivePreserveInts(body, v)
+	if err == nil {
+		return nil
 	}
-	if dec.More() {
-		return badRequestf("request body holds more than one JSON document")
+	if syntax, offset := kjson.SyntaxErrorOffset(err); syntax {
+		if strings.Contains(err.Error(), "after top-level value") {
+			return badRequestf("request body holds more than one JSON document")
+		}
+		return badRequestf("request body is not a valid hook request: malformed JSON at byte %d: %s", offset, topology.Clip(err.Error()))
 	}
-	if err := kjson.UnmarshalCaseSensitivePreserveInts(doc, v); err != nil {
-		return badRequestf("request body is not a valid hook request: %s", describeJSONError(err))
-	}
-	return nil
-}
-
-func describeJSONError(err error) string {
 	var typeErr *json.UnmarshalTypeError
 	if errors.As(err, &typeErr) {
-		field := typeErr.Field
-		if field == "" {
-			field = "(top level)"
-		}
-		return fmt.Sprintf("field %s: expected %s, got JSON %s", topology.Clip(field), typeErr.Type, topology.Clip(typeErr.Value))
+		field := cmp.Or(typeErr.Field, "(top level)")
+		return badRequestf("request body is not a valid hook request: field %s: expected %s, got JSON %s",
+			topology.Clip(field), typeErr.Type, topology.Clip(typeErr.Value))
 	}
-	var syntaxErr *json.SyntaxError
-	if errors.As(err, &syntaxErr) {
-		return fmt.Sprintf("malformed JSON at byte %d: %v", syntaxErr.Offset, syntaxErr)
-	}
-	return topology.Clip(err.Error())
+	return badRequestf("request body is not a valid hook request: %s", topology.Clip(err.Error()))
 }
 
-// checkGroups refuses a child or related object that is neither a JSON object nor null.
-func checkGroups(what string, groups objectGroups) error {
-	for typeKey, entries := range groups {
-		for key, raw := range entries {
-			if len(raw) > 0 && raw[0] != '{' && string(raw) != "null" {
-				return badRequestf("%s must be an object, got %s", entryPath(what, typeKey, key), rawKind(raw))
+// entry is one object of a request and the key it was sent under.
+type entry struct {
+	key string
+	obj *object
+}
+
+// entries are the objects of one child or related type in a stable order (by their keys,
+// namespace/name), each checked to be an object with metadata.name.
+func entries(groups objectGroups, what, typeKey string) ([]entry, error) {
+	keys := sortedKeys(groups[typeKey])
+	out := make([]entry, len(keys))
+	for i, k := range keys {
+		obj := groups[typeKey][k]
+		switch {
+		case obj == nil:
+			return nil, badRequestf("%s is null: expected an object", entryPath(what, typeKey, k))
+		case obj.Metadata.Name == "":
+			return nil, badRequestf("%s has no metadata.name", entryPath(what, typeKey, k))
+		}
+		out[i] = entry{key: k, obj: obj}
+	}
+	return out, nil
+}
+
+// rawGroups are the children and related objects of a request as sent.
+type rawGroups struct {
+	Children map[string]map[string]json.RawMessage `json:"children"`
+	Related  map[string]map[string]json.RawMessage `json:"related"`
+}
+
+// locate names the JSON path of a value of the wrong type among the children and related
+// objects, which the decode of the whole request spells without the map keys
+// ("children.spec.replicas"): each object is decoded again on its own, under its path. It is nil
+// when no object holds one.
+func locate(body []byte) error {
+	var raw rawGroups
+	if kjson.UnmarshalCaseSensitivePreserveInts(body, &raw) != nil {
+		return nil
+	}
+	for _, g := range []struct {
+		what   string
+		groups map[string]map[string]json.RawMessage
+	}{{"children", raw.Children}, {"related", raw.Related}} {
+		for _, typeKey := range sortedKeys(g.groups) {
+			for _, key := range sortedKeys(g.groups[typeKey]) {
+				if err := decodeTyped(g.groups[typeKey][key], entryPath(g.what, typeKey, key), new(*object)); err != nil {
+					return err
+				}
 			}
 		}
 	}
 	return nil
 }
 
-// entry is one object of a request, decoded into its reader's typed form T.
-type entry[T any] struct {
-	key string
-	obj T
-	raw json.RawMessage
-}
-
-// hasMeta is every typed object: it has metadata.
-type hasMeta interface{ metadata() *objectMeta }
-
-// decodeEntries decodes the objects of one child or related type into T, in a stable order (by
-// their keys, namespace/name), each checked to be an object with metadata.name. A value of the
-// wrong type is a bad request naming its JSON path.
-func decodeEntries[T any, PT interface {
-	*T
-	hasMeta
-}](groups objectGroups, what, typeKey string) ([]entry[T], error) {
-	raws := groups[typeKey]
-	keys := make([]string, 0, len(raws))
-	for k := range raws {
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
-	out := make([]entry[T], len(keys))
-	for i, k := range keys {
-		path := entryPath(what, typeKey, k)
-		if string(raws[k]) == "null" {
-			return nil, badRequestf("%s is null: expected an object", path)
-		}
-		out[i].key, out[i].raw = k, raws[k]
-		if err := decodeTyped(raws[k], path, &out[i].obj); err != nil {
-			return nil, err
-		}
-		if PT(&out[i].obj).metadata().Name == "" {
-			return nil, badRequestf("%s has no metadata.name", path)
-		}
-	}
-	return out, nil
+	return keys
 }
 
 // decodeTyped decodes raw, the object at path, into v, naming the path of a value of the wrong
@@ -272,19 +272,6 @@ func got(value string) string {
 		return topology.Clip(number)
 	}
 	return map[string]string{"string": "a string", "number": "a number", "bool": "a boolean", "array": "a list", "object": "an object"}[value]
-}
-
-// rawKind names the kind of a JSON value by its first byte.
-func rawKind(raw []byte) string {
-	switch raw[0] {
-	case '"':
-		return "a string"
-	case '[':
-		return "a list"
-	case 't', 'f':
-		return "a boolean"
-	}
-	return topology.Clip(string(raw))
 }
 
 // list is a JSON list whose decode errors name the element's index.
