@@ -74,7 +74,7 @@ func status(c *topology.Cluster, obs *observation, out planner.Outcome, v planne
 		}
 	}
 	if out.Latest.Leader != "" {
-		st.Leader, st.Main = out.Latest.Leader, out.Now.Main
+		st.Leader, st.Main = out.Latest.Leader, out.Progress.Main
 		st.Coordinators, st.DataInstances = registeredCounts(out.Latest.Instances)
 	}
 	return st

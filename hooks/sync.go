@@ -60,7 +60,7 @@ func (h *handler) pass(ctx context.Context, p *admittedParent, work *observation
 		out.Rollout = planner.HibernationRollout(step, planner.RolloutInput{Declared: d, Replicas: step.Replicas, Workloads: *w})
 		if view != nil {
 			out.Latest = *view
-			out.Now = planner.Plan(d, planner.Observe(view.Instances, nil, work.current)).Progress
+			out.Progress = planner.Decide(d, planner.Observe(view.Instances, nil, work.current)).Progress
 		}
 	} else {
 		out = h.reconcile(ctx, p, work, w, dryRun, paused)
@@ -124,8 +124,8 @@ func (h *handler) stages(ctx context.Context, p *admittedParent, work *observati
 	view := out.Discovery.View
 	observed := planner.Observe(view.Instances, nil, work.current)
 	observed.Workloads = w
-	plan := planner.Plan(d, observed)
-	out.Latest, out.Now = view, plan.Progress
+	plan := planner.Decide(d, observed)
+	out.Latest, out.Progress = view, plan.Progress
 	if paused || planner.Settled(plan, view, out.Replicas) {
 		out.Plan, out.Replicas = plan, plan.Replicas
 		return out
@@ -145,7 +145,7 @@ func rolloutOnLeader(ctx context.Context, conn memgraph.Connector, current topol
 		return
 	}
 	observed := planner.Observe(lv.Instances, nil, current)
-	out.Latest, out.Now = lv, planner.Plan(out.Declared, observed).Progress
+	out.Latest, out.Progress = lv, planner.Decide(out.Declared, observed).Progress
 	out.Rollout = planner.PlanRollout(planner.RolloutInput{
 		Declared: out.Declared, Replicas: out.Replicas, Workloads: *w, Cluster: &observed,
 	})
@@ -174,14 +174,14 @@ func (h *handler) onLeader(ctx context.Context, conn memgraph.Connector, catchUp
 		lag, err := client.ShowReplicationLag(ctx)
 		if err != nil {
 			out.LeaderErr = fmt.Errorf("SHOW REPLICATION LAG on %s: %w", lv.Coordinator.Name, err)
-			out.Latest, out.Now = lv, planner.Plan(d, observed).Progress
+			out.Latest, out.Progress = lv, planner.Decide(d, observed).Progress
 			return
 		}
 		observed.Lag = lag
 		observed.Replicas = catchUp.read(ctx, lv.Instances)
 	}
-	out.Plan = planner.Plan(d, observed)
-	out.Replicas, out.Latest, out.Now = out.Plan.Replicas, lv, out.Plan.Progress
+	out.Plan = planner.Decide(d, observed)
+	out.Replicas, out.Latest, out.Progress = out.Plan.Replicas, lv, out.Plan.Progress
 	if out.DryRun || len(out.Plan.Commands) == 0 {
 		return
 	}
@@ -202,6 +202,6 @@ func reread(ctx context.Context, client memgraph.Client, leader topology.Coordin
 	}
 	if _, leadership := planner.ReadLeadership(rows); leadership == planner.LeaderReady {
 		out.Latest = planner.NewView(leader, rows)
-		out.Now = planner.Plan(out.Declared, planner.Observe(rows, nil, current)).Progress
+		out.Progress = planner.Decide(out.Declared, planner.Observe(rows, nil, current)).Progress
 	}
 }
