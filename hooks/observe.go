@@ -29,32 +29,39 @@ const revisionLabel = "controller-revision-hash"
 // object is what the hook reads of any child or related object — a StatefulSet, a Pod, a Secret,
 // a Service — and nothing else, so that decoding skips the pod templates, pod specs and
 // managedFields it never reads. A value of the wrong type is a bad request naming its JSON path
-// (locate); an absent (or null) field is absent.
-type object struct {
+// (locate, which decodes the lists as list to name an element's index); an absent (or null)
+// field is absent.
+type object = objectOf[[]container, []podCondition]
+
+type objectOf[Containers, Conditions any] struct {
 	Metadata objectMeta `json:"metadata"`
 	Spec     struct {
 		Replicas *int32 `json:"replicas"` // a StatefulSet's
 		Ordinals struct {
 			Start *int32 `json:"start"` // the data StatefulSet's hibernation window
 		} `json:"ordinals"`
-		Containers list[struct {
-			Name  string `json:"name"`
-			Image string `json:"image"`
-		}] `json:"containers"` // a Pod's
+		Containers Containers `json:"containers"` // a Pod's
 	} `json:"spec"`
 	Status struct {
-		Replicas           int32  `json:"replicas"`
-		ReadyReplicas      int32  `json:"readyReplicas"`
-		ObservedGeneration int64  `json:"observedGeneration"`
-		UpdateRevision     string `json:"updateRevision"`
-		CurrentRevision    string `json:"currentRevision"`
-		Conditions         list[struct {
-			Type   string `json:"type"`
-			Status string `json:"status"`
-		}] `json:"conditions"`
+		Replicas           int32      `json:"replicas"`
+		ReadyReplicas      int32      `json:"readyReplicas"`
+		ObservedGeneration int64      `json:"observedGeneration"`
+		UpdateRevision     string     `json:"updateRevision"`
+		CurrentRevision    string     `json:"currentRevision"`
+		Conditions         Conditions `json:"conditions"`
 	} `json:"status"`
 	Type string            `json:"type"` // a Secret's
 	Data map[string]string `json:"data"` // a Secret's
+}
+
+type container struct {
+	Name  string `json:"name"`
+	Image string `json:"image"`
+}
+
+type podCondition struct {
+	Type   string `json:"type"`
+	Status string `json:"status"`
 }
 
 type objectMeta struct {
