@@ -97,21 +97,18 @@ type observation struct {
 	// replicas and readyReplicas all equal to spec); coordinators first.
 	settled [2]bool
 	ready   map[string]bool // pod name → Ready and not terminating
-	sets    [2]observedSet  // each role's rollout evidence, coordinators first
-	window  *int32          // the data StatefulSet's hibernation window (spec.ordinals.start)
-	tls     boltTrust       // from the spec.tls Secret among the related objects
-	auth    memgraphAuth    // from the spec.auth Secret among the related objects
-	ignored warnings        // evidence beyond a role's ceiling
+	// sets are each role's StatefulSet and pods as the rollout reads them (Current and
+	// TemplateChanging are filled in by rolloutWorkloads), hashes the pod-template hash the hook
+	// rendered into each set last; coordinators first.
+	sets    [2]planner.RolloutSet
+	hashes  [2]string
+	window  *int32       // the data StatefulSet's hibernation window (spec.ordinals.start)
+	tls     boltTrust    // from the spec.tls Secret among the related objects
+	auth    memgraphAuth // from the spec.auth Secret among the related objects
+	ignored warnings     // evidence beyond a role's ceiling
 	// frozen are, while paused, the StatefulSets and Services in the parent's namespace as
 	// observed, by type then key: the children a paused pass returns.
 	frozen []map[string]any
-}
-
-// observedSet is what the request says about one role's rollout: its StatefulSet's revisions and
-// generations, the pod-template hash the hook rendered into it last, and its pods.
-type observedSet struct {
-	rollout      planner.RolloutSet // Current and TemplateChanging are filled in by rolloutSet
-	templateHash string
 }
 
 // observe reads the StatefulSets among the children, the Pods and the spec's Secrets among the
@@ -192,13 +189,13 @@ func (o *observation) readSet(i int, r role, s *object, path string) error {
 	}
 	*role32(&o.returned, i), *role32(&o.current, i) = want, max(want, have)
 	o.settled[i] = trusted && s.Status.ObservedGeneration >= s.Metadata.Generation && have == want && s.Status.ReadyReplicas == want
-	o.sets[i] = observedSet{templateHash: s.Metadata.Annotations.TemplateHash, rollout: planner.RolloutSet{
+	o.hashes[i], o.sets[i] = s.Metadata.Annotations.TemplateHash, planner.RolloutSet{
 		Exists: true, Generation: s.Metadata.Generation, ObservedGeneration: s.Status.ObservedGeneration,
 		UpdateRevision: s.Status.UpdateRevision, CurrentRevision: s.Status.CurrentRevision,
-	}}
+	}
 	// The hook's own record; anything but a positive integer reads as unknown.
 	if n, err := strconv.ParseInt(s.Metadata.Annotations.TemplateGeneration, 10, 64); err == nil && n > 0 {
-		o.sets[i].rollout.TemplateGeneration = n
+		o.sets[i].TemplateGeneration = n
 	}
 	if i == 1 {
 		o.window = s.Spec.Ordinals.Start
@@ -237,7 +234,7 @@ func (o *observation) readPod(rs []role, p *object, path string) error {
 	for i, r := range rs {
 		*role32(&o.current, i) = max(*role32(&o.current, i), ordinalBound(name, r, &o.ignored))
 		if index, ok := podIndex(name, r); ok {
-			o.sets[i].rollout.Pods = append(o.sets[i].rollout.Pods, planner.RolloutPod{Index: index, Ready: ready,
+			o.sets[i].Pods = append(o.sets[i].Pods, planner.RolloutPod{Index: index, Ready: ready,
 				Terminating: terminating, Revision: p.Metadata.Labels.Revision, Created: created, Image: image})
 		}
 	}
@@ -292,36 +289,27 @@ func observedChildren(req *syncRequest, body []byte, namespace string) ([]map[st
 	return out, nil
 }
 
-// rolloutWorkloads is what the rollout needs from this request: each set as observed, knowing
-// whether the children this sync returns change its pod template (the hashes DesiredChildren
-// will annotate, admittedParent.templateHashes).
-func (o *observation) rolloutWorkloads(c *topology.Cluster, hashes [2]string, now time.Time) *planner.Workloads {
+// rolloutWorkloads is what the rollout needs from this request: each set as observed, with the
+// pods it has or had (current), knowing whether the children this sync returns change its pod
+// template (the hashes DesiredChildren will annotate, admittedParent.templateHashes).
+func (o *observation) rolloutWorkloads(c *topology.Cluster, desired [2]string, now time.Time) *planner.Workloads {
 	allowDowngrade, _ := c.AllowDowngrade() // an ambiguous value is no permission; status says so
-	return &planner.Workloads{
-		Coordinators:   o.sets[0].rolloutSet(o.current.Coordinators, hashes[0]),
-		Data:           o.sets[1].rolloutSet(o.current.DataInstances, hashes[1]),
-		Now:            metav1.NewTime(now),
-		StepTimeout:    metav1.Duration{Duration: time.Duration(c.StepTimeoutSeconds()) * time.Second},
-		Image:          c.Image(),
-		AllowDowngrade: allowDowngrade,
+	sets := o.sets
+	for i := range sets {
+		sets[i].Current = *role32(&o.current, i)
+		sets[i].TemplateChanging = sets[i].Exists && o.hashes[i] != desired[i]
+		sets[i].Pods = append([]planner.RolloutPod(nil), sets[i].Pods...)
 	}
-}
-
-// rolloutSet completes the evidence with what the sync knows besides the request: the pods the
-// set has or had (current), and the hash of the template the sync returns.
-func (s observedSet) rolloutSet(current int32, desiredHash string) planner.RolloutSet {
-	set := s.rollout
-	set.Current = current
-	set.TemplateChanging = set.Exists && s.templateHash != desiredHash
-	set.Pods = append([]planner.RolloutPod(nil), s.rollout.Pods...)
-	return set
+	return &planner.Workloads{Coordinators: sets[0], Data: sets[1], Now: metav1.NewTime(now),
+		StepTimeout: metav1.Duration{Duration: time.Duration(c.StepTimeoutSeconds()) * time.Second},
+		Image:       c.Image(), AllowDowngrade: allowDowngrade}
 }
 
 // hibernationPods are each role's pods by ordinal (a coordinator's by id), in any state.
 func (o *observation) hibernationPods(cluster string) (coordinators, data map[int]planner.PodState) {
-	byOrdinal := func(s observedSet, r role) map[int]planner.PodState {
-		out := make(map[int]planner.PodState, len(s.rollout.Pods))
-		for _, pod := range s.rollout.Pods {
+	byOrdinal := func(s planner.RolloutSet, r role) map[int]planner.PodState {
+		out := make(map[int]planner.PodState, len(s.Pods))
+		for _, pod := range s.Pods {
 			out[pod.Index+r.first] = planner.PodState{Ready: pod.Ready, Created: pod.Created}
 		}
 		return out
