@@ -63,9 +63,10 @@ fuzz: ## Fuzz every target (hooks, memgraph parsers, planner) for FUZZTIME each 
 fuzz-smoke: ## Fuzz every target for FUZZ_SMOKETIME (1000 executions) each: CI keeps the targets and their corpora working.
 	$(call run_fuzz,$(FUZZ_SMOKETIME))
 
-# The scan of a sync request against the generic decode it stands in for (hooks/wiredecode.go).
+# The typed decode of a sync request (hooks/wire.go, hooks/observe.go): never anything but an
+# observation or a 400 naming where the problem is.
 .PHONY: fuzz-decode
-fuzz-decode: ## Fuzz the typed decode of POST /sync against the generic one for FUZZTIME; outside CI.
+fuzz-decode: ## Fuzz the typed decode of POST /sync for FUZZTIME: every refusal is a 400 naming its JSON path; outside CI.
 	$(GO) test -run '^$$' -fuzz '^FuzzTypedDecode$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 2s ./hooks/
 
 .PHONY: unit

@@ -12,8 +12,6 @@ import (
 	"github.com/memgraph-hooks/memgraph-hooks/topology"
 )
 
-const secretKey = "Secret.v1"
-
 // boltTrust is what spec.tls asks of this pass: nothing (plaintext), the CA to verify the
 // coordinators with, or a problem with the Secret that stops the pass from dialling at all.
 // A problem is a sentence naming the Secret and what is wrong with it; it never quotes the
@@ -23,42 +21,53 @@ type boltTrust struct {
 	problem string
 }
 
-// readBoltTLS finds the spec.tls Secret among the related objects (the customize hook asks
-// Metacontroller for it) and checks it: a kubernetes.io/tls Secret whose tls.crt verifies
-// against its ca.crt for every declared coordinator. Only ca.crt is kept; tls.key is never
-// decoded. A malformed related object is a bad request; anything wrong with the Secret itself is
-// a problem for the status.
-func readBoltTLS(req *syncRequest, c *topology.Cluster) (boltTrust, error) {
-	if c.TLSSecretName() == "" {
-		return boltTrust{}, nil
+// readSecrets finds the spec.tls and spec.auth Secrets among the related objects (the customize
+// hook asks Metacontroller for them) and reads them: a malformed related object is a bad request;
+// anything wrong with a Secret itself is a problem for the status.
+func readSecrets(req *syncRequest, c *topology.Cluster) (boltTrust, memgraphAuth, error) {
+	if c.TLSSecretName() == "" && c.AuthSecretName() == "" {
+		return boltTrust{}, memgraphAuth{}, nil
 	}
-	secrets, err := objectsOf(req.Related, secretKey, "related")
+	secrets, err := entries(req.Related, "related", secretKey)
 	if err != nil {
-		return boltTrust{}, err
+		return boltTrust{}, memgraphAuth{}, err
 	}
-	name, namespace := c.TLSSecretName(), c.Namespace()
-	where := fmt.Sprintf("Secret %s/%s (spec.tls.secretName)", namespace, name)
-	for _, e := range secrets {
-		if metaString(e.obj, "name") != name || (metaString(e.obj, "namespace") != "" && metaString(e.obj, "namespace") != namespace) {
-			continue
+	find := func(name string) *object {
+		for i := range secrets {
+			if m := secrets[i].obj.Metadata; m.Name == name && m.in(c.Namespace()) {
+				return secrets[i].obj
+			}
 		}
-		trust, problem := checkTLSSecret(e.obj, c)
-		if problem != "" {
-			return boltTrust{problem: where + " " + problem}, nil
-		}
-		return boltTrust{config: trust}, nil
+		return nil
 	}
-	return boltTrust{problem: where + " does not exist: create a kubernetes.io/tls Secret with tls.crt, tls.key and ca.crt in the cluster's namespace"}, nil
+	return readBoltTLS(find(c.TLSSecretName()), c), readMemgraphAuth(find(c.AuthSecretName()), c), nil
 }
 
-func checkTLSSecret(s object, c *topology.Cluster) (*memgraph.BoltTLS, string) {
-	if typ, _ := s["type"].(string); typ != string(corev1.SecretTypeTLS) {
-		return nil, fmt.Sprintf("is of type %q, want %s", typ, corev1.SecretTypeTLS)
+// readBoltTLS checks the spec.tls Secret s (nil when absent): a kubernetes.io/tls Secret whose
+// tls.crt verifies against its ca.crt for every declared coordinator. Only ca.crt is kept;
+// tls.key is never decoded.
+func readBoltTLS(s *object, c *topology.Cluster) boltTrust {
+	if c.TLSSecretName() == "" {
+		return boltTrust{}
 	}
-	data, _ := s["data"].(map[string]any)
+	where := fmt.Sprintf("Secret %s/%s (spec.tls.secretName)", c.Namespace(), c.TLSSecretName())
+	if s == nil {
+		return boltTrust{problem: where + " does not exist: create a kubernetes.io/tls Secret with tls.crt, tls.key and ca.crt in the cluster's namespace"}
+	}
+	trust, problem := checkTLSSecret(s, c)
+	if problem != "" {
+		return boltTrust{problem: where + " " + problem}
+	}
+	return boltTrust{config: trust}
+}
+
+func checkTLSSecret(s *object, c *topology.Cluster) (*memgraph.BoltTLS, string) {
+	if s.Type != string(corev1.SecretTypeTLS) {
+		return nil, fmt.Sprintf("is of type %q, want %s", s.Type, corev1.SecretTypeTLS)
+	}
 	values := map[string][]byte{}
 	for _, key := range []string{topology.BoltCAKey, topology.BoltCertKey, topology.BoltKeyKey} {
-		encoded, _ := data[key].(string)
+		encoded := s.Data[key]
 		if encoded == "" {
 			return nil, "has no " + key + ": it needs tls.crt and tls.key (the pods serve them) and ca.crt (the hook verifies the coordinators with it)"
 		}

@@ -8,45 +8,37 @@ import (
 	"github.com/memgraph-hooks/memgraph-hooks/topology"
 )
 
-// decodeSync reads and validates a sync request: a JSON object with a MemgraphCluster parent
-// whose spec is one Memgraph can run, and well-typed children and related objects. It returns
-// the parent with every default applied (remembered in parents) and what the children and Pods
-// say.
-func decodeSync(r *http.Request, parents *parentCache) (*admittedParent, workloads, error) {
+// decodeSync reads a sync request and decodes it once: a JSON object with a MemgraphCluster
+// parent whose spec is one Memgraph can run (admitted, with every default applied, and
+// remembered in parents), and well-typed children and related objects, observed.
+func decodeSync(r *http.Request, parents *parentCache) (*admittedParent, observation, error) {
 	body := bodyBuffers.Get().(*bytes.Buffer)
-	defer recycleBody(body) // observeRequest keeps nothing of it (buffers.go)
-	req, err := decodeSyncRequestInto(body, r.Body, r.ContentLength)
+	defer recycleBody(body) // the observation keeps nothing of it but copies (buffers.go)
+	raw, err := readBody(body, r.Body, r.ContentLength)
 	if err != nil {
-		return nil, workloads{}, err
+		return nil, observation{}, err
 	}
-	return observeRequest(req, parents)
+	return decodeRequest(raw, parents)
 }
 
-// observeRequest admits the parent of a decoded sync request and reads its children and
-// related objects.
-func observeRequest(req *syncRequest, parents *parentCache) (*admittedParent, workloads, error) {
+// decodeRequest decodes and observes the body of a sync request.
+func decodeRequest(body []byte, parents *parentCache) (*admittedParent, observation, error) {
+	var req syncRequest
+	if err := decodeBody(body, &req); err != nil {
+		if located := locate(body); located != nil {
+			return nil, observation{}, located
+		}
+		return nil, observation{}, err
+	}
 	parent, err := parents.admit(req.Parent)
 	if err != nil {
-		return nil, workloads{}, err
+		return nil, observation{}, err
 	}
-	cluster := parent.cluster
-	work, err := observeWorkloads(req, cluster.Name(), cluster.Namespace())
+	obs, err := observe(&req, body, parent.cluster)
 	if err != nil {
-		return nil, workloads{}, err
+		return nil, observation{}, err
 	}
-	if work.ops, err = observeDayOps(req, cluster); err != nil {
-		return nil, workloads{}, err
-	}
-	if work.rollout, err = observeRollout(req, cluster.Name(), cluster.Namespace()); err != nil {
-		return nil, workloads{}, err
-	}
-	if work.tls, err = readBoltTLS(req, cluster); err != nil {
-		return nil, workloads{}, err
-	}
-	if work.auth, err = readMemgraphAuth(req, cluster); err != nil {
-		return nil, workloads{}, err
-	}
-	return parent, work, nil
+	return parent, obs, nil
 }
 
 // decodeParent admits the parent as the API server would (topology.Admit): defaults applied to
@@ -83,7 +75,11 @@ func (h *handler) handleCustomize(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var req customizeRequest
-	if err := decodeJSON(r.Body, &req); err != nil {
+	body, err := readBody(new(bytes.Buffer), r.Body, r.ContentLength)
+	if err == nil {
+		err = decodeBody(body, &req)
+	}
+	if err != nil {
 		h.fail(w, "customize", err)
 		return
 	}

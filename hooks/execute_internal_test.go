@@ -187,7 +187,7 @@ func assertCalls(t *testing.T, c *scriptedClient, want ...string) {
 }
 
 func TestAddCoordinatorTellsRegisteredFromHalfJoined(t *testing.T) {
-	add := planner.Plan(declared(5, 2, 5, 2), planner.Observe(rows(coords(4, 1), one(mainRow(0), replica(1))), nil, replicas(5, 2))).Commands[0]
+	add := planner.Decide(declared(5, 2, 5, 2), planner.Observe(rows(coords(4, 1), one(mainRow(0), replica(1))), nil, replicas(5, 2))).Commands[0]
 	x := executor{}
 	idExists := refusal(memgraph.KindIDExists, qAdd(5), "Couldn't add coordinator since instance with such id already exists!")
 
@@ -216,7 +216,7 @@ func TestAddCoordinatorTellsRegisteredFromHalfJoined(t *testing.T) {
 }
 
 func TestCommandsRunTheQueryTheyPrint(t *testing.T) {
-	plan := planner.Plan(declared(5, 3, 5, 4), planner.Observe(
+	plan := planner.Decide(declared(5, 3, 5, 4), planner.Observe(
 		rows(one(freshSelf(5)), one(replica(0), replica(1), replica(2), replica(3))), nil, replicas(5, 4)))
 	rec := &recordingClient{}
 	for _, cmd := range plan.Commands {

@@ -101,7 +101,7 @@ func hostileCases() []hostileCase {
 		{name: "status-replicas-1e15", code: http.StatusBadRequest,
 			want: `children[\"StatefulSet.apps/v1\"][\"default/memgraph-data\"].status.replicas must be an integer between 0 and 2147483647, got 1e+15`,
 			body: clusterRequest(func(_, _, d, _ map[string]any) { d["status"].(map[string]any)["replicas"] = json.RawMessage("1e15") })},
-		{name: "spec-replicas-string", code: http.StatusBadRequest, want: `.spec.replicas must be an integer between 0 and 2147483647, got the string`,
+		{name: "spec-replicas-string", code: http.StatusBadRequest, want: `.spec.replicas must be an integer between 0 and 2147483647, got a string`,
 			body: clusterRequest(func(_, _, d, _ map[string]any) { d["spec"].(map[string]any)["replicas"] = "3" })},
 		{name: "explicit-zero-data-instances", code: http.StatusBadRequest, want: topology.MsgDataInstances,
 			body: clusterRequest(func(p, _, _, _ map[string]any) { spec(p)["dataInstances"] = 0 })},

@@ -23,50 +23,32 @@ type memgraphAuth struct {
 	problem string
 }
 
-// readMemgraphAuth finds the spec.auth Secret among the related objects (the customize hook
-// asks Metacontroller for it) and reads its username and password. A malformed related object is
-// a bad request; anything wrong with the Secret itself only keeps SHOW REPLICAS from being read,
-// so every handover waits and says why.
-func readMemgraphAuth(req *syncRequest, c *topology.Cluster) (memgraphAuth, error) {
+// readMemgraphAuth reads the username and password of the spec.auth Secret s (nil when
+// absent). Anything wrong with the Secret only keeps SHOW REPLICAS from being read, so every
+// handover waits and says why.
+func readMemgraphAuth(s *object, c *topology.Cluster) memgraphAuth {
 	name := c.AuthSecretName()
 	if name == "" {
-		return memgraphAuth{}, nil
+		return memgraphAuth{}
 	}
-	secrets, err := objectsOf(req.Related, secretKey, "related")
-	if err != nil {
-		return memgraphAuth{}, err
+	where := fmt.Sprintf("Secret %s/%s (spec.auth.secretName)", c.Namespace(), name)
+	if s == nil {
+		return memgraphAuth{problem: where + " does not exist: create it in the cluster's namespace with the keys username and " +
+			"password of a Memgraph user allowed to run SHOW REPLICAS"}
 	}
-	namespace := c.Namespace()
-	where := fmt.Sprintf("Secret %s/%s (spec.auth.secretName)", namespace, name)
-	for _, e := range secrets {
-		if metaString(e.obj, "name") != name || (metaString(e.obj, "namespace") != "" && metaString(e.obj, "namespace") != namespace) {
-			continue
-		}
-		creds, problem := credentialsOf(e.obj)
-		if problem != "" {
-			return memgraphAuth{problem: where + " " + problem}, nil
-		}
-		return memgraphAuth{creds: creds}, nil
-	}
-	return memgraphAuth{problem: where + " does not exist: create it in the cluster's namespace with the keys username and " +
-		"password of a Memgraph user allowed to run SHOW REPLICAS"}, nil
-}
-
-func credentialsOf(s object) (*memgraph.Credentials, string) {
-	data, _ := s["data"].(map[string]any)
 	var values [2]string
 	for i, key := range []string{authUsernameKey, authPasswordKey} {
-		encoded, _ := data[key].(string)
+		encoded := s.Data[key]
 		raw, err := base64.StdEncoding.DecodeString(encoded)
 		switch {
 		case encoded == "":
-			return nil, "has no " + key + ": it needs the keys username and password"
+			return memgraphAuth{problem: where + " has no " + key + ": it needs the keys username and password"}
 		case err != nil:
-			return nil, "has a " + key + " that is not valid base64"
+			return memgraphAuth{problem: where + " has a " + key + " that is not valid base64"}
 		}
 		values[i] = string(raw)
 	}
-	return &memgraph.Credentials{Username: values[0], Password: values[1]}, ""
+	return memgraphAuth{creds: &memgraph.Credentials{Username: values[0], Password: values[1]}}
 }
 
 // secretRule asks Metacontroller for the Secrets the spec names, by name, in the cluster's

@@ -16,13 +16,13 @@ import (
 // the replica counts the outcome permits, and the status the verdict (planner.Verdict) and the
 // observations give, with op as status.lastOperation. It is pure; now stamps a condition whose
 // status changed.
-func render(dst []byte, p *admittedParent, work workloads, out planner.Outcome, op *topology.Operation, now time.Time) ([]byte, planner.Verdicts, error) {
+func render(dst []byte, p *admittedParent, obs *observation, out planner.Outcome, op *topology.Operation, now time.Time) ([]byte, planner.Verdicts, error) {
 	v := planner.Verdict(out)
-	children, err := desiredChildren(p, work, out)
+	children, err := desiredChildren(p, obs, out)
 	if err != nil {
 		return nil, v, err
 	}
-	resp := &syncResponse{Status: status(p.cluster, work, out, v, op, now), Children: children, ResyncAfterSeconds: v.ResyncAfterSeconds}
+	resp := &syncResponse{Status: status(p.cluster, obs, out, v, op, now), Children: children, ResyncAfterSeconds: v.ResyncAfterSeconds}
 	if out.DryRun {
 		resp.Plan = make([]string, 0, len(out.Plan.Commands))
 		for _, cmd := range out.Plan.Commands {
@@ -36,13 +36,9 @@ func render(dst []byte, p *admittedParent, work workloads, out planner.Outcome, 
 // desiredChildren are the children a pass returns, as a JSON array: every observed one frozen
 // while paused, else the cluster's at the replica counts the outcome permits, shaped for
 // hibernation (rendered once per distinct input, admittedParent.children).
-func desiredChildren(p *admittedParent, work workloads, out planner.Outcome) ([]byte, error) {
+func desiredChildren(p *admittedParent, obs *observation, out planner.Outcome) ([]byte, error) {
 	if out.Paused {
-		frozen, err := frozenChildren(work.ops)
-		if err != nil {
-			return nil, err
-		}
-		return json.Marshal(frozen)
+		return json.Marshal(obs.frozen)
 	}
 	r := rendering{replicas: out.Replicas, partitions: out.Rollout.Partitions, generations: out.Rollout.TemplateGenerations}
 	if w := out.Hibernation.Window; w != nil {
@@ -52,12 +48,12 @@ func desiredChildren(p *admittedParent, work workloads, out planner.Outcome) ([]
 }
 
 // status is pure observation of this pass. Metacontroller adds observedGeneration itself.
-func status(c *topology.Cluster, work workloads, out planner.Outcome, v planner.Verdicts, op *topology.Operation, now time.Time) topology.MemgraphClusterStatus {
+func status(c *topology.Cluster, obs *observation, out planner.Outcome, v planner.Verdicts, op *topology.Operation, now time.Time) topology.MemgraphClusterStatus {
 	coordinatorPods, dataPods := podNames(out.Declared)
 	st := topology.MemgraphClusterStatus{
 		Pods: topology.PodCounts{
-			Coordinators:  topology.RolePods{Ready: work.readyCount(coordinatorPods), Desired: int32(len(coordinatorPods))},
-			DataInstances: topology.RolePods{Ready: work.readyCount(dataPods), Desired: int32(len(dataPods))},
+			Coordinators:  topology.RolePods{Ready: obs.readyCount(coordinatorPods), Desired: int32(len(coordinatorPods))},
+			DataInstances: topology.RolePods{Ready: obs.readyCount(dataPods), Desired: int32(len(dataPods))},
 		},
 		Conditions: []metav1.Condition{
 			condition(c.PriorConditions(), topology.ConditionReady, v.Ready, c.Generation(), now),
@@ -68,7 +64,7 @@ func status(c *topology.Cluster, work workloads, out planner.Outcome, v planner.
 		},
 		Phase:         v.Phase,
 		LastOperation: op,
-		Warnings:      work.ignored.render(),
+		Warnings:      obs.ignored.render(),
 		Version:       out.Rollout.Version,
 		TargetVersion: out.Rollout.TargetVersion,
 	}
@@ -78,7 +74,7 @@ func status(c *topology.Cluster, work workloads, out planner.Outcome, v planner.
 		}
 	}
 	if out.Latest.Leader != "" {
-		st.Leader, st.Main = out.Latest.Leader, out.Now.Main
+		st.Leader, st.Main = out.Latest.Leader, out.Progress.Main
 		st.Coordinators, st.DataInstances = registeredCounts(out.Latest.Instances)
 	}
 	return st

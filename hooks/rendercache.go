@@ -88,9 +88,10 @@ func (pc *parentCache) admit(raw []byte) (*admittedParent, error) {
 	return p, nil
 }
 
-// templateHashes are topology.PodTemplateHashes of the cluster, "?" for both when they cannot
-// be computed (a hash that cannot be computed counts as a change, which holds every pod).
-func (p *admittedParent) templateHashes() (coordinators, data string) {
+// templateHashes are topology.PodTemplateHashes of the cluster (coordinators first), "?" for
+// both when they cannot be computed (a hash that cannot be computed counts as a change, which
+// holds every pod).
+func (p *admittedParent) templateHashes() [2]string {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if !p.hashesDone {
@@ -100,7 +101,7 @@ func (p *admittedParent) templateHashes() (coordinators, data string) {
 		}
 		p.hashes, p.hashesDone = [2]string{c, d}, true
 	}
-	return p.hashes[0], p.hashes[1]
+	return p.hashes
 }
 
 // declare is the cluster's topology.Declared for current, remembered for the last current: the

@@ -56,8 +56,8 @@ func assertRendersAsUncached(t *testing.T, p *admittedParent, raw []byte, r rend
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c, d := p.templateHashes(); c != wantCoordinators || d != wantData {
-		t.Errorf("%s: cached template hashes %s %s, uncached %s %s", clusterKey(fresh), c, d, wantCoordinators, wantData)
+	if h := p.templateHashes(); h != [2]string{wantCoordinators, wantData} {
+		t.Errorf("%s: cached template hashes %s, uncached %s %s", clusterKey(fresh), h, wantCoordinators, wantData)
 	}
 	if diff := cmp.Diff(fresh.Declare(r.replicas), p.declare(r.replicas)); diff != "" {
 		t.Errorf("%s: cached Declared differs from uncached (-uncached +cached):\n%s", clusterKey(fresh), diff)

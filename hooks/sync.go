@@ -11,6 +11,8 @@ import (
 	"github.com/memgraph-hooks/memgraph-hooks/topology"
 )
 
+// handleSync runs one sync pass: read (decode and observe the request), plan and act (pass),
+// report (render the children and the status).
 func (h *handler) handleSync(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
 	dryRun, err := syncDryRun(r.URL.RawQuery)
@@ -18,7 +20,7 @@ func (h *handler) handleSync(w http.ResponseWriter, r *http.Request) {
 		h.fail(w, "sync", err)
 		return
 	}
-	parent, work, err := decodeSync(r, h.parents)
+	parent, obs, err := decodeSync(r, h.parents)
 	if err != nil {
 		h.fail(w, "sync", err)
 		return
@@ -27,10 +29,10 @@ func (h *handler) handleSync(w http.ResponseWriter, r *http.Request) {
 	h = h.forCluster(cluster) // from here on every log line names the cluster
 	ctx, cancel := context.WithTimeout(withClusterLog(r.Context(), cluster), h.cfg.SyncBudget)
 	defer cancel()
-	out := h.pass(ctx, parent, work, dryRun)
+	out := h.pass(ctx, h.passInput(parent, &obs, dryRun))
 	answer := answerBuffers.Get().(*[]byte)
 	defer recycleAnswer(answer) // written out by writeEncoded before it returns
-	resp, verdicts, err := render(*answer, parent, work, out, h.lastOperation(cluster, out), h.cfg.Now())
+	resp, verdicts, err := render(*answer, parent, &obs, out, h.lastOperation(cluster, out), h.cfg.Now())
 	*answer = resp
 	if err != nil {
 		h.fail(w, "sync", badRequestf("rendering children: %v", err))
@@ -43,165 +45,217 @@ func (h *handler) handleSync(w http.ResponseWriter, r *http.Request) {
 	h.writeEncoded(w, "sync", http.StatusOK, resp)
 }
 
-// pass runs one sync pass. Hibernation comes first: while it hibernates or wakes the cluster,
-// nothing else runs (no plan, no Bolt write; the rollout only reports, see
-// planner.HibernationRollout). Otherwise the ordinary stages run (reconcile),
-// which a pause ends before any write. A paused pass's children are returned frozen (render).
-func (h *handler) pass(ctx context.Context, p *admittedParent, work workloads, dryRun bool) planner.Outcome {
-	c := p.cluster
-	d := p.declare(work.current)
-	paused, _ := c.Paused()
-	coordinatorHash, dataHash := p.templateHashes()
-	w := work.rolloutWorkloads(c, coordinatorHash, dataHash, h.cfg.Now())
-	step, view := h.hibernation(ctx, c, work, w, d)
+// passInput is what every stage of a pass reads: the admitted cluster, the observation, the
+// members declared for it, and the rollout's view of the StatefulSets.
+type passInput struct {
+	cluster   *topology.Cluster
+	obs       *observation
+	declared  topology.Declared
+	workloads *planner.Workloads
+	held      topology.Replicas // the replica counts returned while no plan stands (planner.Hold)
+	dryRun    bool
+	paused    bool
+	unviewed  *planner.RolloutStep // rolloutWithoutView, once planned
+}
+
+func (h *handler) passInput(p *admittedParent, obs *observation, dryRun bool) *passInput {
+	d := p.declare(obs.current)
+	paused, _ := p.cluster.Paused()
+	return &passInput{cluster: p.cluster, obs: obs, declared: d, dryRun: dryRun, paused: paused,
+		workloads: obs.rolloutWorkloads(p.cluster, p.templateHashes(), h.cfg.Now()),
+		// Unobserved, nothing changes: not even the widened retiring range may grow a StatefulSet.
+		held: planner.Hold(d, obs.returned),
+	}
+}
+
+// rolloutWithoutView is the rollout's step planned on the StatefulSets alone, at the held
+// replica counts: what a pass reports when it ends before a plan stands on a view of the cluster.
+func (in *passInput) rolloutWithoutView() planner.RolloutStep {
+	if in.unviewed == nil {
+		step := planner.PlanRollout(planner.RolloutInput{Declared: in.declared, Replicas: in.held, Workloads: *in.workloads})
+		in.unviewed = &step
+	}
+	return *in.unviewed
+}
+
+// pass plans and acts. Hibernation comes first: while it hibernates or wakes the cluster, nothing
+// else runs (no plan, no Bolt write; the rollout only reports, see planner.HibernationRollout).
+// Otherwise the ordinary stages run (reconcile), which a pause ends before any write. A paused
+// pass's children are returned as observed (render).
+func (h *handler) pass(ctx context.Context, in *passInput) planner.Outcome {
+	step, view := h.hibernation(ctx, in)
 	var out planner.Outcome
 	if step.InCharge {
-		out = planner.Outcome{Declared: d, DryRun: dryRun, Replicas: step.Replicas}
-		out.Rollout = planner.HibernationRollout(step, planner.RolloutInput{Declared: d, Replicas: step.Replicas, Workloads: *w})
+		out = planner.Outcome{Declared: in.declared, DryRun: in.dryRun, Replicas: step.Replicas,
+			Rollout: planner.HibernationRollout(step, planner.RolloutInput{Declared: in.declared, Replicas: step.Replicas, Workloads: *in.workloads})}
 		if view != nil {
-			out.Latest = *view
-			out.Now = planner.Plan(d, planner.Observe(view.Instances, nil, work.current)).Progress
+			out.Latest, out.Progress = *view, planner.Decide(in.declared, planner.Observe(view.Instances, nil, in.obs.current)).Progress
 		}
 	} else {
-		out = h.reconcile(ctx, p, work, w, dryRun, paused)
+		out = h.reconcile(ctx, in)
 	}
-	out.Paused, out.Hibernation = paused, step
+	out.Paused, out.Hibernation = in.paused, step
 	return out
 }
 
-// reconcile runs one pass's stages within ctx's budget — the gates, leader discovery, the plan
-// on the view found, and (on the leader, unless dryRun) its execution — and records each one's
-// result in the outcome; the first stage that cannot go on ends the pass. Every decision is the
-// planner's: this only reads, asks it, and acts. The outcome always carries the rollout's step,
-// whose partitions the response returns: the plan's, or, when no plan stood on a view of the
-// cluster, one that releases no pod.
-//
-// A paused pass stops once it has planned on the discovery view: it reports, never writes.
-func (h *handler) reconcile(ctx context.Context, p *admittedParent, work workloads, w *planner.Workloads, dryRun, paused bool) planner.Outcome {
-	out := h.stages(ctx, p, work, w, dryRun, paused)
-	if out.Rollout.Reason == "" {
-		out.Rollout = out.Plan.Rollout
-	}
-	if out.Rollout.Reason == "" {
-		out.Rollout = planner.PlanRollout(planner.RolloutInput{Declared: out.Declared, Replicas: out.Replicas, Workloads: *w})
-	}
-	return out
-}
-
-func (h *handler) stages(ctx context.Context, p *admittedParent, work workloads, w *planner.Workloads, dryRun, paused bool) planner.Outcome {
-	c := p.cluster
-	d := p.declare(work.current)
-	out := planner.Outcome{
-		Declared: d, DryRun: dryRun, WorkloadsSettled: work.atDeclared(d),
-		// Unobserved, nothing changes: not even the widened retiring range may grow a StatefulSet.
-		Replicas: planner.Hold(d, work.specReplicas),
-	}
-	conn, problem := h.connector(work.tls)
+// reconcile runs the ordinary stages within ctx's budget and combines what each returns into the
+// pass's outcome: the gates, leader discovery, then either the rollout alone on the
+// leader while pods are down mid-rollout (rolloutOnLeader), or the plan on the view discovery
+// found, which ends a paused or settled pass, else the plan on the leader and its execution
+// (onLeader). The first stage that cannot go on ends the pass. Every decision is the planner's:
+// this only reads, asks it, and acts. The outcome always carries the rollout's step, whose
+// partitions the response returns: the plan's, or, when no plan stood on a view of the cluster,
+// one planned on the StatefulSets alone.
+func (h *handler) reconcile(ctx context.Context, in *passInput) (out planner.Outcome) {
+	out = planner.Outcome{Declared: in.declared, DryRun: in.dryRun, Replicas: in.held,
+		WorkloadsSettled: in.obs.atDeclared(in.declared)}
+	defer func() { out.Rollout = rolloutOf(in, out) }()
+	// The gates before any Bolt query: spec.tls can be honoured, and the declared pods are Ready
+	// — or some are not because a rollout is replacing them.
+	conn, problem := h.connector(in.obs.tls)
 	if out.TLSProblem = problem; problem != "" {
 		return out
 	}
-	out.WaitingPods = work.unreadyPods(d)
-	rolling := len(out.WaitingPods) > 0 &&
-		planner.PlanRollout(planner.RolloutInput{Declared: d, Replicas: out.Replicas, Workloads: *w}).InProgress()
+	out.WaitingPods = in.obs.unreadyPods(in.declared)
+	rolling := len(out.WaitingPods) > 0 && in.rolloutWithoutView().InProgress()
 	if len(out.WaitingPods) > 0 && !rolling {
 		return out
 	}
-	unlock, err := h.locks.lock(ctx, c.Namespace()+"/"+c.Name())
+	unlock, err := h.locks.lock(ctx, in.cluster.Namespace()+"/"+in.cluster.Name())
 	if err != nil {
 		return out // the budget ran out before any coordinator was asked
 	}
 	defer unlock()
-
-	if out.Discovery = discover(ctx, conn, d); !out.Discovery.Found() {
+	if out.Discovery = discover(ctx, conn, in.declared); !out.Discovery.Found() {
 		return out
 	}
 	if rolling {
-		// A pod is not Ready in the middle of a rollout: nothing is planned, but the rollout
-		// reads the leader (to know whom a pod already down belongs to) and reports the step.
-		rolloutOnLeader(ctx, conn, work.current, w, &out)
+		out.Latest, out.Progress, out.Rollout = rolloutOnLeader(ctx, conn, in, out.Discovery.View)
 		return out
 	}
-	view := out.Discovery.View
-	observed := planner.Observe(view.Instances, nil, work.current)
-	observed.Workloads = w
-	plan := planner.Plan(d, observed)
-	out.Latest, out.Now = view, plan.Progress
-	if paused || planner.Settled(plan, view, out.Replicas) {
-		out.Plan, out.Replicas = plan, plan.Replicas
+	found := planOn(in, out.Discovery.View)
+	out.Latest, out.Progress = found.view, found.plan.Progress
+	if in.paused || planner.Settled(found.plan, found.view, in.held) {
+		out.Plan, out.Replicas = found.plan, found.plan.Replicas
 		return out
 	}
-	h.onLeader(ctx, conn, catchUpReader{conn: conn, auth: work.auth}, work.current, w, &out)
+	led := h.onLeader(ctx, conn, in, out.Discovery.View)
+	out.LeaderErr, out.LeaderNotReady = led.err, led.notReady
+	if led.planned {
+		out.Plan, out.Replicas, out.Execution = led.plan, led.plan.Replicas, led.execution
+	}
+	if led.latest.Leader != "" {
+		out.Latest, out.Progress = led.latest, led.progress
+	}
 	return out
 }
 
+// rolloutOf is the pass's rollout step: the one a stage planned, the plan's, or the one planned on
+// the StatefulSets alone.
+func rolloutOf(in *passInput, out planner.Outcome) planner.RolloutStep {
+	switch {
+	case out.Rollout.Reason != "":
+		return out.Rollout
+	case out.Plan.Rollout.Reason != "":
+		return out.Plan.Rollout
+	case out.Replicas == in.held:
+		return in.rolloutWithoutView()
+	}
+	return planner.PlanRollout(planner.RolloutInput{Declared: in.declared, Replicas: out.Replicas, Workloads: *in.workloads})
+}
+
+// reading is a view of the cluster and the plan made on it.
+type reading struct {
+	view     planner.View
+	observed planner.Observed
+	plan     planner.Plan
+}
+
+// planOn plans on view, with the rollout.
+func planOn(in *passInput, view planner.View) reading {
+	observed := planner.Observe(view.Instances, nil, in.obs.current)
+	observed.Workloads = in.workloads
+	return reading{view: view, observed: observed, plan: planner.Decide(in.declared, observed)}
+}
+
 // rolloutOnLeader plans the rollout alone on the leader's own table, for a pass whose pods are
-// not all Ready: it runs no step and returns the replica counts it held.
-func rolloutOnLeader(ctx context.Context, conn memgraph.Connector, current topology.Replicas, w *planner.Workloads, out *planner.Outcome) {
-	lv, err := leaderView(ctx, conn, out.Declared, out.Discovery.View)
+// not all Ready: it runs no step, and returns the leader's view, the progress it shows and the
+// rollout's step (zero when the leader cannot be read or is not ready).
+func rolloutOnLeader(ctx context.Context, conn memgraph.Connector, in *passInput, found planner.View) (planner.View, planner.Progress, planner.RolloutStep) {
+	lv, err := leaderView(ctx, conn, in.declared, found)
 	if err != nil {
-		return
+		return planner.View{}, planner.Progress{}, planner.RolloutStep{}
 	}
 	if _, leadership := planner.ReadLeadership(lv.Instances); leadership != planner.LeaderReady {
-		return
+		return planner.View{}, planner.Progress{}, planner.RolloutStep{}
 	}
-	observed := planner.Observe(lv.Instances, nil, current)
-	out.Latest, out.Now = lv, planner.Plan(out.Declared, observed).Progress
-	out.Rollout = planner.PlanRollout(planner.RolloutInput{
-		Declared: out.Declared, Replicas: out.Replicas, Workloads: *w, Cluster: &observed,
+	observed := planner.Observe(lv.Instances, nil, in.obs.current)
+	return lv, planner.Decide(in.declared, observed).Progress, planner.PlanRollout(planner.RolloutInput{
+		Declared: in.declared, Replicas: in.held, Workloads: *in.workloads, Cluster: &observed,
 	})
 }
 
-// onLeader re-reads the cluster on the leader (writes go there, and the plan must rest on the
-// authoritative table), reads the catch-up proofs when a MAIN handover may be due (SHOW
-// REPLICATION LAG on the leader, SHOW REPLICAS on the MAIN), plans, executes, and, when a step
-// ran, reads the cluster once more to report what the steps changed.
-func (h *handler) onLeader(ctx context.Context, conn memgraph.Connector, catchUp catchUpReader, current topology.Replicas,
-	w *planner.Workloads, out *planner.Outcome) {
-	d := out.Declared
-	lv, err := leaderView(ctx, conn, d, out.Discovery.View)
-	if err != nil {
-		out.LeaderErr = err
-		return
-	}
-	if _, leadership := planner.ReadLeadership(lv.Instances); leadership == planner.LeaderNotReady {
-		out.LeaderNotReady = lv.Leader // its table is no evidence: plan nothing
-		return
-	}
-	observed := planner.Observe(lv.Instances, nil, current)
-	observed.Workloads = w
-	client := conn.Client(lv.Coordinator.BoltServer)
-	if planner.NeedsCatchUpReads(d, observed) {
-		lag, err := client.ShowReplicationLag(ctx)
-		if err != nil {
-			out.LeaderErr = fmt.Errorf("SHOW REPLICATION LAG on %s: %w", lv.Coordinator.Name, err)
-			out.Latest, out.Now = lv, planner.Plan(d, observed).Progress
-			return
-		}
-		observed.Lag = lag
-		observed.Replicas = catchUp.read(ctx, lv.Instances)
-	}
-	out.Plan = planner.Plan(d, observed)
-	out.Replicas, out.Latest, out.Now = out.Plan.Replicas, lv, out.Plan.Progress
-	if out.DryRun || len(out.Plan.Commands) == 0 {
-		return
-	}
-	x := executor{client: client, catchUp: catchUp, declared: d, current: current, workloads: w, log: h.log, count: h.countCommand}
-	out.Execution = x.execute(ctx, out.Plan.Commands)
-	if len(out.Execution.Ran) > 0 && ctx.Err() == nil {
-		reread(ctx, client, lv.Coordinator, current, out)
-	}
+// leaderPass is what the stage on the leader returns: the plan it stood on and what executing it
+// achieved, the latest view it read and its progress, or why it could not plan.
+type leaderPass struct {
+	planned   bool
+	plan      planner.Plan
+	execution planner.Execution
+	latest    planner.View
+	progress  planner.Progress
+	err       error  // reading the leader's table or its replication lag failed
+	notReady  string // the leader answered from its local Raft copy: plan nothing
 }
 
-// reread reports what the cluster looks like after the steps, not what it looked like before
-// the pass. After a yield the old leader may name no leader yet, and after a FORCE RESET it may
-// not be ready yet (its table says nothing about the instances): then the pre-pass view stands.
-func reread(ctx context.Context, client memgraph.Client, leader topology.Coordinator, current topology.Replicas, out *planner.Outcome) {
+// onLeader re-reads the cluster on the leader (writes go there, and the plan must rest on the
+// authoritative table), plans, and when the plan needs the catch-up proofs (a MAIN handover may
+// be due) reads them — SHOW REPLICATION LAG on the leader, SHOW REPLICAS on the MAIN — and plans
+// again with them. Unless a dry run, it executes the plan and, when a step ran, reads the cluster
+// once more to report what the steps changed.
+func (h *handler) onLeader(ctx context.Context, conn memgraph.Connector, in *passInput, found planner.View) leaderPass {
+	lv, err := leaderView(ctx, conn, in.declared, found)
+	if err != nil {
+		return leaderPass{err: err}
+	}
+	if _, leadership := planner.ReadLeadership(lv.Instances); leadership == planner.LeaderNotReady {
+		return leaderPass{notReady: lv.Leader} // its table is no evidence: plan nothing
+	}
+	read := planOn(in, lv)
+	client := conn.Client(lv.Coordinator.BoltServer)
+	catchUp := catchUpReader{conn: conn, auth: in.obs.auth}
+	if read.plan.NeedsCatchUpReads {
+		lag, err := client.ShowReplicationLag(ctx)
+		if err != nil {
+			return leaderPass{latest: lv, progress: read.plan.Progress,
+				err: fmt.Errorf("SHOW REPLICATION LAG on %s: %w", lv.Coordinator.Name, err)}
+		}
+		read.observed.Lag, read.observed.Replicas = lag, catchUp.read(ctx, lv.Instances)
+		read.plan = planner.Decide(in.declared, read.observed)
+	}
+	led := leaderPass{planned: true, plan: read.plan, latest: lv, progress: read.plan.Progress}
+	if in.dryRun || len(read.plan.Commands) == 0 {
+		return led
+	}
+	x := executor{client: client, catchUp: catchUp, declared: in.declared, current: in.obs.current, workloads: in.workloads,
+		log: h.log, count: h.countCommand}
+	led.execution = x.execute(ctx, read.plan.Commands)
+	if len(led.execution.Ran) > 0 && ctx.Err() == nil {
+		if after, ok := reread(ctx, client, lv.Coordinator); ok {
+			led.latest, led.progress = after, planner.Decide(in.declared, planner.Observe(after.Instances, nil, in.obs.current)).Progress
+		}
+	}
+	return led
+}
+
+// reread is the leader's table after the steps, to report what the cluster looks like after them,
+// not before the pass. After a yield the old leader may name no leader yet, and after a FORCE
+// RESET it may not be ready yet (its table says nothing about the instances): then ok is false
+// and the view before the steps stands.
+func reread(ctx context.Context, client memgraph.Client, leader topology.Coordinator) (planner.View, bool) {
 	rows, err := client.ShowInstances(ctx)
 	if err != nil {
-		return
+		return planner.View{}, false
 	}
-	if _, leadership := planner.ReadLeadership(rows); leadership == planner.LeaderReady {
-		out.Latest = planner.NewView(leader, rows)
-		out.Now = planner.Plan(out.Declared, planner.Observe(rows, nil, current)).Progress
-	}
+	_, leadership := planner.ReadLeadership(rows)
+	return planner.NewView(leader, rows), leadership == planner.LeaderReady
 }

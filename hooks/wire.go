@@ -2,13 +2,16 @@ package hooks
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"net/http"
+	"reflect"
 	"sort"
 	"strconv"
+	"strings"
 
 	kjson "sigs.k8s.io/json"
 
@@ -19,38 +22,20 @@ import (
 // docs/src/api/compositecontroller.md). Identity is always read from each object's metadata,
 // never from map keys, so hook versions v1 ("name") and v2 ("namespace/name") are both accepted.
 
-// object is one Kubernetes object as JSON.
-type object = map[string]any
-
-// syncRequest is the part of the body Metacontroller POSTs to the sync hook that the hook reads.
-// The request also carries "controller" (the CompositeController) and "finalizing" (always false:
-// no finalize hook is configured); like any other field the hook has no use for, they are not
+// syncRequest is the part of the body Metacontroller POSTs to the sync hook that the hook reads,
+// decoded once (decodeRequest): every child and related object straight into the fields the hook
+// reads of it (object). The request also carries "controller" and "finalizing" (always false: no
+// finalize hook is configured); like any other field the hook has no use for, they are not
 // decoded.
 type syncRequest struct {
-	Parent   json.RawMessage              `json:"parent"`
-	Children map[string]map[string]object `json:"children"`
-	Related  map[string]map[string]object `json:"related"`
-	// scanned is the body when the scan (decodeTyped) decoded it, keeping only the fields the
-	// readers read; nil when it was decoded whole.
-	scanned []byte
-	// pods are the Pods among the related objects, by key (podEntries): the scan's, or read
-	// from Related once podsRead.
-	pods     []podEntry
-	podsRead bool
+	Parent   json.RawMessage `json:"parent"`
+	Children objectGroups    `json:"children"`
+	Related  objectGroups    `json:"related"`
 }
 
-// whole is the request with every field of every child and related object: itself unless it
-// was scanned.
-func (req *syncRequest) whole() (*syncRequest, error) {
-	if req.scanned == nil {
-		return req, nil
-	}
-	var whole syncRequest
-	if err := decodeBody(req.scanned, &whole); err != nil {
-		return nil, err
-	}
-	return &whole, nil
-}
+// objectGroups are the objects of a request by type ("StatefulSet.apps/v1") and key; a null
+// object is nil.
+type objectGroups map[string]map[string]*object
 
 // syncResponse is the sync hook's answer. Children is a JSON array, never null and never
 // holding a null.
@@ -121,30 +106,13 @@ func badRequestf(format string, args ...any) error {
 	return &badRequest{msg: fmt.Sprintf(format, args...)}
 }
 
-// decodeJSON decodes one JSON document from r into v, naming the problem on failure. Field
-// names are matched case-sensitively, as the API server matches them: {"Parent": …} is an unknown
-// field, not the parent, and a later "PARENT" cannot replace "parent". Numbers inside objects
-// decode as int64 when they are integers and float64 otherwise, so a count is never rounded.
-func decodeJSON(r io.Reader, v any) error {
-	body, err := readBody(r, 0)
-	if err != nil {
-		return err
-	}
-	return decodeBody(body, v)
-}
-
 // maxBodyPresize bounds the buffer a request's Content-Length may reserve before its body
 // arrives.
 const maxBodyPresize = 1 << 20
 
-// readBody reads a request body that is not empty, into a buffer of the size the request
+// readBody reads a request body that is not empty into buf, presized to what the request
 // announced (size; 0 when unknown), so that reading it costs one allocation, not a series.
-func readBody(r io.Reader, size int64) ([]byte, error) {
-	return readBodyInto(new(bytes.Buffer), r, size)
-}
-
-// readBodyInto is readBody into buf, whose bytes the body then is.
-func readBodyInto(buf *bytes.Buffer, r io.Reader, size int64) ([]byte, error) {
+func readBody(buf *bytes.Buffer, r io.Reader, size int64) ([]byte, error) {
 	buf.Grow(int(min(max(size, 0), maxBodyPresize)) + bytes.MinRead)
 	_, err := buf.ReadFrom(r)
 	body := buf.Bytes()
@@ -161,93 +129,175 @@ func readBodyInto(buf *bytes.Buffer, r io.Reader, size int64) ([]byte, error) {
 	return body, nil
 }
 
-// decodeBody is decodeJSON of a body already read.
+// decodeBody decodes one JSON document into v with sigs.k8s.io/json, as the API server decodes:
+// field names are matched case-sensitively ({"Parent": …} is an unknown field, not the parent,
+// and a later "PARENT" cannot replace "parent"), and integers are never rounded.
 func decodeBody(body []byte, v any) error {
-	dec := json.NewDecoder(bytes.NewReader(body))
-	var doc json.RawMessage
-	if err := dec.Decode(&doc); err != nil {
-		return badRequestf("request body is not a valid hook request: %s", describeJSONError(err))
+	err := kjson.UnmarshalCaseSensitivePreserveInts(body, v)
+	if err == nil {
+		return nil
 	}
-	if dec.More() {
-		return badRequestf("request body holds more than one JSON document")
+	if syntax, offset := kjson.SyntaxErrorOffset(err); syntax {
+		if strings.Contains(err.Error(), "after top-level value") {
+			return badRequestf("request body holds more than one JSON document")
+		}
+		return badRequestf("request body is not a valid hook request: malformed JSON at byte %d: %s", offset, topology.Clip(err.Error()))
 	}
-	if err := kjson.UnmarshalCaseSensitivePreserveInts(doc, v); err != nil {
-		return badRequestf("request body is not a valid hook request: %s", describeJSONError(err))
-	}
-	return nil
-}
-
-func describeJSONError(err error) string {
 	var typeErr *json.UnmarshalTypeError
 	if errors.As(err, &typeErr) {
-		field := typeErr.Field
-		if field == "" {
-			field = "(top level)"
-		}
-		return fmt.Sprintf("field %s: expected %s, got JSON %s", topology.Clip(field), typeErr.Type, topology.Clip(typeErr.Value))
+		field := cmp.Or(typeErr.Field, "(top level)")
+		return badRequestf("request body is not a valid hook request: field %s: expected %s, got JSON %s",
+			topology.Clip(field), typeErr.Type, topology.Clip(typeErr.Value))
 	}
-	var syntaxErr *json.SyntaxError
-	if errors.As(err, &syntaxErr) {
-		return fmt.Sprintf("malformed JSON at byte %d: %v", syntaxErr.Offset, syntaxErr)
-	}
-	return topology.Clip(err.Error())
+	return badRequestf("request body is not a valid hook request: %s", topology.Clip(err.Error()))
 }
 
 // entry is one object of a request and the key it was sent under.
 type entry struct {
 	key string
-	obj object
+	obj *object
 }
 
-// objectsOf returns the objects of one child/related type in a stable order (by their keys,
-// namespace/name), each checked to carry metadata.name.
-func objectsOf(group map[string]map[string]object, typeKey, what string) ([]entry, error) {
-	entries := group[typeKey]
-	keys := make([]string, 0, len(entries))
-	for k := range entries {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	out := make([]entry, 0, len(keys))
-	for _, k := range keys {
-		obj := entries[k]
-		if obj == nil {
+// entries are the objects of one child or related type in a stable order (by their keys,
+// namespace/name), each checked to be an object with metadata.name.
+func entries(groups objectGroups, what, typeKey string) ([]entry, error) {
+	keys := sortedKeys(groups[typeKey])
+	out := make([]entry, len(keys))
+	for i, k := range keys {
+		obj := groups[typeKey][k]
+		switch {
+		case obj == nil:
 			return nil, badRequestf("%s is null: expected an object", entryPath(what, typeKey, k))
-		}
-		if _, ok := obj["metadata"].(map[string]any); !ok || metaString(obj, "name") == "" {
+		case obj.Metadata.Name == "":
 			return nil, badRequestf("%s has no metadata.name", entryPath(what, typeKey, k))
 		}
-		out = append(out, entry{key: k, obj: obj})
+		out[i] = entry{key: k, obj: obj}
 	}
 	return out, nil
 }
 
-// named is the error of a reader that failed on the entry when it was read without its path
-// (""): the reader runs again naming the entry. Readers are pure and only spell a path out in
-// their errors, so a sync does not build the path of every field it reads.
-func (e entry) named(what, typeKey string, unnamed error, read func(path string) error) error {
-	if err := read(entryPath(what, typeKey, e.key)); err != nil {
-		return err
-	}
-	return unnamed
+// rawGroups are the children and related objects of a request as sent.
+type rawGroups struct {
+	Children map[string]map[string]json.RawMessage `json:"children"`
+	Related  map[string]map[string]json.RawMessage `json:"related"`
 }
 
-// indexPath is path+field+"[i]", "" when path is (a read that names nothing, entry.named).
-func indexPath(path, field string, i int) string {
-	if path == "" {
-		return ""
+// locate names the JSON path of a value of the wrong type among the children and related
+// objects, which the decode of the whole request spells without the map keys
+// ("children.spec.replicas"): each object is decoded again on its own, under its path. It is nil
+// when no object holds one.
+func locate(body []byte) error {
+	var raw rawGroups
+	if kjson.UnmarshalCaseSensitivePreserveInts(body, &raw) != nil {
+		return nil
 	}
-	return path + field + "[" + strconv.Itoa(i) + "]"
+	for _, g := range []struct {
+		what   string
+		groups map[string]map[string]json.RawMessage
+	}{{"children", raw.Children}, {"related", raw.Related}} {
+		for _, typeKey := range sortedKeys(g.groups) {
+			for _, key := range sortedKeys(g.groups[typeKey]) {
+				if err := decodeTyped(g.groups[typeKey][key], entryPath(g.what, typeKey, key), new(*objectOf[list[container], list[podCondition]])); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return nil
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// decodeTyped decodes raw, the object at path, into v, naming the path of a value of the wrong
+// type in the error.
+func decodeTyped(raw []byte, path string, v any) error {
+	err := kjson.UnmarshalCaseSensitivePreserveInts(raw, v)
+	var typeErr *json.UnmarshalTypeError
+	switch {
+	case err == nil:
+		return nil
+	case errors.As(err, &typeErr):
+		return badRequestf("%s must be %s, got %s", joinPath(path, typeErr.Field), expected(typeErr.Type), got(typeErr.Value))
+	}
+	return badRequestf("%s: %s", path, topology.Clip(err.Error()))
+}
+
+// joinPath appends a decoder's field path ("status.conditions.[0].type", list indices spelled
+// by list.UnmarshalJSON) to path.
+func joinPath(path, field string) string {
+	field = strings.ReplaceAll(field, ".[", "[")
+	switch {
+	case field == "":
+		return path
+	case field[0] == '[':
+		return path + field
+	}
+	return path + "." + field
+}
+
+// expected names what a Go type of the typed objects accepts.
+func expected(t reflect.Type) string {
+	switch t.Kind() {
+	case reflect.Int32:
+		return fmt.Sprintf("an integer between 0 and %d", int32(1<<31-1))
+	case reflect.Int64:
+		return fmt.Sprintf("an integer between 0 and %d", int64(1<<63-1))
+	case reflect.String:
+		return "a string"
+	case reflect.Slice:
+		return "a list"
+	case reflect.Pointer:
+		return expected(t.Elem())
+	}
+	return "an object"
+}
+
+// got names the JSON value a decoder refused: a number by its value (bounded), anything else
+// by its kind.
+func got(value string) string {
+	if number, ok := strings.CutPrefix(value, "number "); ok {
+		if _, err := strconv.ParseInt(number, 10, 64); err == nil {
+			return topology.Clip(number)
+		}
+		if f, err := strconv.ParseFloat(number, 64); err == nil {
+			return strconv.FormatFloat(f, 'g', -1, 64)
+		}
+		return topology.Clip(number)
+	}
+	return map[string]string{"string": "a string", "number": "a number", "bool": "a boolean", "array": "a list", "object": "an object"}[value]
+}
+
+// list is a JSON list whose decode errors name the element's index.
+type list[T any] []T
+
+func (l *list[T]) UnmarshalJSON(raw []byte) error {
+	err := kjson.UnmarshalCaseSensitivePreserveInts(raw, (*[]T)(l))
+	var elems []json.RawMessage
+	if err == nil || kjson.UnmarshalCaseSensitivePreserveInts(raw, &elems) != nil {
+		return err
+	}
+	for i, elem := range elems {
+		var v T
+		if elemErr := kjson.UnmarshalCaseSensitivePreserveInts(elem, &v); elemErr != nil {
+			var typeErr *json.UnmarshalTypeError
+			if errors.As(elemErr, &typeErr) {
+				typeErr.Field = joinPath("["+strconv.Itoa(i)+"]", typeErr.Field)
+			}
+			return elemErr
+		}
+	}
+	return err
 }
 
 // entryPath names one object of a request, e.g. children["StatefulSet.apps/v1"]["ns/name"], with
 // both keys bounded.
 func entryPath(what, typeKey, key string) string {
 	return fmt.Sprintf("%s[%q][%q]", what, topology.Clip(typeKey), topology.Clip(key))
-}
-
-func metaString(obj object, key string) string {
-	meta, _ := obj["metadata"].(map[string]any)
-	s, _ := meta[key].(string)
-	return s
 }

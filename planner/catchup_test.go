@@ -117,7 +117,7 @@ func TestNoShowReplicasNoHandover(t *testing.T) {
 	d := preferring(declared(3, 3, 3, 3), "instance_1")
 	o := Observed{Instances: rows(coords(3, 1), one(mainRow(0), replica(1), replica(2))), Leader: "coordinator_1",
 		Current: replicas(3, 3), Lag: lag(9, caughtUp(0, 1, 2))}
-	got := Plan(d, o)
+	got := Decide(d, o)
 	want := "switchover of MAIN from instance_0 to the preferred instance_1 waits: SHOW REPLICAS was not read on MAIN instance_0"
 	if len(got.Commands) != 0 || got.Progress.SwitchoverPending != want {
 		t.Errorf("commands %v, pending %q; want none and %q", queries(got.Commands), got.Progress.SwitchoverPending, want)

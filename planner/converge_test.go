@@ -166,7 +166,7 @@ func converge(t *testing.T, c *cluster, want, current topology.Replicas) {
 			o.Lag = c.lagRows()
 			o = reported(o)
 		}
-		res := Plan(d, o)
+		res := Decide(d, o)
 		for _, cmd := range res.Commands {
 			if err := c.apply(cmd); err != nil {
 				t.Fatalf("pass %d: %s: %v", pass, cmd, err)

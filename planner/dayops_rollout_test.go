@@ -65,7 +65,7 @@ func TestPlanDayTwoWithARollout(t *testing.T) {
 		partitions: partitions(3, 3), switchover: true,
 	}} {
 		t.Run(tc.name, func(t *testing.T) {
-			got := Plan(tc.in.Declared, withWorkloads(tc.in))
+			got := Decide(tc.in.Declared, withWorkloads(tc.in))
 			if diff := cmp.Diff(tc.commands, queries(got.Commands), cmpopts.EquateEmpty()); diff != "" {
 				t.Errorf("commands (-want +got):\n%s", diff)
 			}

@@ -146,7 +146,7 @@ func CheckLeaderView(named string, lv View) error {
 // leader: nothing to do, no handover due (its lag is the leader's to serve), and, when v is a
 // follower's, no StatefulSet shrinking below held and no rollout in progress (a shrink and a
 // pod's release rest only on the leader's own table).
-func Settled(r Result, v View, held topology.Replicas) bool {
+func Settled(r Plan, v View, held topology.Replicas) bool {
 	shrinks := r.Replicas.Coordinators < held.Coordinators || r.Replicas.DataInstances < held.DataInstances
 	return len(r.Commands) == 0 && !r.NeedsCatchUpReads && (v.FromLeader() || !shrinks && !r.Rollout.InProgress())
 }

@@ -156,7 +156,7 @@ func TestSettled(t *testing.T) {
 			d := declared(tc.d[0], tc.d[1], tc.d[2], tc.d[3])
 			o := Observe(tc.rows, nil, replicas(tc.d[2], tc.d[3]))
 			v := NewView(testNet.Coordinator(tc.asked), tc.rows)
-			if got := Settled(Plan(d, o), v, replicas(tc.held[0], tc.held[1])); got != tc.settle {
+			if got := Settled(Decide(d, o), v, replicas(tc.held[0], tc.held[1])); got != tc.settle {
 				t.Errorf("Settled = %v, want %v", got, tc.settle)
 			}
 		})

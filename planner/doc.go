@@ -45,7 +45,7 @@
 //   - Converged clusters get no commands.
 //   - A leader that is not ready (it reports its own health unknown: just elected, or running a
 //     FORCE RESET) answers its local Raft copy with every health unknown and refuses every write
-//     ("leader couldn't be found"). Such a view is no evidence about any instance: Plan plans
+//     ("leader couldn't be found"). Such a view is no evidence about any instance: Decide plans
 //     nothing on it and holds the StatefulSets (Progress.LeaderNotReady); ReadLeadership lets the
 //     hook treat it as "no leader yet".
 //
@@ -117,7 +117,7 @@
 // across 3.9 are not rolled (DowngradeRefused, UpgradeNeedsMigration).
 //
 // A change of a role's pod template rolls its pods one at a time through the StatefulSet's
-// rollingUpdate.partition, which PlanRollout decides on every pass (and Plan includes when
+// rollingUpdate.partition, which PlanRollout decides on every pass (and Decide includes when
 // Observed.Workloads is set): data instances, then coordinators, each highest index first; the
 // next pod only once every pod replaced so far is Ready, registered, up and caught up and the
 // rest of the cluster is whole; MAIN handed over (the same Handover as a retirement, re-planned
@@ -205,7 +205,7 @@
 //     proven to serve (UnprovenByInstances, UnprovenByLag).
 //   - What the status says (Verdict): the pass's stage results (Outcome) ranked into Ready and
 //     Converged with a reason, a message and a resync delay, and Updated from the rollout's step.
-//     What the steps changed is judged on the table read after them (Outcome.Now), what the plan
+//     What the steps changed is judged on the table read after them (Outcome.Progress), what the plan
 //     set out to do on the plan.
 //
 // Commands are values (Command, with a Kind for metrics); the hook's executor only maps each to

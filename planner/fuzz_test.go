@@ -41,12 +41,12 @@ func FuzzPlan(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		in := decodeObservation(data)
-		res := planner.Plan(in.declared, in.observed)
-		if again := planner.Plan(in.declared, in.observed); !samePlan(res, again) {
+		res := planner.Decide(in.declared, in.observed)
+		if again := planner.Decide(in.declared, in.observed); !samePlan(res, again) {
 			t.Fatalf("two plans of one input differ:\n%s\n%s", describe(res), describe(again))
 		}
 		if want := planner.NeedsCatchUpReads(in.declared, in.observed); res.NeedsCatchUpReads != want {
-			t.Errorf("Result.NeedsCatchUpReads %v, NeedsCatchUpReads %v", res.NeedsCatchUpReads, want)
+			t.Errorf("Plan.NeedsCatchUpReads %v, NeedsCatchUpReads %v", res.NeedsCatchUpReads, want)
 		}
 		for _, v := range violations(in, res) {
 			t.Errorf("%s", v)
@@ -178,7 +178,7 @@ func decodeObservation(data []byte) fuzzInput {
 	if r.next(3) != 2 {
 		in.observed.Lag = lagRows(r, in.observed.Instances)
 	}
-	if r.next(8) != 7 { // the hook always knows the workloads; without them Plan plans no rollout
+	if r.next(8) != 7 { // the hook always knows the workloads; without them Decide plans no rollout
 		in.observed.Workloads = workloads(r, declared, current)
 	}
 	in.observed.Replicas = replicasEvidence(r, in.observed)
@@ -306,12 +306,12 @@ func lagRows(r *byteReader, rows []memgraph.Instance) []memgraph.InstanceLag {
 	return lag
 }
 
-func samePlan(a, b planner.Result) bool {
+func samePlan(a, b planner.Plan) bool {
 	return describe(a) == describe(b) && cmp.Equal(a.Replicas, b.Replicas) && cmp.Equal(a.Progress, b.Progress) &&
 		cmp.Equal(a.Rollout, b.Rollout)
 }
 
-func describe(res planner.Result) string {
+func describe(res planner.Plan) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "replicas %d+%d", res.Replicas.Coordinators, res.Replicas.DataInstances)
 	if ro := res.Rollout; ro.Reason != "" {
@@ -339,7 +339,7 @@ func TestFuzzPlanSeeds(t *testing.T) {
 	got := map[string][]string{}
 	for name := range want {
 		in := decodeObservation(fuzzSeeds[name])
-		res := planner.Plan(in.declared, in.observed)
+		res := planner.Decide(in.declared, in.observed)
 		got[name] = []string{fmt.Sprintf("replicas %d+%d", res.Replicas.Coordinators, res.Replicas.DataInstances)}
 		if p := res.Rollout.Partitions; res.Rollout.InProgress() {
 			got[name] = append(got[name], fmt.Sprintf("partitions %d+%d", p.Coordinators, p.DataInstances))

@@ -297,8 +297,8 @@ func (o Outcome) hibernationVerdict() Verdicts {
 	}
 	v.Converged = Condition{metav1.ConditionFalse, reason, h.Hibernated.Message}
 	v.Ready = v.Converged
-	if o.Now.Main != "" {
-		v.Ready = isTrue(topology.ReasonMainElected, "%s is MAIN; %s leads the coordinators", o.Now.Main, o.Latest.Leader)
+	if o.Progress.Main != "" {
+		v.Ready = isTrue(topology.ReasonMainElected, "%s is MAIN; %s leads the coordinators", o.Progress.Main, o.Latest.Leader)
 	}
 	return v
 }

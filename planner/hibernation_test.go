@@ -229,7 +229,7 @@ func TestVerdictHibernation(t *testing.T) {
 	}
 
 	step := hibernatingStep(window(2), 3, 1, "stopping the data replicas first (instance_0, instance_1); MAIN instance_2 stays up until they are gone")
-	v = Verdict(Outcome{Declared: declared(3, 3, 3, 3), Hibernation: step, Latest: View{Leader: "coordinator_1"}, Now: Progress{Main: "instance_2"}})
+	v = Verdict(Outcome{Declared: declared(3, 3, 3, 3), Hibernation: step, Latest: View{Leader: "coordinator_1"}, Progress: Progress{Main: "instance_2"}})
 	if v.Converged.Reason != topology.ReasonHibernating || v.Converged.Message != step.Hibernated.Message ||
 		v.Ready.Status != metav1.ConditionTrue || v.Phase != topology.PhaseHibernating || v.ResyncAfterSeconds != ResyncWaiting {
 		t.Errorf("hibernating: %+v", v)
@@ -242,8 +242,8 @@ func TestVerdictPaused(t *testing.T) {
 		Latest: View{Leader: "coordinator_1"}, Paused: true, Hibernation: running(),
 		Rollout: RolloutStep{Reason: topology.ReasonUpToDate, Message: "every pod runs docker.io/memgraph/memgraph:3.12.0"}}
 	pending := base
-	pending.Plan = Result{Commands: []Command{RegisterInstance{Name: "instance_2"}}, Progress: Progress{Main: "instance_0", PendingDataInstances: names("instance", 2)}}
-	pending.Now = pending.Plan.Progress
+	pending.Plan = Plan{Commands: []Command{RegisterInstance{Name: "instance_2"}}, Progress: Progress{Main: "instance_0", PendingDataInstances: names("instance", 2)}}
+	pending.Progress = pending.Plan.Progress
 	v := Verdict(pending)
 	want := Verdicts{
 		Ready:     Condition{metav1.ConditionTrue, topology.ReasonMainElected, "instance_0 is MAIN; coordinator_1 leads the coordinators"},
@@ -259,7 +259,7 @@ func TestVerdictPaused(t *testing.T) {
 
 	converged := base
 	converged.WorkloadsSettled = true
-	converged.Plan.Progress, converged.Now = Progress{Main: "instance_0"}, Progress{Main: "instance_0"}
+	converged.Plan.Progress, converged.Progress = Progress{Main: "instance_0"}, Progress{Main: "instance_0"}
 	if v := Verdict(converged); v.Converged.Status != metav1.ConditionTrue || v.Paused.Status != metav1.ConditionTrue || v.Phase != topology.PhasePaused {
 		t.Errorf("paused on a converged cluster: %+v", v)
 	}

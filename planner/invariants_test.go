@@ -96,7 +96,7 @@ func (f facts) retiringRegistered() bool {
 }
 
 // violations lists every broken invariant of res for in.
-func violations(in fuzzInput, res planner.Result) []string {
+func violations(in fuzzInput, res planner.Plan) []string {
 	f := factsOf(in)
 	var out []string
 	bad := func(format string, args ...any) { out = append(out, fmt.Sprintf(format, args...)) }
@@ -223,7 +223,7 @@ func violations(in fuzzInput, res planner.Result) []string {
 
 // notReadyViolations: on a not-ready leader's view nothing is planned and the StatefulSets are
 // held at max(declared, current).
-func (f facts) notReadyViolations(res planner.Result) []string {
+func (f facts) notReadyViolations(res planner.Plan) []string {
 	var out []string
 	if len(res.Commands) > 0 {
 		out = append(out, fmt.Sprintf("%d commands planned on a not-ready leader's view", len(res.Commands)))

@@ -15,7 +15,7 @@ type Observed struct {
 	// Replicas is SHOW REPLICAS as the MAIN answered it, read with Lag; nil unless fetched.
 	Replicas *MainReplicas
 	Current  topology.Replicas // observed StatefulSets' spec.replicas (0 when absent)
-	// Workloads, when set, makes Plan plan the rollout too (Result.Rollout).
+	// Workloads, when set, makes Decide plan the rollout too (Plan.Rollout).
 	Workloads *Workloads
 }
 
@@ -39,7 +39,7 @@ type MainReplicas struct {
 }
 
 // CatchUpSource is where the hook reads SHOW REPLICAS for an observation of rows: the data
-// instance Plan takes as the MAIN, and its bolt_server as registered. ok is false when no row
+// instance Decide takes as the MAIN, and its bolt_server as registered. ok is false when no row
 // reports a MAIN (then no handover is planned, and nothing needs reading).
 func CatchUpSource(rows []memgraph.Instance) (main, boltServer string, ok bool) {
 	v := index(Observed{Instances: rows})

@@ -7,8 +7,8 @@ import (
 	"github.com/memgraph-hooks/memgraph-hooks/topology"
 )
 
-// Result is one pass's plan.
-type Result struct {
+// Plan is one pass's plan.
+type Plan struct {
 	Commands []Command         // in execution order; empty when converged
 	Replicas topology.Replicas // the replica counts the hook may return this pass
 	Progress Progress
@@ -19,15 +19,15 @@ type Result struct {
 	NeedsCatchUpReads bool
 }
 
-// Plan diffs the declared topology against the leader's view. Order: ADD COORDINATOR…,
+// Decide diffs the declared topology against the leader's view. Order: ADD COORDINATOR…,
 // REGISTER INSTANCE…, SET INSTANCE TO MAIN (only when provably none), the MAIN handover,
 // UNREGISTER INSTANCE…, REMOVE COORDINATOR…, YIELD LEADERSHIP. See the package doc for why.
 //
 // An observation of a leader that is not ready (LeaderNotReady) plans nothing and holds the
 // StatefulSets: it is no evidence about any instance.
-func Plan(d topology.Declared, o Observed) Result {
+func Decide(d topology.Declared, o Observed) Plan {
 	if leaderNotReady(o) {
-		r := Result{Replicas: Hold(d, o.Current), Progress: Progress{Leader: o.Leader, LeaderNotReady: true}}
+		r := Plan{Replicas: Hold(d, o.Current), Progress: Progress{Leader: o.Leader, LeaderNotReady: true}}
 		if o.Workloads != nil {
 			// No evidence about any instance: the rollout releases nothing either.
 			r.Rollout = PlanRollout(RolloutInput{Declared: d, Replicas: r.Replicas, Workloads: *o.Workloads})
@@ -49,7 +49,7 @@ func Plan(d topology.Declared, o Observed) Result {
 	cmds = append(cmds, planPromotion(d, v, m, r.data, &p)...)
 	cmds = append(cmds, planDataRetirement(d, v, m, r.data, o.Workloads, &p)...)
 	cmds = append(cmds, planCoordinatorRetirement(v, r.coordinators, &p)...)
-	res := Result{Commands: cmds, Replicas: permittedReplicas(d, o.Current, r), Progress: p}
+	res := Plan{Commands: cmds, Replicas: permittedReplicas(d, o.Current, r), Progress: p}
 	res.NeedsCatchUpReads = mainNeedsCatchUp(d, m, r) || registrationNeedsProof(d, v, m)
 	if o.Workloads != nil {
 		// Its gates need every declared member registered and up, a MAIN and nothing retiring,
@@ -73,7 +73,7 @@ func rolloutInput(d topology.Declared, o Observed, returned topology.Replicas) R
 	return RolloutInput{Declared: d, Replicas: returned, Workloads: *o.Workloads, Cluster: &o}
 }
 
-// NeedsCatchUpReads reports whether Plan needs SHOW REPLICATION LAG and the MAIN's SHOW REPLICAS
+// NeedsCatchUpReads reports whether Decide needs SHOW REPLICATION LAG and the MAIN's SHOW REPLICAS
 // for this observation: when the observed MAIN is a retiring instance or not the preferred MAIN
 // (a handover may be due), when the data instances are rolling (a replaced replica must be
 // proven caught up, and MAIN may be handed over), or when a data instance is to be registered

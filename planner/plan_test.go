@@ -26,7 +26,7 @@ func runPlanCases(t *testing.T, cases []planCase) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			o := reported(tc.o)
-			got := Plan(tc.d, o)
+			got := Decide(tc.d, o)
 			if diff := cmp.Diff(tc.want, queries(got.Commands), cmpopts.EquateEmpty()); diff != "" {
 				t.Errorf("queries (-want +got):\n%s", diff)
 			}
@@ -40,7 +40,7 @@ func runPlanCases(t *testing.T, cases []planCase) {
 				t.Errorf("NeedsCatchUpReads = %v, want %v", got, tc.needsLag)
 			}
 			if got.NeedsCatchUpReads != tc.needsLag {
-				t.Errorf("Result.NeedsCatchUpReads = %v, want %v", got.NeedsCatchUpReads, tc.needsLag)
+				t.Errorf("Plan.NeedsCatchUpReads = %v, want %v", got.NeedsCatchUpReads, tc.needsLag)
 			}
 		})
 	}
@@ -61,14 +61,14 @@ func TestPlanIsDeterministicUnderRowOrder(t *testing.T) {
 		Leader:    "coordinator_5",
 		Current:   replicas(5, 5),
 	}
-	want := queries(Plan(d, o).Commands)
+	want := queries(Decide(d, o).Commands)
 	reversed := o
 	reversed.Instances = nil
 	for i := len(o.Instances) - 1; i >= 0; i-- {
 		reversed.Instances = append(reversed.Instances, o.Instances[i])
 	}
 	for i := 0; i < 20; i++ {
-		if diff := cmp.Diff(want, queries(Plan(d, reversed).Commands)); diff != "" {
+		if diff := cmp.Diff(want, queries(Decide(d, reversed).Commands)); diff != "" {
 			t.Fatalf("plan depends on row order (-first +reversed):\n%s", diff)
 		}
 	}

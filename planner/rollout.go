@@ -99,7 +99,7 @@ type RolloutInput struct {
 	// Cluster is the leader's view (with Lag when RolloutNeedsCatchUpReads said so); nil when this sync
 	// could not observe the cluster. Without it no pod is released.
 	Cluster *Observed
-	// rows is Cluster indexed, when Plan has indexed it already.
+	// rows is Cluster indexed, when Decide has indexed it already.
 	rows *rowIndex
 }
 

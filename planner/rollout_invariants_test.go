@@ -26,7 +26,7 @@ type rolloutRole struct {
 	partition int32
 }
 
-func rolloutRoles(in fuzzInput, res planner.Result) []rolloutRole {
+func rolloutRoles(in fuzzInput, res planner.Plan) []rolloutRole {
 	w := in.observed.Workloads
 	var coords, data []string
 	for _, c := range in.declared.Coordinators {
@@ -90,7 +90,7 @@ func (r rolloutRole) settled(i int) bool {
 }
 
 // rolloutViolations lists every broken rollout invariant of res for in.
-func rolloutViolations(f facts, res planner.Result) []string {
+func rolloutViolations(f facts, res planner.Plan) []string {
 	in := f.in
 	var out []string
 	bad := func(format string, args ...any) { out = append(out, fmt.Sprintf(format, args...)) }
@@ -213,7 +213,7 @@ func (f facts) rollsLast(member string) bool {
 	if f.in.observed.Workloads == nil {
 		return false
 	}
-	r := rolloutRoles(f.in, planner.Result{})[0]
+	r := rolloutRoles(f.in, planner.Plan{})[0]
 	for i := range r.declared {
 		if p, ok := r.pod(i); ok && !p.Terminating && p.Revision != r.set.UpdateRevision {
 			return r.declared[i] == member
@@ -279,7 +279,7 @@ func (f facts) releasableDuringScaleDown(roles []rolloutRole, r rolloutRole, p p
 
 // mainGoesLast: the MAIN row's pod is the one rolled last, or already updated.
 func (f facts) mainGoesLast() bool {
-	r := rolloutRoles(f.in, planner.Result{})[0]
+	r := rolloutRoles(f.in, planner.Plan{})[0]
 	for _, main := range f.mains {
 		for i, name := range r.declared {
 			if name != main {
@@ -299,7 +299,7 @@ func (f facts) rollsNext(role, member string) bool {
 	if f.in.observed.Workloads == nil {
 		return false
 	}
-	for _, r := range rolloutRoles(f.in, planner.Result{}) {
+	for _, r := range rolloutRoles(f.in, planner.Plan{}) {
 		if r.kind != role {
 			continue
 		}
@@ -317,30 +317,30 @@ func (f facts) rollsNext(role, member string) bool {
 func TestRolloutInvariantsCatchUnsafeSteps(t *testing.T) {
 	for _, tc := range []struct {
 		seed, name string
-		breakIt    func(*planner.Result)
+		breakIt    func(*planner.Plan)
 		want       []string
 	}{
 		{"rollout-release", "two data pods at once, the MAIN's among them",
-			func(r *planner.Result) { r.Rollout.Partitions.DataInstances = 0 },
+			func(r *planner.Plan) { r.Rollout.Partitions.DataInstances = 0 },
 			[]string{"2 pods released at once", "instance_0 released while it is MAIN of 2 data instances"}},
 		{"rollout-release", "a partition beyond the replicas",
-			func(r *planner.Result) { r.Rollout.Partitions.DataInstances = 3 },
+			func(r *planner.Plan) { r.Rollout.Partitions.DataInstances = 3 },
 			[]string{"data partition 3 outside [0, 2]"}},
 		{"rollout-handover", "the MAIN's pod released beside its handover",
-			func(r *planner.Result) { r.Rollout.Partitions.DataInstances = 1 },
+			func(r *planner.Plan) { r.Rollout.Partitions.DataInstances = 1 },
 			[]string{"instance_1 released in the same sync as", "instance_1 released while it is MAIN of 2 data instances"}},
 		{"rollout-yield", "the leader's pod released instead of a yield",
-			func(r *planner.Result) {
+			func(r *planner.Plan) {
 				r.Rollout.Yield, r.Commands, r.Rollout.Partitions.Coordinators = false, nil, 2
 			},
 			[]string{"coordinator_3 released while it is (or reports itself) leader"}},
 		{"retire", "a pod released during a scale-down",
-			func(r *planner.Result) { r.Rollout.Partitions.DataInstances = 0 },
+			func(r *planner.Plan) { r.Rollout.Partitions.DataInstances = 0 },
 			nil}, // at rest every pod runs the update revision: nothing to release, nothing to flag
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			in := decodeObservation(fuzzSeeds[tc.seed])
-			res := planner.Plan(in.declared, in.observed)
+			res := planner.Decide(in.declared, in.observed)
 			if v := violations(in, res); len(v) > 0 {
 				t.Fatalf("the seed's own plan breaks invariants: %v", v)
 			}

@@ -18,7 +18,7 @@ func withWorkloads(in RolloutInput) Observed {
 	return o
 }
 
-// Plan plans the rollout on the same view: its step is Result.Rollout, and its handover or yield
+// Decide plans the rollout on the same view: its step is Plan.Rollout, and its handover or yield
 // ends the commands.
 func TestPlanIncludesTheRollout(t *testing.T) {
 	for _, tc := range []struct {
@@ -34,7 +34,7 @@ func TestPlanIncludesTheRollout(t *testing.T) {
 			[]string{qYield}, partitions(3, 3)},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got := Plan(tc.in.Declared, withWorkloads(tc.in))
+			got := Decide(tc.in.Declared, withWorkloads(tc.in))
 			if diff := cmp.Diff(tc.commands, queries(got.Commands), cmpopts.EquateEmpty()); diff != "" {
 				t.Errorf("commands (-want +got):\n%s", diff)
 			}
@@ -54,7 +54,7 @@ func TestRolloutWaitsForRegistration(t *testing.T) {
 	in := rolloutIn(set("ooo"), set("ooo"), clusterView(3, 1, 3, 0, func(o *Observed) {
 		o.Instances = o.Instances[:len(o.Instances)-1] // instance_2 not registered
 	}))
-	got := Plan(in.Declared, withWorkloads(in))
+	got := Decide(in.Declared, withWorkloads(in))
 	if diff := cmp.Diff([]string{qRegister(2)}, queries(got.Commands)); diff != "" {
 		t.Errorf("commands (-want +got):\n%s", diff)
 	}
@@ -85,9 +85,9 @@ func TestRolloutNeedsLagAndTheLeadersTable(t *testing.T) {
 			if got := NeedsCatchUpReads(tc.in.Declared, o); got != tc.needsLag {
 				t.Errorf("NeedsCatchUpReads = %v, want %v", got, tc.needsLag)
 			}
-			plan := Plan(tc.in.Declared, o)
+			plan := Decide(tc.in.Declared, o)
 			if plan.NeedsCatchUpReads != tc.needsLag {
-				t.Errorf("Result.NeedsCatchUpReads = %v, want %v", plan.NeedsCatchUpReads, tc.needsLag)
+				t.Errorf("Plan.NeedsCatchUpReads = %v, want %v", plan.NeedsCatchUpReads, tc.needsLag)
 			}
 			if got := Settled(plan, tc.view, tc.in.Replicas); got != tc.settled {
 				t.Errorf("Settled = %v, want %v", got, tc.settled)

@@ -205,7 +205,7 @@ func TestAnUpgradeGoesOnThroughAScaleDownThatWaitsForIt(t *testing.T) {
 		t.Errorf("partition %d, Updated %s %q, handover %v; want mg-data-0 released", got.Partitions.DataInstances, got.Reason,
 			got.Message, got.Handover)
 	}
-	plan := Plan(in.Declared, withWorkloads(in))
+	plan := Decide(in.Declared, withWorkloads(in))
 	if len(plan.Commands) != 0 || plan.Progress.NoCaughtUpSurvivor == "" {
 		t.Errorf("plan %v, NoCaughtUpSurvivor %q; want no handover while the survivor is older", queries(plan.Commands),
 			plan.Progress.NoCaughtUpSurvivor)

@@ -141,7 +141,7 @@ type Fresh struct {
 //
 // A failed SHOW INSTANCES proves nothing: the step runs and its own error says why. A MAIN
 // handover is re-planned from the fresh rows and lag: it runs only if the same handover (same
-// MAIN, same caught-up target) is still what Plan would do, so a survivor that fell behind since
+// MAIN, same caught-up target) is still what Decide would do, so a survivor that fell behind since
 // the plan was read is never promoted; without a lag read there is no such proof.
 func Precondition(d topology.Declared, current topology.Replicas, w *Workloads, cmd Command, f Fresh) string {
 	if f.InstancesErr != nil {
@@ -156,7 +156,7 @@ func Precondition(d topology.Declared, current topology.Replicas, w *Workloads, 
 		if f.LagErr != nil {
 			return "SHOW REPLICATION LAG failed right before the handover: " + Explain(f.LagErr)
 		}
-		for _, again := range Plan(d, o).Commands {
+		for _, again := range Decide(d, o).Commands {
 			if again == Command(c) {
 				return ""
 			}
@@ -171,7 +171,7 @@ func Precondition(d topology.Declared, current topology.Replicas, w *Workloads, 
 		case v.data[c.Name].Role == memgraph.RoleMain:
 			return c.Name + " became MAIN"
 		case observeMain(v).name == "":
-			// Plan never unregisters while no row reports a MAIN, and neither may a step planned
+			// Decide never unregisters while no row reports a MAIN, and neither may a step planned
 			// before the MAIN went: another writer (a second hook replica, a human) may be
 			// between the DEMOTE and the SET of a handover, and c.Name the demoted MAIN holding
 			// the latest writes, which its restore needs registered.

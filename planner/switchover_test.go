@@ -146,9 +146,9 @@ func TestVerdictSwitchover(t *testing.T) {
 	d := preferring(declared(3, 3, 3, 3), "instance_1")
 	pending := Outcome{Declared: d, Discovery: Discovery{View: View{Leader: "coordinator_1"}, Asked: 1, Reachable: true},
 		Latest: View{Leader: "coordinator_1"}, WorkloadsSettled: true,
-		Plan: Result{Progress: Progress{Main: "instance_0", SwitchoverPending: "switchover of MAIN from instance_0 to the " +
+		Plan: Plan{Progress: Progress{Main: "instance_0", SwitchoverPending: "switchover of MAIN from instance_0 to the " +
 			"preferred instance_1 waits: instance_1 is 4 transactions behind on database memgraph"}},
-		Now: Progress{Main: "instance_0"}}
+		Progress: Progress{Main: "instance_0"}}
 	got := Verdict(pending)
 	want := Condition{metav1.ConditionFalse, topology.ReasonSwitchoverPending, "switchover of MAIN from instance_0 to the " +
 		"preferred instance_1 waits: instance_1 is 4 transactions behind on database memgraph"}
@@ -161,7 +161,7 @@ func TestVerdictSwitchover(t *testing.T) {
 
 	reached := pending
 	reached.Plan.Progress = Progress{Main: "instance_1"}
-	reached.Now = Progress{Main: "instance_1"}
+	reached.Progress = Progress{Main: "instance_1"}
 	got = Verdict(reached)
 	if got.Converged.Status != metav1.ConditionTrue ||
 		got.Converged.Message != "3 coordinators and 3 data instances registered; instance_1 is MAIN, as spec.preferredMain asks" {

@@ -29,17 +29,17 @@ type Outcome struct {
 
 	// Plan is the plan the pass stands on: made on the leader's own view, or on the follower's
 	// view that settled the pass (Settled). Zero when the pass ended before one.
-	Plan Result
+	Plan Plan
 	// Replicas are the replica counts the hook returns: the plan's, or Hold while none stands.
 	Replicas  topology.Replicas
 	DryRun    bool
 	Execution Execution
 
 	// Latest is the latest SHOW INSTANCES a ready leader answered: the discovery view, the
-	// leader's own, or the one read after the steps ran. Now is the progress a plan made on it
+	// leader's own, or the one read after the steps ran. Progress is what a plan made on it
 	// reports (Plan.Progress unless the steps ran).
-	Latest View
-	Now    Progress
+	Latest   View
+	Progress Progress
 
 	// WorkloadsSettled: both StatefulSets are at the declared size and their controller caught up.
 	WorkloadsSettled bool
@@ -163,8 +163,8 @@ func (o Outcome) ready() Condition {
 	switch {
 	case o.LeaderErr != nil:
 		return isFalse(topology.ReasonCoordinatorUnreachable, "leader %s: %s", o.Discovery.View.Leader, Explain(o.LeaderErr))
-	case o.Now.Main != "":
-		return isTrue(topology.ReasonMainElected, "%s is MAIN; %s leads the coordinators", o.Now.Main, o.Latest.Leader)
+	case o.Progress.Main != "":
+		return isTrue(topology.ReasonMainElected, "%s is MAIN; %s leads the coordinators", o.Progress.Main, o.Latest.Leader)
 	case o.Plan.Progress.PromotionWaits != "":
 		return isFalse(topology.ReasonNoMainElected, "%s; %s leads the coordinators", o.Plan.Progress.PromotionWaits, o.Latest.Leader)
 	}
@@ -172,7 +172,7 @@ func (o Outcome) ready() Condition {
 }
 
 func (o Outcome) converged() (Condition, float64) {
-	planned, now, stop := o.Plan.Progress, o.Now, o.Execution.Stopped
+	planned, now, stop := o.Plan.Progress, o.Progress, o.Execution.Stopped
 	switch {
 	case o.LeaderErr != nil:
 		return isFalse(topology.ReasonCoordinatorUnreachable, "leader %s: %s", o.Discovery.View.Leader, Explain(o.LeaderErr)), ResyncWaiting

@@ -16,9 +16,9 @@ import (
 func passOn(mutate func(o *Outcome)) Outcome {
 	d := declared(3, 2, 3, 2)
 	view := NewView(testNet.Coordinator(1), rows(coords(3, 1), one(mainRow(0), replica(1))))
-	plan := Plan(d, Observe(view.Instances, nil, replicas(3, 2)))
+	plan := Decide(d, Observe(view.Instances, nil, replicas(3, 2)))
 	o := Outcome{Declared: d, Discovery: Discovery{View: view, Asked: 1, Reachable: true}, Plan: plan,
-		Replicas: plan.Replicas, Latest: view, Now: plan.Progress, WorkloadsSettled: true}
+		Replicas: plan.Replicas, Latest: view, Progress: plan.Progress, WorkloadsSettled: true}
 	if mutate != nil {
 		mutate(&o)
 	}
@@ -60,7 +60,7 @@ func TestVerdict(t *testing.T) {
 			want{topology.ReasonCoordinatorUnreachable, topology.ReasonCoordinatorUnreachable, ResyncWaiting, "leader coordinator_1: connection refused"}},
 		{"a step failed: Memgraph's message", passOn(func(o *Outcome) {
 			o.Execution.Stopped = &Stop{Query: qRegister(2), Verdict: StepFailed, Err: raftFailed}
-			o.Now.HalfJoined = names("coordinator", 5) // a failed step outranks what the table shows
+			o.Progress.HalfJoined = names("coordinator", 5) // a failed step outranks what the table shows
 		}), want{topology.ReasonMainElected, topology.ReasonRegistrationFailed, ResyncWaiting, qRegister(2) + " failed: Writing to Raft log failed"}},
 		{"ADD refused for a half-joined member", passOn(func(o *Outcome) {
 			o.Execution.Stopped = &Stop{Query: qAdd(5), Verdict: StepFailed, Err: &HalfJoinedError{Coordinator: "coordinator_5", Err: raftFailed}}
@@ -71,18 +71,18 @@ func TestVerdict(t *testing.T) {
 		{"the leader moved mid-pass", passOn(func(o *Outcome) {
 			o.Execution.Stopped = &Stop{Query: qUnregister(2), Verdict: StepLeaderMoved, Err: raftFailed}
 		}), want{topology.ReasonMainElected, topology.ReasonLeadershipTransferInProgress, ResyncProgressing, qUnregister(2) + " did not run"}},
-		{"half-joined members", passOn(func(o *Outcome) { o.Now.HalfJoined = names("coordinator", 4, 5) }),
+		{"half-joined members", passOn(func(o *Outcome) { o.Progress.HalfJoined = names("coordinator", 4, 5) }),
 			want{topology.ReasonMainElected, topology.ReasonCoordinatorHalfJoined, ResyncWaiting, "coordinator_4, coordinator_5 are Raft members"}},
 		{"a retiring MAIN without a caught-up survivor", passOn(func(o *Outcome) {
 			o.Plan.Progress.NoCaughtUpSurvivor = "instance_0 is 3 transactions behind on database memgraph"
-			o.Now.RetiringDataInstances = names("instance", 2)
+			o.Progress.RetiringDataInstances = names("instance", 2)
 		}), want{topology.ReasonMainElected, topology.ReasonNoCaughtUpSurvivor, ResyncWaiting, "instance_0 is 3 transactions behind"}},
 		{"the retiring leader yields", passOn(func(o *Outcome) {
 			o.Plan.Progress.YieldPending = true
-			o.Now.RetiringCoordinators = names("coordinator", 5)
+			o.Progress.RetiringCoordinators = names("coordinator", 5)
 		}), want{topology.ReasonMainElected, topology.ReasonLeadershipTransferInProgress, ResyncProgressing, "coordinator_1 is retiring and yields"}},
 		{"members retiring, the budget spent too", passOn(func(o *Outcome) {
-			o.Now.RetiringDataInstances = names("instance", 2, 3)
+			o.Progress.RetiringDataInstances = names("instance", 2, 3)
 			o.Execution.BudgetExhausted = true
 		}), want{topology.ReasonMainElected, topology.ReasonRetirementInProgress, ResyncProgressing, "retiring instance_2, instance_3"}},
 		{"retirees unregistered, pods still there", passOn(func(o *Outcome) { o.Declared = declared(3, 2, 3, 4) }),
@@ -90,10 +90,10 @@ func TestVerdict(t *testing.T) {
 		{"the budget ran out mid-plan", passOn(func(o *Outcome) {
 			o.Plan.Commands = []Command{RegisterInstance{Name: "instance_2"}, SetInstanceToMain{Name: "instance_0"}}
 			o.Execution = Execution{Ran: []string{qRegister(2)}, BudgetExhausted: true}
-			o.Now.PendingDataInstances = names("instance", 3)
+			o.Progress.PendingDataInstances = names("instance", 3)
 		}), want{topology.ReasonMainElected, topology.ReasonRegistrationInProgress, ResyncBudgetExhausted, "ran out after 1 of 2 steps"}},
 		{"registering", passOn(func(o *Outcome) {
-			o.Now.PendingCoordinators, o.Now.PendingDataInstances = names("coordinator", 3), names("instance", 2)
+			o.Progress.PendingCoordinators, o.Progress.PendingDataInstances = names("coordinator", 3), names("instance", 2)
 		}),
 			want{topology.ReasonMainElected, topology.ReasonRegistrationInProgress, ResyncProgressing, "registering coordinator_3, instance_2"}},
 		{"a dry run", passOn(func(o *Outcome) { o.DryRun, o.Plan.Commands = true, []Command{RegisterInstance{Name: "instance_2"}} }),
@@ -109,17 +109,17 @@ func TestVerdict(t *testing.T) {
 			o.Rollout = RolloutStep{Reason: topology.ReasonRolloutBlocked, Message: "cannot replace mg-data-0"}
 		}), want{topology.ReasonMainElected, topology.ReasonRolloutBlocked, ResyncWaiting, "cannot replace mg-data-0"}},
 		{"registering outranks a rollout", passOn(func(o *Outcome) {
-			o.Now.PendingDataInstances = names("instance", 2)
+			o.Progress.PendingDataInstances = names("instance", 2)
 			o.Rollout = RolloutStep{Reason: topology.ReasonRolloutInProgress, Message: "holding every data pod"}
 		}), want{topology.ReasonMainElected, topology.ReasonRegistrationInProgress, ResyncProgressing, "registering instance_2"}},
 		{"a rollout done", passOn(func(o *Outcome) { o.Rollout = RolloutStep{Reason: topology.ReasonUpToDate} }),
 			want{topology.ReasonMainElected, topology.ReasonAllInstancesRegistered, ResyncConverged, "registered"}},
 		{"StatefulSets not settled", passOn(func(o *Outcome) { o.WorkloadsSettled = false }),
 			want{topology.ReasonMainElected, topology.ReasonWorkloadsNotReady, ResyncWaiting, "not yet at 3 coordinators and 2 data instances"}},
-		{"no MAIN", passOn(func(o *Outcome) { o.Now.Main = "" }),
+		{"no MAIN", passOn(func(o *Outcome) { o.Progress.Main = "" }),
 			want{topology.ReasonNoMainElected, topology.ReasonAllInstancesRegistered, ResyncConverged, "registered"}},
 		{"converged with a drifted registration", passOn(func(o *Outcome) {
-			o.Now.Drift = []Drift{{Name: "instance_1", Field: "bolt_server", Observed: "old:7687", Declared: "new:7687"}}
+			o.Progress.Drift = []Drift{{Name: "instance_1", Field: "bolt_server", Observed: "old:7687", Declared: "new:7687"}}
 		}), want{topology.ReasonMainElected, topology.ReasonAllInstancesRegistered, ResyncConverged,
 			`registered with other addresses than declared (not rewritten): instance_1 bolt_server is "old:7687", declared "new:7687"`}},
 	} {
@@ -169,7 +169,7 @@ func TestUpdatedIsTheRolloutsVerdict(t *testing.T) {
 func TestReadyNamesThePlansMain(t *testing.T) {
 	o := passOn(func(o *Outcome) {
 		view := NewView(testNet.Coordinator(1), rows(coords(3, 1), one(mainRow(1), mainRow(0))))
-		o.Latest, o.Now = view, Plan(o.Declared, Observe(view.Instances, nil, replicas(3, 2))).Progress
+		o.Latest, o.Progress = view, Decide(o.Declared, Observe(view.Instances, nil, replicas(3, 2))).Progress
 	})
 	if got := Verdict(o).Ready.Message; !strings.HasPrefix(got, "instance_0 is MAIN") {
 		t.Errorf("Ready says %q", got)

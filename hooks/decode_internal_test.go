@@ -3,89 +3,83 @@ package hooks
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"strings"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
-
 	"github.com/memgraph-hooks/memgraph-hooks/topology"
 )
 
-// The typed decode of a sync request (decodeSyncRequest) must change nothing but speed: for
-// every request, the same answer as the generic decode it replaced — the same 400 with the same
-// message, or the same observations. The requests are the example one with a spec.tls Secret,
-// with every field the hook reads, and every object and list on the way to one, replaced by a
-// value of each JSON type, plus byte-level oddities (duplicate and escaped keys, trailing data).
-func TestTypedDecodeChangesNothingButSpeed(t *testing.T) {
+// Every request is decoded once into typed objects; a value the hook reads of the wrong type, or
+// outside its range, is a 400 naming its JSON path, anything else is observed. The requests are
+// the example one with a spec.tls Secret, with every field the hook reads, and every object and
+// list on the way to one, replaced by a value of each JSON type, plus byte-level oddities
+// (duplicate and escaped keys, trailing data); and the same paused, when the children are
+// returned as observed.
+func TestTypedDecodeNamesThePath(t *testing.T) {
 	base := baseRequest(t)
-	bodies := mutatedRequests(t, base)
-	bodies = append(bodies, byteLevelRequests(t, base)...)
-	// Paused, the children are read whole (syncRequest.whole) and returned frozen.
-	paused := pausedRequest(t, base)
-	bodies = append(bodies, mutatedRequests(t, paused)...)
-	fast := 0
-	for i, body := range bodies {
-		if _, ok := decodeTyped(body); ok {
-			fast++
-		}
-		typed, generic := decodeBoth(body)
-		if diff := cmp.Diff(generic, typed); diff != "" {
-			t.Errorf("request %d (%.200s…): typed decode differs from generic (-generic +typed):\n%s", i, body, diff)
+	var cases []mutation
+	cases = append(cases, mutatedRequests(t, base)...)
+	cases = append(cases, mutatedRequests(t, pausedRequest(t, base))...)
+	refused := 0
+	for _, tc := range cases {
+		_, _, err := decodeRequest(tc.body, decodeParents)
+		checkDecodeError(t, tc.body, err)
+		if err != nil {
+			refused++
+			if !strings.Contains(err.Error(), tc.where) {
+				t.Errorf("mutation of %s: %v, want the message to name %s", tc.where, err, tc.where)
+			}
 		}
 	}
-	// Most mutations keep the request well typed where the typed decode types it: the fast path
-	// must serve those, or this test proves nothing.
-	if fast < len(bodies)/2 {
-		t.Errorf("the typed decode served %d of %d requests", fast, len(bodies))
+	for _, body := range byteLevelRequests(t, base) {
+		_, _, err := decodeRequest(body, decodeParents)
+		checkDecodeError(t, body, err)
 	}
-	t.Logf("%d requests, %d decoded by the typed path", len(bodies), fast)
+	// Both answers must occur, or this test proves nothing.
+	if refused == 0 || refused == len(cases) {
+		t.Errorf("%d of %d mutations refused", refused, len(cases))
+	}
+	t.Logf("%d mutations, %d refused", len(cases), refused)
 }
 
-// FuzzTypedDecode looks for a request the scan answers otherwise than the generic decode
-// (`make fuzz-decode`); without -fuzz it replays the byte-level cases.
+// FuzzTypedDecode looks for a request body the decode answers with anything but an observation
+// or a 400 naming where the problem is; without -fuzz it replays the byte-level cases.
 func FuzzTypedDecode(f *testing.F) {
 	for _, body := range byteLevelRequests(f, baseRequest(f)) {
 		f.Add(body)
 	}
 	f.Fuzz(func(t *testing.T, body []byte) {
-		if typed, generic := decodeBoth(body); typed != generic {
-			t.Errorf("typed decode differs from generic (-generic +typed):\n%s", cmp.Diff(generic, typed))
-		}
+		_, _, err := decodeSync(httptest.NewRequest(http.MethodPost, "/sync", bytes.NewReader(body)), decodeParents)
+		checkDecodeError(t, body, err)
 	})
 }
 
-// decodeBoth answers a request body with the typed decode and with the generic one.
-func decodeBoth(body []byte) (typed, generic string) {
-	req, err := decodeSyncRequest(bytes.NewReader(body), int64(len(body)))
-	typed = outcome(req, err)
-	var old syncRequest
-	if err := decodeJSON(bytes.NewReader(body), &old); err != nil {
-		return typed, outcome(nil, err)
-	}
-	return typed, outcome(&old, nil)
-}
+// decodeParents spares admitting the same parent again for every request.
+var decodeParents = newParentCache(maxCachedParents)
 
-// outcomeParents spares admitting the same parent again for every request.
-var outcomeParents = newParentCache(maxCachedParents)
-
-func outcome(req *syncRequest, err error) string {
-	if err != nil {
-		return "decode: " + err.Error()
+// checkDecodeError fails unless err is nil or a 400 that names where in the body the problem is:
+// a JSON path, or for a body that is not one JSON document, the byte or the document.
+func checkDecodeError(t *testing.T, body []byte, err error) {
+	t.Helper()
+	if err == nil {
+		return
 	}
-	p, work, err := observeRequest(req, outcomeParents)
-	if err != nil {
-		return "observe: " + err.Error()
+	var bad *badRequest
+	if !errors.As(err, &bad) {
+		t.Errorf("body %.200q: %v is not a bad request", body, err)
+		return
 	}
-	trust, window := work.tls, work.ops.window
-	work.tls, work.ops.window = boltTrust{}, nil
-	windowText := "none"
-	if window != nil {
-		windowText = fmt.Sprint(*window)
+	for _, where := range []string{"parent", "children", "related", "field ", "malformed JSON at byte", "more than one JSON document", "empty request body"} {
+		if strings.Contains(err.Error(), where) {
+			return
+		}
 	}
-	return fmt.Sprintf("cluster %s\n%+v\nhibernation window %s\nBolt TLS problem %q, config %v",
-		clusterKey(p.cluster), work, windowText, trust.problem, trust.config != nil)
+	t.Errorf("body %.200q: %v names no JSON path", body, err)
 }
 
 // baseRequest is the example converged request, its parent asking for Bolt TLS, with the Secret,
@@ -148,10 +142,16 @@ var mutationValues = []any{
 	map[string]any{"type": "Ready", "status": "True"}, map[string]any{"name": "memgraph", "image": 5},
 }
 
+// mutation is a request with one value replaced, and the object or group holding it.
+type mutation struct {
+	body  []byte
+	where string
+}
+
 // mutatedRequests sets every read path of one StatefulSet, one Pod, the Secret and a Service to
 // every mutation value, and each group and envelope to a few.
-func mutatedRequests(t testing.TB, base map[string]any) [][]byte {
-	var out [][]byte
+func mutatedRequests(t testing.TB, base map[string]any) []mutation {
+	var out []mutation
 	objects := [][]string{
 		{"children", statefulSetKey, "default/memgraph-coordinator"},
 		{"children", statefulSetKey, "default/memgraph-data"},
@@ -166,7 +166,7 @@ func mutatedRequests(t testing.TB, base map[string]any) [][]byte {
 				req := cloneJSON(t, base)
 				target := req[obj[0]].(map[string]any)[obj[1]].(map[string]any)
 				if setPath(target, obj[2], path, v) {
-					out = append(out, marshal(t, req))
+					out = append(out, mutation{marshal(t, req), entryPath(obj[0], obj[1], obj[2])})
 				}
 			}
 		}
@@ -179,7 +179,7 @@ func mutatedRequests(t testing.TB, base map[string]any) [][]byte {
 				parent = parent[k].(map[string]any)
 			}
 			parent[path[len(path)-1]] = v
-			out = append(out, marshal(t, req))
+			out = append(out, mutation{marshal(t, req), path[0]})
 		}
 	}
 	return out

@@ -1,0 +1,421 @@
+package hooks
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	kjson "sigs.k8s.io/json"
+
+	"github.com/memgraph-hooks/memgraph-hooks/planner"
+	"github.com/memgraph-hooks/memgraph-hooks/topology"
+)
+
+const (
+	statefulSetKey = "StatefulSet.apps/v1"
+	serviceKey     = "Service.v1"
+	podKey         = "Pod.v1"
+	secretKey      = "Secret.v1"
+)
+
+// revisionLabel is the label the StatefulSet controller puts on each pod it creates: the name of
+// the ControllerRevision (the pod template) the pod was created from.
+const revisionLabel = "controller-revision-hash"
+
+// object is what the hook reads of any child or related object — a StatefulSet, a Pod, a Secret,
+// a Service — and nothing else, so that decoding skips the pod templates, pod specs and
+// managedFields it never reads. A value of the wrong type is a bad request naming its JSON path
+// (locate, which decodes the lists as list to name an element's index); an absent (or null)
+// field is absent.
+type object = objectOf[[]container, []podCondition]
+
+type objectOf[Containers, Conditions any] struct {
+	Metadata objectMeta `json:"metadata"`
+	Spec     struct {
+		Replicas *int32 `json:"replicas"` // a StatefulSet's
+		Ordinals struct {
+			Start *int32 `json:"start"` // the data StatefulSet's hibernation window
+		} `json:"ordinals"`
+		Containers Containers `json:"containers"` // a Pod's
+	} `json:"spec"`
+	Status struct {
+		Replicas           int32      `json:"replicas"`
+		ReadyReplicas      int32      `json:"readyReplicas"`
+		ObservedGeneration int64      `json:"observedGeneration"`
+		UpdateRevision     string     `json:"updateRevision"`
+		CurrentRevision    string     `json:"currentRevision"`
+		Conditions         Conditions `json:"conditions"`
+	} `json:"status"`
+	Type string            `json:"type"` // a Secret's
+	Data map[string]string `json:"data"` // a Secret's
+}
+
+type container struct {
+	Name  string `json:"name"`
+	Image string `json:"image"`
+}
+
+type podCondition struct {
+	Type   string `json:"type"`
+	Status string `json:"status"`
+}
+
+type objectMeta struct {
+	Name              string `json:"name"`
+	Namespace         string `json:"namespace"`
+	Generation        int64  `json:"generation"`
+	CreationTimestamp string `json:"creationTimestamp"`
+	DeletionTimestamp string `json:"deletionTimestamp"`
+	Labels            struct {
+		Revision string `json:"controller-revision-hash"` // revisionLabel
+	} `json:"labels"`
+	Annotations struct {
+		TemplateHash       string `json:"memgraph.com/pod-template-hash"`       // topology.AnnotationTemplateHash
+		TemplateGeneration string `json:"memgraph.com/pod-template-generation"` // topology.AnnotationTemplateGeneration
+	} `json:"annotations"`
+}
+
+// in reports whether the object names no namespace or namespace.
+func (m *objectMeta) in(namespace string) bool { return m.Namespace == "" || m.Namespace == namespace }
+
+// observation is what a sync request says about the cluster's Kubernetes objects, read in one
+// walk of its StatefulSets, Pods and Secrets; every stage of the pass reads it.
+type observation struct {
+	// current is the upper end of each role's retiring range: the observed StatefulSet's
+	// spec.replicas (the hook's own prior output), raised to its status.replicas and to one past
+	// the highest ordinal of a pod that still exists. A cache that lags behind a shrink can thus
+	// only widen the range, never hide a pod whose member may still be registered.
+	current topology.Replicas
+	// returned is the observed StatefulSets' spec.replicas alone: what returning nothing new
+	// means.
+	returned topology.Replicas
+	// settled: each role's StatefulSet controller has caught up with its spec (observedGeneration,
+	// replicas and readyReplicas all equal to spec); coordinators first.
+	settled [2]bool
+	ready   map[string]bool // pod name → Ready and not terminating
+	// sets are each role's StatefulSet and pods as the rollout reads them (Current and
+	// TemplateChanging are filled in by rolloutWorkloads), hashes the pod-template hash the hook
+	// rendered into each set last; coordinators first.
+	sets    [2]planner.RolloutSet
+	hashes  [2]string
+	window  *int32       // the data StatefulSet's hibernation window (spec.ordinals.start)
+	tls     boltTrust    // from the spec.tls Secret among the related objects
+	auth    memgraphAuth // from the spec.auth Secret among the related objects
+	ignored warnings     // evidence beyond a role's ceiling
+	// frozen are, while paused, the StatefulSets and Services in the parent's namespace as
+	// observed, by type then key: the children a paused pass returns.
+	frozen []map[string]any
+}
+
+// observe reads the StatefulSets among the children, the Pods and the spec's Secrets among the
+// related objects, and, while paused, the children to return as observed. Objects in other
+// namespaces are ignored. Every size they state is evidence bounded by the role's ceiling
+// (topology.MaxCoordinators, topology.MaxDataInstances): a StatefulSet's replicas or a pod ordinal
+// beyond it cannot describe a member the hook declared, so it is ignored with a warning, and
+// nothing is ever allocated in proportion to it.
+func observe(req *syncRequest, body []byte, c *topology.Cluster) (observation, error) {
+	o := observation{ready: map[string]bool{}}
+	rs := roles(c.Name())
+	sets, err := entries(req.Children, "children", statefulSetKey)
+	if err != nil {
+		return o, err
+	}
+	for _, e := range sets {
+		for i, r := range rs {
+			if e.obj.Metadata.in(c.Namespace()) && e.obj.Metadata.Name == r.set {
+				if err := o.readSet(i, r, e.obj, entryPath("children", statefulSetKey, e.key)); err != nil {
+					return o, err
+				}
+			}
+		}
+	}
+	pods, err := entries(req.Related, "related", podKey)
+	if err != nil {
+		return o, err
+	}
+	for _, e := range pods {
+		if e.obj.Metadata.in(c.Namespace()) {
+			if err := o.readPod(rs, e.obj, entryPath("related", podKey, e.key)); err != nil {
+				return o, err
+			}
+		}
+	}
+	if o.tls, o.auth, err = readSecrets(req, c); err != nil {
+		return o, err
+	}
+	if paused, _ := c.Paused(); paused {
+		o.frozen, err = observedChildren(req, body, c.Namespace())
+	}
+	return o, err
+}
+
+// readSet reads role i's StatefulSet: spec.replicas (the API server's default 1 when absent),
+// status.replicas and readyReplicas, the generations, the revisions and the hook's annotations.
+// A replica count beyond the role's ceiling is ignored with a warning, and a StatefulSet
+// reporting one is not settled.
+func (o *observation) readSet(i int, r role, s *object, path string) error {
+	for _, n := range []struct {
+		field    string
+		value    int64
+		limit    int64
+		optional bool
+	}{
+		{"spec.replicas", deref(s.Spec.Replicas), math.MaxInt32, true},
+		{"spec.ordinals.start", deref(s.Spec.Ordinals.Start), math.MaxInt32, true},
+		{"status.replicas", int64(s.Status.Replicas), math.MaxInt32, false},
+		{"status.readyReplicas", int64(s.Status.ReadyReplicas), math.MaxInt32, false},
+		{"metadata.generation", s.Metadata.Generation, math.MaxInt64, false},
+		{"status.observedGeneration", s.Status.ObservedGeneration, math.MaxInt64, false},
+	} {
+		if n.value < 0 {
+			return badRequestf("%s.%s must be an integer between 0 and %d, got %d", path, n.field, n.limit, n.value)
+		}
+	}
+	want, have, trusted := int32(1), s.Status.Replicas, true
+	if s.Spec.Replicas != nil {
+		want = *s.Spec.Replicas
+	}
+	if want > r.ceiling {
+		o.ignored.addf("StatefulSet %s: spec.replicas %d is %s", r.set, want, r.beyond())
+		want, trusted = 0, false
+	}
+	if have > r.ceiling {
+		o.ignored.addf("StatefulSet %s: status.replicas %d is %s", r.set, have, r.beyond())
+		have, trusted = 0, false
+	}
+	*role32(&o.returned, i), *role32(&o.current, i) = want, max(want, have)
+	o.settled[i] = trusted && s.Status.ObservedGeneration >= s.Metadata.Generation && have == want && s.Status.ReadyReplicas == want
+	o.hashes[i], o.sets[i] = s.Metadata.Annotations.TemplateHash, planner.RolloutSet{
+		Exists: true, Generation: s.Metadata.Generation, ObservedGeneration: s.Status.ObservedGeneration,
+		UpdateRevision: s.Status.UpdateRevision, CurrentRevision: s.Status.CurrentRevision,
+	}
+	// The hook's own record; anything but a positive integer reads as unknown.
+	if n, err := strconv.ParseInt(s.Metadata.Annotations.TemplateGeneration, 10, 64); err == nil && n > 0 {
+		o.sets[i].TemplateGeneration = n
+	}
+	if i == 1 {
+		o.window = s.Spec.Ordinals.Start
+	}
+	return nil
+}
+
+// readPod reads a pod's readiness (condition Ready=True and not being deleted), the replica
+// count its ordinal needs, and for a pod of a role within its ceiling what the rollout reads: its
+// revision label, deletion, creationTimestamp and the memgraph container's image.
+func (o *observation) readPod(rs []role, p *object, path string) error {
+	var created metav1.Time
+	if at := p.Metadata.CreationTimestamp; at != "" {
+		t, err := time.Parse(time.RFC3339, at)
+		if err != nil {
+			return badRequestf("%s.metadata.creationTimestamp must be an RFC 3339 time, got the string %q", path, topology.Clip(at))
+		}
+		created = metav1.NewTime(t)
+	}
+	name, terminating := p.Metadata.Name, p.Metadata.DeletionTimestamp != ""
+	ready := false
+	for _, cond := range p.Status.Conditions {
+		if cond.Type == "Ready" {
+			ready = cond.Status == "True" && !terminating
+			break
+		}
+	}
+	image := ""
+	for _, container := range p.Spec.Containers {
+		if container.Name == topology.ContainerName {
+			image = container.Image
+			break
+		}
+	}
+	o.ready[name] = ready
+	for i, r := range rs {
+		*role32(&o.current, i) = max(*role32(&o.current, i), ordinalBound(name, r, &o.ignored))
+		if index, ok := podIndex(name, r); ok {
+			o.sets[i].Pods = append(o.sets[i].Pods, planner.RolloutPod{Index: index, Ready: ready,
+				Terminating: terminating, Revision: p.Metadata.Labels.Revision, Created: created, Image: image})
+		}
+	}
+	return nil
+}
+
+func deref(n *int32) int64 {
+	if n == nil {
+		return 0
+	}
+	return int64(*n)
+}
+
+// role32 is role i's count (coordinators first).
+func role32(r *topology.Replicas, i int) *int32 {
+	if i == 0 {
+		return &r.Coordinators
+	}
+	return &r.DataInstances
+}
+
+// observedChildren are the StatefulSets and Services in namespace as observed, by type then key,
+// each frozen (topology.FrozenChild): a paused cluster's children are neither changed nor
+// deleted, and a child that does not exist is not created. Only a paused pass decodes the
+// children whole.
+func observedChildren(req *syncRequest, body []byte, namespace string) ([]map[string]any, error) {
+	var raw rawGroups
+	if err := decodeBody(body, &raw); err != nil {
+		return nil, err
+	}
+	out := []map[string]any{}
+	for _, typeKey := range []string{statefulSetKey, serviceKey} {
+		children, err := entries(req.Children, "children", typeKey)
+		if err != nil {
+			return nil, err
+		}
+		for _, e := range children {
+			if !e.obj.Metadata.in(namespace) {
+				continue
+			}
+			var child map[string]any
+			if err := kjson.UnmarshalCaseSensitivePreserveInts(raw.Children[typeKey][e.key], &child); err != nil {
+				return nil, err
+			}
+			frozen, err := topology.FrozenChild(child)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, frozen)
+		}
+	}
+	return out, nil
+}
+
+// rolloutWorkloads is what the rollout needs from this request: each set as observed, with the
+// pods it has or had (current), knowing whether the children this sync returns change its pod
+// template (the hashes DesiredChildren will annotate, admittedParent.templateHashes).
+func (o *observation) rolloutWorkloads(c *topology.Cluster, desired [2]string, now time.Time) *planner.Workloads {
+	allowDowngrade, _ := c.AllowDowngrade() // an ambiguous value is no permission; status says so
+	sets := o.sets
+	for i := range sets {
+		sets[i].Current = *role32(&o.current, i)
+		sets[i].TemplateChanging = sets[i].Exists && o.hashes[i] != desired[i]
+		sets[i].Pods = append([]planner.RolloutPod(nil), sets[i].Pods...)
+	}
+	return &planner.Workloads{Coordinators: sets[0], Data: sets[1], Now: metav1.NewTime(now),
+		StepTimeout: metav1.Duration{Duration: time.Duration(c.StepTimeoutSeconds()) * time.Second},
+		Image:       c.Image(), AllowDowngrade: allowDowngrade}
+}
+
+// hibernationPods are each role's pods by ordinal (a coordinator's by id), in any state.
+func (o *observation) hibernationPods(cluster string) (coordinators, data map[int]planner.PodState) {
+	byOrdinal := func(s planner.RolloutSet, r role) map[int]planner.PodState {
+		out := make(map[int]planner.PodState, len(s.Pods))
+		for _, pod := range s.Pods {
+			out[pod.Index+r.first] = planner.PodState{Ready: pod.Ready, Created: pod.Created}
+		}
+		return out
+	}
+	rs := roles(cluster)
+	return byOrdinal(o.sets[0], rs[0]), byOrdinal(o.sets[1], rs[1])
+}
+
+// unreadyPods lists the declared pods that are missing or not Ready, sorted.
+func (o *observation) unreadyPods(d topology.Declared) []string {
+	var waiting []string
+	for _, pod := range declaredPods(d) {
+		if !o.ready[pod] {
+			waiting = append(waiting, pod)
+		}
+	}
+	sort.Strings(waiting)
+	return waiting
+}
+
+// atDeclared reports whether both StatefulSets are at the declared size and their controller
+// has caught up with it.
+func (o *observation) atDeclared(d topology.Declared) bool {
+	return o.current.Coordinators == int32(len(d.Coordinators)) &&
+		o.current.DataInstances == int32(len(d.DataInstances)) && o.settled == [2]bool{true, true}
+}
+
+func (o *observation) readyCount(pods []string) int32 {
+	var n int32
+	for _, p := range pods {
+		if o.ready[p] {
+			n++
+		}
+	}
+	return n
+}
+
+func declaredPods(d topology.Declared) []string {
+	coordinators, data := podNames(d)
+	return append(coordinators, data...)
+}
+
+// warnings collects the evidence a sync ignored, for status.warnings: sorted, and at most
+// topology.MaxWarnings of them, the last counting the rest, so the same request always renders
+// the same status.
+type warnings []string
+
+func (w *warnings) addf(format string, args ...any) { *w = append(*w, fmt.Sprintf(format, args...)) }
+
+func (w warnings) render() []string {
+	if len(w) == 0 {
+		return nil
+	}
+	out := append([]string{}, w...)
+	sort.Strings(out)
+	if len(out) > topology.MaxWarnings {
+		rest := len(out) - (topology.MaxWarnings - 1)
+		out = append(out[:topology.MaxWarnings-1], fmt.Sprintf("and %d more ignored objects", rest))
+	}
+	return out
+}
+
+// role names a role's StatefulSet and ceiling.
+type role struct {
+	set     string // the StatefulSet's name
+	first   int    // its first ordinal
+	ceiling int32  // the most members a MemgraphCluster may declare
+	noun    string
+}
+
+func roles(cluster string) []role {
+	return []role{
+		{topology.CoordinatorSetName(cluster), topology.FirstCoordinatorID, topology.MaxCoordinators, "coordinators"},
+		{topology.DataSetName(cluster), topology.FirstDataOrdinal, topology.MaxDataInstances, "data instances"},
+	}
+}
+
+// beyond says why a size is ignored.
+func (r role) beyond() string {
+	return fmt.Sprintf("beyond the %d %s a MemgraphCluster may have: ignored", r.ceiling, r.noun)
+}
+
+// ordinalBound is the replica count the role's StatefulSet needs to hold pod: its ordinal minus
+// the set's first ordinal, plus one; 0 for a pod of another set, and 0 with a warning for an
+// ordinal beyond the role's ceiling.
+func ordinalBound(pod string, r role, ignored *warnings) int32 {
+	n, ok := topology.PodOrdinal(r.set, pod)
+	if !ok {
+		return 0
+	}
+	if n > int(r.ceiling)+r.first-1 {
+		ignored.addf("Pod %s: ordinal %s is %s", topology.Clip(pod), topology.Clip(strings.TrimPrefix(pod, r.set+"-")), r.beyond())
+		return 0
+	}
+	if n < r.first {
+		return 0
+	}
+	return int32(n - r.first + 1)
+}
+
+// podIndex is a pod's index in its role's StatefulSet (ordinal minus the first ordinal), for a
+// pod of that set within the role's ceiling.
+func podIndex(pod string, r role) (int, bool) {
+	n, ok := topology.PodOrdinal(r.set, pod)
+	if !ok || n < r.first || n-r.first >= int(r.ceiling) {
+		return 0, false
+	}
+	return n - r.first, true
+}
