@@ -168,7 +168,11 @@ func TestServesWrites(t *testing.T) {
 		{"no MAIN", declared(3, 2, 3, 2), rows(coords(3, 1), one(replica(0), replica(1))), allPodsReady(),
 			Condition{metav1.ConditionFalse, topology.ReasonNoMainElected, "coordinator_1 leads, but no data instance is MAIN"}},
 		{"a leader not ready yet", declared(3, 2, 3, 2), rows(one(data(0, memgraph.HealthUnknown, memgraph.RoleMain)),
-			[]memgraph.Instance{func() memgraph.Instance { r := coord(2, memgraph.RoleLeader); r.Health = memgraph.HealthUnknown; return r }()}),
+			[]memgraph.Instance{func() memgraph.Instance {
+				r := coord(2, memgraph.RoleLeader)
+				r.Health = memgraph.HealthUnknown
+				return r
+			}()}),
 			allPodsReady(),
 			Condition{metav1.ConditionFalse, topology.ReasonNoCoordinatorLeader, "coordinator_2 leads but has not finished reconciling the cluster"}},
 		{"no table", declared(3, 2, 3, 2), nil, allPodsReady(),
