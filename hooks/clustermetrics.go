@@ -11,10 +11,10 @@ import (
 
 // clusterState is what a sync pass observed of one cluster, as the per-cluster gauges show it.
 type clusterState struct {
-	MainPresent   bool // the leader's SHOW INSTANCES names a MAIN that is up
-	LeaderPresent bool // a ready leader answered
-	MembersUp     int
-	MembersDecl   int
+	MainPresent     bool // the leader's SHOW INSTANCES names a MAIN that is up
+	LeaderPresent   bool // a ready leader answered
+	MembersUp       int
+	MembersDeclared int
 	// MaxReplicaLag is maxReplicaLag of the pass's SHOW REPLICATION LAG; LagObserved is false
 	// when the pass did not read it, and then the lag series is left out rather than shown as 0.
 	MaxReplicaLag int64
@@ -75,7 +75,7 @@ func (g *clusterGauges) set(namespace, name string, s clusterState) {
 	g.mainPresent.WithLabelValues(namespace, name).Set(boolGauge(s.MainPresent))
 	g.leaderPresent.WithLabelValues(namespace, name).Set(boolGauge(s.LeaderPresent))
 	g.membersUp.WithLabelValues(namespace, name).Set(float64(s.MembersUp))
-	g.membersDeclared.WithLabelValues(namespace, name).Set(float64(s.MembersDecl))
+	g.membersDeclared.WithLabelValues(namespace, name).Set(float64(s.MembersDeclared))
 	g.rolloutStep.WithLabelValues(namespace, name).Set(float64(s.RolloutStep))
 	if s.LagObserved {
 		g.maxReplicaLag.WithLabelValues(namespace, name).Set(float64(s.MaxReplicaLag))

@@ -49,9 +49,9 @@ type MemgraphClusterStatus struct {
 	// +optional
 	LastOperation *Operation `json:"lastOperation,omitempty"`
 
-	// Operations are the last MaxOperations Bolt commands the hook sent, newest first: each
-	// command as Memgraph received it (a secret it carries replaced by RedactedSecret), its
-	// outcome and when. Each pass adds the commands it sent and carries the older records forward.
+	// Operations are the last 10 Bolt commands the hook sent, newest first: each command as
+	// Memgraph received it (a secret it carries replaced by '<redacted>'), its outcome and when.
+	// Each pass adds the commands it sent and carries the older records forward.
 	// +kubebuilder:validation:MaxItems=10
 	// +listType=atomic
 	// +optional
@@ -122,10 +122,11 @@ type OperationRecord struct {
 	// Time is when the command ended.
 	Time metav1.Time `json:"time"`
 	// Command is the query as Memgraph received it, e.g. "DEMOTE INSTANCE instance_2", with any
-	// secret it carries (a password, a license key) replaced by RedactedSecret.
+	// secret it carries (a password, a license key) replaced by '<redacted>'.
 	Command string `json:"command"`
-	// Outcome is Succeeded, Failed (Memgraph refused it or it failed: Message says why) or
-	// Interrupted (the connection or the sync budget ended before Memgraph answered).
+	// Outcome is Succeeded, Failed (Memgraph refused it or it failed: Message is Memgraph's own
+	// message) or Interrupted (the leader moved, a failover was still running or the sync budget
+	// ran out: the next pass re-observes).
 	Outcome OperationResult `json:"outcome"`
 	// +optional
 	Message string `json:"message,omitempty"`
