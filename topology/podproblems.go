@@ -10,6 +10,7 @@ import (
 )
 
 // PodObservation is what PodProblems reads of one Pod's status.
+// +kubebuilder:object:generate=false
 type PodObservation struct {
 	Name  string
 	Ready bool // condition Ready is True
@@ -20,6 +21,7 @@ type PodObservation struct {
 }
 
 // PodCondition is one condition of a Pod's status.
+// +kubebuilder:object:generate=false
 type PodCondition struct {
 	Status  corev1.ConditionStatus
 	Reason  string
@@ -27,6 +29,7 @@ type PodCondition struct {
 }
 
 // ContainerObservation is what PodProblems reads of one container's status.
+// +kubebuilder:object:generate=false
 type ContainerObservation struct {
 	Name string
 	// WaitingReason and WaitingMessage are state.waiting's; empty unless the container waits.
@@ -37,6 +40,7 @@ type ContainerObservation struct {
 
 // PodProblem is why a Pod cannot start: a container waiting for a reason that does not resolve
 // by itself (Container names it), or the Pod unschedulable (Container is empty).
+// +kubebuilder:object:generate=false
 type PodProblem struct {
 	Pod       string
 	Container string

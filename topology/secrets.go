@@ -7,6 +7,7 @@ import (
 
 // NamedSecret is a Secret the spec names: its name in the cluster's namespace, the field that
 // names it and what it holds.
+// +kubebuilder:object:generate=false
 type NamedSecret struct {
 	Name  string
 	Field string // e.g. spec.secrets.name
@@ -31,6 +32,7 @@ func (c *Cluster) NamedSecrets() []NamedSecret {
 }
 
 // MissingSecret is a Secret the spec names that does not exist.
+// +kubebuilder:object:generate=false
 type MissingSecret struct {
 	Namespace string
 	NamedSecret
