@@ -281,10 +281,12 @@ func TestCRDStatusSubresourceAndPrinterColumns(t *testing.T) {
 		t.Errorf("a PUT of the main resource changed status: the status subresource is not enabled")
 	}
 	status := map[string]any{
-		"coordinators": int64(3), "dataInstances": int64(2), "main": "instance_0", "phase": "Running", "observedGeneration": updated.GetGeneration(),
+		"coordinators": int64(3), "dataInstances": int64(2), "main": "instance_0", "leader": "coordinator_2", "members": "4/5",
+		"phase": "Running", "observedGeneration": updated.GetGeneration(),
 		"version": "docker.io/memgraph/memgraph:3.12.0",
 		"conditions": []any{
 			condition("Ready", "True", "MainElected"),
+			condition("Degraded", "True", "MembersDown"),
 			condition("Converged", "False", "RegistrationInProgress"),
 		},
 	}
@@ -301,12 +303,12 @@ func TestCRDStatusSubresourceAndPrinterColumns(t *testing.T) {
 		t.Fatalf("kubectl get mgc printed %q", out)
 	}
 	header, row := strings.Fields(lines[0]), strings.Fields(lines[1])
-	wantHeader := []string{"NAME", "COORDINATORS", "DATA", "MAIN", "VERSION", "PHASE", "READY", "CONVERGED", "AGE"}
+	wantHeader := []string{"NAME", "MAIN", "LEADER", "MEMBERS", "VERSION", "PHASE", "READY", "DEGRADED", "AGE"}
 	if diff := cmp.Diff(wantHeader, header); diff != "" {
 		t.Errorf("printer columns (-want +got):\n%s", diff)
 	}
 	if len(row) == len(wantHeader) {
-		if diff := cmp.Diff([]string{"shown", "3", "2", "instance_0", "docker.io/memgraph/memgraph:3.12.0", "Running", "True", "False"}, row[:8]); diff != "" {
+		if diff := cmp.Diff([]string{"shown", "instance_0", "coordinator_2", "4/5", "docker.io/memgraph/memgraph:3.12.0", "Running", "True", "True"}, row[:8]); diff != "" {
 			t.Errorf("printer column values (-want +got):\n%s", diff)
 		}
 	} else {

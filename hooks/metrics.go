@@ -2,6 +2,7 @@ package hooks
 
 import (
 	"errors"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 
@@ -13,7 +14,14 @@ type metrics struct {
 	syncDuration *prometheus.HistogramVec
 	commands     *prometheus.CounterVec
 	authFailures *prometheus.CounterVec
+	clusters     *clusterGauges
 }
+
+// clusterSeriesTTL is how long a cluster's gauges outlive the last sync this process served for
+// it: three of the longest resync a live cluster asks for (planner.ResyncConverged). Metacontroller
+// syncs every cluster at least that often, to one replica of the hook or another, so the
+// replica that served the latest sync always holds fresh series.
+const clusterSeriesTTL = 3 * planner.ResyncConverged * time.Second
 
 func newMetrics(reg prometheus.Registerer, locks *clusterLocks) *metrics {
 	m := &metrics{
@@ -39,6 +47,7 @@ func newMetrics(reg prometheus.Registerer, locks *clusterLocks) *metrics {
 	m.syncDuration = register(reg, m.syncDuration)
 	m.commands = register(reg, m.commands)
 	m.authFailures = register(reg, m.authFailures)
+	m.clusters = register(reg, newClusterGauges(time.Now, clusterSeriesTTL))
 	register(reg, prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 		Name: "memgraph_hooks_clusters_in_flight",
 		Help: "Clusters with a sync pass running or waiting in this process; the per-cluster lock map holds exactly these, so it is 0 when idle.",

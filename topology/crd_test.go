@@ -19,6 +19,7 @@ type crdSchema struct {
 	Default     any                  `json:"default"`
 	Properties  map[string]crdSchema `json:"properties"`
 	Items       *crdSchema           `json:"items"`
+	MaxItems    *int                 `json:"maxItems"`
 	Validations []struct {
 		Rule    string `json:"rule"`
 		Message string `json:"message"`

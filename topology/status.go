@@ -32,6 +32,12 @@ type MemgraphClusterStatus struct {
 	// +optional
 	Leader string `json:"leader,omitempty"`
 
+	// Members is "<up>/<declared>": how many of the declared coordinators and data instances are
+	// up (pod Ready and, in the leader's SHOW INSTANCES, health up) out of how many are declared,
+	// e.g. "4/5". The Degraded condition names the members that are down and why.
+	// +optional
+	Members string `json:"members,omitempty"`
+
 	// Phase is what the cluster is doing as a whole: Running, Paused (memgraph.com/paused),
 	// Hibernating, Hibernated or Waking (spec.hibernate).
 	// +optional
@@ -42,6 +48,15 @@ type MemgraphClusterStatus struct {
 	// carries it forward unchanged (the one record of the prior status the hook copies).
 	// +optional
 	LastOperation *Operation `json:"lastOperation,omitempty"`
+
+	// Operations are the last 10 Bolt commands the hook sent, newest first: each command as
+	// Memgraph received it (a secret it carries replaced by '<redacted>'), its outcome and when.
+	// Each pass adds the commands it sent and carries the older records forward.
+	// +kubebuilder:validation:MaxItems=10
+	// +listType=atomic
+	// +optional
+	Operations []OperationRecord `json:"operations,omitempty"`
+
 	// Version is the image (repository:tag, or repository@digest) every pod of both roles runs,
 	// read from the Pods; empty while they run different images, as in the middle of an upgrade.
 	// +optional
@@ -99,6 +114,24 @@ type Operation struct {
 	Time metav1.Time `json:"time"`
 }
 
+// MaxOperations bounds status.operations.
+const MaxOperations = 10
+
+// OperationRecord is one Bolt command the hook sent, as status.operations lists it.
+type OperationRecord struct {
+	// Time is when the command ended.
+	Time metav1.Time `json:"time"`
+	// Command is the query as Memgraph received it, e.g. "DEMOTE INSTANCE instance_2", with any
+	// secret it carries (a password, a license key) replaced by '<redacted>'.
+	Command string `json:"command"`
+	// Outcome is Succeeded, Failed (Memgraph refused it or it failed: Message is Memgraph's own
+	// message) or Interrupted (the leader moved, a failover was still running or the sync budget
+	// ran out: the next pass re-observes).
+	Outcome OperationResult `json:"outcome"`
+	// +optional
+	Message string `json:"message,omitempty"`
+}
+
 // OperationResult is how a pass's writes ended.
 // +kubebuilder:validation:Enum=Succeeded;Failed;Interrupted
 type OperationResult string
@@ -145,6 +178,10 @@ const (
 	// ConditionUpdated: every pod runs its StatefulSet's current pod template (no rollout is
 	// in progress).
 	ConditionUpdated ConditionType = "Updated"
+	// ConditionDegraded: a declared member is down (its pod not Ready, or its health down in the
+	// leader's SHOW INSTANCES); the message names each one and why. The cluster may still serve
+	// writes: Ready says whether it does.
+	ConditionDegraded ConditionType = "Degraded"
 )
 
 // ConditionReason is the stable, machine-readable reason of a condition.
@@ -169,6 +206,22 @@ const (
 	// ReasonSwitchoverPending (Converged): spec.preferredMain is not MAIN yet, and not up or
 	// not caught up enough to take it over; the message says how far behind it is.
 	ReasonSwitchoverPending ConditionReason = "SwitchoverPending"
+	// ReasonMainDown (Ready): the MAIN's pod is not Ready, or the leader reports the MAIN's
+	// health down; writes fail until it is back or a failover elects another MAIN.
+	ReasonMainDown ConditionReason = "MainDown"
+	// ReasonSecretMissing: a Secret the spec names (spec.secrets.name, spec.tls.secretName,
+	// spec.auth.secretName) does not exist in the cluster's namespace; the message names each
+	// one and the field that names it. Pods that mount it cannot start.
+	ReasonSecretMissing ConditionReason = "SecretMissing"
+)
+
+// The reasons of Degraded.
+const (
+	// ReasonMembersDown: at least one declared member is down; the message names each one and
+	// why (its pod's waiting reason and message, Unschedulable, not Ready, or health down).
+	ReasonMembersDown ConditionReason = "MembersDown"
+	// ReasonAllMembersUp: every declared member is up.
+	ReasonAllMembersUp ConditionReason = "AllMembersUp"
 )
 
 // The reasons of Paused and Hibernated; Converged (and Ready, when nothing runs) give them too.

@@ -16,13 +16,14 @@ import (
 // +kubebuilder:object:root=true
 // +kubebuilder:subresource:status
 // +kubebuilder:resource:scope=Namespaced,shortName=mgc
-// +kubebuilder:printcolumn:name="Coordinators",type=integer,JSONPath=".status.coordinators",description="Coordinators registered in Raft, as observed"
-// +kubebuilder:printcolumn:name="Data",type=integer,JSONPath=".status.dataInstances",description="Data instances registered, as observed"
 // +kubebuilder:printcolumn:name="Main",type=string,JSONPath=".status.main",description="The data instance that is MAIN"
+// +kubebuilder:printcolumn:name="Leader",type=string,JSONPath=".status.leader",description="The coordinator that is the Raft leader"
+// +kubebuilder:printcolumn:name="Members",type=string,JSONPath=".status.members",description="Declared members up, out of those declared"
 // +kubebuilder:printcolumn:name="Version",type=string,JSONPath=".status.version",description="The image every pod runs"
 // +kubebuilder:printcolumn:name="Phase",type=string,JSONPath=".status.phase",description="Running, Paused, Hibernating, Hibernated or Waking"
-// +kubebuilder:printcolumn:name="Ready",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].status`
-// +kubebuilder:printcolumn:name="Converged",type=string,JSONPath=`.status.conditions[?(@.type=="Converged")].status`
+// +kubebuilder:printcolumn:name="Ready",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].status`,description="The cluster serves writes: a ready leader and a MAIN that is up"
+// +kubebuilder:printcolumn:name="Degraded",type=string,JSONPath=`.status.conditions[?(@.type=="Degraded")].status`,description="A declared member is down"
+// +kubebuilder:printcolumn:name="Converged",type=string,JSONPath=`.status.conditions[?(@.type=="Converged")].status`,description="Every declared member is registered and the StatefulSets are at the declared size",priority=1
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=".metadata.creationTimestamp"
 // +kubebuilder:validation:XValidation:rule="self.metadata.name.size() <= 40 && self.metadata.name.matches('^[a-z]([-a-z0-9]*[a-z0-9])?$')",message="metadata.name must be at most 40 characters of lower-case letters, digits and '-', starting with a letter and ending with a letter or digit: it prefixes the StatefulSets <name>-coordinator and <name>-data and names the client Service; pick a shorter name"
 type MemgraphCluster struct {

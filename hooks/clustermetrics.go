@@ -1,0 +1,143 @@
+package hooks
+
+import (
+	"sync"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/memgraph-hooks/memgraph-hooks/memgraph"
+)
+
+// clusterState is what a sync pass observed of one cluster, as the per-cluster gauges show it.
+type clusterState struct {
+	MainPresent     bool // the leader's SHOW INSTANCES names a MAIN that is up
+	LeaderPresent   bool // a ready leader answered
+	MembersUp       int
+	MembersDeclared int
+	// MaxReplicaLag is maxReplicaLag of the pass's SHOW REPLICATION LAG; LagObserved is false
+	// when the pass did not read it, and then the lag series is left out rather than shown as 0.
+	MaxReplicaLag int64
+	LagObserved   bool
+	// RolloutStep is the pod a rollout in progress replaces, counted from 1 (pods updated + 1);
+	// 0 when no rollout is in progress.
+	RolloutStep int
+}
+
+// seriesKey names a cluster's series.
+type seriesKey struct{ namespace, name string }
+
+// clusterGauges are the per-cluster gauges, labelled {namespace, name}. The hook hears of no
+// deletion (no finalize hook) and runs replicated, so a replica may never see the last sync of a
+// cluster that is gone: a cluster's series expire ttl after the last sync this process served
+// for it, checked whenever the gauges are collected or set. forget removes them at once.
+type clusterGauges struct {
+	mu       sync.Mutex
+	now      func() time.Time
+	ttl      time.Duration
+	lastSync map[seriesKey]time.Time
+
+	mainPresent, leaderPresent, membersUp, membersDeclared, maxReplicaLag, rolloutStep *prometheus.GaugeVec
+}
+
+func newClusterGauges(now func() time.Time, ttl time.Duration) *clusterGauges {
+	gauge := func(name, help string) *prometheus.GaugeVec {
+		return prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: name, Help: help}, []string{"namespace", "name"})
+	}
+	return &clusterGauges{
+		now: now, ttl: ttl, lastSync: map[seriesKey]time.Time{},
+		mainPresent: gauge("memgraph_hooks_cluster_main_present",
+			"1 when the leader's SHOW INSTANCES names a MAIN that is up, else 0; as of the last sync this hook served for the cluster."),
+		leaderPresent: gauge("memgraph_hooks_cluster_leader_present",
+			"1 when a ready Raft leader answered SHOW INSTANCES, else 0; as of the last sync this hook served for the cluster."),
+		membersUp: gauge("memgraph_hooks_cluster_members_up",
+			"Declared coordinators and data instances that are up (pod Ready, health up in SHOW INSTANCES)."),
+		membersDeclared: gauge("memgraph_hooks_cluster_members_declared",
+			"Coordinators and data instances the MemgraphCluster declares."),
+		maxReplicaLag: gauge("memgraph_hooks_cluster_max_replica_lag",
+			"Transactions the replica furthest behind the MAIN lacks, on any database (SHOW REPLICATION LAG); absent when the last sync did not read it."),
+		rolloutStep: gauge("memgraph_hooks_cluster_rollout_step",
+			"The pod a rollout in progress replaces, counted from 1 (pods updated + 1); 0 when no rollout is in progress."),
+	}
+}
+
+func (g *clusterGauges) vecs() []*prometheus.GaugeVec {
+	return []*prometheus.GaugeVec{g.mainPresent, g.leaderPresent, g.membersUp, g.membersDeclared, g.maxReplicaLag, g.rolloutStep}
+}
+
+// set records a sync's observation of the cluster and expires the clusters not synced for ttl.
+func (g *clusterGauges) set(namespace, name string, s clusterState) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	now := g.now()
+	g.expire(now)
+	g.lastSync[seriesKey{namespace, name}] = now
+	g.mainPresent.WithLabelValues(namespace, name).Set(boolGauge(s.MainPresent))
+	g.leaderPresent.WithLabelValues(namespace, name).Set(boolGauge(s.LeaderPresent))
+	g.membersUp.WithLabelValues(namespace, name).Set(float64(s.MembersUp))
+	g.membersDeclared.WithLabelValues(namespace, name).Set(float64(s.MembersDeclared))
+	g.rolloutStep.WithLabelValues(namespace, name).Set(float64(s.RolloutStep))
+	if s.LagObserved {
+		g.maxReplicaLag.WithLabelValues(namespace, name).Set(float64(s.MaxReplicaLag))
+	} else {
+		g.maxReplicaLag.DeleteLabelValues(namespace, name)
+	}
+}
+
+// forget removes the cluster's series: it is gone (a finalizing sync, a deleted parent).
+func (g *clusterGauges) forget(namespace, name string) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.delete(seriesKey{namespace, name})
+}
+
+// expire deletes the series of the clusters last synced more than ttl before now.
+func (g *clusterGauges) expire(now time.Time) {
+	for key, last := range g.lastSync {
+		if now.Sub(last) > g.ttl {
+			g.delete(key)
+		}
+	}
+}
+
+func (g *clusterGauges) delete(key seriesKey) {
+	delete(g.lastSync, key)
+	for _, v := range g.vecs() {
+		v.DeleteLabelValues(key.namespace, key.name)
+	}
+}
+
+// Describe and Collect make clusterGauges one prometheus.Collector; Collect expires first, so
+// a scrape never shows a cluster not synced for ttl.
+func (g *clusterGauges) Describe(ch chan<- *prometheus.Desc) {
+	for _, v := range g.vecs() {
+		v.Describe(ch)
+	}
+}
+
+func (g *clusterGauges) Collect(ch chan<- prometheus.Metric) {
+	g.mu.Lock()
+	g.expire(g.now())
+	g.mu.Unlock()
+	for _, v := range g.vecs() {
+		v.Collect(ch)
+	}
+}
+
+func boolGauge(b bool) float64 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// maxReplicaLag is the most transactions any replica lacks on any database; 0 without rows.
+func maxReplicaLag(lag []memgraph.InstanceLag) int64 {
+	var most int64
+	for _, l := range lag {
+		for _, db := range l.Databases {
+			most = max(most, db.TxnsBehindMain)
+		}
+	}
+	return most
+}

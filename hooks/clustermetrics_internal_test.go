@@ -1,0 +1,205 @@
+package hooks
+
+import (
+	"fmt"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/memgraph-hooks/memgraph-hooks/memgraph"
+)
+
+// fakeClock is a clock the test moves by hand.
+type fakeClock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func newFakeClock() *fakeClock {
+	return &fakeClock{t: time.Date(2026, 3, 4, 5, 0, 0, 0, time.UTC)}
+}
+
+func (c *fakeClock) now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.t
+}
+
+func (c *fakeClock) advance(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.t = c.t.Add(d)
+}
+
+// gaugesFixture is a clusterGauges with a fake clock, registered alone.
+func gaugesFixture(t *testing.T) (*clusterGauges, *prometheus.Registry, *fakeClock) {
+	t.Helper()
+	clock := newFakeClock()
+	g := newClusterGauges(clock.now, clusterSeriesTTL)
+	reg := prometheus.NewRegistry()
+	if err := reg.Register(g); err != nil {
+		t.Fatal(err)
+	}
+	return g, reg, clock
+}
+
+// scraped is every series reg exposes, as `name{namespace,name} value` lines, sorted.
+func scraped(t *testing.T, reg *prometheus.Registry) []string {
+	t.Helper()
+	families, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var lines []string
+	for _, mf := range families {
+		for _, m := range mf.GetMetric() {
+			labels := map[string]string{}
+			for _, l := range m.GetLabel() {
+				labels[l.GetName()] = l.GetValue()
+			}
+			lines = append(lines, fmt.Sprintf("%s{%s/%s} %g", mf.GetName(), labels["namespace"], labels["name"], m.GetGauge().GetValue()))
+		}
+	}
+	slices.Sort(lines)
+	return lines
+}
+
+// convergedState is a 3+2 cluster with every member up, a replica 4 transactions behind.
+var convergedState = clusterState{MainPresent: true, LeaderPresent: true, MembersUp: 5, MembersDeclared: 5, MaxReplicaLag: 4, LagObserved: true}
+
+// seriesOf lists the six series of one cluster as scraped renders them.
+func seriesOf(cluster string, main, leader, up, declared, lag, step float64) []string {
+	lines := []string{
+		fmt.Sprintf("memgraph_hooks_cluster_leader_present{%s} %g", cluster, leader),
+		fmt.Sprintf("memgraph_hooks_cluster_main_present{%s} %g", cluster, main),
+		fmt.Sprintf("memgraph_hooks_cluster_members_declared{%s} %g", cluster, declared),
+		fmt.Sprintf("memgraph_hooks_cluster_members_up{%s} %g", cluster, up),
+		fmt.Sprintf("memgraph_hooks_cluster_rollout_step{%s} %g", cluster, step),
+	}
+	if lag >= 0 {
+		lines = append(lines, fmt.Sprintf("memgraph_hooks_cluster_max_replica_lag{%s} %g", cluster, lag))
+	}
+	slices.Sort(lines)
+	return lines
+}
+
+func merged(groups ...[]string) []string {
+	all := slices.Concat(groups...)
+	slices.Sort(all)
+	return all
+}
+
+func TestClusterGaugesAppearAndUpdate(t *testing.T) {
+	g, reg, _ := gaugesFixture(t)
+	if got := scraped(t, reg); len(got) != 0 {
+		t.Fatalf("series before any sync: %q", got)
+	}
+	g.set("db", "mg", convergedState)
+	if diff := cmp.Diff(seriesOf("db/mg", 1, 1, 5, 5, 4, 0), scraped(t, reg)); diff != "" {
+		t.Errorf("after a converged sync (-want +got):\n%s", diff)
+	}
+	// The MAIN's pod went down, a rollout is on its third pod and the lag was not read.
+	g.set("db", "mg", clusterState{LeaderPresent: true, MembersUp: 4, MembersDeclared: 5, RolloutStep: 3})
+	if diff := cmp.Diff(seriesOf("db/mg", 0, 1, 4, 5, -1, 3), scraped(t, reg)); diff != "" {
+		t.Errorf("after the MAIN went down (-want +got):\n%s", diff)
+	}
+}
+
+func TestClusterGaugesForget(t *testing.T) {
+	g, reg, _ := gaugesFixture(t)
+	g.set("db", "mg", convergedState)
+	g.set("db", "other", convergedState)
+	g.forget("db", "mg")
+	if diff := cmp.Diff(seriesOf("db/other", 1, 1, 5, 5, 4, 0), scraped(t, reg)); diff != "" {
+		t.Errorf("after forgetting db/mg (-want +got):\n%s", diff)
+	}
+	g.forget("db", "never-synced")
+	g.forget("db", "other")
+	if got := scraped(t, reg); len(got) != 0 {
+		t.Errorf("series after forgetting every cluster: %q", got)
+	}
+}
+
+// A cluster not synced for clusterSeriesTTL disappears at the next scrape, and a cluster synced
+// in the meantime stays.
+func TestClusterGaugesExpire(t *testing.T) {
+	g, reg, clock := gaugesFixture(t)
+	g.set("db", "deleted", convergedState)
+	clock.advance(clusterSeriesTTL / 2)
+	g.set("db", "live", convergedState)
+	clock.advance(clusterSeriesTTL / 2)
+	if diff := cmp.Diff(merged(seriesOf("db/deleted", 1, 1, 5, 5, 4, 0), seriesOf("db/live", 1, 1, 5, 5, 4, 0)), scraped(t, reg)); diff != "" {
+		t.Errorf("at exactly the TTL both clusters stay (-want +got):\n%s", diff)
+	}
+	clock.advance(time.Second)
+	if diff := cmp.Diff(seriesOf("db/live", 1, 1, 5, 5, 4, 0), scraped(t, reg)); diff != "" {
+		t.Errorf("past the TTL (-want +got):\n%s", diff)
+	}
+	clock.advance(clusterSeriesTTL)
+	if got := scraped(t, reg); len(got) != 0 {
+		t.Errorf("series after every cluster expired: %q", got)
+	}
+	// An expired cluster synced again comes back.
+	g.set("db", "deleted", convergedState)
+	if diff := cmp.Diff(seriesOf("db/deleted", 1, 1, 5, 5, 4, 0), scraped(t, reg)); diff != "" {
+		t.Errorf("a cluster synced again (-want +got):\n%s", diff)
+	}
+}
+
+// The series are six per cluster synced within the TTL, however many syncs there were.
+func TestClusterGaugesCardinalityIsBoundedByClusters(t *testing.T) {
+	g, reg, clock := gaugesFixture(t)
+	for round := range 20 {
+		for i := range 50 {
+			g.set(fmt.Sprintf("ns-%d", i%5), fmt.Sprintf("mg-%d", i), clusterState{MembersUp: round % 5, MembersDeclared: 5, LagObserved: true})
+		}
+		clock.advance(10 * time.Second)
+	}
+	if got := len(scraped(t, reg)); got != 50*6 {
+		t.Errorf("%d series for 50 clusters, want %d", got, 50*6)
+	}
+	// Clusters deleted one after another: only those synced within the TTL remain.
+	for i := range 200 {
+		g.set("churn", fmt.Sprintf("mg-%d", i), convergedState)
+		clock.advance(clusterSeriesTTL / 10)
+	}
+	if got, most := len(scraped(t, reg)), 11*6; got > most {
+		t.Errorf("%d series while clusters come and go, want at most %d", got, most)
+	}
+}
+
+// Two handlers' metrics on one registry (the hooks and the metrics listener) share the gauges.
+func TestClusterGaugesRegisterOnce(t *testing.T) {
+	reg := prometheus.NewRegistry()
+	a, b := newMetrics(reg, newClusterLocks()), newMetrics(reg, newClusterLocks())
+	if a.clusters != b.clusters {
+		t.Fatal("a second registration made a second set of cluster gauges")
+	}
+	a.clusters.set("db", "mg", convergedState)
+	if got := len(scraped(t, reg)); got < 6 {
+		t.Errorf("%d series on the shared registry, want the cluster's 6 among them", got)
+	}
+}
+
+func TestMaxReplicaLag(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		lag  []memgraph.InstanceLag
+		want int64
+	}{
+		{"no replica", nil, 0},
+		{"caught up", []memgraph.InstanceLag{{Instance: "instance_1", Databases: map[string]memgraph.DatabaseLag{"memgraph": {CommittedTxns: 9}}}}, 0},
+		{"the furthest replica on any database", []memgraph.InstanceLag{
+			{Instance: "instance_1", Databases: map[string]memgraph.DatabaseLag{"memgraph": {TxnsBehindMain: 3}, "tenant": {TxnsBehindMain: 12}}},
+			{Instance: "instance_2", Databases: map[string]memgraph.DatabaseLag{"memgraph": {TxnsBehindMain: 7}}},
+		}, 12},
+	} {
+		if got := maxReplicaLag(tc.lag); got != tc.want {
+			t.Errorf("%s: maxReplicaLag = %d, want %d", tc.name, got, tc.want)
+		}
+	}
+}
