@@ -169,6 +169,10 @@ const (
 	// ReasonSwitchoverPending (Converged): spec.preferredMain is not MAIN yet, and not up or
 	// not caught up enough to take it over; the message says how far behind it is.
 	ReasonSwitchoverPending ConditionReason = "SwitchoverPending"
+	// ReasonDrainPending (Converged): a node that runs the MAIN or the Raft leader is cordoned
+	// and the drain waits on the hook; the message names the node and what the hook does or
+	// awaits, or says why it cannot help (e.g. no replica runs on a schedulable node).
+	ReasonDrainPending ConditionReason = "DrainPending"
 )
 
 // The reasons of Paused and Hibernated; Converged (and Ready, when nothing runs) give them too.

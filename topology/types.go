@@ -361,8 +361,9 @@ type DataTemplate struct {
 	TerminationGracePeriodSeconds int64 `json:"terminationGracePeriodSeconds,omitempty"`
 
 	// SysctlInitContainer raises the node's vm.max_map_count before Memgraph starts. Off by
-	// default: it runs privileged, as root.
-	// +kubebuilder:default={}
+	// default: it runs privileged, as root. The default is spelled out in full, not {}, so that
+	// the API server can check it against the image-when-enabled rule.
+	// +kubebuilder:default={enabled:false,maxMapCount:524288}
 	// +optional
 	SysctlInitContainer SysctlInitContainer `json:"sysctlInitContainer,omitempty"`
 }
@@ -374,7 +375,7 @@ type DataTemplate struct {
 // node-wide and not namespaced, so the container must be privileged and run as root; enable it
 // only where the namespace's Pod Security admission allows that, or set the sysctl on the nodes
 // instead. The coordinators hold no graph and get no such container.
-// +kubebuilder:validation:XValidation:rule="!self.enabled || has(self.image)",message="sysctlInitContainer.image is required when sysctlInitContainer.enabled is true: the init container runs sysctl from an image you choose, with a shell and sysctl, such as docker.io/library/busybox:1.37.0; set image, or set enabled to false"
+// +kubebuilder:validation:XValidation:rule="!has(self.enabled) || !self.enabled || has(self.image)",message="sysctlInitContainer.image is required when sysctlInitContainer.enabled is true: the init container runs sysctl from an image you choose, with a shell and sysctl, such as docker.io/library/busybox:1.37.0; set image, or set enabled to false"
 type SysctlInitContainer struct {
 	// +kubebuilder:default=false
 	// +optional
