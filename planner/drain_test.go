@@ -56,6 +56,25 @@ func member(in *DrainInput, name string) *DrainMember {
 	panic("no member " + name)
 }
 
+// The steps several fixtures expect, node a cordoned.
+var (
+	handoverOnA = DrainStep{
+		Verdict: DrainAct, Command: Handover{From: "instance_0", To: "instance_1"}, Node: "a",
+		Message: "node a is cordoned and runs the MAIN instance_0 (pod mg-data-0): handing MAIN over to instance_1 on b, " +
+			"proven caught up; the drain proceeds once the MAIN's PodDisruptionBudget follows",
+	}
+	yieldOnA = DrainStep{
+		Verdict: DrainAct, Command: YieldLeadership{}, Node: "a",
+		Message: "node a is cordoned and runs the Raft leader coordinator_1 (pod mg-coordinator-1): YIELD LEADERSHIP, " +
+			"so that a coordinator on a schedulable node leads",
+	}
+	waitForLeaderOnA = DrainStep{
+		Verdict: DrainWait, Node: "a",
+		Message: "node a is cordoned and runs the MAIN instance_0 (pod mg-data-0): waiting for a Raft leader that is Ready " +
+			"to hand MAIN over to instance_1",
+	}
+)
+
 func TestPlanDrain(t *testing.T) {
 	for _, tc := range []struct {
 		name string
@@ -71,11 +90,7 @@ func TestPlanDrain(t *testing.T) {
 		{"MAIN's node cordoned, caught-up replica elsewhere: hand over to it", drainWith(func(in *DrainInput) {
 			in.Leader = "coordinator_2"
 			cordon("a")(in)
-		}), DrainStep{
-			Verdict: DrainAct, Command: Handover{From: "instance_0", To: "instance_1"}, Node: "a",
-			Message: "node a is cordoned and runs the MAIN instance_0 (pod mg-data-0): handing MAIN over to instance_1 on b, " +
-				"proven caught up; the drain proceeds once the MAIN's PodDisruptionBudget follows",
-		}},
+		}), handoverOnA},
 		{"MAIN's node cordoned, the first replica not caught up: hand over to the next", drainWith(func(in *DrainInput) {
 			in.Leader = "coordinator_2"
 			in.CaughtUp = map[string]bool{"instance_2": true}
@@ -102,35 +117,19 @@ func TestPlanDrain(t *testing.T) {
 			Message: "node a is cordoned and runs the MAIN instance_0 (pod mg-data-0): waiting for a replica on a schedulable node " +
 				"to be Ready and proven caught up before the handover (instance_2 is not scheduled)",
 		}},
-		{"MAIN and leader on the cordoned node: MAIN first", drainWith(cordon("a")), DrainStep{
-			Verdict: DrainAct, Command: Handover{From: "instance_0", To: "instance_1"}, Node: "a",
-			Message: "node a is cordoned and runs the MAIN instance_0 (pod mg-data-0): handing MAIN over to instance_1 on b, " +
-				"proven caught up; the drain proceeds once the MAIN's PodDisruptionBudget follows",
-		}},
+		{"MAIN and leader on the cordoned node: MAIN first", drainWith(cordon("a")), handoverOnA},
 		{"MAIN and leader on the cordoned node, MAIN handed over: the leader yields", drainWith(func(in *DrainInput) {
 			in.Main = "instance_1"
 			cordon("a")(in)
-		}), DrainStep{
-			Verdict: DrainAct, Command: YieldLeadership{}, Node: "a",
-			Message: "node a is cordoned and runs the Raft leader coordinator_1 (pod mg-coordinator-1): YIELD LEADERSHIP, " +
-				"so that a coordinator on a schedulable node leads",
-		}},
+		}), yieldOnA},
 		{"MAIN's node cordoned, the leader not Ready: wait for a leader", drainWith(func(in *DrainInput) {
 			member(in, "coordinator_1").Ready = false
 			cordon("a")(in)
-		}), DrainStep{
-			Verdict: DrainWait, Node: "a",
-			Message: "node a is cordoned and runs the MAIN instance_0 (pod mg-data-0): waiting for a Raft leader that is Ready " +
-				"to hand MAIN over to instance_1",
-		}},
+		}), waitForLeaderOnA},
 		{"MAIN's node cordoned, no leader: wait for a leader", drainWith(func(in *DrainInput) {
 			in.Leader = ""
 			cordon("a")(in)
-		}), DrainStep{
-			Verdict: DrainWait, Node: "a",
-			Message: "node a is cordoned and runs the MAIN instance_0 (pod mg-data-0): waiting for a Raft leader that is Ready " +
-				"to hand MAIN over to instance_1",
-		}},
+		}), waitForLeaderOnA},
 		{"every replica on cordoned nodes: blocked", drainWith(cordon("a", "b", "c")), DrainStep{
 			Verdict: DrainBlocked, Node: "a",
 			Message: "node a is cordoned and runs the MAIN instance_0 (pod mg-data-0), and every replica (instance_1, instance_2) " +
@@ -169,11 +168,7 @@ func TestPlanDrain(t *testing.T) {
 		{"no MAIN: nothing to hand over, the leader yields", drainWith(func(in *DrainInput) {
 			in.Main = ""
 			cordon("a")(in)
-		}), DrainStep{
-			Verdict: DrainAct, Command: YieldLeadership{}, Node: "a",
-			Message: "node a is cordoned and runs the Raft leader coordinator_1 (pod mg-coordinator-1): YIELD LEADERSHIP, " +
-				"so that a coordinator on a schedulable node leads",
-		}},
+		}), yieldOnA},
 		{"a MAIN that is no declared member: nothing to hand over", drainWith(func(in *DrainInput) {
 			in.Main, in.Leader = "instance_7", "coordinator_2"
 			cordon("a")(in)
