@@ -17,15 +17,13 @@ import (
 //   - <cluster>-coordinator, maxUnavailable 1: a drain evicts one coordinator at a time, so the
 //     others keep Raft's majority at every size the CRD allows (3 to 9, odd).
 //   - <cluster>-data, maxUnavailable 1: one data instance at a time, so the replicas keep serving.
-//     With one data instance the budget still allows that one eviction (maxUnavailable counts
-//     pods, whatever their number): the drain takes the only copy of the data offline until the
-//     StatefulSet controller starts it again on another node with its volume.
+//     With one data instance this budget alone would allow evicting it (maxUnavailable counts
+//     pods, whatever their number); that instance is the MAIN, so the MAIN's budget holds the
+//     drain until a second data instance can take MAIN over (docs/operations.md, "Node
+//     maintenance").
 //   - <cluster>-main (MainBudget), maxUnavailable 0: the MAIN's pod is never evicted while it is
 //     MAIN; the hook moves MAIN to a caught-up replica on a schedulable node first, then the
 //     budget with it.
-
-// LabelPodName is the label the StatefulSet controller puts on each pod with the pod's name.
-const LabelPodName = "statefulset.kubernetes.io/pod-name"
 
 // CoordinatorBudgetName and DataBudgetName are the role budgets' names, the StatefulSets' names.
 func CoordinatorBudgetName(cluster string) string { return CoordinatorSetName(cluster) }
