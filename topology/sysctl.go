@@ -11,10 +11,11 @@ import (
 const SysctlContainerName = "init-sysctl"
 
 // sysctlScript raises vm.max_map_count to n unless the node already allows as many: the setting
-// is node-wide, and another workload on the node may need the higher value someone else set.
+// is node-wide, and another workload on the node may need the higher value someone else set. It
+// has no "$(", which the kubelet would read as a reference to an environment variable.
 func sysctlScript(n int64) string {
 	v := strconv.FormatInt(n, 10)
-	return `[ "$(cat /proc/sys/vm/max_map_count)" -ge ` + v + ` ] || sysctl -w vm.max_map_count=` + v
+	return `read current < /proc/sys/vm/max_map_count; [ "$current" -ge ` + v + ` ] || sysctl -w vm.max_map_count=` + v
 }
 
 // sysctlInitContainer is the init container SysctlInitContainer asks for; ok is false when it is
