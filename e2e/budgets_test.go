@@ -5,7 +5,6 @@ package e2e_test
 import (
 	"context"
 	"fmt"
-	"strings"
 	"testing"
 	"time"
 
@@ -65,8 +64,9 @@ func (s *scenario) assertRoleBudgets(cluster string, coordinators, data int32) {
 	}
 }
 
-// The MAIN's budget, as topology.MainBudget renders it, makes the real Eviction API refuse the
-// MAIN's pod while the data role's budget lets a replica go: what a drain meets.
+// The budgets as topology.RenderMainBudget renders them once the MAIN is known make the real
+// Eviction API refuse the MAIN's pod with the 429 a drain retries, and let a replica go: what a
+// drain meets. (A pod under two budgets could not be evicted at all.)
 func TestMainBudgetRefusesEvictingTheMain(t *testing.T) {
 	s := startScenario(t, "budgets")
 	const name = "pdb"
@@ -80,41 +80,82 @@ func TestMainBudgetRefusesEvictingTheMain(t *testing.T) {
 	mainPod := fmt.Sprintf("%s-%d", topology.DataSetName(name), ordinal)
 	replicaPod := fmt.Sprintf("%s-%d", topology.DataSetName(name), 1-ordinal)
 
-	cluster, err := topology.NewCluster(&topology.MemgraphCluster{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: s.ns}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	budget, err := topology.MainBudget(cluster, mainPod)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	// The hook does not render the MAIN's budget yet: hold Metacontroller and apply the budgets
+	// as RenderMainBudget renders them.
+	s.mc.Pause()
+	defer s.mc.Resume()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	if _, err := testEnv.Dynamic.Resource(pdbGVR).Namespace(s.ns).Create(ctx, &unstructured.Unstructured{Object: budget}, metav1.CreateOptions{}); err != nil {
-		t.Fatalf("create the MAIN's budget as MainBudget renders it: %v", err)
-	}
-	// Until the disruption controller has observed the budget, every eviction it covers is
-	// refused anyway; wait for its verdict on exactly the MAIN's pod.
+	s.applyMainBudgets(ctx, name, mainPod)
 	s.waitFor(time.Minute, func() error {
-		pdb, err := testEnv.Client.PolicyV1().PodDisruptionBudgets(s.ns).Get(ctx, topology.MainBudgetName(name), metav1.GetOptions{})
-		if err != nil {
-			return err
-		}
-		if st := pdb.Status; st.ObservedGeneration != pdb.Generation || st.CurrentHealthy != 1 || st.DisruptionsAllowed != 0 {
-			return fmt.Errorf("MAIN budget status %+v (generation %d): want observed, 1 healthy pod, 0 disruptions allowed", st, pdb.Generation)
-		}
-		return nil
+		return budgetsAllow(ctx, s.ns, map[string]int32{topology.MainBudgetName(name): 0, topology.DataBudgetName(name): 1})
 	})
 
 	evict := func(pod string) error {
 		return testEnv.Client.PolicyV1().Evictions(s.ns).Evict(ctx, &policyv1.Eviction{ObjectMeta: metav1.ObjectMeta{Name: pod, Namespace: s.ns}})
 	}
-	if err := evict(mainPod); !apierrors.IsTooManyRequests(err) || !strings.Contains(err.Error(), topology.MainBudgetName(name)) {
-		t.Errorf("evicting the MAIN's pod %s: %v, want 429 naming %s", mainPod, err, topology.MainBudgetName(name))
+	if err := evict(mainPod); !apierrors.IsTooManyRequests(err) {
+		t.Errorf("evicting the MAIN's pod %s: %v, want 429 TooManyRequests (which kubectl drain retries)", mainPod, err)
 	}
 	if err := evict(replicaPod); err != nil {
 		t.Errorf("evicting the replica's pod %s under %s: %v", replicaPod, topology.DataBudgetName(name), err)
 	}
+	s.mc.Resume()
+	defer s.mc.Pause() // balances the deferred Resume
 	s.declaredMembers(s.waitConverged(name, convergeTimeout), int(topology.DefaultCoordinators), int(topology.DefaultDataInstances))
 	s.assertNoMisuse()
+}
+
+// applyMainBudgets writes <cluster>-data and <cluster>-main as RenderMainBudget renders them for
+// a default cluster whose MAIN runs in mainPod.
+func (s *scenario) applyMainBudgets(ctx context.Context, cluster, mainPod string) {
+	s.t.Helper()
+	c, err := topology.NewCluster(&topology.MemgraphCluster{ObjectMeta: metav1.ObjectMeta{Name: cluster, Namespace: s.ns}})
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	children, err := topology.DesiredChildren(c, c.Replicas(), topology.Partitions{}, topology.TemplateGenerations{})
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	if children, err = topology.RenderMainBudget(c, children, mainPod); err != nil {
+		s.t.Fatal(err)
+	}
+	budgets := testEnv.Dynamic.Resource(pdbGVR).Namespace(s.ns)
+	for _, child := range children {
+		u := &unstructured.Unstructured{Object: child}
+		switch u.GetName() {
+		case topology.DataBudgetName(cluster):
+			if u.GetKind() != "PodDisruptionBudget" {
+				continue
+			}
+			stored, err := budgets.Get(ctx, u.GetName(), metav1.GetOptions{})
+			if err != nil {
+				s.t.Fatal(err)
+			}
+			stored.Object["spec"] = child["spec"]
+			if _, err := budgets.Update(ctx, stored, metav1.UpdateOptions{}); err != nil {
+				s.t.Fatalf("update %s as RenderMainBudget renders it: %v", u.GetName(), err)
+			}
+		case topology.MainBudgetName(cluster):
+			if _, err := budgets.Create(ctx, u, metav1.CreateOptions{}); err != nil {
+				s.t.Fatalf("create %s as RenderMainBudget renders it: %v", u.GetName(), err)
+			}
+		}
+	}
+}
+
+// budgetsAllow checks that each named budget is observed by the disruption controller and allows
+// that many disruptions.
+func budgetsAllow(ctx context.Context, ns string, want map[string]int32) error {
+	for name, allowed := range want {
+		pdb, err := testEnv.Client.PolicyV1().PodDisruptionBudgets(ns).Get(ctx, name, metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		if st := pdb.Status; st.ObservedGeneration != pdb.Generation || st.DisruptionsAllowed != allowed {
+			return fmt.Errorf("%s: status %+v at generation %d, want observed and %d disruptions allowed", name, st, pdb.Generation, allowed)
+		}
+	}
+	return nil
 }

@@ -17,13 +17,21 @@ import (
 //   - <cluster>-coordinator, maxUnavailable 1: a drain evicts one coordinator at a time, so the
 //     others keep Raft's majority at every size the CRD allows (3 to 9, odd).
 //   - <cluster>-data, maxUnavailable 1: one data instance at a time, so the replicas keep serving.
-//     With one data instance this budget alone would allow evicting it (maxUnavailable counts
-//     pods, whatever their number); that instance is the MAIN, so the MAIN's budget holds the
-//     drain until a second data instance can take MAIN over (docs/operations.md, "Node
-//     maintenance").
-//   - <cluster>-main (MainBudget), maxUnavailable 0: the MAIN's pod is never evicted while it is
-//     MAIN; the hook moves MAIN to a caught-up replica on a schedulable node first, then the
-//     budget with it.
+//   - <cluster>-main, maxUnavailable 0, once the MAIN is known (RenderMainBudget): the MAIN's pod
+//     is never evicted while it is MAIN; the hook moves MAIN to a caught-up replica on a
+//     schedulable node first, then the budget with it.
+//
+// No pod may be selected by two budgets: the Eviction API refuses to evict such a pod at all
+// ("This pod has more than one PodDisruptionBudget, which the eviction subresource does not
+// support", an error kubectl drain gives up on, not the 429 it retries). So once the MAIN's
+// budget exists, <cluster>-data no longer selects the MAIN's pod. Its maxUnavailable is then 2:
+// with maxUnavailable, the disruption controller expects as many pods as the StatefulSet's
+// spec.replicas but counts healthy only the pods the budget selects, so the MAIN, held by its
+// own budget, takes one of the two, and the replicas still go one at a time.
+//
+// With one data instance, <cluster>-data alone would allow evicting it (maxUnavailable counts
+// pods, whatever their number); that instance is the MAIN, so the MAIN's budget holds the drain
+// until a second data instance can take MAIN over (docs/operations.md, "Node maintenance").
 
 // CoordinatorBudgetName and DataBudgetName are the role budgets' names, the StatefulSets' names.
 func CoordinatorBudgetName(cluster string) string { return CoordinatorSetName(cluster) }
@@ -72,4 +80,38 @@ func MainBudget(c *Cluster, mainPod string) (map[string]any, error) {
 	}
 	labels := roleLabels(mc.Name, RoleData, mc.Spec.DataTemplate.Labels)
 	return toStoredForm(budget(mc, MainBudgetName(mc.Name), labels, map[string]string{LabelPodName: mainPod}, 0))
+}
+
+// RenderMainBudget shapes DesiredChildren's output for a cluster whose MAIN runs in mainPod: it
+// appends MainBudget and makes <cluster>-data select every data pod but mainPod, with
+// maxUnavailable 2 (see above), so that no pod is under two budgets. The hook calls it whenever
+// it knows the MAIN, and so moves both budgets when MAIN moves.
+func RenderMainBudget(c *Cluster, children []map[string]any, mainPod string) ([]map[string]any, error) {
+	main, err := MainBudget(c, mainPod)
+	if err != nil {
+		return nil, err
+	}
+	mc := c.mc
+	exclusive := budget(mc, DataBudgetName(mc.Name), roleLabels(mc.Name, RoleData, mc.Spec.DataTemplate.Labels),
+		RoleSelector(mc.Name, RoleData), 2)
+	exclusive.Spec.Selector.MatchExpressions = []metav1.LabelSelectorRequirement{{
+		Key: LabelPodName, Operator: metav1.LabelSelectorOpNotIn, Values: []string{mainPod},
+	}}
+	data, err := toStoredForm(exclusive)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]map[string]any, 0, len(children)+1)
+	replaced := false
+	for _, child := range children {
+		meta, _ := child["metadata"].(map[string]any)
+		if child["kind"] == "PodDisruptionBudget" && meta["name"] == DataBudgetName(mc.Name) {
+			child, replaced = data, true
+		}
+		out = append(out, child)
+	}
+	if !replaced {
+		return nil, fmt.Errorf("no PodDisruptionBudget %s among the children to render the MAIN's budget into", DataBudgetName(mc.Name))
+	}
+	return append(out, main), nil
 }

@@ -94,3 +94,56 @@ func TestRoleBudgetsSelectTheirStatefulSetsPods(t *testing.T) {
 		}
 	}
 }
+
+// With the MAIN known, the data budget leaves the MAIN's pod to the MAIN's budget (no pod under
+// two budgets) and allows two unavailable, the MAIN being one; every other child is untouched.
+func TestRenderMainBudget(t *testing.T) {
+	c := admit(t, minimalCluster())
+	children := render(t, minimalCluster(), Replicas{3, 3})
+	got, err := RenderMainBudget(c, children, "memgraph-data-1")
+	if err != nil {
+		t.Fatalf("RenderMainBudget: %v", err)
+	}
+	var ids []string
+	for _, child := range got {
+		ids = append(ids, childID(child))
+	}
+	wantIDs := []string{
+		"statefulset-memgraph-coordinator", "statefulset-memgraph-data",
+		"service-memgraph-coordinator", "service-memgraph-data", "service-memgraph",
+		"poddisruptionbudget-memgraph-coordinator", "poddisruptionbudget-memgraph-data", "poddisruptionbudget-memgraph-main",
+	}
+	if diff := cmp.Diff(wantIDs, ids); diff != "" {
+		t.Fatalf("children (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(children[:6], got[:6]); diff != "" {
+		t.Errorf("children other than the budgets changed (-before +after):\n%s", diff)
+	}
+	wantData := storedBudget("memgraph-data", "default", dataLabels("memgraph", nil), map[string]any{
+		LabelName: NameValue, LabelInstance: "memgraph", LabelComponent: RoleData,
+	}, 2)
+	wantData["spec"].(map[string]any)["selector"].(map[string]any)["matchExpressions"] = []any{
+		map[string]any{"key": LabelPodName, "operator": "NotIn", "values": []any{"memgraph-data-1"}},
+	}
+	if diff := cmp.Diff(wantData, got[6]); diff != "" {
+		t.Errorf("data budget (-want +got):\n%s", diff)
+	}
+	main, err := MainBudget(c, "memgraph-data-1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(main, got[7]); diff != "" {
+		t.Errorf("MAIN budget (-want +got):\n%s", diff)
+	}
+}
+
+func TestRenderMainBudgetRefuses(t *testing.T) {
+	c := admit(t, minimalCluster())
+	children := render(t, minimalCluster(), Replicas{3, 2})
+	if _, err := RenderMainBudget(c, children, "memgraph-coordinator-1"); err == nil {
+		t.Error("a coordinator's pod as the MAIN's: want an error")
+	}
+	if _, err := RenderMainBudget(c, children[:5], "memgraph-data-0"); err == nil {
+		t.Error("children without the data budget: want an error")
+	}
+}
