@@ -83,7 +83,12 @@ func TestMainBudgetRefusesEvictingTheMain(t *testing.T) {
 	// The hook does not render the MAIN's budget yet: hold Metacontroller and apply the budgets
 	// as RenderMainBudget renders them.
 	s.mc.Pause()
-	defer s.mc.Resume()
+	paused := true
+	defer func() {
+		if paused {
+			s.mc.Resume()
+		}
+	}()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	s.applyMainBudgets(ctx, name, mainPod)
@@ -101,7 +106,7 @@ func TestMainBudgetRefusesEvictingTheMain(t *testing.T) {
 		t.Errorf("evicting the replica's pod %s under %s: %v", replicaPod, topology.DataBudgetName(name), err)
 	}
 	s.mc.Resume()
-	defer s.mc.Pause() // balances the deferred Resume
+	paused = false
 	s.declaredMembers(s.waitConverged(name, convergeTimeout), int(topology.DefaultCoordinators), int(topology.DefaultDataInstances))
 	s.assertNoMisuse()
 }
