@@ -45,6 +45,7 @@ func TestMinimalClusterIsTheQuickstartCluster(t *testing.T) {
 	wantNames := []string{
 		"StatefulSet/memgraph-coordinator", "StatefulSet/memgraph-data",
 		"Service/memgraph-coordinator", "Service/memgraph-data", "Service/memgraph",
+		"PodDisruptionBudget/memgraph-coordinator", "PodDisruptionBudget/memgraph-data",
 	}
 	if diff := cmp.Diff(wantNames, names); diff != "" {
 		t.Errorf("children (-want +got):\n%s", diff)

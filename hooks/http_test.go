@@ -241,8 +241,8 @@ func TestUnreachableClusterStillGetsChildren(t *testing.T) {
 	if err := json.Unmarshal([]byte(body), &resp); err != nil {
 		t.Fatal(err)
 	}
-	if len(resp.Children) != 5 {
-		t.Errorf("got %d children, want 5", len(resp.Children))
+	if len(resp.Children) != 7 {
+		t.Errorf("got %d children, want 7", len(resp.Children))
 	}
 	if bytes.Contains([]byte(body), []byte("null")) {
 		t.Errorf("response holds a JSON null: %s", body)

@@ -54,6 +54,12 @@ func TestAdmitJudgesExplicitZeros(t *testing.T) {
 		{"zero volume", `{"storage":{"data":{"libPVCSize":"0"}}}`, MsgVolumeSize},
 		{"zero volume as a number", `{"storage":{"coordinators":{"logPVCSize":0}}}`, MsgVolumeSize},
 		{"empty preferred MAIN", `{"preferredMain":""}`, "preferredMain must not be empty"},
+		{"zero data grace period", `{"dataTemplate":{"terminationGracePeriodSeconds":0}}`, MsgGracePeriod},
+		{"zero coordinator grace period", `{"coordinatorTemplate":{"terminationGracePeriodSeconds":0}}`, MsgGracePeriod},
+		{"zero max map count", `{"dataTemplate":{"sysctlInitContainer":{"maxMapCount":0}}}`, MsgMaxMapCount},
+		{"empty sysctl image", `{"dataTemplate":{"sysctlInitContainer":{"image":""}}}`,
+			"dataTemplate.sysctlInitContainer.image must not be empty"},
+		{"sysctl enabled without image", `{"dataTemplate":{"sysctlInitContainer":{"enabled":true}}}`, MsgSysctlImage},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c, err := Admit(parentJSON("default", tc.spec))

@@ -94,6 +94,7 @@ func TestDesiredChildrenOrder(t *testing.T) {
 	want := []string{
 		"statefulset-memgraph-coordinator", "statefulset-memgraph-data",
 		"service-memgraph-coordinator", "service-memgraph-data", "service-memgraph",
+		"poddisruptionbudget-memgraph-coordinator", "poddisruptionbudget-memgraph-data",
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("children order (-want +got):\n%s", diff)

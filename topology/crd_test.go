@@ -115,6 +115,7 @@ func TestCRDRulesMatchGoValidation(t *testing.T) {
 		MsgImageTag, MsgSecretKeys, MsgClusterDomain, MsgPortsDistinct, MsgReservedLabels, MsgReservedLabels,
 		MsgReservedEnv, MsgReservedEnv, MsgReservedArgs, MsgReservedArgs, MsgDataWAL, MsgCoordinatorStorage, MsgDataStorage,
 		MsgVolumeSize, MsgVolumeSize, MsgTLSSecretName, MsgAuthSecretName, MsgStepTimeout, MsgPreferredMain, MsgPreferredDeclared, MsgHibernateScale,
+		MsgGracePeriod, MsgGracePeriod, MsgSysctlImage, MsgMaxMapCount,
 	}
 	slices.Sort(messages)
 	slices.Sort(goMessages)
@@ -129,6 +130,8 @@ func TestCRDRulesMatchGoValidation(t *testing.T) {
 		fmt.Sprintf("duration(self) >= duration('%s')", minStepTimeout),
 		fmt.Sprintf("duration(self) <= duration('%s')", maxStepTimeout),
 		fmt.Sprintf("self <= %d", MaxCoordinators), fmt.Sprintf("self <= %d", MaxDataInstances),
+		fmt.Sprintf("self >= %d && self <= %d", minGracePeriod, maxGracePeriod),
+		fmt.Sprintf("self >= %d && self <= %d", minMaxMapCount, maxMaxMapCount),
 	} {
 		if !strings.Contains(all, pattern) {
 			t.Errorf("no CEL rule uses %q, which Validate uses", pattern)

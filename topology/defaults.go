@@ -35,6 +35,14 @@ const (
 	DefaultProbeTimeoutSeconds              int32 = 10
 	DefaultProbePeriodSeconds               int32 = 5
 	DefaultDataStartupProbeFailureThreshold int32 = 1440
+
+	// Termination grace periods (types.go says why each).
+	DefaultCoordinatorTerminationGracePeriodSeconds int64 = 30
+	DefaultDataTerminationGracePeriodSeconds        int64 = 300
+
+	// The vm.max_map_count init container: off, and Memgraph's own threshold when enabled.
+	DefaultSysctlInitContainerEnabled       = false
+	DefaultMaxMapCount                int64 = 524288
 )
 
 // Defaulted returns a deep copy of mc with every default applied, as the API server would have
@@ -74,6 +82,14 @@ func (mc *MemgraphCluster) Defaulted() *MemgraphCluster {
 	setInt32(&dp.Startup.FailureThreshold, DefaultDataStartupProbeFailureThreshold)
 	setInt32(&dp.Startup.TimeoutSeconds, DefaultProbeTimeoutSeconds)
 	setInt32(&dp.Startup.PeriodSeconds, DefaultProbePeriodSeconds)
+	setInt64(&s.CoordinatorTemplate.TerminationGracePeriodSeconds, DefaultCoordinatorTerminationGracePeriodSeconds)
+	setInt64(&s.DataTemplate.TerminationGracePeriodSeconds, DefaultDataTerminationGracePeriodSeconds)
+	sysctl := &s.DataTemplate.SysctlInitContainer
+	if sysctl.Enabled == nil {
+		v := DefaultSysctlInitContainerEnabled
+		sysctl.Enabled = &v
+	}
+	setInt64(&sysctl.MaxMapCount, DefaultMaxMapCount)
 	return out
 }
 
@@ -95,6 +111,12 @@ func defaultProbe(p *ProbeTimings) {
 }
 
 func setInt32(p *int32, def int32) {
+	if *p == 0 {
+		*p = def
+	}
+}
+
+func setInt64(p *int64, def int64) {
 	if *p == 0 {
 		*p = def
 	}

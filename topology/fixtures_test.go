@@ -61,6 +61,7 @@ func everyKnob() *MemgraphCluster {
 				Liveness:  ProbeTimings{FailureThreshold: 6, TimeoutSeconds: 3, PeriodSeconds: 7},
 				Startup:   ProbeTimings{FailureThreshold: 30, TimeoutSeconds: 4, PeriodSeconds: 8},
 			},
+			TerminationGracePeriodSeconds: 45,
 		},
 		DataTemplate: DataTemplate{
 			PodOptions: podOptions("data"),
@@ -68,6 +69,10 @@ func everyKnob() *MemgraphCluster {
 				Readiness: ProbeTimings{FailureThreshold: 4, TimeoutSeconds: 5, PeriodSeconds: 6},
 				Liveness:  ProbeTimings{FailureThreshold: 7, TimeoutSeconds: 8, PeriodSeconds: 9},
 				Startup:   DataStartupProbeTimings{FailureThreshold: 720, TimeoutSeconds: 11, PeriodSeconds: 10},
+			},
+			TerminationGracePeriodSeconds: 900,
+			SysctlInitContainer: SysctlInitContainer{
+				Enabled: ptr.To(true), MaxMapCount: 1048576, Image: "registry.example.com:5000/mirror/busybox:1.37.0",
 			},
 		},
 	}

@@ -13,6 +13,10 @@ const (
 	// coordinator StatefulSet's ordinals starting at FirstCoordinatorID it is the coordinator id.
 	LabelPodIndex = "apps.kubernetes.io/pod-index"
 
+	// LabelPodName is set by the StatefulSet controller on each pod to the pod's name; the
+	// MAIN's PodDisruptionBudget (MainBudget) selects the MAIN's pod by it.
+	LabelPodName = "statefulset.kubernetes.io/pod-name"
+
 	// AnnotationRestartedAt on a MemgraphCluster is copied into both pod templates, so changing
 	// it (e.g. to the current time) rolls every pod the safe way without any other change.
 	AnnotationRestartedAt = "memgraph.com/restartedAt"

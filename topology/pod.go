@@ -43,9 +43,8 @@ const (
 	PortNameReplication = "replication"
 	PortNameCoordinator = "coordinator"
 
-	memgraphUID                   int64 = 101
-	memgraphGID                   int64 = 103
-	terminationGracePeriodSeconds int64 = 30
+	memgraphUID int64 = 101
+	memgraphGID int64 = 103
 )
 
 // CoordinatorHostnameEnv is the value of MEMGRAPH_COORDINATOR_HOSTNAME in the coordinator
@@ -192,7 +191,7 @@ func podVolumes(rs RoleStorage) []corev1.Volume {
 // variables are named after Services (<NAME>_PORT=tcp://...), and a Service called, say,
 // memgraph-coordinator would inject MEMGRAPH_COORDINATOR_PORT and break Memgraph's HA setup.
 // Memgraph never talks to the Kubernetes API, so no service-account token is mounted.
-func podSpec(c corev1.Container, o PodOptions, rs RoleStorage) corev1.PodSpec {
+func podSpec(c corev1.Container, o PodOptions, rs RoleStorage, gracePeriod int64) corev1.PodSpec {
 	c.Name = ContainerName
 	c.VolumeMounts = volumeMounts()
 	c.SecurityContext = containerSecurityContext()
@@ -203,7 +202,7 @@ func podSpec(c corev1.Container, o PodOptions, rs RoleStorage) corev1.PodSpec {
 		Containers:                    []corev1.Container{c},
 		Volumes:                       podVolumes(rs),
 		SecurityContext:               podSecurityContext(),
-		TerminationGracePeriodSeconds: ptr.To(terminationGracePeriodSeconds),
+		TerminationGracePeriodSeconds: ptr.To(gracePeriod),
 		EnableServiceLinks:            ptr.To(false),
 		AutomountServiceAccountToken:  ptr.To(false),
 		NodeSelector:                  o.NodeSelector,
@@ -238,7 +237,8 @@ func coordinatorPodSpec(mc *MemgraphCluster, n Network) corev1.PodSpec {
 		LivenessProbe:  fromTimings(s.Ports.Coordinator, p.Liveness),
 		StartupProbe:   fromTimings(s.Ports.Coordinator, p.Startup),
 	}
-	return withBoltTLS(podSpec(c, s.CoordinatorTemplate.PodOptions, s.Storage.Coordinators), s.TLS)
+	t := s.CoordinatorTemplate
+	return withBoltTLS(podSpec(c, t.PodOptions, s.Storage.Coordinators, t.TerminationGracePeriodSeconds), s.TLS)
 }
 
 func dataPodSpec(mc *MemgraphCluster) corev1.PodSpec {
@@ -258,5 +258,10 @@ func dataPodSpec(mc *MemgraphCluster) corev1.PodSpec {
 		LivenessProbe:  fromTimings(s.Ports.Bolt, p.Liveness),
 		StartupProbe:   tcpProbe(s.Ports.Bolt, p.Startup.FailureThreshold, p.Startup.TimeoutSeconds, p.Startup.PeriodSeconds),
 	}
-	return withBoltTLS(podSpec(c, s.DataTemplate.PodOptions, s.Storage.Data), s.TLS)
+	t := s.DataTemplate
+	pod := withBoltTLS(podSpec(c, t.PodOptions, s.Storage.Data, t.TerminationGracePeriodSeconds), s.TLS)
+	if init, ok := sysctlInitContainer(t.SysctlInitContainer); ok {
+		pod.InitContainers = []corev1.Container{init}
+	}
+	return pod
 }

@@ -213,6 +213,10 @@ const (
 	// spec.auth.secretName) does not exist in the cluster's namespace; the message names each
 	// one and the field that names it. Pods that mount it cannot start.
 	ReasonSecretMissing ConditionReason = "SecretMissing"
+	// ReasonDrainPending (Converged): a node that runs the MAIN or the Raft leader is cordoned
+	// and the drain waits on the hook; the message names the node and what the hook does or
+	// awaits, or says why it cannot help (e.g. no replica runs on a schedulable node).
+	ReasonDrainPending ConditionReason = "DrainPending"
 )
 
 // The reasons of Degraded.

@@ -330,6 +330,14 @@ type CoordinatorTemplate struct {
 	// +kubebuilder:default={}
 	// +optional
 	Probes CoordinatorProbes `json:"probes,omitempty"`
+
+	// TerminationGracePeriodSeconds is how long Kubernetes waits, after SIGTERM, before it kills
+	// a coordinator. A coordinator writes its Raft log as it commits and flushes nothing on exit,
+	// so the chart's 30 s is ample.
+	// +kubebuilder:default=30
+	// +kubebuilder:validation:XValidation:rule="self >= 1 && self <= 86400",message="terminationGracePeriodSeconds must be from 1 to 86400 (one day): how long Kubernetes waits after SIGTERM before it kills Memgraph; 0 would kill it without a clean shutdown"
+	// +optional
+	TerminationGracePeriodSeconds int64 `json:"terminationGracePeriodSeconds,omitempty"`
 }
 
 // DataTemplate tunes the data instances' pods.
@@ -340,6 +348,51 @@ type DataTemplate struct {
 	// +kubebuilder:default={}
 	// +optional
 	Probes DataProbes `json:"probes,omitempty"`
+
+	// TerminationGracePeriodSeconds is how long Kubernetes waits, after SIGTERM, before it kills
+	// a data instance. With --storage-snapshot-on-exit=true in extraArgs (the hook runs it false),
+	// Memgraph writes a full snapshot of every database before it exits
+	// (src/storage/v2/inmemory/storage.cpp:655 at v3.12.0; the flag is
+	// src/flags/general.cpp:131), which takes time in proportion to the graph; killed halfway, the
+	// exit snapshot is lost and the next start recovers from the older snapshot and the WAL. The
+	// default of 300 s leaves five minutes for that; a pod that exits sooner does not wait.
+	// +kubebuilder:default=300
+	// +kubebuilder:validation:XValidation:rule="self >= 1 && self <= 86400",message="terminationGracePeriodSeconds must be from 1 to 86400 (one day): how long Kubernetes waits after SIGTERM before it kills Memgraph; 0 would kill it without a clean shutdown"
+	// +optional
+	TerminationGracePeriodSeconds int64 `json:"terminationGracePeriodSeconds,omitempty"`
+
+	// SysctlInitContainer raises the node's vm.max_map_count before Memgraph starts. Off by
+	// default: it runs privileged, as root. The default is spelled out in full, not {}, so that
+	// the API server can check it against the image-when-enabled rule.
+	// +kubebuilder:default={enabled:false,maxMapCount:524288}
+	// +optional
+	SysctlInitContainer SysctlInitContainer `json:"sysctlInitContainer,omitempty"`
+}
+
+// SysctlInitContainer is an init container in every data pod that raises the node's
+// vm.max_map_count to maxMapCount when it is lower (it never lowers it). Memgraph maps memory in
+// many areas and warns at startup below 524288 (src/memgraph.cpp:97 and 426-435 at v3.12.0); a
+// large graph on a node with the kernel's default 65530 can fail to allocate. The setting is
+// node-wide and not namespaced, so the container must be privileged and run as root; enable it
+// only where the namespace's Pod Security admission allows that, or set the sysctl on the nodes
+// instead. The coordinators hold no graph and get no such container.
+// +kubebuilder:validation:XValidation:rule="!has(self.enabled) || !self.enabled || has(self.image)",message="sysctlInitContainer.image is required when sysctlInitContainer.enabled is true: the init container runs sysctl from an image you choose, with a shell and sysctl, such as docker.io/library/busybox:1.37.0; set image, or set enabled to false"
+type SysctlInitContainer struct {
+	// +kubebuilder:default=false
+	// +optional
+	Enabled *bool `json:"enabled,omitempty"`
+
+	// MaxMapCount is the least vm.max_map_count the node must have.
+	// +kubebuilder:default=524288
+	// +kubebuilder:validation:XValidation:rule="self >= 65530 && self <= 2147483647",message="sysctlInitContainer.maxMapCount must be from 65530 (the kernel's default) to 2147483647: the init container only ever raises vm.max_map_count, and Memgraph asks for at least 524288"
+	// +optional
+	MaxMapCount int64 `json:"maxMapCount,omitempty"`
+
+	// Image runs the init container's /bin/sh and sysctl, e.g. docker.io/library/busybox:1.37.0.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=512
+	// +optional
+	Image string `json:"image,omitempty"`
 }
 
 // PodOptions are the per-role pod settings shared by both roles.

@@ -37,6 +37,9 @@ const (
 	MsgPreferredDeclared  = "preferredMain must be one of the declared data instances, instance_0 to instance_<dataInstances-1>: a dataInstances shrink that would retire the preferred MAIN is refused; set preferredMain to an instance that stays (or remove it), then shrink"
 	MsgHibernateScale     = "coordinators must not change while the cluster hibernates, nor in the update that sets or clears hibernate: the coordinators come back from their Raft logs at the declared count, and another count could leave them without a majority; wake the cluster (hibernate: false) first, then scale"
 	MsgStepTimeout        = "rollout.stepTimeout must be a duration from 1m to 168h written in hours, minutes and seconds, such as 10m, 90s or 1h30m: how long a replaced pod may take to be Ready and caught up before the rollout reports RolloutStuck"
+	MsgGracePeriod        = "terminationGracePeriodSeconds must be from 1 to 86400 (one day): how long Kubernetes waits after SIGTERM before it kills Memgraph; 0 would kill it without a clean shutdown"
+	MsgSysctlImage        = "sysctlInitContainer.image is required when sysctlInitContainer.enabled is true: the init container runs sysctl from an image you choose, with a shell and sysctl, such as docker.io/library/busybox:1.37.0; set image, or set enabled to false"
+	MsgMaxMapCount        = "sysctlInitContainer.maxMapCount must be from 65530 (the kernel's default) to 2147483647: the init container only ever raises vm.max_map_count, and Memgraph asks for at least 524288"
 	MsgDataStorage        = "storage.data is immutable: it shapes the StatefulSet's volumeClaimTemplates, which Kubernetes cannot change in place. Delete the MemgraphCluster (and its retained PersistentVolumeClaims, if the volumes must change too) and create it again with the new storage"
 )
 
@@ -55,6 +58,10 @@ const (
 	minStepTimeout        = "1m"
 	maxStepTimeout        = "168h"
 	maxClusterNameLength  = 40
+	minGracePeriod        = 1
+	maxGracePeriod        = 86400
+	minMaxMapCount        = 65530
+	maxMaxMapCount        = 2147483647
 	maxPort               = 65535
 	reservedEnvNamesInCEL = `'POD_NAME', 'MEMGRAPH_ENTERPRISE_LICENSE', 'MEMGRAPH_ORGANIZATION_NAME', 'MEMGRAPH_MANAGEMENT_PORT', 'MEMGRAPH_COORDINATOR_PORT', 'MEMGRAPH_COORDINATOR_ID', 'MEMGRAPH_NURAFT_LOG_FILE', 'MEMGRAPH_COORDINATOR_HOSTNAME', 'MEMGRAPH_BOLT_PORT', 'DGL_DOWNLOAD_DIR', 'DGLDEFAULTDIR', 'MGCONSOLE_HISTORY_PATH'`
 )
@@ -196,6 +203,20 @@ func (mc *MemgraphCluster) celRules(vs *violations) {
 	_, ok := stepTimeoutSeconds(s.Rollout.StepTimeout)
 	vs.add(!ok, "spec.rollout.stepTimeout", MsgStepTimeout)
 	validatePreferredMain(vs, s)
+	validateShutdown(vs, s)
+}
+
+// validateShutdown is the twin of the grace-period and sysctlInitContainer rules.
+func validateShutdown(vs *violations, s *MemgraphClusterSpec) {
+	outOfRange := func(g int64) bool { return g < minGracePeriod || g > maxGracePeriod }
+	vs.add(outOfRange(s.CoordinatorTemplate.TerminationGracePeriodSeconds),
+		"spec.coordinatorTemplate.terminationGracePeriodSeconds", MsgGracePeriod)
+	vs.add(outOfRange(s.DataTemplate.TerminationGracePeriodSeconds),
+		"spec.dataTemplate.terminationGracePeriodSeconds", MsgGracePeriod)
+	sysctl := s.DataTemplate.SysctlInitContainer
+	vs.add(sysctl.Enabled != nil && *sysctl.Enabled && sysctl.Image == "", "spec.dataTemplate.sysctlInitContainer", MsgSysctlImage)
+	vs.add(sysctl.MaxMapCount < minMaxMapCount || sysctl.MaxMapCount > maxMaxMapCount,
+		"spec.dataTemplate.sysctlInitContainer.maxMapCount", MsgMaxMapCount)
 }
 
 // validatePreferredMain is the twin of the field's rule and of the spec's rule that keeps it

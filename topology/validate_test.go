@@ -185,6 +185,21 @@ func TestValidate(t *testing.T) {
 			with(func(mc *MemgraphCluster) { mc.Spec.PreferredMain, mc.Spec.DataInstances = "instance_127", 128 }), MsgPreferredDeclared},
 		{"preferred MAIN with a sign", with(func(mc *MemgraphCluster) { mc.Spec.PreferredMain = "instance_-1" }),
 			with(func(mc *MemgraphCluster) { mc.Spec.PreferredMain = "instance_1" }), MsgPreferredMain},
+		{"negative coordinator grace period", with(func(mc *MemgraphCluster) { mc.Spec.CoordinatorTemplate.TerminationGracePeriodSeconds = -1 }),
+			with(func(mc *MemgraphCluster) { mc.Spec.CoordinatorTemplate.TerminationGracePeriodSeconds = 1 }), MsgGracePeriod},
+		{"data grace period beyond a day", with(func(mc *MemgraphCluster) { mc.Spec.DataTemplate.TerminationGracePeriodSeconds = 86401 }),
+			with(func(mc *MemgraphCluster) { mc.Spec.DataTemplate.TerminationGracePeriodSeconds = 86400 }), MsgGracePeriod},
+		{"sysctl init container without an image", with(func(mc *MemgraphCluster) {
+			mc.Spec.DataTemplate.SysctlInitContainer = SysctlInitContainer{Enabled: ptr.To(true)}
+		}), with(func(mc *MemgraphCluster) {
+			mc.Spec.DataTemplate.SysctlInitContainer = SysctlInitContainer{Enabled: ptr.To(true), Image: "busybox:1.37.0"}
+		}), MsgSysctlImage},
+		{"max map count below the kernel's default", with(func(mc *MemgraphCluster) {
+			mc.Spec.DataTemplate.SysctlInitContainer.MaxMapCount = 65529
+		}), with(func(mc *MemgraphCluster) { mc.Spec.DataTemplate.SysctlInitContainer.MaxMapCount = 65530 }), MsgMaxMapCount},
+		{"max map count beyond the kernel's int", with(func(mc *MemgraphCluster) {
+			mc.Spec.DataTemplate.SysctlInitContainer.MaxMapCount = math.MaxInt32 + 1
+		}), with(func(mc *MemgraphCluster) { mc.Spec.DataTemplate.SysctlInitContainer.MaxMapCount = math.MaxInt32 }), MsgMaxMapCount},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if diff := cmp.Diff([]string{tc.want}, messagesOf(t, tc.invalid().Validate())); diff != "" {

@@ -1,0 +1,80 @@
+package manifests_test
+
+import (
+	"os"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	rbacv1 "k8s.io/api/rbac/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"sigs.k8s.io/yaml"
+)
+
+// metacontrollerRole is the ClusterRole of metacontroller-rbac.yaml.
+func metacontrollerRole(t *testing.T) rbacv1.ClusterRole {
+	t.Helper()
+	raw, err := os.ReadFile("metacontroller-rbac.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, doc := range strings.Split(string(raw), "\n---\n") {
+		var role rbacv1.ClusterRole
+		if err := yaml.UnmarshalStrict([]byte(doc), &role); err == nil && role.Kind == "ClusterRole" {
+			return role
+		}
+	}
+	t.Fatal("no ClusterRole in metacontroller-rbac.yaml")
+	return rbacv1.ClusterRole{}
+}
+
+// verbsOn lists the verbs role grants on resource of group, in the order its rules give them.
+func verbsOn(role rbacv1.ClusterRole, group, resource string) []string {
+	var verbs []string
+	for _, r := range role.Rules {
+		if slices.Contains(r.APIGroups, group) && slices.Contains(r.Resources, resource) {
+			verbs = append(verbs, r.Verbs...)
+		}
+	}
+	return verbs
+}
+
+// Metacontroller may manage every child kind the CompositeController lists, and may only read
+// Nodes: the hook reads their cordons, and nothing may ever write them.
+func TestMetacontrollerRoleCoversTheChildrenAndOnlyReadsNodes(t *testing.T) {
+	var cc struct {
+		Spec struct {
+			ChildResources []struct {
+				APIVersion string `json:"apiVersion"`
+				Resource   string `json:"resource"`
+			} `json:"childResources"`
+		} `json:"spec"`
+	}
+	raw, err := os.ReadFile("compositecontroller.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := yaml.Unmarshal(raw, &cc); err != nil {
+		t.Fatal(err)
+	}
+	role := metacontrollerRole(t)
+	manage := []string{"get", "list", "watch", "create", "update", "patch", "delete"}
+	var kinds []string
+	for _, c := range cc.Spec.ChildResources {
+		gv, err := schema.ParseGroupVersion(c.APIVersion)
+		if err != nil {
+			t.Fatal(err)
+		}
+		kinds = append(kinds, gv.Group+"/"+c.Resource)
+		if diff := cmp.Diff(manage, verbsOn(role, gv.Group, c.Resource)); diff != "" {
+			t.Errorf("verbs on child %s/%s (-want +got):\n%s", gv.Group, c.Resource, diff)
+		}
+	}
+	if !slices.Contains(kinds, "policy/poddisruptionbudgets") {
+		t.Errorf("the CompositeController's children %v have no PodDisruptionBudgets", kinds)
+	}
+	if diff := cmp.Diff([]string{"get", "list", "watch"}, verbsOn(role, "", "nodes")); diff != "" {
+		t.Errorf("verbs on nodes (-want +got):\n%s", diff)
+	}
+}

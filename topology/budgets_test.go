@@ -1,0 +1,149 @@
+package topology
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func storedBudget(name, namespace string, labels, selector map[string]any, maxUnavailable int64) map[string]any {
+	return map[string]any{
+		"apiVersion": "policy/v1",
+		"kind":       "PodDisruptionBudget",
+		"metadata":   map[string]any{"name": name, "namespace": namespace, "labels": labels},
+		"spec": map[string]any{
+			"maxUnavailable": maxUnavailable,
+			"selector":       map[string]any{"matchLabels": selector},
+		},
+	}
+}
+
+func dataLabels(cluster string, user map[string]any) map[string]any {
+	out := map[string]any{
+		LabelName: NameValue, LabelInstance: cluster, LabelComponent: RoleData, LabelManagedBy: ManagedByValue,
+	}
+	for k, v := range user {
+		out[k] = v
+	}
+	return out
+}
+
+func TestMainBudget(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		cluster func() *MemgraphCluster
+		mainPod string
+		want    map[string]any
+	}{
+		{"default cluster, MAIN on the first data pod", minimalCluster, "memgraph-data-0",
+			storedBudget("memgraph-main", "default", dataLabels("memgraph", nil),
+				map[string]any{LabelPodName: "memgraph-data-0"}, 0)},
+		{"user labels on the data role, MAIN on the third data pod", everyKnob, "graph-data-2",
+			storedBudget("graph-main", "prod", dataLabels("graph", map[string]any{"team": "graph", "tier": "data"}),
+				map[string]any{LabelPodName: "graph-data-2"}, 0)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := MainBudget(admit(t, tc.cluster()), tc.mainPod)
+			if err != nil {
+				t.Fatalf("MainBudget: %v", err)
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("MAIN budget (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// Only one of the cluster's data pods can be the MAIN's.
+func TestMainBudgetRefusesAPodThatIsNoDataPod(t *testing.T) {
+	c := admit(t, minimalCluster())
+	for _, pod := range []string{"", "memgraph-coordinator-1", "other-data-0", "memgraph-data-", "memgraph-data-01", "memgraph-data-x"} {
+		if got, err := MainBudget(c, pod); err == nil {
+			t.Errorf("MainBudget(%q) = %v, want an error", pod, got)
+		}
+	}
+	if _, err := MainBudget(nil, "memgraph-data-0"); err == nil {
+		t.Error("MainBudget of no cluster: want an error")
+	}
+}
+
+// Each role's budget selects exactly its StatefulSet's pods and allows one eviction at a time.
+func TestRoleBudgetsSelectTheirStatefulSetsPods(t *testing.T) {
+	children := render(t, everyKnob(), Replicas{5, 3})
+	byID := map[string]map[string]any{}
+	for _, c := range children {
+		byID[childID(c)] = c
+	}
+	for _, role := range []struct{ budget, set string }{
+		{"poddisruptionbudget-graph-coordinator", "statefulset-graph-coordinator"},
+		{"poddisruptionbudget-graph-data", "statefulset-graph-data"},
+	} {
+		pdb, sts := byID[role.budget], byID[role.set]
+		if pdb == nil || sts == nil {
+			t.Fatalf("missing %s or %s among %v", role.budget, role.set, children)
+		}
+		pdbSpec, stsSpec := pdb["spec"].(map[string]any), sts["spec"].(map[string]any)
+		if diff := cmp.Diff(stsSpec["selector"], pdbSpec["selector"]); diff != "" {
+			t.Errorf("%s selector differs from %s's (-sts +pdb):\n%s", role.budget, role.set, diff)
+		}
+		if got := pdbSpec["maxUnavailable"]; got != int64(1) {
+			t.Errorf("%s maxUnavailable = %v, want 1", role.budget, got)
+		}
+		if _, ok := pdbSpec["minAvailable"]; ok {
+			t.Errorf("%s sets minAvailable as well", role.budget)
+		}
+	}
+}
+
+// With the MAIN known, the data budget leaves the MAIN's pod to the MAIN's budget (no pod under
+// two budgets) and allows two unavailable, the MAIN being one; every other child is untouched.
+func TestRenderMainBudget(t *testing.T) {
+	c := admit(t, minimalCluster())
+	children := render(t, minimalCluster(), Replicas{3, 3})
+	got, err := RenderMainBudget(c, children, "memgraph-data-1")
+	if err != nil {
+		t.Fatalf("RenderMainBudget: %v", err)
+	}
+	var ids []string
+	for _, child := range got {
+		ids = append(ids, childID(child))
+	}
+	wantIDs := []string{
+		"statefulset-memgraph-coordinator", "statefulset-memgraph-data",
+		"service-memgraph-coordinator", "service-memgraph-data", "service-memgraph",
+		"poddisruptionbudget-memgraph-coordinator", "poddisruptionbudget-memgraph-data", "poddisruptionbudget-memgraph-main",
+	}
+	if diff := cmp.Diff(wantIDs, ids); diff != "" {
+		t.Fatalf("children (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(children[:6], got[:6]); diff != "" {
+		t.Errorf("children other than the budgets changed (-before +after):\n%s", diff)
+	}
+	wantData := storedBudget("memgraph-data", "default", dataLabels("memgraph", nil), map[string]any{
+		LabelName: NameValue, LabelInstance: "memgraph", LabelComponent: RoleData,
+	}, 2)
+	wantData["spec"].(map[string]any)["selector"].(map[string]any)["matchExpressions"] = []any{
+		map[string]any{"key": LabelPodName, "operator": "NotIn", "values": []any{"memgraph-data-1"}},
+	}
+	if diff := cmp.Diff(wantData, got[6]); diff != "" {
+		t.Errorf("data budget (-want +got):\n%s", diff)
+	}
+	main, err := MainBudget(c, "memgraph-data-1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(main, got[7]); diff != "" {
+		t.Errorf("MAIN budget (-want +got):\n%s", diff)
+	}
+}
+
+func TestRenderMainBudgetRefuses(t *testing.T) {
+	c := admit(t, minimalCluster())
+	children := render(t, minimalCluster(), Replicas{3, 2})
+	if _, err := RenderMainBudget(c, children, "memgraph-coordinator-1"); err == nil {
+		t.Error("a coordinator's pod as the MAIN's: want an error")
+	}
+	if _, err := RenderMainBudget(c, children[:5], "memgraph-data-0"); err == nil {
+		t.Error("children without the data budget: want an error")
+	}
+}
