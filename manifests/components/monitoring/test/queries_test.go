@@ -40,9 +40,9 @@ var prometheusSeries = []string{"up"}
 type rule struct {
 	Alert       string            `json:"alert"`
 	Expr        string            `json:"expr"`
-	For         string            `json:"for"`
-	Labels      map[string]string `json:"labels"`
-	Annotations map[string]string `json:"annotations"`
+	For         string            `json:"for,omitempty"`
+	Labels      map[string]string `json:"labels,omitempty"`
+	Annotations map[string]string `json:"annotations,omitempty"`
 }
 
 type ruleGroup struct {
