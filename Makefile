@@ -72,6 +72,18 @@ fuzz-decode: ## Fuzz the typed decode of POST /sync against the generic one for 
 unit: ## Unit, simulator and hook scenario tests (race detector on).
 	$(GO) test -race -count=1 ./...
 
+MONITORING_TEST := manifests/components/monitoring/test
+
+# The monitoring component's checks live in a module of their own (they need the Prometheus
+# server's PromQL parser); docs/observability.md describes them.
+.PHONY: monitoring
+monitoring: ## Every alert and dashboard query parses and reads only metrics the hook or Memgraph 3.12 export; every alert has unit tests.
+	cd $(MONITORING_TEST) && $(GO) test -count=1 -skip '^TestPromtoolRuleUnitTests$$' ./...
+
+.PHONY: monitoring-rules
+monitoring-rules: ## promtool's unit tests of every alert; builds promtool v0.316.0 once into ~/.cache/memgraph-hooks-e2e.
+	cd $(MONITORING_TEST) && PROMTOOL="$$(./build-promtool.sh)" $(GO) test -count=1 -run '^TestPromtoolRuleUnitTests$$' ./...
+
 .PHONY: e2e
 e2e: ## End-to-end suite on a real kube-apiserver, etcd, controller-manager, scheduler and kwok.
 	e2e/tools/build.sh
