@@ -75,14 +75,11 @@ unit: ## Unit, simulator and hook scenario tests (race detector on).
 MONITORING_TEST := manifests/components/monitoring/test
 
 # The monitoring component's checks live in a module of their own (they need the Prometheus
-# server's PromQL parser); docs/observability.md describes them.
+# server's PromQL parser); docs/observability.md describes them. promtool is built once per
+# machine into ~/.cache/memgraph-hooks-e2e, like the e2e control plane.
 .PHONY: monitoring
-monitoring: ## Every alert and dashboard query parses and reads only metrics the hook or Memgraph 3.12 export; every alert has unit tests.
-	cd $(MONITORING_TEST) && $(GO) test -count=1 -skip '^TestPromtoolRuleUnitTests$$' ./...
-
-.PHONY: monitoring-rules
-monitoring-rules: ## promtool's unit tests of every alert; builds promtool v0.316.0 once into ~/.cache/memgraph-hooks-e2e.
-	cd $(MONITORING_TEST) && PROMTOOL="$$(./build-promtool.sh)" $(GO) test -count=1 -run '^TestPromtoolRuleUnitTests$$' ./...
+monitoring: ## Alert and dashboard queries parse and read only metrics the hook or Memgraph 3.12 export; promtool's unit tests of every alert.
+	cd $(MONITORING_TEST) && PROMTOOL="$$(./build-promtool.sh)" $(GO) test -count=1 ./...
 
 .PHONY: e2e
 e2e: ## End-to-end suite on a real kube-apiserver, etcd, controller-manager, scheduler and kwok.
@@ -97,7 +94,7 @@ load: ## FLEET (50) MemgraphClusters at once against the hook binary on the real
 	$(GO) test -tags e2e -count=1 -timeout 60m -v -run '^TestFleetLoad$$' ./e2e/ -fleet=$(FLEET) -fleet-drain
 
 .PHONY: test
-test: unit fuzz-smoke verify-manifests e2e ## What CI runs: unit tests, a few seconds of each fuzz target, stale-manifest check, then the e2e suite.
+test: unit monitoring fuzz-smoke verify-manifests e2e ## What CI runs: unit tests, the monitoring component's checks, a few seconds of each fuzz target, stale-manifest check, then the e2e suite.
 
 BENCHCOUNT ?= 5
 
