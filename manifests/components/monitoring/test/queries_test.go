@@ -2,7 +2,6 @@ package test
 
 import (
 	"bufio"
-	"encoding/json"
 	"os"
 	"regexp"
 	"slices"
@@ -56,16 +55,22 @@ type prometheusRule struct {
 	} `json:"spec"`
 }
 
-func loadRules(t *testing.T) prometheusRule {
+// load reads a YAML or JSON file into into.
+func load(t *testing.T, path string, into any) {
 	t.Helper()
-	raw, err := os.ReadFile(rulesFile)
+	raw, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var pr prometheusRule
-	if err := yaml.Unmarshal(raw, &pr); err != nil {
-		t.Fatalf("%s: %v", rulesFile, err)
+	if err := yaml.Unmarshal(raw, into); err != nil {
+		t.Fatalf("%s: %v", path, err)
 	}
+}
+
+func loadRules(t *testing.T) prometheusRule {
+	t.Helper()
+	var pr prometheusRule
+	load(t, rulesFile, &pr)
 	if len(pr.Spec.Groups) == 0 {
 		t.Fatalf("%s has no rule groups", rulesFile)
 	}
@@ -109,14 +114,8 @@ var labelValuesRE = regexp.MustCompile(`^label_values\((.+),\s*[a-zA-Z_][a-zA-Z0
 
 func dashboardQueries(t *testing.T) []query {
 	t.Helper()
-	raw, err := os.ReadFile(dashboardFile)
-	if err != nil {
-		t.Fatal(err)
-	}
 	var d dashboard
-	if err := json.Unmarshal(raw, &d); err != nil {
-		t.Fatalf("%s: %v", dashboardFile, err)
-	}
+	load(t, dashboardFile, &d)
 	var qs []query
 	var walk func([]panel)
 	walk = func(ps []panel) {
@@ -128,6 +127,9 @@ func dashboardQueries(t *testing.T) []query {
 		}
 	}
 	walk(d.Panels)
+	if len(qs) == 0 {
+		t.Fatalf("%s has no panel with a query", dashboardFile)
+	}
 	for _, v := range d.Templating.List {
 		if v.Type != "query" {
 			continue

@@ -35,14 +35,8 @@ func ruleTestFiles(t *testing.T) []string {
 func TestEveryAlertHasRuleUnitTests(t *testing.T) {
 	fires, quiet := map[string]bool{}, map[string]bool{}
 	for _, path := range ruleTestFiles(t) {
-		raw, err := os.ReadFile(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var f ruleTestFile
-		if err := yaml.Unmarshal(raw, &f); err != nil { // promtool's format has more fields than read here
-			t.Fatalf("%s: %v", path, err)
-		}
+		var f ruleTestFile // promtool's format has more fields than read here
+		load(t, path, &f)
 		for _, test := range f.Tests {
 			for _, a := range test.AlertRuleTest {
 				if len(a.ExpAlerts) > 0 {
