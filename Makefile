@@ -73,6 +73,15 @@ fuzz-decode: ## Fuzz the typed decode of POST /sync for FUZZTIME: every refusal 
 unit: ## Unit, simulator and hook scenario tests (race detector on).
 	$(GO) test -race -count=1 ./...
 
+MONITORING_TEST := manifests/components/monitoring/test
+
+# The monitoring component's checks live in a module of their own (they need the Prometheus
+# server's PromQL parser); docs/observability.md describes them. promtool is built once per
+# machine into ~/.cache/memgraph-hooks-e2e, like the e2e control plane.
+.PHONY: monitoring
+monitoring: ## Alert and dashboard queries parse and read only metrics the hook or Memgraph 3.12 export; promtool's unit tests of every alert.
+	cd $(MONITORING_TEST) && PROMTOOL="$$(./build-promtool.sh)" $(GO) test -count=1 ./...
+
 .PHONY: e2e
 e2e: ## End-to-end suite on a real kube-apiserver, etcd, controller-manager, scheduler and kwok.
 	e2e/tools/build.sh
@@ -86,7 +95,7 @@ load: ## FLEET (50) MemgraphClusters at once against the hook binary on the real
 	$(GO) test -tags e2e -count=1 -timeout 60m -v -run '^TestFleetLoad$$' ./e2e/ -fleet=$(FLEET) -fleet-drain
 
 .PHONY: test
-test: unit fuzz-smoke verify-manifests e2e ## What CI runs: unit tests, a few seconds of each fuzz target, stale-manifest check, then the e2e suite.
+test: unit monitoring fuzz-smoke verify-manifests e2e ## What CI runs: unit tests, the monitoring component's checks, a few seconds of each fuzz target, stale-manifest check, then the e2e suite.
 
 BENCHCOUNT ?= 5
 

@@ -48,22 +48,33 @@ func hookImage(t *testing.T, objects map[string]*unstructured.Unstructured) stri
 }
 
 // README's install steps work with kubectl alone: the image override of examples/install, and
-// examples/install-with-monitoring's ServiceMonitor and monitoring namespace.
+// examples/install-with-monitoring's monitoring component (PodMonitors, PrometheusRule, dashboard)
+// and monitoring namespace.
 func TestInstallOverlaysBuildWithKubectl(t *testing.T) {
+	monitoringObjects := []string{"PodMonitor/memgraph-hooks", "PodMonitor/memgraph", "PrometheusRule/memgraph-hooks",
+		"ConfigMap/memgraph-cluster-dashboard"}
 	plain := kustomizeBuild(t, "examples", "install")
 	if got := hookImage(t, plain); got != "registry.example.com/memgraph-hooks:v0.1.0" {
 		t.Errorf("examples/install runs image %q", got)
 	}
-	if plain["ServiceMonitor/memgraph-hooks"] != nil {
-		t.Error("examples/install has a ServiceMonitor: it must stay optional")
+	for _, kind := range monitoringObjects {
+		if plain[kind] != nil {
+			t.Errorf("examples/install has %s: the monitoring component must stay optional", kind)
+		}
 	}
 
 	monitored := kustomizeBuild(t, "examples", "install-with-monitoring")
 	if got := hookImage(t, monitored); got != "registry.example.com/memgraph-hooks:v0.1.0" {
 		t.Errorf("examples/install-with-monitoring runs image %q", got)
 	}
-	if monitored["ServiceMonitor/memgraph-hooks"] == nil {
-		t.Error("examples/install-with-monitoring has no ServiceMonitor")
+	for _, kind := range monitoringObjects {
+		if monitored[kind] == nil {
+			t.Errorf("examples/install-with-monitoring has no %s", kind)
+		}
+	}
+	dashboard := monitored["ConfigMap/memgraph-cluster-dashboard"]
+	if dashboard != nil && dashboard.GetLabels()["grafana_dashboard"] != "1" {
+		t.Errorf("the dashboard ConfigMap's labels %v lack grafana_dashboard: \"1\"", dashboard.GetLabels())
 	}
 	rules, _, _ := unstructured.NestedSlice(monitored["NetworkPolicy/memgraph-hooks"].Object, "spec", "ingress")
 	if len(rules) != 2 {

@@ -14,6 +14,8 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/apimachinery/pkg/labels"
 	"sigs.k8s.io/yaml"
+
+	"github.com/memgraph-hooks/memgraph-hooks/topology"
 )
 
 func load(t *testing.T, path string, into any) {
@@ -53,29 +55,16 @@ func containerPort(t *testing.T, c corev1.Container, name, flag string) (declare
 
 // The hook port and the metrics port are what the Deployment's flags listen on; the
 // NetworkPolicy admits Metacontroller to the hook port only and the monitoring namespace to the
-// metrics port only; the Service and the optional ServiceMonitor find the metrics port by name.
+// metrics port only; the Service and the optional PodMonitor (components/monitoring) find the
+// metrics port by name.
 func TestPortsAndWhoMayReachThem(t *testing.T) {
 	var dep appsv1.Deployment
 	var svc corev1.Service
 	var policy networkingv1.NetworkPolicy
-	var monitor struct {
-		Metadata struct{ Namespace string }
-		Spec     struct {
-			NamespaceSelector struct{ MatchNames []string }
-			Selector          struct{ MatchLabels map[string]string }
-			Endpoints         []struct{ Port, Path string }
-		}
-	}
 	load(t, "deployment.yaml", &dep)
 	load(t, "service.yaml", &svc)
 	load(t, "networkpolicy.yaml", &policy)
-	raw, err := os.ReadFile("components/prometheus/servicemonitor.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := yaml.Unmarshal(raw, &monitor); err != nil {
-		t.Fatal(err)
-	}
+	monitor := loadPodMonitor(t, "components/monitoring/podmonitor-hook.yaml")
 
 	hook := dep.Spec.Template.Spec.Containers[0]
 	httpPort, listen := containerPort(t, hook, "https", "--listen")
@@ -106,19 +95,72 @@ func TestPortsAndWhoMayReachThem(t *testing.T) {
 		t.Error("the NetworkPolicy does not select the hook's pods")
 	}
 
-	var servicePorts []string
 	for _, p := range svc.Spec.Ports {
-		servicePorts = append(servicePorts, p.Name)
 		if p.Name == "metrics" && p.TargetPort.StrVal != "metrics" {
 			t.Errorf("the Service's metrics port targets %v", p.TargetPort)
 		}
 	}
-	if len(monitor.Spec.Endpoints) != 1 || !slices.Contains(servicePorts, monitor.Spec.Endpoints[0].Port) || monitor.Spec.Endpoints[0].Path != "/metrics" {
-		t.Errorf("ServiceMonitor endpoints %+v, Service ports %v", monitor.Spec.Endpoints, servicePorts)
+	if len(monitor.Spec.PodMetricsEndpoints) != 1 || monitor.Spec.PodMetricsEndpoints[0].Port != "metrics" ||
+		monitor.Spec.PodMetricsEndpoints[0].Path != "/metrics" || !monitor.Spec.PodMetricsEndpoints[0].HonorLabels {
+		t.Errorf("the hook's PodMonitor endpoints %+v: want port metrics, path /metrics, honorLabels (the per-cluster gauges' namespace label)",
+			monitor.Spec.PodMetricsEndpoints)
 	}
-	if !labels.SelectorFromSet(monitor.Spec.Selector.MatchLabels).Matches(labels.Set(svc.Labels)) ||
-		!slices.Equal(monitor.Spec.NamespaceSelector.MatchNames, []string{svc.Namespace}) {
-		t.Errorf("the ServiceMonitor does not select the Service %s/%s", svc.Namespace, svc.Name)
+	if !labels.SelectorFromSet(monitor.Spec.Selector.MatchLabels).Matches(labels.Set(dep.Spec.Template.Labels)) ||
+		!slices.Equal(monitor.Spec.NamespaceSelector.MatchNames, []string{dep.Namespace}) {
+		t.Errorf("the hook's PodMonitor does not select the pods of Deployment %s/%s", dep.Namespace, dep.Name)
+	}
+}
+
+// podMonitor is the part of a monitoring.coreos.com/v1 PodMonitor these tests read.
+type podMonitor struct {
+	Spec struct {
+		NamespaceSelector struct {
+			Any        bool
+			MatchNames []string
+		}
+		Selector            struct{ MatchLabels map[string]string }
+		PodMetricsEndpoints []struct {
+			Port, Path  string
+			HonorLabels bool
+		}
+	}
+}
+
+func loadPodMonitor(t *testing.T, path string) podMonitor {
+	t.Helper()
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m podMonitor
+	if err := yaml.Unmarshal(raw, &m); err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	return m
+}
+
+// The Memgraph PodMonitor selects the pods of both roles of every cluster, in any namespace, on
+// the container port the hook renders for Memgraph's metrics, and nothing else.
+func TestMemgraphPodMonitorSelectsEveryMemgraphPod(t *testing.T) {
+	monitor := loadPodMonitor(t, "components/monitoring/podmonitor-memgraph.yaml")
+	sel := labels.SelectorFromSet(monitor.Spec.Selector.MatchLabels)
+	for _, role := range []string{topology.RoleCoordinator, topology.RoleData} {
+		pod := topology.RoleSelector("graph", role)
+		pod[topology.LabelManagedBy] = topology.ManagedByValue
+		if !sel.Matches(labels.Set(pod)) {
+			t.Errorf("the Memgraph PodMonitor does not select a %s pod %v", role, pod)
+		}
+	}
+	hookPod := map[string]string{"app.kubernetes.io/name": "memgraph-hooks", "app.kubernetes.io/component": "hook"}
+	if sel.Matches(labels.Set(hookPod)) || len(monitor.Spec.Selector.MatchLabels) == 0 {
+		t.Error("the Memgraph PodMonitor selects the hook's pods too")
+	}
+	if !monitor.Spec.NamespaceSelector.Any {
+		t.Error("MemgraphClusters live in any namespace; the PodMonitor must look in all")
+	}
+	if len(monitor.Spec.PodMetricsEndpoints) != 1 || monitor.Spec.PodMetricsEndpoints[0].Port != topology.PortNameMetrics ||
+		monitor.Spec.PodMetricsEndpoints[0].Path != "/metrics" {
+		t.Errorf("endpoints %+v: want port %s, path /metrics", monitor.Spec.PodMetricsEndpoints, topology.PortNameMetrics)
 	}
 }
 

@@ -42,6 +42,17 @@ const (
 	PortNameManagement  = "management"
 	PortNameReplication = "replication"
 	PortNameCoordinator = "coordinator"
+	PortNameMetrics     = "metrics"
+
+	// MetricsPort is where every Memgraph pod, coordinator or data instance, serves its metrics
+	// (GET /metrics). Memgraph 3.12 defines --metrics-port (default 9091), --metrics-address
+	// (default 0.0.0.0) and --metrics-format (default JSON, deprecated; OpenMetrics is the
+	// Prometheus text format) in src/flags/general.cpp:41-52, and starts the metrics server
+	// for every instance role in src/memgraph.cpp:1046-1059 and 1151-1162 (enterprise build, as
+	// the official image is). A coordinator's endpoint carries the cluster view
+	// (memgraph_instance_up, memgraph_instance_is_main, memgraph_instance_is_leader per
+	// mg_instance) and no per-database series (src/dbms/database.cpp:104-105).
+	MetricsPort int32 = 9091
 
 	memgraphUID int64 = 101
 	memgraphGID int64 = 103
@@ -55,7 +66,7 @@ func CoordinatorHostnameEnv(n Network) string {
 }
 
 // commonArgs are the flags both roles run with, before the user's extraArgs (which therefore
-// override the logging flags). The HA flags travel as environment, never as flags.
+// override the logging and metrics flags). The HA flags travel as environment, never as flags.
 func commonArgs(s *MemgraphClusterSpec) []string {
 	return append([]string{
 		fmt.Sprintf("--bolt-port=%d", s.Ports.Bolt),
@@ -64,6 +75,8 @@ func commonArgs(s *MemgraphClusterSpec) []string {
 		"--also-log-to-stderr",
 		"--log-file=" + LogFile,
 		"--log-retention-days=35",
+		"--metrics-format=OpenMetrics",
+		fmt.Sprintf("--metrics-port=%d", MetricsPort),
 	}, boltTLSArgs(s.TLS)...)
 }
 
@@ -232,6 +245,7 @@ func coordinatorPodSpec(mc *MemgraphCluster, n Network) corev1.PodSpec {
 			containerPort(PortNameBolt, s.Ports.Bolt),
 			containerPort(PortNameManagement, s.Ports.Management),
 			containerPort(PortNameCoordinator, s.Ports.Coordinator),
+			containerPort(PortNameMetrics, MetricsPort),
 		},
 		ReadinessProbe: fromTimings(s.Ports.Coordinator, p.Readiness),
 		LivenessProbe:  fromTimings(s.Ports.Coordinator, p.Liveness),
@@ -253,6 +267,7 @@ func dataPodSpec(mc *MemgraphCluster) corev1.PodSpec {
 			containerPort(PortNameBolt, s.Ports.Bolt),
 			containerPort(PortNameManagement, s.Ports.Management),
 			containerPort(PortNameReplication, s.Ports.Replication),
+			containerPort(PortNameMetrics, MetricsPort),
 		},
 		ReadinessProbe: fromTimings(s.Ports.Bolt, p.Readiness),
 		LivenessProbe:  fromTimings(s.Ports.Bolt, p.Liveness),
