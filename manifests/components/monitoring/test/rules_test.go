@@ -57,11 +57,11 @@ func TestEveryAlertHasRuleUnitTests(t *testing.T) {
 }
 
 // The promtool rule unit tests pass against the PrometheusRule's groups. PROMTOOL names the
-// promtool binary; `make monitoring` builds it (build-promtool.sh) and sets it.
+// promtool binary; `make monitoring-rules` builds it (build-promtool.sh) and sets it.
 func TestPromtoolRuleUnitTests(t *testing.T) {
 	promtool := os.Getenv("PROMTOOL")
 	if promtool == "" {
-		t.Fatal("PROMTOOL is not set: run `make monitoring`, which builds promtool once and runs this test")
+		t.Fatal("PROMTOOL is not set: run `make monitoring-rules`, which builds promtool once and runs this test")
 	}
 	dir := t.TempDir()
 	groups, err := yaml.Marshal(map[string]any{"groups": loadRules(t).Spec.Groups})
