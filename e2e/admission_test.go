@@ -76,6 +76,15 @@ var celCases = []celCase{
 		invalid: "rollout: {stepTimeout: 59s}", valid: "rollout: {stepTimeout: 1m}"},
 	{name: "rollout step timeout without a unit", field: "spec.rollout.stepTimeout",
 		invalid: "rollout: {stepTimeout: '600'}", valid: "rollout: {stepTimeout: 1h30m}"},
+	{name: "coordinator grace period zero", field: "spec.coordinatorTemplate.terminationGracePeriodSeconds",
+		invalid: "coordinatorTemplate: {terminationGracePeriodSeconds: 0}", valid: "coordinatorTemplate: {terminationGracePeriodSeconds: 1}"},
+	{name: "data grace period beyond a day", field: "spec.dataTemplate.terminationGracePeriodSeconds",
+		invalid: "dataTemplate: {terminationGracePeriodSeconds: 86401}", valid: "dataTemplate: {terminationGracePeriodSeconds: 86400}"},
+	{name: "sysctl init container without an image", field: "spec.dataTemplate.sysctlInitContainer",
+		invalid: "dataTemplate: {sysctlInitContainer: {enabled: true}}",
+		valid:   "dataTemplate: {sysctlInitContainer: {enabled: true, image: docker.io/library/busybox:1.37.0}}"},
+	{name: "sysctl init container lowering max_map_count", field: "spec.dataTemplate.sysctlInitContainer.maxMapCount",
+		invalid: "dataTemplate: {sysctlInitContainer: {maxMapCount: 65529}}", valid: "dataTemplate: {sysctlInitContainer: {maxMapCount: 65530}}"},
 }
 
 // transitionCases are rules on updates: the object is created with base, then updated.
