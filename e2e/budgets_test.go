@@ -20,6 +20,23 @@ import (
 
 var pdbGVR = schema.GroupVersionResource{Group: "policy", Version: "v1", Resource: "poddisruptionbudgets"}
 
+// budgetUIDs maps each PodDisruptionBudget of the namespace to its uid: a budget deleted, or
+// deleted and created again, shows.
+func budgetUIDs(t *testing.T, ns string) map[string]string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	list, err := testEnv.Client.PolicyV1().PodDisruptionBudgets(ns).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]string{}
+	for _, pdb := range list.Items {
+		out[pdb.Name] = string(pdb.UID)
+	}
+	return out
+}
+
 // assertRoleBudgets checks the two role PodDisruptionBudgets on the real control plane: each
 // selects exactly its StatefulSet's pods with maxUnavailable 1, and kube-controller-manager's
 // disruption controller, counting every pod of the role Ready, allows one disruption in each.

@@ -155,7 +155,7 @@ func (h *harness) parent() map[string]any {
 
 // request renders the sync request Metacontroller would send now (hook version v2 keys).
 func (h *harness) request() map[string]any {
-	sets, services := map[string]any{}, map[string]any{}
+	sets, services, budgets := map[string]any{}, map[string]any{}, map[string]any{}
 	for key, obj := range h.children {
 		kind, name, _ := strings.Cut(key, "/")
 		settled := h.settle(obj)
@@ -164,6 +164,8 @@ func (h *harness) request() map[string]any {
 			sets[h.ns+"/"+name] = settled
 		case "Service":
 			services[h.ns+"/"+name] = settled
+		case "PodDisruptionBudget":
+			budgets[h.ns+"/"+name] = settled
 		}
 	}
 	pods := map[string]any{}
@@ -177,7 +179,7 @@ func (h *harness) request() map[string]any {
 	return map[string]any{
 		"controller": map[string]any{"kind": "CompositeController"},
 		"parent":     h.parent(),
-		"children":   map[string]any{"StatefulSet.apps/v1": sets, "Service.v1": services},
+		"children":   map[string]any{"StatefulSet.apps/v1": sets, "Service.v1": services, "PodDisruptionBudget.policy/v1": budgets},
 		"related":    related,
 		"finalizing": false,
 	}

@@ -18,6 +18,7 @@ import (
 const (
 	statefulSetKey = "StatefulSet.apps/v1"
 	serviceKey     = "Service.v1"
+	budgetKey      = "PodDisruptionBudget.policy/v1"
 	podKey         = "Pod.v1"
 	secretKey      = "Secret.v1"
 )
@@ -106,8 +107,8 @@ type observation struct {
 	tls     boltTrust    // from the spec.tls Secret among the related objects
 	auth    memgraphAuth // from the spec.auth Secret among the related objects
 	ignored warnings     // evidence beyond a role's ceiling
-	// frozen are, while paused, the StatefulSets and Services in the parent's namespace as
-	// observed, by type then key: the children a paused pass returns.
+	// frozen are, while paused, the StatefulSets, Services and PodDisruptionBudgets in the
+	// parent's namespace as observed, by type then key: the children a paused pass returns.
 	frozen []map[string]any
 }
 
@@ -256,17 +257,17 @@ func role32(r *topology.Replicas, i int) *int32 {
 	return &r.DataInstances
 }
 
-// observedChildren are the StatefulSets and Services in namespace as observed, by type then key,
-// each frozen (topology.FrozenChild): a paused cluster's children are neither changed nor
-// deleted, and a child that does not exist is not created. Only a paused pass decodes the
-// children whole.
+// observedChildren are the StatefulSets, Services and PodDisruptionBudgets in namespace as
+// observed, by type then key, each frozen (topology.FrozenChild): a paused cluster's children are
+// neither changed nor deleted, and a child that does not exist is not created. Only a paused pass
+// decodes the children whole.
 func observedChildren(req *syncRequest, body []byte, namespace string) ([]map[string]any, error) {
 	var raw rawGroups
 	if err := decodeBody(body, &raw); err != nil {
 		return nil, err
 	}
 	out := []map[string]any{}
-	for _, typeKey := range []string{statefulSetKey, serviceKey} {
+	for _, typeKey := range []string{statefulSetKey, serviceKey, budgetKey} {
 		children, err := entries(req.Children, "children", typeKey)
 		if err != nil {
 			return nil, err
