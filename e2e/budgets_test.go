@@ -37,41 +37,36 @@ func budgetUIDs(t *testing.T, ns string) map[string]string {
 	return out
 }
 
-// assertRoleBudgets checks the two role PodDisruptionBudgets on the real control plane: each
-// selects exactly its StatefulSet's pods with maxUnavailable 1, and kube-controller-manager's
-// disruption controller, counting every pod of the role Ready, allows one disruption in each.
-func (s *scenario) assertRoleBudgets(cluster string, coordinators, data int32) {
+// assertBudgets checks the PodDisruptionBudgets the hook renders for a converged cluster whose
+// MAIN runs in mainPod, on the real control plane: <cluster>-coordinator selects the coordinators
+// with maxUnavailable 1, <cluster>-data every data pod but the MAIN's with maxUnavailable 2,
+// <cluster>-main the MAIN's pod alone with maxUnavailable 0; kube-controller-manager's
+// disruption controller, counting every pod Ready, allows one disruption among the coordinators,
+// one among the replicas and none of the MAIN.
+func (s *scenario) assertBudgets(cluster string, coordinators int32, mainPod string) {
 	s.t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
+	notMain := []metav1.LabelSelectorRequirement{{Key: topology.LabelPodName, Operator: metav1.LabelSelectorOpNotIn, Values: []string{mainPod}}}
 	for _, want := range []struct {
-		name, role string
-		pods       int32
+		name           string
+		selector       metav1.LabelSelector
+		maxUnavailable int
 	}{
-		{topology.CoordinatorBudgetName(cluster), topology.RoleCoordinator, coordinators},
-		{topology.DataBudgetName(cluster), topology.RoleData, data},
+		{topology.CoordinatorBudgetName(cluster), metav1.LabelSelector{MatchLabels: topology.RoleSelector(cluster, topology.RoleCoordinator)}, 1},
+		{topology.DataBudgetName(cluster), metav1.LabelSelector{MatchLabels: topology.RoleSelector(cluster, topology.RoleData), MatchExpressions: notMain}, 2},
+		{topology.MainBudgetName(cluster), metav1.LabelSelector{MatchLabels: map[string]string{topology.LabelPodName: mainPod}}, 0},
 	} {
 		err := eventually(ctx, 200*time.Millisecond, func() error {
 			pdb, err := testEnv.Client.PolicyV1().PodDisruptionBudgets(s.ns).Get(ctx, want.name, metav1.GetOptions{})
 			if err != nil {
 				return err
 			}
-			if pdb.Spec.Selector == nil || len(pdb.Spec.Selector.MatchExpressions) > 0 {
-				return fmt.Errorf("PodDisruptionBudget %s selector %v", want.name, pdb.Spec.Selector)
-			}
-			if diff := cmp.Diff(topology.RoleSelector(cluster, want.role), pdb.Spec.Selector.MatchLabels); diff != "" {
+			if diff := cmp.Diff(&want.selector, pdb.Spec.Selector); diff != "" {
 				return fmt.Errorf("PodDisruptionBudget %s selector (-want +got):\n%s", want.name, diff)
 			}
-			if mu := pdb.Spec.MaxUnavailable; mu == nil || mu.IntValue() != 1 || pdb.Spec.MinAvailable != nil {
-				return fmt.Errorf("PodDisruptionBudget %s maxUnavailable %v, minAvailable %v: want 1 and none", want.name, mu, pdb.Spec.MinAvailable)
-			}
-			st := pdb.Status
-			got := fmt.Sprintf("observedGeneration %d/%d, expected %d, healthy %d of %d desired, %d disruptions allowed",
-				st.ObservedGeneration, pdb.Generation, st.ExpectedPods, st.CurrentHealthy, st.DesiredHealthy, st.DisruptionsAllowed)
-			wanted := fmt.Sprintf("observedGeneration %d/%d, expected %d, healthy %d of %d desired, %d disruptions allowed",
-				pdb.Generation, pdb.Generation, want.pods, want.pods, want.pods-1, 1)
-			if got != wanted {
-				return fmt.Errorf("PodDisruptionBudget %s status: %s, want %s", want.name, got, wanted)
+			if mu := pdb.Spec.MaxUnavailable; mu == nil || mu.IntValue() != want.maxUnavailable || pdb.Spec.MinAvailable != nil {
+				return fmt.Errorf("PodDisruptionBudget %s maxUnavailable %v, minAvailable %v: want %d and none", want.name, mu, pdb.Spec.MinAvailable, want.maxUnavailable)
 			}
 			return nil
 		})
@@ -79,40 +74,47 @@ func (s *scenario) assertRoleBudgets(cluster string, coordinators, data int32) {
 			s.t.Error(err)
 		}
 	}
+	err := eventually(ctx, 200*time.Millisecond, func() error {
+		pdb, err := testEnv.Client.PolicyV1().PodDisruptionBudgets(s.ns).Get(ctx, topology.CoordinatorBudgetName(cluster), metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		if st := pdb.Status; st.ExpectedPods != coordinators || st.CurrentHealthy != coordinators {
+			return fmt.Errorf("PodDisruptionBudget %s expects %d pods, %d healthy: want %d", pdb.Name, st.ExpectedPods, st.CurrentHealthy, coordinators)
+		}
+		return budgetsAllow(ctx, s.ns, map[string]int32{topology.CoordinatorBudgetName(cluster): 1,
+			topology.DataBudgetName(cluster): 1, topology.MainBudgetName(cluster): 0})
+	})
+	if err != nil {
+		s.t.Error(err)
+	}
 }
 
-// The budgets as topology.RenderMainBudget renders them once the MAIN is known make the real
-// Eviction API refuse the MAIN's pod with the 429 a drain retries, and let a replica go: what a
-// drain meets. (A pod under two budgets could not be evicted at all.)
+// mainPodOf is the pod of the data instance status.main names.
+func mainPodOf(t *testing.T, cluster string, mgc *unstructured.Unstructured) string {
+	t.Helper()
+	ordinal, ok := topology.ParseDataInstanceName(statusString(mgc, "main"))
+	if !ok {
+		t.Fatalf("status.main %q is no data instance", statusString(mgc, "main"))
+	}
+	return fmt.Sprintf("%s-%d", topology.DataSetName(cluster), ordinal)
+}
+
+// The budgets the hook renders once the MAIN is known make the real Eviction API refuse the
+// MAIN's pod with the 429 a drain retries, and let a replica go: what a drain meets. (A pod under
+// two budgets could not be evicted at all.)
 func TestMainBudgetRefusesEvictingTheMain(t *testing.T) {
 	s := startScenario(t, "budgets")
 	const name = "pdb"
 	s.create(name, "{}")
 	mgc := s.waitConverged(name, convergeTimeout)
-	s.assertRoleBudgets(name, topology.DefaultCoordinators, topology.DefaultDataInstances)
-	ordinal, ok := topology.ParseDataInstanceName(statusString(mgc, "main"))
-	if !ok {
-		t.Fatalf("status.main %q is no data instance", statusString(mgc, "main"))
-	}
-	mainPod := fmt.Sprintf("%s-%d", topology.DataSetName(name), ordinal)
+	mainPod := mainPodOf(t, name, mgc)
+	s.assertBudgets(name, topology.DefaultCoordinators, mainPod)
+	ordinal, _ := topology.PodOrdinal(topology.DataSetName(name), mainPod)
 	replicaPod := fmt.Sprintf("%s-%d", topology.DataSetName(name), 1-ordinal)
 
-	// The hook does not render the MAIN's budget yet: hold Metacontroller and apply the budgets
-	// as RenderMainBudget renders them.
-	s.mc.Pause()
-	paused := true
-	defer func() {
-		if paused {
-			s.mc.Resume()
-		}
-	}()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	s.applyMainBudgets(ctx, name, mainPod)
-	s.waitFor(time.Minute, func() error {
-		return budgetsAllow(ctx, s.ns, map[string]int32{topology.MainBudgetName(name): 0, topology.DataBudgetName(name): 1})
-	})
-
 	evict := func(pod string) error {
 		return testEnv.Client.PolicyV1().Evictions(s.ns).Evict(ctx, &policyv1.Eviction{ObjectMeta: metav1.ObjectMeta{Name: pod, Namespace: s.ns}})
 	}
@@ -122,49 +124,8 @@ func TestMainBudgetRefusesEvictingTheMain(t *testing.T) {
 	if err := evict(replicaPod); err != nil {
 		t.Errorf("evicting the replica's pod %s under %s: %v", replicaPod, topology.DataBudgetName(name), err)
 	}
-	s.mc.Resume()
-	paused = false
 	s.declaredMembers(s.waitConverged(name, convergeTimeout), int(topology.DefaultCoordinators), int(topology.DefaultDataInstances))
 	s.assertNoMisuse()
-}
-
-// applyMainBudgets writes <cluster>-data and <cluster>-main as RenderMainBudget renders them for
-// a default cluster whose MAIN runs in mainPod.
-func (s *scenario) applyMainBudgets(ctx context.Context, cluster, mainPod string) {
-	s.t.Helper()
-	c, err := topology.NewCluster(&topology.MemgraphCluster{ObjectMeta: metav1.ObjectMeta{Name: cluster, Namespace: s.ns}})
-	if err != nil {
-		s.t.Fatal(err)
-	}
-	children, err := topology.DesiredChildren(c, c.Replicas(), topology.Partitions{}, topology.TemplateGenerations{})
-	if err != nil {
-		s.t.Fatal(err)
-	}
-	if children, err = topology.RenderMainBudget(c, children, mainPod); err != nil {
-		s.t.Fatal(err)
-	}
-	budgets := testEnv.Dynamic.Resource(pdbGVR).Namespace(s.ns)
-	for _, child := range children {
-		u := &unstructured.Unstructured{Object: child}
-		switch u.GetName() {
-		case topology.DataBudgetName(cluster):
-			if u.GetKind() != "PodDisruptionBudget" {
-				continue
-			}
-			stored, err := budgets.Get(ctx, u.GetName(), metav1.GetOptions{})
-			if err != nil {
-				s.t.Fatal(err)
-			}
-			stored.Object["spec"] = child["spec"]
-			if _, err := budgets.Update(ctx, stored, metav1.UpdateOptions{}); err != nil {
-				s.t.Fatalf("update %s as RenderMainBudget renders it: %v", u.GetName(), err)
-			}
-		case topology.MainBudgetName(cluster):
-			if _, err := budgets.Create(ctx, u, metav1.CreateOptions{}); err != nil {
-				s.t.Fatalf("create %s as RenderMainBudget renders it: %v", u.GetName(), err)
-			}
-		}
-	}
 }
 
 // budgetsAllow checks that each named budget is observed by the disruption controller and allows
