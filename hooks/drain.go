@@ -55,6 +55,16 @@ func (o *observation) drainInput(d topology.Declared) planner.DrainInput {
 	return in
 }
 
+// preferredOffCordon is spec.preferredMain unless its pod runs on a cordoned node: a switchover
+// to it would undo the drain's handover, and the drain stage would hand MAIN over again, back
+// and forth until the node is uncordoned.
+func (o *observation) preferredOffCordon(d topology.Declared) string {
+	if pod, ok := dataPod(d, d.PreferredMain); ok && o.cordoned[o.podNodes[pod]] {
+		return ""
+	}
+	return d.PreferredMain
+}
+
 // drainPass is what the drain stage returns: its step, what running it achieved, and the view
 // after it (zero Leader when it read none).
 type drainPass struct {

@@ -139,3 +139,27 @@ func TestDrainWaitsForACaughtUpReplica(t *testing.T) {
 	h.assertMains("instance_1")
 	h.assertSafe()
 }
+
+// A preferred MAIN on a cordoned node is not switched back to: the drain's handover stands until
+// the node is uncordoned, and then MAIN returns to it.
+func TestDrainOutranksThePreferredMain(t *testing.T) {
+	h := newHarness(t, 3, 3)
+	h.spreadOverNodes()
+	h.spec["preferredMain"] = "instance_0"
+	h.bootstrap()
+	h.assertConverged()
+	h.assertMains("instance_0")
+	h.cordonNode("n1")
+	for range 4 {
+		h.sync()
+	}
+	h.assertMains("instance_1")
+	h.assertConverged()
+	h.spreadOverNodes() // uncordoned
+	for range 3 {
+		h.sync()
+	}
+	h.assertMains("instance_0")
+	h.assertConverged()
+	h.assertNoMisuse()
+}

@@ -60,6 +60,7 @@ type passInput struct {
 
 func (h *handler) passInput(p *admittedParent, obs *observation, dryRun bool) *passInput {
 	d := p.declare(obs.current)
+	d.PreferredMain = obs.preferredOffCordon(d)
 	paused, _ := p.cluster.Paused()
 	return &passInput{cluster: p.cluster, obs: obs, declared: d, dryRun: dryRun, paused: paused,
 		workloads: obs.rolloutWorkloads(p.cluster, p.templateHashes(), h.cfg.Now()),
