@@ -5,6 +5,7 @@ package e2e_test
 import (
 	"context"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -15,6 +16,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
+	"github.com/memgraph-hooks/memgraph-hooks/e2e/env"
 	"github.com/memgraph-hooks/memgraph-hooks/topology"
 )
 
@@ -141,4 +143,39 @@ func budgetsAllow(ctx context.Context, ns string, want map[string]int32) error {
 		}
 	}
 	return nil
+}
+
+// Nodes reach the hook as related objects of the customize hook (cluster-scoped): cordoning the
+// node that runs the MAIN, with every replica on that same node, leaves the hook nothing to hand
+// over to. It writes nothing, keeps the MAIN's budget on the MAIN's pod, and says so with
+// DrainPending; uncordoned, the cluster is converged again.
+func TestCordonedNodeIsSeenAndADrainWithoutReplicaElsewhereIsBlocked(t *testing.T) {
+	s := startScenario(t, "drain-blocked")
+	const name = "cordon"
+	s.create(name, "{}")
+	mgc := s.waitConverged(name, convergeTimeout)
+	mainPod := mainPodOf(t, name, mgc)
+	main := statusString(mgc, "main")
+	mark := s.queryMark()
+
+	cordon(t, true)
+	t.Cleanup(func() { cordon(t, false) })
+	s.waitStatus(name, "DrainPending", convergeTimeout, func(u *unstructured.Unstructured) error {
+		st, reason, msg := conditionStatus(u, "Converged")
+		if st != "False" || reason != string(topology.ReasonDrainPending) {
+			return fmt.Errorf("Converged %s/%s: %s", st, reason, msg)
+		}
+		want := fmt.Sprintf("node %s is cordoned and runs the MAIN %s (pod %s), and every replica", env.NodeName, main, mainPod)
+		if !strings.Contains(msg, want) || !strings.Contains(msg, "holds the drain") {
+			return fmt.Errorf("DrainPending %q does not say %q and that the budget holds the drain", msg, want)
+		}
+		return nil
+	})
+	if w := s.writesSince(mark); len(w) > 0 {
+		t.Errorf("the hook wrote with no replica on a schedulable node: %+v", w)
+	}
+	s.assertBudgets(name, topology.DefaultCoordinators, mainPod)
+	cordon(t, false)
+	s.waitConverged(name, convergeTimeout)
+	s.assertNoMisuse()
 }
