@@ -9,50 +9,23 @@ import (
 	"testing"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/memgraph-hooks/memgraph-hooks/memgraph"
 	"github.com/memgraph-hooks/memgraph-hooks/topology"
 )
 
-// addNode adds a second fake Node that kwok manages like env.NodeName, waits until it is Ready,
-// and deletes it when the test ends.
+// addNode adds a fake Node (env.AddNode) and deletes it when the test ends.
 func addNode(t *testing.T, name string) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	plenty := corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("64"), corev1.ResourceMemory: resource.MustParse("512Gi"),
-		corev1.ResourcePods: resource.MustParse("500")}
-	node := &corev1.Node{
-		ObjectMeta: metav1.ObjectMeta{Name: name,
-			Annotations: map[string]string{"kwok.x-k8s.io/node": "fake", "node.alpha.kubernetes.io/ttl": "0"},
-			Labels: map[string]string{"type": "kwok", "kubernetes.io/hostname": name, "kubernetes.io/os": "linux",
-				"kubernetes.io/arch": "amd64", "kubernetes.io/role": "agent"}},
-		Status: corev1.NodeStatus{Capacity: plenty, Allocatable: plenty},
-	}
-	if _, err := testEnv.Client.CoreV1().Nodes().Create(ctx, node, metav1.CreateOptions{}); err != nil {
-		t.Fatalf("create node %s: %v", name, err)
-	}
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer cancel()
 		_ = testEnv.Client.CoreV1().Nodes().Delete(ctx, name, metav1.DeleteOptions{})
 	})
-	err := eventually(ctx, 200*time.Millisecond, func() error {
-		n, err := testEnv.Client.CoreV1().Nodes().Get(ctx, name, metav1.GetOptions{})
-		if err != nil {
-			return err
-		}
-		for _, c := range n.Status.Conditions {
-			if c.Type == corev1.NodeReady && c.Status == corev1.ConditionTrue {
-				return nil
-			}
-		}
-		return fmt.Errorf("node %s not Ready", name)
-	})
-	if err != nil {
+	if err := testEnv.AddNode(ctx, name); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -48,9 +48,9 @@ type Controller struct {
 	// clusterFactory watches cluster-scoped related resources (Nodes), which a namespace-filtered
 	// informer cannot list.
 	clusterFactory dynamicinformer.DynamicSharedInformerFactory
-	queue   workqueue.TypedRateLimitingInterface[string]
-	stop    chan struct{}
-	wg      sync.WaitGroup
+	queue          workqueue.TypedRateLimitingInterface[string]
+	stop           chan struct{}
+	wg             sync.WaitGroup
 
 	parent   kindInfo
 	children []childInfo
