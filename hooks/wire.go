@@ -251,6 +251,8 @@ func expected(t reflect.Type) string {
 		return fmt.Sprintf("an integer between 0 and %d", int64(1<<63-1))
 	case reflect.String:
 		return "a string"
+	case reflect.Bool:
+		return "a boolean"
 	case reflect.Slice:
 		return "a list"
 	case reflect.Pointer:
