@@ -177,7 +177,7 @@ func TestMinimalExampleConverges(t *testing.T) {
 		t.Errorf("Ready = %s %s: %s", st, reason, msg)
 	}
 	s.declaredMembers(mgc, int(topology.DefaultCoordinators), int(topology.DefaultDataInstances))
-	s.assertRoleBudgets(name, topology.DefaultCoordinators, topology.DefaultDataInstances)
+	s.assertBudgets(name, topology.DefaultCoordinators, mainPodOf(t, name, mgc))
 	s.assertNoMisuse()
 	if t.Failed() {
 		return

@@ -75,7 +75,7 @@ func TestDayTwoOperations(t *testing.T) {
 	s.kubectl("wait", "--for=condition=Paused", "mgc/"+name, "--timeout=60s")
 	s.patchSpec(name, `{"dataInstances":4}`)
 	since := time.Now()
-	versions := childVersions(t, s.ns)
+	versions, budgets := childVersions(t, s.ns), budgetUIDs(t, s.ns)
 	s.world.ResetLog()
 	s.resyncs(3)
 	snap := s.mc.Stats().Snapshot()
@@ -84,6 +84,14 @@ func TestDayTwoOperations(t *testing.T) {
 	}
 	if diff := cmp.Diff(versions, childVersions(t, s.ns)); diff != "" {
 		t.Errorf("children's resourceVersions moved while paused (-before +after):\n%s", diff)
+	}
+	for _, budget := range []string{topology.CoordinatorBudgetName(name), topology.DataBudgetName(name)} {
+		if budgets[budget] == "" {
+			t.Errorf("PodDisruptionBudget %s missing while paused (have %v)", budget, budgets)
+		}
+	}
+	if diff := cmp.Diff(budgets, budgetUIDs(t, s.ns)); diff != "" {
+		t.Errorf("PodDisruptionBudgets deleted or replaced while paused (-before +after uid):\n%s", diff)
 	}
 	for _, q := range s.world.Queries() {
 		if !strings.HasPrefix(q.Text, "SHOW ") {

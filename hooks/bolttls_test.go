@@ -200,8 +200,8 @@ func TestCustomizeAsksForTheTLSSecret(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := map[string]any{"apiVersion": "v1", "resource": "secrets", "namespace": "default", "names": []any{boltSecret}}
-	if len(resp.RelatedResources) != 2 {
-		t.Fatalf("related rules %v, want the pods and the Secret", resp.RelatedResources)
+	if len(resp.RelatedResources) != 3 {
+		t.Fatalf("related rules %v, want the pods, the Secret and the Nodes", resp.RelatedResources)
 	}
 	if diff := cmp.Diff(want, resp.RelatedResources[1]); diff != "" {
 		t.Errorf("Secret rule (-want +got):\n%s", diff)

@@ -166,6 +166,11 @@ func TestPauseFreezesARetirement(t *testing.T) {
 	if _, d := h.replicas(); d != 3 {
 		t.Errorf("paused: %d data replicas returned, want the observed 3", d)
 	}
+	for _, budget := range []string{topology.CoordinatorBudgetName(h.name), topology.DataBudgetName(h.name)} {
+		if _, kept := h.children["PodDisruptionBudget/"+budget]; !kept {
+			t.Errorf("paused: PodDisruptionBudget %s not returned (Metacontroller would delete it)", budget)
+		}
+	}
 	got := h.children[dataSet]["metadata"].(map[string]any)["labels"].(map[string]any)["team"]
 	if got != "on-call" {
 		t.Errorf("paused: the human's label on the data StatefulSet was not kept (got %v)", got)

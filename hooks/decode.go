@@ -67,8 +67,9 @@ func objectKey(namespace, name string) string {
 }
 
 // handleCustomize asks Metacontroller for the cluster's Pods (both roles, same namespace), so
-// the sync sees their readiness, and for the Secrets the spec names: spec.tls's, whose ca.crt the
-// sync verifies the members with, and spec.auth's, whose credentials read SHOW REPLICAS.
+// the sync sees their readiness and nodes, for the Secrets the spec names: spec.tls's, whose
+// ca.crt the sync verifies the members with, and spec.auth's, whose credentials read SHOW
+// REPLICAS, and for the Nodes, whose cordons the drain stage reads.
 func (h *handler) handleCustomize(w http.ResponseWriter, r *http.Request) {
 	if _, err := parseQuery(r.URL.RawQuery); err != nil {
 		h.fail(w, "customize", err)
@@ -97,5 +98,9 @@ func (h *handler) handleCustomize(w http.ResponseWriter, r *http.Request) {
 	if rule, ok := secretRule(cluster); ok {
 		rules = append(rules, rule)
 	}
+	// Every Node (cluster-scoped; a customize hook of version v2 may select them): which pods'
+	// nodes are cordoned is known only at sync time, and a label cannot select on
+	// spec.unschedulable.
+	rules = append(rules, relatedRule{APIVersion: "v1", Resource: "nodes", LabelSelector: &labelSelector{MatchLabels: map[string]string{}}})
 	h.writeJSON(w, "customize", http.StatusOK, customizeResponse{RelatedResources: rules})
 }

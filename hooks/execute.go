@@ -29,8 +29,11 @@ type executor struct {
 	current  topology.Replicas // the replica counts the plan was made with
 	// workloads are the rollout's, so that a rollout's handover is re-planned like any other.
 	workloads *planner.Workloads
-	log       *slog.Logger
-	count     func(kind planner.CommandKind, result string) // the commands metric
+	// drain, when set, is what the drain stage planned its step on: the step's handover is
+	// re-planned by planner.DrainPrecondition rather than planner.Precondition.
+	drain *planner.DrainInput
+	log   *slog.Logger
+	count func(kind planner.CommandKind, result string) // the commands metric
 }
 
 // execute runs cmds and reports what that achieved.
@@ -87,6 +90,9 @@ func (x executor) precondition(ctx context.Context, cmd planner.Command) string 
 	if reads == planner.ReadInstancesAndCatchUp && f.InstancesErr == nil {
 		f.Lag, f.LagErr = x.client.ShowReplicationLag(ctx)
 		f.Replicas = x.catchUp.read(ctx, f.Instances)
+	}
+	if h, ok := cmd.(planner.Handover); ok && x.drain != nil {
+		return planner.DrainPrecondition(x.declared, *x.drain, h, f)
 	}
 	return planner.Precondition(x.declared, x.current, x.workloads, cmd, f)
 }

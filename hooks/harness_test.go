@@ -60,6 +60,10 @@ type harness struct {
 	// keepVolumes: a shed pod's instance is stopped with its state and restarted on it when its
 	// pod comes back (claims retained), instead of removed for good.
 	keepVolumes bool
+	// podNodes are the nodes pods run on (spec.nodeName), nodes the related Nodes, keyed by name
+	// as Metacontroller's v2 request keys cluster-scoped objects; nil sends none.
+	podNodes map[string]string
+	nodes    map[string]any
 }
 
 type syncResponse struct {
@@ -155,7 +159,7 @@ func (h *harness) parent() map[string]any {
 
 // request renders the sync request Metacontroller would send now (hook version v2 keys).
 func (h *harness) request() map[string]any {
-	sets, services := map[string]any{}, map[string]any{}
+	sets, services, budgets := map[string]any{}, map[string]any{}, map[string]any{}
 	for key, obj := range h.children {
 		kind, name, _ := strings.Cut(key, "/")
 		settled := h.settle(obj)
@@ -164,6 +168,8 @@ func (h *harness) request() map[string]any {
 			sets[h.ns+"/"+name] = settled
 		case "Service":
 			services[h.ns+"/"+name] = settled
+		case "PodDisruptionBudget":
+			budgets[h.ns+"/"+name] = settled
 		}
 	}
 	pods := map[string]any{}
@@ -174,10 +180,13 @@ func (h *harness) request() map[string]any {
 	if h.secrets != nil {
 		related["Secret.v1"] = h.secrets
 	}
+	if h.nodes != nil {
+		related["Node.v1"] = h.nodes
+	}
 	return map[string]any{
 		"controller": map[string]any{"kind": "CompositeController"},
 		"parent":     h.parent(),
-		"children":   map[string]any{"StatefulSet.apps/v1": sets, "Service.v1": services},
+		"children":   map[string]any{"StatefulSet.apps/v1": sets, "Service.v1": services, "PodDisruptionBudget.policy/v1": budgets},
 		"related":    related,
 		"finalizing": false,
 	}
@@ -283,6 +292,9 @@ func (h *harness) podObject(pod string) map[string]any {
 	meta["labels"].(map[string]any)["controller-revision-hash"] = st.revision
 	meta["creationTimestamp"] = st.created.UTC().Format(time.RFC3339)
 	obj["spec"] = map[string]any{"containers": []any{map[string]any{"name": topology.ContainerName, "image": st.image}}}
+	if node := h.podNodes[pod]; node != "" {
+		obj["spec"].(map[string]any)["nodeName"] = node
+	}
 	if st.starting {
 		obj["status"] = map[string]any{"phase": "Running", "conditions": []any{
 			map[string]any{"type": "Ready", "status": "False"},

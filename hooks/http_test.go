@@ -159,7 +159,8 @@ func TestCustomizeAsksForTheClustersPods(t *testing.T) {
 	if code != http.StatusOK {
 		t.Fatalf("status %d: %s", code, body)
 	}
-	want := `{"relatedResources":[{"apiVersion":"v1","resource":"pods","namespace":"default","labelSelector":{"matchLabels":{"app.kubernetes.io/instance":"memgraph","app.kubernetes.io/name":"memgraph"}}}]}`
+	want := `{"relatedResources":[{"apiVersion":"v1","resource":"pods","namespace":"default","labelSelector":{"matchLabels":{"app.kubernetes.io/instance":"memgraph","app.kubernetes.io/name":"memgraph"}}},` +
+		`{"apiVersion":"v1","resource":"nodes","labelSelector":{"matchLabels":{}}}]}`
 	var got, wantObj any
 	_ = json.Unmarshal([]byte(body), &got)
 	_ = json.Unmarshal([]byte(want), &wantObj)

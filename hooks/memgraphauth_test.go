@@ -131,8 +131,8 @@ func TestCustomizeAsksForTheSecretsTheSpecNames(t *testing.T) {
 			t.Fatal(err)
 		}
 		want := map[string]any{"apiVersion": "v1", "resource": "secrets", "namespace": "default", "names": tc.names}
-		if len(resp.RelatedResources) != 2 {
-			t.Fatalf("%s: related rules %v, want the pods and the Secrets", tc.name, resp.RelatedResources)
+		if len(resp.RelatedResources) != 3 {
+			t.Fatalf("%s: related rules %v, want the pods, the Secrets and the Nodes", tc.name, resp.RelatedResources)
 		}
 		if diff := cmp.Diff(want, resp.RelatedResources[1]); diff != "" {
 			t.Errorf("%s: Secret rule (-want +got):\n%s", tc.name, diff)

@@ -18,8 +18,10 @@ import (
 const (
 	statefulSetKey = "StatefulSet.apps/v1"
 	serviceKey     = "Service.v1"
+	budgetKey      = "PodDisruptionBudget.policy/v1"
 	podKey         = "Pod.v1"
 	secretKey      = "Secret.v1"
+	nodeKey        = "Node.v1"
 )
 
 // revisionLabel is the label the StatefulSet controller puts on each pod it creates: the name of
@@ -27,13 +29,13 @@ const (
 const revisionLabel = "controller-revision-hash"
 
 // object is what the hook reads of any child or related object — a StatefulSet, a Pod, a Secret,
-// a Service — and nothing else, so that decoding skips the pod templates, pod specs and
+// a Service, a PodDisruptionBudget, a Node — and nothing else, so that decoding skips the pod templates, pod specs and
 // managedFields it never reads. A value of the wrong type is a bad request naming its JSON path
 // (locate, which decodes the lists as list to name an element's index); an absent (or null)
 // field is absent.
-type object = objectOf[[]container, []podCondition]
+type object = objectOf[[]container, []podCondition, []taint]
 
-type objectOf[Containers, Conditions any] struct {
+type objectOf[Containers, Conditions, Taints any] struct {
 	Metadata objectMeta `json:"metadata"`
 	Spec     struct {
 		Replicas *int32 `json:"replicas"` // a StatefulSet's
@@ -41,6 +43,14 @@ type objectOf[Containers, Conditions any] struct {
 			Start *int32 `json:"start"` // the data StatefulSet's hibernation window
 		} `json:"ordinals"`
 		Containers Containers `json:"containers"` // a Pod's
+		NodeName   string     `json:"nodeName"`   // a Pod's
+		Selector   struct {
+			MatchLabels struct {
+				PodName string `json:"statefulset.kubernetes.io/pod-name"` // topology.LabelPodName
+			} `json:"matchLabels"`
+		} `json:"selector"` // the MAIN's PodDisruptionBudget's
+		Unschedulable bool   `json:"unschedulable"` // a Node's
+		Taints        Taints `json:"taints"`        // a Node's
 	} `json:"spec"`
 	Status struct {
 		Replicas           int32      `json:"replicas"`
@@ -57,6 +67,10 @@ type objectOf[Containers, Conditions any] struct {
 type container struct {
 	Name  string `json:"name"`
 	Image string `json:"image"`
+}
+
+type taint struct {
+	Key string `json:"key"`
 }
 
 type podCondition struct {
@@ -97,6 +111,13 @@ type observation struct {
 	// replicas and readyReplicas all equal to spec); coordinators first.
 	settled [2]bool
 	ready   map[string]bool // pod name → Ready and not terminating
+	// podNodes are the pods' spec.nodeName (pod name → node; absent while unscheduled),
+	// cordoned the names of the cordoned Nodes among the related objects (planner.NodeCordoned),
+	// and mainBudgetPod the pod the observed <cluster>-main PodDisruptionBudget selects: what the
+	// drain stage and the MAIN's budget read.
+	podNodes      map[string]string
+	cordoned      map[string]bool
+	mainBudgetPod string
 	// sets are each role's StatefulSet and pods as the rollout reads them (Current and
 	// TemplateChanging are filled in by rolloutWorkloads), hashes the pod-template hash the hook
 	// rendered into each set last; coordinators first.
@@ -106,8 +127,8 @@ type observation struct {
 	tls     boltTrust    // from the spec.tls Secret among the related objects
 	auth    memgraphAuth // from the spec.auth Secret among the related objects
 	ignored warnings     // evidence beyond a role's ceiling
-	// frozen are, while paused, the StatefulSets and Services in the parent's namespace as
-	// observed, by type then key: the children a paused pass returns.
+	// frozen are, while paused, the StatefulSets, Services and PodDisruptionBudgets in the
+	// parent's namespace as observed, by type then key: the children a paused pass returns.
 	frozen []map[string]any
 }
 
@@ -118,7 +139,7 @@ type observation struct {
 // beyond it cannot describe a member the hook declared, so it is ignored with a warning, and
 // nothing is ever allocated in proportion to it.
 func observe(req *syncRequest, body []byte, c *topology.Cluster) (observation, error) {
-	o := observation{ready: map[string]bool{}}
+	o := observation{ready: map[string]bool{}, podNodes: map[string]string{}}
 	rs := roles(c.Name())
 	sets, err := entries(req.Children, "children", statefulSetKey)
 	if err != nil {
@@ -145,6 +166,9 @@ func observe(req *syncRequest, body []byte, c *topology.Cluster) (observation, e
 		}
 	}
 	if o.tls, o.auth, err = readSecrets(req, c); err != nil {
+		return o, err
+	}
+	if err := o.readDrainEvidence(req, c); err != nil {
 		return o, err
 	}
 	if paused, _ := c.Paused(); paused {
@@ -231,6 +255,9 @@ func (o *observation) readPod(rs []role, p *object, path string) error {
 		}
 	}
 	o.ready[name] = ready
+	if p.Spec.NodeName != "" {
+		o.podNodes[name] = p.Spec.NodeName
+	}
 	for i, r := range rs {
 		*role32(&o.current, i) = max(*role32(&o.current, i), ordinalBound(name, r, &o.ignored))
 		if index, ok := podIndex(name, r); ok {
@@ -256,17 +283,17 @@ func role32(r *topology.Replicas, i int) *int32 {
 	return &r.DataInstances
 }
 
-// observedChildren are the StatefulSets and Services in namespace as observed, by type then key,
-// each frozen (topology.FrozenChild): a paused cluster's children are neither changed nor
-// deleted, and a child that does not exist is not created. Only a paused pass decodes the
-// children whole.
+// observedChildren are the StatefulSets, Services and PodDisruptionBudgets in namespace as
+// observed, by type then key, each frozen (topology.FrozenChild): a paused cluster's children are
+// neither changed nor deleted, and a child that does not exist is not created. Only a paused pass
+// decodes the children whole.
 func observedChildren(req *syncRequest, body []byte, namespace string) ([]map[string]any, error) {
 	var raw rawGroups
 	if err := decodeBody(body, &raw); err != nil {
 		return nil, err
 	}
 	out := []map[string]any{}
-	for _, typeKey := range []string{statefulSetKey, serviceKey} {
+	for _, typeKey := range []string{statefulSetKey, serviceKey, budgetKey} {
 		children, err := entries(req.Children, "children", typeKey)
 		if err != nil {
 			return nil, err

@@ -35,12 +35,14 @@ func render(dst []byte, p *admittedParent, obs *observation, out planner.Outcome
 
 // desiredChildren are the children a pass returns, as a JSON array: every observed one frozen
 // while paused, else the cluster's at the replica counts the outcome permits, shaped for
-// hibernation (rendered once per distinct input, admittedParent.children).
+// hibernation and with the MAIN's budget once the MAIN is known (mainBudgetPod; rendered once
+// per distinct input, admittedParent.children).
 func desiredChildren(p *admittedParent, obs *observation, out planner.Outcome) ([]byte, error) {
 	if out.Paused {
 		return json.Marshal(obs.frozen)
 	}
-	r := rendering{replicas: out.Replicas, partitions: out.Rollout.Partitions, generations: out.Rollout.TemplateGenerations}
+	r := rendering{replicas: out.Replicas, partitions: out.Rollout.Partitions, generations: out.Rollout.TemplateGenerations,
+		mainPod: mainBudgetPod(out, obs)}
 	if w := out.Hibernation.Window; w != nil {
 		r.window, r.windowed = *w, true
 	}

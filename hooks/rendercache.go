@@ -48,13 +48,15 @@ type admittedParent struct {
 	declaredFor topology.Replicas
 }
 
-// rendering is everything DesiredChildren and RenderHibernation read besides the cluster.
+// rendering is everything DesiredChildren, RenderHibernation and RenderMainBudget read besides
+// the cluster.
 type rendering struct {
 	replicas    topology.Replicas
 	partitions  topology.Partitions
 	generations topology.TemplateGenerations
 	window      int32 // the hibernation window, when windowed
 	windowed    bool
+	mainPod     string // the pod the MAIN's budget protects (topology.RenderMainBudget); "" for none
 }
 
 // admit returns the admitted parent for raw, admitting it (decodeParent) unless it is cached.
@@ -120,7 +122,7 @@ func (p *admittedParent) declare(current topology.Replicas) topology.Declared {
 }
 
 // children is the JSON array of topology.DesiredChildren for r, shaped by
-// topology.RenderHibernation.
+// topology.RenderHibernation and, when r names the MAIN's pod, topology.RenderMainBudget.
 func (p *admittedParent) children(r rendering) ([]byte, error) {
 	p.mu.Lock()
 	raw, ok := p.renderings[r]
@@ -138,6 +140,11 @@ func (p *admittedParent) children(r rendering) ([]byte, error) {
 	}
 	if err := topology.RenderHibernation(p.cluster, children, window); err != nil {
 		return nil, err
+	}
+	if r.mainPod != "" {
+		if children, err = topology.RenderMainBudget(p.cluster, children, r.mainPod); err != nil {
+			return nil, err
+		}
 	}
 	if raw, err = json.Marshal(children); err != nil {
 		return nil, err

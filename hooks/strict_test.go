@@ -168,6 +168,8 @@ func TestChildValuesAreReadStrictly(t *testing.T) {
 		{"container image a list", func(_, p map[string]any) {
 			p["spec"] = map[string]any{"containers": []any{map[string]any{"name": "memgraph", "image": []any{}}}}
 		}, pod + ".spec.containers[0].image must be a string, got a list"},
+		{"pod node name a number", func(_, p map[string]any) { p["spec"] = map[string]any{"nodeName": 3} },
+			pod + ".spec.nodeName must be a string, got a number"},
 		{"update revision a number", func(s, _ map[string]any) { s["status"].(map[string]any)["updateRevision"] = 3 },
 			sts + ".status.updateRevision must be a string, got a number"},
 		{"annotations a list", func(s, _ map[string]any) { s["metadata"].(map[string]any)["annotations"] = []any{} },
@@ -252,6 +254,35 @@ func TestEveryLogLineOfASyncNamesTheCluster(t *testing.T) {
 	for _, msg := range []string{"sync", "executed", "memgraph: query", "memgraph: opened connection pool"} {
 		if seen[msg] == 0 {
 			t.Errorf("no %q line logged; saw %v", msg, seen)
+		}
+	}
+}
+
+// A Node's spec.unschedulable and spec.taints[].key, the only fields the hook reads of it, are
+// read strictly too.
+func TestNodeValuesAreReadStrictly(t *testing.T) {
+	handler := hooks.NewHandler(hooks.Config{Connector: unreachable{}})
+	const node = `related["Node.v1"]["n1"]`
+	for _, tc := range []struct {
+		name string
+		spec map[string]any
+		want string // "" for a 200
+	}{
+		{"unschedulable a string", map[string]any{"unschedulable": "true"}, node + ".spec.unschedulable must be a boolean, got a string"},
+		{"taints not a list", map[string]any{"taints": "NoSchedule"}, node + ".spec.taints must be a list, got a string"},
+		{"taint key a number", map[string]any{"taints": []any{map[string]any{"key": "a"}, map[string]any{"key": 1}}},
+			node + ".spec.taints[1].key must be a string, got a number"},
+		{"a cordoned node", map[string]any{"unschedulable": true, "taints": []any{map[string]any{"key": "node.kubernetes.io/unschedulable"}}}, ""},
+	} {
+		code, body := serve(t, handler, http.MethodPost, "/sync", mustJSON(t, map[string]any{
+			"parent":  validParent(),
+			"related": map[string]any{"Node.v1": map[string]any{"n1": map[string]any{"metadata": map[string]any{"name": "n1"}, "spec": tc.spec}}},
+		}))
+		switch {
+		case tc.want == "" && code != http.StatusOK:
+			t.Errorf("%s: %d %s, want 200", tc.name, code, body)
+		case tc.want != "" && (code != http.StatusBadRequest || !strings.Contains(body, jsonEscaped(tc.want))):
+			t.Errorf("%s: %d %s\nwant 400 saying %s", tc.name, code, body, tc.want)
 		}
 	}
 }

@@ -60,6 +60,7 @@ type passInput struct {
 
 func (h *handler) passInput(p *admittedParent, obs *observation, dryRun bool) *passInput {
 	d := p.declare(obs.current)
+	d.PreferredMain = obs.preferredOffCordon(d)
 	paused, _ := p.cluster.Paused()
 	return &passInput{cluster: p.cluster, obs: obs, declared: d, dryRun: dryRun, paused: paused,
 		workloads: obs.rolloutWorkloads(p.cluster, p.templateHashes(), h.cfg.Now()),
@@ -102,7 +103,7 @@ func (h *handler) pass(ctx context.Context, in *passInput) planner.Outcome {
 // pass's outcome: the gates, leader discovery, then either the rollout alone on the
 // leader while pods are down mid-rollout (rolloutOnLeader), or the plan on the view discovery
 // found, which ends a paused or settled pass, else the plan on the leader and its execution
-// (onLeader). The first stage that cannot go on ends the pass. Every decision is the planner's:
+// (onLeader); a pass not paused whose plan has nothing to run then runs the drain stage (drain). The first stage that cannot go on ends the pass. Every decision is the planner's:
 // this only reads, asks it, and acts. The outcome always carries the rollout's step, whose
 // partitions the response returns: the plan's, or, when no plan stood on a view of the cluster,
 // one planned on the StatefulSets alone.
@@ -137,6 +138,9 @@ func (h *handler) reconcile(ctx context.Context, in *passInput) (out planner.Out
 	out.Latest, out.Progress = found.view, found.plan.Progress
 	if in.paused || planner.Settled(found.plan, found.view, in.held) {
 		out.Plan, out.Replicas = found.plan, found.plan.Replicas
+		if !in.paused {
+			h.drainOnto(ctx, conn, in, &out)
+		}
 		return out
 	}
 	led := h.onLeader(ctx, conn, in, out.Discovery.View)
@@ -146,6 +150,9 @@ func (h *handler) reconcile(ctx context.Context, in *passInput) (out planner.Out
 	}
 	if led.latest.Leader != "" {
 		out.Latest, out.Progress = led.latest, led.progress
+	}
+	if led.planned && len(led.plan.Commands) == 0 {
+		h.drainOnto(ctx, conn, in, &out) // a drain's step waits for the plan's steps
 	}
 	return out
 }

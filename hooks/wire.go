@@ -197,7 +197,7 @@ func locate(body []byte) error {
 	}{{"children", raw.Children}, {"related", raw.Related}} {
 		for _, typeKey := range sortedKeys(g.groups) {
 			for _, key := range sortedKeys(g.groups[typeKey]) {
-				if err := decodeTyped(g.groups[typeKey][key], entryPath(g.what, typeKey, key), new(*objectOf[list[container], list[podCondition]])); err != nil {
+				if err := decodeTyped(g.groups[typeKey][key], entryPath(g.what, typeKey, key), new(*objectOf[list[container], list[podCondition], list[taint]])); err != nil {
 					return err
 				}
 			}
@@ -251,6 +251,8 @@ func expected(t reflect.Type) string {
 		return fmt.Sprintf("an integer between 0 and %d", int64(1<<63-1))
 	case reflect.String:
 		return "a string"
+	case reflect.Bool:
+		return "a boolean"
 	case reflect.Slice:
 		return "a list"
 	case reflect.Pointer:

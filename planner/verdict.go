@@ -50,6 +50,9 @@ type Outcome struct {
 	// Hibernation is the pass's hibernation step; when it is in charge, the stages after the
 	// gates did not run.
 	Hibernation HibernationStep
+	// Drain is the drain stage's step (PlanDrain): zero when no node that runs the MAIN or the
+	// Raft leader is cordoned, or when the stage did not run.
+	Drain DrainStep
 	// Rollout is the rollout's step: the plan's, or one planned without a view of the cluster
 	// when the pass ended before a plan stood. Its partitions are the ones the hook returns.
 	Rollout RolloutStep
@@ -82,7 +85,8 @@ const (
 // the pass speaks for both; past discovery, Ready tells whether a MAIN is elected and Converged
 // names the first blocker in this order: a leader read that failed, a step that failed or did
 // not finish, half-joined coordinators, a retiring MAIN without a caught-up survivor, a yield,
-// retirement, the budget, pending registrations, a dry run, a rollout not done, a preferred MAIN
+// retirement, the budget, pending registrations, a dry run, a drain the hook acts or waits on, a
+// rollout not done, a preferred MAIN
 // not able to take over yet, StatefulSets not yet at the declared size. What the steps changed is
 // judged on Now, what the plan set out to do on Plan. Updated is the rollout's own verdict,
 // whatever stopped the pass.
@@ -213,6 +217,12 @@ func (o Outcome) converged() (Condition, float64) {
 			listNames(append(append([]string{}, now.PendingCoordinators...), now.PendingDataInstances...))), ResyncProgressing
 	case o.DryRun && len(o.Plan.Commands) > 0:
 		return isFalse(topology.ReasonRegistrationInProgress, "dry run: %d planned steps not executed", len(o.Plan.Commands)), ResyncProgressing
+	case o.Drain.Verdict != DrainNone:
+		resync := float64(ResyncWaiting)
+		if o.Drain.Verdict == DrainAct {
+			resync = ResyncProgressing
+		}
+		return isFalse(topology.ReasonDrainPending, "%s", o.Drain.Message), resync
 	case o.Rollout.InProgress():
 		// A pod template not rolled out is not what the spec declares: Converged waits for the
 		// upgrade too, with the rollout's own words.

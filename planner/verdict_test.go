@@ -40,6 +40,18 @@ func TestVerdict(t *testing.T) {
 	}{
 		{"converged", passOn(nil),
 			want{topology.ReasonMainElected, topology.ReasonAllInstancesRegistered, ResyncConverged, "3 coordinators and 2 data instances registered"}},
+		{"a drain's handover ran", passOn(func(o *Outcome) {
+			o.Drain = DrainStep{Verdict: DrainAct, Node: "a", Message: "node a is cordoned: handing over"}
+		}),
+			want{topology.ReasonMainElected, topology.ReasonDrainPending, ResyncProgressing, "node a is cordoned: handing over"}},
+		{"a drain waits", passOn(func(o *Outcome) {
+			o.Drain = DrainStep{Verdict: DrainWait, Node: "a", Message: "node a is cordoned: waiting"}
+		}),
+			want{topology.ReasonMainElected, topology.ReasonDrainPending, ResyncWaiting, "node a is cordoned: waiting"}},
+		{"a drain is blocked", passOn(func(o *Outcome) {
+			o.Drain = DrainStep{Verdict: DrainBlocked, Node: "a", Message: "node a is cordoned: blocked"}
+		}),
+			want{topology.ReasonMainElected, topology.ReasonDrainPending, ResyncWaiting, "node a is cordoned: blocked"}},
 		{"a spec.tls problem speaks first, even before waiting pods", passOn(func(o *Outcome) {
 			o.TLSProblem, o.WaitingPods = "Secret db/tls (spec.tls.secretName) does not exist", []string{"mg-data-0"}
 		}), want{topology.ReasonTLSConfigInvalid, topology.ReasonTLSConfigInvalid, ResyncWaiting, "does not exist"}},

@@ -204,21 +204,7 @@ func concatStages(stageDir, out string) (string, error) {
 func (e *Env) seed(ctx context.Context, stageDir string) error {
 	ctx, cancel := context.WithTimeout(ctx, 90*time.Second)
 	defer cancel()
-	node := &corev1.Node{
-		ObjectMeta: metav1.ObjectMeta{
-			Name:        NodeName,
-			Annotations: map[string]string{"kwok.x-k8s.io/node": "fake", "node.alpha.kubernetes.io/ttl": "0"},
-			Labels: map[string]string{
-				"type": "kwok", "kubernetes.io/hostname": NodeName, "kubernetes.io/os": "linux",
-				"kubernetes.io/arch": "amd64", "kubernetes.io/role": "agent",
-			},
-		},
-		Status: corev1.NodeStatus{
-			Capacity:    generous(),
-			Allocatable: generous(),
-		},
-	}
-	if _, err := e.Client.CoreV1().Nodes().Create(ctx, node, metav1.CreateOptions{}); err != nil {
+	if _, err := e.Client.CoreV1().Nodes().Create(ctx, fakeNode(NodeName), metav1.CreateOptions{}); err != nil {
 		return fmt.Errorf("create node: %w", err)
 	}
 	data, err := os.ReadFile(filepath.Join(stageDir, "volume/fast/storage-class.yaml"))
@@ -232,11 +218,45 @@ func (e *Env) seed(ctx context.Context, stageDir string) error {
 	if _, err := e.Client.StorageV1().StorageClasses().Create(ctx, &sc, metav1.CreateOptions{}); err != nil {
 		return fmt.Errorf("create storage class: %w", err)
 	}
-	if err := poll(ctx, "fake node Ready", nil, 200*time.Millisecond, func() error {
+	if err := e.waitNodeReady(ctx, NodeName); err != nil {
+		return err
+	}
+	return e.WaitServiceAccount(ctx, "default")
+}
+
+// AddNode adds another fake Node that kwok manages like NodeName and waits until it is Ready;
+// the caller deletes it when done.
+func (e *Env) AddNode(ctx context.Context, name string) error {
+	if _, err := e.Client.CoreV1().Nodes().Create(ctx, fakeNode(name), metav1.CreateOptions{}); err != nil {
+		return fmt.Errorf("create node %s: %w", name, err)
+	}
+	return e.waitNodeReady(ctx, name)
+}
+
+// fakeNode is a Node kwok manages (its annotation selector) with generous capacity.
+func fakeNode(name string) *corev1.Node {
+	return &corev1.Node{
+		ObjectMeta: metav1.ObjectMeta{
+			Name:        name,
+			Annotations: map[string]string{"kwok.x-k8s.io/node": "fake", "node.alpha.kubernetes.io/ttl": "0"},
+			Labels: map[string]string{
+				"type": "kwok", "kubernetes.io/hostname": name, "kubernetes.io/os": "linux",
+				"kubernetes.io/arch": "amd64", "kubernetes.io/role": "agent",
+			},
+		},
+		Status: corev1.NodeStatus{
+			Capacity:    generous(),
+			Allocatable: generous(),
+		},
+	}
+}
+
+func (e *Env) waitNodeReady(ctx context.Context, name string) error {
+	return poll(ctx, "fake node Ready", nil, 200*time.Millisecond, func() error {
 		if err := e.CheckAlive(); err != nil {
 			return err
 		}
-		n, err := e.Client.CoreV1().Nodes().Get(ctx, NodeName, metav1.GetOptions{})
+		n, err := e.Client.CoreV1().Nodes().Get(ctx, name, metav1.GetOptions{})
 		if err != nil {
 			return err
 		}
@@ -245,11 +265,8 @@ func (e *Env) seed(ctx context.Context, stageDir string) error {
 				return nil
 			}
 		}
-		return fmt.Errorf("node %s not Ready", NodeName)
-	}); err != nil {
-		return err
-	}
-	return e.WaitServiceAccount(ctx, "default")
+		return fmt.Errorf("node %s not Ready", name)
+	})
 }
 
 func generous() corev1.ResourceList {

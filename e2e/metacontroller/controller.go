@@ -45,9 +45,12 @@ type Controller struct {
 	opts    Options
 	cc      *CompositeController
 	factory dynamicinformer.DynamicSharedInformerFactory
-	queue   workqueue.TypedRateLimitingInterface[string]
-	stop    chan struct{}
-	wg      sync.WaitGroup
+	// clusterFactory watches cluster-scoped related resources (Nodes), which a namespace-filtered
+	// informer cannot list.
+	clusterFactory dynamicinformer.DynamicSharedInformerFactory
+	queue          workqueue.TypedRateLimitingInterface[string]
+	stop           chan struct{}
+	wg             sync.WaitGroup
 
 	parent   kindInfo
 	children []childInfo
@@ -93,6 +96,7 @@ func New(opts Options) (*Controller, error) {
 		opts:           opts,
 		cc:             opts.CC,
 		factory:        dynamicinformer.NewFilteredDynamicSharedInformerFactory(opts.Dynamic, 0, opts.Namespace, nil),
+		clusterFactory: dynamicinformer.NewDynamicSharedInformerFactory(opts.Dynamic, 0),
 		queue:          workqueue.NewTypedRateLimitingQueue(workqueue.DefaultTypedControllerRateLimiter[string]()),
 		stop:           make(chan struct{}),
 		related:        map[schema.GroupVersionResource]kindInfo{},
@@ -124,7 +128,11 @@ func (c *Controller) resolve(r Resource) (kindInfo, error) {
 	}
 	for _, res := range list.APIResources {
 		if res.Name == r.Resource {
-			return kindInfo{gvr: gvr, kind: res.Kind, namespaced: res.Namespaced, informer: c.factory.ForResource(gvr)}, nil
+			factory := c.factory
+			if !res.Namespaced {
+				factory = c.clusterFactory
+			}
+			return kindInfo{gvr: gvr, kind: res.Kind, namespaced: res.Namespaced, informer: factory.ForResource(gvr)}, nil
 		}
 	}
 	return kindInfo{}, fmt.Errorf("can't find resource %q in apiVersion %q", r.Resource, r.APIVersion)
@@ -224,6 +232,7 @@ func (c *Controller) Stop() {
 	c.queue.ShutDown()
 	c.wg.Wait()
 	c.factory.Shutdown()
+	c.clusterFactory.Shutdown()
 }
 
 // Pause waits for running syncs to finish and holds new ones until Resume, so a test can
@@ -353,11 +362,13 @@ func (c *Controller) resolveOwner(namespace string, ref *metav1.OwnerReference) 
 	return u
 }
 
+// parentsIn are the parents in namespace; every parent for "" (a cluster-scoped object, which
+// a v2 customize rule of a parent in any namespace may select).
 func (c *Controller) parentsIn(namespace string) []*unstructured.Unstructured {
 	var out []*unstructured.Unstructured
 	for _, obj := range c.parent.informer.Informer().GetStore().List() {
 		u := obj.(*unstructured.Unstructured)
-		if !c.parent.namespaced || u.GetNamespace() == namespace {
+		if !c.parent.namespaced || namespace == "" || u.GetNamespace() == namespace {
 			out = append(out, u)
 		}
 	}

@@ -225,6 +225,7 @@ func (c *Controller) resolveRelated(ctx context.Context, r Resource) (kindInfo, 
 			DeleteFunc: enqueue,
 		})
 		c.factory.Start(c.stop)
+		c.clusterFactory.Start(c.stop)
 	}
 	c.relatedMu.Unlock()
 	if !cache.WaitForCacheSync(ctx.Done(), k.informer.Informer().HasSynced) {

@@ -1,0 +1,100 @@
+//go:build e2e
+
+package e2e_test
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/memgraph-hooks/memgraph-hooks/memgraph"
+	"github.com/memgraph-hooks/memgraph-hooks/topology"
+)
+
+// addNode adds a fake Node (env.AddNode) and deletes it when the test ends.
+func addNode(t *testing.T, name string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		_ = testEnv.Client.CoreV1().Nodes().Delete(ctx, name, metav1.DeleteOptions{})
+	})
+	if err := testEnv.AddNode(ctx, name); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// podNode is the node a pod of the scenario runs on.
+func (s *scenario) podNode(pod string) string {
+	s.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	p, err := testEnv.Client.CoreV1().Pods(s.ns).Get(ctx, pod, metav1.GetOptions{})
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	return p.Spec.NodeName
+}
+
+// kubectl drain of the node that runs the MAIN completes: the hook hands MAIN over to the replica
+// on the other node first (its DEMOTE and SET, not a failover of Memgraph's own), the MAIN's
+// budget follows, the drain evicts the old MAIN's pod as a replica, and the cluster converges with
+// every pod on the remaining node.
+func TestDrainOfTheMainsNodeMovesMainFirst(t *testing.T) {
+	const second = "kwok-node-1"
+	addNode(t, second)
+	s := startScenario(t, "drain")
+	const name = "drain"
+	// The data instances on different nodes (preferred, so that a drained pod may join the other).
+	s.create(name, `dataTemplate: {affinity: {podAntiAffinity: {preferredDuringSchedulingIgnoredDuringExecution: [{weight: 100, podAffinityTerm: `+
+		`{topologyKey: kubernetes.io/hostname, labelSelector: {matchLabels: {app.kubernetes.io/instance: drain, app.kubernetes.io/component: data}}}}]}}}`)
+	mgc := s.waitConverged(name, convergeTimeout)
+	mainPod := mainPodOf(t, name, mgc)
+	oldMain := statusString(mgc, "main")
+	ordinal, _ := topology.PodOrdinal(topology.DataSetName(name), mainPod)
+	replicaPod := fmt.Sprintf("%s-%d", topology.DataSetName(name), 1-ordinal)
+	drained := s.podNode(mainPod)
+	if other := s.podNode(replicaPod); other == drained {
+		t.Fatalf("both data pods run on %s: the scenario needs them on two nodes", drained)
+	}
+	s.assertBudgets(name, topology.DefaultCoordinators, mainPod)
+	mark := s.queryMark()
+
+	t.Logf("kubectl drain %s (MAIN %s in %s)", drained, oldMain, mainPod)
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		_, _ = testEnv.Kubectl(ctx, "uncordon", drained)
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), 6*time.Minute)
+	defer cancel()
+	if out, err := testEnv.Kubectl(ctx, "drain", drained, "--ignore-daemonsets", "--delete-emptydir-data", "--timeout=5m"); err != nil {
+		t.Fatalf("kubectl drain %s: %v\n%s", drained, err, out)
+	}
+	mgc = s.waitConverged(name, convergeTimeout)
+	newMain := statusString(mgc, "main")
+	if newMain == oldMain || s.raft().Main != newMain {
+		t.Errorf("MAIN %s (Raft %s) after draining the node of %s", newMain, s.raft().Main, oldMain)
+	}
+	var writes []string
+	for _, q := range s.writesSince(mark) {
+		writes = append(writes, q.Text)
+	}
+	joined := strings.Join(writes, "; ")
+	if !strings.Contains(joined, memgraph.DemoteInstanceQuery(oldMain)+"; "+memgraph.SetInstanceToMainQuery(newMain)) {
+		t.Errorf("the hook's writes %q do not hand MAIN over from %s to %s", joined, oldMain, newMain)
+	}
+	for _, pod := range []string{mainPod, replicaPod} {
+		if node := s.podNode(pod); node == drained {
+			t.Errorf("pod %s still on the drained node %s", pod, node)
+		}
+	}
+	s.assertBudgets(name, topology.DefaultCoordinators, fmt.Sprintf("%s-%d", topology.DataSetName(name), 1-ordinal))
+	s.assertNoMisuse()
+}
