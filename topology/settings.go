@@ -1,5 +1,7 @@
 package topology
 
+import "strconv"
+
 // CoordinatorSettings are Memgraph 3.12's coordinator settings (SET COORDINATOR SETTING), one
 // optional field each; nil is never touched. Bounds are what Memgraph 3.12 accepts
 // (coordinator_instance.cpp SetCoordinatorSetting: the lags and batch size parse as uint64, the
@@ -91,4 +93,93 @@ func (s MemgraphClusterSpec) ModeOf(name string) ReplicationMode {
 		return ReplicationSync
 	}
 	return s.ReplicationMode
+}
+
+// Setting is one coordinator setting as Memgraph names and shows it (SHOW COORDINATOR SETTINGS:
+// booleans "true"/"false", numbers in decimal).
+// +kubebuilder:object:generate=false
+type Setting struct {
+	Name  string
+	Value string
+}
+
+// The settings' names (Memgraph v3.12.0 src/coordination/include/coordination/constants.hpp).
+const (
+	SettingEnabledReadsOnMain      = "enabled_reads_on_main"
+	SettingSyncFailoverOnly        = "sync_failover_only"
+	SettingMaxFailoverReplicaLag   = "max_failover_replica_lag"
+	SettingMaxReplicaReadLag       = "max_replica_read_lag"
+	SettingDeltasBatchProgressSize = "deltas_batch_progress_size"
+	SettingInstanceDownTimeout     = "instance_down_timeout_sec"
+	SettingHealthCheckFrequency    = "instance_health_check_frequency_sec"
+	SettingGlobalReadOnly          = "global_read_only"
+)
+
+// settingFields pairs each setting's name with its field, in SHOW COORDINATOR SETTINGS' order.
+func (s *CoordinatorSettings) settingFields() []struct {
+	name    string
+	boolean **bool
+	number  **int64
+} {
+	type f = struct {
+		name    string
+		boolean **bool
+		number  **int64
+	}
+	return []f{
+		{SettingEnabledReadsOnMain, &s.EnabledReadsOnMain, nil},
+		{SettingSyncFailoverOnly, &s.SyncFailoverOnly, nil},
+		{SettingMaxFailoverReplicaLag, nil, &s.MaxFailoverReplicaLag},
+		{SettingMaxReplicaReadLag, nil, &s.MaxReplicaReadLag},
+		{SettingDeltasBatchProgressSize, nil, &s.DeltasBatchProgressSize},
+		{SettingInstanceDownTimeout, nil, &s.InstanceDownTimeoutSeconds},
+		{SettingHealthCheckFrequency, nil, &s.InstanceHealthCheckFrequencySeconds},
+		{SettingGlobalReadOnly, &s.GlobalReadOnly, nil},
+	}
+}
+
+// List is the declared settings, in SHOW COORDINATOR SETTINGS' order, each value written as
+// Memgraph shows it; empty when none is declared.
+func (s CoordinatorSettings) List() []Setting {
+	var out []Setting
+	for _, f := range s.settingFields() {
+		switch {
+		case f.boolean != nil && *f.boolean != nil:
+			out = append(out, Setting{f.name, strconv.FormatBool(**f.boolean)})
+		case f.number != nil && *f.number != nil:
+			out = append(out, Setting{f.name, strconv.FormatInt(**f.number, 10)})
+		}
+	}
+	return out
+}
+
+// SettingsOf is the CoordinatorSettings holding settings (unknown names are left out); nil when
+// none is known.
+func SettingsOf(settings []Setting) *CoordinatorSettings {
+	var s CoordinatorSettings
+	known := false
+	for _, set := range settings {
+		for _, f := range s.settingFields() {
+			if f.name != set.Name {
+				continue
+			}
+			if f.boolean != nil {
+				if b, err := strconv.ParseBool(set.Value); err == nil {
+					*f.boolean, known = &b, true
+				}
+			} else if n, err := strconv.ParseInt(set.Value, 10, 64); err == nil {
+				*f.number, known = &n, true
+			}
+		}
+	}
+	if !known {
+		return nil
+	}
+	return &s
+}
+
+// SyncFailoverOnlyEffective is sync_failover_only as the spec leaves it: declared, or Memgraph's
+// default (true) when unset.
+func (s CoordinatorSettings) SyncFailoverOnlyEffective() bool {
+	return s.SyncFailoverOnly == nil || *s.SyncFailoverOnly
 }
