@@ -62,5 +62,9 @@ func (l *operationLog) forgetOldest() {
 
 // lastOperation is the pass's record for status.lastOperation (see operationLog.report).
 func (h *handler) lastOperation(c *topology.Cluster, out planner.Outcome) *topology.Operation {
-	return h.operations.report(c, planner.LastOperation(out.Execution, len(out.Plan.Commands)), h.cfg.Now())
+	op := planner.LastOperation(out.Execution, len(out.Plan.Commands)+len(out.Settings.Step.Commands))
+	if op != nil && op.Result == topology.OperationSucceeded && len(out.Settings.Execution.Ran) > 0 {
+		op.Message = planner.SettingsDriftMessage(out.Settings.Step)
+	}
+	return h.operations.report(c, op, h.cfg.Now())
 }

@@ -62,6 +62,12 @@ func PlanSettings(declared topology.CoordinatorSettings, shown []memgraph.Settin
 	return step
 }
 
+// SettingsDriftMessage is status.lastOperation's message for a pass that set coordinator
+// settings: what the leader showed and what it was set to.
+func SettingsDriftMessage(step SettingsStep) string {
+	return bound("coordinator settings put back as declared: " + strings.Join(step.Drift, "; "))
+}
+
 // SettingsOutcome is what the settings stage did in a pass.
 type SettingsOutcome struct {
 	// Ran: the stage read the leader's settings (or tried to: ReadErr).
