@@ -9,7 +9,8 @@ import (
 )
 
 // settingsOnto runs the settings stage on a converged pass whose other stages wrote nothing, and
-// adds what it did to out: SHOW COORDINATOR SETTINGS on the leader the pass's view names, then,
+// adds what it did to out.Settings (not out.Execution: a refused setting is the CoordinatorSettings
+// condition's, not a failed registration of Converged): SHOW COORDINATOR SETTINGS on the leader the pass's view names, then,
 // unless a dry run, SET COORDINATOR SETTING for each declared setting it shows otherwise
 // (planner.PlanSettings), through the executor. A spec that declares no setting costs no query.
 // A pass that wrote leaves the settings to the next one, which plans on the cluster its writes
@@ -41,5 +42,4 @@ func (h *handler) settingsOnto(ctx context.Context, conn memgraph.Connector, in 
 	x := executor{client: client, declared: in.declared, current: in.obs.current, workloads: in.workloads,
 		log: h.log, count: h.countCommand}
 	out.Settings.Execution = x.execute(ctx, out.Settings.Step.Commands)
-	out.Execution = out.Settings.Execution
 }

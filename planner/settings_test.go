@@ -204,3 +204,30 @@ func TestRegistrationUsesTheDeclaredMode(t *testing.T) {
 		}
 	}
 }
+
+func TestRolloutWithStrictSyncInstancesSaysWritesPause(t *testing.T) {
+	strict := topology.Declared{DataInstances: []topology.DataInstance{
+		{Member: topology.Member{Name: "instance_0"}, Mode: topology.ReplicationStrictSync},
+		{Member: topology.Member{Name: "instance_1"}, Mode: topology.ReplicationAsync},
+	}}
+	sync := topology.Declared{DataInstances: []topology.DataInstance{{Member: topology.Member{Name: "instance_0"}}}}
+	rolling := RolloutStep{Reason: topology.ReasonRolloutInProgress, Message: "replacing memgraph-data-1"}
+	done := RolloutStep{Reason: topology.ReasonUpToDate, Message: "every pod is up to date"}
+	tests := []struct {
+		name string
+		o    Outcome
+		want string
+	}{
+		{"strict, rolling", Outcome{Declared: strict, Rollout: rolling}, "replacing memgraph-data-1; " + StrictSyncNote(strict)},
+		{"strict, up to date", Outcome{Declared: strict, Rollout: done}, "every pod is up to date"},
+		{"sync, rolling", Outcome{Declared: sync, Rollout: rolling}, "replacing memgraph-data-1"},
+	}
+	for _, tc := range tests {
+		if got := tc.o.updated().Message; got != tc.want {
+			t.Errorf("%s: Updated says %q, want %q", tc.name, got, tc.want)
+		}
+	}
+	if StrictSyncNote(strict) == "" || StrictSyncNote(sync) != "" {
+		t.Errorf("StrictSyncNote: %q for StrictSync, %q for Sync", StrictSyncNote(strict), StrictSyncNote(sync))
+	}
+}

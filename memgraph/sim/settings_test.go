@@ -67,3 +67,23 @@ func TestGlobalReadOnlyRefusesWritesOnTheMain(t *testing.T) {
 		t.Fatalf("acknowledged %d, want the two writes outside read-only", got)
 	}
 }
+
+// TestGlobalReadOnlyIsNewIn312: a 3.11 coordinator neither shows nor takes it (v3.11.0
+// constants.hpp has the other seven settings).
+func TestGlobalReadOnlyIsNewIn312(t *testing.T) {
+	w := startWorld(t, 0, 0)
+	spec := coordSpec(1)
+	spec.Version = "3.11.0"
+	must(t, w.StartCoordinator(spec))
+	c1 := dial(t, w, coordBolt(1))
+	c1.must(addQuery(1))
+	for _, r := range c1.must("SHOW COORDINATOR SETTINGS").rows {
+		if r["setting_name"] == "global_read_only" {
+			t.Fatalf("3.11 shows global_read_only: %v", r)
+		}
+	}
+	if out := c1.run("SET COORDINATOR SETTING 'global_read_only' TO 'true'", nil); out.err == nil || out.err.Msg != msgNoSuchSetting("global_read_only") {
+		t.Fatalf("SET global_read_only on 3.11: %+v", out)
+	}
+	c1.must("SET COORDINATOR SETTING 'instance_down_timeout_sec' TO '7'")
+}
