@@ -215,7 +215,7 @@ func (mc *MemgraphCluster) celRules(vs *violations) {
 // against a Sync and StrictSync mix (Memgraph refuses one: coordinator_instance.cpp
 // RegisterReplicationInstance, STRICT_SYNC_AND_SYNC_FORBIDDEN).
 func validateReplicationModes(vs *violations, s *MemgraphClusterSpec) {
-	modes := map[ReplicationMode]bool{s.ReplicationMode: true}
+	modes := map[ReplicationMode]bool{s.ModeOf(""): true} // unset reads as Sync, as in the rule
 	for i, o := range s.ReplicationModeOverrides {
 		vs.add(!preferredMainRE.MatchString(o.Instance), fmt.Sprintf("spec.replicationModeOverrides[%d].instance", i), MsgOverrideInstance)
 		modes[o.Mode] = true
