@@ -303,7 +303,7 @@ func TestCRDStatusSubresourceAndPrinterColumns(t *testing.T) {
 	status := map[string]any{
 		"coordinators": int64(3), "dataInstances": int64(2), "main": "instance_0", "leader": "coordinator_2", "members": "4/5",
 		"phase": "Running", "observedGeneration": updated.GetGeneration(),
-		"version": "docker.io/memgraph/memgraph:3.12.0",
+		"version":             "docker.io/memgraph/memgraph:3.12.0",
 		"coordinatorSettings": map[string]any{"globalReadOnly": true},
 		"conditions": []any{
 			condition("Ready", "True", "MainElected"),
