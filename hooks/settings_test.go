@@ -157,3 +157,19 @@ func TestAllAsyncReplicasWarnOfNoAutomaticFailover(t *testing.T) {
 		t.Errorf("CoordinatorSettings reported without a declared setting: %s", msg)
 	}
 }
+
+func TestDryRunPlansTheSettingsWithoutSettingThem(t *testing.T) {
+	h := newHarness(t, 3, 2)
+	settingsSpec(h)
+	h.bootstrap()
+	h.world.ResetLog()
+	resp := h.dryRun()
+	want := []string{"SET COORDINATOR SETTING 'sync_failover_only' TO 'false'", "SET COORDINATOR SETTING 'instance_down_timeout_sec' TO '10'"}
+	if diff := cmp.Diff(want, resp.Plan); diff != "" {
+		t.Errorf("dry-run plan (-want +got):\n%s", diff)
+	}
+	assertOnlyReads(t, h.world.Queries())
+	if got := h.leaderSettings()["instance_down_timeout_sec"]; got != "5" {
+		t.Errorf("a dry run set instance_down_timeout_sec to %q", got)
+	}
+}
