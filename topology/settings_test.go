@@ -49,3 +49,27 @@ func TestDeclareCarriesModesAndSettings(t *testing.T) {
 		t.Error("the declared sync_failover_only false did not reach Declared")
 	}
 }
+
+// The settings' bounds are Memgraph 3.12's own (uint32 timings, unsigned lags), as Admit checks
+// them from the CRD's schema.
+func TestSettingBoundsAreAdmittedAsMemgraphTakesThem(t *testing.T) {
+	for _, tc := range []struct{ name, spec, want string }{
+		{"uint32 max", `{"coordinatorSettings":{"instanceDownTimeoutSeconds":4294967295}}`, ""},
+		{"zero", `{"coordinatorSettings":{"instanceHealthCheckFrequencySeconds":0,"deltasBatchProgressSize":0}}`, ""},
+		{"beyond uint32", `{"coordinatorSettings":{"instanceHealthCheckFrequencySeconds":4294967296}}`,
+			"coordinatorSettings.instanceHealthCheckFrequencySeconds must be at most 4294967295"},
+		{"negative lag", `{"coordinatorSettings":{"maxReplicaReadLag":-1}}`, "coordinatorSettings.maxReplicaReadLag must be at least 0"},
+		{"unknown mode", `{"replicationMode":"Eventual"}`, "replicationMode must be Sync, Async or StrictSync"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := Admit(parentJSON("default", tc.spec))
+			var want []string
+			if tc.want != "" {
+				want = []string{tc.want}
+			}
+			if diff := cmp.Diff(want, messagesOf(t, err)); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+		})
+	}
+}
