@@ -6,7 +6,8 @@
 // memgraph-hooks-tls (kubernetes.io/tls) holds the hook's serving certificate for its Service
 // and, as ca.crt, the CA that Metacontroller verifies it with (the CompositeController's
 // endpointConfigs caBundle). memgraph-hooks-token holds the bearer token Metacontroller sends
-// (endpointConfigs authorization) and the hook requires (--auth-token-file).
+// (endpointConfigs authorization, key token) and the tokens the hook accepts (--auth-token-file,
+// key accepted-tokens, one per line): the same token, until a rotation lists two.
 //
 // The CA's private key signs the serving certificate and is then forgotten: it is never written,
 // so nothing else can ever be signed with it. Rotating is running the command again.
@@ -140,8 +141,9 @@ func tokenSecret(o options) (map[string]any, error) {
 	if _, err := rand.Read(raw); err != nil {
 		return nil, err
 	}
+	token := []byte(base64.RawURLEncoding.EncodeToString(raw))
 	return secret(o, o.tokenSecret, "Opaque", map[string][]byte{
-		"token": []byte(base64.RawURLEncoding.EncodeToString(raw)),
+		"token": token, "accepted-tokens": token,
 	}), nil
 }
 

@@ -71,6 +71,9 @@ func TestDefaultSecretsFitTheManifests(t *testing.T) {
 	if !regexp.MustCompile(`^[A-Za-z0-9_-]{43}$`).Match(token) {
 		t.Errorf("token %d bytes is not 256 bits of base64url", len(token))
 	}
+	if accepted := secrets["memgraph-hooks-token"].Data["accepted-tokens"]; !bytes.Equal(accepted, token) {
+		t.Errorf("the hook accepts %q, Metacontroller sends %q", accepted, token)
+	}
 	if again := generate(t)["memgraph-hooks-token"].Data["token"]; bytes.Equal(again, token) {
 		t.Error("two runs produced the same token")
 	}
