@@ -110,11 +110,12 @@ BENCHCOUNT ?= 5
 # (goal <= 1), hook/bare-rate the hook's HTTP syncs per CPU-second over a bare net/http server's
 # (goal >= 1). docs/performance.md shows them.
 .PHONY: bench
-bench: ## Benchmarks: the Bolt client, the converged sync against a bare JSON round trip, a bounded HTTP load test.
+bench: ## Benchmarks: the Bolt client, the converged sync against a bare JSON round trip, a bounded HTTP load test, the cost of the Nodes in each request.
 	$(GO) test -run '^$$' -bench . -benchmem ./memgraph/bolt/
 	$(GO) test -run '^$$' -bench 'ConvergedSync|ShowInstancesFloor' -benchmem ./hooks/
 	$(GO) test -run '^$$' -bench 'SyncVsBareJSON' -benchtime 2000x -count $(BENCHCOUNT) ./hooks/
 	$(GO) test -run '^$$' -bench 'HTTPLoad' -benchtime 1x -count 3 ./hooks/
+	$(GO) test -run '^$$' -bench 'SyncWithNodes' -benchtime 200x ./hooks/
 
 BENCH_BASE ?= main
 
