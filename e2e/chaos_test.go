@@ -76,6 +76,7 @@ func TestChaosSoak(t *testing.T) {
 	c.mu.Lock()
 	c.hibernated, c.paused = false, false
 	c.mu.Unlock()
+	c.finishDowngrade()
 	mgc := s.waitConverged(chaosName, chaosSettle)
 	acked, failed := writer.stop()
 	s.declaredMembers(mgc, c.coordinators, c.data)
@@ -116,6 +117,27 @@ func (c *chaos) timeline() string {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return strings.Join(c.events, "\n")
+}
+
+// finishDowngrade hibernates and wakes the cluster, as docs/upgrades.md tells a user, when the
+// last image declared is a downgrade waiting for hibernation (DowngradeNeedsHibernation).
+func (c *chaos) finishDowngrade() {
+	for deadline := time.Now().Add(chaosSettle / 2); time.Now().Before(deadline); time.Sleep(time.Second) {
+		mgc, err := c.s.get(context.Background(), chaosName)
+		if err != nil {
+			continue
+		}
+		switch _, reason, _ := conditionStatus(mgc, string(topology.ConditionUpdated)); reason {
+		case string(topology.ReasonUpToDate):
+			return
+		case string(topology.ReasonDowngradeNeedsHibernation):
+			c.note("the downgrade to %s waits for hibernation: hibernate and wake", c.tag)
+			c.patch(`{"hibernate": true}`)
+			c.s.kubectl("wait", "--for=condition=Hibernated", "mgc/"+chaosName, "--timeout=300s")
+			c.patch(`{"hibernate": false}`)
+			return
+		}
+	}
 }
 
 // patch applies a merge patch to the spec as a user would; a refusal (admission) is part of the

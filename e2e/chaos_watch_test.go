@@ -5,6 +5,7 @@ package e2e_test
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -182,7 +183,7 @@ func (c *chaos) checkClaims(t *testing.T) {
 	for _, pod := range pods {
 		for _, volume := range []string{"lib-storage", "log-storage"} {
 			if !have[volume+"-"+pod] {
-				t.Errorf("PVC %s-%s of declared pod %s is missing (have %s)", volume, pod, pod, strings.Join(sortedKeys(have), ", "))
+				t.Errorf("PVC %s-%s of declared pod %s is missing (have %s)", volume, pod, pod, strings.Join(slices.Sorted(maps.Keys(have)), ", "))
 			}
 		}
 	}
@@ -216,13 +217,4 @@ func (w *chaosWriter) stop() (acked, failed int64) {
 	w.cancel()
 	<-w.done
 	return w.acked.Load(), w.error.Load()
-}
-
-func sortedKeys(m map[string]bool) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }
