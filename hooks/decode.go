@@ -67,9 +67,10 @@ func objectKey(namespace, name string) string {
 }
 
 // handleCustomize asks Metacontroller for the cluster's Pods (both roles, same namespace), so
-// the sync sees their readiness and nodes, for the Secrets the spec names: spec.tls's, whose
-// ca.crt the sync verifies the members with, and spec.auth's, whose credentials read SHOW
-// REPLICAS, and for the Nodes, whose cordons the drain stage reads.
+// the sync sees their readiness, problems and nodes, for the Secrets the spec names (secretRule):
+// the license, which the sync names when it is missing, spec.tls's, whose ca.crt the sync
+// verifies the members with, and spec.auth's, whose credentials read SHOW REPLICAS, and for the
+// Nodes, whose cordons the drain stage reads.
 func (h *handler) handleCustomize(w http.ResponseWriter, r *http.Request) {
 	if _, err := parseQuery(r.URL.RawQuery); err != nil {
 		h.fail(w, "customize", err)

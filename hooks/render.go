@@ -52,6 +52,7 @@ func desiredChildren(p *admittedParent, obs *observation, out planner.Outcome) (
 // status is pure observation of this pass. Metacontroller adds observedGeneration itself.
 func status(c *topology.Cluster, obs *observation, out planner.Outcome, v planner.Verdicts, op *topology.Operation, now time.Time) topology.MemgraphClusterStatus {
 	coordinatorPods, dataPods := podNames(out.Declared)
+	health := memberHealth(out)
 	st := topology.MemgraphClusterStatus{
 		Pods: topology.PodCounts{
 			Coordinators:  topology.RolePods{Ready: obs.readyCount(coordinatorPods), Desired: int32(len(coordinatorPods))},
@@ -59,11 +60,13 @@ func status(c *topology.Cluster, obs *observation, out planner.Outcome, v planne
 		},
 		Conditions: []metav1.Condition{
 			condition(c.PriorConditions(), topology.ConditionReady, v.Ready, c.Generation(), now),
+			condition(c.PriorConditions(), topology.ConditionDegraded, health.Degraded(), c.Generation(), now),
 			condition(c.PriorConditions(), topology.ConditionConverged, v.Converged, c.Generation(), now),
 			condition(c.PriorConditions(), topology.ConditionUpdated, v.Updated, c.Generation(), now),
 			condition(c.PriorConditions(), topology.ConditionPaused, v.Paused, c.Generation(), now),
 			condition(c.PriorConditions(), topology.ConditionHibernated, v.Hibernated, c.Generation(), now),
 		},
+		Members:       health.Members(),
 		Phase:         v.Phase,
 		LastOperation: op,
 		Warnings:      obs.ignored.render(),
@@ -80,6 +83,16 @@ func status(c *topology.Cluster, obs *observation, out planner.Outcome, v planne
 		st.Coordinators, st.DataInstances = registeredCounts(out.Latest.Instances)
 	}
 	return st
+}
+
+// memberHealth is each declared member's health: its pod (Ready, or why it cannot start) and,
+// when the pass read a ready leader's table, its registration and health there.
+func memberHealth(out planner.Outcome) planner.MemberHealth {
+	in := planner.HealthInput{Declared: out.Declared, PodReady: out.PodReady, Problems: out.Problems}
+	if _, leadership := planner.ReadLeadership(out.Latest.Instances); leadership == planner.LeaderReady {
+		in.Instances = out.Latest.Instances
+	}
+	return planner.ReadMemberHealth(in)
 }
 
 func pausedWarning(c *topology.Cluster) string {

@@ -105,7 +105,7 @@ func newHandler(cfg Config) *handler {
 		cfg.Registerer = prometheus.NewRegistry()
 	}
 	locks := newClusterLocks()
-	return &handler{cfg: cfg, log: cfg.Logger, locks: locks, metrics: newMetrics(cfg.Registerer, locks),
+	return &handler{cfg: cfg, log: cfg.Logger, locks: locks, metrics: newMetrics(cfg.Registerer, locks, cfg.Now),
 		parents: newParentCache(maxCachedParents), operations: newOperationLog()}
 }
 

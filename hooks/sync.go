@@ -29,7 +29,8 @@ func (h *handler) handleSync(w http.ResponseWriter, r *http.Request) {
 	h = h.forCluster(cluster) // from here on every log line names the cluster
 	ctx, cancel := context.WithTimeout(withClusterLog(r.Context(), cluster), h.cfg.SyncBudget)
 	defer cancel()
-	out := h.pass(ctx, h.passInput(parent, &obs, dryRun))
+	in := h.passInput(parent, &obs, dryRun)
+	out := h.pass(ctx, in)
 	answer := answerBuffers.Get().(*[]byte)
 	defer recycleAnswer(answer) // written out by writeEncoded before it returns
 	resp, verdicts, err := render(*answer, parent, &obs, out, h.lastOperation(cluster, out), h.cfg.Now())
@@ -38,6 +39,7 @@ func (h *handler) handleSync(w http.ResponseWriter, r *http.Request) {
 		h.fail(w, "sync", badRequestf("rendering children: %v", err))
 		return
 	}
+	h.metrics.clusters.set(cluster.Namespace(), cluster.Name(), clusterStateOf(out, memberHealth(out), in.workloads))
 	reason := string(verdicts.Converged.Reason)
 	h.metrics.syncDuration.WithLabelValues(reason).Observe(time.Since(start).Seconds())
 	h.log.Info("sync", "outcome", reason, "ran", len(out.Execution.Ran), "planned", len(out.Plan.Commands),
@@ -96,6 +98,7 @@ func (h *handler) pass(ctx context.Context, in *passInput) planner.Outcome {
 		out = h.reconcile(ctx, in)
 	}
 	out.Paused, out.Hibernation = in.paused, step
+	out.PodReady, out.Problems, out.MissingSecrets = in.obs.ready, in.obs.problems, in.obs.missingSecrets
 	return out
 }
 
@@ -119,14 +122,15 @@ func (h *handler) reconcile(ctx context.Context, in *passInput) (out planner.Out
 	}
 	out.WaitingPods = in.obs.unreadyPods(in.declared)
 	rolling := len(out.WaitingPods) > 0 && in.rolloutWithoutView().InProgress()
-	if len(out.WaitingPods) > 0 && !rolling {
-		return out
-	}
 	unlock, err := h.locks.lock(ctx, in.cluster.Namespace()+"/"+in.cluster.Name())
 	if err != nil {
 		return out // the budget ran out before any coordinator was asked
 	}
 	defer unlock()
+	if len(out.WaitingPods) > 0 && !rolling {
+		out.Latest, out.Progress = readWhileWaiting(ctx, conn, in)
+		return out
+	}
 	if out.Discovery = discover(ctx, conn, in.declared); !out.Discovery.Found() {
 		return out
 	}
@@ -155,6 +159,29 @@ func (h *handler) reconcile(ctx context.Context, in *passInput) (out planner.Out
 		h.drainOnto(ctx, conn, in, &out) // a drain's step waits for the plan's steps
 	}
 	return out
+}
+
+// readWhileWaiting reads the cluster while declared pods are not Ready, for the status alone:
+// discovery among the Ready coordinators (readyCoordinators), then the leader's own table. It
+// writes nothing (writes wait for every declared pod). The view is zero when no coordinator pod
+// is Ready, or no ready leader answered.
+func readWhileWaiting(ctx context.Context, conn memgraph.Connector, in *passInput) (planner.View, planner.Progress) {
+	ready := in.obs.readyCoordinators(in.declared)
+	if len(ready) == 0 {
+		return planner.View{}, planner.Progress{}
+	}
+	disc := discoverAmong(ctx, conn, ready, len(planner.DiscoveryOrder(in.declared)))
+	if !disc.Found() {
+		return planner.View{}, planner.Progress{}
+	}
+	lv, err := leaderView(ctx, conn, in.declared, disc.View)
+	if err != nil {
+		return planner.View{}, planner.Progress{}
+	}
+	if _, leadership := planner.ReadLeadership(lv.Instances); leadership != planner.LeaderReady {
+		return planner.View{}, planner.Progress{}
+	}
+	return lv, planner.Decide(in.declared, planner.Observe(lv.Instances, nil, in.obs.current)).Progress
 }
 
 // rolloutOf is the pass's rollout step: the one a stage planned, the plan's, or the one planned on

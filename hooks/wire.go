@@ -197,7 +197,7 @@ func locate(body []byte) error {
 	}{{"children", raw.Children}, {"related", raw.Related}} {
 		for _, typeKey := range sortedKeys(g.groups) {
 			for _, key := range sortedKeys(g.groups[typeKey]) {
-				if err := decodeTyped(g.groups[typeKey][key], entryPath(g.what, typeKey, key), new(*objectOf[list[container], list[podCondition], list[taint]])); err != nil {
+				if err := decodeTyped(g.groups[typeKey][key], entryPath(g.what, typeKey, key), new(*objectOf[list[container], list[podCondition], list[taint], list[containerStatus]])); err != nil {
 					return err
 				}
 			}
