@@ -58,8 +58,8 @@ type harness struct {
 	// noLicense leaves out the license Secret (spec.secrets.name's default, memgraph-secrets)
 	// that every request otherwise carries.
 	noLicense bool
-	boltTLS       *tls.Config    // when set, every simulated instance serves Bolt only over TLS
-	dataAuth      *sim.Auth      // when set, every simulated data instance has this one user
+	boltTLS   *tls.Config // when set, every simulated instance serves Bolt only over TLS
+	dataAuth  *sim.Auth   // when set, every simulated data instance has this one user
 	// keepVolumes: a shed pod's instance is stopped with its state and restarted on it when its
 	// pod comes back (claims retained), instead of removed for good.
 	keepVolumes bool
@@ -331,7 +331,7 @@ func partitionOf(sts map[string]any) int {
 func licenseSecret(ns string) map[string]any {
 	return map[string]any{"apiVersion": "v1", "kind": "Secret",
 		"metadata": map[string]any{"name": "memgraph-secrets", "namespace": ns},
-		"data": map[string]any{"MEMGRAPH_ENTERPRISE_LICENSE": "bGljZW5zZQ==", "MEMGRAPH_ORGANIZATION_NAME": "b3Jn"}}
+		"data":     map[string]any{"MEMGRAPH_ENTERPRISE_LICENSE": "bGljZW5zZQ==", "MEMGRAPH_ORGANIZATION_NAME": "b3Jn"}}
 }
 
 func readyPod(ns, name string, labels map[string]any) map[string]any {
