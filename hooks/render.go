@@ -14,15 +14,17 @@ import (
 
 // render builds the response from the pass's outcome alone, appended to dst: the desired children at
 // the replica counts the outcome permits, and the status the verdict (planner.Verdict) and the
-// observations give, with op as status.lastOperation. It is pure; now stamps a condition whose
+// observations give, with op as status.lastOperation and ops as status.operations. It is pure; now stamps a condition whose
 // status changed.
-func render(dst []byte, p *admittedParent, obs *observation, out planner.Outcome, op *topology.Operation, now time.Time) ([]byte, planner.Verdicts, error) {
+func render(dst []byte, p *admittedParent, obs *observation, out planner.Outcome, op *topology.Operation, ops []topology.OperationRecord, now time.Time) ([]byte, planner.Verdicts, error) {
 	v := planner.Verdict(out)
 	children, err := desiredChildren(p, obs, out)
 	if err != nil {
 		return nil, v, err
 	}
-	resp := &syncResponse{Status: status(p.cluster, obs, out, v, op, now), Children: children, ResyncAfterSeconds: v.ResyncAfterSeconds}
+	st := status(p.cluster, obs, out, v, op, now)
+	st.Operations = ops
+	resp := &syncResponse{Status: st, Children: children, ResyncAfterSeconds: v.ResyncAfterSeconds}
 	if out.DryRun {
 		resp.Plan = make([]string, 0, len(out.Plan.Commands))
 		for _, cmd := range out.Plan.Commands {

@@ -33,7 +33,7 @@ func (h *handler) handleSync(w http.ResponseWriter, r *http.Request) {
 	out := h.pass(ctx, in)
 	answer := answerBuffers.Get().(*[]byte)
 	defer recycleAnswer(answer) // written out by writeEncoded before it returns
-	resp, verdicts, err := render(*answer, parent, &obs, out, h.lastOperation(cluster, out), h.cfg.Now())
+	resp, verdicts, err := render(*answer, parent, &obs, out, h.lastOperation(cluster, out), h.operations.operations(cluster, out.Sent), h.cfg.Now())
 	*answer = resp
 	if err != nil {
 		h.fail(w, "sync", badRequestf("rendering children: %v", err))
@@ -58,13 +58,14 @@ type passInput struct {
 	dryRun    bool
 	paused    bool
 	unviewed  *planner.RolloutStep // rolloutWithoutView, once planned
+	sent      *sentLog             // the Bolt writes the pass sends
 }
 
 func (h *handler) passInput(p *admittedParent, obs *observation, dryRun bool) *passInput {
 	d := p.declare(obs.current)
 	d.PreferredMain = obs.preferredOffCordon(d)
 	paused, _ := p.cluster.Paused()
-	return &passInput{cluster: p.cluster, obs: obs, declared: d, dryRun: dryRun, paused: paused,
+	return &passInput{cluster: p.cluster, obs: obs, declared: d, dryRun: dryRun, paused: paused, sent: newSentLog(h.cfg.Now, h.countCommand),
 		workloads: obs.rolloutWorkloads(p.cluster, p.templateHashes(), h.cfg.Now()),
 		// Unobserved, nothing changes: not even the widened retiring range may grow a StatefulSet.
 		held: planner.Hold(d, obs.returned),
@@ -99,6 +100,7 @@ func (h *handler) pass(ctx context.Context, in *passInput) planner.Outcome {
 	}
 	out.Paused, out.Hibernation = in.paused, step
 	out.PodReady, out.Problems, out.MissingSecrets = in.obs.ready, in.obs.problems, in.obs.missingSecrets
+	out.Sent = in.sent.records
 	return out
 }
 
@@ -255,7 +257,7 @@ func (h *handler) onLeader(ctx context.Context, conn memgraph.Connector, in *pas
 		return leaderPass{notReady: lv.Leader} // its table is no evidence: plan nothing
 	}
 	read := planOn(in, lv)
-	client := conn.Client(lv.Coordinator.BoltServer)
+	client := in.sent.client(conn.Client(lv.Coordinator.BoltServer))
 	catchUp := catchUpReader{conn: conn, auth: in.obs.auth}
 	if read.plan.NeedsCatchUpReads {
 		lag, err := client.ShowReplicationLag(ctx)
@@ -271,7 +273,7 @@ func (h *handler) onLeader(ctx context.Context, conn memgraph.Connector, in *pas
 		return led
 	}
 	x := executor{client: client, catchUp: catchUp, declared: in.declared, current: in.obs.current, workloads: in.workloads,
-		log: h.log, count: h.countCommand}
+		log: h.log, sent: in.sent}
 	led.execution = x.execute(ctx, read.plan.Commands)
 	if len(led.execution.Ran) > 0 && ctx.Err() == nil {
 		if after, ok := reread(ctx, client, lv.Coordinator); ok {

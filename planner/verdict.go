@@ -42,6 +42,9 @@ type Outcome struct {
 	Replicas  topology.Replicas
 	DryRun    bool
 	Execution Execution
+	// Sent are the Bolt writes the pass sent, in order, each query as Memgraph received it and
+	// how it ended (status.operations).
+	Sent []topology.OperationRecord
 
 	// Latest is the latest SHOW INSTANCES a ready leader answered: the discovery view, the
 	// leader's own, or the one read after the steps ran; while declared pods are not Ready, the
