@@ -55,6 +55,8 @@ type harness struct {
 	slowJoiners   []string                  // hosts given a join delay
 	lastResp      syncResponse
 	secrets       map[string]any // related Secrets, keyed like Metacontroller's v2 request
+	// podStatus replaces the status of a pod the request carries: a pod not Ready, and why.
+	podStatus map[string]map[string]any
 	// noLicense leaves out the license Secret (spec.secrets.name's default, memgraph-secrets)
 	// that every request otherwise carries.
 	noLicense bool
@@ -290,6 +292,14 @@ type podState struct {
 
 // podObject renders a pod as Metacontroller would send it.
 func (h *harness) podObject(pod string) map[string]any {
+	obj := h.podObjectAsRun(pod)
+	if status, ok := h.podStatus[pod]; ok {
+		obj["status"] = status
+	}
+	return obj
+}
+
+func (h *harness) podObjectAsRun(pod string) map[string]any {
 	obj := readyPod(h.ns, pod, h.podLabels(pod))
 	st := h.podStates[pod]
 	if st == nil {
