@@ -18,7 +18,8 @@ func decodeSync(r *http.Request, parents *parentCache) (*admittedParent, observa
 	if err != nil {
 		return nil, observation{}, err
 	}
-	return decodeRequest(raw, parents)
+	parent, obs, err := decodeRequest(raw, parents)
+	return parent, obs, aboutParent(err, raw)
 }
 
 // decodeRequest decodes and observes the body of a sync request.
@@ -87,7 +88,7 @@ func (h *handler) handleCustomize(w http.ResponseWriter, r *http.Request) {
 	}
 	cluster, err := decodeParent(req.Parent)
 	if err != nil {
-		h.fail(w, "customize", err)
+		h.fail(w, "customize", aboutParent(err, body))
 		return
 	}
 	rules := []relatedRule{{

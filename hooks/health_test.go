@@ -292,3 +292,36 @@ func TestClusterGaugesFollowTheClusterAndGoWithIt(t *testing.T) {
 		}
 	}
 }
+
+// A rejected request's log line names the cluster it was about, in JSON with one level key.
+func TestRejectionLogNamesTheCluster(t *testing.T) {
+	var logs bytes.Buffer
+	logger := slog.New(slog.NewJSONHandler(&logs, nil))
+	h := newHarness(t, 3, 2, func(c *harnessConfig) { c.hook.Logger = logger })
+	h.spec["coordinators"] = 2 // Memgraph cannot run it: a 400
+	if code, body := h.post("/sync", h.request()); code != 400 {
+		t.Fatalf("sync answered %d: %s", code, body)
+	}
+	h.spec["coordinators"] = 3
+	req := h.request()
+	req["children"] = "not an object"
+	if code, body := h.post("/sync", req); code != 400 {
+		t.Fatalf("sync answered %d: %s", code, body)
+	}
+	lines := strings.Split(strings.TrimSpace(logs.String()), "\n")
+	if len(lines) != 2 {
+		t.Fatalf("%d log lines, want one per rejection:\n%s", len(lines), logs.String())
+	}
+	for _, line := range lines {
+		var rec map[string]any
+		if err := json.Unmarshal([]byte(line), &rec); err != nil {
+			t.Fatalf("not JSON: %s", line)
+		}
+		if rec["level"] != "WARN" || rec["cluster"] != "default/memgraph" || rec["msg"] != "rejected hook request" {
+			t.Errorf("rejection line %s, want level WARN and cluster default/memgraph", line)
+		}
+		if strings.Count(line, `"level"`) != 1 {
+			t.Errorf("line with more than one level key: %s", line)
+		}
+	}
+}
