@@ -100,6 +100,8 @@ func startScenarioOpts(t *testing.T, ns string, opts scenarioOptions) *scenario 
 	e := needEnv(t)
 	if ns != "default" {
 		newNamespace(t, ns)
+	} else {
+		createLicenseSecret(t, ns)
 	}
 	s := &scenario{t: t, ns: ns, world: sim.NewWorld(), hookLog: &syncBuffer{}}
 	var resolver memgraph.Resolver = s.world
