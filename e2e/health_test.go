@@ -17,8 +17,10 @@ import (
 	"github.com/memgraph-hooks/memgraph-hooks/topology"
 )
 
-// A replica's pod is deleted (the StatefulSet recreates it): throughout, `kubectl get mgc` and
-// status.main keep showing the MAIN, which serves writes all along.
+// A replica's pod is deleted while the node is cordoned, so that its replacement stays Pending
+// (Unschedulable): throughout, `kubectl get mgc` and status.main keep showing the MAIN, Ready stays
+// True, and Degraded names the replica and why; once the node is schedulable again the pod comes
+// back and every member is up.
 func TestReplicaPodDeletedKeepsTheMain(t *testing.T) {
 	s := startScenario(t, "health-replica")
 	const name = "hr"
@@ -28,51 +30,70 @@ func TestReplicaPodDeletedKeepsTheMain(t *testing.T) {
 	if mainName == "" {
 		t.Fatal("converged without status.main")
 	}
-	replicaPod := topology.DataSetName(name) + "-1"
+	replica, replicaPod := "instance_1", topology.DataSetName(name)+"-1"
 	if mainName == "instance_1" {
-		replicaPod = topology.DataSetName(name) + "-0"
+		replica, replicaPod = "instance_0", topology.DataSetName(name)+"-0"
 	}
 	host := fmt.Sprintf("%s.%s.%s.svc.%s", replicaPod, topology.DataSetName(name), s.ns, topology.DefaultClusterDomain)
 
 	// Watch as a user would while the pod goes and comes back.
 	var (
-		mu       sync.Mutex
-		polls    int
-		blanks   []string
-		degraded bool
+		mu            sync.Mutex
+		polls, kpolls int
+		blanks        []string
 	)
 	ctx, stop := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		for ctx.Err() == nil {
-			out, err := testEnv.Kubectl(ctx, "get", "mgc", name, "-n", s.ns, "--no-headers",
-				"-o", "custom-columns=MAIN:.status.main,LEADER:.status.leader,MEMBERS:.status.members")
-			got, getErr := s.get(ctx, name)
+		for i := 0; ctx.Err() == nil; i++ {
+			got, err := s.get(ctx, name)
 			if ctx.Err() != nil {
 				return
 			}
 			mu.Lock()
-			polls++
 			if err == nil {
-				if fields := strings.Fields(out); len(fields) < 1 || fields[0] != mainName {
-					blanks = append(blanks, "kubectl get mgc: "+strings.TrimSpace(out))
-				}
-			}
-			if getErr == nil {
+				polls++
 				if m, _, _ := unstructured.NestedString(got.Object, "status", "main"); m != mainName {
 					blanks = append(blanks, fmt.Sprintf("status.main %q", m))
 				}
-				if st, _, _ := conditionStatus(got, string(topology.ConditionDegraded)); st == "True" {
-					degraded = true
-				}
 			}
 			mu.Unlock()
-			time.Sleep(100 * time.Millisecond)
+			if i%5 == 0 {
+				out, err := testEnv.Kubectl(ctx, "get", "mgc", name, "-n", s.ns, "--no-headers", "-o", "custom-columns=MAIN:.status.main")
+				if ctx.Err() != nil {
+					return
+				}
+				mu.Lock()
+				if err == nil {
+					kpolls++
+					if strings.TrimSpace(out) != mainName {
+						blanks = append(blanks, "kubectl get mgc: "+strings.TrimSpace(out))
+					}
+				}
+				mu.Unlock()
+			}
+			time.Sleep(50 * time.Millisecond)
 		}
 	}()
 
+	cordon(t, true)
+	t.Cleanup(func() { cordon(t, false) })
 	old := s.deletePod(replicaPod)
+	s.waitStatus(name, "the replica's pod is not named down while the MAIN serves", convergeTimeout, func(u *unstructured.Unstructured) error {
+		st, reason, msg := conditionStatus(u, string(topology.ConditionDegraded))
+		if st != "True" || !strings.Contains(msg, replica+" (pod "+replicaPod) || !strings.Contains(msg, "Unschedulable") {
+			return fmt.Errorf("Degraded=%s %s: %s", st, reason, msg)
+		}
+		if st, reason, msg := conditionStatus(u, string(topology.ConditionReady)); st != "True" {
+			return fmt.Errorf("Ready=%s %s: %s", st, reason, msg)
+		}
+		if members, _, _ := unstructured.NestedString(u.Object, "status", "members"); members != "4/5" {
+			return fmt.Errorf("status.members %q", members)
+		}
+		return nil
+	})
+	cordon(t, false)
 	s.waitPodReplaced(replicaPod, old, host)
 	s.waitStatus(name, "the cluster did not come back to every member up", convergeTimeout, func(u *unstructured.Unstructured) error {
 		if st, reason, msg := conditionStatus(u, string(topology.ConditionDegraded)); st != "False" {
@@ -88,13 +109,12 @@ func TestReplicaPodDeletedKeepsTheMain(t *testing.T) {
 
 	mu.Lock()
 	defer mu.Unlock()
-	if polls < 5 {
-		t.Fatalf("only %d polls while the pod was replaced", polls)
+	if polls < 3 || kpolls < 1 {
+		t.Fatalf("only %d reads and %d kubectl runs while the pod was replaced", polls, kpolls)
 	}
 	if len(blanks) > 0 {
-		t.Errorf("%d of %d polls did not show MAIN %s: %q", len(blanks), polls, mainName, blanks)
+		t.Errorf("%d of %d reads did not show MAIN %s: %q", len(blanks), polls+kpolls, mainName, blanks)
 	}
-	t.Logf("%d polls, Degraded=True seen: %v", polls, degraded)
 	s.assertNoMisuse()
 }
 
