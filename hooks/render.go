@@ -62,7 +62,7 @@ func status(c *topology.Cluster, obs *observation, out planner.Outcome, v planne
 		},
 		Conditions: []metav1.Condition{
 			condition(c.PriorConditions(), topology.ConditionReady, v.Ready, c.Generation(), now),
-			condition(c.PriorConditions(), topology.ConditionDegraded, health.Degraded(), c.Generation(), now),
+			condition(c.PriorConditions(), topology.ConditionDegraded, health.DegradedIn(v.Phase), c.Generation(), now),
 			condition(c.PriorConditions(), topology.ConditionConverged, v.Converged, c.Generation(), now),
 			condition(c.PriorConditions(), topology.ConditionUpdated, v.Updated, c.Generation(), now),
 			condition(c.PriorConditions(), topology.ConditionPaused, v.Paused, c.Generation(), now),

@@ -39,7 +39,11 @@ func (h *handler) handleSync(w http.ResponseWriter, r *http.Request) {
 		h.fail(w, "sync", badRequestf("rendering children: %v", err))
 		return
 	}
-	h.metrics.clusters.set(cluster.Namespace(), cluster.Name(), clusterStateOf(out, memberHealth(out), in.workloads))
+	if planner.Hibernating(verdicts.Phase) {
+		h.metrics.clusters.forget(cluster.Namespace(), cluster.Name()) // nothing runs, on purpose: no alert
+	} else {
+		h.metrics.clusters.set(cluster.Namespace(), cluster.Name(), clusterStateOf(out, memberHealth(out), in.workloads))
+	}
 	reason := string(verdicts.Converged.Reason)
 	h.metrics.syncDuration.WithLabelValues(reason).Observe(time.Since(start).Seconds())
 	h.log.Info("sync", "outcome", reason, "ran", len(out.Execution.Ran), "planned", len(out.Plan.Commands),
