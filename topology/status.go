@@ -259,6 +259,11 @@ const (
 	// replicate to an older replica, so no pod is replaced until the MemgraphCluster carries
 	// AnnotationAllowDowngrade "true" (or the spec asks for the running version again).
 	ReasonDowngradeRefused ConditionReason = "DowngradeRefused"
+	// ReasonDowngradeNeedsHibernation: a downgrade AnnotationAllowDowngrade allows, while the
+	// MAIN runs a newer version than the spec's: replicas rolled to the older version could not
+	// replicate from it, so no pod is replaced until the cluster hibernates and wakes at the
+	// spec's version, all pods together.
+	ReasonDowngradeNeedsHibernation ConditionReason = "DowngradeNeedsHibernation"
 	// ReasonUpgradeNeedsMigration: the change crosses Memgraph 3.9, across which every
 	// coordinator's data must be wiped (Memgraph's "migrating to v3.9 HA" procedure); it is never
 	// rolled.
