@@ -19,7 +19,7 @@ import (
 	"github.com/memgraph-hooks/memgraph-hooks/topology"
 )
 
-// spec.tls end to end: until its Secret exists the cluster is Ready=False TLSConfigInvalid and
+// spec.tls end to end: until its Secret exists the cluster is Ready=False SecretMissing and
 // the Pods cannot serve; once it exists, every Pod serves Bolt only over TLS with the Secret's
 // pair (the simulated Pods read it through their own volume and flags, as Memgraph would) and
 // the hook, reading ca.crt through Metacontroller, converges the cluster over TLS. The
@@ -37,13 +37,13 @@ func TestBoltTLSEndToEnd(t *testing.T) {
 		if err != nil {
 			return err
 		}
-		if status, reason, msg := conditionStatus(u, string(topology.ConditionReady)); status != "False" || reason != string(topology.ReasonTLSConfigInvalid) || !strings.Contains(msg, "does not exist") {
+		if status, reason, msg := conditionStatus(u, string(topology.ConditionReady)); status != "False" || reason != string(topology.ReasonSecretMissing) || !strings.Contains(msg, "does not exist") {
 			return fmt.Errorf("Ready=%s %s: %s", status, reason, msg)
 		}
 		return nil
 	})
 	if err != nil {
-		t.Fatalf("without its Secret the cluster should be Ready=False TLSConfigInvalid: %v", err)
+		t.Fatalf("without its Secret the cluster should be Ready=False SecretMissing: %v", err)
 	}
 	if q := s.world.Queries(); len(q) != 0 {
 		t.Errorf("the hook dialled Memgraph without the TLS Secret: %+v", q)

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -74,10 +75,27 @@ func newNamespace(t *testing.T, name string) string {
 	if err := e.CreateNamespace(ctx, name); err != nil {
 		t.Fatalf("namespace %s: %v", name, err)
 	}
+	createLicenseSecret(t, name)
 	t.Cleanup(func() {
 		_ = e.Client.CoreV1().Namespaces().Delete(context.Background(), name, metav1.DeleteOptions{})
 	})
 	return name
+}
+
+// licenseSecretName is spec.secrets.name's default: the Secret every pod's license comes from.
+const licenseSecretName = "memgraph-secrets"
+
+// createLicenseSecret creates the license Secret a MemgraphCluster names by default in namespace
+// (the hook names it in the status when it does not exist); one already there is kept.
+func createLicenseSecret(t *testing.T, namespace string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: licenseSecretName, Namespace: namespace},
+		StringData: map[string]string{"MEMGRAPH_ENTERPRISE_LICENSE": "e2e-license", "MEMGRAPH_ORGANIZATION_NAME": "e2e"}}
+	if _, err := needEnv(t).Client.CoreV1().Secrets(namespace).Create(ctx, secret, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+		t.Fatalf("license Secret in %s: %v", namespace, err)
+	}
 }
 
 // fromYAML parses one object.

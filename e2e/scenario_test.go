@@ -109,6 +109,8 @@ func startScenarioOpts(t *testing.T, ns string, opts scenarioOptions) *scenario 
 	e := needEnv(t)
 	if ns != "default" {
 		newNamespace(t, ns)
+	} else {
+		createLicenseSecret(t, ns)
 	}
 	s := &scenario{t: t, ns: ns, world: sim.NewWorld(), hookLog: &syncBuffer{}, opts: opts, install: installationOf(t, opts.install)}
 	var resolver memgraph.Resolver = s.world

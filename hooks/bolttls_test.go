@@ -118,7 +118,8 @@ func TestSpecTLSConvergesOverBoltTLS(t *testing.T) {
 }
 
 // Without a usable Secret the hook dials nothing (no plaintext fallback), still returns the
-// children, and says what is wrong in Ready and Converged.
+// children, and says what is wrong in Ready and Converged: SecretMissing naming it when it does
+// not exist in the cluster's namespace, TLSConfigInvalid when it is unusable.
 func TestUnusableTLSSecretIsTLSConfigInvalid(t *testing.T) {
 	other := newBoltPKI(t)
 	elsewhere := newBoltPKI(t, "*.elsewhere.svc")
@@ -127,7 +128,7 @@ func TestUnusableTLSSecretIsTLSConfigInvalid(t *testing.T) {
 		secret func(good map[string]any) map[string]any // nil: no Secret
 		want   string
 	}{
-		{"missing", nil, "Secret default/memgraph-bolt-tls (spec.tls.secretName) does not exist"},
+		{"missing", nil, "Secret default/memgraph-bolt-tls (spec.tls.secretName: Bolt's TLS certificate"},
 		{"opaque", func(s map[string]any) map[string]any { s["type"] = "Opaque"; return s }, `is of type "Opaque", want kubernetes.io/tls`},
 		{"no ca.crt", func(s map[string]any) map[string]any { delete(s["data"].(map[string]any), "ca.crt"); return s }, "has no ca.crt"},
 		{"no tls.key", func(s map[string]any) map[string]any { delete(s["data"].(map[string]any), "tls.key"); return s }, "has no tls.key"},
@@ -154,10 +155,14 @@ func TestUnusableTLSSecretIsTLSConfigInvalid(t *testing.T) {
 				h.secrets["x/"+boltSecret] = tc.secret(b.secret("default", boltSecret))
 			}
 			resp := h.sync()
+			want := topology.ReasonTLSConfigInvalid
+			if strings.Contains(tc.want, "does not exist") || tc.secret == nil {
+				want = topology.ReasonSecretMissing
+			}
 			for _, typ := range []topology.ConditionType{topology.ConditionReady, topology.ConditionConverged} {
 				status, reason, msg := h.condition(typ)
-				if status != "False" || reason != topology.ReasonTLSConfigInvalid || !strings.Contains(msg, tc.want) {
-					t.Errorf("%s = %s %s %q, want False TLSConfigInvalid mentioning %q", typ, status, reason, msg, tc.want)
+				if status != "False" || reason != want || !strings.Contains(msg, tc.want) {
+					t.Errorf("%s = %s %s %q, want False %s mentioning %q", typ, status, reason, msg, want, tc.want)
 				}
 			}
 			if len(resp.Children) != 7 {
@@ -177,8 +182,8 @@ func TestFixedTLSSecretConverges(t *testing.T) {
 	h.secrets = map[string]any{}
 	h.sync()
 	h.sync()
-	if _, reason, _ := h.condition(topology.ConditionReady); reason != topology.ReasonTLSConfigInvalid {
-		t.Fatalf("Ready reason %s without the Secret, want TLSConfigInvalid", reason)
+	if _, reason, _ := h.condition(topology.ConditionReady); reason != topology.ReasonSecretMissing {
+		t.Fatalf("Ready reason %s without the Secret, want SecretMissing", reason)
 	}
 	h.secrets = good
 	h.sync()
@@ -199,7 +204,7 @@ func TestCustomizeAsksForTheTLSSecret(t *testing.T) {
 	if err := json.Unmarshal([]byte(body), &resp); err != nil {
 		t.Fatal(err)
 	}
-	want := map[string]any{"apiVersion": "v1", "resource": "secrets", "namespace": "default", "names": []any{boltSecret}}
+	want := map[string]any{"apiVersion": "v1", "resource": "secrets", "namespace": "default", "names": []any{"memgraph-secrets", boltSecret}}
 	if len(resp.RelatedResources) != 3 {
 		t.Fatalf("related rules %v, want the pods, the Secret and the Nodes", resp.RelatedResources)
 	}

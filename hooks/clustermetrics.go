@@ -5,8 +5,10 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/memgraph-hooks/memgraph-hooks/memgraph"
+	"github.com/memgraph-hooks/memgraph-hooks/planner"
 )
 
 // clusterState is what a sync pass observed of one cluster, as the per-cluster gauges show it.
@@ -140,4 +142,31 @@ func maxReplicaLag(lag []memgraph.InstanceLag) int64 {
 		}
 	}
 	return most
+}
+
+// clusterStateOf is what a sync pass observed of its cluster, for the per-cluster gauges: the
+// MAIN and the leader as Ready judges them (planner.ServesWrites on the latest table a ready
+// leader answered), the members' health, and the rollout's step. The pass keeps no replication
+// lag it read, so the lag series is left out.
+func clusterStateOf(out planner.Outcome, health planner.MemberHealth, workloads *planner.Workloads) clusterState {
+	s := clusterState{MembersUp: health.Up, MembersDeclared: health.Declared}
+	if _, leadership := planner.ReadLeadership(out.Latest.Instances); leadership == planner.LeaderReady {
+		s.LeaderPresent = true
+		s.MainPresent = planner.ServesWrites(out.Declared, out.Latest.Instances, out.PodReady).Status == metav1.ConditionTrue
+	}
+	if out.Rollout.InProgress() && workloads != nil {
+		s.RolloutStep = updatedPods(workloads.Coordinators) + updatedPods(workloads.Data) + 1
+	}
+	return s
+}
+
+// updatedPods counts the set's pods that run its update revision and are not being deleted.
+func updatedPods(s planner.RolloutSet) int {
+	n := 0
+	for _, p := range s.Pods {
+		if s.UpdateRevision != "" && p.Revision == s.UpdateRevision && !p.Terminating {
+			n++
+		}
+	}
+	return n
 }

@@ -175,7 +175,7 @@ func TestClusterGaugesCardinalityIsBoundedByClusters(t *testing.T) {
 // Two handlers' metrics on one registry (the hooks and the metrics listener) share the gauges.
 func TestClusterGaugesRegisterOnce(t *testing.T) {
 	reg := prometheus.NewRegistry()
-	a, b := newMetrics(reg, newClusterLocks()), newMetrics(reg, newClusterLocks())
+	a, b := newMetrics(reg, newClusterLocks(), time.Now), newMetrics(reg, newClusterLocks(), time.Now)
 	if a.clusters != b.clusters {
 		t.Fatal("a second registration made a second set of cluster gauges")
 	}

@@ -18,7 +18,8 @@ func decodeSync(r *http.Request, parents *parentCache) (*admittedParent, observa
 	if err != nil {
 		return nil, observation{}, err
 	}
-	return decodeRequest(raw, parents)
+	parent, obs, err := decodeRequest(raw, parents)
+	return parent, obs, aboutParent(err, raw)
 }
 
 // decodeRequest decodes and observes the body of a sync request.
@@ -67,9 +68,10 @@ func objectKey(namespace, name string) string {
 }
 
 // handleCustomize asks Metacontroller for the cluster's Pods (both roles, same namespace), so
-// the sync sees their readiness and nodes, for the Secrets the spec names: spec.tls's, whose
-// ca.crt the sync verifies the members with, and spec.auth's, whose credentials read SHOW
-// REPLICAS, and for the Nodes, whose cordons the drain stage reads.
+// the sync sees their readiness, problems and nodes, for the Secrets the spec names (secretRule):
+// the license, which the sync names when it is missing, spec.tls's, whose ca.crt the sync
+// verifies the members with, and spec.auth's, whose credentials read SHOW REPLICAS, and for the
+// Nodes, whose cordons the drain stage reads.
 func (h *handler) handleCustomize(w http.ResponseWriter, r *http.Request) {
 	if _, err := parseQuery(r.URL.RawQuery); err != nil {
 		h.fail(w, "customize", err)
@@ -86,7 +88,7 @@ func (h *handler) handleCustomize(w http.ResponseWriter, r *http.Request) {
 	}
 	cluster, err := decodeParent(req.Parent)
 	if err != nil {
-		h.fail(w, "customize", err)
+		h.fail(w, "customize", aboutParent(err, body))
 		return
 	}
 	rules := []relatedRule{{

@@ -16,6 +16,13 @@ import (
 // answer cannot starve the others.
 func discover(ctx context.Context, conn memgraph.Connector, d topology.Declared) planner.Discovery {
 	order := planner.DiscoveryOrder(d)
+	return discoverAmong(ctx, conn, order, len(order))
+}
+
+// discoverAmong is discover asking only the coordinators of order (a part of DiscoveryOrder, in
+// its order) out of total: the answers of a part never look like those of a cluster whose every
+// coordinator is fresh (planner.Discover), so a part never bootstraps one.
+func discoverAmong(ctx context.Context, conn memgraph.Connector, order []topology.Coordinator, total int) planner.Discovery {
 	answers := make([]planner.Answer, 0, len(order))
 	var disc planner.Discovery
 	for i, c := range order {
@@ -24,7 +31,7 @@ func discover(ctx context.Context, conn memgraph.Connector, d topology.Declared)
 		}
 		rows, err := showInstancesWithin(ctx, conn, c.BoltServer, len(order)-i)
 		answers = append(answers, planner.Answer{Coordinator: c, Instances: rows, Err: err})
-		if disc = planner.Discover(answers, len(order)); disc.Found() {
+		if disc = planner.Discover(answers, total); disc.Found() {
 			break
 		}
 	}
@@ -61,4 +68,15 @@ func leaderView(ctx context.Context, conn memgraph.Connector, d topology.Declare
 		return planner.View{}, err
 	}
 	return lv, nil
+}
+
+// readyCoordinators are the coordinators of DiscoveryOrder whose pods are Ready, in its order.
+func (o *observation) readyCoordinators(d topology.Declared) []topology.Coordinator {
+	var ready []topology.Coordinator
+	for _, c := range planner.DiscoveryOrder(d) {
+		if o.ready[c.Pod] {
+			ready = append(ready, c)
+		}
+	}
+	return ready
 }

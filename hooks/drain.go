@@ -96,7 +96,7 @@ func (h *handler) drain(ctx context.Context, conn memgraph.Connector, in *passIn
 	if _, leadership := planner.ReadLeadership(lv.Instances); leadership != planner.LeaderReady {
 		return drainPass{step: drainWaits(lv.Leader + " leads but is not ready yet")}
 	}
-	client := conn.Client(lv.Coordinator.BoltServer)
+	client := in.sent.client(conn.Client(lv.Coordinator.BoltServer))
 	catchUp := catchUpReader{conn: conn, auth: in.obs.auth}
 	observed := planner.Observe(lv.Instances, nil, in.obs.current)
 	if observed.Lag, err = client.ShowReplicationLag(ctx); err != nil {
@@ -110,7 +110,7 @@ func (h *handler) drain(ctx context.Context, conn memgraph.Connector, in *passIn
 		return pass
 	}
 	x := executor{client: client, catchUp: catchUp, declared: in.declared, current: in.obs.current, workloads: in.workloads,
-		drain: &read, log: h.log, count: h.countCommand}
+		drain: &read, log: h.log, sent: in.sent}
 	pass.execution = x.execute(ctx, []planner.Command{pass.step.Command})
 	if len(pass.execution.Ran) > 0 && ctx.Err() == nil {
 		if after, ok := reread(ctx, client, lv.Coordinator); ok {

@@ -33,10 +33,12 @@ type executor struct {
 	// re-planned by planner.DrainPrecondition rather than planner.Precondition.
 	drain *planner.DrainInput
 	log   *slog.Logger
-	count func(kind planner.CommandKind, result string) // the commands metric
+	// sent records and counts the writes client sends (sentLog.client wraps the leader's client).
+	sent *sentLog
 }
 
-// execute runs cmds and reports what that achieved.
+// execute runs cmds and reports what that achieved. Every log line names the queries the command
+// actually sent (a handover's restore only when it ran); each is counted once (sentLog.settle).
 func (x executor) execute(ctx context.Context, cmds []planner.Command) planner.Execution {
 	var ex planner.Execution
 	for _, cmd := range cmds {
@@ -52,25 +54,21 @@ func (x executor) execute(ctx context.Context, cmds []planner.Command) planner.E
 		ex.Writes = append(ex.Writes, planner.Writes(cmd, err)...)
 		switch {
 		case err == nil:
-			x.count(cmd.Kind(), "ok")
-			x.log.Info("executed", "query", cmd.String())
+			x.log.Info("executed", "queries", x.sent.settle("ok"))
 			ex.Ran = append(ex.Ran, cmd.String())
 		case ctx.Err() != nil:
-			x.count(cmd.Kind(), "budget_exhausted")
+			x.log.Info("step cut short by the sync budget", "queries", x.sent.settle("budget_exhausted"), "memgraph", planner.Explain(err))
 			ex.BudgetExhausted = true
 			return ex
 		case verdict == planner.StepDone:
-			x.count(cmd.Kind(), "already_done")
-			x.log.Info("step already done by a concurrent writer", "query", cmd.String(), "memgraph", planner.Explain(err))
+			x.log.Info("step already done by a concurrent writer", "queries", x.sent.settle("already_done"), "memgraph", planner.Explain(err))
 			ex.Ran = append(ex.Ran, cmd.String())
 		case verdict == planner.StepInProgress || verdict == planner.StepLeaderMoved:
-			x.count(cmd.Kind(), "interrupted")
-			x.log.Info("step did not finish; re-observing next pass", "query", cmd.String(), "memgraph", planner.Explain(err))
+			x.log.Info("step did not finish; re-observing next pass", "queries", x.sent.settle("interrupted"), "memgraph", planner.Explain(err))
 			ex.Stopped = &planner.Stop{Query: cmd.String(), Verdict: verdict, Err: err}
 			return ex
 		default:
-			x.count(cmd.Kind(), "error")
-			x.log.Warn("step failed", "query", cmd.String(), "memgraph", planner.Explain(err))
+			x.log.Warn("step failed", "queries", x.sent.settle("error"), "memgraph", planner.Explain(err))
 			ex.Stopped = &planner.Stop{Query: cmd.String(), Verdict: planner.StepFailed, Err: err}
 			return ex
 		}

@@ -55,8 +55,13 @@ type harness struct {
 	slowJoiners   []string                  // hosts given a join delay
 	lastResp      syncResponse
 	secrets       map[string]any // related Secrets, keyed like Metacontroller's v2 request
-	boltTLS       *tls.Config    // when set, every simulated instance serves Bolt only over TLS
-	dataAuth      *sim.Auth      // when set, every simulated data instance has this one user
+	// podStatus replaces the status of a pod the request carries: a pod not Ready, and why.
+	podStatus map[string]map[string]any
+	// noLicense leaves out the license Secret (spec.secrets.name's default, memgraph-secrets)
+	// that every request otherwise carries.
+	noLicense bool
+	boltTLS   *tls.Config // when set, every simulated instance serves Bolt only over TLS
+	dataAuth  *sim.Auth   // when set, every simulated data instance has this one user
 	// keepVolumes: a shed pod's instance is stopped with its state and restarted on it when its
 	// pod comes back (claims retained), instead of removed for good.
 	keepVolumes bool
@@ -176,10 +181,14 @@ func (h *harness) request() map[string]any {
 	for pod := range h.pods {
 		pods[h.ns+"/"+pod] = h.podObject(pod)
 	}
-	related := map[string]any{"Pod.v1": pods}
-	if h.secrets != nil {
-		related["Secret.v1"] = h.secrets
+	secrets := map[string]any{}
+	if !h.noLicense {
+		secrets[h.ns+"/memgraph-secrets"] = licenseSecret(h.ns)
 	}
+	for key, s := range h.secrets {
+		secrets[key] = s
+	}
+	related := map[string]any{"Pod.v1": pods, "Secret.v1": secrets}
 	if h.nodes != nil {
 		related["Node.v1"] = h.nodes
 	}
@@ -283,6 +292,14 @@ type podState struct {
 
 // podObject renders a pod as Metacontroller would send it.
 func (h *harness) podObject(pod string) map[string]any {
+	obj := h.podObjectAsRun(pod)
+	if status, ok := h.podStatus[pod]; ok {
+		obj["status"] = status
+	}
+	return obj
+}
+
+func (h *harness) podObjectAsRun(pod string) map[string]any {
 	obj := readyPod(h.ns, pod, h.podLabels(pod))
 	st := h.podStates[pod]
 	if st == nil {
@@ -318,6 +335,13 @@ func partitionOf(sts map[string]any) int {
 	ru, _ := sts["spec"].(map[string]any)["updateStrategy"].(map[string]any)["rollingUpdate"].(map[string]any)
 	p, _ := ru["partition"].(float64)
 	return int(p)
+}
+
+// licenseSecret is the default license Secret, memgraph-secrets, as the related objects carry it.
+func licenseSecret(ns string) map[string]any {
+	return map[string]any{"apiVersion": "v1", "kind": "Secret",
+		"metadata": map[string]any{"name": "memgraph-secrets", "namespace": ns},
+		"data":     map[string]any{"MEMGRAPH_ENTERPRISE_LICENSE": "bGljZW5zZQ==", "MEMGRAPH_ORGANIZATION_NAME": "b3Jn"}}
 }
 
 func readyPod(ns, name string, labels map[string]any) map[string]any {

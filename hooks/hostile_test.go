@@ -61,7 +61,7 @@ func clusterRequestIn(ns string, edit func(parent, coordinators, data map[string
 		"children": map[string]any{"StatefulSet.apps/v1": map[string]any{
 			ns + "/memgraph-coordinator": sets["memgraph-coordinator"], ns + "/memgraph-data": sets["memgraph-data"],
 		}},
-		"related":    map[string]any{"Pod.v1": pods},
+		"related":    map[string]any{"Pod.v1": pods, "Secret.v1": map[string]any{ns + "/memgraph-secrets": licenseSecret(ns)}},
 		"finalizing": false,
 	})
 	if err != nil {

@@ -160,6 +160,7 @@ func TestCustomizeAsksForTheClustersPods(t *testing.T) {
 		t.Fatalf("status %d: %s", code, body)
 	}
 	want := `{"relatedResources":[{"apiVersion":"v1","resource":"pods","namespace":"default","labelSelector":{"matchLabels":{"app.kubernetes.io/instance":"memgraph","app.kubernetes.io/name":"memgraph"}}},` +
+		`{"apiVersion":"v1","resource":"secrets","namespace":"default","names":["memgraph-secrets"]},` +
 		`{"apiVersion":"v1","resource":"nodes","labelSelector":{"matchLabels":{}}}]}`
 	var got, wantObj any
 	_ = json.Unmarshal([]byte(body), &got)

@@ -3,6 +3,7 @@ package hooks
 import (
 	"encoding/base64"
 	"fmt"
+	"slices"
 
 	"github.com/memgraph-hooks/memgraph-hooks/memgraph"
 	"github.com/memgraph-hooks/memgraph-hooks/topology"
@@ -51,14 +52,15 @@ func readMemgraphAuth(s *object, c *topology.Cluster) memgraphAuth {
 	return memgraphAuth{creds: &memgraph.Credentials{Username: values[0], Password: values[1]}}
 }
 
-// secretRule asks Metacontroller for the Secrets the spec names, by name, in the cluster's
-// namespace: spec.tls's (its ca.crt verifies the members) and spec.auth's (the credentials for
-// SHOW REPLICAS). ok is false when it names none.
+// secretRule asks Metacontroller for the Secrets the spec names (topology.NamedSecrets), by
+// name, in the cluster's namespace: spec.secrets' license (the sync names it when it is absent,
+// before any pod fails on it), spec.tls's (its ca.crt verifies the members) and spec.auth's (the
+// credentials for SHOW REPLICAS). ok is false when it names none.
 func secretRule(c *topology.Cluster) (relatedRule, bool) {
 	var names []string
-	for _, name := range []string{c.TLSSecretName(), c.AuthSecretName()} {
-		if name != "" && (len(names) == 0 || names[0] != name) {
-			names = append(names, name)
+	for _, s := range c.NamedSecrets() {
+		if s.Name != "" && !slices.Contains(names, s.Name) {
+			names = append(names, s.Name)
 		}
 	}
 	return relatedRule{APIVersion: "v1", Resource: "secrets", Namespace: c.Namespace(), Names: names}, len(names) > 0

@@ -79,22 +79,34 @@ func TestSpecAuthProblemsHoldHandoversAndSaySo(t *testing.T) {
 		auth   bool // spec.auth set
 		want   string
 	}{
-		{"no Secret", nil, true, "Secret default/" + authSecret + " (spec.auth.secretName) does not exist"},
+		{"no Secret", nil, true, "Secret default/" + authSecret + " (spec.auth.secretName: the hook's Memgraph credentials"},
 		{"no password in it", authSecretObject(authUser, ""), true, "has no password"},
 		{"a wrong password", authSecretObject(authUser, "wrong"), true, "Authentication failure"},
 		{"no spec.auth while the data instances require a login", nil, false, "Authentication failure"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			h := newAuthHarness(t, tc.secret)
+			// The cluster converges with the Secret; then it goes (or changes) and a switchover is asked for.
+			h := newAuthHarness(t, authSecretObject(authUser, authPassword))
+			h.secrets = map[string]any{}
+			if tc.secret != nil {
+				h.secrets["default/"+authSecret] = tc.secret
+			}
 			if !tc.auth {
 				delete(h.spec, "auth")
 			}
 			h.spec["preferredMain"] = "instance_1"
 			h.world.ResetLog()
 			h.sync()
-			msg := h.assertCondition(topology.ConditionConverged, "False", topology.ReasonSwitchoverPending)
-			if !strings.Contains(msg, "SHOW REPLICAS on MAIN instance_0 could not be read") || !strings.Contains(msg, tc.want) {
-				t.Errorf("SwitchoverPending %q, want it to say SHOW REPLICAS could not be read: %s", msg, tc.want)
+			if tc.auth && tc.secret == nil {
+				// A Secret the spec names that does not exist is named first, before anything it holds up.
+				if msg := h.assertCondition(topology.ConditionConverged, "False", topology.ReasonSecretMissing); !strings.Contains(msg, tc.want) {
+					t.Errorf("SecretMissing %q, want it to name %s", msg, tc.want)
+				}
+			} else {
+				msg := h.assertCondition(topology.ConditionConverged, "False", topology.ReasonSwitchoverPending)
+				if !strings.Contains(msg, "SHOW REPLICAS on MAIN instance_0 could not be read") || !strings.Contains(msg, tc.want) {
+					t.Errorf("SwitchoverPending %q, want it to say SHOW REPLICAS could not be read: %s", msg, tc.want)
+				}
 			}
 			h.assertMains("instance_0")
 			if w := h.boltWrites(); len(w) != 0 {
@@ -112,10 +124,13 @@ func TestCustomizeAsksForTheSecretsTheSpecNames(t *testing.T) {
 		spec  map[string]any
 		names []any
 	}{
-		{"spec.auth", map[string]any{"auth": map[string]any{"secretName": authSecret}}, []any{authSecret}},
+		{"the license alone", map[string]any{}, []any{"memgraph-secrets"}},
+		{"spec.auth", map[string]any{"auth": map[string]any{"secretName": authSecret}}, []any{"memgraph-secrets", authSecret}},
 		{"spec.tls and spec.auth", map[string]any{"auth": map[string]any{"secretName": authSecret},
-			"tls": map[string]any{"secretName": boltSecret}}, []any{boltSecret, authSecret}},
+			"tls": map[string]any{"secretName": boltSecret}}, []any{"memgraph-secrets", boltSecret, authSecret}},
 		{"one Secret for both", map[string]any{"auth": map[string]any{"secretName": boltSecret},
+			"tls": map[string]any{"secretName": boltSecret}}, []any{"memgraph-secrets", boltSecret}},
+		{"the license in the TLS Secret", map[string]any{"secrets": map[string]any{"name": boltSecret},
 			"tls": map[string]any{"secretName": boltSecret}}, []any{boltSecret}},
 	} {
 		parent := validParent()

@@ -23,7 +23,7 @@ type metrics struct {
 // replica that served the latest sync always holds fresh series.
 const clusterSeriesTTL = 3 * planner.ResyncConverged * time.Second
 
-func newMetrics(reg prometheus.Registerer, locks *clusterLocks) *metrics {
+func newMetrics(reg prometheus.Registerer, locks *clusterLocks, now func() time.Time) *metrics {
 	m := &metrics{
 		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "memgraph_hooks_requests_total",
@@ -47,7 +47,7 @@ func newMetrics(reg prometheus.Registerer, locks *clusterLocks) *metrics {
 	m.syncDuration = register(reg, m.syncDuration)
 	m.commands = register(reg, m.commands)
 	m.authFailures = register(reg, m.authFailures)
-	m.clusters = register(reg, newClusterGauges(time.Now, clusterSeriesTTL))
+	m.clusters = register(reg, newClusterGauges(now, clusterSeriesTTL))
 	register(reg, prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 		Name: "memgraph_hooks_clusters_in_flight",
 		Help: "Clusters with a sync pass running or waiting in this process; the per-cluster lock map holds exactly these, so it is 0 when idle.",

@@ -33,9 +33,9 @@ const revisionLabel = "controller-revision-hash"
 // managedFields it never reads. A value of the wrong type is a bad request naming its JSON path
 // (locate, which decodes the lists as list to name an element's index); an absent (or null)
 // field is absent.
-type object = objectOf[[]container, []podCondition, []taint]
+type object = objectOf[[]container, []podCondition, []taint, []containerStatus]
 
-type objectOf[Containers, Conditions, Taints any] struct {
+type objectOf[Containers, Conditions, Taints, Statuses any] struct {
 	Metadata objectMeta `json:"metadata"`
 	Spec     struct {
 		Replicas *int32 `json:"replicas"` // a StatefulSet's
@@ -59,6 +59,9 @@ type objectOf[Containers, Conditions, Taints any] struct {
 		UpdateRevision     string     `json:"updateRevision"`
 		CurrentRevision    string     `json:"currentRevision"`
 		Conditions         Conditions `json:"conditions"`
+		// A Pod's: why a container waits (PodProblems).
+		InitContainerStatuses Statuses `json:"initContainerStatuses"`
+		ContainerStatuses     Statuses `json:"containerStatuses"`
 	} `json:"status"`
 	Type string            `json:"type"` // a Secret's
 	Data map[string]string `json:"data"` // a Secret's
@@ -74,8 +77,22 @@ type taint struct {
 }
 
 type podCondition struct {
-	Type   string `json:"type"`
-	Status string `json:"status"`
+	Type    string `json:"type"`
+	Status  string `json:"status"`
+	Reason  string `json:"reason"`
+	Message string `json:"message"`
+}
+
+// containerStatus is what the hook reads of a Pod's container status: why it waits.
+type containerStatus struct {
+	Name  string `json:"name"`
+	State struct {
+		Waiting struct {
+			Reason  string `json:"reason"`
+			Message string `json:"message"`
+		} `json:"waiting"`
+	} `json:"state"`
+	RestartCount int32 `json:"restartCount"`
 }
 
 type objectMeta struct {
@@ -127,6 +144,10 @@ type observation struct {
 	tls     boltTrust    // from the spec.tls Secret among the related objects
 	auth    memgraphAuth // from the spec.auth Secret among the related objects
 	ignored warnings     // evidence beyond a role's ceiling
+	// problems are why the cluster's pods cannot start (topology.PodProblems), missingSecrets the
+	// Secrets the spec names that are not among the related objects (topology.MissingSecrets).
+	problems       []topology.PodProblem
+	missingSecrets []topology.MissingSecret
 	// frozen are, while paused, the StatefulSets, Services and PodDisruptionBudgets in the
 	// parent's namespace as observed, by type then key: the children a paused pass returns.
 	frozen []map[string]any
@@ -158,14 +179,20 @@ func observe(req *syncRequest, body []byte, c *topology.Cluster) (observation, e
 	if err != nil {
 		return o, err
 	}
+	var podStates []topology.PodObservation
 	for _, e := range pods {
 		if e.obj.Metadata.in(c.Namespace()) {
 			if err := o.readPod(rs, e.obj, entryPath("related", podKey, e.key)); err != nil {
 				return o, err
 			}
+			podStates = append(podStates, podObservation(e.obj, o.ready[e.obj.Metadata.Name]))
 		}
 	}
+	o.problems = topology.PodProblems(podStates)
 	if o.tls, o.auth, err = readSecrets(req, c); err != nil {
+		return o, err
+	}
+	if o.missingSecrets, err = missingSecrets(req, c); err != nil {
 		return o, err
 	}
 	if err := o.readDrainEvidence(req, c); err != nil {

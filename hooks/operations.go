@@ -1,6 +1,7 @@
 package hooks
 
 import (
+	"slices"
 	"sync"
 	"time"
 
@@ -18,9 +19,39 @@ import (
 type operationLog struct {
 	mu   sync.Mutex
 	last map[string]topology.Operation
+	// records are the status.operations this process last reported per cluster, for the same
+	// reason: a stale parent's prior records lack the latest pass's.
+	records map[string][]topology.OperationRecord
 }
 
-func newOperationLog() *operationLog { return &operationLog{last: map[string]topology.Operation{}} }
+func newOperationLog() *operationLog {
+	return &operationLog{last: map[string]topology.Operation{}, records: map[string][]topology.OperationRecord{}}
+}
+
+// operations returns status.operations for a pass that sent executed (in the order sent): added
+// to the prior status's records and to those this process reported last for the cluster
+// (topology.RecordOperations merges a record seen in both once), newest first, at most
+// topology.MaxOperations.
+func (l *operationLog) operations(c *topology.Cluster, executed []topology.OperationRecord) []topology.OperationRecord {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	key := c.UID()
+	prior := c.PriorOperations()
+	if remembered := l.records[key]; len(remembered) > 0 {
+		oldestFirst := slices.Clone(remembered)
+		slices.Reverse(oldestFirst)
+		prior = topology.RecordOperations(prior, oldestFirst)
+	}
+	records := topology.RecordOperations(prior, executed)
+	if _, known := l.records[key]; !known && len(l.records) >= maxRemembered {
+		for k := range l.records { // any one: forgetting only loses the guard against a stale parent
+			delete(l.records, k)
+			break
+		}
+	}
+	l.records[key] = records
+	return records
+}
 
 // report returns status.lastOperation for a pass whose own writes were op (nil: it wrote
 // nothing), stamping a new one with now and remembering it: the pass's own record, else the

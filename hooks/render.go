@@ -14,15 +14,17 @@ import (
 
 // render builds the response from the pass's outcome alone, appended to dst: the desired children at
 // the replica counts the outcome permits, and the status the verdict (planner.Verdict) and the
-// observations give, with op as status.lastOperation. It is pure; now stamps a condition whose
+// observations give, with op as status.lastOperation and ops as status.operations. It is pure; now stamps a condition whose
 // status changed.
-func render(dst []byte, p *admittedParent, obs *observation, out planner.Outcome, op *topology.Operation, now time.Time) ([]byte, planner.Verdicts, error) {
+func render(dst []byte, p *admittedParent, obs *observation, out planner.Outcome, op *topology.Operation, ops []topology.OperationRecord, now time.Time) ([]byte, planner.Verdicts, error) {
 	v := planner.Verdict(out)
 	children, err := desiredChildren(p, obs, out)
 	if err != nil {
 		return nil, v, err
 	}
-	resp := &syncResponse{Status: status(p.cluster, obs, out, v, op, now), Children: children, ResyncAfterSeconds: v.ResyncAfterSeconds}
+	st := status(p.cluster, obs, out, v, op, now)
+	st.Operations = ops
+	resp := &syncResponse{Status: st, Children: children, ResyncAfterSeconds: v.ResyncAfterSeconds}
 	if out.DryRun {
 		resp.Plan = make([]string, 0, len(out.Plan.Commands))
 		for _, cmd := range append(out.Plan.Commands[:len(out.Plan.Commands):len(out.Plan.Commands)], out.Settings.Step.Commands...) {
@@ -52,6 +54,7 @@ func desiredChildren(p *admittedParent, obs *observation, out planner.Outcome) (
 // status is pure observation of this pass. Metacontroller adds observedGeneration itself.
 func status(c *topology.Cluster, obs *observation, out planner.Outcome, v planner.Verdicts, op *topology.Operation, now time.Time) topology.MemgraphClusterStatus {
 	coordinatorPods, dataPods := podNames(out.Declared)
+	health := memberHealth(out)
 	st := topology.MemgraphClusterStatus{
 		Pods: topology.PodCounts{
 			Coordinators:  topology.RolePods{Ready: obs.readyCount(coordinatorPods), Desired: int32(len(coordinatorPods))},
@@ -59,12 +62,14 @@ func status(c *topology.Cluster, obs *observation, out planner.Outcome, v planne
 		},
 		Conditions: []metav1.Condition{
 			condition(c.PriorConditions(), topology.ConditionReady, v.Ready, c.Generation(), now),
+			condition(c.PriorConditions(), topology.ConditionDegraded, health.DegradedIn(v.Phase), c.Generation(), now),
 			condition(c.PriorConditions(), topology.ConditionConverged, v.Converged, c.Generation(), now),
 			condition(c.PriorConditions(), topology.ConditionUpdated, v.Updated, c.Generation(), now),
 			condition(c.PriorConditions(), topology.ConditionPaused, v.Paused, c.Generation(), now),
 			condition(c.PriorConditions(), topology.ConditionHibernated, v.Hibernated, c.Generation(), now),
 		},
 		CoordinatorSettings: out.Settings.Applied(),
+		Members:             health.Members(),
 		Phase:               v.Phase,
 		LastOperation:       op,
 		Warnings:            obs.ignored.render(),
@@ -87,6 +92,16 @@ func status(c *topology.Cluster, obs *observation, out planner.Outcome, v planne
 		st.Coordinators, st.DataInstances = registeredCounts(out.Latest.Instances)
 	}
 	return st
+}
+
+// memberHealth is each declared member's health: its pod (Ready, or why it cannot start) and,
+// when the pass read a ready leader's table, its registration and health there.
+func memberHealth(out planner.Outcome) planner.MemberHealth {
+	in := planner.HealthInput{Declared: out.Declared, PodReady: out.PodReady, Problems: out.Problems}
+	if _, leadership := planner.ReadLeadership(out.Latest.Instances); leadership == planner.LeaderReady {
+		in.Instances = out.Latest.Instances
+	}
+	return planner.ReadMemberHealth(in)
 }
 
 func pausedWarning(c *topology.Cluster) string {

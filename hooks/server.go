@@ -105,7 +105,7 @@ func newHandler(cfg Config) *handler {
 		cfg.Registerer = prometheus.NewRegistry()
 	}
 	locks := newClusterLocks()
-	return &handler{cfg: cfg, log: cfg.Logger, locks: locks, metrics: newMetrics(cfg.Registerer, locks),
+	return &handler{cfg: cfg, log: cfg.Logger, locks: locks, metrics: newMetrics(cfg.Registerer, locks, cfg.Now),
 		parents: newParentCache(maxCachedParents), operations: newOperationLog()}
 }
 
@@ -131,7 +131,11 @@ func (h *handler) fail(w http.ResponseWriter, hook string, err error) {
 	msg := boundError(err.Error())
 	var bad *badRequest
 	if errors.As(err, &bad) {
-		h.log.Warn("rejected hook request", "hook", hook, "error", msg)
+		log := h.log
+		if bad.cluster != "" {
+			log = log.With(logCluster, bad.cluster)
+		}
+		log.Warn("rejected hook request", "hook", hook, "error", msg)
 		h.writeJSON(w, hook, http.StatusBadRequest, errorBody{Error: msg})
 		return
 	}

@@ -29,7 +29,7 @@ func (h *handler) settingsOnto(ctx context.Context, conn memgraph.Connector, in 
 		out.Settings.ReadErr = err
 		return
 	}
-	client := conn.Client(leader.BoltServer)
+	client := in.sent.client(conn.Client(leader.BoltServer))
 	shown, err := client.ShowCoordinatorSettings(ctx)
 	if err != nil {
 		out.Settings.ReadErr = fmt.Errorf("%s: %w", leader.Name, err)
@@ -40,6 +40,6 @@ func (h *handler) settingsOnto(ctx context.Context, conn memgraph.Connector, in 
 		return
 	}
 	x := executor{client: client, declared: in.declared, current: in.obs.current, workloads: in.workloads,
-		log: h.log, count: h.countCommand}
+		log: h.log, sent: in.sent}
 	out.Settings.Execution = x.execute(ctx, out.Settings.Step.Commands)
 }

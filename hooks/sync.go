@@ -29,14 +29,20 @@ func (h *handler) handleSync(w http.ResponseWriter, r *http.Request) {
 	h = h.forCluster(cluster) // from here on every log line names the cluster
 	ctx, cancel := context.WithTimeout(withClusterLog(r.Context(), cluster), h.cfg.SyncBudget)
 	defer cancel()
-	out := h.pass(ctx, h.passInput(parent, &obs, dryRun))
+	in := h.passInput(parent, &obs, dryRun)
+	out := h.pass(ctx, in)
 	answer := answerBuffers.Get().(*[]byte)
 	defer recycleAnswer(answer) // written out by writeEncoded before it returns
-	resp, verdicts, err := render(*answer, parent, &obs, out, h.lastOperation(cluster, out), h.cfg.Now())
+	resp, verdicts, err := render(*answer, parent, &obs, out, h.lastOperation(cluster, out), h.operations.operations(cluster, out.Sent), h.cfg.Now())
 	*answer = resp
 	if err != nil {
 		h.fail(w, "sync", badRequestf("rendering children: %v", err))
 		return
+	}
+	if planner.Hibernating(verdicts.Phase) {
+		h.metrics.clusters.forget(cluster.Namespace(), cluster.Name()) // nothing runs, on purpose: no alert
+	} else {
+		h.metrics.clusters.set(cluster.Namespace(), cluster.Name(), clusterStateOf(out, memberHealth(out), in.workloads))
 	}
 	reason := string(verdicts.Converged.Reason)
 	h.metrics.syncDuration.WithLabelValues(reason).Observe(time.Since(start).Seconds())
@@ -56,13 +62,14 @@ type passInput struct {
 	dryRun    bool
 	paused    bool
 	unviewed  *planner.RolloutStep // rolloutWithoutView, once planned
+	sent      *sentLog             // the Bolt writes the pass sends
 }
 
 func (h *handler) passInput(p *admittedParent, obs *observation, dryRun bool) *passInput {
 	d := p.declare(obs.current)
 	d.PreferredMain = obs.preferredOffCordon(d)
 	paused, _ := p.cluster.Paused()
-	return &passInput{cluster: p.cluster, obs: obs, declared: d, dryRun: dryRun, paused: paused,
+	return &passInput{cluster: p.cluster, obs: obs, declared: d, dryRun: dryRun, paused: paused, sent: newSentLog(h.cfg.Now, h.countCommand),
 		workloads: obs.rolloutWorkloads(p.cluster, p.templateHashes(), h.cfg.Now()),
 		// Unobserved, nothing changes: not even the widened retiring range may grow a StatefulSet.
 		held: planner.Hold(d, obs.returned),
@@ -96,6 +103,8 @@ func (h *handler) pass(ctx context.Context, in *passInput) planner.Outcome {
 		out = h.reconcile(ctx, in)
 	}
 	out.Paused, out.Hibernation = in.paused, step
+	out.PodReady, out.Problems, out.MissingSecrets = in.obs.ready, in.obs.problems, in.obs.missingSecrets
+	out.Sent = in.sent.records
 	return out
 }
 
@@ -120,14 +129,15 @@ func (h *handler) reconcile(ctx context.Context, in *passInput) (out planner.Out
 	}
 	out.WaitingPods = in.obs.unreadyPods(in.declared)
 	rolling := len(out.WaitingPods) > 0 && in.rolloutWithoutView().InProgress()
-	if len(out.WaitingPods) > 0 && !rolling {
-		return out
-	}
 	unlock, err := h.locks.lock(ctx, in.cluster.Namespace()+"/"+in.cluster.Name())
 	if err != nil {
 		return out // the budget ran out before any coordinator was asked
 	}
 	defer unlock()
+	if len(out.WaitingPods) > 0 && !rolling {
+		out.Latest, out.Progress = readWhileWaiting(ctx, conn, in)
+		return out
+	}
 	if out.Discovery = discover(ctx, conn, in.declared); !out.Discovery.Found() {
 		return out
 	}
@@ -158,6 +168,29 @@ func (h *handler) reconcile(ctx context.Context, in *passInput) (out planner.Out
 		h.settingsOnto(ctx, conn, in, &out)
 	}
 	return out
+}
+
+// readWhileWaiting reads the cluster while declared pods are not Ready, for the status alone:
+// discovery among the Ready coordinators (readyCoordinators), then the leader's own table. It
+// writes nothing (writes wait for every declared pod). The view is zero when no coordinator pod
+// is Ready, or no ready leader answered.
+func readWhileWaiting(ctx context.Context, conn memgraph.Connector, in *passInput) (planner.View, planner.Progress) {
+	ready := in.obs.readyCoordinators(in.declared)
+	if len(ready) == 0 {
+		return planner.View{}, planner.Progress{}
+	}
+	disc := discoverAmong(ctx, conn, ready, len(planner.DiscoveryOrder(in.declared)))
+	if !disc.Found() {
+		return planner.View{}, planner.Progress{}
+	}
+	lv, err := leaderView(ctx, conn, in.declared, disc.View)
+	if err != nil {
+		return planner.View{}, planner.Progress{}
+	}
+	if _, leadership := planner.ReadLeadership(lv.Instances); leadership != planner.LeaderReady {
+		return planner.View{}, planner.Progress{}
+	}
+	return lv, planner.Decide(in.declared, planner.Observe(lv.Instances, nil, in.obs.current)).Progress
 }
 
 // rolloutOf is the pass's rollout step: the one a stage planned, the plan's, or the one planned on
@@ -231,7 +264,7 @@ func (h *handler) onLeader(ctx context.Context, conn memgraph.Connector, in *pas
 		return leaderPass{notReady: lv.Leader} // its table is no evidence: plan nothing
 	}
 	read := planOn(in, lv)
-	client := conn.Client(lv.Coordinator.BoltServer)
+	client := in.sent.client(conn.Client(lv.Coordinator.BoltServer))
 	catchUp := catchUpReader{conn: conn, auth: in.obs.auth}
 	if read.plan.NeedsCatchUpReads {
 		lag, err := client.ShowReplicationLag(ctx)
@@ -247,7 +280,7 @@ func (h *handler) onLeader(ctx context.Context, conn memgraph.Connector, in *pas
 		return led
 	}
 	x := executor{client: client, catchUp: catchUp, declared: in.declared, current: in.obs.current, workloads: in.workloads,
-		log: h.log, count: h.countCommand}
+		log: h.log, sent: in.sent}
 	led.execution = x.execute(ctx, read.plan.Commands)
 	if len(led.execution.Ran) > 0 && ctx.Err() == nil {
 		if after, ok := reread(ctx, client, lv.Coordinator); ok {

@@ -97,8 +97,37 @@ type labelSelector struct {
 	MatchLabels map[string]string `json:"matchLabels"`
 }
 
-// badRequest is a client error: the request is answered 400 and nothing changes.
-type badRequest struct{ msg string }
+// badRequest is a client error: the request is answered 400 and nothing changes. cluster names
+// the parent the request was about (namespace/name, bounded) when its metadata could be read,
+// so that the rejection's log line names it.
+type badRequest struct{ msg, cluster string }
+
+// aboutParent names, in a bad request's error, the parent body is about: parent.metadata's
+// namespace and name, read leniently (the request may be malformed anywhere else). Other errors
+// are returned as they are.
+func aboutParent(err error, body []byte) error {
+	var bad *badRequest
+	if !errors.As(err, &bad) || bad.cluster != "" {
+		return err
+	}
+	var envelope struct {
+		Parent struct {
+			Metadata struct {
+				Namespace any `json:"namespace"`
+				Name      any `json:"name"`
+			} `json:"metadata"`
+		} `json:"parent"`
+	}
+	if json.Unmarshal(body, &envelope) != nil {
+		return err
+	}
+	namespace, _ := envelope.Parent.Metadata.Namespace.(string)
+	name, _ := envelope.Parent.Metadata.Name.(string)
+	if name == "" {
+		return err
+	}
+	return &badRequest{msg: bad.msg, cluster: objectKey(namespace, name)}
+}
 
 func (e *badRequest) Error() string { return e.msg }
 
@@ -197,7 +226,7 @@ func locate(body []byte) error {
 	}{{"children", raw.Children}, {"related", raw.Related}} {
 		for _, typeKey := range sortedKeys(g.groups) {
 			for _, key := range sortedKeys(g.groups[typeKey]) {
-				if err := decodeTyped(g.groups[typeKey][key], entryPath(g.what, typeKey, key), new(*objectOf[list[container], list[podCondition], list[taint]])); err != nil {
+				if err := decodeTyped(g.groups[typeKey][key], entryPath(g.what, typeKey, key), new(*objectOf[list[container], list[podCondition], list[taint], list[containerStatus]])); err != nil {
 					return err
 				}
 			}

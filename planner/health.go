@@ -109,6 +109,20 @@ func (h MemberHealth) Degraded() Condition {
 	return isTrue(topology.ReasonMembersDown, "%d of %d declared members are down: %s", len(h.Down), h.Declared, listNames(down))
 }
 
+// DegradedIn is Degraded for a cluster in phase: while it hibernates (Hibernating, Hibernated)
+// no member is meant to run, so none counts as down (False, reason Hibernated); otherwise Degraded.
+func (h MemberHealth) DegradedIn(phase topology.Phase) Condition {
+	if Hibernating(phase) {
+		return isFalse(topology.ReasonHibernated, "spec.hibernate is set: no member is meant to run (%d of %d up)", h.Up, h.Declared)
+	}
+	return h.Degraded()
+}
+
+// Hibernating reports a phase in which the cluster's pods are stopped on purpose.
+func Hibernating(phase topology.Phase) bool {
+	return phase == topology.PhaseHibernating || phase == topology.PhaseHibernated
+}
+
 // ServesWrites is the Ready condition on a SHOW INSTANCES answer: True when a ready leader
 // answered and names a MAIN that is up, whose pod is Ready; replicas, followers and pods being
 // added do not count. False with NoCoordinatorLeader when no ready leader answered,

@@ -199,3 +199,16 @@ func TestSecretMissing(t *testing.T) {
 		t.Errorf("SecretMissing = %v (-want +got):\n%s", ok, diff)
 	}
 }
+
+// A hibernating or hibernated cluster has no member down: none is meant to run.
+func TestDegradedWhileHibernating(t *testing.T) {
+	h := MemberHealth{Up: 0, Declared: 5, Down: []DownMember{{Name: "coordinator_1", Why: "pod mg-coordinator-1 does not exist"}}}
+	for phase, want := range map[topology.Phase]topology.ConditionReason{
+		topology.PhaseHibernating: topology.ReasonHibernated, topology.PhaseHibernated: topology.ReasonHibernated,
+		topology.PhaseWaking: topology.ReasonMembersDown, topology.PhaseRunning: topology.ReasonMembersDown,
+	} {
+		if got := h.DegradedIn(phase); got.Reason != want {
+			t.Errorf("%s: Degraded %s %s, want %s", phase, got.Status, got.Reason, want)
+		}
+	}
+}

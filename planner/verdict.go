@@ -7,6 +7,7 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/memgraph-hooks/memgraph-hooks/memgraph"
 	"github.com/memgraph-hooks/memgraph-hooks/topology"
 )
 
@@ -18,6 +19,13 @@ type Outcome struct {
 	// The gates before any Bolt query: spec.tls cannot be honoured; declared pods not Ready.
 	TLSProblem  string
 	WaitingPods []string
+
+	// What the pass observed of the pods and Secrets: every pod of the cluster by name, whether
+	// it is Ready (HealthInput.PodReady); why pods cannot start (topology.PodProblems); the
+	// Secrets the spec names that do not exist (topology.MissingSecrets).
+	PodReady       map[string]bool
+	Problems       []topology.PodProblem
+	MissingSecrets []topology.MissingSecret
 
 	// Discovery is leader discovery's result; zero when the budget ran out before any
 	// coordinator was asked.
@@ -34,10 +42,14 @@ type Outcome struct {
 	Replicas  topology.Replicas
 	DryRun    bool
 	Execution Execution
+	// Sent are the Bolt writes the pass sent, in order, each query as Memgraph received it and
+	// how it ended (status.operations).
+	Sent []topology.OperationRecord
 
 	// Latest is the latest SHOW INSTANCES a ready leader answered: the discovery view, the
-	// leader's own, or the one read after the steps ran. Progress is what a plan made on it
-	// reports (Plan.Progress unless the steps ran).
+	// leader's own, or the one read after the steps ran; while declared pods are not Ready, the
+	// one read through the Ready coordinators (a read, no write follows). Progress is what a plan
+	// made on it reports (Plan.Progress unless the steps ran).
 	Latest   View
 	Progress Progress
 
@@ -132,14 +144,49 @@ func (o Outcome) updated() Condition {
 	return Condition{Status: status, Reason: o.Rollout.Reason, Message: bound(msg)}
 }
 
+// readyAndConverged is the gates' and the stages' verdict (gatedVerdicts), with Ready read from
+// the leader's table whenever one was read (servesWrites): a pod that is not Ready stops the
+// writes, not the reading, and says nothing about the MAIN unless it is the MAIN's.
 func (o Outcome) readyAndConverged() Verdicts {
+	v := o.gatedVerdicts()
+	v.Ready = o.servesWrites(v.Ready)
+	return v
+}
+
+// servesWrites is Ready on the latest table a ready leader answered (ServesWrites): when the
+// pass stopped at a gate (a missing Secret, spec.tls, pods not Ready) the table says whether a
+// MAIN serves writes; past the gates every declared pod is Ready, and only the leader reporting
+// the MAIN's health down overrules the stages' verdict.
+func (o Outcome) servesWrites(ready Condition) Condition {
+	if _, leadership := ReadLeadership(o.Latest.Instances); leadership != LeaderReady {
+		return ready
+	}
+	if o.gated() {
+		return ServesWrites(o.Declared, o.Latest.Instances, o.PodReady)
+	}
+	if m, ok := findMain(o.Latest.Instances); ok && m.Health != memgraph.HealthUp {
+		return ServesWrites(o.Declared, o.Latest.Instances, o.PodReady)
+	}
+	return ready
+}
+
+// gated reports whether the pass stopped at a gate before any Bolt write could be planned.
+func (o Outcome) gated() bool {
+	return len(o.MissingSecrets) > 0 || o.TLSProblem != "" || len(o.WaitingPods) > 0
+}
+
+func (o Outcome) gatedVerdicts() Verdicts {
 	switch {
+	case len(o.MissingSecrets) > 0:
+		// First: the pods that mount it cannot start, so it is why they are not Ready.
+		c, _ := SecretMissing(o.MissingSecrets)
+		return both(c, ResyncWaiting)
 	case o.TLSProblem != "":
 		// Checked before the pods: a missing or unusable Secret is usually why they are not Ready.
 		return both(isFalse(topology.ReasonTLSConfigInvalid, "%s", o.TLSProblem), ResyncWaiting)
 	case len(o.WaitingPods) > 0:
-		return both(isFalse(topology.ReasonWorkloadsNotReady, "waiting for %s to be Ready: %s",
-			describeCount(len(o.WaitingPods), "pod"), listNames(o.WaitingPods)), ResyncWaiting)
+		return both(isFalse(topology.ReasonWorkloadsNotReady, "waiting for %s to be Ready: %s%s",
+			describeCount(len(o.WaitingPods), "pod"), listNames(o.WaitingPods), problemsNote(o.Problems)), ResyncWaiting)
 	case o.Discovery.Asked == 0:
 		return both(isFalse(topology.ReasonRegistrationInProgress,
 			"the sync budget ran out before the coordinators were asked; continuing on the next sync"), ResyncBudgetExhausted)
@@ -156,6 +203,18 @@ func (o Outcome) readyAndConverged() Verdicts {
 	}
 	converged, resync := o.converged()
 	return Verdicts{Ready: o.ready(), Converged: converged, ResyncAfterSeconds: resync}
+}
+
+// problemsNote names why pods cannot start, for a message that lists pods not Ready.
+func problemsNote(problems []topology.PodProblem) string {
+	if len(problems) == 0 {
+		return ""
+	}
+	parts := make([]string, len(problems))
+	for i, p := range problems {
+		parts[i] = p.String()
+	}
+	return "; " + strings.Join(parts, "; ")
 }
 
 func both(c Condition, resync float64) Verdicts {

@@ -53,10 +53,28 @@ func TestVerdict(t *testing.T) {
 		}),
 			want{topology.ReasonMainElected, topology.ReasonDrainPending, ResyncWaiting, "node a is cordoned: blocked"}},
 		{"a spec.tls problem speaks first, even before waiting pods", passOn(func(o *Outcome) {
+			o.TLSProblem, o.WaitingPods = "Secret db/tls (spec.tls.ca) is unusable", []string{"mg-data-0"}
+			o.Latest, o.Progress = View{}, Progress{} // nothing is read past the gate
+		}), want{topology.ReasonTLSConfigInvalid, topology.ReasonTLSConfigInvalid, ResyncWaiting, "is unusable"}},
+		{"a missing Secret speaks before spec.tls and the pods", passOn(func(o *Outcome) {
 			o.TLSProblem, o.WaitingPods = "Secret db/tls (spec.tls.secretName) does not exist", []string{"mg-data-0"}
-		}), want{topology.ReasonTLSConfigInvalid, topology.ReasonTLSConfigInvalid, ResyncWaiting, "does not exist"}},
-		{"pods not Ready", passOn(func(o *Outcome) { o.WaitingPods = []string{"mg-data-0", "mg-data-1"} }),
-			want{topology.ReasonWorkloadsNotReady, topology.ReasonWorkloadsNotReady, ResyncWaiting, "waiting for 2 pods to be Ready: mg-data-0, mg-data-1"}},
+			o.MissingSecrets = []topology.MissingSecret{{Namespace: "db", NamedSecret: topology.NamedSecret{Name: "tls", Field: "spec.tls.secretName", Holds: "a certificate"}}}
+			o.Latest, o.Progress = View{}, Progress{}
+		}), want{topology.ReasonSecretMissing, topology.ReasonSecretMissing, ResyncWaiting, "Secret db/tls (spec.tls.secretName: a certificate) does not exist"}},
+		{"pods not Ready, no coordinator read", passOn(func(o *Outcome) {
+			o.WaitingPods = []string{"mg-data-0", "mg-data-1"}
+			o.Latest, o.Progress = View{}, Progress{}
+		}), want{topology.ReasonWorkloadsNotReady, topology.ReasonWorkloadsNotReady, ResyncWaiting, "waiting for 2 pods to be Ready: mg-data-0, mg-data-1"}},
+		{"a replica's pod not Ready: the MAIN still serves writes", passOn(func(o *Outcome) {
+			o.WaitingPods = []string{"mg-data-1"}
+			o.PodReady = map[string]bool{"mg-data-0": true, "mg-data-1": false}
+			o.Problems = []topology.PodProblem{{Pod: "mg-data-1", Container: "memgraph", Reason: topology.ProblemCrashLoopBackOff, Message: "restarted 3 times: back-off"}}
+		}), want{topology.ReasonMainElected, topology.ReasonWorkloadsNotReady, ResyncWaiting,
+			"waiting for 1 pod to be Ready: mg-data-1; pod mg-data-1 container memgraph: CrashLoopBackOff: restarted 3 times: back-off"}},
+		{"the MAIN's pod not Ready", passOn(func(o *Outcome) {
+			o.WaitingPods = []string{"mg-data-0"}
+			o.PodReady = map[string]bool{"mg-data-0": false, "mg-data-1": true}
+		}), want{topology.ReasonMainDown, topology.ReasonWorkloadsNotReady, ResyncWaiting, "waiting for 1 pod to be Ready: mg-data-0"}},
 		{"the budget ran out before any coordinator was asked", Outcome{Declared: declared(3, 2, 3, 2)},
 			want{topology.ReasonRegistrationInProgress, topology.ReasonRegistrationInProgress, ResyncBudgetExhausted, "before the coordinators were asked"}},
 		{"no coordinator answered", Outcome{Declared: declared(3, 2, 3, 2), Discovery: Discover([]Answer{answer(1, nil, refused)}, 1)},

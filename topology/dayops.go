@@ -72,5 +72,10 @@ func (c *Cluster) DataStartupBudgetSeconds() int64 {
 // cluster's: do not modify.
 func (c *Cluster) PriorLastOperation() *Operation { return c.mc.Status.LastOperation }
 
+// PriorOperations is status.operations of the status the request carried, which each pass
+// carries forward under the commands it sent (RecordOperations); nil when there is none. The
+// value is the cluster's: do not modify.
+func (c *Cluster) PriorOperations() []OperationRecord { return c.mc.Status.Operations }
+
 // UID is metadata.uid: it tells a cluster from an earlier one of the same name.
 func (c *Cluster) UID() string { return string(c.mc.UID) }

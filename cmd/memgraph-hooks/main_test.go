@@ -47,8 +47,9 @@ func TestSimulateServesTheExampleCluster(t *testing.T) {
 	if resp.Status.Main != "instance_0" || resp.Status.Leader != "coordinator_1" {
 		t.Errorf("main %q leader %q, want instance_0 and coordinator_1", resp.Status.Main, resp.Status.Leader)
 	}
-	// Paused and Hibernated are False on a running cluster; every other condition is True.
-	want := map[string]string{"Paused": "False", "Hibernated": "False"}
+	// Paused, Hibernated and Degraded are False on a running, healthy cluster; every other
+	// condition is True.
+	want := map[string]string{"Paused": "False", "Hibernated": "False", "Degraded": "False"}
 	for _, c := range resp.Status.Conditions {
 		if w := cmp.Or(want[c.Type], "True"); c.Status != w {
 			t.Errorf("%s = %s (%s), want %s", c.Type, c.Status, c.Reason, w)
