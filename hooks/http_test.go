@@ -55,7 +55,7 @@ func TestBadRequestsAreRejectedWithTheProblem(t *testing.T) {
 		{"empty body", "/sync", "", "empty request body"},
 		{"not JSON", "/sync", "{parent:", "malformed JSON"},
 		{"two documents", "/sync", `{"parent":{}} {}`, "more than one JSON document"},
-		{"array body", "/sync", `[]`, "expected"},
+		{"array body", "/sync", `[]`, "the request body must be an object, got a list"},
 		{"no parent", "/sync", `{"children":{}}`, "no parent"},
 		{"null parent", "/sync", `{"parent":null}`, "no parent"},
 		{"parent not an object", "/sync", `{"parent":"memgraph"}`, "parent"},
