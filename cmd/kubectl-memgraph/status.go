@@ -27,7 +27,9 @@ func printStatus(w io.Writer, mgc *unstructured.Unstructured, pods []corev1.Pod,
 	fmt.Fprintf(w, "Phase:     %s\n", dash(string(st.Phase)))
 	fmt.Fprintf(w, "MAIN:      %s (write through Service %s, read through %s)\n", dash(st.Main), topology.WriteServiceName(mc.Name), topology.ReadServiceName(mc.Name))
 	fmt.Fprintf(w, "Leader:    %s\n", dash(st.Leader))
-	fmt.Fprintf(w, "Members:   %s up\n", dash(st.Members))
+	if st.Members != "" {
+		fmt.Fprintf(w, "Members:   %s up\n", st.Members)
+	}
 	fmt.Fprintf(w, "Version:   %s\n", dash(st.Version))
 	if st.TargetVersion != "" && st.TargetVersion != st.Version {
 		fmt.Fprintf(w, "Rolling to: %s\n", st.TargetVersion)
