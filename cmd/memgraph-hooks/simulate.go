@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"log/slog"
 
-
 	"github.com/memgraph-hooks/memgraph-hooks/examples"
 	"github.com/memgraph-hooks/memgraph-hooks/memgraph/sim"
 	"github.com/memgraph-hooks/memgraph-hooks/topology"
