@@ -51,6 +51,12 @@ type scenario struct {
 	// pool is the in-process hook's, and the test's own for acting as an operator.
 	pool      *bolt.Pool
 	cancelled bool
+	// creds are the in-process hook's credentials; project writes its mounted Secrets' current
+	// content again, as the kubelet does (creds.Reload then re-reads them).
+	creds   *hooks.Credentials
+	project func()
+	opts    scenarioOptions
+	install installation
 }
 
 // scenarioOptions vary how a scenario runs; the zero value is the in-process hook, 2 driver
@@ -63,6 +69,9 @@ type scenarioOptions struct {
 	workers     int
 	resync      time.Duration
 	podInterval time.Duration
+	// install is the kustomization, under the repository, whose Deployment and CompositeController
+	// the scenario plays; manifests/ when empty.
+	install []string
 }
 
 type syncBuffer struct {
@@ -101,7 +110,7 @@ func startScenarioOpts(t *testing.T, ns string, opts scenarioOptions) *scenario 
 	if ns != "default" {
 		newNamespace(t, ns)
 	}
-	s := &scenario{t: t, ns: ns, world: sim.NewWorld(), hookLog: &syncBuffer{}}
+	s := &scenario{t: t, ns: ns, world: sim.NewWorld(), hookLog: &syncBuffer{}, opts: opts, install: installationOf(t, opts.install)}
 	var resolver memgraph.Resolver = s.world
 	if len(opts.links) > 0 {
 		s.links = newLinks(t, s.world, opts.links)
@@ -112,7 +121,8 @@ func startScenarioOpts(t *testing.T, ns string, opts scenarioOptions) *scenario 
 		s.proc = startHookProcess(t, s.links.resolveFlags()...)
 		s.hookAddr = s.proc.addr
 	} else {
-		creds, security := deployedCredentials(t)
+		creds, security, project := projectedCredentials(t, s.install.deployment)
+		s.creds, s.project = creds, project
 		newHook := func(conn memgraph.Connector, log *syncBuffer) http.Handler {
 			logger := slog.New(slog.NewJSONHandler(log, &slog.HandlerOptions{Level: slog.LevelDebug}))
 			return hooks.NewHandler(security(hooks.Config{Connector: conn, Logger: logger}))
@@ -138,18 +148,7 @@ func startScenarioOpts(t *testing.T, ns string, opts scenarioOptions) *scenario 
 		s.hook = serveHTTPS(t, handler, creds)
 		s.hookAddr = s.hook.addr
 	}
-	cc, err := metacontroller.LoadCompositeController(repoPath("manifests"))
-	if err != nil {
-		t.Fatalf("read the CompositeController from manifests/: %v", err)
-	}
-	resync := cmp.Or(opts.resync, scenarioResync)
-	s.mc, err = metacontroller.New(metacontroller.Options{
-		CC: cc, Dynamic: e.Dynamic, Discovery: e.Client.Discovery(), HookAddress: s.hookAddr,
-		Namespace: ns, ResyncPeriod: resync, Workers: opts.workers, Logf: t.Logf,
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	s.mc = s.newMetacontroller()
 	s.pods = podsim.Start(e.Client, s.world, ns, cmp.Or(opts.podInterval, 150*time.Millisecond))
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
@@ -158,6 +157,34 @@ func startScenarioOpts(t *testing.T, ns string, opts scenarioOptions) *scenario 
 	}
 	t.Cleanup(s.stop)
 	return s
+}
+
+// newMetacontroller is the scenario's test Metacontroller for the installation's
+// CompositeController.
+func (s *scenario) newMetacontroller() *metacontroller.Controller {
+	s.t.Helper()
+	e := needEnv(s.t)
+	mc, err := metacontroller.New(metacontroller.Options{
+		CC: s.install.controller, Dynamic: e.Dynamic, Discovery: e.Client.Discovery(), HookAddress: s.hookAddr,
+		Namespace: s.ns, ResyncPeriod: cmp.Or(s.opts.resync, scenarioResync), Workers: s.opts.workers, Logf: s.t.Logf,
+	})
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	return mc
+}
+
+// restartMetacontroller stops the test Metacontroller and starts a new one, as a restart of
+// Metacontroller's pod does: it reads the hooks' Secrets again.
+func (s *scenario) restartMetacontroller() {
+	s.t.Helper()
+	s.mc.Stop()
+	s.mc = s.newMetacontroller()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if err := s.mc.Start(ctx); err != nil {
+		s.t.Fatal(err)
+	}
 }
 
 func (s *scenario) stop() {

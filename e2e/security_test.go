@@ -22,6 +22,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/yaml"
@@ -83,39 +84,45 @@ func applyHookSecrets(ctx context.Context, args ...string) (string, error) {
 // temporary root), as the kubelet mounts it, and the hook container's arguments are returned with
 // every path inside a mount moved under that root.
 func deployedArgs(t *testing.T) []string {
+	args, _ := projectedArgs(t, shippedDeployment(t))
+	return args
+}
+
+// shippedDeployment is manifests/deployment.yaml.
+func shippedDeployment(t *testing.T) appsv1.Deployment {
 	t.Helper()
-	installHookSecrets(t)
 	var dep appsv1.Deployment
 	if err := yaml.UnmarshalStrict(readFile(t, repoPath("manifests", "deployment.yaml")), &dep); err != nil {
 		t.Fatal(err)
 	}
+	return dep
+}
+
+// projectedArgs is deployedArgs for the Deployment dep, and the kubelet's sync of the mounts:
+// project writes the Secrets' current content again, each file replaced whole, as the kubelet's
+// atomic writer does.
+func projectedArgs(t *testing.T, dep appsv1.Deployment) (args []string, project func()) {
+	t.Helper()
+	installHookSecrets(t)
 	root := t.TempDir()
 	c := dep.Spec.Template.Spec.Containers[0]
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
 	var mounts []string
+	var volumes []secretMount
 	for _, m := range c.VolumeMounts {
 		for _, v := range dep.Spec.Template.Spec.Volumes {
-			if v.Name != m.Name || v.Secret == nil {
-				continue
+			if v.Name == m.Name && v.Secret != nil {
+				volumes = append(volumes, secretMount{dir: filepath.Join(root, m.MountPath), secret: v.Secret})
+				mounts = append(mounts, m.MountPath)
 			}
-			s, err := testEnv.Client.CoreV1().Secrets(dep.Namespace).Get(ctx, v.Secret.SecretName, metav1.GetOptions{})
-			if err != nil {
-				t.Fatalf("the Deployment mounts Secret %s: %v", v.Secret.SecretName, err)
-			}
-			dir := filepath.Join(root, m.MountPath)
-			if err := os.MkdirAll(dir, 0o700); err != nil {
-				t.Fatal(err)
-			}
-			for _, it := range v.Secret.Items {
-				if err := os.WriteFile(filepath.Join(dir, it.Path), s.Data[it.Key], 0o400); err != nil {
-					t.Fatal(err)
-				}
-			}
-			mounts = append(mounts, m.MountPath)
 		}
 	}
-	args := append([]string(nil), c.Args...)
+	project = func() {
+		for _, v := range volumes {
+			v.project(t, dep.Namespace)
+		}
+	}
+	project()
+	args = append([]string(nil), c.Args...)
 	for i, a := range args {
 		flag, value, ok := strings.Cut(a, "=")
 		for _, m := range mounts {
@@ -124,7 +131,39 @@ func deployedArgs(t *testing.T) []string {
 			}
 		}
 	}
-	return args
+	return args, project
+}
+
+// secretMount is a Secret volume of the Deployment at its directory under the test's root.
+type secretMount struct {
+	dir    string
+	secret *corev1.SecretVolumeSource
+}
+
+func (m secretMount) project(t *testing.T, namespace string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	s, err := testEnv.Client.CoreV1().Secrets(namespace).Get(ctx, m.secret.SecretName, metav1.GetOptions{})
+	if err != nil {
+		t.Fatalf("the Deployment mounts Secret %s: %v", m.secret.SecretName, err)
+	}
+	if err := os.MkdirAll(m.dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	for _, it := range m.secret.Items {
+		data, ok := s.Data[it.Key]
+		if !ok {
+			t.Fatalf("Secret %s has no key %s, which the Deployment mounts", m.secret.SecretName, it.Key)
+		}
+		path := filepath.Join(m.dir, it.Path)
+		if err := os.WriteFile(path+".new", data, 0o400); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Rename(path+".new", path); err != nil {
+			t.Fatal(err)
+		}
+	}
 }
 
 // argValue is the value of --flag=value in args, "" when absent.
@@ -141,8 +180,15 @@ func argValue(args []string, flag string) string {
 // --auth-token-file and --metrics-auth arguments (deployedArgs) with the hook's own code, for the
 // in-process hook. It returns the credentials and the Config edit main makes with them.
 func deployedCredentials(t *testing.T) (*hooks.Credentials, func(hooks.Config) hooks.Config) {
+	creds, security, _ := projectedCredentials(t, shippedDeployment(t))
+	return creds, security
+}
+
+// projectedCredentials is deployedCredentials and the projection of its files (projectedArgs):
+// project, then Credentials.Reload, is what the kubelet's sync and the hook's next re-read do.
+func projectedCredentials(t *testing.T, dep appsv1.Deployment) (*hooks.Credentials, func(hooks.Config) hooks.Config, func()) {
 	t.Helper()
-	args := deployedArgs(t)
+	args, project := projectedArgs(t, dep)
 	creds, err := hooks.LoadCredentials(hooks.CredentialFiles{
 		CertFile: argValue(args, "--tls-cert-file"), KeyFile: argValue(args, "--tls-key-file"),
 		ClientCAFile: argValue(args, "--client-ca-file"), TokenFile: argValue(args, "--auth-token-file"),
@@ -151,7 +197,7 @@ func deployedCredentials(t *testing.T) (*hooks.Credentials, func(hooks.Config) h
 		t.Fatalf("the Deployment's credentials do not load: %v", err)
 	}
 	if !creds.TLS() || creds.Tokens() == nil {
-		t.Fatalf("manifests/deployment.yaml does not serve HTTPS with a bearer token: %v", args)
+		t.Fatalf("the Deployment does not serve HTTPS with a bearer token: %v", args)
 	}
 	protectMetrics := false
 	for _, a := range args {
@@ -160,7 +206,7 @@ func deployedCredentials(t *testing.T) (*hooks.Credentials, func(hooks.Config) h
 	return creds, func(cfg hooks.Config) hooks.Config {
 		cfg.Token, cfg.ClientCertRequired, cfg.ProtectMetrics = creds.Tokens(), creds.ClientCertRequired(), protectMetrics
 		return cfg
-	}
+	}, project
 }
 
 // hookServer is the in-process hook behind a loopback HTTPS listener.

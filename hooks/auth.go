@@ -7,11 +7,12 @@ import (
 	"strings"
 )
 
-// TokenSource yields the bearer token a request must present. It is asked on every request, so
-// a source that re-reads its file (Credentials) rotates the token without a restart. An empty
-// token admits nobody.
+// TokenSource yields the bearer tokens a request may present: any one of them admits it. It is
+// asked on every request, so a source that re-reads its file (Credentials) rotates tokens without
+// a restart; accepting the old and the new token together lets Metacontroller switch from one to
+// the other with no call refused. No tokens, or only empty ones, admit nobody.
 type TokenSource interface {
-	Token() []byte
+	Tokens() [][]byte
 }
 
 // Reasons a request is refused, as the auth-failures metric's label.
@@ -76,7 +77,7 @@ func (h *handler) refusal(r *http.Request) (reason, msg string) {
 	if !ok {
 		return refusedMalformed, "the Authorization header is not a Bearer token"
 	}
-	if !tokenMatches(presented, h.cfg.Token.Token()) {
+	if !anyTokenMatches(presented, h.cfg.Token.Tokens()) {
 		return refusedInvalidToken, "the bearer token is not valid"
 	}
 	return "", ""
@@ -91,6 +92,16 @@ func bearerToken(header string) ([]byte, bool) {
 	}
 	token := strings.TrimLeft(rest, " ")
 	return []byte(token), token != ""
+}
+
+// anyTokenMatches compares presented with every accepted token, all of them whatever the
+// outcome, so that how long it takes does not tell which token matched.
+func anyTokenMatches(presented []byte, accepted [][]byte) bool {
+	matched := false
+	for _, token := range accepted {
+		matched = tokenMatches(presented, token) || matched
+	}
+	return matched
 }
 
 // tokenMatches compares in constant time. Both sides are hashed first, so that neither where the

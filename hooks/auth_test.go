@@ -22,7 +22,7 @@ const goodToken = "s3cr3t-token-for-metacontroller-0123456789"
 
 type staticToken string
 
-func (s staticToken) Token() []byte { return []byte(s) }
+func (s staticToken) Tokens() [][]byte { return [][]byte{[]byte(s)} }
 
 // countingConnector records every Client it hands out: a refused request must not get one.
 type countingConnector struct {

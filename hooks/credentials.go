@@ -33,7 +33,7 @@ var b64token = regexp.MustCompile(`^[A-Za-z0-9._~+/-]+=*$`)
 type CredentialFiles struct {
 	CertFile, KeyFile string // the serving certificate (chain) and its key, PEM
 	ClientCAFile      string // CA bundle client certificates must chain to (mTLS)
-	TokenFile         string // the bearer token
+	TokenFile         string // the bearer tokens accepted, one per line
 	// Interval between re-reads (DefaultReloadInterval when zero).
 	Interval   time.Duration
 	Logger     *slog.Logger
@@ -52,7 +52,7 @@ type Credentials struct {
 
 	cert      *watched[tls.Certificate]
 	clientCAs *watched[x509.CertPool]
-	token     *watched[[]byte]
+	token     *watched[[][]byte]
 
 	reloads *prometheus.CounterVec
 	expiry  prometheus.Gauge
@@ -95,7 +95,7 @@ func LoadCredentials(f CredentialFiles) (*Credentials, error) {
 		}
 	}
 	if f.TokenFile != "" {
-		if c.token, err = newWatched("auth_token", []string{f.TokenFile}, parseToken, c); err != nil {
+		if c.token, err = newWatched("auth_token", []string{f.TokenFile}, parseTokens, c); err != nil {
 			return nil, err
 		}
 	}
@@ -184,9 +184,9 @@ func (c *Credentials) Tokens() TokenSource {
 	return tokenSource{c.token}
 }
 
-type tokenSource struct{ w *watched[[]byte] }
+type tokenSource struct{ w *watched[[][]byte] }
 
-func (t tokenSource) Token() []byte { return *t.w.load() }
+func (t tokenSource) Tokens() [][]byte { return *t.w.load() }
 
 // watched is a value parsed from files, replaced when their content changes and parses.
 type watched[T any] struct {
@@ -309,17 +309,41 @@ func parseCAs(c [][]byte) (*x509.CertPool, error) {
 	return pool, nil
 }
 
-// parseToken trims surrounding whitespace (as Metacontroller does with the Secret's value) and
-// checks what is left could travel as a Bearer token.
-func parseToken(c [][]byte) (*[]byte, error) {
-	token := bytes.TrimSpace(c[0])
-	switch {
-	case len(token) == 0:
-		return nil, errors.New("is empty")
-	case !b64token.Match(token):
-		return nil, errors.New("holds characters a Bearer token cannot carry (RFC 6750: letters, digits, -._~+/ and trailing =)")
-	case len(token) < minTokenLength:
-		return nil, fmt.Errorf("holds a token shorter than %d characters, too short to withstand guessing", minTokenLength)
+// maxTokens bounds the tokens a file may list: a rotation needs two at once.
+const maxTokens = 8
+
+// parseTokens reads one token per line, trimming surrounding whitespace (as Metacontroller does
+// with the Secret's value) and skipping blank lines, and checks each could travel as a Bearer
+// token. A file with one bad line is refused whole: accepting the rest would silently drop a
+// token someone meant to add.
+func parseTokens(c [][]byte) (*[][]byte, error) {
+	var tokens [][]byte
+	for i, line := range bytes.Split(c[0], []byte("\n")) {
+		token := bytes.TrimSpace(line)
+		if len(token) == 0 {
+			continue
+		}
+		if err := checkToken(token); err != nil {
+			return nil, fmt.Errorf("line %d %w", i+1, err)
+		}
+		tokens = append(tokens, token)
 	}
-	return &token, nil
+	switch {
+	case len(tokens) == 0:
+		return nil, errors.New("is empty")
+	case len(tokens) > maxTokens:
+		return nil, fmt.Errorf("lists %d tokens, more than %d: a rotation needs two at a time", len(tokens), maxTokens)
+	}
+	return &tokens, nil
+}
+
+// checkToken says why token could not travel as a Bearer token or would be easy to guess.
+func checkToken(token []byte) error {
+	switch {
+	case !b64token.Match(token):
+		return errors.New("holds characters a Bearer token cannot carry (RFC 6750: letters, digits, -._~+/ and trailing =)")
+	case len(token) < minTokenLength:
+		return fmt.Errorf("holds a token shorter than %d characters, too short to withstand guessing", minTokenLength)
+	}
+	return nil
 }

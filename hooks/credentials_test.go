@@ -377,6 +377,53 @@ func TestTokenRotationWhileRequestsRun(t *testing.T) {
 	}
 }
 
+// The rotation docs/security.md gives: the file lists the old and the new token, Metacontroller
+// switches to the new one, the old one is removed. A client that switches tokens in the middle,
+// as Metacontroller does, is never refused; afterwards the old token is.
+func TestTwoTokensRotateWithoutARefusal(t *testing.T) {
+	p, d, _ := newServingDir(t)
+	oldToken, newToken := goodToken, "rotated-token-"+strings.Repeat("7", 30)
+	writeAtomically(t, d.tokenFile, []byte(oldToken+"\n"))
+	creds, err := hooks.LoadCredentials(hooks.CredentialFiles{CertFile: d.cert, KeyFile: d.key, TokenFile: d.tokenFile,
+		Interval: 10 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	url := served(t, creds, hooks.NewHandler(hooks.Config{Connector: newBlockingConnector(), Token: creds.Tokens()}))
+	client := httpsClient(p.roots)
+	customize := mustJSON(t, map[string]any{"parent": validParent()})
+	status := func(token string) int {
+		resp, _, err := post(client, url+"/customize", token, customize)
+		if err != nil {
+			return 0
+		}
+		return resp.StatusCode
+	}
+	var current atomic.Pointer[string]
+	var oldDropped atomic.Bool // set before the file stops listing the old token
+	current.Store(&oldToken)
+	stop := runLoad(t, func() error {
+		token := *current.Load()
+		code := status(token)
+		// A call sent with the old token just before the switch may arrive after the file
+		// dropped it, as Metacontroller's last calls before its restart could: not a gap.
+		if code != http.StatusOK && (token != oldToken || !oldDropped.Load()) {
+			return fmt.Errorf("the token the client holds answered %d", code)
+		}
+		return nil
+	})
+
+	writeAtomically(t, d.tokenFile, []byte(oldToken+"\n"+newToken+"\n"))
+	eventuallyTrue(t, "the new token is admitted beside the old", func() bool { return status(newToken) == http.StatusOK })
+	current.Store(&newToken)
+	oldDropped.Store(true)
+	writeAtomically(t, d.tokenFile, []byte(newToken+"\n"))
+	eventuallyTrue(t, "the old token is refused", func() bool { return status(oldToken) == http.StatusUnauthorized })
+	if n, errs := stop(); len(errs) > 0 || n == 0 {
+		t.Errorf("%d requests during the rotation, refusals: %v", n, errs)
+	}
+}
+
 type syncedBuffer struct {
 	mu  sync.Mutex
 	buf bytes.Buffer
@@ -460,6 +507,8 @@ func TestLoadCredentialsNamesTheProblem(t *testing.T) {
 		{"empty token", hooks.CredentialFiles{TokenFile: bad("t1", "\n")}, "t1: is empty"},
 		{"token with a space", hooks.CredentialFiles{TokenFile: bad("t2", "two words-0123456789abcdef")}, "cannot carry"},
 		{"short token", hooks.CredentialFiles{TokenFile: bad("t3", "abc123")}, "shorter than 16"},
+		{"short second token", hooks.CredentialFiles{TokenFile: bad("t4", goodToken+"\n\nabc123\n")}, "t4: line 3 holds a token shorter than 16"},
+		{"nine tokens", hooks.CredentialFiles{TokenFile: bad("t5", strings.Repeat(goodToken+"\n", 9))}, "lists 9 tokens, more than 8"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := hooks.LoadCredentials(tc.files)

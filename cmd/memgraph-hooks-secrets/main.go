@@ -6,7 +6,8 @@
 // memgraph-hooks-tls (kubernetes.io/tls) holds the hook's serving certificate for its Service
 // and, as ca.crt, the CA that Metacontroller verifies it with (the CompositeController's
 // endpointConfigs caBundle). memgraph-hooks-token holds the bearer token Metacontroller sends
-// (endpointConfigs authorization) and the hook requires (--auth-token-file).
+// (endpointConfigs authorization, key token) and the tokens the hook accepts (--auth-token-file,
+// key accepted-tokens, one per line): the same token, until a rotation lists two.
 //
 // The CA's private key signs the serving certificate and is then forgotten: it is never written,
 // so nothing else can ever be signed with it. Rotating is running the command again.
@@ -30,6 +31,8 @@ import (
 type options struct {
 	namespace, service, clusterDomain string
 	tlsSecret, tokenSecret            string
+	clientTLSSecret                   string
+	clientTLS                         bool
 	validFor                          time.Duration
 	only                              string
 }
@@ -63,20 +66,23 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.StringVar(&o.tlsSecret, "tls-secret", "memgraph-hooks-tls", "name of the kubernetes.io/tls Secret")
 	fs.StringVar(&o.tokenSecret, "token-secret", "memgraph-hooks-token", "name of the token Secret")
 	fs.DurationVar(&o.validFor, "valid-for", 365*24*time.Hour, "how long the CA and the serving certificate are valid")
-	fs.StringVar(&o.only, "only", "", `write only one Secret: "tls" or "token" (with cert-manager, only the token)`)
+	fs.BoolVar(&o.clientTLS, "client-tls", false, "also write the client certificate Metacontroller presents for mutual TLS, and its CA (manifests/components/mtls)")
+	fs.StringVar(&o.clientTLSSecret, "client-tls-secret", "memgraph-hooks-client-tls", "name of the kubernetes.io/tls Secret of --client-tls")
+	fs.StringVar(&o.only, "only", "", `write only one Secret: "tls", "token" (with cert-manager, only the token) or "client-tls"`)
 	if err := fs.Parse(args); err != nil {
 		return o, err
 	}
 	switch {
 	case fs.NArg() > 0:
 		return o, fmt.Errorf("unexpected argument %q", fs.Arg(0))
-	case o.only != "" && o.only != "tls" && o.only != "token":
-		return o, fmt.Errorf(`--only %q: want "tls" or "token"`, o.only)
+	case o.only != "" && o.only != "tls" && o.only != "token" && o.only != "client-tls":
+		return o, fmt.Errorf(`--only %q: want "tls", "token" or "client-tls"`, o.only)
 	case o.validFor < time.Hour:
 		return o, errors.New("--valid-for must be at least 1h")
-	case o.namespace == "" || o.service == "" || o.tlsSecret == "" || o.tokenSecret == "":
-		return o, errors.New("--namespace, --service, --tls-secret and --token-secret must not be empty")
+	case o.namespace == "" || o.service == "" || o.tlsSecret == "" || o.tokenSecret == "" || o.clientTLSSecret == "":
+		return o, errors.New("--namespace, --service, --tls-secret, --token-secret and --client-tls-secret must not be empty")
 	}
+	o.clientTLS = o.clientTLS || o.only == "client-tls"
 	return o, nil
 }
 
@@ -89,15 +95,19 @@ func (o options) dnsNames() []string {
 
 func render(o options, w io.Writer) error {
 	var docs []map[string]any
-	if o.only != "token" {
-		s, err := tlsSecret(o)
-		if err != nil {
-			return err
+	for _, part := range []struct {
+		name   string
+		wanted bool
+		make   func(options) (map[string]any, error)
+	}{
+		{"tls", true, tlsSecret},
+		{"token", true, tokenSecret},
+		{"client-tls", o.clientTLS, clientTLSSecret},
+	} {
+		if !part.wanted || (o.only != "" && o.only != part.name) {
+			continue
 		}
-		docs = append(docs, s)
-	}
-	if o.only != "tls" {
-		s, err := tokenSecret(o)
+		s, err := part.make(o)
 		if err != nil {
 			return err
 		}
@@ -134,14 +144,33 @@ func tlsSecret(o options) (map[string]any, error) {
 	}), nil
 }
 
+// clientTLSSecret holds the client certificate Metacontroller presents (endpointConfigs
+// clientTLS reads tls.crt and tls.key) and, as ca.crt, the CA the hook verifies it with
+// (--client-ca-file). The CA is its own, not the serving certificate's: whoever holds the hook's
+// serving CA Secret cannot mint a client.
+func clientTLSSecret(o options) (map[string]any, error) {
+	ca, err := pki.NewAuthority(o.service+"."+o.namespace+" client CA", o.validFor)
+	if err != nil {
+		return nil, err
+	}
+	pair, err := ca.Issue(pki.Leaf{CommonName: "metacontroller", Client: true, Validity: o.validFor})
+	if err != nil {
+		return nil, err
+	}
+	return secret(o, o.clientTLSSecret, "kubernetes.io/tls", map[string][]byte{
+		"tls.crt": pair.CertPEM, "tls.key": pair.KeyPEM, "ca.crt": ca.CertPEM,
+	}), nil
+}
+
 // tokenSecret holds 256 random bits, base64url-encoded: a valid RFC 6750 Bearer token.
 func tokenSecret(o options) (map[string]any, error) {
 	raw := make([]byte, 32)
 	if _, err := rand.Read(raw); err != nil {
 		return nil, err
 	}
+	token := []byte(base64.RawURLEncoding.EncodeToString(raw))
 	return secret(o, o.tokenSecret, "Opaque", map[string][]byte{
-		"token": []byte(base64.RawURLEncoding.EncodeToString(raw)),
+		"token": token, "accepted-tokens": token,
 	}), nil
 }
 

@@ -71,6 +71,9 @@ func TestDefaultSecretsFitTheManifests(t *testing.T) {
 	if !regexp.MustCompile(`^[A-Za-z0-9_-]{43}$`).Match(token) {
 		t.Errorf("token %d bytes is not 256 bits of base64url", len(token))
 	}
+	if accepted := secrets["memgraph-hooks-token"].Data["accepted-tokens"]; !bytes.Equal(accepted, token) {
+		t.Errorf("the hook accepts %q, Metacontroller sends %q", accepted, token)
+	}
 	if again := generate(t)["memgraph-hooks-token"].Data["token"]; bytes.Equal(again, token) {
 		t.Error("two runs produced the same token")
 	}
@@ -96,6 +99,40 @@ func TestFlagsShapeTheSecrets(t *testing.T) {
 		if _, err := parseFlags(bad, io.Discard); err == nil {
 			t.Errorf("parseFlags(%q) accepted", bad)
 		}
+	}
+}
+
+// --client-tls adds the Secret manifests/components/mtls mounts and Metacontroller presents: a
+// client certificate that verifies against its own ca.crt for client authentication only, and a
+// CA that is not the serving certificate's.
+func TestClientTLSSecretFitsTheMTLSComponent(t *testing.T) {
+	if secrets := generate(t); len(secrets) != 2 {
+		t.Errorf("without --client-tls: %d Secrets, want 2", len(secrets))
+	}
+	secrets := generate(t, "--client-tls")
+	client, ok := secrets["memgraph-hooks-client-tls"]
+	if !ok || len(secrets) != 3 || client.Type != corev1.SecretTypeTLS || client.Namespace != "memgraph-hooks" {
+		t.Fatalf("--client-tls wrote %d Secrets; client TLS Secret %+v", len(secrets), client.ObjectMeta)
+	}
+	pair, err := tls.X509KeyPair(client.Data["tls.crt"], client.Data["tls.key"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	roots := x509.NewCertPool()
+	if !roots.AppendCertsFromPEM(client.Data["ca.crt"]) {
+		t.Fatal("ca.crt holds no certificate")
+	}
+	if _, err := pair.Leaf.Verify(x509.VerifyOptions{Roots: roots, KeyUsages: []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth}}); err != nil {
+		t.Errorf("the client certificate does not verify for client authentication: %v", err)
+	}
+	if _, err := pair.Leaf.Verify(x509.VerifyOptions{Roots: roots, KeyUsages: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth}}); err == nil {
+		t.Error("the client certificate is also a server certificate")
+	}
+	if bytes.Equal(client.Data["ca.crt"], secrets["memgraph-hooks-tls"].Data["ca.crt"]) {
+		t.Error("the client CA is the serving CA")
+	}
+	if only := generate(t, "--only", "client-tls"); len(only) != 1 || only["memgraph-hooks-client-tls"].Name == "" {
+		t.Errorf("--only client-tls wrote %v", only)
 	}
 }
 

@@ -31,7 +31,7 @@ func registerSecurityFlags(fs *flag.FlagSet, s *securityFlags) {
 	fs.StringVar(&s.clientCAFile, "client-ca-file", "",
 		"require a client certificate signed by a CA in this PEM bundle on every endpoint but the probes (mTLS; needs HTTPS)")
 	fs.StringVar(&s.tokenFile, "auth-token-file", "",
-		"require Authorization: Bearer <the file's content> on every endpoint but the probes; re-read when it changes")
+		"require Authorization: Bearer <a token the file lists, one per line> on every endpoint but the probes; re-read when it changes")
 	fs.BoolVar(&s.protectMetrics, "metrics-auth", false, "put /metrics (on --metrics-listen) behind the same token and client certificate, over the same HTTPS")
 	fs.DurationVar(&s.reloadInterval, "credentials-reload-interval", hooks.DefaultReloadInterval,
 		"how often the certificate, client CA and token files are checked for changes")
