@@ -6,6 +6,8 @@ API_PATHS      := ./topology/...
 CRD_DIR        := manifests/crd
 DEEPCOPY_FILE  := topology/zz_generated.deepcopy.go
 
+IMAGE ?= memgraph-hooks:dev
+
 .PHONY: manifests
 manifests: ## Regenerate the CRD (manifests/crd) and the deepcopy code from topology's API types.
 	$(CONTROLLER_GEN) object paths="$(API_PATHS)"
@@ -24,6 +26,14 @@ verify-manifests: ## Fail if the committed CRD or deepcopy code is stale (run `m
 .PHONY: build
 build: ## Build the hook binary into bin/.
 	$(GO) build -o bin/memgraph-hooks ./cmd/memgraph-hooks
+
+.PHONY: plugin
+plugin: ## Build the kubectl plugin into bin/ (put bin/ on PATH, then: kubectl memgraph status NAME).
+	$(GO) build -o bin/kubectl-memgraph ./cmd/kubectl-memgraph
+
+.PHONY: image
+image: ## Build the hook's image $(IMAGE) with docker (default memgraph-hooks:dev); load it into your cluster (kind load docker-image $(IMAGE)).
+	docker build -t $(IMAGE) .
 
 .PHONY: run
 run: ## Run the hook against its built-in simulated Memgraph (on 127.0.0.1:8080, metrics on :9090).

@@ -54,7 +54,7 @@ func TestInstallOverlaysBuildWithKubectl(t *testing.T) {
 	monitoringObjects := []string{"PodMonitor/memgraph-hooks", "PodMonitor/memgraph", "PrometheusRule/memgraph-hooks",
 		"ConfigMap/memgraph-cluster-dashboard"}
 	plain := kustomizeBuild(t, "examples", "install")
-	if got := hookImage(t, plain); got != "registry.example.com/memgraph-hooks:v0.1.0" {
+	if got := hookImage(t, plain); got != "memgraph-hooks:dev" {
 		t.Errorf("examples/install runs image %q", got)
 	}
 	for _, kind := range monitoringObjects {
@@ -64,7 +64,7 @@ func TestInstallOverlaysBuildWithKubectl(t *testing.T) {
 	}
 
 	monitored := kustomizeBuild(t, "examples", "install-with-monitoring")
-	if got := hookImage(t, monitored); got != "registry.example.com/memgraph-hooks:v0.1.0" {
+	if got := hookImage(t, monitored); got != "memgraph-hooks:dev" {
 		t.Errorf("examples/install-with-monitoring runs image %q", got)
 	}
 	for _, kind := range monitoringObjects {

@@ -13,9 +13,16 @@ import (
 // The quickstart cluster must decode as a hook would receive it, pass validation, and render the
 // topology the README promises, relying on the defaults for everything else.
 func TestMinimalClusterIsTheQuickstartCluster(t *testing.T) {
-	raw, err := yaml.YAMLToJSON(examples.MinimalCluster)
-	if err != nil {
+	var doc map[string]any
+	if err := yaml.Unmarshal(examples.MinimalCluster, &doc); err != nil {
 		t.Fatalf("minimal-cluster.yaml is not YAML: %v", err)
+	}
+	if ns, ok := doc["metadata"].(map[string]any)["namespace"]; ok {
+		t.Errorf("minimal-cluster.yaml names namespace %v: an example goes where the user applies it, beside the Secret", ns)
+	}
+	raw, err := examples.MinimalClusterIn("default")
+	if err != nil {
+		t.Fatal(err)
 	}
 	mc, err := topology.DecodeCluster(raw)
 	if err != nil {
@@ -44,7 +51,7 @@ func TestMinimalClusterIsTheQuickstartCluster(t *testing.T) {
 	}
 	wantNames := []string{
 		"StatefulSet/memgraph-coordinator", "StatefulSet/memgraph-data",
-		"Service/memgraph-coordinator", "Service/memgraph-data", "Service/memgraph",
+		"Service/memgraph-coordinator", "Service/memgraph-data", "Service/memgraph", "Service/memgraph-rw", "Service/memgraph-ro",
 		"PodDisruptionBudget/memgraph-coordinator", "PodDisruptionBudget/memgraph-data",
 	}
 	if diff := cmp.Diff(wantNames, names); diff != "" {

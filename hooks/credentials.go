@@ -7,6 +7,7 @@ import (
 	"crypto/x509"
 	"errors"
 	"fmt"
+	"io/fs"
 	"log/slog"
 	"os"
 	"regexp"
@@ -207,7 +208,7 @@ func newWatched[T any](what string, paths []string, parse func([][]byte) (*T, er
 	}
 	v, err := parse(contents)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", describe(paths), err)
+		return nil, &FileError{Paths: paths, Err: err}
 	}
 	w.current.Store(v)
 	w.last = contents
@@ -221,7 +222,7 @@ func (w *watched[T]) read() ([][]byte, error) {
 	for i, p := range w.paths {
 		b, err := os.ReadFile(p)
 		if err != nil {
-			return nil, err
+			return nil, &FileError{Paths: []string{p}, Err: err}
 		}
 		contents[i] = b
 	}
@@ -267,6 +268,23 @@ func equalContents(a, b [][]byte) bool {
 	}
 	return true
 }
+
+// FileError is a credential file that could not be read or parsed: Paths are the files at fault
+// (a certificate and its key are judged together), so that a command line can name its flag.
+type FileError struct {
+	Paths []string
+	Err   error
+}
+
+func (e *FileError) Error() string {
+	var pe *fs.PathError
+	if errors.As(e.Err, &pe) {
+		return e.Err.Error() // os names the path itself
+	}
+	return describe(e.Paths) + ": " + e.Err.Error()
+}
+
+func (e *FileError) Unwrap() error { return e.Err }
 
 func describe(paths []string) string {
 	if len(paths) == 2 {

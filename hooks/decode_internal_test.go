@@ -74,7 +74,7 @@ func checkDecodeError(t *testing.T, body []byte, err error) {
 		t.Errorf("body %.200q: %v is not a bad request", body, err)
 		return
 	}
-	for _, where := range []string{"parent", "children", "related", "field ", "malformed JSON at byte", "more than one JSON document", "empty request body"} {
+	for _, where := range []string{"parent", "children", "related", "the request body", "malformed JSON at byte", "more than one JSON document", "empty request body"} {
 		if strings.Contains(err.Error(), where) {
 			return
 		}

@@ -55,7 +55,7 @@ func TestBadRequestsAreRejectedWithTheProblem(t *testing.T) {
 		{"empty body", "/sync", "", "empty request body"},
 		{"not JSON", "/sync", "{parent:", "malformed JSON"},
 		{"two documents", "/sync", `{"parent":{}} {}`, "more than one JSON document"},
-		{"array body", "/sync", `[]`, "expected"},
+		{"array body", "/sync", `[]`, "the request body must be an object, got a list"},
 		{"no parent", "/sync", `{"children":{}}`, "no parent"},
 		{"null parent", "/sync", `{"parent":null}`, "no parent"},
 		{"parent not an object", "/sync", `{"parent":"memgraph"}`, "parent"},
@@ -243,8 +243,8 @@ func TestUnreachableClusterStillGetsChildren(t *testing.T) {
 	if err := json.Unmarshal([]byte(body), &resp); err != nil {
 		t.Fatal(err)
 	}
-	if len(resp.Children) != 7 {
-		t.Errorf("got %d children, want 7", len(resp.Children))
+	if len(resp.Children) != 9 {
+		t.Errorf("got %d children, want 9", len(resp.Children))
 	}
 	if bytes.Contains([]byte(body), []byte("null")) {
 		t.Errorf("response holds a JSON null: %s", body)

@@ -48,7 +48,7 @@ type admittedParent struct {
 	declaredFor topology.Replicas
 }
 
-// rendering is everything DesiredChildren, RenderHibernation and RenderMainBudget read besides
+// rendering is everything DesiredChildren, RenderHibernation and RenderMain read besides
 // the cluster.
 type rendering struct {
 	replicas    topology.Replicas
@@ -56,7 +56,7 @@ type rendering struct {
 	generations topology.TemplateGenerations
 	window      int32 // the hibernation window, when windowed
 	windowed    bool
-	mainPod     string // the pod the MAIN's budget protects (topology.RenderMainBudget); "" for none
+	mainPod     string // the MAIN's pod, which its budget protects and -rw selects (topology.RenderMain); "" for none
 }
 
 // admit returns the admitted parent for raw, admitting it (decodeParent) unless it is cached.
@@ -122,7 +122,8 @@ func (p *admittedParent) declare(current topology.Replicas) topology.Declared {
 }
 
 // children is the JSON array of topology.DesiredChildren for r, shaped by
-// topology.RenderHibernation and, when r names the MAIN's pod, topology.RenderMainBudget.
+// topology.RenderHibernation and, when r names the MAIN's pod, topology.RenderMain (the MAIN's
+// budget and the -rw Service).
 func (p *admittedParent) children(r rendering) ([]byte, error) {
 	p.mu.Lock()
 	raw, ok := p.renderings[r]
@@ -142,7 +143,7 @@ func (p *admittedParent) children(r rendering) ([]byte, error) {
 		return nil, err
 	}
 	if r.mainPod != "" {
-		if children, err = topology.RenderMainBudget(p.cluster, children, r.mainPod); err != nil {
+		if children, err = topology.RenderMain(p.cluster, children, r.mainPod); err != nil {
 			return nil, err
 		}
 	}

@@ -1,6 +1,7 @@
 package hooks
 
 import (
+	"bytes"
 	"encoding/json"
 	"net/http"
 	"strings"
@@ -44,12 +45,25 @@ func boundError(msg string) string {
 // writeJSONBody writes body as JSON with code (500 when body does not encode) and returns the code
 // sent.
 func writeJSONBody(w http.ResponseWriter, code int, body any) int {
-	raw, err := json.Marshal(body)
+	raw, err := marshalUnescaped(body)
 	if err != nil {
 		code, raw = http.StatusInternalServerError, []byte(`{"error":"encoding response"}`)
 	}
 	writeBody(w, code, append(raw, '\n'))
 	return code
+}
+
+// marshalUnescaped is json.Marshal without its HTML escaping: messages are read by people, in
+// logs, kubectl and curl, where "instance_<n>" must not read "instance_\u003cn\u003e". The
+// bodies go to Metacontroller and HTTP clients, never into HTML.
+func marshalUnescaped(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
 }
 
 // writeBody writes raw, a JSON document ending in a newline, with code.

@@ -2,7 +2,6 @@ package hooks
 
 import (
 	"bytes"
-	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -51,7 +50,7 @@ type syncResponse struct {
 // "plan" unless empty} and a newline — copying the encoded children as they are: encoding/json
 // would scan and copy them again.
 func (r *syncResponse) appendTo(out []byte) ([]byte, error) {
-	status, err := json.Marshal(r.Status)
+	status, err := marshalUnescaped(r.Status)
 	if err != nil {
 		return nil, err
 	}
@@ -65,7 +64,7 @@ func (r *syncResponse) appendTo(out []byte) ([]byte, error) {
 		out = append(append(out, `,"resyncAfterSeconds":`...), resync...)
 	}
 	if len(r.Plan) > 0 {
-		plan, err := json.Marshal(r.Plan)
+		plan, err := marshalUnescaped(r.Plan)
 		if err != nil {
 			return nil, err
 		}
@@ -174,9 +173,12 @@ func decodeBody(body []byte, v any) error {
 	}
 	var typeErr *json.UnmarshalTypeError
 	if errors.As(err, &typeErr) {
-		field := cmp.Or(typeErr.Field, "(top level)")
-		return badRequestf("request body is not a valid hook request: field %s: expected %s, got JSON %s",
-			topology.Clip(field), typeErr.Type, topology.Clip(typeErr.Value))
+		what := "the request body"
+		if typeErr.Field != "" {
+			what = topology.Clip(strings.ReplaceAll(typeErr.Field, ".[", "["))
+		}
+		return badRequestf("request body is not a valid hook request: %s must be %s, got %s",
+			what, expected(typeErr.Type), got(typeErr.Value))
 	}
 	return badRequestf("request body is not a valid hook request: %s", topology.Clip(err.Error()))
 }
@@ -283,9 +285,14 @@ func expected(t reflect.Type) string {
 	case reflect.Bool:
 		return "a boolean"
 	case reflect.Slice:
+		if t.Elem().Kind() == reflect.Uint8 {
+			return "a JSON value" // json.RawMessage
+		}
 		return "a list"
 	case reflect.Pointer:
 		return expected(t.Elem())
+	case reflect.Map:
+		return "an object whose every value is " + expected(t.Elem())
 	}
 	return "an object"
 }

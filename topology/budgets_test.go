@@ -110,13 +110,13 @@ func TestRenderMainBudget(t *testing.T) {
 	}
 	wantIDs := []string{
 		"statefulset-memgraph-coordinator", "statefulset-memgraph-data",
-		"service-memgraph-coordinator", "service-memgraph-data", "service-memgraph",
+		"service-memgraph-coordinator", "service-memgraph-data", "service-memgraph", "service-memgraph-rw", "service-memgraph-ro",
 		"poddisruptionbudget-memgraph-coordinator", "poddisruptionbudget-memgraph-data", "poddisruptionbudget-memgraph-main",
 	}
 	if diff := cmp.Diff(wantIDs, ids); diff != "" {
 		t.Fatalf("children (-want +got):\n%s", diff)
 	}
-	if diff := cmp.Diff(children[:6], got[:6]); diff != "" {
+	if diff := cmp.Diff(children[:8], got[:8]); diff != "" {
 		t.Errorf("children other than the budgets changed (-before +after):\n%s", diff)
 	}
 	wantData := storedBudget("memgraph-data", "default", dataLabels("memgraph", nil), map[string]any{
@@ -125,14 +125,14 @@ func TestRenderMainBudget(t *testing.T) {
 	wantData["spec"].(map[string]any)["selector"].(map[string]any)["matchExpressions"] = []any{
 		map[string]any{"key": LabelPodName, "operator": "NotIn", "values": []any{"memgraph-data-1"}},
 	}
-	if diff := cmp.Diff(wantData, got[6]); diff != "" {
+	if diff := cmp.Diff(wantData, got[8]); diff != "" {
 		t.Errorf("data budget (-want +got):\n%s", diff)
 	}
 	main, err := MainBudget(c, "memgraph-data-1")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff(main, got[7]); diff != "" {
+	if diff := cmp.Diff(main, got[9]); diff != "" {
 		t.Errorf("MAIN budget (-want +got):\n%s", diff)
 	}
 }
@@ -143,7 +143,7 @@ func TestRenderMainBudgetRefuses(t *testing.T) {
 	if _, err := RenderMainBudget(c, children, "memgraph-coordinator-1"); err == nil {
 		t.Error("a coordinator's pod as the MAIN's: want an error")
 	}
-	if _, err := RenderMainBudget(c, children[:5], "memgraph-data-0"); err == nil {
+	if _, err := RenderMainBudget(c, children[:7], "memgraph-data-0"); err == nil {
 		t.Error("children without the data budget: want an error")
 	}
 }

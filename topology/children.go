@@ -15,8 +15,10 @@ import (
 
 // DesiredChildren renders the cluster's children in a fixed order: StatefulSet <cluster>-coordinator,
 // StatefulSet <cluster>-data, headless Service <cluster>-coordinator, headless Service
-// <cluster>-data, client Service <cluster>, PodDisruptionBudgets <cluster>-coordinator and
-// <cluster>-data (budgets.go; the MAIN's budget is MainBudget, rendered once MAIN is known). Replica counts and rolling-update partitions are the
+// <cluster>-data, client Service <cluster>, Services <cluster>-rw (selecting no pod until
+// RenderMain points it at the MAIN) and <cluster>-ro (services.go), PodDisruptionBudgets
+// <cluster>-coordinator and <cluster>-data (budgets.go; the MAIN's budget is MainBudget, rendered
+// once MAIN is known, followmain.go). Replica counts and rolling-update partitions are the
 // caller's decision; they are rendered as given. The partition is always rendered, so that the
 // stored StatefulSet never differs from what the hook returns (the API server would store 0).
 //
@@ -42,6 +44,8 @@ func DesiredChildren(c *Cluster, replicas Replicas, partitions Partitions, gener
 		coordinatorService(mc),
 		dataService(mc),
 		clientService(mc),
+		writeService(mc, ""),
+		readService(mc),
 		coordinatorBudget(mc),
 		dataBudget(mc),
 	}

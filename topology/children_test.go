@@ -93,7 +93,7 @@ func TestDesiredChildrenOrder(t *testing.T) {
 	}
 	want := []string{
 		"statefulset-memgraph-coordinator", "statefulset-memgraph-data",
-		"service-memgraph-coordinator", "service-memgraph-data", "service-memgraph",
+		"service-memgraph-coordinator", "service-memgraph-data", "service-memgraph", "service-memgraph-rw", "service-memgraph-ro",
 		"poddisruptionbudget-memgraph-coordinator", "poddisruptionbudget-memgraph-data",
 	}
 	if diff := cmp.Diff(want, got); diff != "" {

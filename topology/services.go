@@ -65,3 +65,43 @@ func clientService(mc *MemgraphCluster) *corev1.Service {
 		},
 	}
 }
+
+// WriteServiceName is the Service that fronts the MAIN alone: a plain bolt:// client (outside
+// the cluster, or a driver without routing) always writes to the MAIN through it.
+func WriteServiceName(cluster string) string { return cluster + "-rw" }
+
+// ReadServiceName is the Service that spreads connections over every data instance, MAIN
+// included: reads only (a replica refuses writes).
+func ReadServiceName(cluster string) string { return cluster + "-ro" }
+
+// writeService is <cluster>-rw on the data instances' Bolt port, selecting the data pod named
+// mainPod by LabelPodName. Before the MAIN is known mainPod is "", a pod name no pod has, so the
+// Service selects nothing rather than a replica that would refuse writes; RenderWriteService
+// points it at the MAIN in the pass that learns or moves the MAIN.
+func writeService(mc *MemgraphCluster, mainPod string) *corev1.Service {
+	selector := RoleSelector(mc.Name, RoleData)
+	selector[LabelPodName] = mainPod
+	return dataClientService(mc, WriteServiceName(mc.Name), selector)
+}
+
+// readService is <cluster>-ro on the data instances' Bolt port, selecting every data pod.
+func readService(mc *MemgraphCluster) *corev1.Service {
+	return dataClientService(mc, ReadServiceName(mc.Name), RoleSelector(mc.Name, RoleData))
+}
+
+// dataClientService is a ClusterIP Service on the data instances' Bolt port; like the client
+// Service, it names no clusterIP.
+func dataClientService(mc *MemgraphCluster, name string, selector map[string]string) *corev1.Service {
+	return &corev1.Service{
+		TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Service"},
+		ObjectMeta: metav1.ObjectMeta{
+			Name: name, Namespace: mc.Namespace,
+			Labels: roleLabels(mc.Name, RoleData, mc.Spec.DataTemplate.Labels),
+		},
+		Spec: corev1.ServiceSpec{
+			Type:     corev1.ServiceTypeClusterIP,
+			Selector: selector,
+			Ports:    []corev1.ServicePort{servicePort(PortNameBolt, mc.Spec.Ports.Bolt)},
+		},
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
 	"sort"
 	"strings"
@@ -309,4 +310,40 @@ func topLevelKeyCount(line, key string) (int, error) {
 		}
 	}
 	return n, nil
+}
+
+// A file flag whose file cannot be read or parsed is a command line that cannot run: exit 2,
+// naming the flag (FileError), whichever file flag it is.
+func TestFileFlagErrorsExitTwoNamingTheFlag(t *testing.T) {
+	dir := t.TempDir()
+	garbage := filepath.Join(dir, "garbage.pem")
+	empty := filepath.Join(dir, "empty")
+	if err := os.WriteFile(garbage, []byte("not PEM"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(empty, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	missing := filepath.Join(dir, "nonexistent")
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--tls-cert-file=" + missing, "--tls-key-file=" + garbage}, "--tls-cert-file: open " + missing + ": no such file or directory"},
+		{[]string{"--tls-cert-file=" + garbage, "--tls-key-file=" + missing}, "--tls-key-file: open " + missing},
+		{[]string{"--tls-cert-file=" + garbage, "--tls-key-file=" + garbage}, "--tls-cert-file: " + garbage + " and " + garbage + ": tls:"},
+		{[]string{"--auth-token-file=" + missing}, "--auth-token-file: open " + missing},
+		{[]string{"--auth-token-file=" + empty}, "--auth-token-file: " + empty + ": is empty"},
+		{[]string{"--client-ca-file=" + garbage, "--tls-cert-file=" + missing, "--tls-key-file=" + missing}, "--tls-cert-file: open " + missing},
+	} {
+		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
+			code, _, stderr := runMain(t, append(tc.args, "--listen=127.0.0.1:0", "--metrics-listen=")...)
+			if code != 2 {
+				t.Errorf("exit code %d, want 2 (stderr %q)", code, stderr)
+			}
+			if !strings.Contains(stderr, tc.want) || !strings.Contains(stderr, "--help") {
+				t.Errorf("stderr %q does not say %q and point to --help", stderr, tc.want)
+			}
+		})
+	}
 }

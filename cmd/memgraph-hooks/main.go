@@ -37,8 +37,9 @@ type options struct {
 	security        securityFlags
 }
 
-// Exit codes: 2 for a command line that cannot run (bad flag, value or argument), 1 for a
-// failure while running (a port already taken), 0 after --help or a clean shutdown.
+// Exit codes: 2 for a command line that cannot run (bad flag, value or argument, or a file flag
+// whose file cannot be read or parsed: FileError), 1 for a failure while running (a port already
+// taken), 0 after --help or a clean shutdown.
 func main() {
 	o, err := parseFlags(os.Args[1:], os.Stdout)
 	switch {
@@ -49,6 +50,11 @@ func main() {
 		os.Exit(2)
 	}
 	if err := run(o); err != nil {
+		var fe *FileError
+		if errors.As(err, &fe) { // a file flag names a file the hook cannot use: the command line cannot run
+			fmt.Fprintf(os.Stderr, "memgraph-hooks: %v\nRun memgraph-hooks --help to list the flags.\n", err)
+			os.Exit(2)
+		}
 		fmt.Fprintln(os.Stderr, "memgraph-hooks:", err)
 		os.Exit(1)
 	}

@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"log/slog"
 
-	"sigs.k8s.io/yaml"
-
 	"github.com/memgraph-hooks/memgraph-hooks/examples"
 	"github.com/memgraph-hooks/memgraph-hooks/memgraph/sim"
 	"github.com/memgraph-hooks/memgraph-hooks/topology"
@@ -15,7 +13,7 @@ import (
 // answering at the member's FQDN through the world's resolver. The instances start fresh, as
 // pods of a newly applied cluster do: the first sync registers them.
 func startSimulation(logger *slog.Logger) (*sim.World, error) {
-	raw, err := yaml.YAMLToJSON(examples.MinimalCluster)
+	raw, err := examples.MinimalClusterIn("default")
 	if err != nil {
 		return nil, fmt.Errorf("reading the embedded example cluster: %w", err)
 	}

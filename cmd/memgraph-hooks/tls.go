@@ -6,6 +6,8 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -52,7 +54,7 @@ func (s securityFlags) load(logger *slog.Logger, reg prometheus.Registerer, simu
 		Interval: s.reloadInterval, Logger: logger, Registerer: reg,
 	})
 	if err != nil {
-		return nil, err
+		return nil, s.fileError(err)
 	}
 	switch {
 	case s.tokenFile != "" && !creds.TLS():
@@ -80,4 +82,41 @@ func serveOn(srv *http.Server, ln net.Listener) error {
 		return srv.ServeTLS(ln, "", "")
 	}
 	return srv.Serve(ln)
+}
+
+// FileError is a file flag whose file cannot be used: a command line that cannot run, so the
+// hook exits 2, naming the flag.
+type FileError struct {
+	Flags string // "--tls-cert-file", or "--tls-cert-file and --tls-key-file" for a key pair
+	Err   error
+}
+
+func (e *FileError) Error() string { return e.Flags + ": " + e.Err.Error() }
+func (e *FileError) Unwrap() error { return e.Err }
+
+// fileError names the flags of the files a hooks.FileError is about; other errors pass.
+func (s securityFlags) fileError(err error) error {
+	var fe *hooks.FileError
+	if !errors.As(err, &fe) {
+		return err
+	}
+	flagOf := map[string]string{}
+	for _, f := range []struct{ name, path string }{
+		{"--auth-token-file", s.tokenFile}, {"--client-ca-file", s.clientCAFile},
+		{"--tls-key-file", s.keyFile}, {"--tls-cert-file", s.certFile},
+	} {
+		if f.path != "" {
+			flagOf[f.path] = f.name
+		}
+	}
+	var flags []string
+	for _, p := range fe.Paths {
+		if name, ok := flagOf[p]; ok && !slices.Contains(flags, name) {
+			flags = append(flags, name)
+		}
+	}
+	if len(flags) == 0 {
+		return err
+	}
+	return &FileError{Flags: strings.Join(flags, " and "), Err: err}
 }

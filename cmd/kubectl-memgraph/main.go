@@ -1,0 +1,179 @@
+// Command kubectl-memgraph is a kubectl plugin (kubectl memgraph …) for MemgraphClusters: status
+// and the day-2 operations of docs/operations.md — switchover, pause and resume, hibernate and
+// wake, restart. Each verb changes only the cluster's declaration (a spec field or an
+// annotation), exactly as the docs do by hand, and the hook converges to it; --wait follows the
+// conditions, --dry-run prints the patch and the kubectl command instead of applying it.
+//
+// Install: go install github.com/memgraph-hooks/memgraph-hooks/cmd/kubectl-memgraph@latest
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"github.com/spf13/cobra"
+	"k8s.io/cli-runtime/pkg/genericclioptions"
+	"k8s.io/client-go/dynamic"
+)
+
+func main() {
+	if err := newRoot(os.Stdout, os.Stderr, nil).Execute(); err != nil {
+		fmt.Fprintln(os.Stderr, "error:", err)
+		os.Exit(1)
+	}
+}
+
+// newRoot builds the command tree. connect, when not nil, replaces the kubeconfig's client (tests).
+func newRoot(out, errOut io.Writer, connect func() (dynamic.Interface, string, error)) *cobra.Command {
+	flags := genericclioptions.NewConfigFlags(true)
+	root := &cobra.Command{
+		Use:           "kubectl-memgraph",
+		Short:         "Status and day-2 operations of MemgraphClusters",
+		Long:          "kubectl memgraph shows a MemgraphCluster and changes its declaration the way docs/operations.md does by hand; the memgraph-hooks hook converges to it.",
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		Annotations:   map[string]string{cobra.CommandDisplayNameAnnotation: "kubectl memgraph"},
+	}
+	root.SetOut(out)
+	root.SetErr(errOut)
+	flags.AddFlags(root.PersistentFlags())
+	if connect == nil {
+		connect = func() (dynamic.Interface, string, error) {
+			cfg, err := flags.ToRESTConfig()
+			if err != nil {
+				return nil, "", err
+			}
+			ns, _, err := flags.ToRawKubeConfigLoader().Namespace()
+			if err != nil {
+				return nil, "", err
+			}
+			client, err := dynamic.NewForConfig(cfg)
+			return client, ns, err
+		}
+	}
+	open := func() (*session, error) {
+		client, ns, err := connect()
+		if err != nil {
+			return nil, err
+		}
+		return &session{client: client, namespace: ns, out: out, poll: time.Second}, nil
+	}
+	complete := func(cmd *cobra.Command, args []string, _ string) ([]string, cobra.ShellCompDirective) {
+		if len(args) > 0 {
+			return nil, cobra.ShellCompDirectiveNoFileComp
+		}
+		s, err := open()
+		if err != nil {
+			return nil, cobra.ShellCompDirectiveError
+		}
+		list, err := s.client.Resource(clustersGVR).Namespace(s.namespace).List(cmd.Context(), listAll)
+		if err != nil {
+			return nil, cobra.ShellCompDirectiveError
+		}
+		var names []string
+		for _, item := range list.Items {
+			names = append(names, item.GetName())
+		}
+		return names, cobra.ShellCompDirectiveNoFileComp
+	}
+
+	root.AddCommand(&cobra.Command{
+		Use:               "status NAME",
+		Short:             "Members, conditions, rollout progress and the last operations",
+		Args:              cobra.ExactArgs(1),
+		ValidArgsFunction: complete,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			s, err := open()
+			if err != nil {
+				return err
+			}
+			mgc, err := s.get(cmd.Context(), args[0])
+			if err != nil {
+				return err
+			}
+			pods, err := s.pods(cmd.Context(), args[0])
+			if err != nil {
+				return err
+			}
+			return printStatus(out, mgc, pods, time.Now())
+		},
+	})
+	for _, v := range []struct{ verb, short string }{
+		{"switchover", "Move MAIN to a caught-up data instance (spec.preferredMain)"},
+		{"pause", "Stop the hook acting on the cluster (annotation memgraph.com/paused=true)"},
+		{"resume", "Let the hook act again (remove memgraph.com/paused)"},
+		{"hibernate", "Stop every pod, keep every volume and registration (spec.hibernate=true)"},
+		{"wake", "Start a hibernated cluster again (spec.hibernate=false)"},
+		{"restart", "Restart every pod the safe way, one at a time (annotation memgraph.com/restartedAt)"},
+	} {
+		root.AddCommand(verbCommand(v.verb, v.short, open, complete, out))
+	}
+	return root
+}
+
+// verbCommand is one day-2 verb: plan the change on the stored cluster, print it with --dry-run,
+// else apply it and, with --wait, follow the cluster until it is done.
+func verbCommand(verb, short string, open func() (*session, error),
+	complete func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective), out io.Writer) *cobra.Command {
+	var to string
+	var wait, dryRun bool
+	var timeout time.Duration
+	cmd := &cobra.Command{
+		Use:               verb + " NAME",
+		Short:             short,
+		Args:              cobra.ExactArgs(1),
+		ValidArgsFunction: complete,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			s, err := open()
+			if err != nil {
+				return err
+			}
+			ctx := cmd.Context()
+			mgc, err := s.get(ctx, args[0])
+			if err != nil {
+				return err
+			}
+			c, err := plan(verb, mgc, to, time.Now())
+			if err != nil {
+				return fmt.Errorf("%s %s refused: %w", verb, args[0], err)
+			}
+			if dryRun {
+				fmt.Fprintf(out, "# %s (dry run, nothing applied)\n%s -n %s\n", verb, c.Kubectl, s.namespace)
+				return nil
+			}
+			patched, err := s.apply(ctx, c)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(out, "memgraphcluster.memgraph.com/%s patched: %s\n", c.Cluster, c.Patch)
+			if !wait {
+				return nil
+			}
+			ctx, cancel := context.WithTimeout(ctx, timeout)
+			defer cancel()
+			if err := s.wait(ctx, c, patched.GetGeneration()); err != nil {
+				if errors.Is(err, context.DeadlineExceeded) {
+					return fmt.Errorf("%w; the change stays declared and the hook goes on converging", err)
+				}
+				return err
+			}
+			fmt.Fprintf(out, "%s %s: done\n", verb, c.Cluster)
+			return nil
+		},
+	}
+	if verb == "switchover" {
+		cmd.Flags().StringVar(&to, "to", "", "the data instance to hand MAIN to, instance_<n>")
+		_ = cmd.MarkFlagRequired("to")
+		_ = cmd.RegisterFlagCompletionFunc("to", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+			return []string{"instance_0", "instance_1", "instance_2"}, cobra.ShellCompDirectiveNoFileComp
+		})
+	}
+	cmd.Flags().BoolVar(&wait, "wait", false, "follow the conditions until the change is done, printing progress")
+	cmd.Flags().DurationVar(&timeout, "timeout", 10*time.Minute, "how long --wait waits")
+	cmd.Flags().BoolVar(&dryRun, "dry-run", false, "print the patch (as the kubectl command that applies it) and change nothing")
+	return cmd
+}

@@ -1,0 +1,170 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+
+	"github.com/memgraph-hooks/memgraph-hooks/topology"
+)
+
+// printStatus writes what `kubectl memgraph status` shows: the cluster line, every member with
+// its role, pod, node, readiness and image, the conditions, the rollout and the last operations.
+// It reads the stored MemgraphCluster and its pods only; lag lives in Memgraph, not in the API.
+func printStatus(w io.Writer, mgc *unstructured.Unstructured, pods []corev1.Pod, now time.Time) error {
+	var mc topology.MemgraphCluster
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(mgc.Object, &mc); err != nil {
+		return fmt.Errorf("MemgraphCluster %s: %w", mgc.GetName(), err)
+	}
+	st := mc.Status
+	fmt.Fprintf(w, "Cluster:   %s/%s\n", mc.Namespace, mc.Name)
+	fmt.Fprintf(w, "Phase:     %s\n", dash(string(st.Phase)))
+	fmt.Fprintf(w, "MAIN:      %s (write through Service %s, read through %s)\n", dash(st.Main), topology.WriteServiceName(mc.Name), topology.ReadServiceName(mc.Name))
+	fmt.Fprintf(w, "Leader:    %s\n", dash(st.Leader))
+	if st.Members != "" {
+		fmt.Fprintf(w, "Members:   %s up\n", st.Members)
+	}
+	fmt.Fprintf(w, "Version:   %s\n", dash(st.Version))
+	if st.TargetVersion != "" && st.TargetVersion != st.Version {
+		fmt.Fprintf(w, "Rolling to: %s\n", st.TargetVersion)
+	}
+	fmt.Fprintln(w, "\nMembers:")
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "  NAME\tROLE\tPOD\tNODE\tREADY\tIMAGE")
+	for _, m := range members(mc, pods) {
+		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s\n", m.name, m.role, m.pod, dash(m.node), m.ready, dash(m.image))
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	fmt.Fprintln(w, "\nConditions:")
+	tw = tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "  TYPE\tSTATUS\tREASON\tSINCE\tMESSAGE")
+	for _, c := range st.Conditions {
+		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\n", c.Type, c.Status, c.Reason, age(now, c.LastTransitionTime.Time), c.Message)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	fmt.Fprintln(w, "\nRollout:")
+	fmt.Fprintf(w, "  coordinators %d/%d ready, data instances %d/%d ready\n",
+		st.Pods.Coordinators.Ready, st.Pods.Coordinators.Desired, st.Pods.DataInstances.Ready, st.Pods.DataInstances.Desired)
+	for _, c := range st.Conditions {
+		if c.Type == string(topology.ConditionUpdated) {
+			fmt.Fprintf(w, "  %s: %s\n", c.Reason, c.Message)
+		}
+	}
+	fmt.Fprintln(w, "\nLast operations:")
+	if op := st.LastOperation; op != nil {
+		fmt.Fprintf(w, "  last pass that wrote: %s (%s, %s ago)%s\n", op.Writes, op.Result, age(now, op.Time.Time), suffix(op.Message))
+	}
+	if len(st.Operations) == 0 && st.LastOperation == nil {
+		fmt.Fprintln(w, "  none")
+	}
+	for _, op := range st.Operations {
+		fmt.Fprintf(w, "  %s ago  %s  %s%s\n", age(now, op.Time.Time), op.Outcome, op.Command, suffix(op.Message))
+	}
+	for _, warning := range st.Warnings {
+		fmt.Fprintf(w, "\nWarning: %s\n", warning)
+	}
+	return nil
+}
+
+type member struct{ name, role, pod, node, ready, image string }
+
+// members lists the declared members, coordinators first, each with what its pod shows.
+func members(mc topology.MemgraphCluster, pods []corev1.Pod) []member {
+	byName := map[string]corev1.Pod{}
+	for _, p := range pods {
+		byName[p.Name] = p
+	}
+	d := mc.Defaulted().Spec
+	var out []member
+	add := func(name, role, pod string) {
+		m := member{name: name, role: role, pod: pod, ready: "no pod"}
+		if p, ok := byName[pod]; ok {
+			m.node, m.ready, m.image = p.Spec.NodeName, podReady(p), podImage(p)
+		}
+		out = append(out, m)
+	}
+	for i := range d.Coordinators {
+		name := fmt.Sprintf("coordinator_%d", i+1)
+		role := "follower"
+		if name == mc.Status.Leader {
+			role = "leader"
+		}
+		add(name, role, fmt.Sprintf("%s-%d", topology.CoordinatorSetName(mc.Name), i+1))
+	}
+	for i := range d.DataInstances {
+		name := fmt.Sprintf("instance_%d", i)
+		role := "replica"
+		if name == mc.Status.Main {
+			role = "MAIN"
+		}
+		add(name, role, fmt.Sprintf("%s-%d", topology.DataSetName(mc.Name), i))
+	}
+	return out
+}
+
+func podReady(p corev1.Pod) string {
+	for _, c := range p.Status.Conditions {
+		if c.Type == corev1.PodReady {
+			if c.Status == corev1.ConditionTrue {
+				return "true"
+			}
+			return "false"
+		}
+	}
+	return strings.ToLower(string(p.Status.Phase))
+}
+
+func podImage(p corev1.Pod) string {
+	for _, c := range p.Spec.Containers {
+		if c.Name == topology.ContainerName {
+			return c.Image
+		}
+	}
+	if len(p.Spec.Containers) > 0 {
+		return p.Spec.Containers[0].Image
+	}
+	return ""
+}
+
+func dash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+func suffix(msg string) string {
+	if msg == "" {
+		return ""
+	}
+	return ": " + msg
+}
+
+// age is a duration like kubectl's AGE column: 45s, 3m, 2h, 5d.
+func age(now, t time.Time) string {
+	if t.IsZero() {
+		return "-"
+	}
+	d := now.Sub(t)
+	switch {
+	case d < 0:
+		return "0s"
+	case d < 2*time.Minute:
+		return fmt.Sprintf("%ds", int(d.Seconds()))
+	case d < 2*time.Hour:
+		return fmt.Sprintf("%dm", int(d.Minutes()))
+	case d < 48*time.Hour:
+		return fmt.Sprintf("%dh", int(d.Hours()))
+	}
+	return fmt.Sprintf("%dd", int(d.Hours()/24))
+}
