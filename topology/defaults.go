@@ -23,6 +23,7 @@ const (
 	DefaultCreateLogStorageClaim       = true
 	DefaultClusterDomain               = "cluster.local"
 	DefaultHibernate                   = false
+	DefaultIntraClusterTLS             = true
 	DefaultStepTimeout                 = "10m"
 
 	DefaultBoltPort        int32 = 7687
@@ -63,6 +64,10 @@ func (mc *MemgraphCluster) Defaulted() *MemgraphCluster {
 	defaultRoleStorage(&s.Storage.Coordinators)
 	defaultRoleStorage(&s.Storage.Data)
 	setString(&s.ClusterDomain, DefaultClusterDomain)
+	if s.TLS != nil && s.TLS.IntraCluster == nil {
+		v := DefaultIntraClusterTLS
+		s.TLS.IntraCluster = &v
+	}
 	if s.Hibernate == nil {
 		v := DefaultHibernate
 		s.Hibernate = &v
