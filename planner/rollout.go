@@ -58,6 +58,8 @@ type RolloutPod struct {
 	Terminating bool        // metadata.deletionTimestamp is set
 	Created     metav1.Time // metadata.creationTimestamp
 	Image       string      // the memgraph container's image
+	// ClusterTLS: the memgraph container runs with intra-cluster TLS (topology.ArgClusterCertFile).
+	ClusterTLS bool
 }
 
 // RolloutSet is one role's StatefulSet as the sync request shows it.
@@ -89,6 +91,8 @@ type Workloads struct {
 	Image              string
 	// AllowDowngrade: the MemgraphCluster carries memgraph.com/allow-downgrade "true".
 	AllowDowngrade bool
+	// ClusterTLS: the spec asks for intra-cluster TLS (topology.Cluster.IntraClusterTLS).
+	ClusterTLS bool
 }
 
 // RolloutInput is everything PlanRollout looks at.

@@ -263,4 +263,9 @@ const (
 	// coordinator's data must be wiped (Memgraph's "migrating to v3.9 HA" procedure); it is never
 	// rolled.
 	ReasonUpgradeNeedsMigration ConditionReason = "UpgradeNeedsMigration"
+	// ReasonIntraClusterTLSNeedsHibernation: the spec turns intra-cluster TLS on or off while
+	// pods run the other way. A Memgraph instance with intra-cluster TLS and one without cannot
+	// talk (replication, management and Raft are mutual TLS on one side only), so no pod is
+	// replaced: the change takes effect when the cluster hibernates and wakes (spec.hibernate).
+	ReasonIntraClusterTLSNeedsHibernation ConditionReason = "IntraClusterTLSNeedsHibernation"
 )
