@@ -23,8 +23,9 @@ func (h *handler) hibernation(ctx context.Context, in *passInput) (planner.Hiber
 	hi.Current, hi.Returned = obs.current, obs.returned
 	hi.Now = metav1.NewTime(h.cfg.Now())
 	hi.StartupBudget = metav1.Duration{Duration: time.Duration(c.DataStartupBudgetSeconds()) * time.Second}
-	// Hibernation does not begin while a rollout of the returned replica counts is in progress.
-	if hi.Hibernate && in.rolloutWithoutView().InProgress() {
+	// Hibernation does not begin while a rollout of the returned replica counts is in progress,
+	// unless that rollout waits for the very hibernation.
+	if r := in.rolloutWithoutView(); hi.Hibernate && r.InProgress() && !r.WaitsForHibernation() {
 		hi.RolloutPending = in.rolloutWithoutView().Message
 	}
 	step := planner.PlanHibernation(hi)

@@ -3,6 +3,7 @@ package hooks
 import (
 	"encoding/base64"
 	"fmt"
+	"slices"
 
 	"github.com/memgraph-hooks/memgraph-hooks/memgraph"
 	"github.com/memgraph-hooks/memgraph-hooks/topology"
@@ -52,12 +53,13 @@ func readMemgraphAuth(s *object, c *topology.Cluster) memgraphAuth {
 }
 
 // secretRule asks Metacontroller for the Secrets the spec names, by name, in the cluster's
-// namespace: spec.tls's (its ca.crt verifies the members) and spec.auth's (the credentials for
+// namespace: spec.tls's (its ca.crt verifies the members), spec.tls.clusterSecretName's when
+// another Secret (the hook checks the intra-cluster certificate covers the members) and spec.auth's (the credentials for
 // SHOW REPLICAS). ok is false when it names none.
 func secretRule(c *topology.Cluster) (relatedRule, bool) {
 	var names []string
-	for _, name := range []string{c.TLSSecretName(), c.AuthSecretName()} {
-		if name != "" && (len(names) == 0 || names[0] != name) {
+	for _, name := range []string{c.TLSSecretName(), c.ClusterTLSSecretName(), c.AuthSecretName()} {
+		if name != "" && !slices.Contains(names, name) {
 			names = append(names, name)
 		}
 	}

@@ -96,6 +96,7 @@ func (h *handler) pass(ctx context.Context, in *passInput) planner.Outcome {
 		out = h.reconcile(ctx, in)
 	}
 	out.Paused, out.Hibernation = in.paused, step
+	out.ClusterTLSProblem = in.obs.tls.peers
 	return out
 }
 

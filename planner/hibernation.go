@@ -305,13 +305,14 @@ func (o Outcome) hibernationVerdict() Verdicts {
 
 // HibernationRolloutPending is HibernationInput.RolloutPending for a pass: the rollout's message
 // while hibernation is asked for and a rollout of the returned replica counts is not done, ""
-// otherwise (no rollout is planned for a cluster that stays awake).
+// otherwise (no rollout is planned for a cluster that stays awake), and when the rollout is held
+// for the very hibernation (intra-cluster TLS turned on or off).
 func HibernationRolloutPending(d topology.Declared, hibernate bool, returned topology.Replicas, w Workloads) string {
 	if !hibernate {
 		return ""
 	}
 	rollout := PlanRollout(RolloutInput{Declared: d, Replicas: Hold(d, returned), Workloads: w})
-	if !rollout.InProgress() {
+	if !rollout.InProgress() || rollout.WaitsForHibernation() {
 		return ""
 	}
 	return rollout.Message

@@ -29,3 +29,10 @@ func (p *rolloutPlan) clusterTLSRefused() *refusal {
 	}
 	return nil
 }
+
+// WaitsForHibernation: the step holds every pod for a change that only hibernation can make
+// (clusterTLSRefused). Hibernation does not wait for such a rollout, unlike any other: every pod
+// is held at one revision, and on waking all start at the new one.
+func (s RolloutStep) WaitsForHibernation() bool {
+	return s.Reason == topology.ReasonIntraClusterTLSNeedsHibernation
+}

@@ -18,6 +18,9 @@ type Outcome struct {
 	// The gates before any Bolt query: spec.tls cannot be honoured; declared pods not Ready.
 	TLSProblem  string
 	WaitingPods []string
+	// ClusterTLSProblem is what is wrong with the intra-cluster TLS Secret: Converged says so
+	// (TLSCertificateMismatch) whatever else the pass did, for no stage waits on it.
+	ClusterTLSProblem string
 
 	// Discovery is leader discovery's result; zero when the budget ran out before any
 	// coordinator was asked.
@@ -100,6 +103,9 @@ func Verdict(o Outcome) Verdicts {
 		v = o.hibernationVerdict()
 	} else {
 		v = o.readyAndConverged()
+	}
+	if o.ClusterTLSProblem != "" && v.Converged.Reason != topology.ReasonTLSConfigInvalid {
+		v.Converged = isFalse(topology.ReasonTLSCertificateMismatch, "%s", o.ClusterTLSProblem)
 	}
 	v.Updated = o.updated()
 	v.Phase, v.Hibernated = o.Hibernation.Phase, o.Hibernation.Hibernated

@@ -219,6 +219,12 @@ const (
 	ReasonDrainPending ConditionReason = "DrainPending"
 )
 
+// ReasonTLSCertificateMismatch (Converged): the intra-cluster TLS Secret cannot serve every
+// member: missing, malformed, a tls.crt that does not verify against its ca.crt as a server and as
+// a client, or whose names do not cover a member's FQDN the hook registers. The message says
+// which; the hook goes on with everything else.
+const ReasonTLSCertificateMismatch ConditionReason = "TLSCertificateMismatch"
+
 // The reasons of Degraded.
 const (
 	// ReasonMembersDown: at least one declared member is down; the message names each one and
