@@ -100,6 +100,14 @@ load: ## FLEET (50) MemgraphClusters at once against the hook binary on the real
 	e2e/tools/build.sh
 	$(GO) test -tags e2e -count=1 -timeout 60m -v -run '^TestFleetLoad$$' ./e2e/ -fleet=$(FLEET) -fleet-drain
 
+CHAOS_DURATION ?= 30m
+CHAOS_SEED ?= $(shell date +%s)
+
+.PHONY: chaos
+chaos: ## Chaos soak on the real control plane: operations and faults at moments chosen from CHAOS_SEED for CHAOS_DURATION (30m), invariants throughout; outside CI.
+	e2e/tools/build.sh
+	$(GO) test -tags e2e -count=1 -timeout 6h -v -run '^TestChaosSoak$$' ./e2e/ -chaos-duration=$(CHAOS_DURATION) -chaos-seed=$(CHAOS_SEED)
+
 .PHONY: test
 test: unit monitoring fuzz-smoke verify-manifests e2e ## What CI runs: unit tests, the monitoring component's checks, a few seconds of each fuzz target, stale-manifest check, then the e2e suite.
 
@@ -110,11 +118,12 @@ BENCHCOUNT ?= 5
 # (goal <= 1), hook/bare-rate the hook's HTTP syncs per CPU-second over a bare net/http server's
 # (goal >= 1). docs/performance.md shows them.
 .PHONY: bench
-bench: ## Benchmarks: the Bolt client, the converged sync against a bare JSON round trip, a bounded HTTP load test.
+bench: ## Benchmarks: the Bolt client, the converged sync against a bare JSON round trip, a bounded HTTP load test, the cost of the Nodes in each request.
 	$(GO) test -run '^$$' -bench . -benchmem ./memgraph/bolt/
 	$(GO) test -run '^$$' -bench 'ConvergedSync|ShowInstancesFloor' -benchmem ./hooks/
 	$(GO) test -run '^$$' -bench 'SyncVsBareJSON' -benchtime 2000x -count $(BENCHCOUNT) ./hooks/
 	$(GO) test -run '^$$' -bench 'HTTPLoad' -benchtime 1x -count 3 ./hooks/
+	$(GO) test -run '^$$' -bench 'SyncWithNodes' -benchtime 200x ./hooks/
 
 BENCH_BASE ?= main
 

@@ -85,6 +85,11 @@ var celCases = []celCase{
 		valid:   "dataTemplate: {sysctlInitContainer: {enabled: true, image: docker.io/library/busybox:1.37.0}}"},
 	{name: "sysctl init container lowering max_map_count", field: "spec.dataTemplate.sysctlInitContainer.maxMapCount",
 		invalid: "dataTemplate: {sysctlInitContainer: {maxMapCount: 65529}}", valid: "dataTemplate: {sysctlInitContainer: {maxMapCount: 65530}}"},
+	{name: "replication mode override of no data instance", field: "spec.replicationModeOverrides[].instance",
+		invalid: "replicationModeOverrides: [{instance: instance-1, mode: Async}]", valid: "replicationModeOverrides: [{instance: instance_1, mode: Async}]"},
+	{name: "Sync and StrictSync mixed", field: "spec",
+		invalid: "replicationModeOverrides: [{instance: instance_1, mode: StrictSync}]",
+		valid:   "replicationMode: StrictSync\nreplicationModeOverrides: [{instance: instance_1, mode: Async}]"},
 }
 
 // transitionCases are rules on updates: the object is created with base, then updated.
@@ -97,6 +102,12 @@ var transitionCases = []struct {
 	{name: "data storage immutable", field: "spec.storage.data",
 		base: "storage: {data: {createLogStorageClaim: true}}", invalid: "storage: {data: {createLogStorageClaim: false}}",
 		valid: "storage: {data: {createLogStorageClaim: true}, retentionPolicy: Delete}"},
+	{name: "replication mode fixed", field: "spec",
+		base: "replicationMode: Async", invalid: "replicationMode: Sync",
+		valid: "replicationMode: Async\ncoordinatorSettings: {globalReadOnly: true}"},
+	{name: "replication mode overrides fixed", field: "spec",
+		base: "replicationModeOverrides: [{instance: instance_1, mode: Async}]", invalid: "replicationModeOverrides: [{instance: instance_1, mode: Sync}]",
+		valid: "replicationModeOverrides: [{instance: instance_1, mode: Async}]\ndataInstances: 3"},
 }
 
 var spaces = regexp.MustCompile(`\s+`)
@@ -292,7 +303,8 @@ func TestCRDStatusSubresourceAndPrinterColumns(t *testing.T) {
 	status := map[string]any{
 		"coordinators": int64(3), "dataInstances": int64(2), "main": "instance_0", "leader": "coordinator_2", "members": "4/5",
 		"phase": "Running", "observedGeneration": updated.GetGeneration(),
-		"version": "docker.io/memgraph/memgraph:3.12.0",
+		"version":             "docker.io/memgraph/memgraph:3.12.0",
+		"coordinatorSettings": map[string]any{"globalReadOnly": true},
 		"conditions": []any{
 			condition("Ready", "True", "MainElected"),
 			condition("Degraded", "True", "MembersDown"),
@@ -312,12 +324,12 @@ func TestCRDStatusSubresourceAndPrinterColumns(t *testing.T) {
 		t.Fatalf("kubectl get mgc printed %q", out)
 	}
 	header, row := strings.Fields(lines[0]), strings.Fields(lines[1])
-	wantHeader := []string{"NAME", "MAIN", "LEADER", "MEMBERS", "VERSION", "PHASE", "READY", "DEGRADED", "AGE"}
+	wantHeader := []string{"NAME", "MAIN", "LEADER", "MEMBERS", "VERSION", "PHASE", "READY", "DEGRADED", "READ-ONLY", "AGE"}
 	if diff := cmp.Diff(wantHeader, header); diff != "" {
 		t.Errorf("printer columns (-want +got):\n%s", diff)
 	}
 	if len(row) == len(wantHeader) {
-		if diff := cmp.Diff([]string{"shown", "instance_0", "coordinator_2", "4/5", "docker.io/memgraph/memgraph:3.12.0", "Running", "True", "True"}, row[:8]); diff != "" {
+		if diff := cmp.Diff([]string{"shown", "instance_0", "coordinator_2", "4/5", "docker.io/memgraph/memgraph:3.12.0", "Running", "True", "True", "true"}, row[:9]); diff != "" {
 			t.Errorf("printer column values (-want +got):\n%s", diff)
 		}
 	} else {

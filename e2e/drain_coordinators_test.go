@@ -36,18 +36,7 @@ func TestDrainOfTwoCoordinatorsEvictsOneAtATime(t *testing.T) {
 
 	watch := s.watchDisruptions(name, coordinators)
 	t.Logf("kubectl drain %s (coordinator pods on it: two of %v)", drained, coordinators)
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-		defer cancel()
-		_, _ = testEnv.Kubectl(ctx, "uncordon", drained)
-	})
-	ctx, cancel := context.WithTimeout(context.Background(), 6*time.Minute)
-	defer cancel()
-	started := time.Now()
-	if out, err := testEnv.Kubectl(ctx, "drain", drained, "--ignore-daemonsets", "--delete-emptydir-data", "--timeout=5m"); err != nil {
-		t.Fatalf("kubectl drain %s: %v\n%s", drained, err, out)
-	}
-	drainTook := time.Since(started)
+	drainTook := drainNode(t, drained)
 	s.waitConverged(name, convergeTimeout)
 	d := watch.stop()
 

@@ -30,6 +30,24 @@ func addNode(t *testing.T, name string) {
 	}
 }
 
+// drainNode runs kubectl drain as a user does and returns how long it took; the node is
+// uncordoned when the test ends.
+func drainNode(t *testing.T, node string) time.Duration {
+	t.Helper()
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		_, _ = testEnv.Kubectl(ctx, "uncordon", node)
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), 6*time.Minute)
+	defer cancel()
+	started := time.Now()
+	if out, err := testEnv.Kubectl(ctx, "drain", node, "--ignore-daemonsets", "--delete-emptydir-data", "--timeout=5m"); err != nil {
+		t.Fatalf("kubectl drain %s: %v\n%s", node, err, out)
+	}
+	return time.Since(started)
+}
+
 // podNode is the node a pod of the scenario runs on.
 func (s *scenario) podNode(pod string) string {
 	s.t.Helper()
@@ -67,16 +85,7 @@ func TestDrainOfTheMainsNodeMovesMainFirst(t *testing.T) {
 	mark := s.queryMark()
 
 	t.Logf("kubectl drain %s (MAIN %s in %s)", drained, oldMain, mainPod)
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-		defer cancel()
-		_, _ = testEnv.Kubectl(ctx, "uncordon", drained)
-	})
-	ctx, cancel := context.WithTimeout(context.Background(), 6*time.Minute)
-	defer cancel()
-	if out, err := testEnv.Kubectl(ctx, "drain", drained, "--ignore-daemonsets", "--delete-emptydir-data", "--timeout=5m"); err != nil {
-		t.Fatalf("kubectl drain %s: %v\n%s", drained, err, out)
-	}
+	drainNode(t, drained)
 	mgc = s.waitConverged(name, convergeTimeout)
 	newMain := statusString(mgc, "main")
 	if newMain == oldMain || s.raft().Main != newMain {

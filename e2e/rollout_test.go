@@ -354,7 +354,8 @@ func (s *scenario) startWriter(interval time.Duration) *writer {
 // on the middle ordinal (instance_1) and the leader on coordinator_3, with the real StatefulSet
 // controller replacing pods as the hook lowers the partitions and podsim running each instance
 // at its pod's image tag, so the simulator's version rules apply; then rolls every pod again with
-// memgraph.com/restartedAt; then sets the tag back, a downgrade, refused until annotated.
+// memgraph.com/restartedAt; then sets the tag back, a downgrade: refused until annotated, then,
+// with MAIN at 3.13.0, carried out by hibernation, every pod waking at 3.12.0.
 func TestRollingUpgrade(t *testing.T) {
 	s := startScenario(t, "rollout")
 	const name = "roll"
@@ -444,16 +445,29 @@ func TestRollingUpgrade(t *testing.T) {
 	if t.Failed() {
 		return
 	}
+	// Allowed, it still is not rolled while the MAIN runs 3.13.0: the replicas rolled first
+	// could not replicate from it. Hibernation carries it out: every pod wakes at 3.12.0.
 	s.annotate(name, topology.AnnotationAllowDowngrade, "true")
-	s.waitFor(time.Minute, func() error {
-		if gone := rec.goneNames(); len(gone) == 0 {
-			return fmt.Errorf("no pod replaced after %s=true", topology.AnnotationAllowDowngrade)
+	s.waitStatus(name, "the allowed downgrade waits for hibernation", time.Minute, func(u *unstructured.Unstructured) error {
+		if st, reason, msg := conditionStatus(u, string(topology.ConditionUpdated)); st != "False" ||
+			reason != string(topology.ReasonDowngradeNeedsHibernation) {
+			return fmt.Errorf("Updated=%q %s: %s", st, reason, msg)
 		}
 		return nil
 	})
-	if gone := rec.goneNames(); gone[0] != name+"-data-2" {
-		t.Errorf("the allowed downgrade replaced %s first, want %s-data-2", gone[0], name)
+	s.partitionsHold(name)
+	if gone := rec.goneNames(); len(gone) > 0 {
+		t.Errorf("pods replaced while the allowed downgrade waited for hibernation: %v", gone)
 	}
+	t.Log("hibernate and wake: every pod starts at 3.12.0")
+	s.kubectl("patch", "mgc", name, "--type=merge", "-p", `{"spec":{"hibernate":true}}`)
+	s.kubectl("wait", "--for=condition=Hibernated", "mgc/"+name, "--timeout=180s")
+	s.kubectl("patch", "mgc", name, "--type=merge", "-p", `{"spec":{"hibernate":false}}`)
+	mgc = s.waitConverged(name, 3*time.Minute)
+	if v := statusString(mgc, "version"); !strings.HasSuffix(v, ":3.12.0") {
+		t.Errorf("status.version %q after waking from the downgrade, want the 3.12.0 image", v)
+	}
+	s.assertNoMisuse()
 }
 
 // promotions are the members that successful SET INSTANCE … TO MAIN queries since mark made MAIN.

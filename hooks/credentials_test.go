@@ -400,9 +400,14 @@ func TestTwoTokensRotateWithoutARefusal(t *testing.T) {
 		return resp.StatusCode
 	}
 	var current atomic.Pointer[string]
+	var oldDropped atomic.Bool // set before the file stops listing the old token
 	current.Store(&oldToken)
 	stop := runLoad(t, func() error {
-		if code := status(*current.Load()); code != http.StatusOK {
+		token := *current.Load()
+		code := status(token)
+		// A call sent with the old token just before the switch may arrive after the file
+		// dropped it, as Metacontroller's last calls before its restart could: not a gap.
+		if code != http.StatusOK && (token != oldToken || !oldDropped.Load()) {
 			return fmt.Errorf("the token the client holds answered %d", code)
 		}
 		return nil
@@ -411,6 +416,7 @@ func TestTwoTokensRotateWithoutARefusal(t *testing.T) {
 	writeAtomically(t, d.tokenFile, []byte(oldToken+"\n"+newToken+"\n"))
 	eventuallyTrue(t, "the new token is admitted beside the old", func() bool { return status(newToken) == http.StatusOK })
 	current.Store(&newToken)
+	oldDropped.Store(true)
 	writeAtomically(t, d.tokenFile, []byte(newToken+"\n"))
 	eventuallyTrue(t, "the old token is refused", func() bool { return status(oldToken) == http.StatusUnauthorized })
 	if n, errs := stop(); len(errs) > 0 || n == 0 {

@@ -131,6 +131,8 @@ func run(ctx context.Context, c memgraph.Client, cmd planner.Command) error {
 		return c.ForceResetClusterState(ctx)
 	case planner.YieldLeadership:
 		return c.YieldLeadership(ctx)
+	case planner.SetCoordinatorSetting:
+		return c.SetCoordinatorSetting(ctx, cmd.Name, cmd.Value)
 	}
 	return fmt.Errorf("no way to run %T (%s)", cmd, cmd)
 }

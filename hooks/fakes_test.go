@@ -34,6 +34,10 @@ func (d deadClient) UnregisterInstance(context.Context, string) error { return d
 func (d deadClient) RemoveCoordinator(context.Context, int) error     { return d.err() }
 func (d deadClient) YieldLeadership(context.Context) error            { return d.err() }
 func (d deadClient) ForceResetClusterState(context.Context) error     { return d.err() }
+func (d deadClient) ShowCoordinatorSettings(context.Context) ([]memgraph.Setting, error) {
+	return nil, d.err()
+}
+func (d deadClient) SetCoordinatorSetting(context.Context, string, string) error { return d.err() }
 
 // tapConnector wraps a Connector and runs afterLag once, right after the first SHOW
 // REPLICATION LAG it serves, and afterDemote once, right after the first DEMOTE INSTANCE: a

@@ -120,6 +120,16 @@ func (k cannedClient) UnregisterInstance(context.Context, string) error { return
 func (k cannedClient) RemoveCoordinator(context.Context, int) error     { return k.write() }
 func (k cannedClient) YieldLeadership(context.Context) error            { return k.write() }
 func (k cannedClient) ForceResetClusterState(context.Context) error     { return k.write() }
+func (k cannedClient) SetCoordinatorSetting(context.Context, string, string) error {
+	return k.write()
+}
+
+// ShowCoordinatorSettings answers with no rows: the fuzzed specs declare no settings, so the
+// hook never asks.
+func (k cannedClient) ShowCoordinatorSettings(context.Context) ([]memgraph.Setting, error) {
+	k.c.reads.Add(1)
+	return nil, nil
+}
 
 // fuzzHook is the handler under fuzzing and its canned coordinators.
 type fuzzHook struct {

@@ -267,7 +267,7 @@ func (o *observation) readPod(rs []role, p *object, path string) error {
 		if index, ok := podIndex(name, r); ok {
 			o.sets[i].Pods = append(o.sets[i].Pods, planner.RolloutPod{Index: index, Ready: ready,
 				Terminating: terminating, Revision: p.Metadata.Labels.Revision, Created: created, Image: image,
-				ClusterTLS: clusterTLS})
+				Node: p.Spec.NodeName, ClusterTLS: clusterTLS})
 		}
 	}
 	return nil
@@ -334,7 +334,7 @@ func (o *observation) rolloutWorkloads(c *topology.Cluster, desired [2]string, n
 	}
 	return &planner.Workloads{Coordinators: sets[0], Data: sets[1], Now: metav1.NewTime(now),
 		StepTimeout: metav1.Duration{Duration: time.Duration(c.StepTimeoutSeconds()) * time.Second},
-		Image:       c.Image(), AllowDowngrade: allowDowngrade, ClusterTLS: c.IntraClusterTLS()}
+		Image:       c.Image(), AllowDowngrade: allowDowngrade, CordonedNodes: o.cordoned, ClusterTLS: c.IntraClusterTLS()}
 }
 
 // hibernationPods are each role's pods by ordinal (a coordinator's by id), in any state.

@@ -62,5 +62,14 @@ func (l *operationLog) forgetOldest() {
 
 // lastOperation is the pass's record for status.lastOperation (see operationLog.report).
 func (h *handler) lastOperation(c *topology.Cluster, out planner.Outcome) *topology.Operation {
-	return h.operations.report(c, planner.LastOperation(out.Execution, len(out.Plan.Commands)), h.cfg.Now())
+	// The settings stage runs only in a pass that wrote nothing else (settingsOnto).
+	ex, planned := out.Execution, len(out.Plan.Commands)
+	if len(ex.Writes) == 0 {
+		ex, planned = out.Settings.Execution, len(out.Settings.Step.Commands)
+	}
+	op := planner.LastOperation(ex, planned)
+	if op != nil && op.Result == topology.OperationSucceeded && len(out.Settings.Execution.Ran) > 0 {
+		op.Message = planner.SettingsDriftMessage(out.Settings.Step)
+	}
+	return h.operations.report(c, op, h.cfg.Now())
 }

@@ -25,7 +25,7 @@ func render(dst []byte, p *admittedParent, obs *observation, out planner.Outcome
 	resp := &syncResponse{Status: status(p.cluster, obs, out, v, op, now), Children: children, ResyncAfterSeconds: v.ResyncAfterSeconds}
 	if out.DryRun {
 		resp.Plan = make([]string, 0, len(out.Plan.Commands))
-		for _, cmd := range out.Plan.Commands {
+		for _, cmd := range append(out.Plan.Commands[:len(out.Plan.Commands):len(out.Plan.Commands)], out.Settings.Step.Commands...) {
 			resp.Plan = append(resp.Plan, cmd.String())
 		}
 	}
@@ -64,11 +64,18 @@ func status(c *topology.Cluster, obs *observation, out planner.Outcome, v planne
 			condition(c.PriorConditions(), topology.ConditionPaused, v.Paused, c.Generation(), now),
 			condition(c.PriorConditions(), topology.ConditionHibernated, v.Hibernated, c.Generation(), now),
 		},
-		Phase:         v.Phase,
-		LastOperation: op,
-		Warnings:      obs.ignored.render(),
-		Version:       out.Rollout.Version,
-		TargetVersion: out.Rollout.TargetVersion,
+		CoordinatorSettings: out.Settings.Applied(),
+		Phase:               v.Phase,
+		LastOperation:       op,
+		Warnings:            obs.ignored.render(),
+		Version:             out.Rollout.Version,
+		TargetVersion:       out.Rollout.TargetVersion,
+	}
+	if cond, ok := planner.SettingsCondition(out.Declared, out.Settings); ok {
+		st.Conditions = append(st.Conditions, condition(c.PriorConditions(), topology.ConditionCoordinatorSettings, cond, c.Generation(), now))
+	}
+	if cond, ok := planner.FailoverGapCondition(out.Declared); ok {
+		st.Conditions = append(st.Conditions, condition(c.PriorConditions(), topology.ConditionAutomaticFailover, cond, c.Generation(), now))
 	}
 	for _, warning := range []string{pausedWarning(c), downgradeWarning(c), out.Rollout.VersionWarning} {
 		if warning != "" {

@@ -104,7 +104,8 @@ func (h *handler) pass(ctx context.Context, in *passInput) planner.Outcome {
 // pass's outcome: the gates, leader discovery, then either the rollout alone on the
 // leader while pods are down mid-rollout (rolloutOnLeader), or the plan on the view discovery
 // found, which ends a paused or settled pass, else the plan on the leader and its execution
-// (onLeader); a pass not paused whose plan has nothing to run then runs the drain stage (drain). The first stage that cannot go on ends the pass. Every decision is the planner's:
+// (onLeader); a pass not paused whose plan has nothing to run then runs the drain stage (drain)
+// and, when nothing wrote, the settings stage (settingsOnto). The first stage that cannot go on ends the pass. Every decision is the planner's:
 // this only reads, asks it, and acts. The outcome always carries the rollout's step, whose
 // partitions the response returns: the plan's, or, when no plan stood on a view of the cluster,
 // one planned on the StatefulSets alone.
@@ -141,6 +142,7 @@ func (h *handler) reconcile(ctx context.Context, in *passInput) (out planner.Out
 		out.Plan, out.Replicas = found.plan, found.plan.Replicas
 		if !in.paused {
 			h.drainOnto(ctx, conn, in, &out)
+			h.settingsOnto(ctx, conn, in, &out)
 		}
 		return out
 	}
@@ -154,6 +156,7 @@ func (h *handler) reconcile(ctx context.Context, in *passInput) (out planner.Out
 	}
 	if led.planned && len(led.plan.Commands) == 0 {
 		h.drainOnto(ctx, conn, in, &out) // a drain's step waits for the plan's steps
+		h.settingsOnto(ctx, conn, in, &out)
 	}
 	return out
 }

@@ -64,11 +64,12 @@ type CoordinatorConfig struct {
 	ManagementServer  string
 }
 
-// InstanceConfig is the config map of REGISTER INSTANCE (always SYNC: no AS clause).
+// InstanceConfig is the config map of REGISTER INSTANCE and its replication mode.
 type InstanceConfig struct {
 	BoltServer        string
 	ManagementServer  string
 	ReplicationServer string
+	Mode              ReplicationMode
 }
 
 // Client runs queries against one Memgraph instance, each as an auto-commit query whose result
@@ -89,6 +90,8 @@ type Client interface {
 	RemoveCoordinator(ctx context.Context, id int) error
 	YieldLeadership(ctx context.Context) error
 	ForceResetClusterState(ctx context.Context) error
+	ShowCoordinatorSettings(ctx context.Context) ([]Setting, error)
+	SetCoordinatorSetting(ctx context.Context, name, value string) error
 }
 
 // Connector hands out Clients for Bolt addresses ("host:port" as declared or as reported in

@@ -35,10 +35,10 @@ func AddCoordinatorQuery(id int, cfg CoordinatorConfig) string {
 	return "ADD COORDINATOR " + strconv.Itoa(id) + " WITH CONFIG " + renderConfigMap(coordinatorEntries(cfg))
 }
 
-// RegisterInstanceQuery renders REGISTER INSTANCE (SYNC: no AS clause). Validate with
-// ValidateInstance.
+// RegisterInstanceQuery renders REGISTER INSTANCE, with cfg.Mode's AS clause (none for SYNC).
+// Validate with ValidateInstance.
 func RegisterInstanceQuery(name string, cfg InstanceConfig) string {
-	return "REGISTER INSTANCE " + quoteName(name) + " WITH CONFIG " + renderConfigMap(instanceEntries(cfg))
+	return "REGISTER INSTANCE " + quoteName(name) + cfg.Mode.asClause() + " WITH CONFIG " + renderConfigMap(instanceEntries(cfg))
 }
 
 // SetInstanceToMainQuery renders SET INSTANCE … TO MAIN. Validate with ValidateInstanceName.
@@ -73,6 +73,11 @@ func ValidateCoordinator(id int, cfg CoordinatorConfig) error {
 func ValidateInstance(name string, cfg InstanceConfig) error {
 	if err := ValidateInstanceName(name); err != nil {
 		return err
+	}
+	switch cfg.Mode {
+	case ModeSync, ModeAsync, ModeStrictSync:
+	default:
+		return invalidArgument("replication mode %q is none of SYNC (\"\"), ASYNC and STRICT_SYNC", string(cfg.Mode))
 	}
 	return validateEntries(instanceEntries(cfg))
 }

@@ -24,8 +24,15 @@ func TestRenderQueries(t *testing.T) {
 			"REGISTER INSTANCE instance_1 WITH CONFIG {'bolt_server': 'memgraph-data-0.db.svc.cluster.local:7687', " +
 				"'management_server': 'memgraph-data-0.db.svc.cluster.local:10000', " +
 				"'replication_server': 'memgraph-data-0.db.svc.cluster.local:20000'}"},
-		{"register hyphenated", RegisterInstanceQuery("memgraph-data-0", InstanceConfig{"a:1", "b:2", "c:3"}),
+		{"register hyphenated", RegisterInstanceQuery("memgraph-data-0", InstanceConfig{"a:1", "b:2", "c:3", ModeSync}),
 			"REGISTER INSTANCE `memgraph-data-0` WITH CONFIG {'bolt_server': 'a:1', 'management_server': 'b:2', 'replication_server': 'c:3'}"},
+		{"register async", RegisterInstanceQuery("instance_1", InstanceConfig{"a:1", "b:2", "c:3", ModeAsync}),
+			"REGISTER INSTANCE instance_1 AS ASYNC WITH CONFIG {'bolt_server': 'a:1', 'management_server': 'b:2', 'replication_server': 'c:3'}"},
+		{"register strict sync", RegisterInstanceQuery("instance_1", InstanceConfig{"a:1", "b:2", "c:3", ModeStrictSync}),
+			"REGISTER INSTANCE instance_1 AS STRICT_SYNC WITH CONFIG {'bolt_server': 'a:1', 'management_server': 'b:2', 'replication_server': 'c:3'}"},
+		{"set coordinator setting", SetCoordinatorSettingQuery("instance_down_timeout_sec", "10"),
+			"SET COORDINATOR SETTING 'instance_down_timeout_sec' TO '10'"},
+		{"set coordinator setting escapes", SetCoordinatorSettingQuery("a'b", "x\\"), `SET COORDINATOR SETTING 'a\'b' TO 'x\\'`},
 		{"set main", SetInstanceToMainQuery("instance_2"), "SET INSTANCE instance_2 TO MAIN"},
 		{"set main keyword name", SetInstanceToMainQuery("main"), "SET INSTANCE `main` TO MAIN"},
 		{"demote", DemoteInstanceQuery("instance_3"), "DEMOTE INSTANCE instance_3"},
@@ -64,7 +71,7 @@ func TestQuoteStringEscapes(t *testing.T) {
 }
 
 func TestValidation(t *testing.T) {
-	good := InstanceConfig{"data-0.ns.svc:7687", "data-0.ns.svc:10000", "data-0.ns.svc:20000"}
+	good := InstanceConfig{"data-0.ns.svc:7687", "data-0.ns.svc:10000", "data-0.ns.svc:20000", ModeSync}
 	goodCoord := CoordinatorConfig{"c1:7687", "c1:12000", "c1:10000"}
 	tests := []struct {
 		name  string
@@ -78,15 +85,15 @@ func TestValidation(t *testing.T) {
 		{"backquote in name", ValidateInstanceName("a`b"), false},
 		{"newline in name", ValidateInstanceName("a\nb"), false},
 		{"long name", ValidateInstanceName(string(make([]byte, 254))), false},
-		{"missing port", ValidateInstance("i", InstanceConfig{"host", "h:1", "h:2"}), false},
-		{"ipv6", ValidateInstance("i", InstanceConfig{"[::1]:7687", "h:1", "h:2"}), false},
-		{"two colons", ValidateInstance("i", InstanceConfig{"h:1:2", "h:1", "h:2"}), false},
-		{"port zero", ValidateInstance("i", InstanceConfig{"h:0", "h:1", "h:2"}), false},
-		{"port too big", ValidateInstance("i", InstanceConfig{"h:65536", "h:1", "h:2"}), false},
-		{"port with sign", ValidateInstance("i", InstanceConfig{"h:+1", "h:1", "h:2"}), false},
-		{"port leading zero", ValidateInstance("i", InstanceConfig{"h:07687", "h:1", "h:2"}), false},
-		{"quote in host", ValidateInstance("i", InstanceConfig{"h':1", "h:1", "h:2"}), false},
-		{"empty replication", ValidateInstance("i", InstanceConfig{"h:1", "h:1", ""}), false},
+		{"missing port", ValidateInstance("i", InstanceConfig{"host", "h:1", "h:2", ModeSync}), false},
+		{"ipv6", ValidateInstance("i", InstanceConfig{"[::1]:7687", "h:1", "h:2", ModeSync}), false},
+		{"two colons", ValidateInstance("i", InstanceConfig{"h:1:2", "h:1", "h:2", ModeSync}), false},
+		{"port zero", ValidateInstance("i", InstanceConfig{"h:0", "h:1", "h:2", ModeSync}), false},
+		{"port too big", ValidateInstance("i", InstanceConfig{"h:65536", "h:1", "h:2", ModeSync}), false},
+		{"port with sign", ValidateInstance("i", InstanceConfig{"h:+1", "h:1", "h:2", ModeSync}), false},
+		{"port leading zero", ValidateInstance("i", InstanceConfig{"h:07687", "h:1", "h:2", ModeSync}), false},
+		{"quote in host", ValidateInstance("i", InstanceConfig{"h':1", "h:1", "h:2", ModeSync}), false},
+		{"empty replication", ValidateInstance("i", InstanceConfig{"h:1", "h:1", "", ModeSync}), false},
 		{"coordinator ok", ValidateCoordinator(1, goodCoord), true},
 		{"coordinator id zero", ValidateCoordinator(0, goodCoord), false},
 		{"coordinator id negative", ValidateCoordinatorID(-2), false},

@@ -46,7 +46,7 @@ func (a AddCoordinator) String() string  { return memgraph.AddCoordinatorQuery(a
 func (AddCoordinator) Kind() CommandKind { return KindAddCoordinator }
 func (AddCoordinator) command()          {}
 
-// RegisterInstance registers a declared data instance (SYNC) with its declared identity.
+// RegisterInstance registers a declared data instance with its declared identity and mode.
 type RegisterInstance struct {
 	Name   string
 	Config memgraph.InstanceConfig

@@ -151,6 +151,14 @@ func TestHibernationRolloutPending(t *testing.T) {
 		{"hibernating mid-rollout: the rollout's own message", rolling, true,
 			"waiting for the coordinators' view of the cluster (no ready leader answered); next: replace mg-data-2 (instance_2); 0 of 6 pods updated"},
 		{"hibernating with every pod updated: nothing pending", done, true, ""},
+		{"hibernating for an allowed downgrade: hibernation carries it out, nothing pending",
+			allowingDowngrade(versioned(rolloutIn(set("ooo"), set("ooo"), clusterView(3, 1, 3, 0)), mg313, mg312)), true, ""},
+		{"hibernating with a downgrade not allowed: the refusal is pending",
+			versioned(rolloutIn(set("ooo"), set("ooo"), clusterView(3, 1, 3, 0)), mg313, mg312), true,
+			"not rolled: the spec asks for Memgraph 3.12.0 but pods run 3.13.0 (" + mg313 + "), a downgrade: an older Memgraph " +
+				"may not load the snapshots and WAL a newer one wrote, and a newer MAIN cannot replicate to an older replica; set " +
+				"spec.image back to " + mg313 + ", or annotate the MemgraphCluster memgraph.com/allow-downgrade=true to roll back " +
+				"anyway (take a backup first); 0 of 6 pods updated"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got := HibernationRolloutPending(tc.in.Declared, tc.hibernate, tc.in.Replicas, tc.in.Workloads)

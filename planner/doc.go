@@ -20,7 +20,8 @@
 //     exit, so no command ever targets it; Progress.HalfJoined reports it. It heals only if it
 //     becomes the leader: the leader's own empty row is ADDed like any unregistered declared
 //     member.
-//   - Every declared data instance SHOW INSTANCES does not list gets REGISTER INSTANCE (SYNC).
+//   - Every declared data instance SHOW INSTANCES does not list gets REGISTER INSTANCE, with
+//     its declared mode (AS ASYNC, AS STRICT_SYNC; none for Sync).
 //     A registration lost later (wiped volume) is re-issued by the same diff. Beside a MAIN row,
 //     only once that MAIN answered the leader's SHOW REPLICATION LAG in this pass: beside a dead
 //     MAIN for which Memgraph found no failover candidate, a new, empty instance would be the
@@ -207,6 +208,10 @@
 //     Converged with a reason, a message and a resync delay, and Updated from the rollout's step.
 //     What the steps changed is judged on the table read after them (Outcome.Progress), what the plan
 //     set out to do on the plan.
+//
+// Coordinator settings (PlanSettings) are planned apart from Decide, on SHOW COORDINATOR SETTINGS,
+// which the hook reads only when the spec declares a setting: a SET COORDINATOR SETTING for each
+// declared setting the leader shows otherwise; an undeclared one is never touched.
 //
 // Commands are values (Command, with a Kind for metrics); the hook's executor only maps each to
 // its Bolt call.

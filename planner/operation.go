@@ -42,6 +42,8 @@ func Writes(cmd Command, err error) []string {
 		return []string{"FORCE RESET CLUSTER STATE"}
 	case YieldLeadership:
 		return []string{"YIELD LEADERSHIP"}
+	case SetCoordinatorSetting:
+		return []string{"SET " + c.Name + " TO " + c.Value}
 	}
 	return []string{cmd.String()}
 }

@@ -90,7 +90,19 @@ func instanceConfig(di topology.DataInstance) memgraph.InstanceConfig {
 		BoltServer:        di.BoltServer,
 		ManagementServer:  di.ManagementServer,
 		ReplicationServer: di.ReplicationServer,
+		Mode:              registrationMode(di.Mode),
 	}
+}
+
+// registrationMode is the AS clause of a declared mode; Sync (and "", undeclared) has none.
+func registrationMode(m topology.ReplicationMode) memgraph.ReplicationMode {
+	switch m {
+	case topology.ReplicationAsync:
+		return memgraph.ModeAsync
+	case topology.ReplicationStrictSync:
+		return memgraph.ModeStrictSync
+	}
+	return memgraph.ModeSync
 }
 
 // coordinatorDrift compares every address SHOW INSTANCES reports for a coordinator.

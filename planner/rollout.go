@@ -58,6 +58,7 @@ type RolloutPod struct {
 	Terminating bool        // metadata.deletionTimestamp is set
 	Created     metav1.Time // metadata.creationTimestamp
 	Image       string      // the memgraph container's image
+	Node        string      // spec.nodeName, "" while unscheduled
 	// ClusterTLS: the memgraph container runs with intra-cluster TLS (topology.ArgClusterCertFile).
 	ClusterTLS bool
 }
@@ -91,6 +92,9 @@ type Workloads struct {
 	Image              string
 	// AllowDowngrade: the MemgraphCluster carries memgraph.com/allow-downgrade "true".
 	AllowDowngrade bool
+	// CordonedNodes are the cordoned Nodes (NodeCordoned): a handover avoids a replica on one,
+	// which a drain is about to evict.
+	CordonedNodes map[string]bool
 	// ClusterTLS: the spec asks for intra-cluster TLS (topology.Cluster.IntraClusterTLS).
 	ClusterTLS bool
 }

@@ -219,9 +219,9 @@ func (p *rolloutPlan) setPartition(step *RolloutStep, r *rolloutRole, partition 
 	}
 }
 
-// handoverTarget is the survivor to hand MAIN to: one proven caught up, preferring one already
-// at the new revision (so MAIN moves once per rollout) — spec.preferredMain first when it is
-// one — else the lowest ordinal. A message
+// handoverTarget is the survivor to hand MAIN to: one proven caught up and, when there is such
+// a one, not on a cordoned node; among those preferring one already at the new revision (so MAIN
+// moves once per rollout) — spec.preferredMain first when it is one — else the lowest ordinal. A message
 // predicting a later step counts the pod at index releasing (-1: none) as updated.
 func (p *rolloutPlan) handoverTarget(r *rolloutRole, releasing int) (string, string) {
 	candidates, why := caughtUpSurvivors(p.in.Declared, *p.v, p.main)
@@ -236,6 +236,11 @@ func (p *rolloutPlan) handoverTarget(r *rolloutRole, releasing int) (string, str
 		}
 		return false
 	}
+	if schedulable := slices.DeleteFunc(slices.Clone(candidates), func(name string) bool {
+		return p.onCordonedNode(r, name)
+	}); len(schedulable) > 0 {
+		candidates = schedulable // a drain would only move MAIN again
+	}
 	if to := p.in.Declared.PreferredMain; slices.Contains(candidates, to) && updated(to) {
 		return to, "" // spec.preferredMain, so that no switchover has to follow
 	}
@@ -245,6 +250,16 @@ func (p *rolloutPlan) handoverTarget(r *rolloutRole, releasing int) (string, str
 		}
 	}
 	return candidates[0], ""
+}
+
+// onCordonedNode says whether the member called name has a pod on a cordoned node.
+func (p *rolloutPlan) onCordonedNode(r *rolloutRole, name string) bool {
+	for i, m := range r.members {
+		if pod, ok := r.pods[i]; m.name == name && ok {
+			return pod.Node != "" && p.in.CordonedNodes[pod.Node]
+		}
+	}
+	return false
 }
 
 // gateWait is what keeps the next pod from being released.

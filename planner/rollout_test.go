@@ -1,6 +1,8 @@
 package planner
 
 import (
+	"slices"
+	"strconv"
 	"testing"
 	"time"
 
@@ -260,6 +262,22 @@ func TestRolloutHandsMainOverBeforeItsPod(t *testing.T) {
 		commands:   []string{qHandover(0, 1)},
 		reason:     topology.ReasonRolloutInProgress,
 		message:    "switchover instance_0 → instance_1, then replace mg-data-0; 2 of 6 pods updated",
+		needsLag:   true,
+	}, {
+		name:       "the lowest caught-up replica is on a cordoned node: handed to the next, which a drain will not evict",
+		in:         onCordonedNode(rolloutIn(set("ooo"), set("ooo"), clusterView(3, 1, 3, 2)), 0),
+		partitions: partitions(3, 3),
+		commands:   []string{qHandover(2, 1)},
+		reason:     topology.ReasonRolloutInProgress,
+		message:    "switchover instance_2 → instance_1, then replace mg-data-2; 0 of 6 pods updated",
+		needsLag:   true,
+	}, {
+		name:       "every caught-up replica on a cordoned node: handed over all the same, the rollout goes on",
+		in:         onCordonedNode(rolloutIn(set("ooo"), set("ooo"), clusterView(3, 1, 3, 2)), 0, 1),
+		partitions: partitions(3, 3),
+		commands:   []string{qHandover(2, 0)},
+		reason:     topology.ReasonRolloutInProgress,
+		message:    "switchover instance_2 → instance_0, then replace mg-data-2; 0 of 6 pods updated",
 		needsLag:   true,
 	}, {
 		name:       "no caught-up survivor: RolloutBlocked, nothing demoted",
@@ -554,4 +572,19 @@ func TestRolloutTemplateGenerations(t *testing.T) {
 			t.Errorf("%s: template generation %d, want %d", tc.name, got, tc.want)
 		}
 	}
+}
+
+// onCordonedNode puts the data pods at the given indexes on a cordoned node, the others on
+// schedulable ones.
+func onCordonedNode(in RolloutInput, data ...int) RolloutInput {
+	in.CordonedNodes = map[string]bool{"drained": true}
+	pods := slices.Clone(in.Data.Pods)
+	for i := range pods {
+		pods[i].Node = "node-" + strconv.Itoa(pods[i].Index)
+		if slices.Contains(data, pods[i].Index) {
+			pods[i].Node = "drained"
+		}
+	}
+	in.Data.Pods = pods
+	return in
 }

@@ -65,14 +65,56 @@ func (p *rolloutPlan) refused() *refusal {
 			newest, newestImage = running, pod.Image
 		}
 	}
-	if newestImage == "" || p.in.AllowDowngrade {
+	if newestImage == "" {
 		return nil
+	}
+	if p.in.AllowDowngrade {
+		return p.downgradeUnderNewerMain(target)
 	}
 	return &refusal{topology.ReasonDowngradeRefused, fmt.Sprintf(
 		"not rolled: the spec asks for Memgraph %s but pods run %s (%s), a downgrade: an older Memgraph may not load the "+
 			"snapshots and WAL a newer one wrote, and a newer MAIN cannot replicate to an older replica; set spec.image back "+
 			"to %s, or annotate the MemgraphCluster %s=true to roll back anyway (take a backup first)",
 		target, newest, newestImage, newestImage, topology.AnnotationAllowDowngrade)}
+}
+
+// downgradeUnderNewerMain refuses an allowed downgrade while the MAIN runs a version newer than
+// the spec's: every data pod the rollout replaced would be an older replica of it, which cannot
+// read a newer MAIN's replication messages (src/rpc/utils.hpp 29–87), and no replica so replaced
+// could ever be proven caught up to take MAIN over. Only stopping every pod and starting them
+// together at the older version gets there: hibernation (HibernationRolloutPending lets it
+// begin). With MAIN at the spec's version or older, the pods roll as any change does.
+func (p *rolloutPlan) downgradeUnderNewerMain(target memgraph.Version) *refusal {
+	for i, m := range p.data.members {
+		pod, ok := p.data.pods[i]
+		if m.name != p.main || !ok {
+			continue
+		}
+		if running, known := version(pod.Image); known && running.Compare(target) > 0 {
+			return &refusal{topology.ReasonDowngradeNeedsHibernation, fmt.Sprintf(
+				"not rolled while the cluster runs: the MAIN %s runs Memgraph %s (%s) and the spec asks for %s; a newer MAIN "+
+					"cannot replicate to the older replicas a rolling downgrade would make, so every pod must stop and start "+
+					"again at %s together: set spec.hibernate to true, then to false once the cluster is Hibernated, or set "+
+					"spec.image back to %s", m.name, running, pod.Image, target, target, pod.Image)}
+		}
+	}
+	return nil
+}
+
+// Downgrading: the MemgraphCluster allows downgrades and a Ready pod runs a known version newer
+// than the spec's, a downgrade hibernation may carry out (every pod starts at the spec's pod
+// template on waking).
+func (w Workloads) Downgrading() bool {
+	target, ok := version(w.Image)
+	if !ok || !w.AllowDowngrade {
+		return false
+	}
+	for _, pod := range slices.Concat(w.Data.Pods, w.Coordinators.Pods) {
+		if running, known := version(pod.Image); pod.Ready && known && running.Compare(target) > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // servingPods are the Ready pods of both roles, terminating ones included: each has run

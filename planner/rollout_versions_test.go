@@ -163,11 +163,21 @@ func TestVersionChangesThatAreNotRolled(t *testing.T) {
 			"spec.image back to " + mg313 + ", or annotate the MemgraphCluster memgraph.com/allow-downgrade=true to roll back " +
 			"anyway (take a backup first); 2 of 6 pods updated",
 	}, {
-		name:       "annotated: the downgrade rolls like any change, replicas first",
+		name:       "annotated, MAIN newer than the spec: not rolled while the cluster runs, every pod held until hibernation",
 		in:         allowingDowngrade(downgrade(rolloutIn(set("ooo"), set("ooo"), clusterView(3, 1, 3, 0)))),
+		partitions: partitions(3, 3),
+		reason:     topology.ReasonDowngradeNeedsHibernation,
+		message: "not rolled while the cluster runs: the MAIN instance_0 runs Memgraph 3.13.0 (" + mg313 + ") and the spec asks " +
+			"for 3.12.0; a newer MAIN cannot replicate to the older replicas a rolling downgrade would make, so every pod must " +
+			"stop and start again at 3.12.0 together: set spec.hibernate to true, then to false once the cluster is Hibernated, " +
+			"or set spec.image back to " + mg313 + "; 0 of 6 pods updated",
+	}, {
+		name: "annotated, an upgrade rolled back halfway with MAIN still at the older version: the upgraded replicas roll back",
+		in: allowingDowngrade(rolledBack(versioned(rolloutIn(set("ooo"), set("oon", reverted), clusterView(3, 1, 3, 0)),
+			mg312, mg313), mg312)),
 		partitions: partitions(3, 2),
 		reason:     topology.ReasonRolloutInProgress,
-		message:    "replacing mg-data-2 (instance_2); next: replace mg-data-1 (instance_1); 0 of 6 pods updated",
+		message:    "replacing mg-data-2 (instance_2); next: replace mg-coordinator-3 (coordinator_3); 2 of 6 pods updated",
 		needsLag:   true,
 	}, {
 		name:       "across 3.9 the change is never rolled, annotated or not",

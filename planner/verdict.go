@@ -56,6 +56,8 @@ type Outcome struct {
 	// Drain is the drain stage's step (PlanDrain): zero when no node that runs the MAIN or the
 	// Raft leader is cordoned, or when the stage did not run.
 	Drain DrainStep
+	// Settings is the settings stage's (SettingsOutcome): zero when it did not run.
+	Settings SettingsOutcome
 	// Rollout is the rollout's step: the plan's, or one planned without a view of the cluster
 	// when the pass ended before a plan stood. Its partitions are the ones the hook returns.
 	Rollout RolloutStep
@@ -129,7 +131,11 @@ func (o Outcome) updated() Condition {
 	if o.Rollout.Done() {
 		status = metav1.ConditionTrue
 	}
-	return Condition{Status: status, Reason: o.Rollout.Reason, Message: bound(o.Rollout.Message)}
+	msg := o.Rollout.Message
+	if note := StrictSyncNote(o.Declared); note != "" && o.Rollout.InProgress() {
+		msg += "; " + note
+	}
+	return Condition{Status: status, Reason: o.Rollout.Reason, Message: bound(msg)}
 }
 
 func (o Outcome) readyAndConverged() Verdicts {

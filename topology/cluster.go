@@ -73,6 +73,12 @@ func (c *Cluster) Replicas() Replicas { return c.replicas }
 func (c *Cluster) Declare(current Replicas) Declared {
 	d := Declare(c.network, c.replicas, current)
 	d.PreferredMain = c.mc.Spec.PreferredMain
+	d.Settings = c.mc.Spec.CoordinatorSettings
+	for _, members := range [][]DataInstance{d.DataInstances, d.RetiringDataInstances} {
+		for i := range members {
+			members[i].Mode = c.mc.Spec.ModeOf(members[i].Name)
+		}
+	}
 	return d
 }
 

@@ -25,6 +25,7 @@ const (
 	DefaultHibernate                   = false
 	DefaultIntraClusterTLS             = true
 	DefaultStepTimeout                 = "10m"
+	DefaultReplicationMode             = ReplicationSync
 
 	DefaultBoltPort        int32 = 7687
 	DefaultManagementPort  int32 = 10000
@@ -73,6 +74,9 @@ func (mc *MemgraphCluster) Defaulted() *MemgraphCluster {
 		s.Hibernate = &v
 	}
 	setString(&s.Rollout.StepTimeout, DefaultStepTimeout)
+	if s.ReplicationMode == "" {
+		s.ReplicationMode = DefaultReplicationMode
+	}
 	setInt32(&s.Ports.Bolt, DefaultBoltPort)
 	setInt32(&s.Ports.Management, DefaultManagementPort)
 	setInt32(&s.Ports.Replication, DefaultReplicationPort)

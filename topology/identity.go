@@ -72,6 +72,8 @@ func (c Coordinator) UniqueEndpoint() string { return c.CoordinatorServer }
 type DataInstance struct {
 	Member
 	ReplicationServer string
+	// Mode is the declared replication mode it is registered with; "" reads as Sync.
+	Mode ReplicationMode
 }
 
 // UniqueEndpoint is the endpoint no other registration can share (Memgraph refuses a second
@@ -142,6 +144,8 @@ type Declared struct {
 	RetiringDataInstances []DataInstance // ascending ordinal
 	// PreferredMain is spec.preferredMain: a declared data instance's name, or "".
 	PreferredMain string
+	// Settings are spec.coordinatorSettings: the coordinator settings kept as declared.
+	Settings CoordinatorSettings
 }
 
 func CoordinatorSetName(cluster string) string { return cluster + "-coordinator" }

@@ -7,6 +7,7 @@ import (
 	"math"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"unicode/utf8"
@@ -336,10 +337,10 @@ func (s *schemaNode) validateString(c *schemaCheck, path, x string) {
 
 func (s *schemaNode) validateNumber(c *schemaCheck, path string, x float64) {
 	if s.Minimum != nil && x < *s.Minimum {
-		c.fail(path, "must be at least %v", *s.Minimum)
+		c.fail(path, "must be at least %s", strconv.FormatFloat(*s.Minimum, 'f', -1, 64))
 	}
 	if s.Maximum != nil && x > *s.Maximum {
-		c.fail(path, "must be at most %v", *s.Maximum)
+		c.fail(path, "must be at most %s", strconv.FormatFloat(*s.Maximum, 'f', -1, 64)) // 4294967295, not 4.294967295e+09
 	}
 }
 

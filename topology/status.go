@@ -71,6 +71,12 @@ type MemgraphClusterStatus struct {
 	// +optional
 	Pods PodCounts `json:"pods,omitzero"`
 
+	// CoordinatorSettings are the declared coordinator settings the leader holds as declared, as
+	// last read and set (SHOW COORDINATOR SETTINGS after SET COORDINATOR SETTING); a setting the
+	// spec does not declare is not shown. Unset when none is declared or the pass did not read them.
+	// +optional
+	CoordinatorSettings *CoordinatorSettings `json:"coordinatorSettings,omitempty"`
+
 	// +listType=map
 	// +listMapKey=type
 	// +optional
@@ -182,6 +188,27 @@ const (
 	// leader's SHOW INSTANCES); the message names each one and why. The cluster may still serve
 	// writes: Ready says whether it does.
 	ConditionDegraded ConditionType = "Degraded"
+	// ConditionCoordinatorSettings: the leader holds every setting spec.coordinatorSettings
+	// declares. Present only when the spec declares one.
+	ConditionCoordinatorSettings ConditionType = "CoordinatorSettings"
+	// ConditionAutomaticFailover: present (False) only when the spec leaves the coordinators no
+	// failover candidate for some MAIN (reason AutomaticFailoverGap).
+	ConditionAutomaticFailover ConditionType = "AutomaticFailover"
+)
+
+// The reasons of CoordinatorSettings and AutomaticFailover.
+const (
+	// ReasonSettingsApplied: the leader holds every declared coordinator setting.
+	ReasonSettingsApplied ConditionReason = "SettingsApplied"
+	// ReasonSettingRefused: Memgraph refused a SET COORDINATOR SETTING; the message is the query
+	// and Memgraph's own message.
+	ReasonSettingRefused ConditionReason = "SettingRefused"
+	// ReasonSettingsPending: the settings were not read or not all set in this pass (the cluster
+	// is not converged yet, the read failed, or the budget ran out); the message says which.
+	ReasonSettingsPending ConditionReason = "SettingsPending"
+	// ReasonAutomaticFailoverGap: with sync_failover_only true, fewer than two data instances are
+	// Sync or StrictSync, so a MAIN that fails may never be replaced automatically.
+	ReasonAutomaticFailoverGap ConditionReason = "AutomaticFailoverGap"
 )
 
 // ConditionReason is the stable, machine-readable reason of a condition.
@@ -265,6 +292,11 @@ const (
 	// replicate to an older replica, so no pod is replaced until the MemgraphCluster carries
 	// AnnotationAllowDowngrade "true" (or the spec asks for the running version again).
 	ReasonDowngradeRefused ConditionReason = "DowngradeRefused"
+	// ReasonDowngradeNeedsHibernation: a downgrade AnnotationAllowDowngrade allows, while the
+	// MAIN runs a newer version than the spec's: replicas rolled to the older version could not
+	// replicate from it, so no pod is replaced until the cluster hibernates and wakes at the
+	// spec's version, all pods together.
+	ReasonDowngradeNeedsHibernation ConditionReason = "DowngradeNeedsHibernation"
 	// ReasonUpgradeNeedsMigration: the change crosses Memgraph 3.9, across which every
 	// coordinator's data must be wiped (Memgraph's "migrating to v3.9 HA" procedure); it is never
 	// rolled.

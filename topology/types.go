@@ -24,6 +24,7 @@ import (
 // +kubebuilder:printcolumn:name="Ready",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].status`,description="The cluster serves writes: a ready leader and a MAIN that is up"
 // +kubebuilder:printcolumn:name="Degraded",type=string,JSONPath=`.status.conditions[?(@.type=="Degraded")].status`,description="A declared member is down"
 // +kubebuilder:printcolumn:name="Converged",type=string,JSONPath=`.status.conditions[?(@.type=="Converged")].status`,description="Every declared member is registered and the StatefulSets are at the declared size",priority=1
+// +kubebuilder:printcolumn:name="Read-Only",type=boolean,JSONPath=".status.coordinatorSettings.globalReadOnly",description="global_read_only is true on the coordinators: the cluster refuses writes (spec.coordinatorSettings.globalReadOnly, the maintenance switch)"
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=".metadata.creationTimestamp"
 // +kubebuilder:validation:XValidation:rule="self.metadata.name.size() <= 40 && self.metadata.name.matches('^[a-z]([-a-z0-9]*[a-z0-9])?$')",message="metadata.name must be at most 40 characters of lower-case letters, digits and '-', starting with a letter and ending with a letter or digit: it prefixes the StatefulSets <name>-coordinator and <name>-data and names the client Service; pick a shorter name"
 type MemgraphCluster struct {
@@ -49,6 +50,8 @@ type MemgraphClusterList struct {
 // +kubebuilder:validation:XValidation:rule="!has(self.preferredMain) || !self.preferredMain.matches('^instance_(0|[1-9][0-9]{0,2})$') || int(self.preferredMain.substring(9)) < self.dataInstances",message="preferredMain must be one of the declared data instances, instance_0 to instance_<dataInstances-1>: a dataInstances shrink that would retire the preferred MAIN is refused; set preferredMain to an instance that stays (or remove it), then shrink"
 // +kubebuilder:validation:XValidation:rule="(has(self.hibernate) && self.hibernate) || !(has(self.tls) && (!has(self.tls.intraCluster) || self.tls.intraCluster)) || (has(oldSelf.tls) && (!has(oldSelf.tls.intraCluster) || oldSelf.tls.intraCluster))",message="spec.tls turns on intra-cluster TLS (tls.intraCluster defaults to true), which a running cluster cannot take one pod at a time: a Memgraph instance with intra-cluster TLS and one without cannot talk to each other (replication, management and Raft become mutual TLS). Set spec.hibernate: true in the same update or before it, and wake the cluster (hibernate: false) once it has; or set tls.intraCluster: false to encrypt Bolt only"
 // +kubebuilder:validation:XValidation:rule="((!has(self.hibernate) || !self.hibernate) && (!has(oldSelf.hibernate) || !oldSelf.hibernate)) || self.coordinators == oldSelf.coordinators",message="coordinators must not change while the cluster hibernates, nor in the update that sets or clears hibernate: the coordinators come back from their Raft logs at the declared count, and another count could leave them without a majority; wake the cluster (hibernate: false) first, then scale"
+// +kubebuilder:validation:XValidation:rule="!has(self.replicationModeOverrides) || ((has(self.replicationMode) ? self.replicationMode : 'Sync') != 'Sync' || self.replicationModeOverrides.all(o, o.mode != 'StrictSync')) && ((has(self.replicationMode) ? self.replicationMode : 'Sync') != 'StrictSync' || self.replicationModeOverrides.all(o, o.mode != 'Sync')) && (!self.replicationModeOverrides.exists(o, o.mode == 'Sync') || !self.replicationModeOverrides.exists(o, o.mode == 'StrictSync'))",message="replicationMode and replicationModeOverrides must not mix Sync and StrictSync: Memgraph refuses to register a STRICT_SYNC instance beside a SYNC one (and the reverse); use Sync or StrictSync, each with Async where wanted"
+// +kubebuilder:validation:XValidation:rule="(has(self.replicationMode) ? self.replicationMode : 'Sync') == (has(oldSelf.replicationMode) ? oldSelf.replicationMode : 'Sync') && (has(self.replicationModeOverrides) ? self.replicationModeOverrides : []) == (has(oldSelf.replicationModeOverrides) ? oldSelf.replicationModeOverrides : [])",message="replicationMode and replicationModeOverrides cannot change once the cluster exists: Memgraph has no ALTER for a registered instance's mode, the MAIN is registered with a mode too and is never unregistered, and Memgraph refuses Sync and StrictSync side by side, so re-registering one instance at a time cannot switch a cluster between them; declare the mode when creating the cluster, or create a new cluster with the mode and move the data"
 type MemgraphClusterSpec struct {
 	// Coordinators is the number of coordinators, the Raft members that elect MAIN. Odd and at
 	// least 3: Raft needs a majority, and an even count survives no more failures than the odd
@@ -135,6 +138,31 @@ type MemgraphClusterSpec struct {
 	// +kubebuilder:default=false
 	// +optional
 	Hibernate *bool `json:"hibernate,omitempty"`
+
+	// CoordinatorSettings are Memgraph's coordinator settings the hook keeps as declared: it reads
+	// SHOW COORDINATOR SETTINGS on the leader and sets each declared setting that differs with SET
+	// COORDINATOR SETTING, so a value set by hand or lost with a coordinator's Raft data is put
+	// back. An unset field is never touched: Memgraph's default (or a value set by hand) stays.
+	// +kubebuilder:default={}
+	// +optional
+	CoordinatorSettings CoordinatorSettings `json:"coordinatorSettings,omitempty"`
+
+	// ReplicationMode is how the MAIN replicates to the data instances (REGISTER INSTANCE … AS
+	// ASYNC | AS STRICT_SYNC): Sync (Memgraph's default) waits for every reachable replica and
+	// commits on the MAIN when one is down; Async never waits; StrictSync commits only when every
+	// strict replica confirms, so writes pause while a strict replica is down or restarts — as
+	// each one does in a rolling upgrade. Fixed once the cluster exists (see the spec's rule).
+	// +kubebuilder:default=Sync
+	// +optional
+	ReplicationMode ReplicationMode `json:"replicationMode,omitempty"`
+
+	// ReplicationModeOverrides give single data instances another mode than replicationMode.
+	// Memgraph refuses a cluster with both Sync and StrictSync instances.
+	// +kubebuilder:validation:MaxItems=128
+	// +listType=map
+	// +listMapKey=instance
+	// +optional
+	ReplicationModeOverrides []ReplicationModeOverride `json:"replicationModeOverrides,omitempty"`
 
 	// Rollout tunes how a change to the pods (a new image, resources, probes, extraArgs, ...)
 	// is rolled out: one pod at a time, replicas first, MAIN and Raft leader handed over first.

@@ -2,6 +2,7 @@ package topology
 
 import (
 	"encoding/json"
+	"fmt"
 	"regexp"
 	"slices"
 	"strings"
@@ -42,6 +43,9 @@ const (
 	MsgGracePeriod        = "terminationGracePeriodSeconds must be from 1 to 86400 (one day): how long Kubernetes waits after SIGTERM before it kills Memgraph; 0 would kill it without a clean shutdown"
 	MsgSysctlImage        = "sysctlInitContainer.image is required when sysctlInitContainer.enabled is true: the init container runs sysctl from an image you choose, with a shell and sysctl, such as docker.io/library/busybox:1.37.0; set image, or set enabled to false"
 	MsgMaxMapCount        = "sysctlInitContainer.maxMapCount must be from 65530 (the kernel's default) to 2147483647: the init container only ever raises vm.max_map_count, and Memgraph asks for at least 524288"
+	MsgReplicationMix     = "replicationMode and replicationModeOverrides must not mix Sync and StrictSync: Memgraph refuses to register a STRICT_SYNC instance beside a SYNC one (and the reverse); use Sync or StrictSync, each with Async where wanted"
+	MsgReplicationFixed   = "replicationMode and replicationModeOverrides cannot change once the cluster exists: Memgraph has no ALTER for a registered instance's mode, the MAIN is registered with a mode too and is never unregistered, and Memgraph refuses Sync and StrictSync side by side, so re-registering one instance at a time cannot switch a cluster between them; declare the mode when creating the cluster, or create a new cluster with the mode and move the data"
+	MsgOverrideInstance   = "replicationModeOverrides[].instance must name a data instance as SHOW INSTANCES names it, instance_<n> such as instance_1"
 	MsgDataStorage        = "storage.data is immutable: it shapes the StatefulSet's volumeClaimTemplates, which Kubernetes cannot change in place. Delete the MemgraphCluster (and its retained PersistentVolumeClaims, if the volumes must change too) and create it again with the new storage"
 )
 
@@ -208,6 +212,19 @@ func (mc *MemgraphCluster) celRules(vs *violations) {
 	vs.add(!ok, "spec.rollout.stepTimeout", MsgStepTimeout)
 	validatePreferredMain(vs, s)
 	validateShutdown(vs, s)
+	validateReplicationModes(vs, s)
+}
+
+// validateReplicationModes is the twin of the overrides' instance rule and of the spec's rule
+// against a Sync and StrictSync mix (Memgraph refuses one: coordinator_instance.cpp
+// RegisterReplicationInstance, STRICT_SYNC_AND_SYNC_FORBIDDEN).
+func validateReplicationModes(vs *violations, s *MemgraphClusterSpec) {
+	modes := map[ReplicationMode]bool{s.ModeOf(""): true} // unset reads as Sync, as in the rule
+	for i, o := range s.ReplicationModeOverrides {
+		vs.add(!preferredMainRE.MatchString(o.Instance), fmt.Sprintf("spec.replicationModeOverrides[%d].instance", i), MsgOverrideInstance)
+		modes[o.Mode] = true
+	}
+	vs.add(modes[ReplicationSync] && modes[ReplicationStrictSync], "spec", MsgReplicationMix)
 }
 
 // validateShutdown is the twin of the grace-period and sysctlInitContainer rules.
@@ -309,6 +326,8 @@ func ValidateUpdate(old, new *MemgraphCluster) error {
 		vs.add(!equality.Semantic.DeepEqual(o.Data, n.Data), "spec.storage.data", MsgDataStorage)
 		od, nd := old.Defaulted().Spec, new.Defaulted().Spec
 		vs.add((*od.Hibernate || *nd.Hibernate) && od.Coordinators != nd.Coordinators, "spec", MsgHibernateScale)
+		vs.add(od.ReplicationMode != nd.ReplicationMode ||
+			!equality.Semantic.DeepEqual(od.ReplicationModeOverrides, nd.ReplicationModeOverrides), "spec", MsgReplicationFixed)
 	}
 	return vs.err(new)
 }

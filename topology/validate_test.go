@@ -270,6 +270,13 @@ func TestValidateUpdate(t *testing.T) {
 		{"dropping the data log claim", func(mc *MemgraphCluster) {
 			mc.Spec.Storage.Data.CreateLogStorageClaim = ptr.To(false)
 		}, []string{MsgDataStorage}},
+		{"coordinator settings may change", func(mc *MemgraphCluster) {
+			mc.Spec.CoordinatorSettings.GlobalReadOnly = ptr.To(true)
+		}, nil},
+		{"replication mode", func(mc *MemgraphCluster) { mc.Spec.ReplicationMode = ReplicationAsync }, []string{MsgReplicationFixed}},
+		{"replication mode override added", func(mc *MemgraphCluster) {
+			mc.Spec.ReplicationModeOverrides = []ReplicationModeOverride{{Instance: "instance_1", Mode: ReplicationAsync}}
+		}, []string{MsgReplicationFixed}},
 		{"creation rules still apply", func(mc *MemgraphCluster) {
 			mc.Spec.Coordinators = 4
 			mc.Spec.Storage.Coordinators.LibStorageAccessMode = "ReadWriteMany"
@@ -285,6 +292,35 @@ func TestValidateUpdate(t *testing.T) {
 	}
 	if err := ValidateUpdate(nil, minimalCluster()); err != nil {
 		t.Errorf("a create (no old object) of a valid cluster: %v", err)
+	}
+}
+
+func TestValidateReplicationModes(t *testing.T) {
+	override := func(instance string, mode ReplicationMode) ReplicationModeOverride {
+		return ReplicationModeOverride{Instance: instance, Mode: mode}
+	}
+	for _, tc := range []struct {
+		name      string
+		mode      ReplicationMode
+		overrides []ReplicationModeOverride
+		want      []string
+	}{
+		{"unset", "", nil, nil},
+		{"Async with a Sync override", ReplicationAsync, []ReplicationModeOverride{override("instance_0", ReplicationSync)}, nil},
+		{"StrictSync with Async", ReplicationStrictSync, []ReplicationModeOverride{override("instance_1", ReplicationAsync)}, nil},
+		{"unset (Sync) with StrictSync", "", []ReplicationModeOverride{override("instance_1", ReplicationStrictSync)}, []string{MsgReplicationMix}},
+		{"StrictSync with Sync", ReplicationStrictSync, []ReplicationModeOverride{override("instance_1", ReplicationSync)}, []string{MsgReplicationMix}},
+		{"Async with both", ReplicationAsync, []ReplicationModeOverride{override("instance_0", ReplicationSync),
+			override("instance_1", ReplicationStrictSync)}, []string{MsgReplicationMix}},
+		{"override of no instance", ReplicationSync, []ReplicationModeOverride{override("data-1", ReplicationAsync)}, []string{MsgOverrideInstance}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			mc := minimalCluster()
+			mc.Spec.ReplicationMode, mc.Spec.ReplicationModeOverrides = tc.mode, tc.overrides
+			if diff := cmp.Diff(tc.want, messagesOf(t, mc.Validate())); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+		})
 	}
 }
 

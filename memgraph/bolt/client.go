@@ -45,6 +45,19 @@ func (c *client) ShowReplicationLag(ctx context.Context) ([]memgraph.InstanceLag
 	return out, c.annotate(err, memgraph.ShowReplicationLagQuery)
 }
 
+func (c *client) ShowCoordinatorSettings(ctx context.Context) ([]memgraph.Setting, error) {
+	t, err := c.run(ctx, memgraph.ShowCoordinatorSettingsQuery, true)
+	if err != nil {
+		return nil, err
+	}
+	out, err := memgraph.ParseCoordinatorSettings(t.keys, t.rows)
+	return out, c.annotate(err, memgraph.ShowCoordinatorSettingsQuery)
+}
+
+func (c *client) SetCoordinatorSetting(ctx context.Context, name, value string) error {
+	return c.write(ctx, memgraph.SetCoordinatorSettingQuery(name, value))
+}
+
 // ShowReplicas is a read like ShowInstances, sent to the MAIN data instance at c.address.
 func (c *client) ShowReplicas(ctx context.Context) ([]memgraph.Replica, error) {
 	t, err := c.run(ctx, memgraph.ShowReplicasQuery, true)

@@ -25,7 +25,9 @@ func (w *World) execute(ctx context.Context, in *instance, op *coordOp) bolt.Out
 	case stShowCoordinatorSettings:
 		var rows [][]any
 		for _, s := range settingOrder {
-			rows = append(rows, []any{s.name, c.settings[s.name]})
+			if knowsSetting(in, s.name) {
+				rows = append(rows, []any{s.name, c.settings[s.name]})
+			}
 		}
 		return bolt.Outcome{Rows: rows, Type: "r"}
 	case stShowReplicationLag:
@@ -43,6 +45,9 @@ func (w *World) execute(ctx context.Context, in *instance, op *coordOp) bolt.Out
 		// Not forwarded in 3.12: on a follower the Raft append is refused.
 		if !isLeader {
 			return failure(msgRaftWriteFailed)
+		}
+		if name := op.st.settingName.(string); !knowsSetting(in, name) {
+			return failure(msgNoSuchSetting(name))
 		}
 		if msg := w.setSetting(c, op.st.settingName.(string), op.st.settingValue.(string)); msg != "" {
 			return failure(msg)
@@ -275,6 +280,12 @@ func (w *World) register(c *cluster, op *coordOp) ([]map[string]any, string) {
 		w.catchUp(c, in)
 	}
 	return []map[string]any{noteRegister(e.bolt, name)}, ""
+}
+
+// knowsSetting: the coordinator's version has the setting. global_read_only is new in 3.12
+// (v3.11.0 src/coordination/include/coordination/constants.hpp lists the other seven).
+func knowsSetting(in *instance, name string) bool {
+	return name != "global_read_only" || !olderVersion(in.version(), "3.12.0")
 }
 
 // setSetting validates and commits SET COORDINATOR SETTING; values are stored normalised.

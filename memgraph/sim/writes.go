@@ -12,12 +12,15 @@ import (
 // yet. Memgraph restores it from durability as a MAIN with writing disabled (v3.12.0
 // src/replication/state.cpp 171, include/replication/state.hpp 53, 101–104) and refuses
 // writes with WriteQueryOnMainException (interpreter.cpp 10357–10361).
+//
+// global_read_only true does the same to the MAIN of its cluster: the leader's health check
+// sends it UpdateDataInstanceConfigRpc with writing disabled (coordinator_instance.cpp
+// 1300–1312, data_instance_management_server_handlers.cpp 326), and its writes are refused with
+// the same message. The simulator applies the setting at once rather than at the next health
+// check (instance_health_check_frequency_sec later).
 func (w *World) writeForbidden(in *instance) bool {
-	if !in.writeBlocked {
-		return false
-	}
 	for _, c := range w.dataClusters() {
-		if e := c.entry(c.main); e != nil && w.dataInstance(e) == in {
+		if e := c.entry(c.main); e != nil && w.dataInstance(e) == in && (in.writeBlocked || c.settings["global_read_only"] == "true") {
 			return true
 		}
 	}

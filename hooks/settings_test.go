@@ -1,0 +1,175 @@
+package hooks_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/memgraph-hooks/memgraph-hooks/topology"
+)
+
+// settingsSpec declares two settings away from Memgraph's defaults, one at its default, and
+// Async replicas with sync_failover_only false, so that failover still has candidates.
+func settingsSpec(h *harness) {
+	h.spec["replicationMode"] = "Async"
+	h.spec["coordinatorSettings"] = map[string]any{
+		"instanceDownTimeoutSeconds": 10, "syncFailoverOnly": false, "globalReadOnly": false,
+	}
+}
+
+func (h *harness) leaderSettings() map[string]string {
+	h.t.Helper()
+	return h.world.Raft().Clusters[0].Settings
+}
+
+// coordinatorQueries are the queries the coordinators received since the log was reset.
+func (h *harness) coordinatorQueries() []string {
+	var out []string
+	for _, q := range h.world.Queries() {
+		out = append(out, q.Host+": "+q.Text)
+	}
+	return out
+}
+
+func TestDeclaredSettingsAreAppliedInOnePassThenReadOncePerSync(t *testing.T) {
+	h := newHarness(t, 3, 3)
+	settingsSpec(h)
+	h.bootstrap() // registers every member; the settings wait for the converged pass
+	if st, reason, _ := h.condition(topology.ConditionCoordinatorSettings); st != "Unknown" || reason != topology.ReasonSettingsPending {
+		t.Fatalf("after the registering pass: CoordinatorSettings %s/%s, want Unknown/SettingsPending", st, reason)
+	}
+	for _, d := range h.world.Raft().Clusters[0].Data {
+		if d.Mode != "async" {
+			t.Errorf("%s registered %s, want async", d.Name, d.Mode)
+		}
+	}
+	h.world.ResetLog()
+	h.sync()
+	h.assertConverged()
+	leader := h.network().Coordinator(1).Host
+	want := []string{leader + ": SHOW INSTANCES", leader + ": SHOW COORDINATOR SETTINGS",
+		leader + ": SET COORDINATOR SETTING 'sync_failover_only' TO 'false'",
+		leader + ": SET COORDINATOR SETTING 'instance_down_timeout_sec' TO '10'"}
+	if diff := cmp.Diff(want, h.coordinatorQueries()); diff != "" {
+		t.Errorf("queries of the pass that applies the settings (-want +got):\n%s", diff)
+	}
+	if s := h.leaderSettings(); s["instance_down_timeout_sec"] != "10" || s["sync_failover_only"] != "false" || s["global_read_only"] != "false" {
+		t.Errorf("leader's settings %v", s)
+	}
+	if st, reason, msg := h.condition(topology.ConditionCoordinatorSettings); st != "True" || reason != topology.ReasonSettingsApplied {
+		t.Errorf("CoordinatorSettings %s/%s: %s", st, reason, msg)
+	}
+	wantApplied := map[string]any{"instanceDownTimeoutSeconds": float64(10), "syncFailoverOnly": false, "globalReadOnly": false}
+	if diff := cmp.Diff(wantApplied, h.lastResp.Status["coordinatorSettings"]); diff != "" {
+		t.Errorf("status.coordinatorSettings (-want +got):\n%s", diff)
+	}
+	op, _ := h.lastResp.Status["lastOperation"].(map[string]any)
+	if op["writes"] != "SET sync_failover_only TO false; SET instance_down_timeout_sec TO 10" || op["result"] != "Succeeded" {
+		t.Errorf("lastOperation %v", op)
+	}
+	if _, _, msg := h.condition(topology.ConditionAutomaticFailover); msg != "" {
+		t.Errorf("AutomaticFailover reported although sync_failover_only is false: %s", msg)
+	}
+
+	// Converged: two queries per sync, SHOW INSTANCES and SHOW COORDINATOR SETTINGS.
+	h.world.ResetLog()
+	for i := 0; i < 3; i++ {
+		h.sync()
+		h.assertConverged()
+	}
+	want = nil
+	for i := 0; i < 3; i++ {
+		want = append(want, leader+": SHOW INSTANCES", leader+": SHOW COORDINATOR SETTINGS")
+	}
+	if diff := cmp.Diff(want, h.coordinatorQueries()); diff != "" {
+		t.Errorf("queries of three converged syncs with settings declared (-want +got):\n%s", diff)
+	}
+	h.assertNoMisuse()
+}
+
+func TestSettingDriftIsRepairedOnceAndReported(t *testing.T) {
+	h := newHarness(t, 3, 2)
+	settingsSpec(h)
+	h.bootstrap()
+	h.sync()
+	// A human switches the cluster to read-only by hand.
+	leader := h.network().Coordinator(1)
+	if err := h.pool.Client(leader.BoltServer).SetCoordinatorSetting(context.Background(), "global_read_only", "true"); err != nil {
+		t.Fatal(err)
+	}
+	h.world.ResetLog()
+	h.sync()
+	want := []string{leader.Host + ": SHOW INSTANCES",
+		leader.Host + ": SHOW COORDINATOR SETTINGS", leader.Host + ": SET COORDINATOR SETTING 'global_read_only' TO 'false'"}
+	if diff := cmp.Diff(want, h.coordinatorQueries()); diff != "" {
+		t.Errorf("queries of the repairing pass (-want +got):\n%s", diff)
+	}
+	if got := h.leaderSettings()["global_read_only"]; got != "false" {
+		t.Errorf("global_read_only %q after the repair, want false", got)
+	}
+	op, _ := h.lastResp.Status["lastOperation"].(map[string]any)
+	wantOp := map[string]any{"writes": "SET global_read_only TO false", "result": "Succeeded",
+		"message": `coordinator settings put back as declared: global_read_only: "true" → "false"`}
+	delete(op, "time")
+	if diff := cmp.Diff(wantOp, op); diff != "" {
+		t.Errorf("lastOperation (-want +got):\n%s", diff)
+	}
+	h.world.ResetLog()
+	h.sync()
+	if diff := cmp.Diff([]string{leader.Host + ": SHOW INSTANCES", leader.Host + ": SHOW COORDINATOR SETTINGS"}, h.coordinatorQueries()); diff != "" {
+		t.Errorf("the pass after the repair (-want +got):\n%s", diff)
+	}
+}
+
+func TestRefusedSettingBecomesACondition(t *testing.T) {
+	h := newHarness(t, 3, 2)
+	// Memgraph 3.11 has no global_read_only: its coordinators refuse it with their own message.
+	h.spec["image"] = map[string]any{"tag": "3.11.0"}
+	h.spec["coordinatorSettings"] = map[string]any{"globalReadOnly": true, "instanceDownTimeoutSeconds": 7}
+	h.bootstrap()
+	h.sync()
+	st, reason, msg := h.condition(topology.ConditionCoordinatorSettings)
+	wantMsg := "SET COORDINATOR SETTING 'global_read_only' TO 'true': Setting global_read_only doesn't exist on coordinators."
+	if st != "False" || reason != topology.ReasonSettingRefused || msg != wantMsg {
+		t.Errorf("CoordinatorSettings %s/%s: %q, want False/SettingRefused: %q", st, reason, msg, wantMsg)
+	}
+	if got := h.leaderSettings()["instance_down_timeout_sec"]; got != "7" {
+		t.Errorf("instance_down_timeout_sec %q: the setting before the refused one was not set", got)
+	}
+	op, _ := h.lastResp.Status["lastOperation"].(map[string]any)
+	if op["result"] != "Failed" || op["message"] != "Setting global_read_only doesn't exist on coordinators." {
+		t.Errorf("lastOperation %v", op)
+	}
+	h.assertConverged() // a refused setting does not stop the cluster serving
+}
+
+func TestAllAsyncReplicasWarnOfNoAutomaticFailover(t *testing.T) {
+	h := newHarness(t, 3, 3)
+	h.spec["replicationMode"] = "Async"
+	h.bootstrap()
+	h.sync()
+	st, reason, msg := h.condition(topology.ConditionAutomaticFailover)
+	if st != "False" || reason != topology.ReasonAutomaticFailoverGap || msg == "" {
+		t.Errorf("AutomaticFailover %s/%s: %s", st, reason, msg)
+	}
+	if _, _, msg := h.condition(topology.ConditionCoordinatorSettings); msg != "" {
+		t.Errorf("CoordinatorSettings reported without a declared setting: %s", msg)
+	}
+}
+
+func TestDryRunPlansTheSettingsWithoutSettingThem(t *testing.T) {
+	h := newHarness(t, 3, 2)
+	settingsSpec(h)
+	h.bootstrap()
+	h.world.ResetLog()
+	resp := h.dryRun()
+	want := []string{"SET COORDINATOR SETTING 'sync_failover_only' TO 'false'", "SET COORDINATOR SETTING 'instance_down_timeout_sec' TO '10'"}
+	if diff := cmp.Diff(want, resp.Plan); diff != "" {
+		t.Errorf("dry-run plan (-want +got):\n%s", diff)
+	}
+	assertOnlyReads(t, h.world.Queries())
+	if got := h.leaderSettings()["instance_down_timeout_sec"]; got != "5" {
+		t.Errorf("a dry run set instance_down_timeout_sec to %q", got)
+	}
+}
