@@ -54,7 +54,7 @@ func TestBoltTLSEndToEnd(t *testing.T) {
 		t.Fatal(err)
 	}
 	domain := fmt.Sprintf("%s.svc.%s", s.ns, topology.DefaultClusterDomain)
-	pair, err := ca.Issue(pki.Leaf{CommonName: name, Server: true, Validity: time.Hour, DNSNames: []string{
+	pair, err := ca.Issue(pki.Leaf{CommonName: name, Server: true, Client: true, Validity: time.Hour, DNSNames: []string{
 		"*." + topology.CoordinatorSetName(name) + "." + domain, "*." + topology.DataSetName(name) + "." + domain,
 	}})
 	if err != nil {

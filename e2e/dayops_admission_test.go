@@ -8,6 +8,8 @@ func init() {
 	celCases = append(celCases,
 		celCase{name: "preferredMain not an instance name", field: "spec.preferredMain",
 			invalid: "preferredMain: instance_01", valid: "preferredMain: instance_1"},
+		celCase{name: "clusterSecretName not a Secret name", field: "spec.tls.clusterSecretName",
+			invalid: "tls: {secretName: b, clusterSecretName: Peer_TLS}", valid: "tls: {secretName: b, clusterSecretName: peer-tls}"},
 		celCase{name: "preferredMain beyond the declared instances", field: "spec",
 			invalid: "{preferredMain: instance_2, dataInstances: 2}", valid: "{preferredMain: instance_2, dataInstances: 3}"},
 	)
@@ -19,6 +21,11 @@ func init() {
 			base: "{hibernate: true}", invalid: "{hibernate: true, coordinators: 5}", valid: "{hibernate: false}"},
 		struct{ name, field, base, invalid, valid string }{name: "coordinators change in the update that hibernates", field: "spec",
 			base: "{}", invalid: "{hibernate: true, coordinators: 5}", valid: "{hibernate: true}"},
+		struct{ name, field, base, invalid, valid string }{name: "intra-cluster TLS turned on outside hibernation", field: "spec",
+			base: "{tls: {secretName: b, intraCluster: false}}", invalid: "{tls: {secretName: b, intraCluster: true}}",
+			valid: "{hibernate: true, tls: {secretName: b, intraCluster: true}}"},
+		struct{ name, field, base, invalid, valid string }{name: "spec.tls added to a running cluster", field: "spec",
+			base: "{}", invalid: "{tls: {secretName: b}}", valid: "{tls: {secretName: b, intraCluster: false}}"},
 	)
 	admissionEdges = append(admissionEdges,
 		"preferredMain: instance_1",

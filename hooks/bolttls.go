@@ -19,14 +19,17 @@ import (
 type boltTrust struct {
 	config  *memgraph.BoltTLS
 	problem string
+	// peers is what is wrong with the intra-cluster TLS Secret (readClusterTLS): a condition of
+	// the status, never a reason to dial nothing.
+	peers string
 }
 
-// readSecrets finds the spec.tls and spec.auth Secrets among the related objects (the customize
+// readSecrets finds the spec.tls (Bolt's and intra-cluster) and spec.auth Secrets among the related objects (the customize
 // hook asks Metacontroller for them) and reads them: a malformed related object is a bad request;
 // anything wrong with a Secret itself is a problem for the status.
 func readSecrets(req *syncRequest, c *topology.Cluster) (boltTrust, memgraphAuth, error) {
 	if c.TLSSecretName() == "" && c.AuthSecretName() == "" {
-		return boltTrust{}, memgraphAuth{}, nil
+		return boltTrust{}, memgraphAuth{}, nil // no spec.tls, so no intra-cluster TLS either
 	}
 	secrets, err := entries(req.Related, "related", secretKey)
 	if err != nil {
@@ -40,7 +43,9 @@ func readSecrets(req *syncRequest, c *topology.Cluster) (boltTrust, memgraphAuth
 		}
 		return nil
 	}
-	return readBoltTLS(find(c.TLSSecretName()), c), readMemgraphAuth(find(c.AuthSecretName()), c), nil
+	trust := readBoltTLS(find(c.TLSSecretName()), c)
+	trust.peers = readClusterTLS(find(c.ClusterTLSSecretName()), c)
+	return trust, readMemgraphAuth(find(c.AuthSecretName()), c), nil
 }
 
 // readBoltTLS checks the spec.tls Secret s (nil when absent): a kubernetes.io/tls Secret whose

@@ -20,8 +20,9 @@ import (
 
 const boltSecret = "memgraph-bolt-tls"
 
-// boltPKI is a cluster's Bolt TLS material: a CA and a serving pair valid for every member of
-// the harness's cluster (memgraph in default).
+// boltPKI is a cluster's TLS material: a CA and a pair valid for every member of the harness's
+// cluster (memgraph in default), for server and client authentication as intra-cluster TLS
+// needs (newLeafPKI issues others).
 type boltPKI struct {
 	ca   *pki.Authority
 	pair pki.Pair
@@ -32,11 +33,18 @@ func newBoltPKI(t *testing.T, dnsNames ...string) boltPKI {
 	if len(dnsNames) == 0 {
 		dnsNames = []string{"*.memgraph-coordinator.default.svc.cluster.local", "*.memgraph-data.default.svc.cluster.local"}
 	}
+	return newLeafPKI(t, pki.Leaf{DNSNames: dnsNames, Server: true, Client: true})
+}
+
+// newLeafPKI is a new CA and the pair it issues for leaf (named memgraph, valid for an hour).
+func newLeafPKI(t *testing.T, leaf pki.Leaf) boltPKI {
+	t.Helper()
 	ca, err := pki.NewAuthority("memgraph bolt CA", time.Hour)
 	if err != nil {
 		t.Fatal(err)
 	}
-	pair, err := ca.Issue(pki.Leaf{CommonName: "memgraph", DNSNames: dnsNames, Server: true, Validity: time.Hour})
+	leaf.CommonName, leaf.Validity = "memgraph", time.Hour
+	pair, err := ca.Issue(leaf)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -274,6 +282,11 @@ func TestSpecTLSReachesTheMainForSwitchovers(t *testing.T) {
 			b := newBoltPKI(t, tc.dnsNames...)
 			h.boltTLS = b.serverConfig(t)
 			h.secrets = map[string]any{"default/" + boltSecret: b.secret("default", boltSecret)}
+			if !tc.moved {
+				// Bolt alone: with intra-cluster TLS the certificate is TLSCertificateMismatch first
+				// (TestIntraClusterCertificateMismatch).
+				h.spec["tls"] = map[string]any{"secretName": boltSecret, "intraCluster": false}
+			}
 			h.bootstrap()
 			h.assertConverged()
 			h.spec["preferredMain"] = "instance_1"

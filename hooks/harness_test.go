@@ -286,6 +286,7 @@ func (h *harness) acting(sts map[string]any) map[string]any {
 type podState struct {
 	revision string // its controller-revision-hash label
 	image    string
+	args     []any // the memgraph container's args, as its template had them
 	created  time.Time
 	starting bool // replaced in the last sync: not Ready, its instance not running yet
 }
@@ -308,7 +309,7 @@ func (h *harness) podObjectAsRun(pod string) map[string]any {
 	meta := obj["metadata"].(map[string]any)
 	meta["labels"].(map[string]any)["controller-revision-hash"] = st.revision
 	meta["creationTimestamp"] = st.created.UTC().Format(time.RFC3339)
-	obj["spec"] = map[string]any{"containers": []any{map[string]any{"name": topology.ContainerName, "image": st.image}}}
+	obj["spec"] = map[string]any{"containers": []any{map[string]any{"name": topology.ContainerName, "image": st.image, "args": st.args}}}
 	if node := h.podNodes[pod]; node != "" {
 		obj["spec"].(map[string]any)["nodeName"] = node
 	}
@@ -329,6 +330,12 @@ func templateHash(sts map[string]any) string {
 func templateImage(sts map[string]any) string {
 	pod := sts["spec"].(map[string]any)["template"].(map[string]any)["spec"].(map[string]any)
 	return pod["containers"].([]any)[0].(map[string]any)["image"].(string)
+}
+
+func templateArgs(sts map[string]any) []any {
+	pod := sts["spec"].(map[string]any)["template"].(map[string]any)["spec"].(map[string]any)
+	args, _ := pod["containers"].([]any)[0].(map[string]any)["args"].([]any)
+	return args
 }
 
 func partitionOf(sts map[string]any) int {
@@ -494,11 +501,12 @@ func (h *harness) reconcilePods() {
 // never Ready.
 func (h *harness) createPod(sts map[string]any, pod string, i int, start func(version string) error) {
 	set := sts["metadata"].(map[string]any)["name"].(string)
-	st := &podState{revision: templateHash(sts), image: templateImage(sts), created: h.clock.Now()}
+	st := &podState{revision: templateHash(sts), image: templateImage(sts), args: templateArgs(sts), created: h.clock.Now()}
 	if current := h.currentRevs[set]; current == "" {
 		h.currentRevs[set] = st.revision
 	} else if i < partitionOf(sts) && current != st.revision {
-		st.revision, st.image = current, h.imageOf(current)
+		old := h.podAt(current)
+		st.revision, st.image, st.args = current, old.image, old.args
 	}
 	h.podStates[pod] = st
 	host := h.hostOf(pod)
@@ -523,14 +531,15 @@ func imageTag(image string) string {
 	return image[i+1:]
 }
 
-// imageOf is the image of some pod created at revision (the harness keeps no ControllerRevisions).
-func (h *harness) imageOf(revision string) string {
+// podAt is some pod created at revision, whose image and args are the revision's (the harness
+// keeps no ControllerRevisions); zero when none is.
+func (h *harness) podAt(revision string) podState {
 	for _, st := range h.podStates {
 		if st.revision == revision {
-			return st.image
+			return *st
 		}
 	}
-	return ""
+	return podState{}
 }
 
 // rollingUpdate replaces, at or above the partition and highest first, every pod not at the

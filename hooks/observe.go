@@ -3,6 +3,7 @@ package hooks
 import (
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -68,8 +69,9 @@ type objectOf[Containers, Conditions, Taints, Statuses any] struct {
 }
 
 type container struct {
-	Name  string `json:"name"`
-	Image string `json:"image"`
+	Name  string   `json:"name"`
+	Image string   `json:"image"`
+	Args  []string `json:"args"` // a Pod's: whether it runs with intra-cluster TLS
 }
 
 type taint struct {
@@ -256,7 +258,8 @@ func (o *observation) readSet(i int, r role, s *object, path string) error {
 
 // readPod reads a pod's readiness (condition Ready=True and not being deleted), the replica
 // count its ordinal needs, and for a pod of a role within its ceiling what the rollout reads: its
-// revision label, deletion, creationTimestamp and the memgraph container's image.
+// revision label, deletion, creationTimestamp, the memgraph container's image and whether it
+// runs with intra-cluster TLS.
 func (o *observation) readPod(rs []role, p *object, path string) error {
 	var created metav1.Time
 	if at := p.Metadata.CreationTimestamp; at != "" {
@@ -274,10 +277,11 @@ func (o *observation) readPod(rs []role, p *object, path string) error {
 			break
 		}
 	}
-	image := ""
+	image, clusterTLS := "", false
 	for _, container := range p.Spec.Containers {
 		if container.Name == topology.ContainerName {
 			image = container.Image
+			clusterTLS = slices.ContainsFunc(container.Args, func(a string) bool { return strings.HasPrefix(a, topology.ArgClusterCertFile) })
 			break
 		}
 	}
@@ -290,7 +294,7 @@ func (o *observation) readPod(rs []role, p *object, path string) error {
 		if index, ok := podIndex(name, r); ok {
 			o.sets[i].Pods = append(o.sets[i].Pods, planner.RolloutPod{Index: index, Ready: ready,
 				Terminating: terminating, Revision: p.Metadata.Labels.Revision, Created: created, Image: image,
-				Node: p.Spec.NodeName})
+				Node: p.Spec.NodeName, ClusterTLS: clusterTLS})
 		}
 	}
 	return nil
@@ -357,7 +361,7 @@ func (o *observation) rolloutWorkloads(c *topology.Cluster, desired [2]string, n
 	}
 	return &planner.Workloads{Coordinators: sets[0], Data: sets[1], Now: metav1.NewTime(now),
 		StepTimeout: metav1.Duration{Duration: time.Duration(c.StepTimeoutSeconds()) * time.Second},
-		Image:       c.Image(), AllowDowngrade: allowDowngrade, CordonedNodes: o.cordoned}
+		Image:       c.Image(), AllowDowngrade: allowDowngrade, CordonedNodes: o.cordoned, ClusterTLS: c.IntraClusterTLS()}
 }
 
 // hibernationPods are each role's pods by ordinal (a coordinator's by id), in any state.

@@ -105,6 +105,7 @@ func (h *handler) pass(ctx context.Context, in *passInput) planner.Outcome {
 	out.Paused, out.Hibernation = in.paused, step
 	out.PodReady, out.Problems, out.MissingSecrets = in.obs.ready, in.obs.problems, in.obs.missingSecrets
 	out.Sent = in.sent.records
+	out.ClusterTLSProblem = in.obs.tls.peers
 	return out
 }
 

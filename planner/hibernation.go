@@ -306,13 +306,14 @@ func (o Outcome) hibernationVerdict() Verdicts {
 // HibernationRolloutPending is HibernationInput.RolloutPending for a pass: the rollout's message
 // while hibernation is asked for and a rollout of the returned replica counts is not done, ""
 // otherwise (no rollout is planned for a cluster that stays awake), and "" for an allowed
-// downgrade, which a running cluster may not roll (downgradeUnderNewerMain).
+// downgrade, which a running cluster may not roll (downgradeUnderNewerMain), or a rollout
+// held for the very hibernation (intra-cluster TLS turned on or off).
 func HibernationRolloutPending(d topology.Declared, hibernate bool, returned topology.Replicas, w Workloads) string {
 	if !hibernate || w.Downgrading() {
 		return "" // an allowed downgrade is what hibernation carries out: all pods wake at the older version
 	}
 	rollout := PlanRollout(RolloutInput{Declared: d, Replicas: Hold(d, returned), Workloads: w})
-	if !rollout.InProgress() {
+	if !rollout.InProgress() || rollout.WaitsForHibernation() {
 		return ""
 	}
 	return rollout.Message

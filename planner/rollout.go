@@ -59,6 +59,8 @@ type RolloutPod struct {
 	Created     metav1.Time // metadata.creationTimestamp
 	Image       string      // the memgraph container's image
 	Node        string      // spec.nodeName, "" while unscheduled
+	// ClusterTLS: the memgraph container runs with intra-cluster TLS (topology.ArgClusterCertFile).
+	ClusterTLS bool
 }
 
 // RolloutSet is one role's StatefulSet as the sync request shows it.
@@ -93,6 +95,8 @@ type Workloads struct {
 	// CordonedNodes are the cordoned Nodes (NodeCordoned): a handover avoids a replica on one,
 	// which a drain is about to evict.
 	CordonedNodes map[string]bool
+	// ClusterTLS: the spec asks for intra-cluster TLS (topology.Cluster.IntraClusterTLS).
+	ClusterTLS bool
 }
 
 // RolloutInput is everything PlanRollout looks at.

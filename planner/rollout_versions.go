@@ -39,8 +39,12 @@ type refusal struct {
 	message string
 }
 
-// refused says whether the spec's version may not be rolled onto the pods as they run now.
+// refused says whether the spec may not be rolled onto the pods as they run now: intra-cluster
+// TLS turned on or off (clusterTLSRefused), or the spec's version.
 func (p *rolloutPlan) refused() *refusal {
+	if r := p.clusterTLSRefused(); r != nil {
+		return r
+	}
 	target, ok := version(p.in.Image)
 	if !ok {
 		return nil

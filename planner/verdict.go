@@ -19,6 +19,9 @@ type Outcome struct {
 	// The gates before any Bolt query: spec.tls cannot be honoured; declared pods not Ready.
 	TLSProblem  string
 	WaitingPods []string
+	// ClusterTLSProblem is what is wrong with the intra-cluster TLS Secret: Converged says so
+	// (TLSCertificateMismatch) whatever else the pass did, for no stage waits on it.
+	ClusterTLSProblem string
 
 	// What the pass observed of the pods and Secrets: every pod of the cluster by name, whether
 	// it is Ready (HealthInput.PodReady); why pods cannot start (topology.PodProblems); the
@@ -114,6 +117,10 @@ func Verdict(o Outcome) Verdicts {
 		v = o.hibernationVerdict()
 	} else {
 		v = o.readyAndConverged()
+	}
+	if o.ClusterTLSProblem != "" && v.Converged.Reason != topology.ReasonTLSConfigInvalid &&
+		v.Converged.Reason != topology.ReasonSecretMissing { // a missing Secret is named as such first
+		v.Converged = isFalse(topology.ReasonTLSCertificateMismatch, "%s", o.ClusterTLSProblem)
 	}
 	v.Updated = o.updated()
 	v.Phase, v.Hibernated = o.Hibernation.Phase, o.Hibernation.Hibernated

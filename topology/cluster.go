@@ -98,6 +98,14 @@ func (c *Cluster) TLSSecretName() string {
 	return c.mc.Spec.TLS.SecretName
 }
 
+// IntraClusterTLS reports whether the spec asks for intra-cluster TLS: spec.tls is set and
+// spec.tls.intraCluster is not false.
+func (c *Cluster) IntraClusterTLS() bool { return c.mc.Spec.TLS.intraCluster() }
+
+// ClusterTLSSecretName is the Secret behind intra-cluster TLS (spec.tls.clusterSecretName, else
+// spec.tls.secretName), "" when intra-cluster TLS is off.
+func (c *Cluster) ClusterTLSSecretName() string { return c.mc.Spec.TLS.clusterSecretName() }
+
 // PriorConditions are the conditions of the status the request carried, the one part of a prior
 // status the hook reads back (for lastTransitionTime). The slice is the cluster's: do not modify.
 func (c *Cluster) PriorConditions() []metav1.Condition { return c.mc.Status.Conditions }

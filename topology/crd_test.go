@@ -114,7 +114,7 @@ func TestCRDRulesMatchGoValidation(t *testing.T) {
 		MsgClusterName, MsgCoordinators, MsgCoordinatorsMax, MsgDataInstances, MsgDataInstancesMax, MsgImageRepository,
 		MsgImageTag, MsgSecretKeys, MsgClusterDomain, MsgPortsDistinct, MsgReservedLabels, MsgReservedLabels,
 		MsgReservedEnv, MsgReservedEnv, MsgReservedArgs, MsgReservedArgs, MsgDataWAL, MsgCoordinatorStorage, MsgDataStorage,
-		MsgVolumeSize, MsgVolumeSize, MsgTLSSecretName, MsgAuthSecretName, MsgStepTimeout, MsgPreferredMain, MsgPreferredDeclared, MsgHibernateScale,
+		MsgVolumeSize, MsgVolumeSize, MsgTLSSecretName, MsgClusterSecretName, MsgIntraClusterTLS, MsgAuthSecretName, MsgStepTimeout, MsgPreferredMain, MsgPreferredDeclared, MsgHibernateScale,
 		MsgGracePeriod, MsgGracePeriod, MsgSysctlImage, MsgMaxMapCount, MsgReplicationMix, MsgReplicationFixed, MsgOverrideInstance,
 	}
 	slices.Sort(messages)

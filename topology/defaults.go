@@ -23,6 +23,7 @@ const (
 	DefaultCreateLogStorageClaim       = true
 	DefaultClusterDomain               = "cluster.local"
 	DefaultHibernate                   = false
+	DefaultIntraClusterTLS             = true
 	DefaultStepTimeout                 = "10m"
 	DefaultReplicationMode             = ReplicationSync
 
@@ -64,6 +65,10 @@ func (mc *MemgraphCluster) Defaulted() *MemgraphCluster {
 	defaultRoleStorage(&s.Storage.Coordinators)
 	defaultRoleStorage(&s.Storage.Data)
 	setString(&s.ClusterDomain, DefaultClusterDomain)
+	if s.TLS != nil && s.TLS.IntraCluster == nil {
+		v := DefaultIntraClusterTLS
+		s.TLS.IntraCluster = &v
+	}
 	if s.Hibernate == nil {
 		v := DefaultHibernate
 		s.Hibernate = &v

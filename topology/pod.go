@@ -2,6 +2,7 @@ package topology
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 
 	corev1 "k8s.io/api/core/v1"
@@ -77,7 +78,7 @@ func commonArgs(s *MemgraphClusterSpec) []string {
 		"--log-retention-days=35",
 		"--metrics-format=OpenMetrics",
 		fmt.Sprintf("--metrics-port=%d", MetricsPort),
-	}, boltTLSArgs(s.TLS)...)
+	}, slices.Concat(boltTLSArgs(s.TLS), clusterTLSArgs(s.TLS))...)
 }
 
 func coordinatorArgs(s *MemgraphClusterSpec) []string {
@@ -252,7 +253,7 @@ func coordinatorPodSpec(mc *MemgraphCluster, n Network) corev1.PodSpec {
 		StartupProbe:   fromTimings(s.Ports.Coordinator, p.Startup),
 	}
 	t := s.CoordinatorTemplate
-	return withBoltTLS(podSpec(c, t.PodOptions, s.Storage.Coordinators, t.TerminationGracePeriodSeconds), s.TLS)
+	return withClusterTLS(withBoltTLS(podSpec(c, t.PodOptions, s.Storage.Coordinators, t.TerminationGracePeriodSeconds), s.TLS), s.TLS)
 }
 
 func dataPodSpec(mc *MemgraphCluster) corev1.PodSpec {
@@ -274,7 +275,7 @@ func dataPodSpec(mc *MemgraphCluster) corev1.PodSpec {
 		StartupProbe:   tcpProbe(s.Ports.Bolt, p.Startup.FailureThreshold, p.Startup.TimeoutSeconds, p.Startup.PeriodSeconds),
 	}
 	t := s.DataTemplate
-	pod := withBoltTLS(podSpec(c, t.PodOptions, s.Storage.Data, t.TerminationGracePeriodSeconds), s.TLS)
+	pod := withClusterTLS(withBoltTLS(podSpec(c, t.PodOptions, s.Storage.Data, t.TerminationGracePeriodSeconds), s.TLS), s.TLS)
 	if init, ok := sysctlInitContainer(t.SysctlInitContainer); ok {
 		pod.InitContainers = []corev1.Container{init}
 	}

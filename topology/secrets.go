@@ -15,7 +15,8 @@ type NamedSecret struct {
 }
 
 // NamedSecrets are the Secrets the cluster's spec names, in the order spec.secrets.name,
-// spec.tls.secretName, spec.auth.secretName; a field left unset names none.
+// spec.tls.secretName, spec.tls.clusterSecretName (when another Secret), spec.auth.secretName; a
+// field left unset names none.
 func (c *Cluster) NamedSecrets() []NamedSecret {
 	s := c.mc.Spec.Secrets
 	named := []NamedSecret{{Name: s.Name, Field: "spec.secrets.name",
@@ -23,6 +24,10 @@ func (c *Cluster) NamedSecrets() []NamedSecret {
 	if name := c.TLSSecretName(); name != "" {
 		named = append(named, NamedSecret{Name: name, Field: "spec.tls.secretName",
 			Holds: "Bolt's TLS certificate (a kubernetes.io/tls Secret with tls.crt, tls.key and ca.crt)"})
+	}
+	if name := c.ClusterTLSSecretName(); name != "" && name != c.TLSSecretName() {
+		named = append(named, NamedSecret{Name: name, Field: "spec.tls.clusterSecretName",
+			Holds: "the intra-cluster TLS certificate (a kubernetes.io/tls Secret with tls.crt, tls.key and ca.crt)"})
 	}
 	if name := c.AuthSecretName(); name != "" {
 		named = append(named, NamedSecret{Name: name, Field: "spec.auth.secretName",

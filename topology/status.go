@@ -246,6 +246,12 @@ const (
 	ReasonDrainPending ConditionReason = "DrainPending"
 )
 
+// ReasonTLSCertificateMismatch (Converged): the intra-cluster TLS Secret cannot serve every
+// member: missing, malformed, a tls.crt that does not verify against its ca.crt as a server and as
+// a client, or whose names do not cover a member's FQDN the hook registers. The message says
+// which; the hook goes on with everything else.
+const ReasonTLSCertificateMismatch ConditionReason = "TLSCertificateMismatch"
+
 // The reasons of Degraded.
 const (
 	// ReasonMembersDown: at least one declared member is down; the message names each one and
@@ -295,4 +301,9 @@ const (
 	// coordinator's data must be wiped (Memgraph's "migrating to v3.9 HA" procedure); it is never
 	// rolled.
 	ReasonUpgradeNeedsMigration ConditionReason = "UpgradeNeedsMigration"
+	// ReasonIntraClusterTLSNeedsHibernation: the spec turns intra-cluster TLS on or off while
+	// pods run the other way. A Memgraph instance with intra-cluster TLS and one without cannot
+	// talk (replication, management and Raft are mutual TLS on one side only), so no pod is
+	// replaced: the change takes effect when the cluster hibernates and wakes (spec.hibernate).
+	ReasonIntraClusterTLSNeedsHibernation ConditionReason = "IntraClusterTLSNeedsHibernation"
 )

@@ -29,8 +29,8 @@ func boltTLSArgs(t *TLS) []string {
 	return []string{"--bolt-cert-file=" + BoltCertFile, "--bolt-key-file=" + BoltKeyFile}
 }
 
-// withBoltTLS mounts the TLS Secret's certificate and key (never ca.crt, which Memgraph does not
-// read) into the pod's container. Items are listed so that a Secret missing either key keeps the
+// withBoltTLS mounts the TLS Secret's certificate and key into the pod's container (ca.crt only
+// joins them for intra-cluster TLS, withClusterTLS: Bolt's server does not read it). Items are listed so that a Secret missing either key keeps the
 // pod from starting rather than starting Memgraph without its certificate.
 func withBoltTLS(p corev1.PodSpec, t *TLS) corev1.PodSpec {
 	if t == nil {

@@ -48,6 +48,7 @@ type MemgraphClusterList struct {
 // MemgraphClusterSpec declares the cluster. Every field is optional: its default is both a CRD
 // schema default and a Go constant (defaults.go), and Defaulted applies them in Go.
 // +kubebuilder:validation:XValidation:rule="!has(self.preferredMain) || !self.preferredMain.matches('^instance_(0|[1-9][0-9]{0,2})$') || int(self.preferredMain.substring(9)) < self.dataInstances",message="preferredMain must be one of the declared data instances, instance_0 to instance_<dataInstances-1>: a dataInstances shrink that would retire the preferred MAIN is refused; set preferredMain to an instance that stays (or remove it), then shrink"
+// +kubebuilder:validation:XValidation:rule="(has(self.hibernate) && self.hibernate) || !(has(self.tls) && (!has(self.tls.intraCluster) || self.tls.intraCluster)) || (has(oldSelf.tls) && (!has(oldSelf.tls.intraCluster) || oldSelf.tls.intraCluster))",message="spec.tls turns on intra-cluster TLS (tls.intraCluster defaults to true), which a running cluster cannot take one pod at a time: a Memgraph instance with intra-cluster TLS and one without cannot talk to each other (replication, management and Raft become mutual TLS). Set spec.hibernate: true in the same update or before it, and wake the cluster (hibernate: false) once it has; or set tls.intraCluster: false to encrypt Bolt only"
 // +kubebuilder:validation:XValidation:rule="((!has(self.hibernate) || !self.hibernate) && (!has(oldSelf.hibernate) || !oldSelf.hibernate)) || self.coordinators == oldSelf.coordinators",message="coordinators must not change while the cluster hibernates, nor in the update that sets or clears hibernate: the coordinators come back from their Raft logs at the declared count, and another count could leave them without a majority; wake the cluster (hibernate: false) first, then scale"
 // +kubebuilder:validation:XValidation:rule="!has(self.replicationModeOverrides) || ((has(self.replicationMode) ? self.replicationMode : 'Sync') != 'Sync' || self.replicationModeOverrides.all(o, o.mode != 'StrictSync')) && ((has(self.replicationMode) ? self.replicationMode : 'Sync') != 'StrictSync' || self.replicationModeOverrides.all(o, o.mode != 'Sync')) && (!self.replicationModeOverrides.exists(o, o.mode == 'Sync') || !self.replicationModeOverrides.exists(o, o.mode == 'StrictSync'))",message="replicationMode and replicationModeOverrides must not mix Sync and StrictSync: Memgraph refuses to register a STRICT_SYNC instance beside a SYNC one (and the reverse); use Sync or StrictSync, each with Async where wanted"
 // +kubebuilder:validation:XValidation:rule="(has(self.replicationMode) ? self.replicationMode : 'Sync') == (has(oldSelf.replicationMode) ? oldSelf.replicationMode : 'Sync') && (has(self.replicationModeOverrides) ? self.replicationModeOverrides : []) == (has(oldSelf.replicationModeOverrides) ? oldSelf.replicationModeOverrides : [])",message="replicationMode and replicationModeOverrides cannot change once the cluster exists: Memgraph has no ALTER for a registered instance's mode, the MAIN is registered with a mode too and is never unregistered, and Memgraph refuses Sync and StrictSync side by side, so re-registering one instance at a time cannot switch a cluster between them; declare the mode when creating the cluster, or create a new cluster with the mode and move the data"
@@ -242,6 +243,27 @@ type TLS struct {
 	// +kubebuilder:validation:MaxLength=253
 	// +kubebuilder:validation:XValidation:rule="self.matches('^[a-z0-9]([-a-z0-9]*[a-z0-9])?([.][a-z0-9]([-a-z0-9]*[a-z0-9])?)*$')",message="tls.secretName must name a Secret in the cluster's namespace: lower-case letters, digits, '-' and '.', such as memgraph-bolt-tls"
 	SecretName string `json:"secretName"`
+
+	// IntraCluster encrypts and mutually authenticates Memgraph's own traffic — replication,
+	// management and Raft — with the certificate, key and CA of ClusterSecretName: every pod of
+	// both roles runs with --cluster-cert-file, --cluster-key-file and --cluster-ca-file. An
+	// instance with intra-cluster TLS and one without cannot talk, so turning it on or off on a
+	// running cluster takes effect only through hibernation (spec.hibernate): the hook holds
+	// every pod and says so in the Updated condition until then. Set it to false to encrypt
+	// Bolt only.
+	// +kubebuilder:default=true
+	// +optional
+	IntraCluster *bool `json:"intraCluster,omitempty"`
+
+	// ClusterSecretName is the kubernetes.io/tls Secret behind intra-cluster TLS, SecretName when
+	// unset. Its tls.crt must verify against its ca.crt, be usable for both server and client
+	// authentication (each instance is both), and be valid for every member's FQDN the hook
+	// registers: *.<name>-coordinator.<namespace>.svc.<clusterDomain> and
+	// *.<name>-data.<namespace>.svc.<clusterDomain>.
+	// +kubebuilder:validation:MaxLength=253
+	// +kubebuilder:validation:XValidation:rule="self.matches('^[a-z0-9]([-a-z0-9]*[a-z0-9])?([.][a-z0-9]([-a-z0-9]*[a-z0-9])?)*$')",message="tls.clusterSecretName must name a Secret in the cluster's namespace: lower-case letters, digits, '-' and '.', such as memgraph-cluster-tls"
+	// +optional
+	ClusterSecretName string `json:"clusterSecretName,omitempty"`
 }
 
 // Auth names the Secret with the Memgraph credentials the hook uses on data instances.
@@ -446,7 +468,7 @@ type PodOptions struct {
 	// override its tuning flags (e.g. --log-level) but may not touch identity or ports.
 	// +kubebuilder:validation:MaxItems=64
 	// +kubebuilder:validation:items:MaxLength=1024
-	// +kubebuilder:validation:XValidation:rule="self.all(a, !a.matches('^--?(bolt[-_]port|bolt[-_]address|management[-_]port|coordinator[-_]port|coordinator[-_]id|coordinator[-_]hostname|nuraft[-_]log[-_]file|data[-_]directory|init[-_]file|init[-_]data[-_]file|bolt[-_]cert[-_]file|bolt[-_]key[-_]file)(=|$)'))",message="extraArgs must not set --bolt-port, --bolt-address, --management-port, --coordinator-port, --coordinator-id, --coordinator-hostname, --nuraft-log-file, --data-directory, --init-file, --init-data-file, --bolt-cert-file or --bolt-key-file: ports come from spec.ports, identity and paths are derived by the hook, Bolt TLS comes from spec.tls (so that the hook dials it too), and Memgraph rejects init files in a high-availability cluster; remove the flag"
+	// +kubebuilder:validation:XValidation:rule="self.all(a, !a.matches('^--?(bolt[-_]port|bolt[-_]address|management[-_]port|coordinator[-_]port|coordinator[-_]id|coordinator[-_]hostname|nuraft[-_]log[-_]file|data[-_]directory|init[-_]file|init[-_]data[-_]file|bolt[-_]cert[-_]file|bolt[-_]key[-_]file|cluster[-_]cert[-_]file|cluster[-_]key[-_]file|cluster[-_]ca[-_]file)(=|$)'))",message="extraArgs must not set --bolt-port, --bolt-address, --management-port, --coordinator-port, --coordinator-id, --coordinator-hostname, --nuraft-log-file, --data-directory, --init-file, --init-data-file, --bolt-cert-file, --bolt-key-file, --cluster-cert-file, --cluster-key-file or --cluster-ca-file: ports come from spec.ports, identity and paths are derived by the hook, TLS comes from spec.tls (so that the hook dials it too and every instance agrees on it), and Memgraph rejects init files in a high-availability cluster; remove the flag"
 	// +optional
 	ExtraArgs []string `json:"extraArgs,omitempty"`
 

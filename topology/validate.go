@@ -28,8 +28,10 @@ const (
 	MsgPortsDistinct      = "ports.bolt, ports.management, ports.replication and ports.coordinator must all differ: each is a separate listener"
 	MsgReservedLabels     = "labels must not set app.kubernetes.io/name, app.kubernetes.io/instance, app.kubernetes.io/component or app.kubernetes.io/managed-by: the hook sets them to select the pods; use another key"
 	MsgReservedEnv        = "extraEnv must not set POD_NAME, MEMGRAPH_ENTERPRISE_LICENSE, MEMGRAPH_ORGANIZATION_NAME, MEMGRAPH_MANAGEMENT_PORT, MEMGRAPH_COORDINATOR_PORT, MEMGRAPH_COORDINATOR_ID, MEMGRAPH_NURAFT_LOG_FILE, MEMGRAPH_COORDINATOR_HOSTNAME, MEMGRAPH_BOLT_PORT, DGL_DOWNLOAD_DIR, DGLDEFAULTDIR or MGCONSOLE_HISTORY_PATH: the hook sets them (the license from spec.secrets, identity from the pod, ports from spec.ports); remove the variable"
-	MsgReservedArgs       = "extraArgs must not set --bolt-port, --bolt-address, --management-port, --coordinator-port, --coordinator-id, --coordinator-hostname, --nuraft-log-file, --data-directory, --init-file, --init-data-file, --bolt-cert-file or --bolt-key-file: ports come from spec.ports, identity and paths are derived by the hook, Bolt TLS comes from spec.tls (so that the hook dials it too), and Memgraph rejects init files in a high-availability cluster; remove the flag"
+	MsgReservedArgs       = "extraArgs must not set --bolt-port, --bolt-address, --management-port, --coordinator-port, --coordinator-id, --coordinator-hostname, --nuraft-log-file, --data-directory, --init-file, --init-data-file, --bolt-cert-file, --bolt-key-file, --cluster-cert-file, --cluster-key-file or --cluster-ca-file: ports come from spec.ports, identity and paths are derived by the hook, TLS comes from spec.tls (so that the hook dials it too and every instance agrees on it), and Memgraph rejects init files in a high-availability cluster; remove the flag"
 	MsgTLSSecretName      = "tls.secretName must name a Secret in the cluster's namespace: lower-case letters, digits, '-' and '.', such as memgraph-bolt-tls"
+	MsgClusterSecretName  = "tls.clusterSecretName must name a Secret in the cluster's namespace: lower-case letters, digits, '-' and '.', such as memgraph-cluster-tls"
+	MsgIntraClusterTLS    = "spec.tls turns on intra-cluster TLS (tls.intraCluster defaults to true), which a running cluster cannot take one pod at a time: a Memgraph instance with intra-cluster TLS and one without cannot talk to each other (replication, management and Raft become mutual TLS). Set spec.hibernate: true in the same update or before it, and wake the cluster (hibernate: false) once it has; or set tls.intraCluster: false to encrypt Bolt only"
 	MsgAuthSecretName     = "auth.secretName must name a Secret in the cluster's namespace: lower-case letters, digits, '-' and '.', such as memgraph-hooks-auth"
 	MsgDataWAL            = "dataTemplate.extraArgs must not set --storage-wal-enabled: a data instance in a high-availability cluster must run with the WAL enabled, and the hook enables it; remove the flag"
 	MsgCoordinatorStorage = "storage.coordinators is immutable: it shapes the StatefulSet's volumeClaimTemplates, which Kubernetes cannot change in place. Delete the MemgraphCluster (and its retained PersistentVolumeClaims, if the volumes must change too) and create it again with the new storage"
@@ -55,7 +57,7 @@ const (
 	repositoryTagPattern  = `:[^/]*$`
 	imageTagPattern       = `^[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}$`
 	imageDigestPattern    = `^sha256:[a-f0-9]{64}$`
-	reservedArgsPattern   = `^--?(bolt[-_]port|bolt[-_]address|management[-_]port|coordinator[-_]port|coordinator[-_]id|coordinator[-_]hostname|nuraft[-_]log[-_]file|data[-_]directory|init[-_]file|init[-_]data[-_]file|bolt[-_]cert[-_]file|bolt[-_]key[-_]file)(=|$)`
+	reservedArgsPattern   = `^--?(bolt[-_]port|bolt[-_]address|management[-_]port|coordinator[-_]port|coordinator[-_]id|coordinator[-_]hostname|nuraft[-_]log[-_]file|data[-_]directory|init[-_]file|init[-_]data[-_]file|bolt[-_]cert[-_]file|bolt[-_]key[-_]file|cluster[-_]cert[-_]file|cluster[-_]key[-_]file|cluster[-_]ca[-_]file)(=|$)`
 	walArgPattern         = `^--?(no)?storage[-_]wal[-_]enabled(=|$)`
 	preferredMainPattern  = `^instance_(0|[1-9][0-9]{0,2})$`
 	stepTimeoutPattern    = `^([0-9]+(h|m|s))+$`
@@ -203,6 +205,8 @@ func (mc *MemgraphCluster) celRules(vs *violations) {
 	// A Secret name is a DNS subdomain, the very shape of clusterDomainPattern; its length is the
 	// schema's (MaxLength).
 	vs.add(s.TLS != nil && !clusterDomainRE.MatchString(s.TLS.SecretName), "spec.tls.secretName", MsgTLSSecretName)
+	vs.add(s.TLS != nil && s.TLS.ClusterSecretName != "" && !clusterDomainRE.MatchString(s.TLS.ClusterSecretName),
+		"spec.tls.clusterSecretName", MsgClusterSecretName)
 	vs.add(s.Auth != nil && !clusterDomainRE.MatchString(s.Auth.SecretName), "spec.auth.secretName", MsgAuthSecretName)
 	_, ok := stepTimeoutSeconds(s.Rollout.StepTimeout)
 	vs.add(!ok, "spec.rollout.stepTimeout", MsgStepTimeout)

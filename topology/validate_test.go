@@ -114,6 +114,16 @@ func TestValidate(t *testing.T) {
 		}), MsgReservedArgs},
 		{"TLS secret name with capitals", with(func(mc *MemgraphCluster) { mc.Spec.TLS = &TLS{SecretName: "Bolt_TLS"} }),
 			with(func(mc *MemgraphCluster) { mc.Spec.TLS = &TLS{SecretName: "bolt-tls.v2"} }), MsgTLSSecretName},
+		{"cluster TLS secret name with capitals", with(func(mc *MemgraphCluster) {
+			mc.Spec.TLS = &TLS{SecretName: "bolt-tls", ClusterSecretName: "Peer_TLS"}
+		}), with(func(mc *MemgraphCluster) {
+			mc.Spec.TLS = &TLS{SecretName: "bolt-tls", ClusterSecretName: "peer-tls"}
+		}), MsgClusterSecretName},
+		{"intra-cluster TLS flag in extraArgs", with(func(mc *MemgraphCluster) {
+			mc.Spec.CoordinatorTemplate.ExtraArgs = []string{"--cluster_ca_file=/ca.crt"}
+		}), with(func(mc *MemgraphCluster) {
+			mc.Spec.CoordinatorTemplate.ExtraArgs = []string{"--cluster-tls-something"}
+		}), MsgReservedArgs},
 		{"empty TLS secret name", with(func(mc *MemgraphCluster) { mc.Spec.TLS = &TLS{} }),
 			with(func(mc *MemgraphCluster) { mc.Spec.TLS = nil }), MsgTLSSecretName},
 		{"auth secret name with capitals", with(func(mc *MemgraphCluster) { mc.Spec.Auth = &Auth{SecretName: "Hook_Auth"} }),
