@@ -14,6 +14,8 @@ import (
 	"testing"
 	"time"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
 	"github.com/memgraph-hooks/memgraph-hooks/topology"
 )
 
@@ -63,6 +65,12 @@ var notRunHere = []struct{ prefix, why string }{
 // its budgets in place, -rw's endpoints the MAIN's pod, and resyncs change nothing.
 func TestQuickstartAsWritten(t *testing.T) {
 	s := startScenario(t, "quickstart")
+	// A fresh namespace, as a new user has it: the quickstart creates the license Secret itself.
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := testEnv.Client.CoreV1().Secrets(s.ns).Delete(ctx, licenseSecretName, metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
 	kubeconfig := filepath.Join(t.TempDir(), "kubeconfig")
 	if err := os.WriteFile(kubeconfig, readFile(t, testEnv.Kubeconfig), 0o600); err != nil {
 		t.Fatal(err)
