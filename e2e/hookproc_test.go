@@ -25,7 +25,8 @@ var (
 	hookBinErr  error
 )
 
-// hookBinary builds cmd/memgraph-hooks once per run, into the environment's working directory.
+// hookBinary builds cmd/memgraph-hooks once per run, into the environment's working directory,
+// as the Dockerfile does.
 func hookBinary(t *testing.T) string {
 	t.Helper()
 	e := needEnv(t)
@@ -33,7 +34,10 @@ func hookBinary(t *testing.T) string {
 		hookBin = filepath.Join(e.Dir, "bin", "memgraph-hooks")
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 		defer cancel()
-		cmd := exec.CommandContext(ctx, "go", "build", "-o", hookBin, "./cmd/memgraph-hooks")
+		// The Dockerfile's build line, so that the binary is the image's and the build shares
+		// its compiled packages with TestDockerfileBuildsTheBinaryTheInstallRuns.
+		cmd := exec.CommandContext(ctx, "go", "build", "-trimpath", "-ldflags=-s -w", "-o", hookBin, "./cmd/memgraph-hooks")
+		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
 		cmd.Dir = repoRoot
 		if out, err := cmd.CombinedOutput(); err != nil {
 			hookBinErr = fmt.Errorf("go build ./cmd/memgraph-hooks: %w\n%s", err, out)
