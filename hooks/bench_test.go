@@ -134,22 +134,16 @@ func BenchmarkSyncVsBareJSON(b *testing.B) {
 	for _, bc := range benchCases {
 		b.Run(bc.name, func(b *testing.B) {
 			cb := newConvergedBench(b, bc.size[0], bc.size[1], bc.apiServerPods)
-			var sync, bare opCost
 			b.ResetTimer()
-			for done := 0; done < b.N; {
-				n := min(b.N-done, 64)
-				sync.add(measure(n, func() {
-					if code, body := cb.sync(); code != http.StatusOK {
-						b.Fatalf("%d %s", code, body)
-					}
-				}))
-				bare.add(measure(n, func() {
-					if err := cb.bareRoundTrip(); err != nil {
-						b.Fatal(err)
-					}
-				}))
-				done += n
-			}
+			sync, bare := alternate(b.N, 64, func() {
+				if code, body := cb.sync(); code != http.StatusOK {
+					b.Fatalf("%d %s", code, body)
+				}
+			}, func() {
+				if err := cb.bareRoundTrip(); err != nil {
+					b.Fatal(err)
+				}
+			})
 			b.ReportMetric(sync.cpuPerOp().Seconds()*1e6, "sync-cpu-µs/op")
 			b.ReportMetric(bare.cpuPerOp().Seconds()*1e6, "bare-cpu-µs/op")
 			b.ReportMetric(float64(sync.cpu)/float64(bare.cpu), "sync/bare-cpu")
@@ -177,6 +171,19 @@ func (c opCost) cpuPerOp() time.Duration { return c.cpu / time.Duration(max(c.op
 func (c opCost) perOp(v uint64) float64 { return float64(v) / float64(max(c.ops, 1)) }
 
 // measure runs op n times and returns the process CPU time and heap allocations it took.
+// alternate runs first and second n times each, in alternating rounds of at most round, so that
+// both see the same machine load, and returns the cost of each.
+func alternate(n, round int, first, second func()) (opCost, opCost) {
+	var a, b opCost
+	for done := 0; done < n; {
+		k := min(n-done, round)
+		a.add(measure(k, first))
+		b.add(measure(k, second))
+		done += k
+	}
+	return a, b
+}
+
 func measure(n int, op func()) opCost {
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)

@@ -23,11 +23,9 @@ func (h *handler) hibernation(ctx context.Context, in *passInput) (planner.Hiber
 	hi.Current, hi.Returned = obs.current, obs.returned
 	hi.Now = metav1.NewTime(h.cfg.Now())
 	hi.StartupBudget = metav1.Duration{Duration: time.Duration(c.DataStartupBudgetSeconds()) * time.Second}
-	// Hibernation does not begin while a rollout of the returned replica counts is in progress,
-	// but for an allowed downgrade, which hibernation carries out (planner.HibernationRolloutPending),
-	// and a rollout that waits for the very hibernation (intra-cluster TLS turned on or off).
-	if r := in.rolloutWithoutView(); hi.Hibernate && !in.workloads.Downgrading() && r.InProgress() && !r.WaitsForHibernation() {
-		hi.RolloutPending = in.rolloutWithoutView().Message
+	// Hibernation does not begin while a rollout of the returned replica counts holds it.
+	if hi.Hibernate {
+		hi.RolloutPending = planner.RolloutHoldingHibernation(in.rolloutWithoutView(), *in.workloads)
 	}
 	step := planner.PlanHibernation(hi)
 	if !step.NeedsView {

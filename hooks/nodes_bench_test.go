@@ -36,22 +36,15 @@ func BenchmarkSyncWithNodes(b *testing.B) {
 			if with.request, err = json.Marshal(req); err != nil {
 				b.Fatal(err)
 			}
-			var none, withNodes opCost
-			b.ResetTimer()
-			for done := 0; done < b.N; {
-				k := min(b.N-done, 16)
-				none.add(measure(k, func() {
-					if code, body := base.sync(); code != http.StatusOK {
+			syncOf := func(cb convergedBench) func() {
+				return func() {
+					if code, body := cb.sync(); code != http.StatusOK {
 						b.Fatalf("%d %s", code, body)
 					}
-				}))
-				withNodes.add(measure(k, func() {
-					if code, body := with.sync(); code != http.StatusOK {
-						b.Fatalf("%d %s", code, body)
-					}
-				}))
-				done += k
+				}
 			}
+			b.ResetTimer()
+			none, withNodes := alternate(b.N, 16, syncOf(base), syncOf(with))
 			b.ReportMetric(float64(len(with.request))/1024, "request-KiB")
 			b.ReportMetric(withNodes.cpuPerOp().Seconds()*1e6, "sync-cpu-µs/op")
 			b.ReportMetric(float64(withNodes.cpu)/float64(none.cpu), "nodes/none-cpu")

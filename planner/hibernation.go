@@ -309,11 +309,18 @@ func (o Outcome) hibernationVerdict() Verdicts {
 // downgrade, which a running cluster may not roll (downgradeUnderNewerMain), or a rollout
 // held for the very hibernation (intra-cluster TLS turned on or off).
 func HibernationRolloutPending(d topology.Declared, hibernate bool, returned topology.Replicas, w Workloads) string {
-	if !hibernate || w.Downgrading() {
-		return "" // an allowed downgrade is what hibernation carries out: all pods wake at the older version
+	if !hibernate {
+		return ""
 	}
-	rollout := PlanRollout(RolloutInput{Declared: d, Replicas: Hold(d, returned), Workloads: w})
-	if !rollout.InProgress() || rollout.WaitsForHibernation() {
+	return RolloutHoldingHibernation(PlanRollout(RolloutInput{Declared: d, Replicas: Hold(d, returned), Workloads: w}), w)
+}
+
+// RolloutHoldingHibernation is the message of a rollout (planned without a view) that
+// hibernation must wait for, "" when none: a rollout not in progress, an allowed downgrade (what
+// hibernation carries out: all pods wake at the older version) and a rollout held for the very
+// hibernation do not hold it.
+func RolloutHoldingHibernation(rollout RolloutStep, w Workloads) string {
+	if !rollout.InProgress() || rollout.WaitsForHibernation() || w.Downgrading() {
 		return ""
 	}
 	return rollout.Message
