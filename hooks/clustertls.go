@@ -28,10 +28,10 @@ func readClusterTLS(s *object, c *topology.Cluster) string {
 	if name != c.TLSSecretName() {
 		field = "spec.tls.clusterSecretName"
 	}
-	where := fmt.Sprintf("Secret %s/%s (%s, intra-cluster TLS)", c.Namespace(), name, field)
 	if s == nil {
-		return where + " does not exist: create a kubernetes.io/tls Secret with tls.crt, tls.key and ca.crt in the cluster's namespace"
+		return "" // a Secret the spec names that is absent is SecretMissing (topology.MissingSecrets)
 	}
+	where := fmt.Sprintf("Secret %s/%s (%s, intra-cluster TLS)", c.Namespace(), name, field)
 	if problem := checkClusterTLSSecret(s, c); problem != "" {
 		return where + " " + problem
 	}
