@@ -17,3 +17,11 @@ var APIVersion = GroupVersion.String()
 
 // GroupVersion identifies the API the MemgraphCluster types belong to.
 var GroupVersion = schema.GroupVersion{Group: Group, Version: Version}
+
+// The backup kinds and their plurals, as the CompositeControllers name them.
+const (
+	BackupKind              = "MemgraphBackup"
+	BackupResource          = "memgraphbackups"
+	ScheduledBackupKind     = "MemgraphScheduledBackup"
+	ScheduledBackupResource = "memgraphscheduledbackups"
+)

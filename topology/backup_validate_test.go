@@ -1,0 +1,121 @@
+package topology
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"sigs.k8s.io/yaml"
+)
+
+func backupSpec() MemgraphBackupSpec {
+	return MemgraphBackupSpec{Cluster: "prod", DeletionPolicy: BackupRetain, Destination: BackupDestination{S3: S3Destination{
+		Endpoint: "https://s3.eu-west-1.amazonaws.com", Bucket: "memgraph-backups", Prefix: "prod/nightly", Region: "eu-west-1",
+		CredentialsSecret: SecretReference{Name: "s3-credentials"},
+	}}}
+}
+
+func violationMessages(vs []Violation) []string {
+	var out []string
+	for _, v := range vs {
+		out = append(out, v.Field+": "+v.Message)
+	}
+	return out
+}
+
+func TestBackupViolations(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		edit func(s *MemgraphBackupSpec)
+		want []string
+	}{
+		{"a valid spec", func(*MemgraphBackupSpec) {}, nil},
+		{"plain http endpoint with a port", func(s *MemgraphBackupSpec) { s.Destination.S3.Endpoint = "http://minio.storage.svc:9000" }, nil},
+		{"endpoint with a path", func(s *MemgraphBackupSpec) { s.Destination.S3.Endpoint = "https://s3.example.com/bucket" },
+			[]string{"spec.destination.s3.endpoint: " + MsgS3Endpoint}},
+		{"endpoint without a scheme", func(s *MemgraphBackupSpec) { s.Destination.S3.Endpoint = "s3.example.com" },
+			[]string{"spec.destination.s3.endpoint: " + MsgS3Endpoint}},
+		{"upper-case bucket", func(s *MemgraphBackupSpec) { s.Destination.S3.Bucket = "Backups" },
+			[]string{"spec.destination.s3.bucket: " + MsgS3Bucket}},
+		{"prefix with a trailing slash", func(s *MemgraphBackupSpec) { s.Destination.S3.Prefix = "prod/" },
+			[]string{"spec.destination.s3.prefix: " + MsgS3Prefix}},
+		{"no cluster", func(s *MemgraphBackupSpec) { s.Cluster = "" }, []string{"spec.cluster: " + MsgBackupCluster}},
+		{"a CA Secret that is no name", func(s *MemgraphBackupSpec) { s.Destination.S3.CASecret = &SecretReference{Name: "CA_Bundle"} },
+			[]string{"spec.destination.s3.caSecret.name: " + MsgSecretReference}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := backupSpec()
+			tc.edit(&s)
+			if diff := cmp.Diff(tc.want, violationMessages(BackupViolations("spec", &s))); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestValidateFromBackup(t *testing.T) {
+	dest := backupSpec().Destination
+	for _, tc := range []struct {
+		name string
+		from FromBackup
+		want []string
+	}{
+		{"by name", FromBackup{Name: "nightly-29000000"}, nil},
+		{"by destination and key", FromBackup{Destination: &dest, Key: "prod/nightly/default/prod/b-1.snapshot"}, nil},
+		{"both", FromBackup{Name: "b", Destination: &dest, Key: "k"}, []string{MsgFromBackupOneOf}},
+		{"neither", FromBackup{}, []string{MsgFromBackupOneOf}},
+		{"a key without its destination", FromBackup{Key: "k"}, []string{MsgFromBackupKeyWithDest}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			mc := minimalCluster()
+			mc.Spec.Bootstrap = &Bootstrap{FromBackup: &tc.from}
+			if diff := cmp.Diff(tc.want, messagesOf(t, mc.Validate())); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// Each backup CRD carries exactly the CEL messages backup_validate.go mirrors.
+func TestBackupCRDRulesMatchGoValidation(t *testing.T) {
+	destination := []string{MsgS3Endpoint, MsgS3Bucket, MsgS3Prefix, MsgSecretReference, MsgSecretReference}
+	for file, want := range map[string][]string{
+		"memgraph.com_memgraphbackups.yaml":          append([]string{MsgBackupSpecImmutable, MsgBackupCluster}, destination...),
+		"memgraph.com_memgraphscheduledbackups.yaml": append([]string{MsgSchedule, MsgBackupCluster}, destination...),
+	} {
+		raw, err := os.ReadFile(filepath.Join("..", "manifests", "crd", file))
+		if err != nil {
+			t.Fatalf("read the generated CRD (make manifests): %v", err)
+		}
+		var crd struct {
+			Spec struct {
+				Versions []struct {
+					Schema struct {
+						OpenAPIV3Schema crdSchema `json:"openAPIV3Schema"`
+					} `json:"schema"`
+				} `json:"versions"`
+			} `json:"spec"`
+		}
+		if err := yaml.Unmarshal(raw, &crd); err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		var walk func(crdSchema)
+		walk = func(s crdSchema) {
+			for _, v := range s.Validations {
+				got = append(got, v.Message)
+			}
+			for _, p := range s.Properties {
+				walk(p)
+			}
+		}
+		walk(crd.Spec.Versions[0].Schema.OpenAPIV3Schema)
+		slices.Sort(got)
+		slices.Sort(want)
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("%s: CEL messages differ from backup_validate.go (-go +crd):\n%s", file, diff)
+		}
+	}
+}
