@@ -1,0 +1,130 @@
+package backup
+
+import (
+	"bytes"
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"time"
+)
+
+// UploadsPath is the agent's route for upload jobs: PUT starts one (idempotent), GET reads it.
+const UploadsPath = "/v1/uploads/"
+
+// AgentClientConfig is what the hook knows of one cluster's agents: the token and CA of the
+// cluster's backup-agent Secret, and how to reach an advertised address.
+type AgentClientConfig struct {
+	Token string
+	// CAPEM verifies the agents' serving certificates, whose names are the data members' FQDNs.
+	CAPEM []byte
+	// Resolve maps an advertised host:port to the one to dial (nil: dial as advertised). TLS
+	// still verifies the advertised name.
+	Resolve func(address string) string
+	// Timeout bounds one call (default 5 s): calls only start or read a job, never wait for it.
+	Timeout time.Duration
+}
+
+// AgentClient calls the backup agents of one cluster.
+type AgentClient struct {
+	token string
+	http  *http.Client
+}
+
+// NewAgentClient checks cfg and returns a client.
+func NewAgentClient(cfg AgentClientConfig) (*AgentClient, error) {
+	if cfg.Token == "" {
+		return nil, errors.New("backup agent token is empty")
+	}
+	pool := x509.NewCertPool()
+	if !pool.AppendCertsFromPEM(cfg.CAPEM) {
+		return nil, errors.New("backup agent CA holds no PEM certificate")
+	}
+	if cfg.Timeout <= 0 {
+		cfg.Timeout = 5 * time.Second
+	}
+	dialer := &net.Dialer{Timeout: cfg.Timeout}
+	transport := &http.Transport{
+		TLSClientConfig:     &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12},
+		TLSHandshakeTimeout: cfg.Timeout,
+		MaxIdleConnsPerHost: 1,
+		IdleConnTimeout:     30 * time.Second,
+		DialContext: func(ctx context.Context, network, address string) (net.Conn, error) {
+			if cfg.Resolve != nil {
+				address = cfg.Resolve(address)
+			}
+			return dialer.DialContext(ctx, network, address)
+		},
+	}
+	return &AgentClient{token: cfg.Token, http: &http.Client{Transport: transport, Timeout: cfg.Timeout}}, nil
+}
+
+// Close drops idle connections.
+func (c *AgentClient) Close() { c.http.CloseIdleConnections() }
+
+// Start starts the upload job id on the agent at agentAddr (host:port) and returns its status.
+// It is idempotent: a job that exists already is returned as it is, whatever req says, and no
+// second upload starts.
+func (c *AgentClient) Start(ctx context.Context, agentAddr, id string, req UploadRequest) (UploadStatus, error) {
+	body, err := json.Marshal(req)
+	if err != nil {
+		return UploadStatus{}, err
+	}
+	return c.do(ctx, http.MethodPut, agentAddr, id, body)
+}
+
+// Status reads the upload job id. An id the agent does not know is an *UnknownUploadError.
+func (c *AgentClient) Status(ctx context.Context, agentAddr, id string) (UploadStatus, error) {
+	return c.do(ctx, http.MethodGet, agentAddr, id, nil)
+}
+
+func (c *AgentClient) do(ctx context.Context, method, agentAddr, id string, body []byte) (UploadStatus, error) {
+	if id == "" {
+		return UploadStatus{}, errors.New("upload id is empty")
+	}
+	u := url.URL{Scheme: "https", Host: agentAddr, Path: UploadsPath + id}
+	req, err := http.NewRequestWithContext(ctx, method, u.String(), bytes.NewReader(body))
+	if err != nil {
+		return UploadStatus{}, err
+	}
+	req.Header.Set("Authorization", "Bearer "+c.token)
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	resp, err := c.http.Do(req)
+	if err != nil {
+		return UploadStatus{}, fmt.Errorf("backup agent %s: %w", agentAddr, err)
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+	if err != nil {
+		return UploadStatus{}, fmt.Errorf("backup agent %s: reading the answer: %w", agentAddr, err)
+	}
+	switch {
+	case resp.StatusCode == http.StatusOK:
+		var st UploadStatus
+		if err := json.Unmarshal(data, &st); err != nil {
+			return UploadStatus{}, fmt.Errorf("backup agent %s: undecodable answer: %w", agentAddr, err)
+		}
+		return st, nil
+	case resp.StatusCode == http.StatusNotFound && method == http.MethodGet:
+		return UploadStatus{}, &UnknownUploadError{Agent: agentAddr, ID: id}
+	default:
+		var e errorBody
+		if json.Unmarshal(data, &e) != nil || e.Error == "" {
+			e.Error = string(bytes.TrimSpace(data))
+		}
+		return UploadStatus{}, &AgentError{Agent: agentAddr, StatusCode: resp.StatusCode, Message: e.Error}
+	}
+}
+
+// errorBody is the agent's answer to a request it refuses.
+type errorBody struct {
+	Error string `json:"error"`
+}

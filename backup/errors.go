@@ -1,0 +1,69 @@
+package backup
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+
+	"github.com/minio/minio-go/v7"
+)
+
+// StoreError is a refusal by the object store, in its own words: the S3 error code (NoSuchBucket,
+// AccessDenied, InvalidAccessKeyId, …) and message. Its text is what a MemgraphBackup's status
+// shows.
+type StoreError struct {
+	Op         string // what was asked: "upload", "stat", "remove", "list"
+	Bucket     string
+	Key        string
+	StatusCode int
+	Code       string
+	Message    string
+}
+
+func (e *StoreError) Error() string {
+	return fmt.Sprintf("%s s3://%s/%s: %s: %s", e.Op, e.Bucket, e.Key, e.Code, e.Message)
+}
+
+// IsNotFound reports whether err is the store saying the object (not the bucket) does not exist.
+func IsNotFound(err error) bool {
+	var se *StoreError
+	return errors.As(err, &se) && (se.Code == "NoSuchKey" || (se.Code == "" && se.StatusCode == http.StatusNotFound))
+}
+
+// storeError turns minio-go's error into a StoreError when the store answered, and otherwise
+// (the store could not be reached, a TLS failure) wraps it with the operation and object.
+func storeError(op string, obj S3Object, err error) error {
+	if err == nil {
+		return nil
+	}
+	resp := minio.ToErrorResponse(err)
+	if resp.Code == "" && resp.StatusCode == 0 {
+		return fmt.Errorf("%s s3://%s/%s: %w", op, obj.Bucket, obj.Key, err)
+	}
+	msg := resp.Message
+	if msg == "" {
+		msg = http.StatusText(resp.StatusCode)
+	}
+	return &StoreError{Op: op, Bucket: obj.Bucket, Key: obj.Key, StatusCode: resp.StatusCode, Code: resp.Code, Message: msg}
+}
+
+// UnknownUploadError is the agent's answer to Status for an id it does not know: it never
+// started that upload, or it restarted since. The hook fails that backup.
+type UnknownUploadError struct {
+	Agent, ID string
+}
+
+func (e *UnknownUploadError) Error() string {
+	return fmt.Sprintf("backup agent %s has no upload %q (it was never started there, or the agent restarted)", e.Agent, e.ID)
+}
+
+// AgentError is any other refusal by the agent: HTTP status and the agent's message.
+type AgentError struct {
+	Agent      string
+	StatusCode int
+	Message    string
+}
+
+func (e *AgentError) Error() string {
+	return fmt.Sprintf("backup agent %s: %d %s: %s", e.Agent, e.StatusCode, http.StatusText(e.StatusCode), e.Message)
+}

@@ -1,0 +1,61 @@
+package backup
+
+// S3Object is the S3 destination of one object.
+type S3Object struct {
+	// Endpoint is host[:port] of the object store, without a scheme (as minio-go takes it);
+	// a leading http:// or https:// is accepted and decides Insecure.
+	Endpoint string `json:"endpoint"`
+	Bucket   string `json:"bucket"`
+	// Key is the object's name in the bucket (a prefix, for ListObjects).
+	Key    string `json:"key"`
+	Region string `json:"region,omitempty"`
+	// Insecure speaks plain HTTP to the store.
+	Insecure bool `json:"insecure,omitempty"`
+	// CAPEM, when set, is the only set of CAs trusted for the store's certificate.
+	CAPEM []byte `json:"caPEM,omitempty"`
+}
+
+// S3Credentials are the static keys the store is accessed with.
+type S3Credentials struct {
+	AccessKeyID     string `json:"accessKeyId"`
+	SecretAccessKey string `json:"secretAccessKey"`
+}
+
+// UploadRequest asks the agent to upload one snapshot file of its instance.
+type UploadRequest struct {
+	// Snapshot is the snapshot file: the path SHOW SNAPSHOTS reports (under the instance's
+	// snapshot directory) or its base name.
+	Snapshot    string        `json:"snapshot"`
+	Object      S3Object      `json:"object"`
+	Credentials S3Credentials `json:"credentials"`
+}
+
+// UploadResult is the object a completed upload wrote.
+type UploadResult struct {
+	Key  string `json:"key"`
+	Size int64  `json:"size"`
+	ETag string `json:"etag"`
+}
+
+// The states of an upload job.
+const (
+	StateRunning   = "Running"
+	StateCompleted = "Completed"
+	StateFailed    = "Failed"
+)
+
+// UploadStatus is what the agent knows of one upload job. Result is set when State is
+// Completed; Error, in the object store's or the file system's own words, when it is Failed.
+type UploadStatus struct {
+	State  string       `json:"state"`
+	Result UploadResult `json:"result,omitzero"`
+	Error  string       `json:"error,omitempty"`
+}
+
+// ObjectInfo describes one object in the store.
+type ObjectInfo struct {
+	Key          string
+	Size         int64
+	ETag         string
+	LastModified string // RFC 3339, UTC
+}
