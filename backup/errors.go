@@ -12,7 +12,7 @@ import (
 // AccessDenied, InvalidAccessKeyId, …) and message. Its text is what a MemgraphBackup's status
 // shows.
 type StoreError struct {
-	Op         string // what was asked: "upload", "stat", "remove", "list"
+	Op         string // what was asked: "upload", "stat", "remove", "list", "download"
 	Bucket     string
 	Key        string
 	StatusCode int

@@ -110,3 +110,12 @@ func objectInfo(info minio.ObjectInfo) ObjectInfo {
 		LastModified: info.LastModified.UTC().Format(time.RFC3339),
 	}
 }
+
+// Download writes obj to the file path (created or replaced).
+func Download(ctx context.Context, obj S3Object, creds S3Credentials, path string) error {
+	client, err := newStore(obj, creds)
+	if err != nil {
+		return err
+	}
+	return storeError("download", obj, client.FGetObject(ctx, obj.Bucket, obj.Key, path, minio.GetObjectOptions{}))
+}

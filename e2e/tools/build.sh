@@ -1,18 +1,23 @@
 #!/usr/bin/env bash
 # Builds the pinned control plane for the e2e suite from the Go module proxy only:
 # etcd (+etcdctl), kube-apiserver, kube-controller-manager, kube-scheduler, kubectl and kwok,
-# plus kwok's Stage YAMLs copied from its module. Binaries land in a cache directory outside
-# the repository, keyed by the versions, and are reused when present, so only the first run
-# on a machine pays for the build (about 15 minutes on 2 cores with an empty Go build cache).
+# plus kwok's Stage YAMLs copied from its module, and versitygw, the S3-compatible object store
+# the backup tests write to. Binaries land in cache directories outside the repository, keyed by
+# the versions, and are reused when present, so only the first run on a machine pays for the
+# build (about 15 minutes on 2 cores with an empty Go build cache). versitygw has a directory of
+# its own, so that adding or moving it leaves the control plane's cache valid.
 #
-# Usage: e2e/tools/build.sh                  # builds what is missing; prints the bin directory
-#        e2e/tools/build.sh --print-bin-dir  # prints the bin directory only, builds nothing
+# Usage: e2e/tools/build.sh                            # builds what is missing; prints the
+#                                                      # control plane's bin directory
+#        e2e/tools/build.sh --print-bin-dir            # prints that directory, builds nothing
+#        e2e/tools/build.sh --print-versitygw-bin-dir  # prints versitygw's, builds nothing
 # Env:   E2E_CACHE  cache root (default $HOME/.cache/memgraph-hooks-e2e)
 set -euo pipefail
 
 ETCD_VERSION=v3.7.3
 K8S_VERSION=v1.37.2
 KWOK_VERSION=v0.8.0
+VERSITYGW_VERSION=v1.8.0
 
 # The staging modules (k8s.io/api, ...) carry the same minor/patch as Kubernetes with major 0.
 K8S_STAGING_VERSION="v0.${K8S_VERSION#v1.}"
@@ -20,6 +25,7 @@ CACHE_ROOT="${E2E_CACHE:-$HOME/.cache/memgraph-hooks-e2e}"
 ROOT="$CACHE_ROOT/k8s-$K8S_VERSION-etcd-$ETCD_VERSION-kwok-$KWOK_VERSION"
 BIN="$ROOT/bin"
 SRC="$ROOT/src"
+VGW_ROOT="$CACHE_ROOT/versitygw-$VERSITYGW_VERSION"
 
 # Nothing but the Go module proxy: no VCS fallback, no toolchain downloads.
 export GOPROXY="${E2E_GOPROXY:-https://proxy.golang.org}"
@@ -29,10 +35,16 @@ export CGO_ENABLED=0
 
 log() { echo "build.sh: $*" >&2; }
 
-if [[ "${1:-}" == "--print-bin-dir" ]]; then
+case "${1:-}" in
+--print-bin-dir)
 	echo "$BIN"
 	exit 0
-fi
+	;;
+--print-versitygw-bin-dir)
+	echo "$VGW_ROOT/bin"
+	exit 0
+	;;
+esac
 
 mkdir -p "$BIN" "$SRC"
 # One build at a time per cache directory; a second caller waits and then reuses the result.
@@ -148,9 +160,30 @@ build_kubernetes() {
 	install_from "$dir/out" "${cmds[@]}"
 }
 
+# build_versitygw builds the object store into its own cache directory, under its own lock.
+build_versitygw() {
+	[[ -x "$VGW_ROOT/bin/versitygw" ]] && return 0
+	mkdir -p "$VGW_ROOT/bin"
+	(
+		flock 8
+		[[ -x "$VGW_ROOT/bin/versitygw" ]] && exit 0
+		log "building versitygw $VERSITYGW_VERSION"
+		local dir="$VGW_ROOT/src"
+		new_wrapper "$dir" e2e.local/versitygw github.com/versity/versitygw/cmd/versitygw
+		cd "$dir"
+		go mod edit -require="github.com/versity/versitygw@$VERSITYGW_VERSION"
+		go mod tidy
+		mkdir -p out
+		go build -o out/versitygw github.com/versity/versitygw/cmd/versitygw
+		mv -f out/versitygw "$VGW_ROOT/bin/versitygw.tmp"
+		mv -f "$VGW_ROOT/bin/versitygw.tmp" "$VGW_ROOT/bin/versitygw"
+	) 8>"$VGW_ROOT/.lock"
+}
+
 start=$(date +%s)
 build_etcd
 build_kwok
 build_kubernetes
+build_versitygw
 log "done in $(($(date +%s) - start))s: $BIN"
 echo "$BIN"

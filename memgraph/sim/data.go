@@ -31,9 +31,17 @@ func (w *World) dataRole(in *instance) string {
 // "Only coordinator …" at RUN; writes on a replica, or on a restarted MAIN not yet re-promoted,
 // are refused at RUN; a write on a MAIN commits one transaction on the default database and
 // replicates it (boltWrite).
-func (w *World) prepareData(in *instance, st *statement) (*bolt.Prepared, *bolt.Failure) {
+func (w *World) prepareData(in *instance, st *statement, req bolt.Request) (*bolt.Prepared, *bolt.Failure) {
 	if msg, ok := onlyCoordinator[st.kind]; ok {
 		return nil, bolt.ClientError(msg)
+	}
+	switch st.kind {
+	case stCreateSnapshot:
+		return w.prepareCreateSnapshot(in, req.ExplicitTx)
+	case stShowSnapshots:
+		return w.prepareShowSnapshots(in, req.ExplicitTx)
+	case stRecoverSnapshot:
+		return w.prepareRecoverSnapshot(in, st, req)
 	}
 	role := w.dataRole(in)
 	switch st.kind {

@@ -100,6 +100,9 @@ func (w *World) restart(host string, wipe bool, setVersion func(*instance)) erro
 			in.cluster = w.newCluster(in)
 		} else {
 			in.txns, in.lag = map[string]int64{defaultDB: 0}, map[string]int64{}
+			if err := w.wipeSnapshots(in); err != nil {
+				return err
+			}
 		}
 	}
 	if err := w.listen(in); err != nil {

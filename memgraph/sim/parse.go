@@ -31,11 +31,20 @@ const (
 	stRegisterReplica
 	stDropReplica
 	stSetReplicationRole
+	// Snapshot queries (data instances).
+	stCreateSnapshot
+	stShowSnapshots
+	stRecoverSnapshot
 )
 
 // isCoordinatorQuery reports whether the statement is a CoordinatorQuery in Memgraph's AST.
 func (k stmtKind) isCoordinatorQuery() bool {
 	return k >= stShowInstances && k <= stSetCoordinatorSetting
+}
+
+// isSnapshotQuery reports whether the statement is CREATE, SHOW or RECOVER SNAPSHOT(S).
+func (k stmtKind) isSnapshotQuery() bool {
+	return k >= stCreateSnapshot && k <= stRecoverSnapshot
 }
 
 // paramRef is a $parameter in an expression position.
@@ -55,6 +64,9 @@ type statement struct {
 	// SET COORDINATOR SETTING literals, unevaluated.
 	settingName, settingValue any
 	write                     bool // stOther: contains an updating clause
+	// RECOVER SNAPSHOT: the path literal, unevaluated, and FORCE.
+	snapshot any
+	force    bool
 }
 
 type parser struct {
@@ -75,7 +87,7 @@ func parseQuery(src string) (*statement, error) {
 	}
 	// Statements parsed to the end must not have trailing input; replication admin queries and
 	// other Cypher are only classified by their leading keywords.
-	if st.kind.isCoordinatorQuery() || st.kind == stShowReplicationRole || st.kind == stShowReplicas {
+	if st.kind.isCoordinatorQuery() || st.kind == stShowReplicationRole || st.kind == stShowReplicas || st.kind.isSnapshotQuery() {
 		p.accept(";")
 		if t := p.peek(); t.kind != tokEOF {
 			return nil, p.unexpected(t, "<EOF>")
@@ -166,6 +178,11 @@ func (p *parser) statement() (*statement, error) {
 		return &statement{kind: stForceReset}, p.expect("CLUSTER", "STATE")
 	case p.isKw(0, "DROP") && p.isKw(1, "REPLICA"):
 		return &statement{kind: stDropReplica}, nil
+	case p.isKw(0, "CREATE") && p.isKw(1, "SNAPSHOT"):
+		p.pos += 2
+		return &statement{kind: stCreateSnapshot}, nil
+	case p.isKw(0, "RECOVER") && p.isKw(1, "SNAPSHOT"):
+		return p.recoverSnapshot()
 	}
 	return p.other(), nil
 }
@@ -203,6 +220,9 @@ func (p *parser) show() (*statement, error) {
 	case p.isKw(1, "REPLICAS"):
 		p.pos += 2
 		return &statement{kind: stShowReplicas}, nil
+	case p.isKw(1, "SNAPSHOTS"):
+		p.pos += 2
+		return &statement{kind: stShowSnapshots}, nil
 	}
 	return p.other(), nil
 }
@@ -247,6 +267,27 @@ func (p *parser) registerInstance() (*statement, error) {
 	}
 	st.config, err = p.configMap()
 	return st, err
+}
+
+// recoverSnapshot: RECOVER SNAPSHOT literal ( WITH CONFIG configMap )? ( FORCE )?
+// (MemgraphCypher.g4 720).
+func (p *parser) recoverSnapshot() (*statement, error) {
+	p.pos += 2
+	path, err := p.literal()
+	if err != nil {
+		return nil, err
+	}
+	st := &statement{kind: stRecoverSnapshot, snapshot: path}
+	if p.accept("WITH") {
+		if err := p.expect("CONFIG"); err != nil {
+			return nil, err
+		}
+		if st.config, err = p.configMap(); err != nil {
+			return nil, err
+		}
+	}
+	st.force = p.accept("FORCE")
+	return st, nil
 }
 
 func (p *parser) addCoordinator() (*statement, error) {

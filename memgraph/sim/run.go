@@ -75,7 +75,7 @@ func (w *World) prepare(in *instance, req bolt.Request) (*bolt.Prepared, *bolt.F
 		return nil, bolt.ClientError(msgExplicitTx)
 	}
 	if !in.coord {
-		return w.prepareData(in, st)
+		return w.prepareData(in, st, req)
 	}
 	if !st.kind.isCoordinatorQuery() {
 		return nil, bolt.ClientError(msgCoordinatorOnly)

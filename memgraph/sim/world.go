@@ -124,6 +124,7 @@ import (
 	"crypto/tls"
 	"fmt"
 	"net"
+	"os"
 	"strconv"
 	"sync"
 	"time"
@@ -151,6 +152,9 @@ type DataSpec struct {
 	ManagementPort int32
 	TLS            *tls.Config // as CoordinatorSpec.TLS
 	Version        string      // as CoordinatorSpec.Version
+	// DataDir is --data-directory: snapshots are files in its "snapshots" directory. Empty: a
+	// temporary directory of the world's own, removed by Close.
+	DataDir string
 	// Auth is the one user the instance has; nil: no users, so any basic or none credentials
 	// are accepted (auth.go).
 	Auth *Auth
@@ -218,7 +222,8 @@ type World struct {
 	clusterID int
 	queries   []Query
 	misuses   []Misuse
-	acked     map[string]int64 // per database: writes the simulator acknowledged (Acknowledged)
+	acked     map[string]int64  // per database: writes the simulator acknowledged (Acknowledged)
+	tempDirs  map[string]string // by host: data directories of instances started without DataDir
 	closed    bool
 	// cells are SHOW INSTANCES' string cells, boxed once (views.go): a table is read on every
 	// converged sync, and boxing each cell again was most of the simulator's share of it.
@@ -320,9 +325,14 @@ func (w *World) Close() {
 		}
 		in.alive = false
 	}
+	dirs := w.tempDirs
+	w.tempDirs = nil
 	w.mu.Unlock()
 	for _, s := range servers {
 		s.Close()
+	}
+	for _, d := range dirs {
+		_ = os.RemoveAll(d)
 	}
 }
 
