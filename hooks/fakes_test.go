@@ -38,6 +38,8 @@ func (d deadClient) ShowCoordinatorSettings(context.Context) ([]memgraph.Setting
 	return nil, d.err()
 }
 func (d deadClient) SetCoordinatorSetting(context.Context, string, string) error { return d.err() }
+func (d deadClient) CreateSnapshot(context.Context) (string, error)              { return "", d.err() }
+func (d deadClient) ShowSnapshots(context.Context) ([]memgraph.Snapshot, error)  { return nil, d.err() }
 
 // tapConnector wraps a Connector and runs afterLag once, right after the first SHOW
 // REPLICATION LAG it serves, and afterDemote once, right after the first DEMOTE INSTANCE: a

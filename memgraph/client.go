@@ -82,6 +82,10 @@ type Client interface {
 	// bolt_server, listing the replicas it replicates to and each database's state. A REPLICA
 	// refuses it with KindNotMain, a coordinator with KindNotCoordinator.
 	ShowReplicas(ctx context.Context) ([]Replica, error)
+	// CreateSnapshot and ShowSnapshots are sent to a data instance (the MAIN, for a backup):
+	// CREATE SNAPSHOT, answering the new snapshot's path, and SHOW SNAPSHOTS.
+	CreateSnapshot(ctx context.Context) (string, error)
+	ShowSnapshots(ctx context.Context) ([]Snapshot, error)
 	AddCoordinator(ctx context.Context, id int, cfg CoordinatorConfig) error
 	RegisterInstance(ctx context.Context, name string, cfg InstanceConfig) error
 	SetInstanceToMain(ctx context.Context, name string) error

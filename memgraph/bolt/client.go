@@ -68,6 +68,26 @@ func (c *client) ShowReplicas(ctx context.Context) ([]memgraph.Replica, error) {
 	return out, c.annotate(err, memgraph.ShowReplicasQuery)
 }
 
+// CreateSnapshot is a write to the data instance at c.address, never retried: a second one
+// would take a second snapshot.
+func (c *client) CreateSnapshot(ctx context.Context) (string, error) {
+	t, err := c.run(ctx, memgraph.CreateSnapshotQuery, false)
+	if err != nil {
+		return "", err
+	}
+	path, err := memgraph.ParseCreateSnapshot(t.keys, t.rows)
+	return path, c.annotate(err, memgraph.CreateSnapshotQuery)
+}
+
+func (c *client) ShowSnapshots(ctx context.Context) ([]memgraph.Snapshot, error) {
+	t, err := c.run(ctx, memgraph.ShowSnapshotsQuery, true)
+	if err != nil {
+		return nil, err
+	}
+	out, err := memgraph.ParseSnapshots(t.keys, t.rows)
+	return out, c.annotate(err, memgraph.ShowSnapshotsQuery)
+}
+
 func (c *client) AddCoordinator(ctx context.Context, id int, cfg memgraph.CoordinatorConfig) error {
 	if err := memgraph.ValidateCoordinator(id, cfg); err != nil {
 		return c.annotate(err, "")
