@@ -37,13 +37,20 @@ const (
 	LogMountPath  = "/var/log/memgraph"
 	TmpMountPath  = "/tmp"
 	DataDirectory = LibMountPath + "/mg_data"
-	LogFile       = LogMountPath + "/memgraph.log"
+	// SnapshotDirectory is where Memgraph writes the snapshots of --data-directory
+	// (src/storage/v2/durability/paths.hpp 22).
+	SnapshotDirectory = DataDirectory + "/snapshots"
+	LogFile           = LogMountPath + "/memgraph.log"
 
 	PortNameBolt        = "bolt"
 	PortNameManagement  = "management"
 	PortNameReplication = "replication"
 	PortNameCoordinator = "coordinator"
 	PortNameMetrics     = "metrics"
+	PortNameBackupAgent = "backup-agent"
+
+	// BackupAgentPort is where the backup-agent sidecar of every data pod serves HTTPS.
+	BackupAgentPort int32 = 8443
 
 	// MetricsPort is where every Memgraph pod, coordinator or data instance, serves its metrics
 	// (GET /metrics). Memgraph 3.12 defines --metrics-port (default 9091), --metrics-address

@@ -40,7 +40,11 @@ type options struct {
 // Exit codes: 2 for a command line that cannot run (bad flag, value or argument, or a file flag
 // whose file cannot be read or parsed: FileError), 1 for a failure while running (a port already
 // taken), 0 after --help or a clean shutdown.
+// `memgraph-hooks agent …` runs the backup agent instead (agent.go), with the same exit codes.
 func main() {
+	if len(os.Args) > 1 && os.Args[1] == "agent" {
+		os.Exit(agentMain(os.Args[2:]))
+	}
 	o, err := parseFlags(os.Args[1:], os.Stdout)
 	switch {
 	case errors.Is(err, flag.ErrHelp):

@@ -1,0 +1,150 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"net"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/johannesboyne/gofakes3"
+	"github.com/johannesboyne/gofakes3/backend/s3mem"
+
+	"github.com/memgraph-hooks/memgraph-hooks/backup"
+)
+
+// A command line the agent cannot run with exits 2 with one line naming the problem.
+func TestAgentBadCommandLinesExitTwo(t *testing.T) {
+	dir := t.TempDir()
+	token := filepath.Join(dir, "token")
+	if err := os.WriteFile(token, []byte("t0ken\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		args []string
+		msg  string
+	}{
+		{[]string{"agent", "--auth-token-file=" + token}, "--tls-cert-file and --tls-key-file are required"},
+		{[]string{"agent", "--tls-cert-file=x", "--tls-key-file=y"}, "--auth-token-file is required"},
+		{[]string{"agent", "--bogus"}, "flag provided but not defined: -bogus"},
+		{[]string{"agent", "extra"}, `unexpected argument "extra"`},
+		{[]string{"agent", "--tls-cert-file=" + filepath.Join(dir, "none.crt"), "--tls-key-file=" + filepath.Join(dir, "none.key"), "--auth-token-file=" + token}, "--tls-"},
+	} {
+		code, _, stderr := runMain(t, tc.args...)
+		if code != 2 || !strings.Contains(stderr, tc.msg) {
+			t.Errorf("%v: exit %d, stderr %q; want 2 naming %q", tc.args, code, stderr, tc.msg)
+		}
+	}
+	if code, stdout, _ := runMain(t, "agent", "--help"); code != 0 || !strings.Contains(stdout, "-snapshot-dir") {
+		t.Errorf("agent --help: exit %d, stdout %q", code, stdout)
+	}
+}
+
+// The agent serves HTTPS with the certificate it is given, uploads a snapshot when the client
+// asks, takes a rotated token without a restart, and stops on SIGTERM.
+func TestAgentUploadsAndTakesARotatedToken(t *testing.T) {
+	mem := s3mem.New()
+	if err := mem.CreateBucket("backups"); err != nil {
+		t.Fatal(err)
+	}
+	store := httptest.NewServer(gofakes3.New(mem).Server())
+	defer store.Close()
+
+	dir := t.TempDir()
+	snapDir := filepath.Join(dir, "snapshots")
+	material, err := backup.NewAgentTLS([]string{"data-0.db.svc"}, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	files := map[string][]byte{"tls.crt": material.Cert, "tls.key": material.Key, "token": []byte("first-token-0123456789\n"),
+		"snapshots/20261206000000000000_timestamp_9": []byte(strings.Repeat("m", 4321))}
+	must(t, os.Mkdir(snapDir, 0o755))
+	for name, data := range files {
+		must(t, os.WriteFile(filepath.Join(dir, name), data, 0o600))
+	}
+	cmd := command(t, "agent", "--listen=127.0.0.1:0", "--snapshot-dir="+snapDir, "--credentials-reload-interval=50ms",
+		"--tls-cert-file="+filepath.Join(dir, "tls.crt"), "--tls-key-file="+filepath.Join(dir, "tls.key"),
+		"--auth-token-file="+filepath.Join(dir, "token"))
+	stderr, err := cmd.StderrPipe()
+	must(t, err)
+	must(t, cmd.Start())
+	defer func() { _ = cmd.Process.Kill() }()
+	lines := bufio.NewScanner(stderr)
+	var serving struct{ Msg, Listen string }
+	var seen []string
+	for lines.Scan() {
+		seen = append(seen, lines.Text())
+		if json.Unmarshal(lines.Bytes(), &serving) == nil && serving.Msg == "serving the backup agent" {
+			break
+		}
+	}
+	if serving.Listen == "" {
+		t.Fatalf("no \"serving the backup agent\" line (%v) in:\n%s", lines.Err(), strings.Join(seen, "\n"))
+	}
+	go func() { _, _ = io.Copy(io.Discard, stderr) }()
+	_, port, _ := net.SplitHostPort(serving.Listen)
+	addr := net.JoinHostPort("data-0.db.svc", port)
+	client := func(token string) *backup.AgentClient {
+		c, err := backup.NewAgentClient(backup.AgentClientConfig{Token: token, CAPEM: material.CA,
+			Resolve: func(string) string { return serving.Listen }})
+		must(t, err)
+		return c
+	}
+	ctx := context.Background()
+	req := backup.UploadRequest{Snapshot: filepath.Join(snapDir, "20261206000000000000_timestamp_9"),
+		Object:      backup.S3Object{Endpoint: store.URL, Bucket: "backups", Key: "a/b", Region: "us-east-1"},
+		Credentials: backup.S3Credentials{AccessKeyID: "k", SecretAccessKey: "s"}}
+	if _, err := client("first-token-0123456789").Start(ctx, addr, "job-1", req); err != nil {
+		t.Fatal(err)
+	}
+	var st backup.UploadStatus
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		if st, err = client("first-token-0123456789").Status(ctx, addr, "job-1"); err != nil || st.State != backup.StateRunning {
+			break
+		}
+	}
+	if err != nil || st.State != backup.StateCompleted || st.Result.Size != 4321 {
+		t.Fatalf("upload: %+v, %v; want Completed with 4321 bytes", st, err)
+	}
+
+	must(t, os.WriteFile(filepath.Join(dir, "token"), []byte("second-token-0123456789\n"), 0o600))
+	var ae *backup.AgentError
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		_, err = client("first-token-0123456789").Status(ctx, addr, "job-1")
+		if errors.As(err, &ae) && ae.StatusCode == 401 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("old token still admitted 5s after rotation: %v", err)
+		}
+	}
+	if st, err := client("second-token-0123456789").Status(ctx, addr, "job-1"); err != nil || st.State != backup.StateCompleted {
+		t.Fatalf("rotated token: %+v, %v", st, err)
+	}
+	must(t, cmd.Process.Signal(syscall.SIGTERM))
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Errorf("after SIGTERM: %v, want exit 0", err)
+		}
+	case <-time.After(20 * time.Second):
+		t.Error("still running 20s after SIGTERM")
+	}
+}
+
+func must(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
