@@ -11,6 +11,7 @@
 package hooks
 
 import (
+	"context"
 	"errors"
 	"log/slog"
 	"net/http"
@@ -20,6 +21,7 @@ import (
 	"github.com/go-chi/chi/v5/middleware"
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/memgraph-hooks/memgraph-hooks/backup"
 	"github.com/memgraph-hooks/memgraph-hooks/memgraph"
 	"github.com/memgraph-hooks/memgraph-hooks/topology"
 )
@@ -51,6 +53,11 @@ type Config struct {
 	ClientCertRequired bool
 	// ProtectMetrics puts MetricsHandler's /metrics behind the same credentials.
 	ProtectMetrics bool
+
+	// AgentResolver maps a backup agent's advertised host:port (its data pod's FQDN and the
+	// backup-agent port) to the one to dial; nil dials it as advertised. TLS still verifies the
+	// advertised name.
+	AgentResolver memgraph.Resolver
 }
 
 type handler struct {
@@ -61,10 +68,14 @@ type handler struct {
 	parents *parentCache // admitted parents and their rendered children (rendercache.go)
 	// operations keeps status.lastOperation from going backwards (operationLog).
 	operations *operationLog
+	// newAgents and removeObject reach the backup agents and the object store (backup.go).
+	newAgents    func(backup.AgentClientConfig) (uploadAgents, error)
+	removeObject func(context.Context, backup.S3Object, backup.S3Credentials) error
 }
 
-// NewHandler returns the hook's HTTP API: POST /sync, POST /customize, GET (and HEAD) /healthz
-// and /readyz. A wrong method gets a 405 with an Allow header.
+// NewHandler returns the hook's HTTP API: POST /sync and POST /customize (MemgraphClusters), POST
+// /backup/sync and /backup/customize (MemgraphBackups), POST /scheduledbackup/sync
+// (MemgraphScheduledBackups), GET (and HEAD) /healthz and /readyz. A wrong method gets a 405 with an Allow header.
 func NewHandler(cfg Config) http.Handler {
 	h := newHandler(cfg)
 	r := chi.NewRouter()
@@ -73,6 +84,9 @@ func NewHandler(cfg Config) http.Handler {
 	r.Use(h.limitBody)
 	r.Post("/sync", h.handleSync)
 	r.Post("/customize", h.handleCustomize)
+	r.Post("/backup/sync", h.handleBackupSync)
+	r.Post("/backup/customize", h.handleBackupCustomize)
+	r.Post("/scheduledbackup/sync", h.handleScheduledBackupSync)
 	for _, path := range []string{"/healthz", "/readyz"} {
 		r.Get(path, ok)
 		r.Head(path, ok)
@@ -106,7 +120,8 @@ func newHandler(cfg Config) *handler {
 	}
 	locks := newClusterLocks()
 	return &handler{cfg: cfg, log: cfg.Logger, locks: locks, metrics: newMetrics(cfg.Registerer, locks, cfg.Now),
-		parents: newParentCache(maxCachedParents), operations: newOperationLog()}
+		parents: newParentCache(maxCachedParents), operations: newOperationLog(),
+		newAgents: agentClients(cfg.AgentResolver), removeObject: backup.RemoveObject}
 }
 
 func ok(w http.ResponseWriter, _ *http.Request) {

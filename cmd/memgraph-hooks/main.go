@@ -131,7 +131,7 @@ func run(o options) error {
 	}
 	cfg := handlerSecurity(hooks.Config{
 		Connector: pool, SyncBudget: o.syncBudget, MaxBodyBytes: o.maxBodyBytes,
-		Logger: logger, Registerer: reg,
+		Logger: logger, Registerer: reg, AgentResolver: o.resolve,
 	}, creds, o.security)
 	return serve(o, logger, lns, creds, hooks.NewHandler(cfg), hooks.MetricsHandler(cfg, reg))
 }

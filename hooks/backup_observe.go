@@ -1,0 +1,184 @@
+package hooks
+
+import (
+	"bytes"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strings"
+
+	"github.com/memgraph-hooks/memgraph-hooks/backup"
+	"github.com/memgraph-hooks/memgraph-hooks/planner"
+	"github.com/memgraph-hooks/memgraph-hooks/topology"
+)
+
+const (
+	clusterKind = "MemgraphCluster.memgraph.com/v1alpha1"
+	backupKind  = "MemgraphBackup.memgraph.com/v1alpha1"
+)
+
+// backupRequest is the part of a MemgraphBackup's (or MemgraphScheduledBackup's) hook request the
+// hook reads: the parent, its children and related objects as sent, and whether Metacontroller
+// calls the finalize hook.
+type backupRequest struct {
+	Parent     json.RawMessage                       `json:"parent"`
+	Children   map[string]map[string]json.RawMessage `json:"children"`
+	Related    map[string]map[string]json.RawMessage `json:"related"`
+	Finalizing bool                                  `json:"finalizing"`
+}
+
+// decodeBackupRequest reads a hook request's body into req.
+func decodeBackupRequest(r *http.Request, req *backupRequest) error {
+	body, err := readBody(new(bytes.Buffer), r.Body, r.ContentLength)
+	if err != nil {
+		return err
+	}
+	return decodeBody(body, req)
+}
+
+// decodeBackup decodes a MemgraphBackup at path and checks its spec as admission does: a spec
+// that breaks a rule is a bad request naming the field.
+func decodeBackup(raw json.RawMessage, path string) (*topology.MemgraphBackup, error) {
+	if len(raw) == 0 || string(raw) == "null" {
+		return nil, badRequestf("request has no %s: expected a MemgraphBackup", path)
+	}
+	var b topology.MemgraphBackup
+	if err := decodeTyped(raw, path, &b); err != nil {
+		return nil, err
+	}
+	if b.Name == "" {
+		return nil, badRequestf("%s has no metadata.name", path)
+	}
+	if vs := topology.BackupViolations(path+".spec", &b.Spec); len(vs) > 0 {
+		return nil, badRequestf("MemgraphBackup %s has a spec admission refuses: %s: %s", objectKey(b.Namespace, b.Name), vs[0].Field, vs[0].Message)
+	}
+	return &b, nil
+}
+
+// backupObservation is what a MemgraphBackup's request says of its world: the cluster (nil when
+// it does not exist or cannot run), its pods, the Secrets the backup needs, and the other
+// backups of the same cluster.
+type backupObservation struct {
+	cluster   *topology.Cluster
+	clusterNG string // why the cluster's spec cannot be used, when it exists but is refused
+	pods      map[string]*object
+	secrets   map[string]*object
+	others    []planner.OtherBackup
+}
+
+// observeBackup reads the related objects of b's request.
+func observeBackup(b *topology.MemgraphBackup, related map[string]map[string]json.RawMessage) (backupObservation, error) {
+	obs := backupObservation{pods: map[string]*object{}, secrets: map[string]*object{}}
+	for _, key := range sortedKeys(related[clusterKind]) {
+		raw := related[clusterKind][key]
+		var meta struct {
+			Metadata objectMeta `json:"metadata"`
+		}
+		if err := decodeTyped(raw, entryPath("related", clusterKind, key), &meta); err != nil {
+			return obs, err
+		}
+		if meta.Metadata.Name != b.Spec.Cluster || !meta.Metadata.in(b.Namespace) {
+			continue
+		}
+		c, err := topology.Admit(raw)
+		if err != nil {
+			obs.clusterNG = fmt.Sprintf("MemgraphCluster %s has a spec the hook refuses: %v", objectKey(b.Namespace, b.Spec.Cluster), err)
+			continue
+		}
+		obs.cluster = c
+	}
+	for kind, into := range map[string]map[string]*object{podKey: obs.pods, secretKey: obs.secrets} {
+		for _, key := range sortedKeys(related[kind]) {
+			var o *object
+			if err := decodeTyped(related[kind][key], entryPath("related", kind, key), &o); err != nil {
+				return obs, err
+			}
+			if o != nil && o.Metadata.in(b.Namespace) {
+				into[o.Metadata.Name] = o
+			}
+		}
+	}
+	others, err := otherBackups(b, related[backupKind])
+	obs.others = others
+	return obs, err
+}
+
+// otherBackups are the MemgraphBackups of b's cluster in b's namespace, but b.
+func otherBackups(b *topology.MemgraphBackup, group map[string]json.RawMessage) ([]planner.OtherBackup, error) {
+	var out []planner.OtherBackup
+	for _, key := range sortedKeys(group) {
+		var o topology.MemgraphBackup
+		if err := decodeTyped(group[key], entryPath("related", backupKind, key), &o); err != nil {
+			return nil, err
+		}
+		if o.UID == b.UID || o.Name == b.Name || o.Namespace != b.Namespace || o.Spec.Cluster != b.Spec.Cluster {
+			continue
+		}
+		older := o.CreationTimestamp.Before(&b.CreationTimestamp) ||
+			(o.CreationTimestamp.Equal(&b.CreationTimestamp) && o.Name < b.Name)
+		out = append(out, planner.OtherBackup{Name: o.Name, Phase: o.Status.Phase, Older: older})
+	}
+	return out, nil
+}
+
+// backupSecrets are what the Secrets give a backup: the object store's credentials and CA, and
+// the backup agents' token and CA; problems say, per Secret, what is missing, never its content.
+type backupSecrets struct {
+	creds    backup.S3Credentials
+	storeCA  []byte
+	agentCfg backup.AgentClientConfig
+	problems []string
+}
+
+// readBackupSecrets reads the destination's Secrets, and the cluster's agent Secret when
+// withAgent (a backup that has not uploaded yet needs it; deleting an object does not).
+func readBackupSecrets(b *topology.MemgraphBackup, secrets map[string]*object, withAgent bool) backupSecrets {
+	var out backupSecrets
+	s3 := b.Spec.Destination.S3
+	values := out.read(secrets, b.Namespace, s3.CredentialsSecret.Name, "spec.destination.s3.credentialsSecret",
+		topology.S3AccessKeyIDKey, topology.S3SecretAccessKeyKey)
+	if values != nil {
+		out.creds = backup.S3Credentials{AccessKeyID: values[0], SecretAccessKey: values[1]}
+	}
+	if s3.CASecret != nil {
+		if values := out.read(secrets, b.Namespace, s3.CASecret.Name, "spec.destination.s3.caSecret", topology.S3CAKey); values != nil {
+			out.storeCA = []byte(values[0])
+		}
+	}
+	if withAgent {
+		name := topology.BackupAgentSecretName(b.Spec.Cluster)
+		values := out.read(secrets, b.Namespace, name, "the cluster's backup agents", backupAgentTokenKey, topology.S3CAKey)
+		if values != nil {
+			out.agentCfg = backup.AgentClientConfig{Token: strings.TrimSpace(values[0]), CAPEM: []byte(values[1])}
+		}
+	}
+	return out
+}
+
+// backupAgentTokenKey is the key of the agents' bearer token in <cluster>-backup-agent.
+const backupAgentTokenKey = "token"
+
+// read returns the decoded values of keys of Secret name, or nil after recording what is wrong.
+func (s *backupSecrets) read(secrets map[string]*object, namespace, name, field string, keys ...string) []string {
+	where := fmt.Sprintf("Secret %s/%s (%s)", namespace, name, field)
+	obj := secrets[name]
+	if obj == nil {
+		s.problems = append(s.problems, where+" does not exist: create it with the keys "+strings.Join(keys, " and "))
+		return nil
+	}
+	values := make([]string, len(keys))
+	for i, key := range keys {
+		raw, err := base64.StdEncoding.DecodeString(obj.Data[key])
+		switch {
+		case obj.Data[key] == "":
+			s.problems = append(s.problems, where+" has no "+key+": it needs the keys "+strings.Join(keys, " and "))
+			return nil
+		case err != nil:
+			s.problems = append(s.problems, where+" has a "+key+" that is not valid base64")
+			return nil
+		}
+		values[i] = string(raw)
+	}
+	return values
+}

@@ -1,0 +1,256 @@
+package hooks
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/memgraph-hooks/memgraph-hooks/backup"
+	"github.com/memgraph-hooks/memgraph-hooks/memgraph"
+	"github.com/memgraph-hooks/memgraph-hooks/planner"
+	"github.com/memgraph-hooks/memgraph-hooks/topology"
+)
+
+// backupCluster is what a backup that starts needs of its cluster: how to reach the coordinators
+// and the data instances (TLS and spec.auth), and the agents' client configuration.
+type backupCluster struct {
+	c       *topology.Cluster
+	conn    memgraph.Connector // the coordinators'
+	data    memgraph.Connector // the data instances', with spec.auth's credentials
+	secrets backupSecrets
+}
+
+// prepareBackup checks what must hold before anything runs, in planner.BackupWaits.
+func (h *handler) prepareBackup(b *topology.MemgraphBackup, obs *backupObservation) (backupCluster, planner.Wait) {
+	gate := planner.BackupGate{Name: b.Name, ClusterFound: obs.cluster != nil, Others: obs.others}
+	if obs.clusterNG != "" {
+		return backupCluster{}, planner.Wait{Reason: planner.ReasonClusterNotFound, Message: obs.clusterNG}
+	}
+	var bc backupCluster
+	if c := obs.cluster; c != nil {
+		gate.Hibernated = c.Hibernate()
+		bc = backupCluster{c: c, secrets: readBackupSecrets(b, obs.secrets, true)}
+		gate.SecretProblems = bc.secrets.problems
+		trust := readBoltTLS(obs.secrets[c.TLSSecretName()], c)
+		var problem string
+		if bc.conn, problem = h.connector(trust); problem != "" {
+			gate.SecretProblems = append(gate.SecretProblems, problem)
+		}
+		reader := catchUpReader{conn: bc.conn, auth: readMemgraphAuth(obs.secrets[c.AuthSecretName()], c)}
+		if bc.conn != nil {
+			if bc.data, problem = reader.connector(); problem != "" {
+				gate.SecretProblems = append(gate.SecretProblems, problem)
+			}
+		}
+	}
+	return bc, planner.BackupWaits(gate, b.Spec.Cluster)
+}
+
+// startBackup takes the snapshot on the MAIN and starts its upload on the MAIN's agent: CREATE
+// SNAPSHOT, SHOW SNAPSHOTS for its timestamp, a second look that the MAIN has not moved, then
+// the agent's job, named by the backup's UID so that a second Start never uploads twice. A
+// step that could not run (nothing answered) leaves the backup Pending; a refusal fails it.
+func (h *handler) startBackup(ctx context.Context, b *topology.MemgraphBackup, obs *backupObservation) backupResponse {
+	bc, wait := h.prepareBackup(b, obs)
+	if wait.Reason != "" {
+		return pending(b, wait)
+	}
+	main, err := findMain(ctx, bc.conn, bc.c)
+	if err != nil {
+		return pending(b, planner.Wait{Reason: planner.ReasonNoMain, Message: err.Error()})
+	}
+	st := topology.MemgraphBackupStatus{ObservedGeneration: b.Generation, Instance: main.Name, Pod: main.Pod,
+		MemgraphVersion: memgraphVersion(obs.pods[main.Pod], bc.c)}
+	client := bc.data.Client(main.BoltServer)
+	path, err := client.CreateSnapshot(ctx)
+	if err != nil {
+		return h.snapshotFailed(b, st, err)
+	}
+	st.Snapshot = path
+	snaps, err := client.ShowSnapshots(ctx)
+	if err != nil {
+		return h.snapshotFailed(b, st, err)
+	}
+	if st.SnapshotTimestamp, err = snapshotTimestamp(snaps, path); err != nil {
+		return h.failed(st, planner.ReasonSnapshotFailed, err.Error())
+	}
+	if again, err := findMain(ctx, bc.conn, bc.c); err != nil || again.Name != main.Name {
+		return h.failed(st, planner.ReasonMainChanged, mainMoved(main.Name, again.Name, err))
+	}
+	return h.startUpload(ctx, b, &bc, main, st)
+}
+
+// startUpload starts the agent's job and records the backup as Running.
+func (h *handler) startUpload(ctx context.Context, b *topology.MemgraphBackup, bc *backupCluster, main topology.DataInstance, st topology.MemgraphBackupStatus) backupResponse {
+	s3 := b.Spec.Destination.S3
+	st.Key = topology.BackupObjectKey(s3.Prefix, b.Namespace, b.Spec.Cluster, b.Name, st.Snapshot)
+	agents, err := h.newAgents(bc.secrets.agentCfg)
+	if err != nil {
+		return pending(b, planner.Wait{Reason: planner.ReasonSecretProblem, Message: fmt.Sprintf("Secret %s/%s: %v", b.Namespace, topology.BackupAgentSecretName(b.Spec.Cluster), err)})
+	}
+	defer agents.Close()
+	req := backup.UploadRequest{Snapshot: st.Snapshot, Object: backupObject(b, st.Key, bc.secrets.storeCA), Credentials: bc.secrets.creds}
+	up, err := agents.Start(ctx, topology.BackupAgentAddress(main), string(b.UID), req)
+	if err != nil {
+		var refused *backup.AgentError
+		if errors.As(err, &refused) && refused.StatusCode < http.StatusInternalServerError {
+			return h.failed(st, planner.ReasonUploadFailed, refused.Message)
+		}
+		return pending(b, planner.Wait{Reason: planner.ReasonAgentUnreachable, Message: err.Error()})
+	}
+	now := metav1.NewTime(h.cfg.Now().UTC().Truncate(time.Second))
+	st.StartedAt = &now
+	return h.uploadAnswer(st, up)
+}
+
+// pollUpload reads the Running backup's job on the agent of the pod that took the snapshot.
+func (h *handler) pollUpload(ctx context.Context, b *topology.MemgraphBackup, obs *backupObservation, st topology.MemgraphBackupStatus) backupResponse {
+	secrets := readBackupSecrets(b, obs.secrets, true)
+	agents, err := h.newAgents(secrets.agentCfg)
+	if err != nil {
+		st.Error = strings.Join(secrets.problems, "; ")
+		return backupResponse{Status: st, ResyncAfterSeconds: pendingPoll.Seconds()}
+	}
+	defer agents.Close()
+	ordinal, ok := topology.ParseDataInstanceName(st.Instance)
+	if obs.cluster == nil || !ok {
+		return h.failed(st, planner.ReasonAgentRestarted, fmt.Sprintf("the upload's instance %q of cluster %s is gone", st.Instance, b.Spec.Cluster))
+	}
+	up, err := agents.Status(ctx, topology.BackupAgentAddress(obs.cluster.Network().DataInstance(ordinal)), string(b.UID))
+	var unknown *backup.UnknownUploadError
+	switch {
+	case errors.As(err, &unknown):
+		return h.failed(st, planner.ReasonAgentRestarted, err.Error()+"; the snapshot was not uploaded: create a new MemgraphBackup")
+	case err != nil:
+		st.Error = err.Error() // still Running: the agent may answer on a later call
+		return backupResponse{Status: st, ResyncAfterSeconds: uploadPoll.Seconds()}
+	}
+	return h.uploadAnswer(st, up)
+}
+
+// uploadAnswer records what the agent said of the job.
+func (h *handler) uploadAnswer(st topology.MemgraphBackupStatus, up backup.UploadStatus) backupResponse {
+	switch up.State {
+	case backup.StateCompleted:
+		st.Phase, st.Reason, st.Error = topology.BackupCompleted, planner.ReasonCompleted, ""
+		st.Key, st.Size = up.Result.Key, up.Result.Size
+		now := metav1.NewTime(h.cfg.Now().UTC().Truncate(time.Second))
+		st.CompletedAt = &now
+		return backupResponse{Status: st}
+	case backup.StateFailed:
+		return h.failed(st, planner.ReasonUploadFailed, up.Error)
+	}
+	st.Phase, st.Reason, st.Error = topology.BackupRunning, planner.ReasonUploading, ""
+	return backupResponse{Status: st, ResyncAfterSeconds: uploadPoll.Seconds()}
+}
+
+// snapshotFailed is a CREATE SNAPSHOT or SHOW SNAPSHOTS that did not go through: Memgraph's
+// refusal fails the backup in Memgraph's words; a MAIN that did not answer leaves it Pending.
+func (h *handler) snapshotFailed(b *topology.MemgraphBackup, st topology.MemgraphBackupStatus, err error) backupResponse {
+	switch memgraph.KindOf(err) {
+	case memgraph.KindUnreachable, memgraph.KindTimeout, memgraph.KindClosed:
+		return pending(b, planner.Wait{Reason: planner.ReasonNoMain, Message: planner.Explain(err)})
+	}
+	return h.failed(st, planner.ReasonSnapshotFailed, planner.Explain(err))
+}
+
+// findMain asks the coordinators for the leader's SHOW INSTANCES and returns the MAIN it names,
+// which must be up.
+func findMain(ctx context.Context, conn memgraph.Connector, c *topology.Cluster) (topology.DataInstance, error) {
+	d := c.Declare(c.Replicas())
+	disc := discover(ctx, conn, d)
+	if !disc.Found() {
+		return topology.DataInstance{}, fmt.Errorf("no coordinator of cluster %s named a ready leader: %s", c.Name(), strings.Join(disc.Problems, "; "))
+	}
+	view, err := leaderView(ctx, conn, d, disc.View)
+	if err != nil {
+		return topology.DataInstance{}, fmt.Errorf("the leader of cluster %s: %s", c.Name(), planner.Explain(err))
+	}
+	for _, row := range view.Instances {
+		if row.Role != memgraph.RoleMain || row.IsCoordinator() {
+			continue
+		}
+		ordinal, ok := topology.ParseDataInstanceName(row.Name)
+		if !ok || row.Health != memgraph.HealthUp {
+			return topology.DataInstance{}, fmt.Errorf("the MAIN of cluster %s, %s, is %s", c.Name(), row.Name, row.Health)
+		}
+		return c.Network().DataInstance(ordinal), nil
+	}
+	return topology.DataInstance{}, fmt.Errorf("cluster %s has no MAIN: the leader %s names none", c.Name(), view.Leader)
+}
+
+func mainMoved(before, after string, err error) string {
+	if err != nil {
+		return fmt.Sprintf("the snapshot was taken on %s, then the MAIN could not be read again (%v): the upload did not start, so nothing was copied from an instance that may no longer be MAIN; create a new MemgraphBackup", before, err)
+	}
+	return fmt.Sprintf("the snapshot was taken on %s, then %s became MAIN: the upload did not start, so nothing was copied from an instance that is no longer MAIN; create a new MemgraphBackup", before, after)
+}
+
+// snapshotTimestamp is the timestamp SHOW SNAPSHOTS gives the snapshot at path.
+func snapshotTimestamp(snaps []memgraph.Snapshot, path string) (int64, error) {
+	for _, s := range snaps {
+		if s.Path == path {
+			return s.Timestamp, nil
+		}
+	}
+	return 0, fmt.Errorf("CREATE SNAPSHOT answered %s, which SHOW SNAPSHOTS does not list", path)
+}
+
+// memgraphVersion is the image tag the MAIN's pod runs (the spec's when the pod is not seen).
+func memgraphVersion(pod *object, c *topology.Cluster) string {
+	image := c.Image()
+	if pod != nil {
+		for _, ct := range pod.Spec.Containers {
+			if ct.Name == topology.ContainerName {
+				image = ct.Image
+			}
+		}
+	}
+	if at := strings.LastIndex(image, "@"); at >= 0 {
+		return image[at+1:]
+	}
+	if colon := strings.LastIndex(image, ":"); colon > strings.LastIndex(image, "/") {
+		return image[colon+1:]
+	}
+	return image
+}
+
+// backupObject is the S3 object of key in b's destination.
+func backupObject(b *topology.MemgraphBackup, key string, ca []byte) backup.S3Object {
+	s3 := b.Spec.Destination.S3
+	return backup.S3Object{Endpoint: s3.Endpoint, Bucket: s3.Bucket, Key: key, Region: topology.BackupRegion(s3),
+		Insecure: strings.HasPrefix(s3.Endpoint, "http://"), CAPEM: ca}
+}
+
+// finalizeBackup is the finalize hook: with deletionPolicy Delete, the object goes before the
+// MemgraphBackup does (RemoveObject, which succeeds on an object already gone); an upload still
+// running is waited for first, so that it cannot land after the removal. With Retain, or when
+// nothing was uploaded, the MemgraphBackup goes at once.
+func (h *handler) finalizeBackup(ctx context.Context, b *topology.MemgraphBackup, obs *backupObservation) backupResponse {
+	st := b.Status
+	if b.Spec.DeletionPolicy != topology.BackupDelete || st.Key == "" {
+		return backupResponse{Status: st, Finalized: true}
+	}
+	if st.Phase == topology.BackupRunning {
+		resp := h.pollUpload(ctx, b, obs, st)
+		if resp.Status.Phase == topology.BackupRunning {
+			return resp
+		}
+		st = resp.Status // done: whatever it uploaded goes (removing an absent object succeeds)
+	}
+	secrets := readBackupSecrets(b, obs.secrets, false)
+	if len(secrets.problems) > 0 {
+		st.Reason, st.Error = planner.ReasonDeleteFailed, "deletionPolicy is Delete but the object cannot be removed: "+strings.Join(secrets.problems, "; ")
+		return backupResponse{Status: st, ResyncAfterSeconds: pendingPoll.Seconds()}
+	}
+	if err := h.removeObject(ctx, backupObject(b, st.Key, secrets.storeCA), secrets.creds); err != nil {
+		st.Reason, st.Error = planner.ReasonDeleteFailed, err.Error()
+		return backupResponse{Status: st, ResyncAfterSeconds: pendingPoll.Seconds()}
+	}
+	return backupResponse{Status: st, Finalized: true}
+}

@@ -1,0 +1,75 @@
+package planner
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/memgraph-hooks/memgraph-hooks/topology"
+)
+
+// The reasons a MemgraphBackup's status gives (status.reason).
+const (
+	ReasonClusterNotFound  = "ClusterNotFound"
+	ReasonClusterHibernate = "ClusterHibernated"
+	ReasonSecretProblem    = "SecretProblem"
+	ReasonBackupRunning    = "BackupRunning"
+	ReasonNoMain           = "NoMain"
+	ReasonSnapshotFailed   = "SnapshotFailed"
+	ReasonMainChanged      = "MainChanged"
+	ReasonAgentUnreachable = "AgentUnreachable"
+	ReasonUploadFailed     = "UploadFailed"
+	ReasonAgentRestarted   = "AgentRestarted"
+	ReasonUploading        = "Uploading"
+	ReasonCompleted        = "Completed"
+	ReasonDeleteFailed     = "DeleteFailed"
+)
+
+// BackupGate is what a backup that has not started waits on: its cluster, that cluster's
+// hibernation, the Secrets it needs, and the other backups of the same cluster.
+type BackupGate struct {
+	Name           string // the backup's
+	ClusterFound   bool
+	Hibernated     bool
+	SecretProblems []string // what is wrong with each Secret the backup needs, in words
+	Others         []OtherBackup
+}
+
+// OtherBackup is another MemgraphBackup of the same cluster, in the same namespace.
+type OtherBackup struct {
+	Name  string
+	Phase topology.BackupPhase
+	// Older: created before this backup (by creation time, then name).
+	Older bool
+}
+
+// Wait is why a backup stays Pending, in a reason and a sentence; zero when it may start.
+type Wait struct {
+	Reason  string
+	Message string
+}
+
+// BackupWaits decides whether a backup that has not started may start now. One backup at a time
+// per cluster: a Running one blocks every other, and among those not started only the oldest
+// goes, so two calls for two backups never both start.
+func BackupWaits(g BackupGate, cluster string) Wait {
+	switch {
+	case !g.ClusterFound:
+		return Wait{ReasonClusterNotFound, fmt.Sprintf("MemgraphCluster %s does not exist in the backup's namespace; the backup starts once it does", cluster)}
+	case g.Hibernated:
+		return Wait{ReasonClusterHibernate, fmt.Sprintf("MemgraphCluster %s hibernates (spec.hibernate): no pod runs to take a snapshot; the backup starts once the cluster is awake", cluster)}
+	case len(g.SecretProblems) > 0:
+		return Wait{ReasonSecretProblem, strings.Join(g.SecretProblems, "; ")}
+	}
+	var blockers []string
+	for _, o := range g.Others {
+		if o.Phase == topology.BackupRunning || (!o.Phase.Done() && o.Older) {
+			blockers = append(blockers, o.Name)
+		}
+	}
+	if len(blockers) == 0 {
+		return Wait{}
+	}
+	sort.Strings(blockers)
+	return Wait{ReasonBackupRunning, fmt.Sprintf("MemgraphBackup %s of cluster %s comes first: one backup runs at a time per cluster", strings.Join(blockers, ", "), cluster)}
+}
