@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
@@ -69,6 +70,17 @@ type harness struct {
 	// as Metacontroller's v2 request keys cluster-scoped objects; nil sends none.
 	podNodes map[string]string
 	nodes    map[string]any
+	// dataRoot, when set, gives every data instance the --data-directory <dataRoot>/<host>,
+	// where its snapshots are files (a backup agent reads them there).
+	dataRoot string
+}
+
+// dataDir is the data instance host's data directory: under dataRoot, or none.
+func (h *harness) dataDir(host string) string {
+	if h.dataRoot == "" {
+		return ""
+	}
+	return filepath.Join(h.dataRoot, host)
 }
 
 type syncResponse struct {
@@ -479,7 +491,7 @@ func (h *harness) reconcilePods() {
 				created[d.Pod] = true
 				h.createPod(sts, d.Pod, i, func(version string) error {
 					return h.world.StartData(sim.DataSpec{Host: d.Host, BoltPort: 7687, ManagementPort: 10000, TLS: h.boltTLS,
-						Version: version, Auth: h.dataAuth})
+						Version: version, Auth: h.dataAuth, DataDir: h.dataDir(d.Host)})
 				})
 			}
 		}

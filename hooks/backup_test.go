@@ -1,0 +1,336 @@
+package hooks_test
+
+import (
+	"crypto/tls"
+	"encoding/base64"
+	"encoding/json"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/johannesboyne/gofakes3"
+	"github.com/johannesboyne/gofakes3/backend/s3mem"
+
+	"github.com/memgraph-hooks/memgraph-hooks/backup"
+	"github.com/memgraph-hooks/memgraph-hooks/memgraph"
+	"github.com/memgraph-hooks/memgraph-hooks/topology"
+)
+
+const (
+	testBucket     = "backups"
+	agentToken     = "agent-token-0123456789abcdef"
+	backupNS       = "default"
+	s3CredsSecret  = "s3-credentials"
+	snapshotsQuery = "CREATE SNAPSHOT"
+)
+
+// backupRig is a converged cluster on the simulator, each data instance with a data directory,
+// the real backup agent of every data pod (one HTTPS listener, routed by the advertised host,
+// with the cluster's agent certificate), and an in-process S3 store with one bucket.
+type backupRig struct {
+	t        *testing.T
+	h        *harness
+	mem      *s3mem.Backend
+	endpoint string
+	agentTLS backup.AgentTLS
+	mu       sync.Mutex
+	agents   map[string]*backup.Agent
+	others   map[string]any // other MemgraphBackups of the namespace, by v2 key
+	noSecret bool           // leave out the destination's credentials Secret
+}
+
+type staticTokens [][]byte
+
+func (s staticTokens) Tokens() [][]byte { return s }
+
+func newBackupRig(t *testing.T) *backupRig {
+	t.Helper()
+	r := &backupRig{t: t, mem: s3mem.New(), agents: map[string]*backup.Agent{}, others: map[string]any{}}
+	if err := r.mem.CreateBucket(testBucket); err != nil {
+		t.Fatal(err)
+	}
+	s3 := httptest.NewServer(gofakes3.New(r.mem).Server())
+	t.Cleanup(s3.Close)
+	r.endpoint = s3.URL
+	root := t.TempDir()
+	var hosts []string
+	n := topology.Network{Cluster: "memgraph", Namespace: backupNS, ClusterDomain: "cluster.local"}
+	for i := range 3 {
+		hosts = append(hosts, n.DataInstance(i).Host)
+	}
+	var err error
+	if r.agentTLS, err = backup.NewAgentTLS(hosts, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	cert, err := tls.X509KeyPair(r.agentTLS.Cert, r.agentTLS.Key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		host, _, _ := net.SplitHostPort(req.Host)
+		r.agent(filepath.Join(root, host, "snapshots"), host).Handler().ServeHTTP(w, req)
+	}))
+	srv.TLS = &tls.Config{Certificates: []tls.Certificate{cert}}
+	srv.StartTLS()
+	t.Cleanup(srv.Close)
+	agentAddr := srv.Listener.Addr().String()
+	resolve := memgraph.ResolverFunc(func(address string) string {
+		if strings.HasSuffix(address, ":8443") {
+			return agentAddr
+		}
+		return address
+	})
+	r.h = newHarness(t, 3, 2, func(c *harnessConfig) { c.hook.AgentResolver = resolve })
+	r.h.dataRoot = root
+	r.h.bootstrap()
+	r.h.sync()
+	r.h.assertConverged()
+	t.Cleanup(func() {
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		for _, a := range r.agents {
+			a.Close()
+		}
+	})
+	return r
+}
+
+// agent is the backup agent of host, serving dir.
+func (r *backupRig) agent(dir, host string) *backup.Agent {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if a, ok := r.agents[host]; ok {
+		return a
+	}
+	a, err := backup.NewAgent(backup.AgentConfig{SnapshotDir: dir, Tokens: staticTokens{[]byte(agentToken)}})
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	r.agents[host] = a
+	return a
+}
+
+func secretOf(name string, data map[string]string) map[string]any {
+	enc := map[string]any{}
+	for k, v := range data {
+		enc[k] = base64.StdEncoding.EncodeToString([]byte(v))
+	}
+	return map[string]any{"apiVersion": "v1", "kind": "Secret", "metadata": map[string]any{"name": name, "namespace": backupNS}, "data": enc}
+}
+
+// mgb is a MemgraphBackup of the rig's cluster, to bucket.
+func mgb(name, bucket string, policy topology.BackupDeletionPolicy) map[string]any {
+	return map[string]any{
+		"apiVersion": "memgraph.com/v1alpha1", "kind": "MemgraphBackup",
+		"metadata": map[string]any{"name": name, "namespace": backupNS, "uid": "uid-" + name, "generation": 1,
+			"creationTimestamp": "2026-01-01T00:00:00Z"},
+		"spec": map[string]any{"cluster": "memgraph", "deletionPolicy": string(policy), "destination": map[string]any{"s3": map[string]any{
+			"endpoint": "", "bucket": bucket, "prefix": "prod", "credentialsSecret": map[string]any{"name": s3CredsSecret}}}},
+	}
+}
+
+// request is the request Metacontroller sends for b, its status as last answered.
+func (r *backupRig) request(b map[string]any, finalizing bool) map[string]any {
+	b["spec"].(map[string]any)["destination"].(map[string]any)["s3"].(map[string]any)["endpoint"] = r.endpoint
+	pods := map[string]any{}
+	for pod := range r.h.pods {
+		pods[backupNS+"/"+pod] = r.h.podObject(pod)
+	}
+	secrets := map[string]any{
+		backupNS + "/memgraph-backup-agent": secretOf("memgraph-backup-agent", map[string]string{
+			"token": agentToken, "ca.crt": string(r.agentTLS.CA), "tls.crt": string(r.agentTLS.Cert), "tls.key": string(r.agentTLS.Key)}),
+	}
+	if !r.noSecret {
+		secrets[backupNS+"/"+s3CredsSecret] = secretOf(s3CredsSecret, map[string]string{"accessKeyId": "test", "secretAccessKey": "test-secret"})
+	}
+	return map[string]any{
+		"controller": map[string]any{"kind": "CompositeController"},
+		"parent":     b,
+		"children":   map[string]any{},
+		"related": map[string]any{
+			"MemgraphCluster.memgraph.com/v1alpha1": map[string]any{backupNS + "/memgraph": r.h.parent()},
+			"Pod.v1":                                pods,
+			"Secret.v1":                             secrets,
+			"MemgraphBackup.memgraph.com/v1alpha1":  r.others,
+		},
+		"finalizing": finalizing,
+	}
+}
+
+type backupAnswer struct {
+	Status             topology.MemgraphBackupStatus `json:"status"`
+	Children           []any                         `json:"children"`
+	ResyncAfterSeconds float64                       `json:"resyncAfterSeconds"`
+	Finalized          bool                          `json:"finalized"`
+}
+
+// call posts b's sync (or finalize) and records the answered status into b.
+func (r *backupRig) call(b map[string]any, finalizing bool) backupAnswer {
+	r.t.Helper()
+	code, body := r.h.post("/backup/sync", r.request(b, finalizing))
+	if code != http.StatusOK {
+		r.t.Fatalf("POST /backup/sync: %d %s", code, body)
+	}
+	var a backupAnswer
+	if err := json.Unmarshal(body, &a); err != nil {
+		r.t.Fatal(err)
+	}
+	if a.Children == nil {
+		r.t.Fatalf("children is %s, want []", body)
+	}
+	raw, _ := json.Marshal(a.Status)
+	var st map[string]any
+	_ = json.Unmarshal(raw, &st)
+	b["status"] = st
+	return a
+}
+
+// untilDone calls b's sync until its phase is final.
+func (r *backupRig) untilDone(b map[string]any) backupAnswer {
+	r.t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		a := r.call(b, false)
+		if a.Status.Phase.Done() {
+			return a
+		}
+		if time.Now().After(deadline) {
+			r.t.Fatalf("backup still %s (%s: %s) after 10 s", a.Status.Phase, a.Status.Reason, a.Status.Error)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+func (r *backupRig) object(key string) (int64, bool) {
+	obj, err := r.mem.HeadObject(testBucket, key)
+	if err != nil {
+		return 0, false
+	}
+	return obj.Size, true
+}
+
+func (r *backupRig) snapshotsTaken() int {
+	n := 0
+	for _, q := range r.h.world.Queries() {
+		if q.Text == snapshotsQuery {
+			n++
+		}
+	}
+	return n
+}
+
+// A backup takes a snapshot on the MAIN, which the MAIN's agent uploads: the status names the
+// instance, the version, the snapshot's timestamp (every committed write) and the object, whose
+// size is the object's in the bucket. Called again, a completed backup takes nothing more.
+func TestBackupSnapshotsTheMainAndUploadsIt(t *testing.T) {
+	r := newBackupRig(t)
+	if err := r.h.world.Commit("memgraph", 7); err != nil {
+		t.Fatal(err)
+	}
+	b := mgb("nightly", testBucket, topology.BackupRetain)
+	a := r.untilDone(b)
+	st := a.Status
+	if st.Phase != topology.BackupCompleted {
+		t.Fatalf("phase %s (%s: %s), want Completed", st.Phase, st.Reason, st.Error)
+	}
+	wantKey := "prod/default/memgraph/nightly/" + filepath.Base(st.Snapshot)
+	if diff := cmp.Diff(topology.MemgraphBackupStatus{ObservedGeneration: 1, Phase: topology.BackupCompleted, Reason: "Completed",
+		Instance: "instance_0", Pod: "memgraph-data-0", MemgraphVersion: "3.12.0", SnapshotTimestamp: 7, Key: wantKey, Size: st.Size,
+		Snapshot: st.Snapshot, StartedAt: st.StartedAt, CompletedAt: st.CompletedAt}, st); diff != "" {
+		t.Errorf("status (-want +got):\n%s", diff)
+	}
+	if st.StartedAt == nil || st.CompletedAt == nil || !strings.HasPrefix(st.Snapshot, r.h.dataDir(r.h.hostOf("memgraph-data-0"))) {
+		t.Errorf("startedAt %v, completedAt %v, snapshot %q: want both times and a file of the MAIN", st.StartedAt, st.CompletedAt, st.Snapshot)
+	}
+	if size, ok := r.object(wantKey); !ok || size != st.Size || size == 0 {
+		t.Errorf("object %s: size %d, present %v; status says %d", wantKey, size, ok, st.Size)
+	}
+	taken := r.snapshotsTaken()
+	if again := r.call(b, false); !cmp.Equal(again.Status, st) || r.snapshotsTaken() != taken {
+		t.Errorf("a completed backup called again: %+v and %d snapshots, want it unchanged and %d", again.Status, r.snapshotsTaken(), taken)
+	}
+}
+
+// A bucket that does not exist fails the backup with the store's own words, once: it is never
+// retried.
+func TestBackupToAMissingBucketFailsWithTheStoresError(t *testing.T) {
+	r := newBackupRig(t)
+	b := mgb("nightly", "no-such-bucket", topology.BackupRetain)
+	st := r.untilDone(b).Status
+	if st.Phase != topology.BackupFailed || st.Reason != "UploadFailed" || !strings.Contains(st.Error, "NoSuchBucket") {
+		t.Fatalf("status %+v, want Failed, UploadFailed, with NoSuchBucket", st)
+	}
+	taken := r.snapshotsTaken()
+	if again := r.call(b, false); again.Status.Phase != topology.BackupFailed || r.snapshotsTaken() != taken {
+		t.Errorf("a failed backup called again: %+v, %d snapshots (was %d): want it failed and not retried", again.Status, r.snapshotsTaken(), taken)
+	}
+}
+
+// A backup waits, touching nothing, for its cluster, an awake cluster, its Secrets and the
+// other backups of its cluster.
+func TestBackupWaitsAndTouchesNothing(t *testing.T) {
+	r := newBackupRig(t)
+	for _, tc := range []struct {
+		name   string
+		setup  func()
+		undo   func()
+		reason string
+	}{
+		{"no such cluster", func() {}, func() {}, "ClusterNotFound"},
+		{"hibernated cluster", func() { r.h.spec["hibernate"] = true }, func() { delete(r.h.spec, "hibernate") }, "ClusterHibernated"},
+		{"missing credentials Secret", func() { r.noSecret = true }, func() { r.noSecret = false }, "SecretProblem"},
+		{"an older backup of the cluster is not done", func() {
+			older := mgb("earlier", testBucket, topology.BackupRetain)
+			older["metadata"].(map[string]any)["creationTimestamp"] = "2025-12-31T00:00:00Z"
+			r.others[backupNS+"/earlier"] = older
+		}, func() { delete(r.others, backupNS+"/earlier") }, "BackupRunning"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			b := mgb("nightly", testBucket, topology.BackupRetain)
+			if tc.name == "no such cluster" {
+				b["spec"].(map[string]any)["cluster"] = "other"
+			}
+			tc.setup()
+			defer tc.undo()
+			r.h.world.ResetLog()
+			a := r.call(b, false)
+			if a.Status.Phase != topology.BackupPending || a.Status.Reason != tc.reason || a.Status.Error == "" || a.ResyncAfterSeconds <= 0 {
+				t.Errorf("answer %+v, want Pending, %s, a message, and a call again", a, tc.reason)
+			}
+			if q := r.h.world.Queries(); len(q) != 0 {
+				t.Errorf("a waiting backup sent %v", q)
+			}
+		})
+	}
+}
+
+// Deleting a backup: with Delete its object goes before the finalizer does; with Retain it stays.
+func TestBackupDeletionPolicy(t *testing.T) {
+	r := newBackupRig(t)
+	for _, policy := range []topology.BackupDeletionPolicy{topology.BackupRetain, topology.BackupDelete} {
+		t.Run(string(policy), func(t *testing.T) {
+			b := mgb("b-"+strings.ToLower(string(policy)), testBucket, policy)
+			st := r.untilDone(b).Status
+			if st.Phase != topology.BackupCompleted {
+				t.Fatalf("phase %s: %s", st.Phase, st.Error)
+			}
+			a := r.call(b, true)
+			if !a.Finalized {
+				t.Fatalf("finalize answered %+v, want finalized", a)
+			}
+			_, present := r.object(st.Key)
+			if present != (policy == topology.BackupRetain) {
+				t.Errorf("object %s present %v after deletion with %s", st.Key, present, policy)
+			}
+			if again := r.call(b, true); !again.Finalized {
+				t.Errorf("a second finalize call answered %+v, want finalized", again)
+			}
+		})
+	}
+}
