@@ -14,6 +14,9 @@ import (
 	"github.com/memgraph-hooks/memgraph-hooks/e2e/metacontroller"
 )
 
+// clusterController is the CompositeController of MemgraphClusters (manifests/compositecontroller.yaml).
+const clusterController = "memgraph-hooks"
+
 // installation is what a scenario plays of an install: the hook's Deployment (its arguments and
 // Secret volumes) and the CompositeController the test Metacontroller follows.
 type installation struct {
@@ -26,7 +29,7 @@ type installation struct {
 func installationOf(t *testing.T, dir []string) installation {
 	t.Helper()
 	if len(dir) == 0 {
-		cc, err := metacontroller.LoadCompositeController(repoPath("manifests"))
+		cc, err := metacontroller.LoadCompositeController(repoPath("manifests"), clusterController)
 		if err != nil {
 			t.Fatalf("read the CompositeController from manifests/: %v", err)
 		}
@@ -50,8 +53,12 @@ func installationOf(t *testing.T, dir []string) installation {
 				t.Fatal(err)
 			}
 		case "CompositeController":
-			if in.controller, err = metacontroller.ParseCompositeController([]byte(doc)); err != nil {
+			cc, err := metacontroller.ParseCompositeController([]byte(doc))
+			if err != nil {
 				t.Fatal(err)
+			}
+			if cc.Name == clusterController {
+				in.controller = cc
 			}
 		}
 	}

@@ -437,7 +437,7 @@ func TestMetacontrollerWithoutTheTokenChangesNothing(t *testing.T) {
 	t.Cleanup(func() { _ = pool.Close() })
 	hook := serveHTTPS(t, hooks.NewHandler(security(hooks.Config{Connector: pool})), creds)
 	t.Cleanup(hook.Close)
-	cc, err := metacontroller.LoadCompositeController(repoPath("manifests"))
+	cc, err := metacontroller.LoadCompositeController(repoPath("manifests"), clusterController)
 	if err != nil {
 		t.Fatal(err)
 	}

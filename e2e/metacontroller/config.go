@@ -1,10 +1,14 @@
 // Package metacontroller is test equipment: a small driver that plays Metacontroller v4.17's
-// documented part for one CompositeController read from the repository's manifests, against a
+// documented part for one CompositeController read from the repository's manifests (one driver
+// per CompositeController; several run side by side), against a
 // real API server. It finds parents, claims owned children (adopting matching orphans), asks the
 // customize hook for related objects, POSTs the v2 sync request to a hook URL the test chooses,
 // applies the returned children with Metacontroller's client-side 3-way merge, deletes owned
 // children that were not returned, writes status through the status subresource, and requeues on
-// resyncAfterSeconds and resyncPeriodSeconds. It counts every write it makes so tests can assert
+// resyncAfterSeconds and resyncPeriodSeconds, and plays the finalize hook: the finalizer
+// metacontroller.io/compositecontroller-<name> on every parent, the finalize hook instead of
+// the sync hook once the parent is being deleted, the finalizer removed once it answers
+// finalized. It counts every write it makes so tests can assert
 // that a converged cluster costs nothing. It never ships.
 package metacontroller
 
@@ -135,9 +139,24 @@ type rawWebhook struct {
 	EndpointConfig `json:",inline"`
 }
 
-// LoadCompositeController finds the single CompositeController among the YAML files under dir
-// (recursively) and parses it.
-func LoadCompositeController(dir string) (*CompositeController, error) {
+// LoadCompositeController finds the CompositeController called name among the YAML files under
+// dir (recursively) and parses it.
+func LoadCompositeController(dir, name string) (*CompositeController, error) {
+	all, err := LoadCompositeControllers(dir)
+	if err != nil {
+		return nil, err
+	}
+	for _, cc := range all {
+		if cc.Name == name {
+			return cc, nil
+		}
+	}
+	return nil, fmt.Errorf("no CompositeController %s in %s", name, dir)
+}
+
+// LoadCompositeControllers parses every CompositeController among the YAML files under dir
+// (recursively), in file and document order; a driver plays one each.
+func LoadCompositeControllers(dir string) ([]*CompositeController, error) {
 	var found []*CompositeController
 	err := filepath.WalkDir(dir, func(path string, d os.DirEntry, err error) error {
 		if err != nil || d.IsDir() || !(strings.HasSuffix(path, ".yaml") || strings.HasSuffix(path, ".yml")) {
@@ -163,17 +182,10 @@ func LoadCompositeController(dir string) (*CompositeController, error) {
 		}
 		return nil
 	})
-	if err != nil {
-		return nil, err
+	if err == nil && len(found) == 0 {
+		err = fmt.Errorf("no CompositeController in %s", dir)
 	}
-	switch len(found) {
-	case 0:
-		return nil, fmt.Errorf("no CompositeController in %s", dir)
-	case 1:
-		return found[0], nil
-	default:
-		return nil, fmt.Errorf("%d CompositeControllers in %s; the driver plays one", len(found), dir)
-	}
+	return found, err
 }
 
 func yamlDocuments(path string) ([][]byte, error) {

@@ -143,7 +143,7 @@ func (c *Controller) resolve(r Resource) (kindInfo, error) {
 // while a Secret the hooks need is missing.
 func (c *Controller) Start(ctx context.Context) error {
 	c.hooks = map[*Hook]*hookClient{}
-	for _, h := range []*Hook{c.cc.Sync, c.cc.Customize} {
+	for _, h := range []*Hook{c.cc.Sync, c.cc.Customize, c.cc.Finalize} {
 		if h == nil {
 			continue
 		}

@@ -108,9 +108,13 @@ func retryAfter(v string) time.Duration {
 	return time.Second
 }
 
-func (c *Controller) callSync(ctx context.Context, req map[string]any) (*SyncResponse, time.Duration, error) {
+func (c *Controller) callHook(ctx context.Context, hook *Hook, req map[string]any) (*SyncResponse, time.Duration, error) {
 	var resp SyncResponse
-	after, err := c.post(ctx, "sync", c.cc.Sync, req, &resp)
+	name := "sync"
+	if hook == c.cc.Finalize {
+		name = "finalize"
+	}
+	after, err := c.post(ctx, name, hook, req, &resp)
 	if err != nil || after > 0 {
 		return nil, after, err
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"reflect"
+	"slices"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -33,11 +34,12 @@ func (c *Controller) syncKey(key string) (time.Duration, error) {
 	if !c.parentMatches(parent) {
 		return 0, nil
 	}
-	if c.cc.Finalize != nil {
-		return 0, fmt.Errorf("CompositeController %s has a finalize hook, which the e2e driver does not play", c.cc.Name)
-	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
+	finalizing, err := c.prepareFinalizer(ctx, parent)
+	if err != nil {
+		return 0, err
+	}
 
 	selector, err := c.selector(parent)
 	if err != nil {
@@ -56,10 +58,14 @@ func (c *Controller) syncKey(key string) (time.Duration, error) {
 		"parent":     parent.Object,
 		"children":   observed,
 		"related":    related,
-		"finalizing": false,
+		"finalizing": finalizing,
 	}
 	c.stats.syncStarted()
-	resp, retryAfter, err := c.callSync(ctx, req)
+	hook := c.cc.Sync
+	if finalizing {
+		hook = c.cc.Finalize
+	}
+	resp, retryAfter, err := c.callHook(ctx, hook, req)
 	if err != nil || retryAfter > 0 {
 		return retryAfter, err
 	}
@@ -70,9 +76,9 @@ func (c *Controller) syncKey(key string) (time.Duration, error) {
 	if resp.ResyncAfterSeconds > 0 {
 		c.queue.AddAfter(key, time.Duration(resp.ResyncAfterSeconds*float64(time.Second)))
 	}
-	// Children are managed only while the parent lives (there is no finalize hook).
+	// Children are managed while the parent lives, and while a finalize hook finalizes it.
 	var manageErr error
-	if parent.GetDeletionTimestamp() == nil {
+	if parent.GetDeletionTimestamp() == nil || finalizing {
 		manageErr = c.manageChildren(ctx, parent, observedObjs, desired)
 	}
 	if err := c.updateStatus(ctx, parent, resp.Status); err != nil {
@@ -83,8 +89,76 @@ func (c *Controller) syncKey(key string) (time.Duration, error) {
 			return 0, fmt.Errorf("update status of %s: %w", key, err)
 		}
 	}
+	if finalizing && resp.Finalized && manageErr == nil {
+		if err := c.removeFinalizer(ctx, parent); err != nil {
+			return 0, err
+		}
+	}
 	c.stats.syncDone()
 	return 0, manageErr
+}
+
+// finalizerName is the finalizer Metacontroller v4.17 puts on every parent of a
+// CompositeController with a finalize hook (pkg/controller/composite/controller.go).
+func (c *Controller) finalizerName() string { return "metacontroller.io/compositecontroller-" + c.cc.Name }
+
+// prepareFinalizer plays Metacontroller's finalizer handling before a sync: with a finalize hook,
+// a live parent gets the finalizer first (the sync goes on with the updated object), and a parent
+// being deleted that still carries it is finalized (the finalize hook instead of the sync hook).
+func (c *Controller) prepareFinalizer(ctx context.Context, parent *unstructured.Unstructured) (bool, error) {
+	if c.cc.Finalize == nil {
+		return false, nil
+	}
+	has := slices.Contains(parent.GetFinalizers(), c.finalizerName())
+	switch {
+	case parent.GetDeletionTimestamp() != nil:
+		return has, nil
+	case has:
+		return false, nil
+	}
+	client := c.parentClient(parent.GetNamespace())
+	return false, retry.RetryOnConflict(retry.DefaultBackoff, func() error {
+		cur, err := client.Get(ctx, parent.GetName(), metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		if cur.GetUID() != parent.GetUID() || slices.Contains(cur.GetFinalizers(), c.finalizerName()) {
+			return nil
+		}
+		cur.SetFinalizers(append(cur.GetFinalizers(), c.finalizerName()))
+		updated, err := client.Update(ctx, cur, metav1.UpdateOptions{})
+		if err != nil {
+			return err
+		}
+		c.stats.recordWrite("finalizer", c.parent.kind, updated, "")
+		parent.SetFinalizers(updated.GetFinalizers())
+		parent.SetResourceVersion(updated.GetResourceVersion())
+		return nil
+	})
+}
+
+// removeFinalizer takes the finalizer off a parent its finalize hook finalized.
+func (c *Controller) removeFinalizer(ctx context.Context, parent *unstructured.Unstructured) error {
+	client := c.parentClient(parent.GetNamespace())
+	err := retry.RetryOnConflict(retry.DefaultBackoff, func() error {
+		cur, err := client.Get(ctx, parent.GetName(), metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		if cur.GetUID() != parent.GetUID() || !slices.Contains(cur.GetFinalizers(), c.finalizerName()) {
+			return nil
+		}
+		cur.SetFinalizers(slices.DeleteFunc(cur.GetFinalizers(), func(f string) bool { return f == c.finalizerName() }))
+		if _, err := client.Update(ctx, cur, metav1.UpdateOptions{}); err != nil {
+			return err
+		}
+		c.stats.recordWrite("finalizer", c.parent.kind, cur, "")
+		return nil
+	})
+	if apierrors.IsNotFound(err) {
+		return nil
+	}
+	return err
 }
 
 func (c *Controller) selector(parent *unstructured.Unstructured) (labels.Selector, error) {
