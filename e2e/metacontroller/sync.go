@@ -100,7 +100,9 @@ func (c *Controller) syncKey(key string) (time.Duration, error) {
 
 // finalizerName is the finalizer Metacontroller v4.17 puts on every parent of a
 // CompositeController with a finalize hook (pkg/controller/composite/controller.go).
-func (c *Controller) finalizerName() string { return "metacontroller.io/compositecontroller-" + c.cc.Name }
+func (c *Controller) finalizerName() string {
+	return "metacontroller.io/compositecontroller-" + c.cc.Name
+}
 
 // prepareFinalizer plays Metacontroller's finalizer handling before a sync: with a finalize hook,
 // a live parent gets the finalizer first (the sync goes on with the updated object), and a parent
