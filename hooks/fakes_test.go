@@ -40,6 +40,9 @@ func (d deadClient) ShowCoordinatorSettings(context.Context) ([]memgraph.Setting
 func (d deadClient) SetCoordinatorSetting(context.Context, string, string) error { return d.err() }
 func (d deadClient) CreateSnapshot(context.Context) (string, error)              { return "", d.err() }
 func (d deadClient) ShowSnapshots(context.Context) ([]memgraph.Snapshot, error)  { return nil, d.err() }
+func (d deadClient) RecoverSnapshot(context.Context, string, *memgraph.S3Config) error {
+	return d.err()
+}
 
 // tapConnector wraps a Connector and runs afterLag once, right after the first SHOW
 // REPLICATION LAG it serves, and afterDemote once, right after the first DEMOTE INSTANCE: a

@@ -131,6 +131,10 @@ func (k cannedClient) ShowSnapshots(context.Context) ([]memgraph.Snapshot, error
 	return nil, nil
 }
 
+func (k cannedClient) RecoverSnapshot(context.Context, string, *memgraph.S3Config) error {
+	return k.write()
+}
+
 // ShowCoordinatorSettings answers with no rows: the fuzzed specs declare no settings, so the
 // hook never asks.
 func (k cannedClient) ShowCoordinatorSettings(context.Context) ([]memgraph.Setting, error) {

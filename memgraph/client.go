@@ -86,6 +86,9 @@ type Client interface {
 	// CREATE SNAPSHOT, answering the new snapshot's path, and SHOW SNAPSHOTS.
 	CreateSnapshot(ctx context.Context) (string, error)
 	ShowSnapshots(ctx context.Context) ([]Snapshot, error)
+	// RecoverSnapshot loads a snapshot into a MAIN whose storage is empty (RECOVER SNAPSHOT,
+	// without FORCE); Memgraph then recovers every registered replica from it.
+	RecoverSnapshot(ctx context.Context, uri string, s3 *S3Config) error
 	AddCoordinator(ctx context.Context, id int, cfg CoordinatorConfig) error
 	RegisterInstance(ctx context.Context, name string, cfg InstanceConfig) error
 	SetInstanceToMain(ctx context.Context, name string) error

@@ -62,3 +62,21 @@ func ParseSnapshots(columns []string, rows [][]any) ([]Snapshot, error) {
 	}
 	return out, nil
 }
+
+// S3Config is RECOVER SNAPSHOT's WITH CONFIG for an s3:// URI (interpreter.cpp 6243–6258): the
+// bucket's region, credentials and endpoint.
+type S3Config struct {
+	Region, AccessKey, SecretKey, EndpointURL string
+}
+
+// RecoverSnapshotQuery renders RECOVER SNAPSHOT of uri, without FORCE (Memgraph refuses it on a
+// storage that holds data: nothing is ever overwritten), and with s3's settings as parameters
+// when set: the query's text never carries a credential.
+func RecoverSnapshotQuery(uri string, s3 *S3Config) (string, map[string]any) {
+	query := "RECOVER SNAPSHOT " + quoteString(uri)
+	if s3 == nil {
+		return query, nil
+	}
+	return query + " WITH CONFIG {aws_region: $aws_region, aws_access_key: $aws_access_key, aws_secret_key: $aws_secret_key, aws_endpoint_url: $aws_endpoint_url}",
+		map[string]any{"aws_region": s3.Region, "aws_access_key": s3.AccessKey, "aws_secret_key": s3.SecretKey, "aws_endpoint_url": s3.EndpointURL}
+}

@@ -88,6 +88,14 @@ func (c *client) ShowSnapshots(ctx context.Context) ([]memgraph.Snapshot, error)
 	return out, c.annotate(err, memgraph.ShowSnapshotsQuery)
 }
 
+// RecoverSnapshot is a write, never retried. The object store's credentials travel as query
+// parameters, so that no log line or error (which show the query's text) carries them.
+func (c *client) RecoverSnapshot(ctx context.Context, uri string, s3 *memgraph.S3Config) error {
+	query, params := memgraph.RecoverSnapshotQuery(uri, s3)
+	_, err := c.runParams(ctx, query, params, false)
+	return err
+}
+
 func (c *client) AddCoordinator(ctx context.Context, id int, cfg memgraph.CoordinatorConfig) error {
 	if err := memgraph.ValidateCoordinator(id, cfg); err != nil {
 		return c.annotate(err, "")
@@ -175,6 +183,12 @@ type table struct {
 // connection turns out to be dead (the server closed it while idle) is retried once on a fresh
 // connection; writes are never retried, because their outcome is unknown once sent.
 func (c *client) run(ctx context.Context, query string, read bool) (table, error) {
+	return c.runParams(ctx, query, nil, read)
+}
+
+// runParams is run with query parameters, which carry values (such as credentials) that must
+// not be part of the query's text: the text is what logs and errors show.
+func (c *client) runParams(ctx context.Context, query string, params map[string]any, read bool) (table, error) {
 	if c.pool.opts.QueryTimeout > 0 {
 		if _, ok := ctx.Deadline(); !ok {
 			var cancel context.CancelFunc
@@ -194,13 +208,13 @@ func (c *client) run(ctx context.Context, query string, read bool) (table, error
 	if err != nil {
 		return table{}, c.classify(ctx, query, &phaseTracker{}, err)
 	}
-	t, tracker, err := runOnce(ctx, entry.driver, query)
+	t, tracker, err := runOnce(ctx, entry.driver, query, params)
 	// An attempt that ended with the context still live, or that said HELLO, went through the
 	// driver's dial path.
 	done(err == nil || tracker.sentHello.Load() || ctx.Err() == nil)
 	if err != nil && read && tracker.diedOnReuse(err) && ctx.Err() == nil {
 		c.pool.opts.Logger.DebugContext(ctx, "memgraph: pooled connection was dead, retrying", "address", c.address, "query", query)
-		t, tracker, err = runOnce(ctx, entry.driver, query)
+		t, tracker, err = runOnce(ctx, entry.driver, query, params)
 	}
 	if err != nil {
 		err = c.classify(ctx, query, tracker, err)
@@ -224,14 +238,14 @@ func (c *client) log(ctx context.Context, query, dial string, start time.Time, e
 // runOnce runs query on a session of its own (sessions are cheap; the connection comes from
 // the driver's pool and goes back on Close). session.Run pipelines RUN and PULL; Memgraph
 // reports an operation's failure on PULL, so the result is always read to the end.
-func runOnce(ctx context.Context, driver neo4j.DriverWithContext, query string) (table, *phaseTracker, error) {
+func runOnce(ctx context.Context, driver neo4j.DriverWithContext, query string, params map[string]any) (table, *phaseTracker, error) {
 	tracker := &phaseTracker{}
 	session := driver.NewSession(ctx, neo4j.SessionConfig{AccessMode: neo4j.AccessModeWrite, BoltLogger: tracker})
 	// Close returns the connection to the pool (with a RESET after a failure); its error
 	// cannot change the query's outcome.
 	defer func() { _ = session.Close(ctx) }()
 
-	res, err := session.Run(ctx, query, nil)
+	res, err := session.Run(ctx, query, params)
 	if err != nil {
 		return table{}, tracker, err
 	}
