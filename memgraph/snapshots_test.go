@@ -37,3 +37,18 @@ func TestParseCreateSnapshot(t *testing.T) {
 		t.Errorf("no row: %v, want a protocol error", err)
 	}
 }
+
+// RECOVER SNAPSHOT's text never carries the store's credentials: they are parameters.
+func TestRecoverSnapshotQueryKeepsCredentialsOutOfTheText(t *testing.T) {
+	query, params := RecoverSnapshotQuery("s3://backups/prod/x_timestamp_3", &S3Config{Region: "eu-west-1", AccessKey: "AKIA", SecretKey: "s3cr3t", EndpointURL: "https://s3.example.com"})
+	want := "RECOVER SNAPSHOT 's3://backups/prod/x_timestamp_3' WITH CONFIG {aws_region: $aws_region, aws_access_key: $aws_access_key, aws_secret_key: $aws_secret_key, aws_endpoint_url: $aws_endpoint_url}"
+	if query != want {
+		t.Errorf("query %q, want %q", query, want)
+	}
+	if diff := cmp.Diff(map[string]any{"aws_region": "eu-west-1", "aws_access_key": "AKIA", "aws_secret_key": "s3cr3t", "aws_endpoint_url": "https://s3.example.com"}, params); diff != "" {
+		t.Errorf("params (-want +got):\n%s", diff)
+	}
+	if query, params := RecoverSnapshotQuery("/var/lib/memgraph/snapshots/x", nil); query != "RECOVER SNAPSHOT '/var/lib/memgraph/snapshots/x'" || params != nil {
+		t.Errorf("a local path: %q %v", query, params)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -55,29 +56,6 @@ func TestBackupViolations(t *testing.T) {
 	}
 }
 
-func TestValidateFromBackup(t *testing.T) {
-	dest := backupSpec().Destination
-	for _, tc := range []struct {
-		name string
-		from FromBackup
-		want []string
-	}{
-		{"by name", FromBackup{Name: "nightly-29000000"}, nil},
-		{"by destination and key", FromBackup{Destination: &dest, Key: "prod/nightly/default/prod/b-1.snapshot"}, nil},
-		{"both", FromBackup{Name: "b", Destination: &dest, Key: "k"}, []string{MsgFromBackupOneOf}},
-		{"neither", FromBackup{}, []string{MsgFromBackupOneOf}},
-		{"a key without its destination", FromBackup{Key: "k"}, []string{MsgFromBackupKeyWithDest}},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			mc := minimalCluster()
-			mc.Spec.Bootstrap = &Bootstrap{FromBackup: &tc.from}
-			if diff := cmp.Diff(tc.want, messagesOf(t, mc.Validate())); diff != "" {
-				t.Errorf("(-want +got):\n%s", diff)
-			}
-		})
-	}
-}
-
 // Each backup CRD carries exactly the CEL messages backup_validate.go mirrors.
 func TestBackupCRDRulesMatchGoValidation(t *testing.T) {
 	destination := []string{MsgS3Endpoint, MsgS3Bucket, MsgS3Prefix, MsgSecretReference, MsgSecretReference}
@@ -101,11 +79,12 @@ func TestBackupCRDRulesMatchGoValidation(t *testing.T) {
 		if err := yaml.Unmarshal(raw, &crd); err != nil {
 			t.Fatal(err)
 		}
-		var got []string
+		var got, rules []string
 		var walk func(crdSchema)
 		walk = func(s crdSchema) {
 			for _, v := range s.Validations {
 				got = append(got, v.Message)
+				rules = append(rules, v.Rule)
 			}
 			for _, p := range s.Properties {
 				walk(p)
@@ -116,6 +95,11 @@ func TestBackupCRDRulesMatchGoValidation(t *testing.T) {
 		slices.Sort(want)
 		if diff := cmp.Diff(want, got); diff != "" {
 			t.Errorf("%s: CEL messages differ from backup_validate.go (-go +crd):\n%s", file, diff)
+		}
+		for _, pattern := range []string{s3EndpointPattern, s3BucketPattern, clusterNamePattern} {
+			if !strings.Contains(strings.Join(rules, "\n"), pattern) {
+				t.Errorf("%s: no CEL rule uses %q, which BackupViolations uses", file, pattern)
+			}
 		}
 	}
 }
