@@ -1,6 +1,7 @@
 package hooks_test
 
 import (
+	"context"
 	"crypto/tls"
 	"encoding/base64"
 	"encoding/json"
@@ -18,6 +19,7 @@ import (
 	"github.com/johannesboyne/gofakes3/backend/s3mem"
 
 	"github.com/memgraph-hooks/memgraph-hooks/backup"
+	"github.com/memgraph-hooks/memgraph-hooks/hooks"
 	"github.com/memgraph-hooks/memgraph-hooks/memgraph"
 	"github.com/memgraph-hooks/memgraph-hooks/topology"
 )
@@ -43,6 +45,7 @@ type backupRig struct {
 	agents   map[string]*backup.Agent
 	others   map[string]any // other MemgraphBackups of the namespace, by v2 key
 	noSecret bool           // leave out the destination's credentials Secret
+	resolve  memgraph.Resolver
 }
 
 type staticTokens [][]byte
@@ -86,6 +89,7 @@ func newBackupRig(t *testing.T) *backupRig {
 		}
 		return address
 	})
+	r.resolve = resolve
 	r.h = newHarness(t, 3, 2, func(c *harnessConfig) { c.hook.AgentResolver = resolve })
 	r.h.dataRoot = root
 	r.h.bootstrap()
@@ -332,5 +336,63 @@ func TestBackupDeletionPolicy(t *testing.T) {
 				t.Errorf("a second finalize call answered %+v, want finalized", again)
 			}
 		})
+	}
+}
+
+// snapshotTap runs after once, right after the first CREATE SNAPSHOT it passes on.
+type snapshotTap struct {
+	inner memgraph.Connector
+	after func()
+}
+
+func (t *snapshotTap) Client(address string) memgraph.Client {
+	return snapshotTapClient{Client: t.inner.Client(address), tap: t}
+}
+
+type snapshotTapClient struct {
+	memgraph.Client
+	tap *snapshotTap
+}
+
+func (c snapshotTapClient) CreateSnapshot(ctx context.Context) (string, error) {
+	path, err := c.Client.CreateSnapshot(ctx)
+	if f := c.tap.after; f != nil {
+		c.tap.after = nil
+		f()
+	}
+	return path, err
+}
+
+// A MAIN that changes between the snapshot and the upload fails the backup, with the reason,
+// and nothing is uploaded: the snapshot is of an instance that is no longer MAIN.
+func TestBackupFailsWhenTheMainChangesBeforeTheUpload(t *testing.T) {
+	r := newBackupRig(t)
+	tap := &snapshotTap{inner: r.h.pool, after: func() {
+		id, ok := r.h.world.Leader()
+		if !ok {
+			t.Fatal("no leader")
+		}
+		leader := r.h.pool.Client(r.h.network().Coordinator(id).BoltServer)
+		ctx := context.Background()
+		if err := leader.DemoteInstance(ctx, "instance_0"); err != nil {
+			t.Fatal(err)
+		}
+		if err := leader.SetInstanceToMain(ctx, "instance_1"); err != nil {
+			t.Fatal(err)
+		}
+	}}
+	r.h.handler = hooks.NewHandler(hooks.Config{Connector: tap, SyncBudget: 5 * time.Second, AgentResolver: r.resolve})
+	b := mgb("nightly", testBucket, topology.BackupRetain)
+	st := r.call(b, false).Status
+	if st.Phase != topology.BackupFailed || st.Reason != "MainChanged" || st.Instance != "instance_0" ||
+		!strings.Contains(st.Error, "instance_1 became MAIN") {
+		t.Fatalf("status %+v, want Failed, MainChanged, taken on instance_0, naming instance_1", st)
+	}
+	objects, err := r.mem.ListBucket(testBucket, nil, gofakes3.ListBucketPage{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(objects.Contents) != 0 {
+		t.Errorf("objects %v uploaded, want none", objects.Contents)
 	}
 }
