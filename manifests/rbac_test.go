@@ -78,3 +78,22 @@ func TestMetacontrollerRoleCoversTheChildrenAndOnlyReadsNodes(t *testing.T) {
 		t.Errorf("verbs on nodes (-want +got):\n%s", diff)
 	}
 }
+
+// Metacontroller may run both backup CompositeControllers: read the parents and write their
+// status and finalizer, and create and delete the MemgraphBackups a schedule owns.
+func TestMetacontrollerRoleCoversTheBackupControllers(t *testing.T) {
+	role := metacontrollerRole(t)
+	for _, tc := range []struct {
+		resource string
+		want     []string
+	}{
+		{"memgraphbackups", []string{"get", "list", "watch", "create", "update", "patch", "delete"}},
+		{"memgraphscheduledbackups", []string{"get", "list", "watch", "update", "patch"}},
+		{"memgraphbackups/status", []string{"get", "update", "patch"}},
+		{"memgraphscheduledbackups/status", []string{"get", "update", "patch"}},
+	} {
+		if diff := cmp.Diff(tc.want, verbsOn(role, "memgraph.com", tc.resource)); diff != "" {
+			t.Errorf("verbs on memgraph.com/%s (-want +got):\n%s", tc.resource, diff)
+		}
+	}
+}
