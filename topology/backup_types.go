@@ -292,3 +292,32 @@ type ScheduledBackupRef struct {
 	// ScheduledAt is the schedule's time the backup stands for.
 	ScheduledAt metav1.Time `json:"scheduledAt"`
 }
+
+// Bootstrap is how a new cluster gets its data.
+type Bootstrap struct {
+	// FromBackup restores a backup into the new cluster before it takes writes.
+	// +optional
+	FromBackup *FromBackup `json:"fromBackup,omitempty"`
+}
+
+// FromBackup names the backup a new cluster restores: a MemgraphBackup in the cluster's
+// namespace (Name), or, when that object is gone, the object itself (Destination and Key).
+// +kubebuilder:validation:XValidation:rule="has(self.name) != (has(self.destination) || has(self.key))",message="bootstrap.fromBackup must name either a MemgraphBackup (name) or an object (destination and key), not both"
+// +kubebuilder:validation:XValidation:rule="has(self.destination) == has(self.key)",message="bootstrap.fromBackup.destination and bootstrap.fromBackup.key go together: the key of the object in that destination, as the MemgraphBackup's status.key named it"
+type FromBackup struct {
+	// Name is a Completed MemgraphBackup in the cluster's namespace.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=253
+	// +optional
+	Name string `json:"name,omitempty"`
+
+	// Destination is the object store holding the backup.
+	// +optional
+	Destination *BackupDestination `json:"destination,omitempty"`
+
+	// Key is the object's key in Destination's bucket.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=1024
+	// +optional
+	Key string `json:"key,omitempty"`
+}

@@ -56,6 +56,29 @@ func TestBackupViolations(t *testing.T) {
 	}
 }
 
+func TestValidateFromBackup(t *testing.T) {
+	dest := backupSpec().Destination
+	for _, tc := range []struct {
+		name string
+		from FromBackup
+		want []string
+	}{
+		{"by name", FromBackup{Name: "nightly-29000000"}, nil},
+		{"by destination and key", FromBackup{Destination: &dest, Key: "prod/nightly/default/prod/b-1.snapshot"}, nil},
+		{"both", FromBackup{Name: "b", Destination: &dest, Key: "k"}, []string{MsgFromBackupOneOf}},
+		{"neither", FromBackup{}, []string{MsgFromBackupOneOf}},
+		{"a key without its destination", FromBackup{Key: "k"}, []string{MsgFromBackupKeyWithDest}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			mc := minimalCluster()
+			mc.Spec.Bootstrap = &Bootstrap{FromBackup: &tc.from}
+			if diff := cmp.Diff(tc.want, messagesOf(t, mc.Validate())); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
 // Each backup CRD carries exactly the CEL messages backup_validate.go mirrors.
 func TestBackupCRDRulesMatchGoValidation(t *testing.T) {
 	destination := []string{MsgS3Endpoint, MsgS3Bucket, MsgS3Prefix, MsgSecretReference, MsgSecretReference}

@@ -116,6 +116,8 @@ func TestCRDRulesMatchGoValidation(t *testing.T) {
 		MsgReservedEnv, MsgReservedEnv, MsgReservedArgs, MsgReservedArgs, MsgDataWAL, MsgCoordinatorStorage, MsgDataStorage,
 		MsgVolumeSize, MsgVolumeSize, MsgTLSSecretName, MsgClusterSecretName, MsgIntraClusterTLS, MsgAuthSecretName, MsgStepTimeout, MsgPreferredMain, MsgPreferredDeclared, MsgHibernateScale,
 		MsgGracePeriod, MsgGracePeriod, MsgSysctlImage, MsgMaxMapCount, MsgReplicationMix, MsgReplicationFixed, MsgOverrideInstance,
+		MsgFromBackupCreateOnly, MsgFromBackupOneOf, MsgFromBackupKeyWithDest, MsgS3Endpoint, MsgS3Bucket, MsgS3Prefix,
+		MsgSecretReference, MsgSecretReference,
 	}
 	slices.Sort(messages)
 	slices.Sort(goMessages)
@@ -126,7 +128,7 @@ func TestCRDRulesMatchGoValidation(t *testing.T) {
 	all := strings.Join(rules, "\n")
 	for _, pattern := range []string{
 		clusterNamePattern, clusterDomainPattern, repositoryTagPattern, imageTagPattern, imageDigestPattern,
-		reservedArgsPattern, walArgPattern, reservedEnvNamesInCEL, preferredMainPattern, stepTimeoutPattern,
+		reservedArgsPattern, walArgPattern, s3EndpointPattern, s3BucketPattern, reservedEnvNamesInCEL, preferredMainPattern, stepTimeoutPattern,
 		fmt.Sprintf("duration(self) >= duration('%s')", minStepTimeout),
 		fmt.Sprintf("duration(self) <= duration('%s')", maxStepTimeout),
 		fmt.Sprintf("self <= %d", MaxCoordinators), fmt.Sprintf("self <= %d", MaxDataInstances),

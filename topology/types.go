@@ -52,6 +52,7 @@ type MemgraphClusterList struct {
 // +kubebuilder:validation:XValidation:rule="((!has(self.hibernate) || !self.hibernate) && (!has(oldSelf.hibernate) || !oldSelf.hibernate)) || self.coordinators == oldSelf.coordinators",message="coordinators must not change while the cluster hibernates, nor in the update that sets or clears hibernate: the coordinators come back from their Raft logs at the declared count, and another count could leave them without a majority; wake the cluster (hibernate: false) first, then scale"
 // +kubebuilder:validation:XValidation:rule="!has(self.replicationModeOverrides) || ((has(self.replicationMode) ? self.replicationMode : 'Sync') != 'Sync' || self.replicationModeOverrides.all(o, o.mode != 'StrictSync')) && ((has(self.replicationMode) ? self.replicationMode : 'Sync') != 'StrictSync' || self.replicationModeOverrides.all(o, o.mode != 'Sync')) && (!self.replicationModeOverrides.exists(o, o.mode == 'Sync') || !self.replicationModeOverrides.exists(o, o.mode == 'StrictSync'))",message="replicationMode and replicationModeOverrides must not mix Sync and StrictSync: Memgraph refuses to register a STRICT_SYNC instance beside a SYNC one (and the reverse); use Sync or StrictSync, each with Async where wanted"
 // +kubebuilder:validation:XValidation:rule="(has(self.replicationMode) ? self.replicationMode : 'Sync') == (has(oldSelf.replicationMode) ? oldSelf.replicationMode : 'Sync') && (has(self.replicationModeOverrides) ? self.replicationModeOverrides : []) == (has(oldSelf.replicationModeOverrides) ? oldSelf.replicationModeOverrides : [])",message="replicationMode and replicationModeOverrides cannot change once the cluster exists: Memgraph has no ALTER for a registered instance's mode, the MAIN is registered with a mode too and is never unregistered, and Memgraph refuses Sync and StrictSync side by side, so re-registering one instance at a time cannot switch a cluster between them; declare the mode when creating the cluster, or create a new cluster with the mode and move the data"
+// +kubebuilder:validation:XValidation:rule="!has(self.bootstrap) || !has(self.bootstrap.fromBackup) || (has(oldSelf.bootstrap) && has(oldSelf.bootstrap.fromBackup) && self.bootstrap.fromBackup == oldSelf.bootstrap.fromBackup)",message="bootstrap.fromBackup can only be set when the cluster is created: restoring replaces the data, and an existing cluster already has data of its own. To restore a backup, create a new MemgraphCluster with bootstrap.fromBackup (under another name, or after deleting this one and its PersistentVolumeClaims)"
 type MemgraphClusterSpec struct {
 	// Coordinators is the number of coordinators, the Raft members that elect MAIN. Odd and at
 	// least 3: Raft needs a majority, and an even count survives no more failures than the odd
@@ -163,6 +164,12 @@ type MemgraphClusterSpec struct {
 	// +listMapKey=instance
 	// +optional
 	ReplicationModeOverrides []ReplicationModeOverride `json:"replicationModeOverrides,omitempty"`
+
+	// Bootstrap says where a new cluster's data comes from. Unset, a new cluster starts empty.
+	// It is read only while the cluster is created: admission refuses adding or changing
+	// bootstrap.fromBackup on a cluster that exists (the spec's rule).
+	// +optional
+	Bootstrap *Bootstrap `json:"bootstrap,omitempty"`
 
 	// Rollout tunes how a change to the pods (a new image, resources, probes, extraArgs, ...)
 	// is rolled out: one pod at a time, replicas first, MAIN and Raft leader handed over first.

@@ -213,6 +213,7 @@ func (mc *MemgraphCluster) celRules(vs *violations) {
 	validatePreferredMain(vs, s)
 	validateShutdown(vs, s)
 	validateReplicationModes(vs, s)
+	validateBootstrap(vs, s)
 }
 
 // validateReplicationModes is the twin of the overrides' instance rule and of the spec's rule
@@ -328,6 +329,7 @@ func ValidateUpdate(old, new *MemgraphCluster) error {
 		vs.add((*od.Hibernate || *nd.Hibernate) && od.Coordinators != nd.Coordinators, "spec", MsgHibernateScale)
 		vs.add(od.ReplicationMode != nd.ReplicationMode ||
 			!equality.Semantic.DeepEqual(od.ReplicationModeOverrides, nd.ReplicationModeOverrides), "spec", MsgReplicationFixed)
+		vs.add(fromBackupChanged(&od, &nd), "spec", MsgFromBackupCreateOnly)
 	}
 	return vs.err(new)
 }

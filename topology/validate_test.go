@@ -277,6 +277,9 @@ func TestValidateUpdate(t *testing.T) {
 		{"replication mode override added", func(mc *MemgraphCluster) {
 			mc.Spec.ReplicationModeOverrides = []ReplicationModeOverride{{Instance: "instance_1", Mode: ReplicationAsync}}
 		}, []string{MsgReplicationFixed}},
+		{"fromBackup added to an existing cluster", func(mc *MemgraphCluster) {
+			mc.Spec.Bootstrap = &Bootstrap{FromBackup: &FromBackup{Name: "nightly"}}
+		}, []string{MsgFromBackupCreateOnly}},
 		{"creation rules still apply", func(mc *MemgraphCluster) {
 			mc.Spec.Coordinators = 4
 			mc.Spec.Storage.Coordinators.LibStorageAccessMode = "ReadWriteMany"
