@@ -396,3 +396,70 @@ func TestBackupFailsWhenTheMainChangesBeforeTheUpload(t *testing.T) {
 		t.Errorf("objects %v uploaded, want none", objects.Contents)
 	}
 }
+
+// A new cluster with bootstrap.fromBackup restores the backup into its first MAIN before any
+// data instance is registered: Restoring, then every write the backup held is on the MAIN and,
+// once the replicas are registered, on every replica; status.restoredFrom names the backup.
+func TestRestoreANewClusterFromABackup(t *testing.T) {
+	r := newBackupRig(t)
+	if err := r.h.world.Commit("memgraph", 11); err != nil {
+		t.Fatal(err)
+	}
+	b := mgb("nightly", testBucket, topology.BackupRetain)
+	if st := r.untilDone(b).Status; st.Phase != topology.BackupCompleted {
+		t.Fatalf("backup %s: %s", st.Phase, st.Error)
+	}
+
+	n := newHarness(t, 3, 2)
+	n.dataRoot = t.TempDir()
+	n.spec["bootstrap"] = map[string]any{"fromBackup": map[string]any{"name": "nightly"}}
+	n.secrets = map[string]any{backupNS + "/" + s3CredsSecret: secretOf(s3CredsSecret, map[string]string{"accessKeyId": "test", "secretAccessKey": "test-secret"})}
+	n.related = map[string]map[string]any{"MemgraphBackup.memgraph.com/v1alpha1": {backupNS + "/nightly": b}}
+	n.sync() // StatefulSets created
+	resp := n.sync()
+	if got := resp.Status["restoredFrom"]; got != "MemgraphBackup nightly" {
+		t.Fatalf("restoredFrom %v (phase %v, Converged %v), want MemgraphBackup nightly", got, resp.Status["phase"], resp.Status["conditions"])
+	}
+	for range 5 {
+		n.sync()
+	}
+	n.assertConverged()
+	leader, ok := n.world.Leader()
+	if !ok {
+		t.Fatal("no leader")
+	}
+	lag, err := n.pool.Client(n.network().Coordinator(leader).BoltServer).ShowReplicationLag(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	caughtUp := map[string]int64{}
+	for _, l := range lag {
+		caughtUp[l.Instance] = l.Databases["memgraph"].CommittedTxns
+	}
+	if diff := cmp.Diff(map[string]int64{"instance_0": 11, "instance_1": 11}, caughtUp); diff != "" {
+		t.Errorf("committed transactions per instance (-want +got):\n%s", diff)
+	}
+	path, err := n.pool.Client(n.network().DataInstance(0).BoltServer).CreateSnapshot(context.Background())
+	if err != nil || !strings.HasSuffix(path, "_timestamp_11") {
+		t.Errorf("a snapshot of the restored MAIN: %q, %v; want timestamp 11", path, err)
+	}
+}
+
+// A restore whose backup is not there holds every data instance unregistered and says why.
+func TestRestoreWaitsForItsBackup(t *testing.T) {
+	n := newHarness(t, 3, 2)
+	n.spec["bootstrap"] = map[string]any{"fromBackup": map[string]any{"name": "nightly"}}
+	n.sync()
+	n.sync()
+	resp := n.sync()
+	st, reason, msg := n.condition(topology.ConditionConverged)
+	if resp.Status["phase"] != "Restoring" || st != "False" || reason != topology.ReasonRegistrationInProgress ||
+		!strings.Contains(msg, "MemgraphBackup default/nightly") {
+		t.Errorf("phase %v, Converged %s %s: %s; want Restoring and the missing backup named", resp.Status["phase"], st, reason, msg)
+	}
+	for _, q := range n.world.Queries() {
+		if strings.HasPrefix(q.Text, "REGISTER INSTANCE") || strings.HasPrefix(q.Text, "RECOVER") {
+			t.Errorf("sent %q while the backup is missing", q.Text)
+		}
+	}
+}

@@ -104,5 +104,6 @@ func (h *handler) handleCustomize(w http.ResponseWriter, r *http.Request) {
 	// nodes are cordoned is known only at sync time, and a label cannot select on
 	// spec.unschedulable.
 	rules = append(rules, relatedRule{APIVersion: "v1", Resource: "nodes", LabelSelector: &labelSelector{MatchLabels: map[string]string{}}})
+	rules = append(rules, restoreRules(cluster)...)
 	h.writeJSON(w, "customize", http.StatusOK, customizeResponse{RelatedResources: rules})
 }

@@ -73,6 +73,8 @@ type harness struct {
 	// dataRoot, when set, gives every data instance the --data-directory <dataRoot>/<host>,
 	// where its snapshots are files (a backup agent reads them there).
 	dataRoot string
+	// related are more related objects each request carries, by type key then v2 key.
+	related map[string]map[string]any
 }
 
 // dataDir is the data instance host's data directory: under dataRoot, or none.
@@ -201,6 +203,9 @@ func (h *harness) request() map[string]any {
 		secrets[key] = s
 	}
 	related := map[string]any{"Pod.v1": pods, "Secret.v1": secrets}
+	for typ, objs := range h.related {
+		related[typ] = objs
+	}
 	if h.nodes != nil {
 		related["Node.v1"] = h.nodes
 	}

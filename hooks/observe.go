@@ -146,6 +146,8 @@ type observation struct {
 	tls     boltTrust    // from the spec.tls Secret among the related objects
 	auth    memgraphAuth // from the spec.auth Secret among the related objects
 	ignored warnings     // evidence beyond a role's ceiling
+	// restore is where spec.bootstrap.fromBackup's backup is (nil when the spec restores nothing).
+	restore *restoreSource
 	// problems are why the cluster's pods cannot start (topology.PodProblems), missingSecrets the
 	// Secrets the spec names that are not among the related objects (topology.MissingSecrets).
 	problems       []topology.PodProblem
@@ -198,6 +200,9 @@ func observe(req *syncRequest, body []byte, c *topology.Cluster) (observation, e
 		return o, err
 	}
 	if err := o.readDrainEvidence(req, c); err != nil {
+		return o, err
+	}
+	if o.restore, err = observeRestore(req, body, c); err != nil {
 		return o, err
 	}
 	if paused, _ := c.Paused(); paused {

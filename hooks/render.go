@@ -87,6 +87,7 @@ func status(c *topology.Cluster, obs *observation, out planner.Outcome, v planne
 			st.Warnings = append(st.Warnings, warning)
 		}
 	}
+	restoreStatus(c, out.Latest, &st)
 	if out.Latest.Leader != "" {
 		st.Leader, st.Main = out.Latest.Leader, out.Progress.Main
 		st.Coordinators, st.DataInstances = registeredCounts(out.Latest.Instances)

@@ -68,6 +68,7 @@ type passInput struct {
 func (h *handler) passInput(p *admittedParent, obs *observation, dryRun bool) *passInput {
 	d := p.declare(obs.current)
 	d.PreferredMain = obs.preferredOffCordon(d)
+	d.RestoreHeld = restoreHold(p.cluster)
 	paused, _ := p.cluster.Paused()
 	return &passInput{cluster: p.cluster, obs: obs, declared: d, dryRun: dryRun, paused: paused, sent: newSentLog(h.cfg.Now, h.countCommand),
 		workloads: obs.rolloutWorkloads(p.cluster, p.templateHashes(), h.cfg.Now()),
@@ -142,6 +143,8 @@ func (h *handler) reconcile(ctx context.Context, in *passInput) (out planner.Out
 	if out.Discovery = discover(ctx, conn, in.declared); !out.Discovery.Found() {
 		return out
 	}
+	h.restoreOnto(ctx, conn, in, out.Discovery.View)
+	out.Declared = in.declared
 	if rolling {
 		out.Latest, out.Progress, out.Rollout = rolloutOnLeader(ctx, conn, in, out.Discovery.View)
 		return out

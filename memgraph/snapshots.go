@@ -77,6 +77,6 @@ func RecoverSnapshotQuery(uri string, s3 *S3Config) (string, map[string]any) {
 	if s3 == nil {
 		return query, nil
 	}
-	return query + " WITH CONFIG {aws_region: $aws_region, aws_access_key: $aws_access_key, aws_secret_key: $aws_secret_key, aws_endpoint_url: $aws_endpoint_url}",
+	return query + " WITH CONFIG {'aws_region': $aws_region, 'aws_access_key': $aws_access_key, 'aws_secret_key': $aws_secret_key, 'aws_endpoint_url': $aws_endpoint_url}",
 		map[string]any{"aws_region": s3.Region, "aws_access_key": s3.AccessKey, "aws_secret_key": s3.SecretKey, "aws_endpoint_url": s3.EndpointURL}
 }

@@ -41,7 +41,7 @@ func TestParseCreateSnapshot(t *testing.T) {
 // RECOVER SNAPSHOT's text never carries the store's credentials: they are parameters.
 func TestRecoverSnapshotQueryKeepsCredentialsOutOfTheText(t *testing.T) {
 	query, params := RecoverSnapshotQuery("s3://backups/prod/x_timestamp_3", &S3Config{Region: "eu-west-1", AccessKey: "AKIA", SecretKey: "s3cr3t", EndpointURL: "https://s3.example.com"})
-	want := "RECOVER SNAPSHOT 's3://backups/prod/x_timestamp_3' WITH CONFIG {aws_region: $aws_region, aws_access_key: $aws_access_key, aws_secret_key: $aws_secret_key, aws_endpoint_url: $aws_endpoint_url}"
+	want := "RECOVER SNAPSHOT 's3://backups/prod/x_timestamp_3' WITH CONFIG {'aws_region': $aws_region, 'aws_access_key': $aws_access_key, 'aws_secret_key': $aws_secret_key, 'aws_endpoint_url': $aws_endpoint_url}"
 	if query != want {
 		t.Errorf("query %q, want %q", query, want)
 	}

@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/memgraph-hooks/memgraph-hooks/memgraph"
 	"github.com/memgraph-hooks/memgraph-hooks/topology"
 )
 
@@ -72,4 +73,26 @@ func BackupWaits(g BackupGate, cluster string) Wait {
 	}
 	sort.Strings(blockers)
 	return Wait{ReasonBackupRunning, fmt.Sprintf("MemgraphBackup %s of cluster %s comes first: one backup runs at a time per cluster", strings.Join(blockers, ", "), cluster)}
+}
+
+// RestoreTarget is the data instance a cluster restoring a backup restores into: the one
+// planPromotion makes the first MAIN (spec.preferredMain, else the first declared).
+func RestoreTarget(d topology.Declared) (topology.DataInstance, bool) {
+	for _, di := range d.DataInstances {
+		if d.PreferredMain == "" || di.Name == d.PreferredMain {
+			return di, true
+		}
+	}
+	return topology.DataInstance{}, false
+}
+
+// Restoring reports whether a cluster with spec.bootstrap.fromBackup has yet to restore it: its
+// leader's view (rows) lists no data instance, which the hook registers only after the restore.
+func Restoring(rows []memgraph.Instance) bool {
+	for _, r := range rows {
+		if !r.IsCoordinator() {
+			return false
+		}
+	}
+	return true
 }

@@ -57,7 +57,7 @@ func planPromotion(d topology.Declared, v rowIndex, m mainState, retiring []topo
 		p.MainUnproven = m.unproven
 		return nil
 	}
-	if len(d.DataInstances) == 0 {
+	if len(d.DataInstances) == 0 || restoreHolds(d, v) {
 		return nil
 	}
 	if len(retiring) > 0 {

@@ -38,6 +38,13 @@ func planCoordinatorRegistration(d topology.Declared, v rowIndex, p *Progress) [
 // acknowledged write (Memgraph v3.12.0 coordinator_instance.cpp GetInstanceForFailover:
 // max_failover_replica_lag excludes nobody by default). Progress.RegistrationHeld says why.
 func planDataRegistration(d topology.Declared, v rowIndex, m mainState, p *Progress) []Command {
+	if restoreHolds(d, v) {
+		for _, di := range d.DataInstances {
+			p.PendingDataInstances = append(p.PendingDataInstances, di.Name)
+		}
+		p.RegistrationHeld = d.RestoreHeld
+		return nil
+	}
 	var held []string
 	var out []Command
 	for _, di := range d.DataInstances {
@@ -57,6 +64,12 @@ func planDataRegistration(d topology.Declared, v rowIndex, m mainState, p *Progr
 			"coordinators' only failover candidate, losing the MAIN's data", strings.Join(held, ", "), awaitedMain(v, m))
 	}
 	return out
+}
+
+// restoreHolds: the cluster restores a backup into its first MAIN (topology.Declared.RestoreHeld)
+// and no data instance is registered yet. Once one is, the restore is behind the cluster.
+func restoreHolds(d topology.Declared, v rowIndex) bool {
+	return d.RestoreHeld != "" && len(v.data) == 0
 }
 
 // mainAnswered: the observed MAIN answered the leader's SHOW REPLICATION LAG in this pass (the

@@ -32,3 +32,11 @@ func BackupRegion(s S3Destination) string {
 	}
 	return s.Region
 }
+
+// FromBackup is spec.bootstrap.fromBackup, nil when unset.
+func (c *Cluster) FromBackup() *FromBackup {
+	if c.mc.Spec.Bootstrap == nil {
+		return nil
+	}
+	return c.mc.Spec.Bootstrap.FromBackup
+}

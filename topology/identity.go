@@ -146,6 +146,9 @@ type Declared struct {
 	PreferredMain string
 	// Settings are spec.coordinatorSettings: the coordinator settings kept as declared.
 	Settings CoordinatorSettings
+	// RestoreHeld, when set, says why no data instance may be registered yet: the cluster
+	// restores spec.bootstrap.fromBackup into its first MAIN before anything else.
+	RestoreHeld string
 }
 
 func CoordinatorSetName(cluster string) string { return cluster + "-coordinator" }

@@ -39,9 +39,16 @@ type MemgraphClusterStatus struct {
 	Members string `json:"members,omitempty"`
 
 	// Phase is what the cluster is doing as a whole: Running, Paused (memgraph.com/paused),
-	// Hibernating, Hibernated or Waking (spec.hibernate).
+	// Hibernating, Hibernated or Waking (spec.hibernate), or Restoring (spec.bootstrap.fromBackup:
+	// no data instance is registered before the backup is restored).
 	// +optional
 	Phase Phase `json:"phase,omitempty"`
+
+	// RestoredFrom names the backup the cluster was restored from (spec.bootstrap.fromBackup):
+	// "MemgraphBackup <name>" or the object's s3:// URI. Set once the data instances are
+	// registered, which the hook holds until the restore succeeded.
+	// +optional
+	RestoredFrom string `json:"restoredFrom,omitempty"`
 
 	// LastOperation is what the hook last wrote to the coordinators: the Bolt writes of the most
 	// recent pass that wrote anything, their outcome and when. A pass that writes nothing
@@ -149,7 +156,7 @@ const (
 )
 
 // Phase is status.phase.
-// +kubebuilder:validation:Enum=Running;Paused;Hibernating;Hibernated;Waking
+// +kubebuilder:validation:Enum=Running;Paused;Hibernating;Hibernated;Waking;Restoring
 type Phase string
 
 const (
@@ -164,6 +171,9 @@ const (
 	// PhaseWaking: spec.hibernate was cleared; the MAIN and the coordinators come back before
 	// the replicas.
 	PhaseWaking Phase = "Waking"
+	// PhaseRestoring: spec.bootstrap.fromBackup is set and the data instances wait, unregistered,
+	// for the backup to be restored into the instance that becomes MAIN.
+	PhaseRestoring Phase = "Restoring"
 )
 
 // ConditionType names a condition of MemgraphClusterStatus.
