@@ -51,6 +51,14 @@ type Config struct {
 	ClientCertRequired bool
 	// ProtectMetrics puts MetricsHandler's /metrics behind the same credentials.
 	ProtectMetrics bool
+
+	// AgentImage is the image of every data pod's backup-agent sidecar ("" is
+	// topology.DefaultAgentImage): the hook's own.
+	AgentImage string
+	// AgentSecretData generates a cluster's backup-agent Secret data (base64 values, every key
+	// of topology.BackupAgentSecretKeys) when none is observed; nil generates a random token and
+	// key pair (NewAgentSecretData). Tests fix it to make responses reproducible.
+	AgentSecretData func(c *topology.Cluster, now time.Time) (map[string]string, error)
 }
 
 type handler struct {
@@ -106,7 +114,7 @@ func newHandler(cfg Config) *handler {
 	}
 	locks := newClusterLocks()
 	return &handler{cfg: cfg, log: cfg.Logger, locks: locks, metrics: newMetrics(cfg.Registerer, locks, cfg.Now),
-		parents: newParentCache(maxCachedParents), operations: newOperationLog()}
+		parents: newParentCache(maxCachedParents, cfg.AgentImage), operations: newOperationLog()}
 }
 
 func ok(w http.ResponseWriter, _ *http.Request) {

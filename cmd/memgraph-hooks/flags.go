@@ -38,6 +38,8 @@ func (o *options) check(fs *flag.FlagSet) error {
 		return fmt.Errorf("--sync-budget must be positive, got %s", o.syncBudget)
 	case o.maxBodyBytes <= 0:
 		return fmt.Errorf("--max-body-bytes must be positive, got %d", o.maxBodyBytes)
+	case o.agentImage == "":
+		return errors.New("--agent-image must not be empty")
 	case o.shutdownTimeout < 0:
 		return fmt.Errorf("--shutdown-timeout must not be negative, got %s", o.shutdownTimeout)
 	}
