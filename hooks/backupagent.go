@@ -4,7 +4,6 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"sync"
-	"time"
 
 	"github.com/memgraph-hooks/memgraph-hooks/backup"
 	"github.com/memgraph-hooks/memgraph-hooks/topology"
@@ -30,8 +29,7 @@ func observedAgentSecret(req *syncRequest, c *topology.Cluster) (map[string]stri
 // (nil: NewAgentSecretData, remembered per cluster — namespace, name, uid — until the Secret is
 // observed, so that syncs in between return the same Secret). Once Metacontroller has created
 // it, every sync returns what it observes.
-func ensureAgentSecret(obs *observation, c *topology.Cluster, now time.Time,
-	generate func(*topology.Cluster, time.Time) (map[string]string, error)) error {
+func ensureAgentSecret(obs *observation, c *topology.Cluster, generate func(*topology.Cluster) (map[string]string, error)) error {
 	key := c.Namespace() + "/" + c.Name() + "/" + c.UID()
 	if obs.agentSecret != nil {
 		generatedAgentSecrets.forget(key)
@@ -39,18 +37,18 @@ func ensureAgentSecret(obs *observation, c *topology.Cluster, now time.Time,
 	}
 	var err error
 	if generate != nil {
-		obs.agentSecret, err = generate(c, now)
+		obs.agentSecret, err = generate(c)
 		return err
 	}
-	obs.agentSecret, err = generatedAgentSecrets.get(key, func() (map[string]string, error) { return NewAgentSecretData(c, now) })
+	obs.agentSecret, err = generatedAgentSecrets.get(key, func() (map[string]string, error) { return NewAgentSecretData(c) })
 	return err
 }
 
 // NewAgentSecretData is fresh backup-agent Secret data for c (base64 values): a random token,
 // and a CA with an ECDSA serving certificate for every data pod (backup.NewAgentTLS), valid for
-// backup.AgentTLSValidity from now.
-func NewAgentSecretData(c *topology.Cluster, now time.Time) (map[string]string, error) {
-	material, err := backup.NewAgentTLS(c.Network().BackupAgentDNSNames(), now)
+// backup.AgentTLSValidity.
+func NewAgentSecretData(c *topology.Cluster) (map[string]string, error) {
+	material, err := backup.NewAgentTLS(c.Network().BackupAgentDNSNames())
 	if err != nil {
 		return nil, err
 	}

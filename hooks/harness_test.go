@@ -105,7 +105,7 @@ func withWorld(opts ...sim.Option) harnessOption {
 
 // fixedAgentSecret is the harness's backup-agent Secret data: fixed values (no agent runs in
 // these tests), so that every response is reproducible.
-func fixedAgentSecret(*topology.Cluster, time.Time) (map[string]string, error) {
+func fixedAgentSecret(*topology.Cluster) (map[string]string, error) {
 	out := map[string]string{}
 	for _, k := range topology.BackupAgentSecretKeys {
 		out[k] = base64.StdEncoding.EncodeToString([]byte("harness " + k))

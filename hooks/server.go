@@ -58,7 +58,7 @@ type Config struct {
 	// AgentSecretData generates a cluster's backup-agent Secret data (base64 values, every key
 	// of topology.BackupAgentSecretKeys) when none is observed; nil generates a random token and
 	// key pair (NewAgentSecretData). Tests fix it to make responses reproducible.
-	AgentSecretData func(c *topology.Cluster, now time.Time) (map[string]string, error)
+	AgentSecretData func(c *topology.Cluster) (map[string]string, error)
 }
 
 type handler struct {

@@ -26,7 +26,7 @@ func (h *handler) handleSync(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	cluster := parent.cluster
-	if err := ensureAgentSecret(&obs, cluster, h.cfg.Now(), h.cfg.AgentSecretData); err != nil {
+	if err := ensureAgentSecret(&obs, cluster, h.cfg.AgentSecretData); err != nil {
 		h.fail(w, "sync", err)
 		return
 	}

@@ -48,9 +48,14 @@ func (o *options) check(fs *flag.FlagSet) error {
 }
 
 func printUsage(fs *flag.FlagSet, w io.Writer) {
-	fmt.Fprintln(w, "Usage: memgraph-hooks [flags]")
+	printUsageOf(fs, w, "memgraph-hooks", "Serves Metacontroller's sync and customize hooks for MemgraphClusters.")
+}
+
+// printUsageOf prints a command's usage line, what it does and its flags.
+func printUsageOf(fs *flag.FlagSet, w io.Writer, command, does string) {
+	fmt.Fprintf(w, "Usage: %s [flags]\n", command)
 	fmt.Fprintln(w)
-	fmt.Fprintln(w, "Serves Metacontroller's sync and customize hooks for MemgraphClusters.")
+	fmt.Fprintln(w, does)
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "Flags:")
 	fs.SetOutput(w)
