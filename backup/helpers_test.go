@@ -15,7 +15,6 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/johannesboyne/gofakes3"
 	"github.com/johannesboyne/gofakes3/backend/s3mem"
@@ -94,7 +93,7 @@ func newAgent(t *testing.T) *agentFixture {
 		t.Fatal(err)
 	}
 	var err error
-	if f.tls, err = backup.NewAgentTLS([]string{agentHost}, time.Now()); err != nil {
+	if f.tls, err = backup.NewAgentTLS([]string{agentHost}); err != nil {
 		t.Fatal(err)
 	}
 	agent, err := backup.NewAgent(backup.AgentConfig{SnapshotDir: f.dir, Tokens: f.tokens})

@@ -62,7 +62,11 @@ func run(m *testing.M) int {
 		return m.Run()
 	}
 	logf("binaries in %s (%s)", binDir, time.Since(started).Round(time.Second))
-	testEnv, err = env.Start(ctx, env.Options{BinDir: binDir, StageDir: stageDir, Logf: logf})
+	storeBin, err := env.ObjectStoreBinary(repoRoot)
+	if err != nil {
+		logf("object store: %v (the backup tests will fail)", err)
+	}
+	testEnv, err = env.Start(ctx, env.Options{BinDir: binDir, StageDir: stageDir, ObjectStoreBinary: storeBin, Logf: logf})
 	if err != nil {
 		logf("start control plane: %v", err)
 		return 1

@@ -148,16 +148,13 @@ func readBackupSecrets(b *topology.MemgraphBackup, secrets map[string]*object, w
 	}
 	if withAgent {
 		name := topology.BackupAgentSecretName(b.Spec.Cluster)
-		values := out.read(secrets, b.Namespace, name, "the cluster's backup agents", backupAgentTokenKey, topology.S3CAKey)
+		values := out.read(secrets, b.Namespace, name, "the cluster's backup agents", topology.BackupAgentTokenKey, topology.BackupAgentCAKey)
 		if values != nil {
 			out.agentCfg = backup.AgentClientConfig{Token: strings.TrimSpace(values[0]), CAPEM: []byte(values[1])}
 		}
 	}
 	return out
 }
-
-// backupAgentTokenKey is the key of the agents' bearer token in <cluster>-backup-agent.
-const backupAgentTokenKey = "token"
 
 // read returns the decoded values of keys of Secret name, or nil after recording what is wrong.
 func (s *backupSecrets) read(secrets map[string]*object, namespace, name, field string, keys ...string) []string {

@@ -95,7 +95,7 @@ func (h *handler) startUpload(ctx context.Context, b *topology.MemgraphBackup, b
 	}
 	defer agents.Close()
 	req := backup.UploadRequest{Snapshot: st.Snapshot, Object: backupObject(b, st.Key, bc.secrets.storeCA), Credentials: bc.secrets.creds}
-	up, err := agents.Start(ctx, topology.BackupAgentAddress(main), string(b.UID), req)
+	up, err := agents.Start(ctx, bc.c.Network().BackupAgentAddress(main.Ordinal), string(b.UID), req)
 	if err != nil {
 		var refused *backup.AgentError
 		if errors.As(err, &refused) && refused.StatusCode < http.StatusInternalServerError {
@@ -121,7 +121,7 @@ func (h *handler) pollUpload(ctx context.Context, b *topology.MemgraphBackup, ob
 	if obs.cluster == nil || !ok {
 		return h.failed(st, planner.ReasonAgentRestarted, fmt.Sprintf("the upload's instance %q of cluster %s is gone", st.Instance, b.Spec.Cluster))
 	}
-	up, err := agents.Status(ctx, topology.BackupAgentAddress(obs.cluster.Network().DataInstance(ordinal)), string(b.UID))
+	up, err := agents.Status(ctx, obs.cluster.Network().BackupAgentAddress(ordinal), string(b.UID))
 	var unknown *backup.UnknownUploadError
 	switch {
 	case errors.As(err, &unknown):

@@ -68,7 +68,7 @@ func newBackupRig(t *testing.T) *backupRig {
 		hosts = append(hosts, n.DataInstance(i).Host)
 	}
 	var err error
-	if r.agentTLS, err = backup.NewAgentTLS(hosts, time.Now()); err != nil {
+	if r.agentTLS, err = backup.NewAgentTLS(hosts); err != nil {
 		t.Fatal(err)
 	}
 	cert, err := tls.X509KeyPair(r.agentTLS.Cert, r.agentTLS.Key)

@@ -173,8 +173,8 @@ func TestUnusableTLSSecretIsTLSConfigInvalid(t *testing.T) {
 					t.Errorf("%s = %s %s %q, want False %s mentioning %q", typ, status, reason, msg, want, tc.want)
 				}
 			}
-			if len(resp.Children) != 9 {
-				t.Errorf("%d children returned, want all 9", len(resp.Children))
+			if len(resp.Children) != 10 { // nine from topology and the backup-agent Secret
+				t.Errorf("%d children returned, want all 10", len(resp.Children))
 			}
 			if q := h.world.Queries(); len(q) != 0 {
 				t.Errorf("the hook dialled Memgraph without a usable TLS Secret: %+v", q)

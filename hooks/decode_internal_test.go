@@ -60,7 +60,7 @@ func FuzzTypedDecode(f *testing.F) {
 }
 
 // decodeParents spares admitting the same parent again for every request.
-var decodeParents = newParentCache(maxCachedParents)
+var decodeParents = newParentCache(maxCachedParents, "")
 
 // checkDecodeError fails unless err is nil or a 400 that names where in the body the problem is:
 // a JSON path, or for a body that is not one JSON document, the byte or the document.

@@ -215,7 +215,8 @@ func checkSyncResponse(t *testing.T, body []byte) {
 		if c["apiVersion"] == "" || c["kind"] == "" || meta == nil || meta["name"] == "" || meta["name"] == nil {
 			t.Fatalf("a child without apiVersion, kind or name: %.300v", c)
 		}
-		r, ok := c["spec"].(map[string]any)["replicas"].(float64)
+		spec, _ := c["spec"].(map[string]any) // a Secret has none
+		r, ok := spec["replicas"].(float64)
 		if ok && (r < 0 || r > topology.MaxDataInstances) {
 			t.Fatalf("returned %v replicas for %v", r, meta)
 		}

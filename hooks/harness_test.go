@@ -3,6 +3,7 @@ package hooks_test
 import (
 	"bytes"
 	"crypto/tls"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -116,6 +117,16 @@ func withWorld(opts ...sim.Option) harnessOption {
 	return func(c *harnessConfig) { c.world = append(c.world, opts...) }
 }
 
+// fixedAgentSecret is the harness's backup-agent Secret data: fixed values (no agent runs in
+// these tests), so that every response is reproducible.
+func fixedAgentSecret(*topology.Cluster) (map[string]string, error) {
+	out := map[string]string{}
+	for _, k := range topology.BackupAgentSecretKeys {
+		out[k] = base64.StdEncoding.EncodeToString([]byte("harness " + k))
+	}
+	return out, nil
+}
+
 // epoch is where the harness's manual clock starts.
 var epoch = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 
@@ -128,6 +139,9 @@ func newHarness(t testing.TB, coordinators, data int, opts ...harnessOption) *ha
 		o(&cfg)
 	}
 	clock := sim.NewManualClock(epoch)
+	if cfg.hook.AgentSecretData == nil {
+		cfg.hook.AgentSecretData = fixedAgentSecret // responses are reproducible
+	}
 	if cfg.hook.Now == nil {
 		cfg.hook.Now = clock.Now // pods are created on the same clock: a rollout step's age is simulated time
 	}

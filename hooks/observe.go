@@ -152,9 +152,13 @@ type observation struct {
 	// Secrets the spec names that are not among the related objects (topology.MissingSecrets).
 	problems       []topology.PodProblem
 	missingSecrets []topology.MissingSecret
-	// frozen are, while paused, the StatefulSets, Services and PodDisruptionBudgets in the
-	// parent's namespace as observed, by type then key: the children a paused pass returns.
+	// frozen are, while paused, the StatefulSets, Services, PodDisruptionBudgets and Secrets in
+	// the parent's namespace as observed, by type then key: the children a paused pass returns.
 	frozen []map[string]any
+	// agentSecret is the data (base64 values) of the backup-agent Secret child when it exists
+	// and is complete (topology.BackupAgentSecretComplete); otherwise the shell generates it
+	// (ensureAgentSecret) before rendering.
+	agentSecret map[string]string
 }
 
 // observe reads the StatefulSets among the children, the Pods and the spec's Secrets among the
@@ -200,6 +204,9 @@ func observe(req *syncRequest, body []byte, c *topology.Cluster) (observation, e
 		return o, err
 	}
 	if err := o.readDrainEvidence(req, c); err != nil {
+		return o, err
+	}
+	if o.agentSecret, err = observedAgentSecret(req, c); err != nil {
 		return o, err
 	}
 	if o.restore, err = observeRestore(req, body, c); err != nil {
@@ -330,7 +337,7 @@ func observedChildren(req *syncRequest, body []byte, namespace string) ([]map[st
 		return nil, err
 	}
 	out := []map[string]any{}
-	for _, typeKey := range []string{statefulSetKey, serviceKey, budgetKey} {
+	for _, typeKey := range []string{statefulSetKey, serviceKey, budgetKey, secretKey} {
 		children, err := entries(req.Children, "children", typeKey)
 		if err != nil {
 			return nil, err

@@ -43,6 +43,15 @@ func desiredChildren(p *admittedParent, obs *observation, out planner.Outcome) (
 	if out.Paused {
 		return json.Marshal(obs.frozen)
 	}
+	children, err := renderedChildren(p, obs, out)
+	if err != nil {
+		return nil, err
+	}
+	return withAgentSecret(children, p.cluster, obs.agentSecret)
+}
+
+// renderedChildren are the cluster's children from topology (cached per distinct input).
+func renderedChildren(p *admittedParent, obs *observation, out planner.Outcome) ([]byte, error) {
 	r := rendering{replicas: out.Replicas, partitions: out.Rollout.Partitions, generations: out.Rollout.TemplateGenerations,
 		mainPod: mainBudgetPod(out, obs)}
 	if w := out.Hibernation.Window; w != nil {

@@ -30,10 +30,12 @@ type parentCache struct {
 	mu      sync.Mutex
 	limit   int // parents remembered; 0 remembers none
 	parents map[string]*admittedParent
+	// agentImage is every admitted cluster's backup-agent image (Config.AgentImage).
+	agentImage string
 }
 
-func newParentCache(limit int) *parentCache {
-	return &parentCache{limit: limit, parents: map[string]*admittedParent{}}
+func newParentCache(limit int, agentImage string) *parentCache {
+	return &parentCache{limit: limit, parents: map[string]*admittedParent{}, agentImage: agentImage}
 }
 
 // admittedParent is an admitted cluster and what has been rendered from it.
@@ -71,7 +73,7 @@ func (pc *parentCache) admit(raw []byte) (*admittedParent, error) {
 	if err != nil {
 		return nil, err
 	}
-	p = &admittedParent{cluster: cluster}
+	p = &admittedParent{cluster: cluster.WithAgentImage(pc.agentImage)}
 	if pc.limit <= 0 {
 		return p, nil
 	}

@@ -20,7 +20,7 @@ func TestParentCacheChangesNothingButSpeed(t *testing.T) {
 	for i := range parents {
 		parents[i] = randomParent(t, rng, i)
 	}
-	cache := newParentCache(16)
+	cache := newParentCache(16, "")
 	hits := 0
 	for round := 0; round < 3; round++ {
 		for _, i := range rng.Perm(len(parents)) {

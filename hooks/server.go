@@ -58,6 +58,13 @@ type Config struct {
 	// backup-agent port) to the one to dial; nil dials it as advertised. TLS still verifies the
 	// advertised name.
 	AgentResolver memgraph.Resolver
+	// AgentImage is the image of every data pod's backup-agent sidecar ("" is
+	// topology.DefaultAgentImage): the hook's own.
+	AgentImage string
+	// AgentSecretData generates a cluster's backup-agent Secret data (base64 values, every key
+	// of topology.BackupAgentSecretKeys) when none is observed; nil generates a random token and
+	// key pair (NewAgentSecretData). Tests fix it to make responses reproducible.
+	AgentSecretData func(c *topology.Cluster) (map[string]string, error)
 }
 
 type handler struct {
@@ -120,7 +127,7 @@ func newHandler(cfg Config) *handler {
 	}
 	locks := newClusterLocks()
 	return &handler{cfg: cfg, log: cfg.Logger, locks: locks, metrics: newMetrics(cfg.Registerer, locks, cfg.Now),
-		parents: newParentCache(maxCachedParents), operations: newOperationLog(),
+		parents: newParentCache(maxCachedParents, cfg.AgentImage), operations: newOperationLog(),
 		newAgents: agentClients(cfg.AgentResolver), removeObject: backup.RemoveObject}
 }
 

@@ -26,6 +26,10 @@ func (h *handler) handleSync(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	cluster := parent.cluster
+	if err := ensureAgentSecret(&obs, cluster, h.cfg.AgentSecretData); err != nil {
+		h.fail(w, "sync", err)
+		return
+	}
 	h = h.forCluster(cluster) // from here on every log line names the cluster
 	ctx, cancel := context.WithTimeout(withClusterLog(r.Context(), cluster), h.cfg.SyncBudget)
 	defer cancel()

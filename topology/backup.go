@@ -5,9 +5,6 @@ import (
 	"strings"
 )
 
-// BackupAgentSecretName is the per-cluster Secret with the backup agents' token and TLS.
-func BackupAgentSecretName(cluster string) string { return cluster + "-backup-agent" }
-
 // BackupObjectKey is where a backup's snapshot goes in the bucket:
 // <prefix>/<namespace>/<cluster>/<backup>/<snapshot file name>, without the leading <prefix>/
 // when prefix is empty. The snapshot's own file name keeps Memgraph's naming (time and durable
@@ -20,10 +17,6 @@ func BackupObjectKey(prefix, namespace, cluster, backup, snapshotPath string) st
 	}
 	return strings.TrimSuffix(prefix, "/") + "/" + key
 }
-
-// BackupAgentAddress is the host:port of the backup agent beside data instance d: its pod's FQDN
-// (which the agent's certificate names) and the agent's port.
-func BackupAgentAddress(d DataInstance) string { return hostPort(d.Host, BackupAgentPort) }
 
 // BackupRegion is the destination's region, us-east-1 when unset (the CRD's default).
 func BackupRegion(s S3Destination) string {

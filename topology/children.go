@@ -40,7 +40,7 @@ func DesiredChildren(c *Cluster, replicas Replicas, partitions Partitions, gener
 	mc := c.mc
 	typed := []any{
 		coordinatorStatefulSet(mc, c.network, replicas.Coordinators, partitions.Coordinators),
-		dataStatefulSet(mc, replicas.DataInstances, partitions.DataInstances),
+		dataStatefulSet(mc, c.agentImageOrDefault(), replicas.DataInstances, partitions.DataInstances),
 		coordinatorService(mc),
 		dataService(mc),
 		clientService(mc),

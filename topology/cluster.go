@@ -17,6 +17,8 @@ type Cluster struct {
 	mc       *MemgraphCluster // defaulted and valid
 	network  Network
 	replicas Replicas
+	// agentImage is the backup agent's image (WithAgentImage); "" is DefaultAgentImage.
+	agentImage string
 }
 
 // admitted wraps a defaulted, valid object.

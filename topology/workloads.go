@@ -22,10 +22,11 @@ func coordinatorStatefulSet(mc *MemgraphCluster, n Network, replicas, partition 
 	return sts
 }
 
-func dataStatefulSet(mc *MemgraphCluster, replicas, partition int32) *appsv1.StatefulSet {
+func dataStatefulSet(mc *MemgraphCluster, agentImage string, replicas, partition int32) *appsv1.StatefulSet {
 	name := DataSetName(mc.Name)
 	o := mc.Spec.DataTemplate.PodOptions
-	sts := statefulSet(mc, name, RoleData, o.Labels, replicas, partition, dataPodSpec(mc), mc.Spec.Storage.Data)
+	pod := withBackupAgent(dataPodSpec(mc), mc.Name, agentImage)
+	sts := statefulSet(mc, name, RoleData, o.Labels, replicas, partition, pod, mc.Spec.Storage.Data)
 	if FirstDataOrdinal != 0 {
 		sts.Spec.Ordinals = &appsv1.StatefulSetOrdinals{Start: FirstDataOrdinal}
 	}

@@ -68,13 +68,8 @@ func parseAgentFlags(args []string, help io.Writer) (agentOptions, error) {
 	fs.Usage = func() {}
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			fmt.Fprintln(help, "Usage: memgraph-hooks agent [flags]")
-			fmt.Fprintln(help)
-			fmt.Fprintln(help, "Uploads this data pod's Memgraph snapshots to S3-compatible object storage when the hook asks.")
-			fmt.Fprintln(help)
-			fmt.Fprintln(help, "Flags:")
-			fs.SetOutput(help)
-			fs.PrintDefaults()
+			printUsageOf(fs, help, "memgraph-hooks agent",
+				"Uploads this data pod's Memgraph snapshots to S3-compatible object storage when the hook asks.")
 		}
 		return o, err
 	}

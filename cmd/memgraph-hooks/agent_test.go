@@ -11,7 +11,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -60,7 +59,7 @@ func TestAgentUploadsAndTakesARotatedToken(t *testing.T) {
 
 	dir := t.TempDir()
 	snapDir := filepath.Join(dir, "snapshots")
-	material, err := backup.NewAgentTLS([]string{"data-0.db.svc"}, time.Now())
+	material, err := backup.NewAgentTLS([]string{"data-0.db.svc"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -129,17 +128,7 @@ func TestAgentUploadsAndTakesARotatedToken(t *testing.T) {
 	if st, err := client("second-token-0123456789").Status(ctx, addr, "job-1"); err != nil || st.State != backup.StateCompleted {
 		t.Fatalf("rotated token: %+v, %v", st, err)
 	}
-	must(t, cmd.Process.Signal(syscall.SIGTERM))
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Errorf("after SIGTERM: %v, want exit 0", err)
-		}
-	case <-time.After(20 * time.Second):
-		t.Error("still running 20s after SIGTERM")
-	}
+	stopsOnSIGTERM(t, cmd)
 }
 
 func must(t *testing.T, err error) {

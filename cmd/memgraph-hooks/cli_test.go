@@ -204,6 +204,12 @@ func TestServesOnceLoggedAndStopsOnSIGTERM(t *testing.T) {
 	if resp := get(http.MethodGet, "http://"+serving.Listen+"/metrics"); resp.StatusCode != http.StatusNotFound {
 		t.Errorf("GET /metrics on the hook listener = %d, want 404 (metrics have their own listener)", resp.StatusCode)
 	}
+	stopsOnSIGTERM(t, cmd)
+}
+
+// stopsOnSIGTERM sends the child SIGTERM and expects it to exit 0 within 20 s.
+func stopsOnSIGTERM(t *testing.T, cmd *exec.Cmd) {
+	t.Helper()
 	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}

@@ -38,6 +38,8 @@ func (o *options) check(fs *flag.FlagSet) error {
 		return fmt.Errorf("--sync-budget must be positive, got %s", o.syncBudget)
 	case o.maxBodyBytes <= 0:
 		return fmt.Errorf("--max-body-bytes must be positive, got %d", o.maxBodyBytes)
+	case o.agentImage == "":
+		return errors.New("--agent-image must not be empty")
 	case o.shutdownTimeout < 0:
 		return fmt.Errorf("--shutdown-timeout must not be negative, got %s", o.shutdownTimeout)
 	}
@@ -46,9 +48,14 @@ func (o *options) check(fs *flag.FlagSet) error {
 }
 
 func printUsage(fs *flag.FlagSet, w io.Writer) {
-	fmt.Fprintln(w, "Usage: memgraph-hooks [flags]")
+	printUsageOf(fs, w, "memgraph-hooks", "Serves Metacontroller's sync and customize hooks for MemgraphClusters.")
+}
+
+// printUsageOf prints a command's usage line, what it does and its flags.
+func printUsageOf(fs *flag.FlagSet, w io.Writer, command, does string) {
+	fmt.Fprintf(w, "Usage: %s [flags]\n", command)
 	fmt.Fprintln(w)
-	fmt.Fprintln(w, "Serves Metacontroller's sync and customize hooks for MemgraphClusters.")
+	fmt.Fprintln(w, does)
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "Flags:")
 	fs.SetOutput(w)

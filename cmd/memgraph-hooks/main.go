@@ -23,6 +23,7 @@ import (
 	"github.com/memgraph-hooks/memgraph-hooks/hooks"
 	"github.com/memgraph-hooks/memgraph-hooks/memgraph"
 	"github.com/memgraph-hooks/memgraph-hooks/memgraph/bolt"
+	"github.com/memgraph-hooks/memgraph-hooks/topology"
 )
 
 type options struct {
@@ -35,6 +36,7 @@ type options struct {
 	simulate        bool
 	resolve         memgraph.StaticResolver
 	security        securityFlags
+	agentImage      string
 }
 
 // Exit codes: 2 for a command line that cannot run (bad flag, value or argument, or a file flag
@@ -82,6 +84,8 @@ func parseFlags(args []string, help io.Writer) (options, error) {
 	o.resolve = memgraph.StaticResolver{}
 	fs.Var(o.resolve, "resolve",
 		"host:port=dial-host:port; dial the second address for the first (repeatable), e.g. to reach coordinators through kubectl port-forward")
+	fs.StringVar(&o.agentImage, "agent-image", topology.DefaultAgentImage,
+		"image of the backup-agent sidecar of every data pod (`memgraph-hooks agent`): the hook's own; changing it rolls the data pods")
 	registerSecurityFlags(fs, &o.security)
 	fs.SetOutput(io.Discard) // errors are reported once, by main
 	fs.Usage = func() {}
@@ -131,7 +135,7 @@ func run(o options) error {
 	}
 	cfg := handlerSecurity(hooks.Config{
 		Connector: pool, SyncBudget: o.syncBudget, MaxBodyBytes: o.maxBodyBytes,
-		Logger: logger, Registerer: reg, AgentResolver: o.resolve,
+		Logger: logger, Registerer: reg, AgentResolver: o.resolve, AgentImage: o.agentImage,
 	}, creds, o.security)
 	return serve(o, logger, lns, creds, hooks.NewHandler(cfg), hooks.MetricsHandler(cfg, reg))
 }

@@ -13,6 +13,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"sync"
 	"time"
 
 	"k8s.io/client-go/dynamic"
@@ -37,6 +38,8 @@ type Options struct {
 	StageDir string
 	// Dir is the working directory (certificates, data, logs); created when empty.
 	Dir string
+	// ObjectStoreBinary is versitygw, started by Env.ObjectStore on first use; empty: none.
+	ObjectStoreBinary string
 	// Logf receives progress lines.
 	Logf func(format string, args ...any)
 }
@@ -59,13 +62,17 @@ type Env struct {
 	// controllers are kube-controller-manager, kube-scheduler and kwok, for RestartControllers.
 	controllers []*controller
 	logf        func(string, ...any)
+
+	storeBinary string
+	storeMu     sync.Mutex
+	store       *ObjectStore
 }
 
 // Start brings the control plane up and returns once a Node is Ready, the kwok StorageClass
 // exists and the default ServiceAccount has been created. On error everything started so far
 // is stopped; the working directory (with logs) is kept and named in the error.
 func Start(ctx context.Context, opts Options) (_ *Env, err error) {
-	e := &Env{BinDir: opts.BinDir, Dir: opts.Dir, logf: opts.Logf}
+	e := &Env{BinDir: opts.BinDir, Dir: opts.Dir, logf: opts.Logf, storeBinary: opts.ObjectStoreBinary}
 	if e.logf == nil {
 		e.logf = func(string, ...any) {}
 	}

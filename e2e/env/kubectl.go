@@ -77,7 +77,25 @@ func Built(repoRoot string) bool {
 	if err != nil {
 		return false
 	}
-	return checkBinaries(strings.TrimSpace(string(out))) == nil
+	_, storeErr := ObjectStoreBinary(repoRoot)
+	return checkBinaries(strings.TrimSpace(string(out))) == nil && storeErr == nil
+}
+
+// ObjectStoreBinary is versitygw's path: in $E2E_BIN when set, else in the cache that
+// e2e/tools/build.sh fills (Binaries builds it with the control plane).
+func ObjectStoreBinary(repoRoot string) (string, error) {
+	if dir := os.Getenv("E2E_BIN"); dir != "" {
+		return filepath.Join(dir, "versitygw"), nil
+	}
+	out, err := exec.Command("bash", filepath.Join(repoRoot, "e2e", "tools", "build.sh"), "--print-versitygw-bin-dir").Output()
+	if err != nil {
+		return "", err
+	}
+	path := filepath.Join(strings.TrimSpace(string(out)), "versitygw")
+	if info, err := os.Stat(path); err != nil || info.Mode()&0o111 == 0 {
+		return "", fmt.Errorf("missing object store binary %s", path)
+	}
+	return path, nil
 }
 
 var requiredBinaries = []string{"etcd", "kube-apiserver", "kube-controller-manager", "kube-scheduler", "kubectl", "kwok"}

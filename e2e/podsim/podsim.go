@@ -19,6 +19,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
 	"sort"
 	"strconv"
 	"strings"
@@ -53,9 +54,11 @@ type Pods struct {
 	namespace string
 	interval  time.Duration
 
-	mu      sync.Mutex
-	tracked map[string]*instance // by host
-	events  []Event
+	mu       sync.Mutex
+	tracked  map[string]*instance // by host
+	agents   map[string]*podAgent // by host: data Pods' backup agents (agent.go)
+	dataRoot string               // the data instances' directories (agent.go)
+	events   []Event
 
 	onGone func(host string)
 
@@ -89,9 +92,13 @@ type instance struct {
 // Ready (kwok marks it at once) while the old process still ran, so the hook could hand the Raft
 // leadership to a process about to be killed.
 func Start(client kubernetes.Interface, world *sim.World, namespace string, interval time.Duration) *Pods {
+	root, err := os.MkdirTemp("", "podsim-data-")
+	if err != nil {
+		panic(fmt.Sprintf("podsim: a directory for the data instances: %v", err))
+	}
 	p := &Pods{
-		World: world, client: client, namespace: namespace, interval: interval,
-		tracked: map[string]*instance{}, poke: make(chan struct{}, 1),
+		World: world, client: client, namespace: namespace, interval: interval, dataRoot: root,
+		tracked: map[string]*instance{}, agents: map[string]*podAgent{}, poke: make(chan struct{}, 1),
 		stop: make(chan struct{}), done: make(chan struct{}),
 	}
 	watching := make(chan struct{})
@@ -138,7 +145,8 @@ func (p *Pods) watch() {
 	}
 }
 
-// Stop ends polling; the World keeps running.
+// Stop ends polling and the backup agents, and removes the data directories; the World keeps
+// running.
 func (p *Pods) Stop() {
 	select {
 	case <-p.stop:
@@ -146,6 +154,12 @@ func (p *Pods) Stop() {
 		close(p.stop)
 	}
 	<-p.done
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for host := range p.agents {
+		p.stopAgent(host)
+	}
+	_ = os.RemoveAll(p.dataRoot)
 }
 
 // Events returns the lifecycle steps taken so far.
@@ -236,6 +250,9 @@ func (p *Pods) reconcile(pods []corev1.Pod, claimUID map[string]types.UID) []*co
 		}
 		seen[host] = true
 		p.ensureRunning(pod, role, host, volumeKey(pod, claimUID))
+		if in := p.tracked[host]; in != nil && in.running && role == topology.RoleData {
+			p.ensureAgent(pod, host)
+		}
 		if in := p.tracked[host]; in != nil && in.running && pod.Annotations[env.ProcessAnnotation] != string(pod.UID) {
 			started = append(started, pod)
 		}
@@ -251,8 +268,10 @@ func (p *Pods) reconcile(pods []corev1.Pod, claimUID map[string]types.UID) []*co
 			p.apply(host, "kill", p.World.Kill(host))
 			in.running = false
 		}
+		p.stopAgent(host)
 		if !volumesExist(in.volumes, claimUID) {
 			p.apply(host, "remove", p.World.Remove(host))
+			p.removeDataDir(host)
 			delete(p.tracked, host)
 		}
 	}
@@ -325,6 +344,7 @@ func (p *Pods) startFresh(pod *corev1.Pod, role, host, version string) error {
 	}
 	return p.World.StartData(sim.DataSpec{
 		Host:           host,
+		DataDir:        p.dataDir(host),
 		BoltPort:       ports[topology.PortNameBolt],
 		ManagementPort: ports[topology.PortNameManagement],
 		TLS:            boltTLS,

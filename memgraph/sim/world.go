@@ -224,6 +224,7 @@ type World struct {
 	misuses   []Misuse
 	acked     map[string]int64  // per database: writes the simulator acknowledged (Acknowledged)
 	tempDirs  map[string]string // by host: data directories of instances started without DataDir
+	extra     map[string]string // AddAddress: advertised → dial
 	closed    bool
 	// cells are SHOW INSTANCES' string cells, boxed once (views.go): a table is read on every
 	// converged sync, and boxing each cell again was most of the simulator's share of it.
@@ -406,8 +407,27 @@ func (w *World) listen(in *instance) error {
 	return nil
 }
 
+// AddAddress makes Resolve map advertised (host:port) to dial: another server a simulated pod
+// runs beside Memgraph (the backup agent). RemoveAddress forgets it.
+func (w *World) AddAddress(advertised, dial string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.extra == nil {
+		w.extra = map[string]string{}
+	}
+	w.extra[advertised] = dial
+}
+
+// RemoveAddress undoes AddAddress.
+func (w *World) RemoveAddress(advertised string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	delete(w.extra, advertised)
+}
+
 // Resolve maps "<Host>:<BoltPort>" of a started (possibly killed) instance to its loopback
-// listener; any other address is returned unchanged. It implements memgraph.Resolver.
+// listener, and an address given to AddAddress to its own; any other address is returned
+// unchanged. It implements memgraph.Resolver.
 func (w *World) Resolve(address string) string {
 	host, port, err := net.SplitHostPort(address)
 	if err != nil {
@@ -415,6 +435,9 @@ func (w *World) Resolve(address string) string {
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	if to, ok := w.extra[address]; ok {
+		return to
+	}
 	in, ok := w.instances[host]
 	if !ok || strconv.Itoa(int(in.boltPort())) != port {
 		return address
