@@ -72,6 +72,8 @@ type scenarioOptions struct {
 	// install is the kustomization, under the repository, whose Deployment and CompositeController
 	// the scenario plays; manifests/ when empty.
 	install []string
+	// now is the in-process hook's clock (time.Now when nil).
+	now func() time.Time
 }
 
 type syncBuffer struct {
@@ -127,7 +129,7 @@ func startScenarioOpts(t *testing.T, ns string, opts scenarioOptions) *scenario 
 		s.creds, s.project = creds, project
 		newHook := func(conn memgraph.Connector, log *syncBuffer) http.Handler {
 			logger := slog.New(slog.NewJSONHandler(log, &slog.HandlerOptions{Level: slog.LevelDebug}))
-			return hooks.NewHandler(security(hooks.Config{Connector: conn, Logger: logger}))
+			return hooks.NewHandler(security(hooks.Config{Connector: conn, Logger: logger, AgentResolver: resolver, Now: opts.now}))
 		}
 		handler := http.Handler(nil)
 		if opts.replicas <= 1 {
@@ -165,9 +167,15 @@ func startScenarioOpts(t *testing.T, ns string, opts scenarioOptions) *scenario 
 // CompositeController.
 func (s *scenario) newMetacontroller() *metacontroller.Controller {
 	s.t.Helper()
+	return s.metacontrollerFor(s.install.controller)
+}
+
+// metacontrollerFor is a test Metacontroller for cc, calling the scenario's hook.
+func (s *scenario) metacontrollerFor(cc *metacontroller.CompositeController) *metacontroller.Controller {
+	s.t.Helper()
 	e := needEnv(s.t)
 	mc, err := metacontroller.New(metacontroller.Options{
-		CC: s.install.controller, Dynamic: e.Dynamic, Discovery: e.Client.Discovery(), HookAddress: s.hookAddr,
+		CC: cc, Dynamic: e.Dynamic, Discovery: e.Client.Discovery(), HookAddress: s.hookAddr,
 		Namespace: s.ns, ResyncPeriod: cmp.Or(s.opts.resync, scenarioResync), Workers: s.opts.workers, Logf: s.t.Logf,
 	})
 	if err != nil {

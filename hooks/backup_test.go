@@ -339,35 +339,11 @@ func TestBackupDeletionPolicy(t *testing.T) {
 	}
 }
 
-// snapshotTap runs after once, right after the first CREATE SNAPSHOT it passes on.
-type snapshotTap struct {
-	inner memgraph.Connector
-	after func()
-}
-
-func (t *snapshotTap) Client(address string) memgraph.Client {
-	return snapshotTapClient{Client: t.inner.Client(address), tap: t}
-}
-
-type snapshotTapClient struct {
-	memgraph.Client
-	tap *snapshotTap
-}
-
-func (c snapshotTapClient) CreateSnapshot(ctx context.Context) (string, error) {
-	path, err := c.Client.CreateSnapshot(ctx)
-	if f := c.tap.after; f != nil {
-		c.tap.after = nil
-		f()
-	}
-	return path, err
-}
-
 // A MAIN that changes between the snapshot and the upload fails the backup, with the reason,
 // and nothing is uploaded: the snapshot is of an instance that is no longer MAIN.
 func TestBackupFailsWhenTheMainChangesBeforeTheUpload(t *testing.T) {
 	r := newBackupRig(t)
-	tap := &snapshotTap{inner: r.h.pool, after: func() {
+	tap := &tapConnector{inner: r.h.pool, afterSnapshot: func() {
 		id, ok := r.h.world.Leader()
 		if !ok {
 			t.Fatal("no leader")

@@ -45,12 +45,14 @@ func (d deadClient) RecoverSnapshot(context.Context, string, *memgraph.S3Config)
 }
 
 // tapConnector wraps a Connector and runs afterLag once, right after the first SHOW
-// REPLICATION LAG it serves, and afterDemote once, right after the first DEMOTE INSTANCE: a
+// REPLICATION LAG it serves, afterDemote once, right after the first DEMOTE INSTANCE, and
+// afterSnapshot once, right after the first CREATE SNAPSHOT: a
 // test's way to change the cluster between a plan and its steps.
 type tapConnector struct {
-	inner       memgraph.Connector
-	afterLag    func()
-	afterDemote func()
+	inner         memgraph.Connector
+	afterLag      func()
+	afterDemote   func()
+	afterSnapshot func() // once, right after the first CREATE SNAPSHOT
 }
 
 func (t *tapConnector) Client(address string) memgraph.Client {
@@ -78,4 +80,13 @@ func (c tapClient) DemoteInstance(ctx context.Context, name string) error {
 		f()
 	}
 	return err
+}
+
+func (c tapClient) CreateSnapshot(ctx context.Context) (string, error) {
+	path, err := c.Client.CreateSnapshot(ctx)
+	if f := c.tap.afterSnapshot; f != nil {
+		c.tap.afterSnapshot = nil
+		f()
+	}
+	return path, err
 }

@@ -1,14 +1,11 @@
 package topology
 
 import (
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	"sigs.k8s.io/yaml"
 )
 
 func backupSpec() MemgraphBackupSpec {
@@ -86,34 +83,7 @@ func TestBackupCRDRulesMatchGoValidation(t *testing.T) {
 		"memgraph.com_memgraphbackups.yaml":          append([]string{MsgBackupSpecImmutable, MsgBackupCluster}, destination...),
 		"memgraph.com_memgraphscheduledbackups.yaml": append([]string{MsgSchedule, MsgBackupCluster}, destination...),
 	} {
-		raw, err := os.ReadFile(filepath.Join("..", "manifests", "crd", file))
-		if err != nil {
-			t.Fatalf("read the generated CRD (make manifests): %v", err)
-		}
-		var crd struct {
-			Spec struct {
-				Versions []struct {
-					Schema struct {
-						OpenAPIV3Schema crdSchema `json:"openAPIV3Schema"`
-					} `json:"schema"`
-				} `json:"versions"`
-			} `json:"spec"`
-		}
-		if err := yaml.Unmarshal(raw, &crd); err != nil {
-			t.Fatal(err)
-		}
-		var got, rules []string
-		var walk func(crdSchema)
-		walk = func(s crdSchema) {
-			for _, v := range s.Validations {
-				got = append(got, v.Message)
-				rules = append(rules, v.Rule)
-			}
-			for _, p := range s.Properties {
-				walk(p)
-			}
-		}
-		walk(crd.Spec.Versions[0].Schema.OpenAPIV3Schema)
+		rules, got := celRules(loadCRDSchemaAt(t, "../manifests/crd/"+file))
 		slices.Sort(got)
 		slices.Sort(want)
 		if diff := cmp.Diff(want, got); diff != "" {

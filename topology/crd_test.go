@@ -26,9 +26,12 @@ type crdSchema struct {
 	} `json:"x-kubernetes-validations"`
 }
 
-func loadCRDSchema(t *testing.T) crdSchema {
+func loadCRDSchema(t *testing.T) crdSchema { return loadCRDSchemaAt(t, crdPath) }
+
+// loadCRDSchemaAt is the openAPIV3Schema of the generated CRD at path.
+func loadCRDSchemaAt(t *testing.T, path string) crdSchema {
 	t.Helper()
-	raw, err := os.ReadFile(filepath.FromSlash(crdPath))
+	raw, err := os.ReadFile(filepath.FromSlash(path))
 	if err != nil {
 		t.Fatalf("read the generated CRD (make manifests): %v", err)
 	}
@@ -93,22 +96,28 @@ func TestCRDDefaultsEqualGoDefaults(t *testing.T) {
 
 // Every CEL rule in the CRD has its Go twin with the identical message, and the rules use the
 // very regular expressions Validate uses.
-func TestCRDRulesMatchGoValidation(t *testing.T) {
-	var rules, messages []string
-	var walk func(crdSchema)
-	walk = func(s crdSchema) {
-		for _, v := range s.Validations {
-			rules = append(rules, v.Rule)
-			messages = append(messages, v.Message)
-		}
-		for _, p := range s.Properties {
-			walk(p)
-		}
-		if s.Items != nil {
-			walk(*s.Items)
-		}
+// celRules are the x-kubernetes-validations rules of a schema and their messages, at every depth.
+func celRules(s crdSchema) (rules, messages []string) {
+	for _, v := range s.Validations {
+		rules = append(rules, v.Rule)
+		messages = append(messages, v.Message)
 	}
-	walk(loadCRDSchema(t))
+	children := make([]crdSchema, 0, len(s.Properties)+1)
+	for _, p := range s.Properties {
+		children = append(children, p)
+	}
+	if s.Items != nil {
+		children = append(children, *s.Items)
+	}
+	for _, c := range children {
+		r, m := celRules(c)
+		rules, messages = append(rules, r...), append(messages, m...)
+	}
+	return rules, messages
+}
+
+func TestCRDRulesMatchGoValidation(t *testing.T) {
+	rules, messages := celRules(loadCRDSchema(t))
 
 	goMessages := []string{
 		MsgClusterName, MsgCoordinators, MsgCoordinatorsMax, MsgDataInstances, MsgDataInstancesMax, MsgImageRepository,
