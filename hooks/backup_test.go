@@ -5,6 +5,7 @@ import (
 	"crypto/tls"
 	"encoding/base64"
 	"encoding/json"
+	"fmt"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -437,5 +438,67 @@ func TestRestoreWaitsForItsBackup(t *testing.T) {
 		if strings.HasPrefix(q.Text, "REGISTER INSTANCE") || strings.HasPrefix(q.Text, "RECOVER") {
 			t.Errorf("sent %q while the backup is missing", q.Text)
 		}
+	}
+}
+
+type relatedRules struct {
+	RelatedResources []struct {
+		APIVersion    string   `json:"apiVersion"`
+		Resource      string   `json:"resource"`
+		Namespace     string   `json:"namespace"`
+		Names         []string `json:"names"`
+		LabelSelector *struct {
+			MatchLabels map[string]string `json:"matchLabels"`
+		} `json:"labelSelector"`
+	} `json:"relatedResources"`
+}
+
+// customizeRules posts a customize request for parent to path and lists what it asks for, as
+// "resource names" or "resource selector".
+func customizeRules(t *testing.T, handler http.Handler, path string, parent map[string]any) []string {
+	t.Helper()
+	raw, _ := json.Marshal(map[string]any{"controller": map[string]any{}, "parent": parent})
+	code, body := postRaw(handler, path, raw)
+	if code != http.StatusOK {
+		t.Fatalf("POST %s: %d %s", path, code, body)
+	}
+	var rules relatedRules
+	if err := json.Unmarshal(body, &rules); err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, r := range rules.RelatedResources {
+		what := strings.Join(r.Names, ",")
+		if r.LabelSelector != nil {
+			what = fmt.Sprintf("selector %v", r.LabelSelector.MatchLabels)
+		}
+		out = append(out, r.Namespace+" "+r.Resource+" "+what)
+	}
+	return out
+}
+
+// A MemgraphBackup asks for its cluster, the cluster's pods, the namespace's Secrets and
+// MemgraphBackups; a cluster restoring a backup asks, besides its own, for that MemgraphBackup
+// and the namespace's Secrets (its credentials Secret is named only by the MemgraphBackup).
+func TestCustomizeAsksForWhatBackupsAndRestoresRead(t *testing.T) {
+	handler := hooks.NewHandler(hooks.Config{})
+	b := mgb("nightly", testBucket, topology.BackupRetain)
+	b["spec"].(map[string]any)["destination"].(map[string]any)["s3"].(map[string]any)["endpoint"] = "https://s3.example.com"
+	got := customizeRules(t, handler, "/backup/customize", b)
+	want := []string{
+		"default memgraphclusters memgraph",
+		"default pods selector map[app.kubernetes.io/instance:memgraph app.kubernetes.io/name:memgraph]",
+		"default secrets selector map[]",
+		"default memgraphbackups selector map[]",
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("/backup/customize (-want +got):\n%s", diff)
+	}
+	cluster := map[string]any{"apiVersion": "memgraph.com/v1alpha1", "kind": "MemgraphCluster",
+		"metadata": map[string]any{"name": "restored", "namespace": "default"},
+		"spec":     map[string]any{"bootstrap": map[string]any{"fromBackup": map[string]any{"name": "nightly"}}}}
+	got = customizeRules(t, handler, "/customize", cluster)
+	if len(got) < 2 || !cmp.Equal(got[len(got)-2:], []string{"default secrets selector map[]", "default memgraphbackups nightly"}) {
+		t.Errorf("/customize of a restoring cluster asks for %v, want the namespace's Secrets and MemgraphBackup nightly last", got)
 	}
 }
