@@ -1,7 +1,8 @@
 // Command kubectl-memgraph is a kubectl plugin (kubectl memgraph …) for MemgraphClusters: status
 // and the day-2 operations of docs/operations.md — switchover, pause and resume, hibernate and
-// wake, restart. Each verb changes only the cluster's declaration (a spec field or an
-// annotation), exactly as the docs do by hand, and the hook converges to it; --wait follows the
+// wake, restart — and backup, which creates a MemgraphBackup (docs/backup.md). Each other verb
+// changes only the cluster's declaration (a spec field or an annotation), exactly as the docs do
+// by hand, and the hook converges to it; --wait follows the
 // conditions, --dry-run prints the patch and the kubectl command instead of applying it.
 //
 // Install: go install github.com/memgraph-hooks/memgraph-hooks/cmd/kubectl-memgraph@latest
@@ -112,6 +113,7 @@ func newRoot(out, errOut io.Writer, connect func() (dynamic.Interface, string, e
 	} {
 		root.AddCommand(verbCommand(v.verb, v.short, open, complete, out))
 	}
+	root.AddCommand(backupCommand(open, complete, out))
 	return root
 }
 
