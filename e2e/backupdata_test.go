@@ -151,6 +151,23 @@ func TestBackupAgentUploadsTheMainsSnapshot(t *testing.T) {
 		t.Fatalf("object %s holds %d bytes, the snapshot %d", obj.Key, got.Size, info.Size())
 	}
 
+	// Over HTTPS, the request's CA bundle is the only trust: with it the upload completes,
+	// without it the store's certificate is refused.
+	tlsObj := backup.S3Object{Endpoint: store.TLSEndpoint, Bucket: "backups", Key: "e2e/" + name + "/tls", Region: store.Region, CAPEM: store.CAPEM}
+	if _, err := client.Start(ctx, addr, "uid-tls", backup.UploadRequest{Snapshot: path, Object: tlsObj, Credentials: creds}); err != nil {
+		t.Fatal(err)
+	}
+	if st := waitUpload(t, client, addr, "uid-tls"); st.State != backup.StateCompleted || st.Result.Size != info.Size() {
+		t.Fatalf("upload over HTTPS: %+v, want Completed with %d bytes", st, info.Size())
+	}
+	tlsObj.CAPEM, tlsObj.Key = nil, "e2e/"+name+"/untrusted"
+	if _, err := client.Start(ctx, addr, "uid-untrusted", backup.UploadRequest{Snapshot: path, Object: tlsObj, Credentials: creds}); err != nil {
+		t.Fatal(err)
+	}
+	if st := waitUpload(t, client, addr, "uid-untrusted"); st.State != backup.StateFailed || !strings.Contains(st.Error, "certificate") {
+		t.Fatalf("upload to an untrusted certificate: %+v, want Failed naming the certificate", st)
+	}
+
 	wrong := backup.S3Credentials{AccessKeyID: store.AccessKeyID, SecretAccessKey: "not-the-secret"}
 	obj.Key = "e2e/" + name + "/two"
 	if _, err := client.Start(ctx, addr, "uid-two", backup.UploadRequest{Snapshot: path, Object: obj, Credentials: wrong}); err != nil {
