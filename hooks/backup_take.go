@@ -51,10 +51,12 @@ func (h *handler) prepareBackup(b *topology.MemgraphBackup, obs *backupObservati
 	return bc, planner.BackupWaits(gate, b.Spec.Cluster)
 }
 
-// startBackup takes the snapshot on the MAIN and starts its upload on the MAIN's agent: CREATE
-// SNAPSHOT, SHOW SNAPSHOTS for its timestamp, a second look that the MAIN has not moved, then
-// the agent's job, named by the backup's UID so that a second Start never uploads twice. A
-// step that could not run (nothing answered) leaves the backup Pending; a refusal fails it.
+// startBackup takes the snapshot on the MAIN and starts its upload on the MAIN's agent: first a
+// read of the agent's job (named by the backup's UID: a job that exists is this backup's, started
+// by a call whose answer was lost, and is adopted; an agent that does not answer leaves the backup
+// Pending before anything is written), then CREATE SNAPSHOT, SHOW SNAPSHOTS for its timestamp, a
+// second look that the MAIN has not moved, and the job's Start, which never uploads twice. A step
+// that could not run (nothing answered) leaves the backup Pending; a refusal fails it.
 func (h *handler) startBackup(ctx context.Context, b *topology.MemgraphBackup, obs *backupObservation) backupResponse {
 	bc, wait := h.prepareBackup(b, obs)
 	if wait.Reason != "" {
@@ -64,8 +66,21 @@ func (h *handler) startBackup(ctx context.Context, b *topology.MemgraphBackup, o
 	if err != nil {
 		return pending(b, planner.Wait{Reason: planner.ReasonNoMain, Message: err.Error()})
 	}
+	agents, err := h.newAgents(bc.secrets.agentCfg)
+	if err != nil {
+		return pending(b, planner.Wait{Reason: planner.ReasonSecretProblem, Message: fmt.Sprintf("Secret %s/%s: %v", b.Namespace, topology.BackupAgentSecretName(b.Spec.Cluster), err)})
+	}
+	defer agents.Close()
+	agent := bc.c.Network().BackupAgentAddress(main.Ordinal)
 	st := topology.MemgraphBackupStatus{ObservedGeneration: b.Generation, Instance: main.Name, Pod: main.Pod,
 		MemgraphVersion: memgraphVersion(obs.pods[main.Pod], bc.c)}
+	var unknown *backup.UnknownUploadError
+	switch job, err := agents.Status(ctx, agent, string(b.UID)); {
+	case err == nil:
+		return h.uploadAnswer(st, job)
+	case !errors.As(err, &unknown):
+		return pending(b, planner.Wait{Reason: planner.ReasonAgentUnreachable, Message: err.Error()})
+	}
 	client := bc.data.Client(main.BoltServer)
 	path, err := client.CreateSnapshot(ctx)
 	if err != nil {
@@ -82,20 +97,15 @@ func (h *handler) startBackup(ctx context.Context, b *topology.MemgraphBackup, o
 	if again, err := findMain(ctx, bc.conn, bc.c); err != nil || again.Name != main.Name {
 		return h.failed(st, planner.ReasonMainChanged, mainMoved(main.Name, again.Name, err))
 	}
-	return h.startUpload(ctx, b, &bc, main, st)
+	return h.startUpload(ctx, b, &bc, agents, agent, st)
 }
 
 // startUpload starts the agent's job and records the backup as Running.
-func (h *handler) startUpload(ctx context.Context, b *topology.MemgraphBackup, bc *backupCluster, main topology.DataInstance, st topology.MemgraphBackupStatus) backupResponse {
+func (h *handler) startUpload(ctx context.Context, b *topology.MemgraphBackup, bc *backupCluster, agents uploadAgents, agent string, st topology.MemgraphBackupStatus) backupResponse {
 	s3 := b.Spec.Destination.S3
 	st.Key = topology.BackupObjectKey(s3.Prefix, b.Namespace, b.Spec.Cluster, b.Name, st.Snapshot)
-	agents, err := h.newAgents(bc.secrets.agentCfg)
-	if err != nil {
-		return pending(b, planner.Wait{Reason: planner.ReasonSecretProblem, Message: fmt.Sprintf("Secret %s/%s: %v", b.Namespace, topology.BackupAgentSecretName(b.Spec.Cluster), err)})
-	}
-	defer agents.Close()
 	req := backup.UploadRequest{Snapshot: st.Snapshot, Object: backupObject(b, st.Key, bc.secrets.storeCA), Credentials: bc.secrets.creds}
-	up, err := agents.Start(ctx, bc.c.Network().BackupAgentAddress(main.Ordinal), string(b.UID), req)
+	up, err := agents.Start(ctx, agent, string(b.UID), req)
 	if err != nil {
 		var refused *backup.AgentError
 		if errors.As(err, &refused) && refused.StatusCode < http.StatusInternalServerError {

@@ -502,3 +502,24 @@ func TestCustomizeAsksForWhatBackupsAndRestoresRead(t *testing.T) {
 		t.Errorf("/customize of a restoring cluster asks for %v, want the namespace's Secrets and MemgraphBackup nightly last", got)
 	}
 }
+
+// An agent that does not answer leaves the backup Pending before anything is written: the hook
+// reads the agent's job before it takes a snapshot.
+func TestBackupWaitsForAnUnreachableAgentBeforeTheSnapshot(t *testing.T) {
+	r := newBackupRig(t)
+	closed, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dead := closed.Addr().String()
+	_ = closed.Close()
+	r.h.handler = hooks.NewHandler(hooks.Config{Connector: r.h.pool, SyncBudget: 5 * time.Second,
+		AgentResolver: memgraph.ResolverFunc(func(string) string { return dead })})
+	a := r.call(mgb("nightly", testBucket, topology.BackupRetain), false)
+	if a.Status.Phase != topology.BackupPending || a.Status.Reason != "AgentUnreachable" || a.ResyncAfterSeconds <= 0 {
+		t.Errorf("answer %+v, want Pending, AgentUnreachable, a call again", a)
+	}
+	if n := r.snapshotsTaken(); n != 0 {
+		t.Errorf("%d snapshots taken while the agent does not answer, want none", n)
+	}
+}
