@@ -4,6 +4,7 @@ package e2e_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"strings"
@@ -17,17 +18,23 @@ import (
 	"github.com/memgraph-hooks/memgraph-hooks/topology"
 )
 
-// runOnMain sends auto-commit queries (CREATE SNAPSHOT is refused in an explicit transaction)
-// to the MAIN's Bolt address over the real driver and returns the last one's rows.
-func (s *scenario) runOnMain(cluster string, queries ...string) []map[string]any {
+// mainOrdinal is the ordinal of the MAIN data instance.
+func (s *scenario) mainOrdinal() int {
 	s.t.Helper()
-	main := s.currentMain()
-	ord, ok := topology.ParseDataInstanceName(main)
+	ord, ok := topology.ParseDataInstanceName(s.currentMain())
 	if !ok {
-		s.t.Fatalf("no MAIN (%q)", main)
+		s.t.Fatalf("no MAIN (%q)", s.currentMain())
 	}
+	return ord
+}
+
+// runOn sends auto-commit queries (CREATE SNAPSHOT is refused in an explicit transaction) to
+// the data instance at ordinal over the real driver and returns the last one's rows.
+func (s *scenario) runOn(cluster string, ordinal int, queries ...string) []map[string]any {
+	s.t.Helper()
 	network := topology.Network{Cluster: cluster, Namespace: s.ns, ClusterDomain: "cluster.local", Ports: topology.Ports{Bolt: 7687}}
-	addr := s.world.Resolve(network.DataInstance(ord).BoltServer)
+	main := network.DataInstance(ordinal).Name
+	addr := s.world.Resolve(network.DataInstance(ordinal).BoltServer)
 	drv, err := neo4j.NewDriverWithContext("bolt://"+addr, neo4j.NoAuth())
 	if err != nil {
 		s.t.Fatal(err)
@@ -45,7 +52,7 @@ func (s *scenario) runOnMain(cluster string, queries ...string) []map[string]any
 			records, err = res.Collect(ctx)
 		}
 		if err != nil {
-			s.t.Fatalf("%s on the MAIN %s: %v", q, main, err)
+			s.t.Fatalf("%s on %s: %v", q, main, err)
 		}
 		rows = rows[:0]
 		for _, r := range records {
@@ -56,8 +63,8 @@ func (s *scenario) runOnMain(cluster string, queries ...string) []map[string]any
 }
 
 // agentClient is a backup-agent client with the cluster's backup-agent Secret, dialling the
-// pods through the simulator (the hook's resolver), and the MAIN agent's advertised address.
-func (s *scenario) agentClient(cluster string) (*backup.AgentClient, string) {
+// pods through the simulator (the hook's resolver).
+func (s *scenario) agentClient(cluster string) *backup.AgentClient {
 	s.t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
@@ -73,9 +80,12 @@ func (s *scenario) agentClient(cluster string) (*backup.AgentClient, string) {
 		s.t.Fatal(err)
 	}
 	s.t.Cleanup(c.Close)
-	ord, _ := topology.ParseDataInstanceName(s.currentMain())
-	network := topology.Network{Cluster: cluster, Namespace: s.ns, ClusterDomain: "cluster.local"}
-	return c, network.BackupAgentAddress(ord)
+	return c
+}
+
+// agentAddress is the advertised address of the agent in the data pod at ordinal.
+func (s *scenario) agentAddress(cluster string, ordinal int) string {
+	return topology.Network{Cluster: cluster, Namespace: s.ns, ClusterDomain: "cluster.local"}.BackupAgentAddress(ordinal)
 }
 
 // waitUpload polls an upload job until it is no longer Running.
@@ -120,7 +130,8 @@ func TestBackupAgentUploadsTheMainsSnapshot(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	rows := s.runOnMain(name, "CREATE (n)", "CREATE (n)", "CREATE (n)", "CREATE SNAPSHOT")
+	main := s.mainOrdinal()
+	rows := s.runOn(name, main, "CREATE (n)", "CREATE (n)", "CREATE (n)", "CREATE SNAPSHOT")
 	if len(rows) != 1 {
 		t.Fatalf("CREATE SNAPSHOT returned %v", rows)
 	}
@@ -133,7 +144,7 @@ func TestBackupAgentUploadsTheMainsSnapshot(t *testing.T) {
 		t.Errorf("snapshot %s does not hold the 3 writes", path)
 	}
 
-	client, addr := s.agentClient(name)
+	client, addr := s.agentClient(name), s.agentAddress(name, main)
 	obj := backup.S3Object{Endpoint: store.Endpoint, Bucket: "backups", Key: "e2e/" + name + "/one", Region: store.Region, Insecure: true}
 	creds := backup.S3Credentials{AccessKeyID: store.AccessKeyID, SecretAccessKey: store.SecretAccessKey}
 	if _, err := client.Start(ctx, addr, "uid-one", backup.UploadRequest{Snapshot: path, Object: obj, Credentials: creds}); err != nil {
@@ -178,5 +189,30 @@ func TestBackupAgentUploadsTheMainsSnapshot(t *testing.T) {
 	}
 	if _, err := backup.StatObject(ctx, obj, creds); !backup.IsNotFound(err) {
 		t.Fatalf("the failed upload left an object: %v", err)
+	}
+
+	// A replica's pod restarted on its claims keeps its snapshot; its new agent knows no job
+	// of the old one, which the client reports as *UnknownUploadError.
+	replica := 1 - main
+	replicaPath := s.runOn(name, replica, "CREATE SNAPSHOT")[0]["path"].(string)
+	replicaAddr := s.agentAddress(name, replica)
+	if _, err := client.Start(ctx, replicaAddr, "uid-replica", backup.UploadRequest{Snapshot: replicaPath, Object: obj, Credentials: creds}); err != nil {
+		t.Fatal(err)
+	}
+	waitUpload(t, client, replicaAddr, "uid-replica")
+	pod := fmt.Sprintf("%s-%d", topology.DataSetName(name), replica)
+	host := topology.Network{Cluster: name, Namespace: s.ns, ClusterDomain: "cluster.local"}.DataInstance(replica).Host
+	s.waitPodReplaced(pod, s.deletePod(pod), host)
+	var unknown *backup.UnknownUploadError
+	s.waitFor(convergeTimeout, func() error {
+		_, err := client.Status(ctx, replicaAddr, "uid-replica")
+		if !errors.As(err, &unknown) {
+			return fmt.Errorf("status of the old job on the restarted agent: %v, want *UnknownUploadError", err)
+		}
+		return nil
+	})
+	listed := s.runOn(name, replica, "SHOW SNAPSHOTS")
+	if len(listed) != 1 || listed[0]["path"] != replicaPath {
+		t.Fatalf("SHOW SNAPSHOTS on the restarted replica: %v, want its %s", listed, replicaPath)
 	}
 }

@@ -118,6 +118,12 @@
 //     reaches a live leader.
 //   - Intra-cluster TLS, ROUTE, multi-database administration, and auth beyond one user per data
 //     instance (roles, privileges, auth modules) are not modelled.
+//   - Snapshots (snapshots.go, recoversnapshot.go) are JSON files of the default database's
+//     transaction count in <DataSpec.DataDir>/snapshots, written at once (never "already
+//     running", never aborted); there are no WAL files, no periodic or exit snapshots, no
+//     retention of old snapshots, and a restarted instance keeps its data without reading them.
+//     RECOVER SNAPSHOT's epoch change is not modelled (the simulator has no epochs); its
+//     force-recovery of every replica is.
 package sim
 
 import (
