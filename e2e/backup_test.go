@@ -193,7 +193,7 @@ func TestBackupAndRestoreOnTheControlPlane(t *testing.T) {
 	for i := range queries {
 		queries[i] = "CREATE (n)"
 	}
-	b.runOnMain(name, queries...)
+	b.runOn(name, b.mainOrdinal(), queries...)
 
 	start := time.Now()
 	b.createBackup("full", b.backupSpec(name, "full", "s3-credentials", topology.BackupRetain))
@@ -283,7 +283,7 @@ func TestScheduledBackupKeepsTwoObjects(t *testing.T) {
 		t.Fatal(err)
 	}
 	for run := 1; run <= 4; run++ {
-		b.runOnMain(name, "CREATE (n)")
+		b.runOn(name, b.mainOrdinal(), "CREATE (n)")
 		b.offset.Add(int64(time.Hour))
 		if err := eventually(ctx, 200*time.Millisecond, func() error {
 			list, err := backupClient(b.ns).List(ctx, metav1.ListOptions{})
