@@ -109,6 +109,7 @@ type objectMeta struct {
 	Annotations struct {
 		TemplateHash       string `json:"memgraph.com/pod-template-hash"`       // topology.AnnotationTemplateHash
 		TemplateGeneration string `json:"memgraph.com/pod-template-generation"` // topology.AnnotationTemplateGeneration
+		CertificateRestart string `json:"memgraph.com/certificate-restart"`     // topology.AnnotationCertificateRestart
 	} `json:"annotations"`
 }
 
@@ -142,6 +143,9 @@ type observation struct {
 	// rendered into each set last; coordinators first.
 	sets    [2]planner.RolloutSet
 	hashes  [2]string
+	// restarts are the StatefulSets' topology.AnnotationCertificateRestart: the certificate
+	// restart a pass chose (certificateRestart); coordinators first.
+	restarts [2]string
 	window  *int32       // the data StatefulSet's hibernation window (spec.ordinals.start)
 	tls     boltTrust    // from the spec.tls Secret among the related objects
 	auth    memgraphAuth // from the spec.auth Secret among the related objects
@@ -242,6 +246,7 @@ func (o *observation) readSet(i int, r role, s *object, path string) error {
 	}
 	*role32(&o.returned, i), *role32(&o.current, i) = want, max(want, have)
 	o.settled[i] = trusted && s.Status.ObservedGeneration >= s.Metadata.Generation && have == want && s.Status.ReadyReplicas == want
+	o.restarts[i] = s.Metadata.Annotations.CertificateRestart
 	o.hashes[i], o.sets[i] = s.Metadata.Annotations.TemplateHash, planner.RolloutSet{
 		Exists: true, Generation: s.Metadata.Generation, ObservedGeneration: s.Status.ObservedGeneration,
 		UpdateRevision: s.Status.UpdateRevision, CurrentRevision: s.Status.CurrentRevision,
@@ -362,6 +367,16 @@ func (o *observation) rolloutWorkloads(c *topology.Cluster, desired [2]string, n
 	return &planner.Workloads{Coordinators: sets[0], Data: sets[1], Now: metav1.NewTime(now),
 		StepTimeout: metav1.Duration{Duration: time.Duration(c.StepTimeoutSeconds()) * time.Second},
 		Image:       c.Image(), AllowDowngrade: allowDowngrade, CordonedNodes: o.cordoned, ClusterTLS: c.IntraClusterTLS()}
+}
+
+// certificateRestart is the stamp of the certificate restart a pass chose, as the observed
+// StatefulSets record it (the coordinators' first): the pod templates carry it from the next pass
+// on (topology.AnnotationCertificateRestart).
+func (o *observation) certificateRestart() string {
+	if o.restarts[0] != "" {
+		return o.restarts[0]
+	}
+	return o.restarts[1]
 }
 
 // hibernationPods are each role's pods by ordinal (a coordinator's by id), in any state.

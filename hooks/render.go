@@ -44,7 +44,10 @@ func desiredChildren(p *admittedParent, obs *observation, out planner.Outcome) (
 		return json.Marshal(obs.frozen)
 	}
 	r := rendering{replicas: out.Replicas, partitions: out.Rollout.Partitions, generations: out.Rollout.TemplateGenerations,
-		mainPod: mainBudgetPod(out, obs)}
+		mainPod: mainBudgetPod(out, obs), restart: obs.certificateRestart(), restartChosen: obs.certificateRestart()}
+	if out.Rotation.Action == planner.RotationRestart {
+		r.restartChosen = out.Rotation.Stamp
+	}
 	if w := out.Hibernation.Window; w != nil {
 		r.window, r.windowed = *w, true
 	}

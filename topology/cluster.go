@@ -17,6 +17,9 @@ type Cluster struct {
 	mc       *MemgraphCluster // defaulted and valid
 	network  Network
 	replicas Replicas
+	// restartStamp is AnnotationCertificateRestart's value for both pod templates
+	// (WithCertificateRestart); "" for none.
+	restartStamp string
 }
 
 // admitted wraps a defaulted, valid object.
