@@ -141,15 +141,15 @@ type observation struct {
 	// sets are each role's StatefulSet and pods as the rollout reads them (Current and
 	// TemplateChanging are filled in by rolloutWorkloads), hashes the pod-template hash the hook
 	// rendered into each set last; coordinators first.
-	sets    [2]planner.RolloutSet
-	hashes  [2]string
+	sets   [2]planner.RolloutSet
+	hashes [2]string
 	// restarts are the StatefulSets' topology.AnnotationCertificateRestart: the certificate
 	// restart a pass chose (certificateRestart); coordinators first.
 	restarts [2]string
-	window  *int32       // the data StatefulSet's hibernation window (spec.ordinals.start)
-	tls     boltTrust    // from the spec.tls Secret among the related objects
-	auth    memgraphAuth // from the spec.auth Secret among the related objects
-	ignored warnings     // evidence beyond a role's ceiling
+	window   *int32       // the data StatefulSet's hibernation window (spec.ordinals.start)
+	tls      boltTrust    // from the spec.tls Secret among the related objects
+	auth     memgraphAuth // from the spec.auth Secret among the related objects
+	ignored  warnings     // evidence beyond a role's ceiling
 	// problems are why the cluster's pods cannot start (topology.PodProblems), missingSecrets the
 	// Secrets the spec names that are not among the related objects (topology.MissingSecrets).
 	problems       []topology.PodProblem

@@ -19,8 +19,10 @@ type TLSFiles struct {
 	ClusterCert, ClusterKey, ClusterCA string
 }
 
-func (f TLSFiles) bolt() bool    { return f.BoltCert != "" && f.BoltKey != "" }
-func (f TLSFiles) cluster() bool { return f.ClusterCert != "" || f.ClusterKey != "" || f.ClusterCA != "" }
+func (f TLSFiles) bolt() bool { return f.BoltCert != "" && f.BoltKey != "" }
+func (f TLSFiles) cluster() bool {
+	return f.ClusterCert != "" || f.ClusterKey != "" || f.ClusterCA != ""
+}
 
 func (i *instance) files() TLSFiles {
 	if i.coord {
