@@ -109,7 +109,9 @@ type objectMeta struct {
 	Annotations struct {
 		TemplateHash       string `json:"memgraph.com/pod-template-hash"`       // topology.AnnotationTemplateHash
 		TemplateGeneration string `json:"memgraph.com/pod-template-generation"` // topology.AnnotationTemplateGeneration
-		CertificateRestart string `json:"memgraph.com/certificate-restart"`     // topology.AnnotationCertificateRestart
+		CertificateRestart  string `json:"memgraph.com/certificate-restart"`  // topology.AnnotationCertificateRestart
+		CertificateSeen     string `json:"memgraph.com/certificate-seen"`     // topology.AnnotationCertificateSeen
+		CertificateReloaded string `json:"memgraph.com/certificate-reloaded"` // topology.AnnotationCertificateReloaded
 	} `json:"annotations"`
 }
 
@@ -143,9 +145,9 @@ type observation struct {
 	// rendered into each set last; coordinators first.
 	sets   [2]planner.RolloutSet
 	hashes [2]string
-	// restarts are the StatefulSets' topology.AnnotationCertificateRestart: the certificate
-	// restart a pass chose (certificateRestart); coordinators first.
-	restarts [2]string
+	// certificates are the StatefulSets' records of a certificate rotation
+	// (topology.CertificateRecord); coordinators first.
+	certificates [2]topology.CertificateRecord
 	window   *int32       // the data StatefulSet's hibernation window (spec.ordinals.start)
 	tls      boltTrust    // from the spec.tls Secret among the related objects
 	auth     memgraphAuth // from the spec.auth Secret among the related objects
@@ -246,7 +248,8 @@ func (o *observation) readSet(i int, r role, s *object, path string) error {
 	}
 	*role32(&o.returned, i), *role32(&o.current, i) = want, max(want, have)
 	o.settled[i] = trusted && s.Status.ObservedGeneration >= s.Metadata.Generation && have == want && s.Status.ReadyReplicas == want
-	o.restarts[i] = s.Metadata.Annotations.CertificateRestart
+	a := s.Metadata.Annotations
+	o.certificates[i] = topology.CertificateRecord{Restart: a.CertificateRestart, Seen: a.CertificateSeen, Reloaded: a.CertificateReloaded}
 	o.hashes[i], o.sets[i] = s.Metadata.Annotations.TemplateHash, planner.RolloutSet{
 		Exists: true, Generation: s.Metadata.Generation, ObservedGeneration: s.Status.ObservedGeneration,
 		UpdateRevision: s.Status.UpdateRevision, CurrentRevision: s.Status.CurrentRevision,
@@ -369,14 +372,14 @@ func (o *observation) rolloutWorkloads(c *topology.Cluster, desired [2]string, n
 		Image:       c.Image(), AllowDowngrade: allowDowngrade, CordonedNodes: o.cordoned, ClusterTLS: c.IntraClusterTLS()}
 }
 
-// certificateRestart is the stamp of the certificate restart a pass chose, as the observed
-// StatefulSets record it (the coordinators' first): the pod templates carry it from the next pass
-// on (topology.AnnotationCertificateRestart).
-func (o *observation) certificateRestart() string {
-	if o.restarts[0] != "" {
-		return o.restarts[0]
+// certificateRecord is the certificate rotation's record on the observed StatefulSets: the
+// coordinators' unless it is empty. Its Restart is the stamp the pod templates carry
+// (topology.AnnotationCertificateRestart).
+func (o *observation) certificateRecord() topology.CertificateRecord {
+	if o.certificates[0] != (topology.CertificateRecord{}) {
+		return o.certificates[0]
 	}
-	return o.restarts[1]
+	return o.certificates[1]
 }
 
 // hibernationPods are each role's pods by ordinal (a coordinator's by id), in any state.

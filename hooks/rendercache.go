@@ -58,9 +58,10 @@ type rendering struct {
 	window      int32 // the hibernation window, when windowed
 	windowed    bool
 	mainPod     string // the MAIN's pod, which its budget protects and -rw selects (topology.RenderMain); "" for none
-	// restart is the certificate restart stamp of the pod templates, restartChosen the one the
-	// StatefulSets record (topology.AnnotationCertificateRestart).
-	restart, restartChosen string
+	// restart is the certificate restart stamp of the pod templates
+	// (topology.AnnotationCertificateRestart), record the rotation's record on the StatefulSets.
+	restart string
+	record  topology.CertificateRecord
 }
 
 // admit returns the admitted parent for raw, admitting it (decodeParent) unless it is cached.
@@ -139,7 +140,7 @@ func (p *admittedParent) children(r rendering) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	topology.RenderCertificateRestart(p.cluster, children, r.restartChosen)
+	topology.RenderCertificateRecord(p.cluster, children, r.record)
 	var window *int32
 	if r.windowed {
 		window = &r.window

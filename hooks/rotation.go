@@ -24,16 +24,22 @@ func (h *handler) rotateOnto(ctx context.Context, conn memgraph.Connector, in *p
 		return
 	}
 	members := rotationOrder(in.declared)
-	input := planner.RotationInput{Want: in.obs.tls.leaf, Stamp: in.obs.tls.stamp, Restarting: in.obs.certificateRestart(),
-		Refused: map[string]string{}, Unproven: map[string]bool{}}
+	record, now := in.obs.certificateRecord(), h.cfg.Now()
+	input := planner.RotationInput{Want: in.obs.tls.leaf, Stamp: in.obs.tls.stamp, Restarting: record.Restart,
+		Reloaded: record.Reloaded, SeenAt: now, Now: now,
+		Refused: map[string]string{}, Accepted: map[string]bool{}, Unproven: map[string]bool{}}
+	if stamp, at, ok := record.SeenStamp(); ok && stamp == input.Stamp {
+		input.SeenAt = at
+	}
+	if record.Seen == "" {
+		input.Reloaded = input.Stamp // the first record: the pods started with these files
+	}
 	input.Served = make([]planner.ServedCertificate, len(members))
 	for i, m := range members {
 		input.Served[i] = served(ctx, probe, m)
 	}
-	var reloaded []string
-	for range members {
+	for range len(members) + 1 {
 		out.Rotation = planner.PlanRotation(input)
-		out.Rotation.Reloaded = reloaded
 		if out.Rotation.Action != planner.RotationReload || in.dryRun || ctx.Err() != nil {
 			return
 		}
@@ -46,15 +52,14 @@ func (h *handler) rotateOnto(ctx context.Context, conn memgraph.Connector, in *p
 			input.Refused[members[i].Name] = msg
 			continue
 		}
+		input.Accepted[members[i].Name] = true
 		if input.Served[i] = served(ctx, probe, members[i]); input.Served[i].Leaf != input.Want {
 			input.Unproven[members[i].Name] = true
 			continue
 		}
-		reloaded = append(reloaded, members[i].Name)
-		h.log.Info("reloaded the TLS certificate", "instance", members[i].Name)
+		h.log.Info("reloaded the TLS certificates", "instance", members[i].Name)
 	}
 	out.Rotation = planner.PlanRotation(input)
-	out.Rotation.Reloaded = reloaded
 }
 
 // rotationOrder lists the declared instances in the order they are reloaded: data instances,

@@ -3,13 +3,15 @@ package topology
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"strings"
+	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
 )
 
 // AnnotationCertificateRestart restarts the pods for a certificate that could not be reloaded.
 // Its value is a CertificateStamp. On a StatefulSet's metadata it records that a pass chose the
-// restart for that Secret content (RenderCertificateRestart); on both pod templates it is the
+// restart for that Secret content (CertificateRecord); on both pod templates it is the
 // restart itself (WithCertificateRestart): a new template revision, which the rollout rolls one
 // pod at a time with the MAIN handed over first, as for any template change. The stamp reaches
 // the templates one pass after the choice, so the pass that renders the new templates also
@@ -53,12 +55,55 @@ func stampTemplates(stamp string, sets ...*appsv1.StatefulSet) {
 	}
 }
 
-// RenderCertificateRestart records on both StatefulSets' metadata (children as DesiredChildren
-// returns them) that a restart was chosen for stamp; "" records none.
-func RenderCertificateRestart(c *Cluster, children []map[string]any, stamp string) {
+// AnnotationCertificateSeen on a StatefulSet is "<stamp>@<RFC 3339 time>": when the hook first
+// saw the Secret content of that CertificateStamp (the kubelet projects it within a grace of
+// that, planner.ProjectionGrace). AnnotationCertificateReloaded is the stamp every instance has
+// reloaded (or started with).
+const (
+	AnnotationCertificateSeen     = "memgraph.com/certificate-seen"
+	AnnotationCertificateReloaded = "memgraph.com/certificate-reloaded"
+)
+
+// CertificateRecord is the hook's record of a certificate rotation on the StatefulSets'
+// metadata (never on the pod templates but for Restart, see AnnotationCertificateRestart).
+type CertificateRecord struct {
+	Restart, Seen, Reloaded string
+}
+
+// SeenStamp and SeenAt read Seen; ok is false when it does not parse.
+func (r CertificateRecord) SeenStamp() (stamp string, at time.Time, ok bool) {
+	stamp, when, found := strings.Cut(r.Seen, "@")
+	t, err := time.Parse(time.RFC3339, when)
+	return stamp, t, found && err == nil
+}
+
+// NextCertificateRecord is the record a pass returns: observed as it is, with the Secret's
+// content stamp seen now unless it was seen before; a first record (no Seen yet: the pods started
+// with the current files) records stamp as reloaded; restart and reloaded are this pass's
+// decisions ("" keeps the observed ones). Without spec.tls (stamp "") nothing is recorded.
+func NextCertificateRecord(observed CertificateRecord, stamp, restart, reloaded string, now time.Time) CertificateRecord {
 	if stamp == "" {
-		return
+		return CertificateRecord{}
 	}
+	next := observed
+	if observed.Seen == "" {
+		next.Reloaded = stamp
+	}
+	if seen, _, ok := observed.SeenStamp(); !ok || seen != stamp {
+		next.Seen = stamp + "@" + now.UTC().Format(time.RFC3339)
+	}
+	if restart != "" {
+		next.Restart = restart
+	}
+	if reloaded != "" {
+		next.Reloaded = reloaded
+	}
+	return next
+}
+
+// RenderCertificateRecord puts r on both StatefulSets' metadata (children as DesiredChildren
+// returns them); empty values are left out.
+func RenderCertificateRecord(c *Cluster, children []map[string]any, r CertificateRecord) {
 	for _, child := range children {
 		meta, _ := child["metadata"].(map[string]any)
 		if child["kind"] != "StatefulSet" || meta == nil {
@@ -72,6 +117,11 @@ func RenderCertificateRestart(c *Cluster, children []map[string]any, stamp strin
 			annotations = map[string]any{}
 			meta["annotations"] = annotations
 		}
-		annotations[AnnotationCertificateRestart] = stamp
+		for key, value := range map[string]string{AnnotationCertificateRestart: r.Restart, AnnotationCertificateSeen: r.Seen,
+			AnnotationCertificateReloaded: r.Reloaded} {
+			if value != "" {
+				annotations[key] = value
+			}
+		}
 	}
 }
