@@ -26,6 +26,17 @@ const boltSecret = "memgraph-bolt-tls"
 type boltPKI struct {
 	ca   *pki.Authority
 	pair pki.Pair
+	// bundle, when set, is ca.crt instead of the CA's own certificate (several CAs while one
+	// rotates).
+	bundle []byte
+}
+
+// caPEM is the Secret's ca.crt.
+func (b boltPKI) caPEM() []byte {
+	if b.bundle != nil {
+		return b.bundle
+	}
+	return b.ca.CertPEM
 }
 
 func newBoltPKI(t *testing.T, dnsNames ...string) boltPKI {
@@ -67,7 +78,7 @@ func (b boltPKI) secret(ns, name string) map[string]any {
 		"apiVersion": "v1", "kind": "Secret", "type": "kubernetes.io/tls",
 		"metadata": map[string]any{"name": name, "namespace": ns},
 		"data": map[string]any{
-			"ca.crt": enc(b.ca.CertPEM), "tls.crt": enc(b.pair.CertPEM), "tls.key": enc(b.pair.KeyPEM),
+			"ca.crt": enc(b.caPEM()), "tls.crt": enc(b.pair.CertPEM), "tls.key": enc(b.pair.KeyPEM),
 		},
 	}
 }

@@ -61,6 +61,10 @@ type harness struct {
 	// that every request otherwise carries.
 	noLicense bool
 	boltTLS   *tls.Config // when set, every simulated instance serves Bolt only over TLS
+	// tlsDir, when set, holds each pod's projected TLS files (rotation_test.go), projected the
+	// Secret content the kubelet projects into a pod it starts.
+	tlsDir    string
+	projected boltPKI
 	dataAuth  *sim.Auth   // when set, every simulated data instance has this one user
 	// keepVolumes: a shed pod's instance is stopped with its state and restarted on it when its
 	// pod comes back (claims retained), instead of removed for good.
@@ -465,7 +469,7 @@ func (h *harness) reconcilePods() {
 				created[c.Pod] = true
 				h.createPod(sts, c.Pod, i, func(version string) error {
 					return h.world.StartCoordinator(sim.CoordinatorSpec{ID: c.ID(), Host: c.Host, BoltPort: 7687, ManagementPort: 10000,
-						CoordinatorPort: 12000, TLS: h.boltTLS, Version: version})
+						CoordinatorPort: 12000, TLS: h.boltTLS, Files: h.tlsFiles(c.Host), Version: version})
 				})
 			}
 		}
@@ -479,7 +483,7 @@ func (h *harness) reconcilePods() {
 				created[d.Pod] = true
 				h.createPod(sts, d.Pod, i, func(version string) error {
 					return h.world.StartData(sim.DataSpec{Host: d.Host, BoltPort: 7687, ManagementPort: 10000, TLS: h.boltTLS,
-						Version: version, Auth: h.dataAuth})
+						Files: h.tlsFiles(d.Host), Version: version, Auth: h.dataAuth})
 				})
 			}
 		}
@@ -510,6 +514,9 @@ func (h *harness) createPod(sts map[string]any, pod string, i int, start func(ve
 	}
 	h.podStates[pod] = st
 	host := h.hostOf(pod)
+	if h.tlsDir != "" {
+		h.projectTo(host) // the kubelet mounts the Secret as it is now
+	}
 	switch {
 	case h.brokenImages[st.image]:
 		st.starting = true

@@ -107,11 +107,11 @@ type objectMeta struct {
 		Revision string `json:"controller-revision-hash"` // revisionLabel
 	} `json:"labels"`
 	Annotations struct {
-		TemplateHash       string `json:"memgraph.com/pod-template-hash"`       // topology.AnnotationTemplateHash
-		TemplateGeneration string `json:"memgraph.com/pod-template-generation"` // topology.AnnotationTemplateGeneration
-		CertificateRestart  string `json:"memgraph.com/certificate-restart"`  // topology.AnnotationCertificateRestart
-		CertificateSeen     string `json:"memgraph.com/certificate-seen"`     // topology.AnnotationCertificateSeen
-		CertificateReloaded string `json:"memgraph.com/certificate-reloaded"` // topology.AnnotationCertificateReloaded
+		TemplateHash        string `json:"memgraph.com/pod-template-hash"`       // topology.AnnotationTemplateHash
+		TemplateGeneration  string `json:"memgraph.com/pod-template-generation"` // topology.AnnotationTemplateGeneration
+		CertificateRestart  string `json:"memgraph.com/certificate-restart"`     // topology.AnnotationCertificateRestart
+		CertificateSeen     string `json:"memgraph.com/certificate-seen"`        // topology.AnnotationCertificateSeen
+		CertificateReloaded string `json:"memgraph.com/certificate-reloaded"`    // topology.AnnotationCertificateReloaded
 	} `json:"annotations"`
 }
 
@@ -148,10 +148,10 @@ type observation struct {
 	// certificates are the StatefulSets' records of a certificate rotation
 	// (topology.CertificateRecord); coordinators first.
 	certificates [2]topology.CertificateRecord
-	window   *int32       // the data StatefulSet's hibernation window (spec.ordinals.start)
-	tls      boltTrust    // from the spec.tls Secret among the related objects
-	auth     memgraphAuth // from the spec.auth Secret among the related objects
-	ignored  warnings     // evidence beyond a role's ceiling
+	window       *int32       // the data StatefulSet's hibernation window (spec.ordinals.start)
+	tls          boltTrust    // from the spec.tls Secret among the related objects
+	auth         memgraphAuth // from the spec.auth Secret among the related objects
+	ignored      warnings     // evidence beyond a role's ceiling
 	// problems are why the cluster's pods cannot start (topology.PodProblems), missingSecrets the
 	// Secrets the spec names that are not among the related objects (topology.MissingSecrets).
 	problems       []topology.PodProblem

@@ -104,6 +104,14 @@ func PlanRotation(in RotationInput) RotationStep {
 		step.Action, step.Message = RotationRestart, bound(why)
 		return step
 	}
+	if in.Restarting == in.Stamp && len(step.Stale) == 0 {
+		// The restart chosen for this content took the place of the reloads: a pod reads the
+		// files as they are when it starts, and the rollout restarts the rest.
+		if in.Reloaded != in.Stamp {
+			step.Record = in.Stamp
+		}
+		return step
+	}
 	round := in.Reloaded != in.Stamp && !in.Now.Before(in.SeenAt.Add(ProjectionGrace))
 	for _, s := range in.Served {
 		stale := s.Problem == "" && s.Leaf != in.Want

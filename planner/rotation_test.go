@@ -33,7 +33,11 @@ func TestPlanRotation(t *testing.T) {
 		want RotationStep
 	}{{
 		name: "everything reloaded and served",
-		in:   func() RotationInput { in := rotationFixture(early, newLeaf, newLeaf, newLeaf); in.Reloaded = "new"; return in }(),
+		in: func() RotationInput {
+			in := rotationFixture(early, newLeaf, newLeaf, newLeaf)
+			in.Reloaded = "new"
+			return in
+		}(),
 		want: RotationStep{Stamp: "new"},
 	}, {
 		name: "a stale instance is reloaded first, alone",
@@ -107,6 +111,10 @@ func TestPlanRotation(t *testing.T) {
 		in:   func() RotationInput { in := rotationFixture(early, oldLeaf); in.Restarting = "new"; return in }(),
 		want: RotationStep{Action: RotationRestart, Stale: []string{"instance_0"}, Stamp: "new",
 			Message: "restarting the pods for the new certificate: instance_0 serve another certificate than the Secret's tls.crt"},
+	}, {
+		name: "once the chosen restart serves the content everywhere, it counts as reloaded",
+		in:   func() RotationInput { in := rotationFixture(late, newLeaf, newLeaf); in.Restarting = "new"; return in }(),
+		want: RotationStep{Stamp: "new", Record: "new"},
 	}, {
 		name: "a restart chosen for older content does not hold a reload of the new one",
 		in:   func() RotationInput { in := rotationFixture(early, oldLeaf); in.Restarting = "old"; return in }(),

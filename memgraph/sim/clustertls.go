@@ -120,3 +120,16 @@ func hasPrivateKey(data []byte) bool {
 		}
 	}
 }
+
+// PeerCertificate is the intra-cluster TLS certificate host's process presents to its peers
+// (read at start or by the last RELOAD INTRA_CLUSTER TLS); nil without intra-cluster TLS or
+// for an unknown host.
+func (w *World) PeerCertificate(host string) *x509.Certificate {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	in, ok := w.instances[host]
+	if !ok || in.peer == nil {
+		return nil
+	}
+	return in.peer.chain[0]
+}

@@ -96,6 +96,9 @@ func (i *instance) reloadBolt() string {
 func (i *instance) reloadCluster() string {
 	f := i.files()
 	if !f.cluster() {
+		if i.boltTLS() != nil && !f.bolt() {
+			return "" // TLS given in memory (Spec.TLS): nothing on disk to re-read
+		}
 		return "cluster server TLS: Cluster server TLS: key or certificate file is empty."
 	}
 	id, msg := loadPeerIdentity(f, "Cluster server TLS")

@@ -143,7 +143,9 @@ type CoordinatorSpec struct {
 	BoltPort        int32
 	ManagementPort  int32
 	CoordinatorPort int32
-	TLS             *tls.Config // --bolt-cert-file/--bolt-key-file: Bolt only over TLS; nil is plaintext
+	// TLS is --bolt-cert-file/--bolt-key-file given in memory: Bolt only over TLS; nil is
+	// plaintext. An instance given it (and no Files) reloads nothing and succeeds on RELOAD … TLS.
+	TLS *tls.Config
 	// Files are TLS flags naming files (Bolt's replace TLS), read at start and on RELOAD … TLS.
 	Files TLSFiles
 	// Version is the image's Memgraph version, "X.Y.Z" with an optional suffix
