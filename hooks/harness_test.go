@@ -65,7 +65,7 @@ type harness struct {
 	// Secret content the kubelet projects into a pod it starts.
 	tlsDir    string
 	projected boltPKI
-	dataAuth  *sim.Auth   // when set, every simulated data instance has this one user
+	dataAuth  *sim.Auth // when set, every simulated data instance has this one user
 	// keepVolumes: a shed pod's instance is stopped with its state and restarted on it when its
 	// pod comes back (claims retained), instead of removed for good.
 	keepVolumes bool
