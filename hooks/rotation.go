@@ -26,7 +26,7 @@ func (h *handler) rotateOnto(ctx context.Context, conn memgraph.Connector, in *p
 	members := rotationOrder(in.declared)
 	record, now := in.obs.certificateRecord(), h.cfg.Now()
 	input := planner.RotationInput{Want: in.obs.tls.leaf, Stamp: in.obs.tls.stamp, Restarting: record.Restart,
-		Reloaded: record.Reloaded, SeenAt: now, Now: now,
+		Reloaded: record.Reloaded, SeenAt: now, Now: now, Grace: h.cfg.ProjectionGrace,
 		Refused: map[string]string{}, Accepted: map[string]bool{}, Unproven: map[string]bool{}}
 	if stamp, at, ok := record.SeenStamp(); ok && stamp == input.Stamp {
 		input.SeenAt = at

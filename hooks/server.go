@@ -21,6 +21,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/memgraph-hooks/memgraph-hooks/memgraph"
+	"github.com/memgraph-hooks/memgraph-hooks/planner"
 	"github.com/memgraph-hooks/memgraph-hooks/topology"
 )
 
@@ -51,6 +52,10 @@ type Config struct {
 	ClientCertRequired bool
 	// ProtectMetrics puts MetricsHandler's /metrics behind the same credentials.
 	ProtectMetrics bool
+	// ProjectionGrace is how long after a TLS Secret's content is first seen the kubelet is
+	// counted on to have projected it into every pod (planner.RotationInput.Grace); zero means
+	// planner.ProjectionGrace.
+	ProjectionGrace time.Duration
 }
 
 type handler struct {
@@ -91,6 +96,9 @@ func NewHandler(cfg Config) http.Handler {
 func newHandler(cfg Config) *handler {
 	if cfg.SyncBudget <= 0 {
 		cfg.SyncBudget = DefaultSyncBudget
+	}
+	if cfg.ProjectionGrace <= 0 {
+		cfg.ProjectionGrace = planner.ProjectionGrace
 	}
 	if cfg.MaxBodyBytes <= 0 {
 		cfg.MaxBodyBytes = DefaultMaxBodyBytes

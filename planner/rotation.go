@@ -59,9 +59,11 @@ type RotationInput struct {
 	Stamp string
 	// Restarting is the stamp of a restart already chosen, Reloaded the stamp recorded as
 	// reloaded on every instance, both as the observed StatefulSets carry them; SeenAt is when
-	// the hook first saw Stamp, Now the pass's time.
+	// the hook first saw Stamp, Now the pass's time, Grace how long after SeenAt the kubelet has
+	// projected the content (ProjectionGrace by default).
 	Restarting, Reloaded string
 	SeenAt, Now          time.Time
+	Grace                time.Duration
 	// Served lists the instances in the order they are reloaded.
 	Served []ServedCertificate
 	// What this pass's reloads did, by member: Refused holds Memgraph's refusal; Accepted the
@@ -112,7 +114,7 @@ func PlanRotation(in RotationInput) RotationStep {
 		}
 		return step
 	}
-	round := in.Reloaded != in.Stamp && !in.Now.Before(in.SeenAt.Add(ProjectionGrace))
+	round := in.Reloaded != in.Stamp && !in.Now.Before(in.SeenAt.Add(in.Grace))
 	for _, s := range in.Served {
 		stale := s.Problem == "" && s.Leaf != in.Want
 		if (stale || round && s.Problem == "") && !in.Accepted[s.Member] {
@@ -134,7 +136,7 @@ func PlanRotation(in RotationInput) RotationStep {
 	}
 	step.Action = RotationWait
 	step.Message = bound(fmt.Sprintf("waiting for the kubelet to project the Secret's new files (reloading every instance from %s)%s",
-		in.SeenAt.Add(ProjectionGrace).UTC().Format(time.RFC3339), staleNote(step.Stale)))
+		in.SeenAt.Add(in.Grace).UTC().Format(time.RFC3339), staleNote(step.Stale)))
 	return step
 }
 
@@ -153,11 +155,11 @@ func restartNeeded(in RotationInput, stale []string) (bool, string) {
 	if in.Restarting == in.Stamp {
 		return true, "restarting the pods for the new certificate" + staleNote(stale)
 	}
-	if !in.Now.Before(in.SeenAt.Add(ProjectionGrace)) {
+	if !in.Now.Before(in.SeenAt.Add(in.Grace)) {
 		for _, m := range stale {
 			if in.Unproven[m] {
 				return true, fmt.Sprintf("%s reloaded but still serves the previous certificate %s after the Secret changed, "+
-					"so the pods are restarted%s", m, ProjectionGrace, staleNote(stale))
+					"so the pods are restarted%s", m, in.Grace, staleNote(stale))
 			}
 		}
 	}

@@ -17,7 +17,7 @@ var (
 // rotationFixture: three instances, the Secret's content "new" seen at seenAt, the previous
 // content recorded as reloaded; each test names what the instances serve and when it plans.
 func rotationFixture(now time.Time, leaves ...[sha256.Size]byte) RotationInput {
-	in := RotationInput{Want: newLeaf, Stamp: "new", Reloaded: "old", SeenAt: seenAt, Now: now,
+	in := RotationInput{Want: newLeaf, Stamp: "new", Reloaded: "old", SeenAt: seenAt, Now: now, Grace: ProjectionGrace,
 		Refused: map[string]string{}, Accepted: map[string]bool{}, Unproven: map[string]bool{}}
 	for i, l := range leaves {
 		in.Served = append(in.Served, ServedCertificate{Member: []string{"instance_0", "instance_1", "coordinator_1"}[i], Leaf: l})
