@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/memgraph-hooks/memgraph-hooks/hooks"
+	"github.com/memgraph-hooks/memgraph-hooks/memgraph"
 	"github.com/memgraph-hooks/memgraph-hooks/memgraph/bolt"
 	"github.com/memgraph-hooks/memgraph-hooks/memgraph/sim"
 	"github.com/memgraph-hooks/memgraph-hooks/topology"
@@ -87,6 +88,8 @@ type harnessConfig struct {
 	hook  hooks.Config
 	world []sim.Option
 	pool  bolt.PoolOptions
+	// connector, when set, is the hook's Connector made from the harness's pool.
+	connector func(*bolt.Pool) memgraph.Connector
 }
 
 type harnessOption func(*harnessConfig)
@@ -128,6 +131,9 @@ func newHarness(t testing.TB, coordinators, data int, opts ...harnessOption) *ha
 	t.Cleanup(func() { _ = pool.Close() })
 	if cfg.hook.Connector == nil {
 		cfg.hook.Connector = pool
+	}
+	if cfg.connector != nil {
+		cfg.hook.Connector = cfg.connector(pool)
 	}
 	h := &harness{
 		t: t, world: world, clock: clock, pool: pool, handler: hooks.NewHandler(cfg.hook),

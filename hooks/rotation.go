@@ -11,7 +11,8 @@ import (
 	"github.com/memgraph-hooks/memgraph-hooks/topology"
 )
 
-// rotateOnto runs the certificate rotation stage on a settled pass with spec.tls: it sees which
+// rotateOnto runs the certificate rotation stage on a settled pass with spec.tls whose Secret
+// content the StatefulSets do not record as reloaded everywhere: it sees which
 // certificate each declared instance serves (a TLS handshake of its own), and while some serve
 // another than the Secret's tls.crt it asks planner.PlanRotation what to do and does it, one
 // instance at a time: the reload queries, then a new handshake to prove the new certificate is
@@ -31,8 +32,10 @@ func (h *handler) rotateOnto(ctx context.Context, conn memgraph.Connector, in *p
 	if stamp, at, ok := record.SeenStamp(); ok && stamp == input.Stamp {
 		input.SeenAt = at
 	}
-	if record.Seen == "" {
-		input.Reloaded = input.Stamp // the first record: the pods started with these files
+	if record.Seen == "" || input.Reloaded == input.Stamp {
+		// The first record (the pods started with these files), or every instance reloaded this
+		// content: nothing to rotate, and a converged sync costs no handshake.
+		return
 	}
 	input.Served = make([]planner.ServedCertificate, len(members))
 	for i, m := range members {
