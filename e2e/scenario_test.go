@@ -69,6 +69,8 @@ type scenarioOptions struct {
 	workers     int
 	resync      time.Duration
 	podInterval time.Duration
+	// projectionGrace is the in-process hook's ProjectionGrace (hooks.Config); zero: the default.
+	projectionGrace time.Duration
 	// install is the kustomization, under the repository, whose Deployment and CompositeController
 	// the scenario plays; manifests/ when empty.
 	install []string
@@ -129,7 +131,7 @@ func startScenarioOpts(t *testing.T, ns string, opts scenarioOptions) *scenario 
 		s.creds, s.project = creds, project
 		newHook := func(conn memgraph.Connector, log *syncBuffer) http.Handler {
 			logger := slog.New(slog.NewJSONHandler(log, &slog.HandlerOptions{Level: slog.LevelDebug}))
-			return hooks.NewHandler(security(hooks.Config{Connector: conn, Logger: logger, AgentResolver: resolver, Now: opts.now}))
+			return hooks.NewHandler(security(hooks.Config{Connector: conn, Logger: logger, AgentResolver: resolver, Now: opts.now, ProjectionGrace: opts.projectionGrace}))
 		}
 		handler := http.Handler(nil)
 		if opts.replicas <= 1 {

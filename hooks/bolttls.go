@@ -1,6 +1,7 @@
 package hooks
 
 import (
+	"crypto/sha256"
 	"crypto/x509"
 	"encoding/base64"
 	"encoding/pem"
@@ -22,6 +23,10 @@ type boltTrust struct {
 	// peers is what is wrong with the intra-cluster TLS Secret (readClusterTLS): a condition of
 	// the status, never a reason to dial nothing.
 	peers string
+	// leaf is the digest of the Secret's tls.crt leaf (memgraph.Digest), the certificate every
+	// instance is to serve; stamp is topology.CertificateStamp of the Secrets (rotation).
+	leaf  [sha256.Size]byte
+	stamp string
 }
 
 // readSecrets finds the spec.tls (Bolt's and intra-cluster) and spec.auth Secrets among the related objects (the customize
@@ -45,6 +50,7 @@ func readSecrets(req *syncRequest, c *topology.Cluster) (boltTrust, memgraphAuth
 	}
 	trust := readBoltTLS(find(c.TLSSecretName()), c)
 	trust.peers = readClusterTLS(find(c.ClusterTLSSecretName()), c)
+	trust.stamp = certificateStamp(find(c.TLSSecretName()), find(c.ClusterTLSSecretName()), c)
 	return trust, readMemgraphAuth(find(c.AuthSecretName()), c), nil
 }
 
@@ -59,48 +65,61 @@ func readBoltTLS(s *object, c *topology.Cluster) boltTrust {
 	if s == nil {
 		return boltTrust{problem: where + " does not exist: create a kubernetes.io/tls Secret with tls.crt, tls.key and ca.crt in the cluster's namespace"}
 	}
-	trust, problem := checkTLSSecret(s, c)
+	trust, leaf, problem := checkTLSSecret(s, c)
 	if problem != "" {
 		return boltTrust{problem: where + " " + problem}
 	}
-	return boltTrust{config: trust}
+	return boltTrust{config: trust, leaf: memgraph.Digest(leaf)}
 }
 
-func checkTLSSecret(s *object, c *topology.Cluster) (*memgraph.BoltTLS, string) {
+// certificateStamp identifies the TLS material of the spec.tls Secret (bolt) and, when another
+// one, the intra-cluster Secret (cluster): topology.CertificateStamp of their values as sent.
+func certificateStamp(bolt, cluster *object, c *topology.Cluster) string {
+	if bolt == nil {
+		return ""
+	}
+	var clusterCert, clusterCA string
+	if cluster != nil && c.ClusterTLSSecretName() != c.TLSSecretName() {
+		clusterCert, clusterCA = cluster.Data[topology.BoltCertKey], cluster.Data[topology.BoltCAKey]
+	}
+	return topology.CertificateStamp(bolt.Data[topology.BoltCertKey], bolt.Data[topology.BoltCAKey], clusterCert, clusterCA)
+}
+
+func checkTLSSecret(s *object, c *topology.Cluster) (*memgraph.BoltTLS, *x509.Certificate, string) {
 	if s.Type != string(corev1.SecretTypeTLS) {
-		return nil, fmt.Sprintf("is of type %q, want %s", s.Type, corev1.SecretTypeTLS)
+		return nil, nil, fmt.Sprintf("is of type %q, want %s", s.Type, corev1.SecretTypeTLS)
 	}
 	values := map[string][]byte{}
 	for _, key := range []string{topology.BoltCAKey, topology.BoltCertKey, topology.BoltKeyKey} {
 		encoded := s.Data[key]
 		if encoded == "" {
-			return nil, "has no " + key + ": it needs tls.crt and tls.key (the pods serve them) and ca.crt (the hook verifies the coordinators with it)"
+			return nil, nil, "has no " + key + ": it needs tls.crt and tls.key (the pods serve them) and ca.crt (the hook verifies the coordinators with it)"
 		}
 		if key == topology.BoltKeyKey {
 			continue // the private key is the pods' business: the hook never decodes it
 		}
 		raw, err := base64.StdEncoding.DecodeString(encoded)
 		if err != nil {
-			return nil, "has a " + key + " that is not valid base64"
+			return nil, nil, "has a " + key + " that is not valid base64"
 		}
 		values[key] = raw
 	}
 	trust, err := memgraph.NewBoltTLS(values[topology.BoltCAKey])
 	if err != nil {
-		return nil, "has an unusable ca.crt: " + err.Error()
+		return nil, nil, "has an unusable ca.crt: " + err.Error()
 	}
 	chain := certificates(values[topology.BoltCertKey])
 	if len(chain) == 0 {
-		return nil, "has a tls.crt that holds no PEM certificate"
+		return nil, nil, "has a tls.crt that holds no PEM certificate"
 	}
 	n := c.Network()
 	for i := range int(c.Replicas().Coordinators) {
 		host := n.Coordinator(topology.FirstCoordinatorID + i).Host
 		if err := trust.Verify(chain, host); err != nil {
-			return nil, fmt.Sprintf("has a tls.crt that does not verify against its ca.crt for coordinator %s: %v", host, err)
+			return nil, nil, fmt.Sprintf("has a tls.crt that does not verify against its ca.crt for coordinator %s: %v", host, err)
 		}
 	}
-	return trust, ""
+	return trust, chain[0], ""
 }
 
 // certificates parses the CERTIFICATE blocks of a PEM chain, leaf first; a block that does not

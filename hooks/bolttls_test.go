@@ -26,9 +26,20 @@ const boltSecret = "memgraph-bolt-tls"
 type boltPKI struct {
 	ca   *pki.Authority
 	pair pki.Pair
+	// bundle, when set, is ca.crt instead of the CA's own certificate (several CAs while one
+	// rotates).
+	bundle []byte
 }
 
-func newBoltPKI(t *testing.T, dnsNames ...string) boltPKI {
+// caPEM is the Secret's ca.crt.
+func (b boltPKI) caPEM() []byte {
+	if b.bundle != nil {
+		return b.bundle
+	}
+	return b.ca.CertPEM
+}
+
+func newBoltPKI(t testing.TB, dnsNames ...string) boltPKI {
 	t.Helper()
 	if len(dnsNames) == 0 {
 		dnsNames = []string{"*.memgraph-coordinator.default.svc.cluster.local", "*.memgraph-data.default.svc.cluster.local"}
@@ -37,7 +48,7 @@ func newBoltPKI(t *testing.T, dnsNames ...string) boltPKI {
 }
 
 // newLeafPKI is a new CA and the pair it issues for leaf (named memgraph, valid for an hour).
-func newLeafPKI(t *testing.T, leaf pki.Leaf) boltPKI {
+func newLeafPKI(t testing.TB, leaf pki.Leaf) boltPKI {
 	t.Helper()
 	ca, err := pki.NewAuthority("memgraph bolt CA", time.Hour)
 	if err != nil {
@@ -51,7 +62,7 @@ func newLeafPKI(t *testing.T, leaf pki.Leaf) boltPKI {
 	return boltPKI{ca: ca, pair: pair}
 }
 
-func (b boltPKI) serverConfig(t *testing.T) *tls.Config {
+func (b boltPKI) serverConfig(t testing.TB) *tls.Config {
 	t.Helper()
 	cert, err := tls.X509KeyPair(b.pair.CertPEM, b.pair.KeyPEM)
 	if err != nil {
@@ -67,7 +78,7 @@ func (b boltPKI) secret(ns, name string) map[string]any {
 		"apiVersion": "v1", "kind": "Secret", "type": "kubernetes.io/tls",
 		"metadata": map[string]any{"name": name, "namespace": ns},
 		"data": map[string]any{
-			"ca.crt": enc(b.ca.CertPEM), "tls.crt": enc(b.pair.CertPEM), "tls.key": enc(b.pair.KeyPEM),
+			"ca.crt": enc(b.caPEM()), "tls.crt": enc(b.pair.CertPEM), "tls.key": enc(b.pair.KeyPEM),
 		},
 	}
 }
@@ -92,7 +103,7 @@ func (b boltPKI) secretMaterial() map[string]string {
 
 // newTLSHarness is a harness whose cluster sets spec.tls and whose simulated instances serve
 // Bolt only over TLS, with the Secret among the related objects.
-func newTLSHarness(t *testing.T, coordinators, data int, opts ...harnessOption) (*harness, boltPKI) {
+func newTLSHarness(t testing.TB, coordinators, data int, opts ...harnessOption) (*harness, boltPKI) {
 	t.Helper()
 	b := newBoltPKI(t)
 	h := newHarness(t, coordinators, data, opts...)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/memgraph-hooks/memgraph-hooks/hooks"
 	"github.com/memgraph-hooks/memgraph-hooks/internal/pki"
+	"github.com/memgraph-hooks/memgraph-hooks/planner"
 	"github.com/memgraph-hooks/memgraph-hooks/topology"
 )
 
@@ -55,6 +56,9 @@ func TestIntraClusterCertificateMismatch(t *testing.T) {
 				}
 			}
 			h.secrets["default/"+clusterSecret] = newBoltPKI(t).secret("default", clusterSecret)
+			h.sync() // every instance is to load the new files: the hook reloads them once the kubelet has projected them
+			h.assertCondition(topology.ConditionConverged, "False", topology.ReasonCertificateRotating)
+			h.advance(planner.ProjectionGrace)
 			h.sync()
 			h.assertConverged()
 		})

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/memgraph-hooks/memgraph-hooks/hooks"
+	"github.com/memgraph-hooks/memgraph-hooks/memgraph"
 	"github.com/memgraph-hooks/memgraph-hooks/memgraph/bolt"
 	"github.com/memgraph-hooks/memgraph-hooks/memgraph/sim"
 	"github.com/memgraph-hooks/memgraph-hooks/topology"
@@ -63,7 +64,11 @@ type harness struct {
 	// that every request otherwise carries.
 	noLicense bool
 	boltTLS   *tls.Config // when set, every simulated instance serves Bolt only over TLS
-	dataAuth  *sim.Auth   // when set, every simulated data instance has this one user
+	// tlsDir, when set, holds each pod's projected TLS files (rotation_test.go), projected the
+	// Secret content the kubelet projects into a pod it starts.
+	tlsDir    string
+	projected boltPKI
+	dataAuth  *sim.Auth // when set, every simulated data instance has this one user
 	// keepVolumes: a shed pod's instance is stopped with its state and restarted on it when its
 	// pod comes back (claims retained), instead of removed for good.
 	keepVolumes bool
@@ -98,6 +103,8 @@ type harnessConfig struct {
 	hook  hooks.Config
 	world []sim.Option
 	pool  bolt.PoolOptions
+	// connector, when set, is the hook's Connector made from the harness's pool.
+	connector func(*bolt.Pool) memgraph.Connector
 }
 
 type harnessOption func(*harnessConfig)
@@ -152,6 +159,9 @@ func newHarness(t testing.TB, coordinators, data int, opts ...harnessOption) *ha
 	t.Cleanup(func() { _ = pool.Close() })
 	if cfg.hook.Connector == nil {
 		cfg.hook.Connector = pool
+	}
+	if cfg.connector != nil {
+		cfg.hook.Connector = cfg.connector(pool)
 	}
 	h := &harness{
 		t: t, world: world, clock: clock, pool: pool, handler: hooks.NewHandler(cfg.hook),
@@ -496,7 +506,7 @@ func (h *harness) reconcilePods() {
 				created[c.Pod] = true
 				h.createPod(sts, c.Pod, i, func(version string) error {
 					return h.world.StartCoordinator(sim.CoordinatorSpec{ID: c.ID(), Host: c.Host, BoltPort: 7687, ManagementPort: 10000,
-						CoordinatorPort: 12000, TLS: h.boltTLS, Version: version})
+						CoordinatorPort: 12000, TLS: h.boltTLS, Files: h.tlsFiles(c.Host), Version: version})
 				})
 			}
 		}
@@ -510,7 +520,7 @@ func (h *harness) reconcilePods() {
 				created[d.Pod] = true
 				h.createPod(sts, d.Pod, i, func(version string) error {
 					return h.world.StartData(sim.DataSpec{Host: d.Host, BoltPort: 7687, ManagementPort: 10000, TLS: h.boltTLS,
-						Version: version, Auth: h.dataAuth, DataDir: h.dataDir(d.Host)})
+						Files: h.tlsFiles(d.Host), Version: version, Auth: h.dataAuth, DataDir: h.dataDir(d.Host)})
 				})
 			}
 		}
@@ -541,6 +551,9 @@ func (h *harness) createPod(sts map[string]any, pod string, i int, start func(ve
 	}
 	h.podStates[pod] = st
 	host := h.hostOf(pod)
+	if h.tlsDir != "" {
+		h.projectTo(host) // the kubelet mounts the Secret as it is now
+	}
 	switch {
 	case h.brokenImages[st.image]:
 		st.starting = true

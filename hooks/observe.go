@@ -107,8 +107,11 @@ type objectMeta struct {
 		Revision string `json:"controller-revision-hash"` // revisionLabel
 	} `json:"labels"`
 	Annotations struct {
-		TemplateHash       string `json:"memgraph.com/pod-template-hash"`       // topology.AnnotationTemplateHash
-		TemplateGeneration string `json:"memgraph.com/pod-template-generation"` // topology.AnnotationTemplateGeneration
+		TemplateHash        string `json:"memgraph.com/pod-template-hash"`       // topology.AnnotationTemplateHash
+		TemplateGeneration  string `json:"memgraph.com/pod-template-generation"` // topology.AnnotationTemplateGeneration
+		CertificateRestart  string `json:"memgraph.com/certificate-restart"`     // topology.AnnotationCertificateRestart
+		CertificateSeen     string `json:"memgraph.com/certificate-seen"`        // topology.AnnotationCertificateSeen
+		CertificateReloaded string `json:"memgraph.com/certificate-reloaded"`    // topology.AnnotationCertificateReloaded
 	} `json:"annotations"`
 }
 
@@ -140,12 +143,15 @@ type observation struct {
 	// sets are each role's StatefulSet and pods as the rollout reads them (Current and
 	// TemplateChanging are filled in by rolloutWorkloads), hashes the pod-template hash the hook
 	// rendered into each set last; coordinators first.
-	sets    [2]planner.RolloutSet
-	hashes  [2]string
-	window  *int32       // the data StatefulSet's hibernation window (spec.ordinals.start)
-	tls     boltTrust    // from the spec.tls Secret among the related objects
-	auth    memgraphAuth // from the spec.auth Secret among the related objects
-	ignored warnings     // evidence beyond a role's ceiling
+	sets   [2]planner.RolloutSet
+	hashes [2]string
+	// certificates are the StatefulSets' records of a certificate rotation
+	// (topology.CertificateRecord); coordinators first.
+	certificates [2]topology.CertificateRecord
+	window       *int32       // the data StatefulSet's hibernation window (spec.ordinals.start)
+	tls          boltTrust    // from the spec.tls Secret among the related objects
+	auth         memgraphAuth // from the spec.auth Secret among the related objects
+	ignored      warnings     // evidence beyond a role's ceiling
 	// restore is where spec.bootstrap.fromBackup's backup is (nil when the spec restores nothing).
 	restore *restoreSource
 	// problems are why the cluster's pods cannot start (topology.PodProblems), missingSecrets the
@@ -254,6 +260,8 @@ func (o *observation) readSet(i int, r role, s *object, path string) error {
 	}
 	*role32(&o.returned, i), *role32(&o.current, i) = want, max(want, have)
 	o.settled[i] = trusted && s.Status.ObservedGeneration >= s.Metadata.Generation && have == want && s.Status.ReadyReplicas == want
+	a := s.Metadata.Annotations
+	o.certificates[i] = topology.CertificateRecord{Restart: a.CertificateRestart, Seen: a.CertificateSeen, Reloaded: a.CertificateReloaded}
 	o.hashes[i], o.sets[i] = s.Metadata.Annotations.TemplateHash, planner.RolloutSet{
 		Exists: true, Generation: s.Metadata.Generation, ObservedGeneration: s.Status.ObservedGeneration,
 		UpdateRevision: s.Status.UpdateRevision, CurrentRevision: s.Status.CurrentRevision,
@@ -374,6 +382,16 @@ func (o *observation) rolloutWorkloads(c *topology.Cluster, desired [2]string, n
 	return &planner.Workloads{Coordinators: sets[0], Data: sets[1], Now: metav1.NewTime(now),
 		StepTimeout: metav1.Duration{Duration: time.Duration(c.StepTimeoutSeconds()) * time.Second},
 		Image:       c.Image(), AllowDowngrade: allowDowngrade, CordonedNodes: o.cordoned, ClusterTLS: c.IntraClusterTLS()}
+}
+
+// certificateRecord is the certificate rotation's record on the observed StatefulSets: the
+// coordinators' unless it is empty. Its Restart is the stamp the pod templates carry
+// (topology.AnnotationCertificateRestart).
+func (o *observation) certificateRecord() topology.CertificateRecord {
+	if o.certificates[0] != (topology.CertificateRecord{}) {
+		return o.certificates[0]
+	}
+	return o.certificates[1]
 }
 
 // hibernationPods are each role's pods by ordinal (a coordinator's by id), in any state.

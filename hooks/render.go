@@ -18,7 +18,7 @@ import (
 // status changed.
 func render(dst []byte, p *admittedParent, obs *observation, out planner.Outcome, op *topology.Operation, ops []topology.OperationRecord, now time.Time) ([]byte, planner.Verdicts, error) {
 	v := planner.Verdict(out)
-	children, err := desiredChildren(p, obs, out)
+	children, err := desiredChildren(p, obs, out, now)
 	if err != nil {
 		return nil, v, err
 	}
@@ -39,11 +39,11 @@ func render(dst []byte, p *admittedParent, obs *observation, out planner.Outcome
 // while paused, else the cluster's at the replica counts the outcome permits, shaped for
 // hibernation and with the MAIN's budget once the MAIN is known (mainBudgetPod; rendered once
 // per distinct input, admittedParent.children).
-func desiredChildren(p *admittedParent, obs *observation, out planner.Outcome) ([]byte, error) {
+func desiredChildren(p *admittedParent, obs *observation, out planner.Outcome, now time.Time) ([]byte, error) {
 	if out.Paused {
 		return json.Marshal(obs.frozen)
 	}
-	children, err := renderedChildren(p, obs, out)
+	children, err := renderedChildren(p, obs, out, now)
 	if err != nil {
 		return nil, err
 	}
@@ -51,13 +51,24 @@ func desiredChildren(p *admittedParent, obs *observation, out planner.Outcome) (
 }
 
 // renderedChildren are the cluster's children from topology (cached per distinct input).
-func renderedChildren(p *admittedParent, obs *observation, out planner.Outcome) ([]byte, error) {
+func renderedChildren(p *admittedParent, obs *observation, out planner.Outcome, now time.Time) ([]byte, error) {
 	r := rendering{replicas: out.Replicas, partitions: out.Rollout.Partitions, generations: out.Rollout.TemplateGenerations,
-		mainPod: mainBudgetPod(out, obs)}
+		mainPod: mainBudgetPod(out, obs), restart: obs.certificateRecord().Restart, record: certificateRecord(obs, out, now)}
 	if w := out.Hibernation.Window; w != nil {
 		r.window, r.windowed = *w, true
 	}
 	return p.children(r)
+}
+
+// certificateRecord is the certificate rotation's record the StatefulSets carry after this pass
+// (topology.NextCertificateRecord): the restart the rotation stage chose, the content it recorded
+// as reloaded.
+func certificateRecord(obs *observation, out planner.Outcome, now time.Time) topology.CertificateRecord {
+	restart := ""
+	if out.Rotation.Action == planner.RotationRestart {
+		restart = out.Rotation.Stamp
+	}
+	return topology.NextCertificateRecord(obs.certificateRecord(), obs.tls.stamp, restart, out.Rotation.Record, now)
 }
 
 // status is pure observation of this pass. Metacontroller adds observedGeneration itself.

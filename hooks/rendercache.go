@@ -44,6 +44,7 @@ type admittedParent struct {
 
 	mu          sync.Mutex
 	hashesDone  bool
+	hashesFor   string    // the certificate restart stamp the hashes are for
 	hashes      [2]string // coordinators, data; "?" when they could not be computed
 	renderings  map[rendering][]byte
 	declared    *topology.Declared
@@ -59,6 +60,10 @@ type rendering struct {
 	window      int32 // the hibernation window, when windowed
 	windowed    bool
 	mainPod     string // the MAIN's pod, which its budget protects and -rw selects (topology.RenderMain); "" for none
+	// restart is the certificate restart stamp of the pod templates
+	// (topology.AnnotationCertificateRestart), record the rotation's record on the StatefulSets.
+	restart string
+	record  topology.CertificateRecord
 }
 
 // admit returns the admitted parent for raw, admitting it (decodeParent) unless it is cached.
@@ -92,18 +97,18 @@ func (pc *parentCache) admit(raw []byte) (*admittedParent, error) {
 	return p, nil
 }
 
-// templateHashes are topology.PodTemplateHashes of the cluster (coordinators first), "?" for
-// both when they cannot be computed (a hash that cannot be computed counts as a change, which
-// holds every pod).
-func (p *admittedParent) templateHashes() [2]string {
+// templateHashes are topology.PodTemplateHashes of the cluster with the certificate restart
+// stamp restart (coordinators first), "?" for both when they cannot be computed (a hash that
+// cannot be computed counts as a change, which holds every pod).
+func (p *admittedParent) templateHashes(restart string) [2]string {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if !p.hashesDone {
-		c, d, err := topology.PodTemplateHashes(p.cluster)
+	if !p.hashesDone || p.hashesFor != restart {
+		c, d, err := topology.PodTemplateHashes(p.cluster.WithCertificateRestart(restart))
 		if err != nil {
 			c, d = "?", "?"
 		}
-		p.hashes, p.hashesDone = [2]string{c, d}, true
+		p.hashes, p.hashesDone, p.hashesFor = [2]string{c, d}, true, restart
 	}
 	return p.hashes
 }
@@ -133,10 +138,11 @@ func (p *admittedParent) children(r rendering) ([]byte, error) {
 	if ok {
 		return raw, nil
 	}
-	children, err := topology.DesiredChildren(p.cluster, r.replicas, r.partitions, r.generations)
+	children, err := topology.DesiredChildren(p.cluster.WithCertificateRestart(r.restart), r.replicas, r.partitions, r.generations)
 	if err != nil {
 		return nil, err
 	}
+	topology.RenderCertificateRecord(p.cluster, children, r.record)
 	var window *int32
 	if r.windowed {
 		window = &r.window

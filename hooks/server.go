@@ -23,6 +23,7 @@ import (
 
 	"github.com/memgraph-hooks/memgraph-hooks/backup"
 	"github.com/memgraph-hooks/memgraph-hooks/memgraph"
+	"github.com/memgraph-hooks/memgraph-hooks/planner"
 	"github.com/memgraph-hooks/memgraph-hooks/topology"
 )
 
@@ -65,6 +66,10 @@ type Config struct {
 	// of topology.BackupAgentSecretKeys) when none is observed; nil generates a random token and
 	// key pair (NewAgentSecretData). Tests fix it to make responses reproducible.
 	AgentSecretData func(c *topology.Cluster) (map[string]string, error)
+	// ProjectionGrace is how long after a TLS Secret's content is first seen the kubelet is
+	// counted on to have projected it into every pod (planner.RotationInput.Grace); zero means
+	// planner.ProjectionGrace.
+	ProjectionGrace time.Duration
 }
 
 type handler struct {
@@ -112,6 +117,9 @@ func NewHandler(cfg Config) http.Handler {
 func newHandler(cfg Config) *handler {
 	if cfg.SyncBudget <= 0 {
 		cfg.SyncBudget = DefaultSyncBudget
+	}
+	if cfg.ProjectionGrace <= 0 {
+		cfg.ProjectionGrace = planner.ProjectionGrace
 	}
 	if cfg.MaxBodyBytes <= 0 {
 		cfg.MaxBodyBytes = DefaultMaxBodyBytes

@@ -75,7 +75,7 @@ func (h *handler) passInput(p *admittedParent, obs *observation, dryRun bool) *p
 	d.RestoreHeld = restoreHold(p.cluster)
 	paused, _ := p.cluster.Paused()
 	return &passInput{cluster: p.cluster, obs: obs, declared: d, dryRun: dryRun, paused: paused, sent: newSentLog(h.cfg.Now, h.countCommand),
-		workloads: obs.rolloutWorkloads(p.cluster, p.templateHashes(), h.cfg.Now()),
+		workloads: obs.rolloutWorkloads(p.cluster, p.templateHashes(obs.certificateRecord().Restart), h.cfg.Now()),
 		// Unobserved, nothing changes: not even the widened retiring range may grow a StatefulSet.
 		held: planner.Hold(d, obs.returned),
 	}
@@ -160,6 +160,7 @@ func (h *handler) reconcile(ctx context.Context, in *passInput) (out planner.Out
 		if !in.paused {
 			h.drainOnto(ctx, conn, in, &out)
 			h.settingsOnto(ctx, conn, in, &out)
+			h.rotateOnto(ctx, conn, in, &out)
 		}
 		return out
 	}
@@ -174,6 +175,7 @@ func (h *handler) reconcile(ctx context.Context, in *passInput) (out planner.Out
 	if led.planned && len(led.plan.Commands) == 0 {
 		h.drainOnto(ctx, conn, in, &out) // a drain's step waits for the plan's steps
 		h.settingsOnto(ctx, conn, in, &out)
+		h.rotateOnto(ctx, conn, in, &out)
 	}
 	return out
 }

@@ -70,6 +70,9 @@ type Outcome struct {
 	Drain DrainStep
 	// Settings is the settings stage's (SettingsOutcome): zero when it did not run.
 	Settings SettingsOutcome
+	// Rotation is the certificate rotation stage's last step (PlanRotation): zero when it did
+	// not run.
+	Rotation RotationStep
 	// Rollout is the rollout's step: the plan's, or one planned without a view of the cluster
 	// when the pass ended before a plan stood. Its partitions are the ones the hook returns.
 	Rollout RolloutStep
@@ -121,6 +124,10 @@ func Verdict(o Outcome) Verdicts {
 	if o.ClusterTLSProblem != "" && v.Converged.Reason != topology.ReasonTLSConfigInvalid &&
 		v.Converged.Reason != topology.ReasonSecretMissing { // a missing Secret is named as such first
 		v.Converged = isFalse(topology.ReasonTLSCertificateMismatch, "%s", o.ClusterTLSProblem)
+	}
+	if o.Rotation.Rotating() && v.Converged.Status == metav1.ConditionTrue {
+		v.Converged = isFalse(topology.ReasonCertificateRotating, "%s", o.Rotation.Message)
+		v.ResyncAfterSeconds = min(v.ResyncAfterSeconds, ResyncProgressing)
 	}
 	v.Updated = o.updated()
 	v.Phase, v.Hibernated = o.Hibernation.Phase, o.Hibernation.Hibernated

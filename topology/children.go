@@ -38,9 +38,12 @@ func DesiredChildren(c *Cluster, replicas Replicas, partitions Partitions, gener
 			partitions.Coordinators, partitions.DataInstances)
 	}
 	mc := c.mc
+	coordinators, data := coordinatorStatefulSet(mc, c.network, replicas.Coordinators, partitions.Coordinators),
+		dataStatefulSet(mc, c.agentImageOrDefault(), replicas.DataInstances, partitions.DataInstances)
+	stampTemplates(c.restartStamp, coordinators, data)
 	typed := []any{
-		coordinatorStatefulSet(mc, c.network, replicas.Coordinators, partitions.Coordinators),
-		dataStatefulSet(mc, c.agentImageOrDefault(), replicas.DataInstances, partitions.DataInstances),
+		coordinators,
+		data,
 		coordinatorService(mc),
 		dataService(mc),
 		clientService(mc),

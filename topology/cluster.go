@@ -19,6 +19,9 @@ type Cluster struct {
 	replicas Replicas
 	// agentImage is the backup agent's image (WithAgentImage); "" is DefaultAgentImage.
 	agentImage string
+	// restartStamp is AnnotationCertificateRestart's value for both pod templates
+	// (WithCertificateRestart); "" for none.
+	restartStamp string
 }
 
 // admitted wraps a defaulted, valid object.

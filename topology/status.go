@@ -262,6 +262,12 @@ const (
 // which; the hook goes on with everything else.
 const ReasonTLSCertificateMismatch ConditionReason = "TLSCertificateMismatch"
 
+// ReasonCertificateRotating (Converged): some instances serve another certificate than the
+// spec.tls Secret's tls.crt. The hook reloads them one at a time (RELOAD … TLS, each proven by a
+// new handshake), waits for the kubelet to project the files, or — when an instance refused the
+// reload — restarts the pods through the rollout. The message says which instances and which.
+const ReasonCertificateRotating ConditionReason = "CertificateRotating"
+
 // The reasons of Degraded.
 const (
 	// ReasonMembersDown: at least one declared member is down; the message names each one and

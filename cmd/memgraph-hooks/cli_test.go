@@ -115,6 +115,7 @@ func TestBadCommandLinesExitTwo(t *testing.T) {
 		{[]string{"--log-level=info", "stray", "--listen=:1"}, `unexpected argument "stray"`},
 		{[]string{"--log-level=loud"}, "--log-level"},
 		{[]string{"--sync-budget=0s"}, "--sync-budget must be positive"},
+		{[]string{"--certificate-projection-grace=0s"}, "--certificate-projection-grace must be positive"},
 		{[]string{"--shutdown-timeout=-1s"}, "--shutdown-timeout must not be negative"},
 		{[]string{"--listen="}, "--listen must not be empty"},
 	} {

@@ -36,6 +36,8 @@ func (o *options) check(fs *flag.FlagSet) error {
 		return errors.New("--listen must not be empty")
 	case o.syncBudget <= 0:
 		return fmt.Errorf("--sync-budget must be positive, got %s", o.syncBudget)
+	case o.projectionGrace <= 0:
+		return fmt.Errorf("--certificate-projection-grace must be positive, got %s", o.projectionGrace)
 	case o.maxBodyBytes <= 0:
 		return fmt.Errorf("--max-body-bytes must be positive, got %d", o.maxBodyBytes)
 	case o.agentImage == "":

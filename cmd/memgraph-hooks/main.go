@@ -24,6 +24,7 @@ import (
 	"github.com/memgraph-hooks/memgraph-hooks/memgraph"
 	"github.com/memgraph-hooks/memgraph-hooks/memgraph/bolt"
 	"github.com/memgraph-hooks/memgraph-hooks/topology"
+	"github.com/memgraph-hooks/memgraph-hooks/planner"
 )
 
 type options struct {
@@ -31,6 +32,7 @@ type options struct {
 	metricsListen   string
 	logLevel        string
 	syncBudget      time.Duration
+	projectionGrace time.Duration
 	maxBodyBytes    int64
 	shutdownTimeout time.Duration
 	simulate        bool
@@ -77,6 +79,9 @@ func parseFlags(args []string, help io.Writer) (options, error) {
 	fs.StringVar(&o.logLevel, "log-level", "info", "debug, info, warn or error")
 	fs.DurationVar(&o.syncBudget, "sync-budget", hooks.DefaultSyncBudget,
 		"time one sync may spend on Bolt; keep it well under the CompositeController's webhook timeout (10s)")
+	fs.DurationVar(&o.projectionGrace, "certificate-projection-grace", planner.ProjectionGrace,
+		"how long after a TLS Secret changes the kubelet has updated the files in every pod (its sync period plus its Secret cache TTL): "+
+			"the hook then reloads every instance once more, and restarts the pods of one that still serves another certificate")
 	fs.Int64Var(&o.maxBodyBytes, "max-body-bytes", hooks.DefaultMaxBodyBytes, "largest hook request accepted")
 	fs.DurationVar(&o.shutdownTimeout, "shutdown-timeout", 15*time.Second, "how long SIGTERM waits for requests in flight")
 	fs.BoolVar(&o.simulate, "simulate", false,
@@ -134,7 +139,7 @@ func run(o options) error {
 		return err
 	}
 	cfg := handlerSecurity(hooks.Config{
-		Connector: pool, SyncBudget: o.syncBudget, MaxBodyBytes: o.maxBodyBytes,
+		Connector: pool, SyncBudget: o.syncBudget, MaxBodyBytes: o.maxBodyBytes, ProjectionGrace: o.projectionGrace,
 		Logger: logger, Registerer: reg, AgentResolver: o.resolve, AgentImage: o.agentImage,
 	}, creds, o.security)
 	return serve(o, logger, lns, creds, hooks.NewHandler(cfg), hooks.MetricsHandler(cfg, reg))

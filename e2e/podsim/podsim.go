@@ -10,6 +10,11 @@
 // PersistentVolumeClaims restarts it with that state, and back on fresh claims wipes it; once the
 // Pod is gone and its claims are deleted too, the instance is removed for good.
 //
+// TLS: the files a Pod's TLS flags name (--bolt-*-file, --cluster-*-file) are projected from the
+// Secrets its volumes mount, into a directory of the Pod's own, when the Pod starts; a running
+// Pod's files follow a changed Secret ProjectionDelay later, as the kubelet's sync does. The
+// instance reads them as Memgraph does: at start and on RELOAD … TLS (sim.TLSFiles).
+//
 // Versions: each instance runs the Memgraph version of its Pod's memgraph container image tag
 // (ImageTag), started and restarted at it, so a Pod replaced with a new image runs the new
 // version on the old state (sim.World.RestartAt) and the simulator's version rules apply.
@@ -53,6 +58,7 @@ type Pods struct {
 	client    kubernetes.Interface
 	namespace string
 	interval  time.Duration
+	root      string // each Pod's projected TLS files, under <root>/<host>
 
 	mu       sync.Mutex
 	tracked  map[string]*instance // by host
@@ -82,6 +88,10 @@ type instance struct {
 	volumes string // the PVC UIDs the pod mounted, sorted
 	running bool
 	version string // the image tag it runs at
+	// projected identifies the TLS files last projected into the Pod; changedAt is when the
+	// Secrets were first seen to hold other content (zero: they hold the projected one).
+	projected string
+	changedAt time.Time
 }
 
 // Start maps the namespace's Pods on every Pod event, and every interval besides (claims,
@@ -92,12 +102,16 @@ type instance struct {
 // Ready (kwok marks it at once) while the old process still ran, so the hook could hand the Raft
 // leadership to a process about to be killed.
 func Start(client kubernetes.Interface, world *sim.World, namespace string, interval time.Duration) *Pods {
-	root, err := os.MkdirTemp("", "podsim-data-")
+	dataRoot, err := os.MkdirTemp("", "podsim-data-")
 	if err != nil {
 		panic(fmt.Sprintf("podsim: a directory for the data instances: %v", err))
 	}
+	root, err := os.MkdirTemp("", "podsim-tls-")
+	if err != nil {
+		panic(fmt.Sprintf("podsim: a directory for the projected TLS files: %v", err))
+	}
 	p := &Pods{
-		World: world, client: client, namespace: namespace, interval: interval, dataRoot: root,
+		World: world, client: client, namespace: namespace, interval: interval, dataRoot: dataRoot, root: root,
 		tracked: map[string]*instance{}, agents: map[string]*podAgent{}, poke: make(chan struct{}, 1),
 		stop: make(chan struct{}), done: make(chan struct{}),
 	}
@@ -160,6 +174,7 @@ func (p *Pods) Stop() {
 		p.stopAgent(host)
 	}
 	_ = os.RemoveAll(p.dataRoot)
+	_ = os.RemoveAll(p.root)
 }
 
 // Events returns the lifecycle steps taken so far.
@@ -300,17 +315,27 @@ func (p *Pods) ensureRunning(pod *corev1.Pod, role, host, volumes string) {
 	version := ImageTag(pod)
 	switch {
 	case !known:
-		if err := p.startFresh(pod, role, host, version); err != nil {
+		in = &instance{pod: pod.Name, podUID: pod.UID, volumes: volumes, running: true, version: version}
+		if err := p.startFresh(pod, role, host, version, in); err != nil {
 			p.record(host, "start failed: "+err.Error())
 			return
 		}
-		p.tracked[host] = &instance{pod: pod.Name, podUID: pod.UID, volumes: volumes, running: true, version: version}
+		p.tracked[host] = in
 		p.record(host, "start "+role+" at "+version)
 	case in.running && in.podUID == pod.UID:
+		p.refresh(host, pod, in)
 	case in.volumes == volumes:
+		if _, err := p.mountAtStart(host, pod, in); err != nil {
+			p.record(host, "restart failed: "+err.Error())
+			return
+		}
 		p.apply(host, "restart at "+version, p.World.RestartAt(host, version))
 		in.podUID, in.running, in.version = pod.UID, true, version
 	default:
+		if _, err := p.mountAtStart(host, pod, in); err != nil {
+			p.record(host, "wipe failed: "+err.Error())
+			return
+		}
 		p.apply(host, "wipe (fresh volumes)", p.World.Wipe(host))
 		in.podUID, in.volumes, in.running = pod.UID, volumes, true
 		// Wipe keeps the version; a coordinator's has no effect in the simulator, a data
@@ -322,9 +347,9 @@ func (p *Pods) ensureRunning(pod *corev1.Pod, role, host, volumes string) {
 	}
 }
 
-func (p *Pods) startFresh(pod *corev1.Pod, role, host, version string) error {
+func (p *Pods) startFresh(pod *corev1.Pod, role, host, version string, in *instance) error {
 	ports := containerPorts(pod)
-	boltTLS, err := p.boltTLS(pod)
+	files, err := p.mountAtStart(host, pod, in)
 	if err != nil {
 		return err
 	}
@@ -338,7 +363,7 @@ func (p *Pods) startFresh(pod *corev1.Pod, role, host, version string) error {
 			BoltPort:        ports[topology.PortNameBolt],
 			ManagementPort:  ports[topology.PortNameManagement],
 			CoordinatorPort: ports[topology.PortNameCoordinator],
-			TLS:             boltTLS,
+			Files:           files,
 			Version:         version,
 		})
 	}
@@ -347,7 +372,7 @@ func (p *Pods) startFresh(pod *corev1.Pod, role, host, version string) error {
 		DataDir:        p.dataDir(host),
 		BoltPort:       ports[topology.PortNameBolt],
 		ManagementPort: ports[topology.PortNameManagement],
-		TLS:            boltTLS,
+		Files:          files,
 		Version:        version,
 	})
 }

@@ -2,48 +2,113 @@ package podsim
 
 import (
 	"context"
-	"crypto/tls"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
+	"os"
 	"path"
+	"path/filepath"
 	"strings"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/memgraph-hooks/memgraph-hooks/memgraph/sim"
 )
 
-// boltTLS is the TLS configuration the Pod's Memgraph would serve Bolt with: nil when its
-// container has no --bolt-cert-file, otherwise the pair read from the Secret keys behind the
-// files --bolt-cert-file and --bolt-key-file name, through the Pod's own volumes and mounts, as
-// the kubelet would mount them. A Secret or key that is not there is an error: such a Pod could
-// not start, so no instance answers for it (the next reconcile tries again).
-func (p *Pods) boltTLS(pod *corev1.Pod) (*tls.Config, error) {
+// ProjectionDelay is how long after a Secret changes the files a running Pod sees change too:
+// the kubelet updates a mounted Secret only on its next sync of the Pod (about a minute by
+// default; shorter here, so tests stay short).
+const ProjectionDelay = 5 * time.Second
+
+// tlsFlags are the TLS flags whose files Memgraph reads, each projected from a Secret key.
+var tlsFlags = []string{"--bolt-cert-file", "--bolt-key-file", "--cluster-cert-file", "--cluster-key-file", "--cluster-ca-file"}
+
+// projection is what the Pod's TLS flags name, read through the Pod's own volumes and mounts as
+// the kubelet would mount them: flag → the Secret key's content. A Secret or key that is not
+// there is an error: such a Pod could not start, so no instance answers for it (the next
+// reconcile tries again).
+func (p *Pods) projection(pod *corev1.Pod) (map[string][]byte, error) {
 	if len(pod.Spec.Containers) == 0 {
 		return nil, nil
 	}
 	c := pod.Spec.Containers[0]
-	certFile, keyFile := flagValue(c.Args, "--bolt-cert-file"), flagValue(c.Args, "--bolt-key-file")
-	if certFile == "" && keyFile == "" {
-		return nil, nil
-	}
-	if certFile == "" || keyFile == "" {
-		return nil, fmt.Errorf("pod %s sets only one of --bolt-cert-file and --bolt-key-file", pod.Name)
-	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	certPEM, err := p.mountedSecretFile(ctx, pod, c, certFile)
-	if err != nil {
-		return nil, err
+	out := map[string][]byte{}
+	for _, flag := range tlsFlags {
+		file := flagValue(c.Args, flag)
+		if file == "" {
+			continue
+		}
+		data, err := p.mountedSecretFile(ctx, pod, c, file)
+		if err != nil {
+			return nil, err
+		}
+		out[flag] = data
 	}
-	keyPEM, err := p.mountedSecretFile(ctx, pod, c, keyFile)
-	if err != nil {
-		return nil, err
+	return out, nil
+}
+
+// project writes the projection into the Pod's own directory (its files at the paths the flags
+// name, under p.root/<host>) and returns the files as the simulated instance reads them.
+func (p *Pods) project(host string, pod *corev1.Pod, files map[string][]byte) (sim.TLSFiles, error) {
+	named := map[string]string{}
+	for flag, data := range files {
+		local := filepath.Join(p.root, host, filepath.FromSlash(flagValue(pod.Spec.Containers[0].Args, flag)))
+		if err := os.MkdirAll(filepath.Dir(local), 0o700); err != nil {
+			return sim.TLSFiles{}, err
+		}
+		if err := os.WriteFile(local, data, 0o600); err != nil {
+			return sim.TLSFiles{}, err
+		}
+		named[flag] = local
 	}
-	pair, err := tls.X509KeyPair(certPEM, keyPEM)
-	if err != nil {
-		return nil, fmt.Errorf("pod %s: Bolt certificate and key: %w", pod.Name, err)
+	return sim.TLSFiles{BoltCert: named["--bolt-cert-file"], BoltKey: named["--bolt-key-file"],
+		ClusterCert: named["--cluster-cert-file"], ClusterKey: named["--cluster-key-file"], ClusterCA: named["--cluster-ca-file"]}, nil
+}
+
+func digest(files map[string][]byte) string {
+	h := sha256.New()
+	for _, flag := range tlsFlags {
+		h.Write([]byte(flag))
+		h.Write(files[flag])
 	}
-	return &tls.Config{Certificates: []tls.Certificate{pair}, MinVersion: tls.VersionTLS12}, nil
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// mountAtStart projects the Pod's TLS files as the kubelet does when it starts the Pod, and
+// records what it projected on in.
+func (p *Pods) mountAtStart(host string, pod *corev1.Pod, in *instance) (sim.TLSFiles, error) {
+	files, err := p.projection(pod)
+	if err != nil {
+		return sim.TLSFiles{}, err
+	}
+	in.projected, in.changedAt = digest(files), time.Time{}
+	return p.project(host, pod, files)
+}
+
+// refresh is the kubelet's sync of a running Pod's Secret volumes: a Secret whose content
+// changed reaches the Pod's files ProjectionDelay after the change was first seen.
+func (p *Pods) refresh(host string, pod *corev1.Pod, in *instance) {
+	files, err := p.projection(pod)
+	if err != nil || len(files) == 0 {
+		return
+	}
+	switch d := digest(files); {
+	case d == in.projected:
+		in.changedAt = time.Time{}
+	case in.changedAt.IsZero():
+		in.changedAt = time.Now()
+	case time.Since(in.changedAt) >= ProjectionDelay:
+		if _, err := p.project(host, pod, files); err != nil {
+			p.record(host, "projecting the TLS files failed: "+err.Error())
+			return
+		}
+		in.projected, in.changedAt = d, time.Time{}
+		p.record(host, "projected the changed TLS Secret")
+	}
 }
 
 // mountedSecretFile reads what the container would find at file: the Secret volume mounted at

@@ -5,6 +5,9 @@ package sim
 type Auth struct {
 	Username string
 	Password string
+	// WithoutReloadTLS: the user lacks the RELOAD_TLS privilege RELOAD … TLS needs
+	// (src/query/frontend/semantic/required_privileges.cpp:196); it has every other privilege.
+	WithoutReloadTLS bool
 }
 
 func (a *Auth) String() string { return "sim.Auth{<redacted>}" }

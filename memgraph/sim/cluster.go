@@ -115,7 +115,7 @@ func (c *cluster) entry(name string) *dataEntry {
 // removed coordinator no longer answers for its old cluster).
 func (w *World) memberAlive(c *cluster, m *member) bool {
 	in, ok := w.instances[m.host]
-	return ok && in.coord && in.alive && in.cluster == c && in.cspec.ID == m.id
+	return ok && in.coord && in.alive && in.cluster == c && in.cspec.ID == m.id && w.reachableFromLeader(c, in)
 }
 
 func (w *World) aliveIDs(c *cluster) []int {
@@ -142,9 +142,10 @@ func (w *World) dataInstance(e *dataEntry) *instance {
 	return nil
 }
 
-func (w *World) dataAlive(e *dataEntry) bool {
+// dataAlive: the instance runs and the leader's management channel reaches it.
+func (w *World) dataAlive(c *cluster, e *dataEntry) bool {
 	in := w.dataInstance(e)
-	return in != nil && in.alive
+	return in != nil && in.alive && w.reachableFromLeader(c, in)
 }
 
 // clusters lists every Raft group some coordinator process still belongs to, oldest first.
@@ -254,7 +255,7 @@ func (w *World) failover(c *cluster) bool {
 	}
 	var cands []cand
 	for _, e := range c.data {
-		if e.name == c.main || !w.dataAlive(e) || (syncOnly && e.mode == "async") {
+		if e.name == c.main || !w.dataAlive(c, e) || (syncOnly && e.mode == "async") {
 			continue
 		}
 		in := w.dataInstance(e)

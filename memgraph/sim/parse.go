@@ -35,6 +35,9 @@ const (
 	stCreateSnapshot
 	stShowSnapshots
 	stRecoverSnapshot
+	// RELOAD … TLS (ReloadSSLQuery), which coordinators and data instances of either role run.
+	stReloadBoltTLS
+	stReloadClusterTLS
 )
 
 // isCoordinatorQuery reports whether the statement is a CoordinatorQuery in Memgraph's AST.
@@ -183,6 +186,8 @@ func (p *parser) statement() (*statement, error) {
 		return &statement{kind: stCreateSnapshot}, nil
 	case p.isKw(0, "RECOVER") && p.isKw(1, "SNAPSHOT"):
 		return p.recoverSnapshot()
+	case p.isKw(0, "RELOAD"):
+		return p.reloadTLS()
 	}
 	return p.other(), nil
 }
@@ -198,6 +203,21 @@ func (p *parser) other() *statement {
 		}
 	}
 	return st
+}
+
+// reloadTLS parses reloadSSLQuery: RELOAD ( BOLT_SERVER | INTRA_CLUSTER ) TLS
+// (MemgraphCypher.g4:948).
+func (p *parser) reloadTLS() (*statement, error) {
+	st := &statement{kind: stReloadBoltTLS}
+	switch {
+	case p.isKw(1, "BOLT_SERVER"):
+	case p.isKw(1, "INTRA_CLUSTER"):
+		st.kind = stReloadClusterTLS
+	default:
+		return nil, p.unexpected(p.peekAt(1), "{BOLT_SERVER, INTRA_CLUSTER}")
+	}
+	p.pos += 2
+	return st, p.expect("TLS")
 }
 
 func (p *parser) show() (*statement, error) {

@@ -74,6 +74,9 @@ func (w *World) prepare(in *instance, req bolt.Request) (*bolt.Prepared, *bolt.F
 			"coordinator query sent inside an explicit transaction (BEGIN … COMMIT); Memgraph only runs them auto-commit")
 		return nil, bolt.ClientError(msgExplicitTx)
 	}
+	if st.kind == stReloadBoltTLS || st.kind == stReloadClusterTLS {
+		return w.prepareReload(in, st, req.ExplicitTx)
+	}
 	if !in.coord {
 		return w.prepareData(in, st, req)
 	}

@@ -92,7 +92,7 @@ func (w *World) clusterEvents(c *cluster, consider func(time.Time, func())) {
 // candidate and nothing changed since.
 func (w *World) mainDownAt(c *cluster) (time.Time, bool) {
 	e := c.entry(c.main)
-	if e == nil || c.failoverStuck || w.dataAlive(e) {
+	if e == nil || c.failoverStuck || w.dataAlive(c, e) {
 		return time.Time{}, false
 	}
 	return w.dataLastSeen(c, e).Add(w.downTimeout(c)), true
@@ -115,7 +115,7 @@ func (w *World) dataLastSeen(c *cluster, e *dataEntry) time.Time {
 // dataHealthy is the ready leader's verdict on e: up while its process runs and for
 // instance_down_timeout_sec after it was last seen.
 func (w *World) dataHealthy(c *cluster, e *dataEntry) bool {
-	return w.dataAlive(e) || w.cur.Before(w.dataLastSeen(c, e).Add(w.downTimeout(c)))
+	return w.dataAlive(c, e) || w.cur.Before(w.dataLastSeen(c, e).Add(w.downTimeout(c)))
 }
 
 // memberLastSeen is the last moment the leader heard from m: the later of the process's death

@@ -27,7 +27,7 @@ func (w *World) leaderView(c *cluster) [][]any {
 	}
 	for _, e := range c.data {
 		health, role, ms := "down", "unknown", msSince(w.cur, w.dataLastSeen(c, e))
-		if w.dataAlive(e) {
+		if w.dataAlive(c, e) {
 			ms = 0
 		}
 		if w.dataHealthy(c, e) {

@@ -116,7 +116,11 @@
 //     and Wipe keep the version and record no misuse.
 //   - There are no network partitions: an instance is either running or not; a follower always
 //     reaches a live leader.
-//   - Intra-cluster TLS, ROUTE, multi-database administration, and auth beyond one user per data
+//   - Intra-cluster TLS refuses a peer the moment either side's identity changes (Memgraph's
+//     health check needs instance_down_timeout_sec to notice); names are not verified, only
+//     chains. Reachability is judged from the leader: a refused member or data instance counts as
+//     down, a refused replica does not confirm commits.
+//   - ROUTE, multi-database administration, and auth beyond one user per data
 //     instance (roles, privileges, auth modules) are not modelled.
 //   - Snapshots (snapshots.go, recoversnapshot.go) are JSON files of the default database's
 //     transaction count in <DataSpec.DataDir>/snapshots, written at once (never "already
@@ -133,6 +137,7 @@ import (
 	"os"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/memgraph-hooks/memgraph-hooks/memgraph/sim/bolt"
@@ -145,7 +150,11 @@ type CoordinatorSpec struct {
 	BoltPort        int32
 	ManagementPort  int32
 	CoordinatorPort int32
-	TLS             *tls.Config // --bolt-cert-file/--bolt-key-file: Bolt only over TLS; nil is plaintext
+	// TLS is --bolt-cert-file/--bolt-key-file given in memory: Bolt only over TLS; nil is
+	// plaintext. An instance given it (and no Files) reloads nothing and succeeds on RELOAD … TLS.
+	TLS *tls.Config
+	// Files are TLS flags naming files (Bolt's replace TLS), read at start and on RELOAD … TLS.
+	Files TLSFiles
 	// Version is the image's Memgraph version, "X.Y.Z" with an optional suffix
 	// ("3.12.0-relwithdebinfo"); "" or anything else is unknown (versions.go).
 	Version string
@@ -157,6 +166,7 @@ type DataSpec struct {
 	BoltPort       int32
 	ManagementPort int32
 	TLS            *tls.Config // as CoordinatorSpec.TLS
+	Files          TLSFiles    // as CoordinatorSpec.Files
 	Version        string      // as CoordinatorSpec.Version
 	// DataDir is --data-directory: snapshots are files in its "snapshots" directory. Empty: a
 	// temporary directory of the world's own, removed by Close.
@@ -249,6 +259,12 @@ type instance struct {
 
 	latency   time.Duration
 	startedAt time.Time // when the process last started
+
+	// boltCert is the Bolt certificate served when the spec names files (tls.go); handshakes
+	// read it without w.mu.
+	boltCert atomic.Pointer[tls.Certificate]
+	// peer is the intra-cluster TLS identity read from the --cluster-* files; nil without them.
+	peer *peerIdentity
 
 	cluster *cluster // coordinators: the Raft group this process is part of
 	// initialized: the coordinator has learnt a leader since it started (a fresh one leads
@@ -396,6 +412,9 @@ const defaultDB = "memgraph"
 func (w *World) listen(in *instance) error {
 	if w.closed {
 		return fmt.Errorf("sim: world is closed")
+	}
+	if err := in.loadTLS(); err != nil {
+		return fmt.Errorf("sim: %s does not start: %w", in.host, err)
 	}
 	h := &handler{w: w, in: in}
 	var srv *bolt.Server

@@ -78,9 +78,10 @@ func (w *World) boltWrite(main *instance, db string) bolt.Outcome {
 	return bolt.Outcome{Type: "w"}
 }
 
-// confirms: the replica is READY on db and takes the next commit at once (a lag holds it back).
+// confirms: the replica is READY on db, takes the next commit at once (a lag holds it back) and
+// accepts the MAIN's replication connection.
 func (w *World) confirms(main, in *instance, db string) bool {
-	return w.inSync(main, in, db) && in.lag[db] == 0
+	return w.inSync(main, in, db) && in.lag[db] == 0 && peerRefusal(main, in) == ""
 }
 
 // msgReplication is ReplicationException's text for replicas that could not confirm (all for
