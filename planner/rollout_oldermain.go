@@ -69,4 +69,7 @@ func (p *rolloutPlan) releaseOlderThanMain(step *RolloutStep) {
 	mainVersion, _ := p.mainPodVersion()
 	p.inProgress(step, fmt.Sprintf("replacing %s at once: MAIN %s runs Memgraph %s, which cannot replicate to their older version",
 		strings.Join(pods, ", "), p.main, mainVersion))
+	if phase := p.upgradePhase(&p.data, int(floor)); phase != "" {
+		step.Message = phase + "; " + step.Message
+	}
 }

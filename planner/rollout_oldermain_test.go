@@ -8,7 +8,8 @@ import (
 )
 
 func releasingOlder(pods, main string) string {
-	return "replacing " + pods + " at once: MAIN " + main + " runs Memgraph 3.13.0, which cannot replicate to their older version; "
+	return "upgrade to Memgraph 3.13.0, MAIN's pod last: step 3 of 3 (hand MAIN to an updated replica, replace the old MAIN's pod); " +
+		"replacing " + pods + " at once: MAIN " + main + " runs Memgraph 3.13.0, which cannot replicate to their older version; "
 }
 
 // TestChaosSeed7OlderPodsOfAFailedOverMainRollAtOnce: mid-upgrade, the old MAIN's pod died and
@@ -28,7 +29,7 @@ func TestChaosSeed7OlderPodsOfAFailedOverMainRollAtOnce(t *testing.T) {
 		message:    releasingOlder("mg-data-2, mg-data-1, mg-data-0", "instance_3") + "1 of 7 pods updated",
 		needsLag:   true,
 	}, {
-		name: "the old MAIN's recreated pod is not Ready yet and a replica is down: released all the same",
+		name:       "the old MAIN's recreated pod is not Ready yet and a replica is down: released all the same",
 		in:         up(set("ooo"), set("xonn"), clusterView(3, 1, 4, 2, rowHealth("instance_1", memgraph.HealthDown))),
 		partitions: partitions(3, 0),
 		reason:     topology.ReasonRolloutInProgress,
