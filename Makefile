@@ -98,10 +98,16 @@ monitoring: ## Alert and dashboard queries parse and read only metrics the hook 
 monitoring-rules: ## promtool's unit tests of every alert (builds promtool once per machine); outside CI.
 	cd $(MONITORING_TEST) && PROMTOOL="$$(./build-promtool.sh)" $(GO) test -count=1 -run '^TestPromtoolRuleUnitTests$$' ./...
 
+# The chaos soak CI runs after the suite, in the same test binary: CI_CHAOS_DURATION with the fixed
+# CI_CHAOS_SEED (docs/reliability.md).
+CI_CHAOS_SEED ?= 11
+CI_CHAOS_DURATION ?= 3m
+
 .PHONY: e2e
-e2e: ## End-to-end suite on a real kube-apiserver, etcd, controller-manager, scheduler and kwok.
+e2e: ## End-to-end suite on a real kube-apiserver, etcd, controller-manager, scheduler and kwok, then a CI_CHAOS_DURATION (3m) chaos soak with CI_CHAOS_SEED.
 	e2e/tools/build.sh
-	$(GO) test -tags e2e -count=1 -timeout 60m ./e2e/...
+	$(GO) test -tags e2e -count=1 -timeout 60m $$($(GO) list -tags e2e ./e2e/... | grep -v '/e2e$$')
+	$(GO) test -tags e2e -count=1 -timeout 60m ./e2e/ -chaos-duration=$(CI_CHAOS_DURATION) -chaos-seed=$(CI_CHAOS_SEED)
 
 FLEET ?= 50
 

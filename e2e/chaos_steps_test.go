@@ -10,6 +10,7 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/memgraph-hooks/memgraph-hooks/memgraph/sim"
 	"github.com/memgraph-hooks/memgraph-hooks/topology"
 )
 
@@ -103,9 +104,18 @@ func (c *chaos) fault() {
 	}
 }
 
+// chaosDoubleFault is how long the soak keeps the MAIN's pod and a replica's volume from both
+// going: losing the MAIN while the only other copies of its writes are gone loses writes in
+// Memgraph itself, which is no fault of the hook's. Memgraph v3.12.0 fails over to any alive SYNC
+// replica that answers, however far behind (max_failover_replica_lag defaults to the largest
+// uint64: coordinator_instance.cpp 1517–1604), and the one holding the most transactions wins —
+// a sole candidate whatever it holds (1361–1476); the old MAIN, back, is then reset to the new
+// MAIN's history. 15 s covers instance_down_timeout_sec (5 s), the failover, a recreated pod's
+// start and a wiped replica's recovery on the machine the soak runs on.
+const chaosDoubleFault = 15 * time.Second
+
 // killMember deletes the pod of the MAIN, the leader, a replica or a follower. The MAIN is
-// spared for 15 s after a wipe: a failover to a replica still catching up loses writes in
-// Memgraph itself, which is no fault of the hook's.
+// spared for chaosDoubleFault after a wipe.
 func (c *chaos) killMember() {
 	g, ok := c.group()
 	if !ok {
@@ -115,8 +125,9 @@ func (c *chaos) killMember() {
 	var pods []string
 	switch c.rng.IntN(4) {
 	case 0:
-		if g.Main != "" && time.Since(c.wipedAt) > 15*time.Second {
+		if g.Main != "" && time.Since(c.wipedAt) > chaosDoubleFault {
 			pods = append(pods, dataPodOf(chaosName, g.Main))
+			c.mainKilledAt = time.Now()
 		}
 	case 1:
 		pods = append(pods, fmt.Sprintf("%s-%d", topology.CoordinatorSetName(chaosName), g.Leader))
@@ -149,19 +160,33 @@ func (c *chaos) killMember() {
 	c.note("delete pod %s (MAIN %s, leader %d): %v", pod, g.Main, g.Leader, err)
 }
 
-// wipeReplica restarts a replica's instance with empty storage, as a lost volume would.
+// wipeReplica restarts a running replica's instance with empty storage, as a lost volume
+// would. A replica whose process does not run (its pod is gone, or the cluster hibernates) is
+// not wiped: the simulator's Wipe starts the process, which no pod would. Nor is one wiped while
+// the MAIN is down or within chaosDoubleFault of its pod's deletion.
 func (c *chaos) wipeReplica() {
 	g, ok := c.group()
-	if !ok {
+	if !ok || time.Since(c.mainKilledAt) < chaosDoubleFault || !c.mainUp(g) {
+		c.note("no replica wiped: the MAIN's pod went %s ago or the MAIN is down", time.Since(c.mainKilledAt).Round(time.Second))
 		return
 	}
 	for _, d := range g.Data {
-		if d.Name != g.Main && d.Host != "" {
+		if d.Name != g.Main && d.Host != "" && d.Health == "up" && c.s.world.Running(d.Host) {
 			c.wipedAt = time.Now()
 			c.note("wipe replica %s: %v", d.Name, c.s.world.Wipe(d.Host))
 			return
 		}
 	}
+}
+
+// mainUp: the group has a MAIN whose process runs.
+func (c *chaos) mainUp(g sim.ClusterSnapshot) bool {
+	for _, d := range g.Data {
+		if d.Name == g.Main {
+			return d.Health == "up"
+		}
+	}
+	return false
 }
 
 // heal ends a partition and a slow coordinator.

@@ -100,7 +100,7 @@ type chaos struct {
 	mu                    sync.Mutex
 	events                []string
 	killed                map[string]time.Time // pods the soak deleted, when
-	wipedAt               time.Time
+	wipedAt, mainKilledAt time.Time
 	hibernateChanged      time.Time
 	partitioned, slowHost string
 }

@@ -46,6 +46,8 @@ import (
 //   - Scaling composes: while a role is retiring members (its StatefulSet is above the declared
 //     count) its partition is the returned replica count, so no retiring pod is ever released,
 //     and nothing in the cluster is released until the scale-down is done.
+//   - Older replicas of a newer MAIN (a failover mid-upgrade put MAIN on an updated pod) are
+//     released together, without the gates: they receive nothing from it (rollout_oldermain.go).
 //   - Stuck detection has no memory either: a pod at the new revision that still fails its gate
 //     spec.rollout.stepTimeout after its own creationTimestamp makes the condition RolloutStuck;
 //     nothing further is released until it recovers or the spec changes.
@@ -174,6 +176,7 @@ func planRollout(in RolloutInput) (RolloutStep, bool) {
 		},
 	}
 	p.decide(&step)
+	p.releaseOlderThanMain(&step)
 	step.Version = p.version()
 	step.VersionWarning = versionWarning(in.Workloads)
 	if !step.Done() {

@@ -92,6 +92,7 @@ func (w *World) restart(host string, wipe bool, setVersion func(*instance)) erro
 	if !ok {
 		return fmt.Errorf("sim: no instance %s", host)
 	}
+	was := in.version()
 	if setVersion != nil {
 		setVersion(in)
 	}
@@ -114,7 +115,7 @@ func (w *World) restart(host string, wipe bool, setVersion func(*instance)) erro
 		return nil
 	}
 	in.writeBlocked, in.cache = true, nil
-	if setVersion != nil {
+	if in.version() != was {
 		w.checkStartedVersion(in)
 	}
 	w.dataLivenessChanged(in)

@@ -60,9 +60,12 @@ func (w *World) versionBlocked(main, replica *instance) bool {
 }
 
 // RestartAt restarts host on its state at another version, as a pod recreated with a new image
-// (a running process is killed first). A data instance started older than its cluster's alive
-// MAIN, or a MAIN started newer than an alive registered replica, is recorded as a
-// MisuseNewerMainOlderReplica.
+// (a running process is killed first). A data instance whose version changes so that it runs
+// older than its cluster's alive MAIN, or as MAIN newer than an alive registered replica, is
+// recorded as a MisuseNewerMainOlderReplica. A restart at the version it ran already is a
+// Restart and records nothing, as a failover the coordinators chose records nothing: a pod the
+// StatefulSet controller recreates after it died, at the revision it had, is no one's choice of
+// version.
 func (w *World) RestartAt(host, version string) error {
 	return w.restart(host, false, func(in *instance) {
 		if in.coord {

@@ -156,6 +156,22 @@ func TestPromotingANewerInstanceIsAMisuseAFailoverIsNot(t *testing.T) {
 			t.Fatalf("misuses %v", misuseDescriptions(w))
 		}
 	})
+	t.Run("failover, the old MAIN's pod recreated at the version it ran", func(t *testing.T) {
+		w, _ := versionedCluster(t, "3.12.0", "3.13.0")
+		must(t, w.Kill("data-1.mg.svc"))
+		advance(t, w, 5*time.Second)
+		must(t, w.RestartAt("data-1.mg.svc", "3.12.0"))
+		if main := w.Raft().Clusters[0].Main; main != "instance_2" {
+			t.Fatalf("main %s, want the failover's instance_2", main)
+		}
+		if m := w.Misuses(); len(m) != 0 {
+			t.Fatalf("misuses %v", misuseDescriptions(w))
+		}
+		must(t, w.RestartAt("data-1.mg.svc", "3.11.0")) // a version change is someone's choice
+		if len(w.Misuses()) != 1 {
+			t.Fatalf("misuses %v, want the older replica started under MAIN instance_2", misuseDescriptions(w))
+		}
+	})
 }
 
 // TestStartingAnOlderReplicaIsAMisuse: a data instance (re)started older than its cluster's

@@ -82,8 +82,9 @@
 // suffix, anything else unknown (no rule applies). A replica whose version is older than its
 // MAIN's receives nothing from it (SHOW REPLICAS "invalid", the lag per the cache). A client's
 // SET INSTANCE … TO MAIN that makes a MAIN newer than an alive registered data instance, and a
-// StartData or RestartAt that leaves a registered replica older than its alive MAIN, are
-// recorded as MisuseNewerMainOlderReplica; a failover the coordinators chose is not.
+// StartData, or a RestartAt that changes the version, that leaves a registered replica older
+// than its alive MAIN, are recorded as MisuseNewerMainOlderReplica; a failover the coordinators
+// chose is not, nor a restart at the version the instance ran.
 //
 // # Auth
 //
