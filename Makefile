@@ -98,13 +98,14 @@ monitoring: ## Alert and dashboard queries parse and read only metrics the hook 
 monitoring-rules: ## promtool's unit tests of every alert (builds promtool once per machine); outside CI.
 	cd $(MONITORING_TEST) && PROMTOOL="$$(./build-promtool.sh)" $(GO) test -count=1 -run '^TestPromtoolRuleUnitTests$$' ./...
 
-# The chaos soak CI runs after the suite, in the same test binary: CI_CHAOS_DURATION with the fixed
-# CI_CHAOS_SEED (docs/reliability.md).
+# A chaos soak after the suite, in the same test binary: CI_CHAOS_DURATION with the fixed
+# CI_CHAOS_SEED (docs/reliability.md). 0 skips it: a cold CI run (control plane, object store,
+# suite) has no 3.7 minutes to spare within its 60; `make e2e CI_CHAOS_DURATION=3m` runs it.
 CI_CHAOS_SEED ?= 11
-CI_CHAOS_DURATION ?= 3m
+CI_CHAOS_DURATION ?= 0
 
 .PHONY: e2e
-e2e: ## End-to-end suite on a real kube-apiserver, etcd, controller-manager, scheduler and kwok, then a CI_CHAOS_DURATION (3m) chaos soak with CI_CHAOS_SEED.
+e2e: ## End-to-end suite on a real kube-apiserver, etcd, controller-manager, scheduler and kwok, then a CI_CHAOS_DURATION (0: none) chaos soak with CI_CHAOS_SEED.
 	e2e/tools/build.sh
 	$(GO) test -tags e2e -count=1 -timeout 60m $$($(GO) list -tags e2e ./e2e/... | grep -v '/e2e$$')
 	$(GO) test -tags e2e -count=1 -timeout 60m ./e2e/ -chaos-duration=$(CI_CHAOS_DURATION) -chaos-seed=$(CI_CHAOS_SEED)
