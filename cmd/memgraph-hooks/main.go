@@ -23,8 +23,8 @@ import (
 	"github.com/memgraph-hooks/memgraph-hooks/hooks"
 	"github.com/memgraph-hooks/memgraph-hooks/memgraph"
 	"github.com/memgraph-hooks/memgraph-hooks/memgraph/bolt"
-	"github.com/memgraph-hooks/memgraph-hooks/topology"
 	"github.com/memgraph-hooks/memgraph-hooks/planner"
+	"github.com/memgraph-hooks/memgraph-hooks/topology"
 )
 
 type options struct {
