@@ -1,8 +1,10 @@
 package hooks
 
 import (
+	"bytes"
 	"encoding/base64"
 	"encoding/json"
+	"fmt"
 	"sync"
 
 	"github.com/memgraph-hooks/memgraph-hooks/backup"
@@ -104,13 +106,20 @@ func withAgentSecret(children []byte, c *topology.Cluster, data map[string]strin
 	if err != nil {
 		return nil, err
 	}
-	var list []json.RawMessage
-	if err := json.Unmarshal(children, &list); err != nil {
-		return nil, err
-	}
 	raw, err := json.Marshal(secret)
 	if err != nil {
 		return nil, err
 	}
-	return json.Marshal(append(list, raw))
+	// Appended to the rendered (cached) array as bytes: decoding and re-encoding every child on
+	// every sync would cost more than the rendering the cache saves.
+	list := bytes.TrimRight(children, " \n")
+	if len(list) < 2 || list[0] != '[' || list[len(list)-1] != ']' {
+		return nil, fmt.Errorf("rendered children are not a JSON array")
+	}
+	out := make([]byte, 0, len(list)+len(raw)+1)
+	out = append(out, list[:len(list)-1]...)
+	if len(list) > 2 {
+		out = append(out, ',')
+	}
+	return append(append(out, raw...), ']'), nil
 }
