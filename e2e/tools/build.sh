@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds the pinned control plane for the e2e suite from the Go module proxy only:
-# etcd (+etcdctl), kube-apiserver, kube-controller-manager, kube-scheduler, kubectl and kwok,
+# etcd, kube-apiserver, kube-controller-manager, kube-scheduler, kubectl and kwok,
 # plus kwok's Stage YAMLs copied from its module, and versitygw, the S3-compatible object store
 # the backup tests write to. Binaries land in cache directories outside the repository, keyed by
 # the versions, and are reused when present, so only the first run on a machine pays for the
@@ -32,6 +32,10 @@ export GOPROXY="${E2E_GOPROXY:-https://proxy.golang.org}"
 export GOTOOLCHAIN=local
 export GOFLAGS=-buildvcs=false
 export CGO_ENABLED=0
+# No symbol table or DWARF: nobody debugs these binaries, and leaving them out takes about a
+# third off linking (kube-apiserver: 20 s instead of 31 s) and 50 MB off each large binary.
+# Stack traces keep their function names and lines (the pclntab stays).
+STRIP="-s -w"
 
 log() { echo "build.sh: $*" >&2; }
 
@@ -89,23 +93,22 @@ install_from() {
 }
 
 build_etcd() {
-	have etcd etcdctl && return 0
+	have etcd && return 0
 	log "building etcd $ETCD_VERSION"
 	local dir="$SRC/etcd" m
-	new_wrapper "$dir" e2e.local/etcd go.etcd.io/etcd/server/v3 go.etcd.io/etcd/etcdctl/v3
+	new_wrapper "$dir" e2e.local/etcd go.etcd.io/etcd/server/v3
 	(
 		cd "$dir"
 		# etcd's go.mod files point at each other with ../ replaces; pin them all instead.
-		for m in api/v3 client/pkg/v3 client/v3 pkg/v3 server/v3 etcdctl/v3; do
+		for m in api/v3 client/pkg/v3 client/v3 pkg/v3 server/v3; do
 			go mod edit -require="go.etcd.io/etcd/$m@$ETCD_VERSION" \
 				-replace="go.etcd.io/etcd/$m=go.etcd.io/etcd/$m@$ETCD_VERSION"
 		done
 		go mod tidy
 		mkdir -p out
-		go build -o out/etcd go.etcd.io/etcd/server/v3
-		go build -o out/etcdctl go.etcd.io/etcd/etcdctl/v3
+		go build -ldflags "$STRIP" -o out/etcd go.etcd.io/etcd/server/v3
 	)
-	install_from "$dir/out" etcd etcdctl
+	install_from "$dir/out" etcd
 }
 
 build_kwok() {
@@ -118,7 +121,7 @@ build_kwok() {
 		go mod edit -require="sigs.k8s.io/kwok@$KWOK_VERSION"
 		go mod tidy
 		mkdir -p out
-		go build -ldflags "-X sigs.k8s.io/kwok/pkg/consts.Version=$KWOK_VERSION" -o out/kwok sigs.k8s.io/kwok/cmd/kwok
+		go build -ldflags "$STRIP -X sigs.k8s.io/kwok/pkg/consts.Version=$KWOK_VERSION" -o out/kwok sigs.k8s.io/kwok/cmd/kwok
 	)
 	kdir=$(cd "$dir" && go list -m -f '{{.Dir}}' sigs.k8s.io/kwok)
 	rm -rf "$ROOT/kwok-stage.tmp"
@@ -144,7 +147,7 @@ build_kubernetes() {
 	[[ ${#staging[@]} -gt 0 ]] || { log "no staging modules found in $gomod"; exit 1; }
 	local ver="k8s.io/component-base/version" cver="k8s.io/client-go/pkg/version" minor
 	minor=$(echo "$K8S_VERSION" | cut -d. -f2)
-	local ldflags="-X $ver.gitVersion=$K8S_VERSION -X $ver.gitMajor=1 -X $ver.gitMinor=$minor -X $ver.gitTreeState=clean"
+	local ldflags="$STRIP -X $ver.gitVersion=$K8S_VERSION -X $ver.gitMajor=1 -X $ver.gitMinor=$minor -X $ver.gitTreeState=clean"
 	ldflags+=" -X $cver.gitVersion=$K8S_VERSION -X $cver.gitMajor=1 -X $cver.gitMinor=$minor -X $cver.gitTreeState=clean"
 	(
 		cd "$dir"
@@ -174,7 +177,7 @@ build_versitygw() {
 		go mod edit -require="github.com/versity/versitygw@$VERSITYGW_VERSION"
 		go mod tidy
 		mkdir -p out
-		go build -o out/versitygw github.com/versity/versitygw/cmd/versitygw
+		go build -ldflags "$STRIP" -o out/versitygw github.com/versity/versitygw/cmd/versitygw
 		mv -f out/versitygw "$VGW_ROOT/bin/versitygw.tmp"
 		mv -f "$VGW_ROOT/bin/versitygw.tmp" "$VGW_ROOT/bin/versitygw"
 	) 8>"$VGW_ROOT/.lock"
