@@ -21,8 +21,58 @@ func (e *Env) startController(name, healthz string, args []string) error {
 	if err != nil {
 		return err
 	}
-	e.controllers = append(e.controllers, &controller{proc: p, args: args, healthz: healthz})
+	c := &controller{proc: p, args: args, healthz: healthz}
+	e.controllers = append(e.controllers, c)
+	go e.keepRunning(c)
 	return nil
+}
+
+// crashRestartDelay is how long a controller that exited of itself stays down before it starts
+// again (the kubelet's first crash-loop back-off is 10 s; a second keeps a crash loop's log short
+// without outlasting the suite's waits).
+const crashRestartDelay = time.Second
+
+// keepRunning starts c again whenever its process exits of itself, as the kubelet restarts a
+// control plane's static pods. kube-scheduler counts on it: it exits on purpose when a pod update
+// contradicts its cache ("Pod updated on a different node than previously added to. Scheduler
+// cache is corrupted", UpdatePod in pkg/scheduler/backend/cache/cache.go), which API server and
+// controller restarts around a pod's re-creation can bring about; unsupervised, no pod was
+// scheduled after that. A process that RestartControllers replaced or Stop ended is not restarted.
+func (e *Env) keepRunning(c *controller) {
+	for {
+		e.ctrlMu.Lock()
+		p := c.proc
+		e.ctrlMu.Unlock()
+		<-p.done
+		time.Sleep(crashRestartDelay)
+		if !e.restartExited(c, p) {
+			return
+		}
+	}
+}
+
+// restartExited starts c again if p is still its process; false once the environment stops.
+func (e *Env) restartExited(c *controller, p *process) bool {
+	e.ctrlMu.Lock()
+	defer e.ctrlMu.Unlock()
+	e.procsMu.Lock()
+	stopping := e.stopping
+	e.procsMu.Unlock()
+	if stopping {
+		return false
+	}
+	if c.proc != p {
+		return true
+	}
+	c.restarts++
+	next, err := e.restartProcess(p, c.restarts, c.args)
+	if err != nil {
+		e.logf("%s exited of itself (%v) and cannot start again: %v", p.name, p.err, err)
+		return false
+	}
+	c.proc = next
+	e.logf("%s exited of itself (%v); started again, as the kubelet restarts a static pod (log %s)", p.name, p.err, next.logPath)
+	return true
 }
 
 // RestartControllers stops kube-controller-manager, kube-scheduler and kwok and starts each again
@@ -44,13 +94,10 @@ func (e *Env) RestartControllers(ctx context.Context) error {
 	client := &http.Client{Timeout: 2 * time.Second, Transport: &http.Transport{
 		TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}} // #nosec G402 -- loopback health probe
 	for _, c := range e.controllers {
-		c.proc.stop(10 * time.Second)
-		c.restarts++
-		p, err := e.restartProcess(c.proc, c.restarts, c.args)
+		p, err := e.replaceController(c)
 		if err != nil {
 			return err
 		}
-		c.proc = p
 		if err := poll(ctx, "restarted "+p.name+" "+c.healthz, p, 200*time.Millisecond, func() error {
 			return httpOK(client, c.healthz)
 		}); err != nil {
@@ -59,4 +106,18 @@ func (e *Env) RestartControllers(ctx context.Context) error {
 	}
 	e.logf("kube-controller-manager, kube-scheduler and kwok restarted and healthy in %s", time.Since(started).Round(100*time.Millisecond))
 	return nil
+}
+
+// replaceController stops c's process and starts it again, as one step for keepRunning.
+func (e *Env) replaceController(c *controller) (*process, error) {
+	e.ctrlMu.Lock()
+	defer e.ctrlMu.Unlock()
+	c.proc.stop(10 * time.Second)
+	c.restarts++
+	p, err := e.restartProcess(c.proc, c.restarts, c.args)
+	if err != nil {
+		return nil, err
+	}
+	c.proc = p
+	return p, nil
 }

@@ -54,13 +54,19 @@ type Env struct {
 	Client     kubernetes.Interface
 	Dynamic    dynamic.Interface
 
+	// procsMu guards procs and stopping: a controller's supervisor replaces its process from a
+	// goroutine of its own.
+	procsMu   sync.Mutex
 	procs     []*process
+	stopping  bool
 	apiserver *process
 	// apiserverArgs are the API server's flags, for RestartAPIServer; restarts counts them.
 	apiserverArgs []string
 	restarts      int
-	// controllers are kube-controller-manager, kube-scheduler and kwok, for RestartControllers.
+	// controllers are kube-controller-manager, kube-scheduler and kwok, for RestartControllers;
+	// ctrlMu serializes the replacement of their processes (RestartControllers, keepRunning).
 	controllers []*controller
+	ctrlMu      sync.Mutex
 	logf        func(string, ...any)
 
 	storeBinary string
@@ -136,8 +142,14 @@ func (e *Env) start(name string, args ...string) (*process, error) {
 	if err != nil {
 		return nil, err
 	}
-	e.procs = append(e.procs, p)
+	e.addProcess(p)
 	return p, nil
+}
+
+func (e *Env) addProcess(p *process) {
+	e.procsMu.Lock()
+	defer e.procsMu.Unlock()
+	e.procs = append(e.procs, p)
 }
 
 func (e *Env) startEtcd(ctx context.Context, clientURL string, peerPort int) error {
@@ -230,6 +242,8 @@ func (e *Env) restartProcess(old *process, n int, args []string) (*process, erro
 	if err != nil {
 		return nil, err
 	}
+	e.procsMu.Lock()
+	defer e.procsMu.Unlock()
 	for i, running := range e.procs {
 		if running == old {
 			e.procs[i] = p
@@ -238,12 +252,18 @@ func (e *Env) restartProcess(old *process, n int, args []string) (*process, erro
 	return p, nil
 }
 
-// Stop ends every process in reverse start order.
+// Stop ends every process in reverse start order; the controllers' supervisors restart none.
 func (e *Env) Stop() {
-	for i := len(e.procs) - 1; i >= 0; i-- {
-		e.procs[i].stop(10 * time.Second)
-	}
+	e.ctrlMu.Lock()
+	e.procsMu.Lock()
+	e.stopping = true
+	procs := e.procs
 	e.procs = nil
+	e.procsMu.Unlock()
+	e.ctrlMu.Unlock()
+	for i := len(procs) - 1; i >= 0; i-- {
+		procs[i].stop(10 * time.Second)
+	}
 }
 
 // Cleanup removes the working directory; call it only when the run succeeded.
@@ -251,8 +271,11 @@ func (e *Env) Cleanup() error { return os.RemoveAll(e.Dir) }
 
 // CheckAlive reports an error naming any control-plane process that has exited.
 func (e *Env) CheckAlive() error {
+	e.procsMu.Lock()
+	procs := append([]*process(nil), e.procs...)
+	e.procsMu.Unlock()
 	var errs []error
-	for _, p := range e.procs {
+	for _, p := range procs {
 		if done, err := p.exited(); done {
 			errs = append(errs, fmt.Errorf("%s exited (%v); log %s", p.name, err, p.logPath))
 		}

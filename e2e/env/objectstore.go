@@ -88,7 +88,7 @@ func (e *Env) startStore(ctx context.Context, name, url string, caPEM []byte, ar
 	if err != nil {
 		return err
 	}
-	e.procs = append(e.procs, p)
+	e.addProcess(p)
 	pool := x509.NewCertPool()
 	pool.AppendCertsFromPEM(caPEM)
 	client := &http.Client{Timeout: 2 * time.Second, Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}}}
