@@ -1,18 +1,29 @@
 package backup
 
-// S3Object is the S3 destination of one object.
+import "github.com/memgraph-hooks/memgraph-hooks/topology"
+
+// S3Object is one object of an S3-compatible store. The hook makes it from the API's
+// destination with ObjectIn; tests and the simulator may name a bare host[:port] endpoint.
 type S3Object struct {
-	// Endpoint is host[:port] of the object store, without a scheme (as minio-go takes it);
-	// a leading http:// or https:// is accepted and decides Insecure.
+	// Endpoint is the store's URL, https://host[:port] or http://host[:port], whose scheme decides
+	// HTTP or HTTPS; or host[:port] without a scheme (as minio-go takes it), reached over HTTPS
+	// unless Insecure.
 	Endpoint string `json:"endpoint"`
 	Bucket   string `json:"bucket"`
 	// Key is the object's name in the bucket (a prefix, for ListObjects).
 	Key    string `json:"key"`
 	Region string `json:"region,omitempty"`
-	// Insecure speaks plain HTTP to the store.
+	// Insecure speaks plain HTTP to an endpoint without a scheme.
 	Insecure bool `json:"insecure,omitempty"`
 	// CAPEM, when set, is the only set of CAs trusted for the store's certificate.
 	CAPEM []byte `json:"caPEM,omitempty"`
+}
+
+// ObjectIn is the object key in the bucket d declares, the one place the API's destination
+// becomes an object of the store: the region is us-east-1 when unset (the CRD's default), and
+// caPEM, when set, is the CA bundle of d's caSecret.
+func ObjectIn(d topology.S3Destination, key string, caPEM []byte) S3Object {
+	return S3Object{Endpoint: d.Endpoint, Bucket: d.Bucket, Key: key, Region: topology.BackupRegion(d), CAPEM: caPEM}
 }
 
 // S3Credentials are the static keys the store is accessed with.

@@ -232,9 +232,7 @@ func memgraphVersion(pod *object, c *topology.Cluster) string {
 
 // backupObject is the S3 object of key in b's destination.
 func backupObject(b *topology.MemgraphBackup, key string, ca []byte) backup.S3Object {
-	s3 := b.Spec.Destination.S3
-	return backup.S3Object{Endpoint: s3.Endpoint, Bucket: s3.Bucket, Key: key, Region: topology.BackupRegion(s3),
-		Insecure: strings.HasPrefix(s3.Endpoint, "http://"), CAPEM: ca}
+	return backup.ObjectIn(b.Spec.Destination.S3, key, ca)
 }
 
 // finalizeBackup is the finalize hook: with deletionPolicy Delete, the object goes before the
