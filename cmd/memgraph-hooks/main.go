@@ -110,11 +110,17 @@ func run(o options) error {
 	if err != nil {
 		return err
 	}
-	cfg := handlerSecurity(hooks.Config{
-		Connector: pool, SyncBudget: o.syncBudget, MaxBodyBytes: o.maxBodyBytes, ProjectionGrace: o.projectionGrace,
-		Logger: logger, Registerer: reg, AgentResolver: o.resolve, AgentImage: o.agentImage,
-	}, creds, o.security)
+	cfg := handlerSecurity(o.hookConfig(pool, logger, reg), creds, o.security)
 	return serve(o, logger, lns, creds, hooks.NewHandler(cfg), hooks.MetricsHandler(cfg, reg))
+}
+
+// hookConfig is the handler's configuration the flags set, with the pool the hook dials through
+// and where it logs and registers its metrics (the credentials are handlerSecurity's).
+func (o options) hookConfig(connector memgraph.Connector, logger *slog.Logger, reg prometheus.Registerer) hooks.Config {
+	return hooks.Config{
+		Connector: connector, SyncBudget: o.syncBudget, MaxBodyBytes: o.maxBodyBytes, ProjectionGrace: o.projectionGrace,
+		Logger: logger, Registerer: reg, AgentResolver: o.resolve, AgentImage: o.agentImage,
+	}
 }
 
 // serve serves the hooks and the metrics on listeners already bound, until SIGTERM or an
