@@ -1,5 +1,7 @@
 package backup
 
+import "time"
+
 import "github.com/memgraph-hooks/memgraph-hooks/topology"
 
 // S3Object is one object of an S3-compatible store. The hook makes it from the API's
@@ -36,9 +38,12 @@ type S3Credentials struct {
 type UploadRequest struct {
 	// Snapshot is the snapshot file: the path SHOW SNAPSHOTS reports (under the instance's
 	// snapshot directory) or its base name.
-	Snapshot    string        `json:"snapshot"`
-	Object      S3Object      `json:"object"`
-	Credentials S3Credentials `json:"credentials"`
+	Snapshot string `json:"snapshot"`
+	// SnapshotTimestamp is the snapshot's timestamp as SHOW SNAPSHOTS reports it. The agent
+	// does not use it; it keeps it with the job and reports it back (UploadStatus.Job).
+	SnapshotTimestamp int64         `json:"snapshotTimestamp,omitempty"`
+	Object            S3Object      `json:"object"`
+	Credentials       S3Credentials `json:"credentials"`
 }
 
 // UploadResult is the object a completed upload wrote.
@@ -55,10 +60,20 @@ const (
 	StateFailed    = "Failed"
 )
 
+// UploadJob is what a job was started with, as the agent recorded it: a caller whose Start
+// answer was lost learns from a Status which snapshot runs, to which key, since when.
+type UploadJob struct {
+	Snapshot          string    `json:"snapshot"`
+	SnapshotTimestamp int64     `json:"snapshotTimestamp,omitempty"`
+	Key               string    `json:"key"`
+	StartedAt         time.Time `json:"startedAt"`
+}
+
 // UploadStatus is what the agent knows of one upload job. Result is set when State is
 // Completed; Error, in the object store's or the file system's own words, when it is Failed.
 type UploadStatus struct {
 	State  string       `json:"state"`
+	Job    UploadJob    `json:"job,omitzero"`
 	Result UploadResult `json:"result,omitzero"`
 	Error  string       `json:"error,omitempty"`
 }
