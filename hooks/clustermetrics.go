@@ -5,7 +5,6 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/memgraph-hooks/memgraph-hooks/memgraph"
 	"github.com/memgraph-hooks/memgraph-hooks/planner"
@@ -13,17 +12,11 @@ import (
 
 // clusterState is what a sync pass observed of one cluster, as the per-cluster gauges show it.
 type clusterState struct {
-	MainPresent     bool // the leader's SHOW INSTANCES names a MAIN that is up
-	LeaderPresent   bool // a ready leader answered
-	MembersUp       int
-	MembersDeclared int
+	planner.ClusterSummary
 	// MaxReplicaLag is maxReplicaLag of the pass's SHOW REPLICATION LAG; LagObserved is false
 	// when the pass did not read it, and then the lag series is left out rather than shown as 0.
 	MaxReplicaLag int64
 	LagObserved   bool
-	// RolloutStep is the pod a rollout in progress replaces, counted from 1 (pods updated + 1);
-	// 0 when no rollout is in progress.
-	RolloutStep int
 }
 
 // seriesKey names a cluster's series.
@@ -142,31 +135,4 @@ func maxReplicaLag(lag []memgraph.InstanceLag) int64 {
 		}
 	}
 	return most
-}
-
-// clusterStateOf is what a sync pass observed of its cluster, for the per-cluster gauges: the
-// MAIN and the leader as Ready judges them (planner.ServesWrites on the latest table a ready
-// leader answered), the members' health, and the rollout's step. The pass keeps no replication
-// lag it read, so the lag series is left out.
-func clusterStateOf(out planner.Outcome, health planner.MemberHealth, workloads *planner.Workloads) clusterState {
-	s := clusterState{MembersUp: health.Up, MembersDeclared: health.Declared}
-	if _, leadership := planner.ReadLeadership(out.Latest.Instances); leadership == planner.LeaderReady {
-		s.LeaderPresent = true
-		s.MainPresent = planner.ServesWrites(out.Declared, out.Latest.Instances, out.PodReady).Status == metav1.ConditionTrue
-	}
-	if out.Rollout.InProgress() && workloads != nil {
-		s.RolloutStep = updatedPods(workloads.Coordinators) + updatedPods(workloads.Data) + 1
-	}
-	return s
-}
-
-// updatedPods counts the set's pods that run its update revision and are not being deleted.
-func updatedPods(s planner.RolloutSet) int {
-	n := 0
-	for _, p := range s.Pods {
-		if s.UpdateRevision != "" && p.Revision == s.UpdateRevision && !p.Terminating {
-			n++
-		}
-	}
-	return n
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/memgraph-hooks/memgraph-hooks/memgraph"
+	"github.com/memgraph-hooks/memgraph-hooks/planner"
 )
 
 // fakeClock is a clock the test moves by hand.
@@ -69,7 +70,7 @@ func scraped(t *testing.T, reg *prometheus.Registry) []string {
 }
 
 // convergedState is a 3+2 cluster with every member up, a replica 4 transactions behind.
-var convergedState = clusterState{MainPresent: true, LeaderPresent: true, MembersUp: 5, MembersDeclared: 5, MaxReplicaLag: 4, LagObserved: true}
+var convergedState = clusterState{ClusterSummary: planner.ClusterSummary{MainPresent: true, LeaderPresent: true, MembersUp: 5, MembersDeclared: 5}, MaxReplicaLag: 4, LagObserved: true}
 
 // seriesOf lists the six series of one cluster as scraped renders them.
 func seriesOf(cluster string, main, leader, up, declared, lag, step float64) []string {
@@ -103,7 +104,7 @@ func TestClusterGaugesAppearAndUpdate(t *testing.T) {
 		t.Errorf("after a converged sync (-want +got):\n%s", diff)
 	}
 	// The MAIN's pod went down, a rollout is on its third pod and the lag was not read.
-	g.set("db", "mg", clusterState{LeaderPresent: true, MembersUp: 4, MembersDeclared: 5, RolloutStep: 3})
+	g.set("db", "mg", clusterState{ClusterSummary: planner.ClusterSummary{LeaderPresent: true, MembersUp: 4, MembersDeclared: 5, RolloutStep: 3}})
 	if diff := cmp.Diff(seriesOf("db/mg", 0, 1, 4, 5, -1, 3), scraped(t, reg)); diff != "" {
 		t.Errorf("after the MAIN went down (-want +got):\n%s", diff)
 	}
@@ -155,7 +156,7 @@ func TestClusterGaugesCardinalityIsBoundedByClusters(t *testing.T) {
 	g, reg, clock := gaugesFixture(t)
 	for round := range 20 {
 		for i := range 50 {
-			g.set(fmt.Sprintf("ns-%d", i%5), fmt.Sprintf("mg-%d", i), clusterState{MembersUp: round % 5, MembersDeclared: 5, LagObserved: true})
+			g.set(fmt.Sprintf("ns-%d", i%5), fmt.Sprintf("mg-%d", i), clusterState{ClusterSummary: planner.ClusterSummary{MembersUp: round % 5, MembersDeclared: 5}, LagObserved: true})
 		}
 		clock.advance(10 * time.Second)
 	}

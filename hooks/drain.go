@@ -38,33 +38,6 @@ func (o *observation) readDrainEvidence(req *syncRequest, c *topology.Cluster) e
 	return nil
 }
 
-// drainInput is the drain planner's input from the observation: every declared member with its
-// pod's node and readiness, and the cordoned nodes. The MAIN, the leader and the caught-up
-// replicas come from a view (planner.ReadDrain).
-func (o *observation) drainInput(d topology.Declared) planner.DrainInput {
-	in := planner.DrainInput{Cordoned: o.cordoned}
-	add := func(name, role, pod string) {
-		in.Members = append(in.Members, planner.DrainMember{Name: name, Role: role, Pod: pod, Node: o.podNodes[pod], Ready: o.ready[pod]})
-	}
-	for _, c := range d.Coordinators {
-		add(c.Name, topology.RoleCoordinator, c.Pod)
-	}
-	for _, di := range d.DataInstances {
-		add(di.Name, topology.RoleData, di.Pod)
-	}
-	return in
-}
-
-// preferredOffCordon is spec.preferredMain unless its pod runs on a cordoned node: a switchover
-// to it would undo the drain's handover, and the drain stage would hand MAIN over again, back
-// and forth until the node is uncordoned.
-func (o *observation) preferredOffCordon(d topology.Declared) string {
-	if pod, ok := dataPod(d, d.PreferredMain); ok && o.cordoned[o.podNodes[pod]] {
-		return ""
-	}
-	return d.PreferredMain
-}
-
 // drainPass is what the drain stage returns: its step, what running it achieved, and the view
 // after it (zero Leader when it read none).
 type drainPass struct {
@@ -85,7 +58,7 @@ func (h *handler) drain(ctx context.Context, conn memgraph.Connector, in *passIn
 	if len(in.obs.cordoned) == 0 {
 		return drainPass{}
 	}
-	base := in.obs.drainInput(in.declared)
+	base := planner.DrainMembers(in.declared, in.obs.podNodes, in.obs.ready, in.obs.cordoned)
 	if planner.PlanDrain(planner.ReadDrain(in.declared, base, planner.Observe(view.Instances, nil, in.obs.current))).Verdict == planner.DrainNone {
 		return drainPass{}
 	}
@@ -126,42 +99,4 @@ func (h *handler) drain(ctx context.Context, conn memgraph.Connector, in *passIn
 func drainWaits(why string) planner.DrainStep {
 	return planner.DrainStep{Verdict: planner.DrainWait,
 		Message: fmt.Sprintf("a node that runs the MAIN or the Raft leader is cordoned: waiting to read the cluster on its leader (%s)", why)}
-}
-
-// drainOnto runs the drain stage on the view discovery found and adds what it did to out.
-func (h *handler) drainOnto(ctx context.Context, conn memgraph.Connector, in *passInput, out *planner.Outcome) {
-	d := h.drain(ctx, conn, in, out.Discovery.View)
-	out.Drain, out.Execution = d.step, d.execution
-	if d.latest.Leader != "" {
-		out.Latest, out.Progress = d.latest, d.progress
-	}
-}
-
-// mainBudgetPod is the pod the MAIN's PodDisruptionBudget protects: the MAIN's when the pass read
-// who is MAIN (after its steps, so the pass that hands MAIN over moves the budget), else the pod
-// the observed budget protects while it is still a declared data pod — a pass that cannot read
-// the cluster (pods not Ready while a drain evicts replicas, a leader election) never releases
-// the MAIN. "" when neither is known.
-func mainBudgetPod(out planner.Outcome, obs *observation) string {
-	if out.Latest.Leader != "" && out.Progress.Main != "" {
-		if pod, ok := dataPod(out.Declared, out.Progress.Main); ok {
-			return pod
-		}
-	}
-	for _, di := range out.Declared.DataInstances {
-		if di.Pod == obs.mainBudgetPod {
-			return di.Pod
-		}
-	}
-	return ""
-}
-
-// dataPod is the pod of the declared or retiring data instance name.
-func dataPod(d topology.Declared, name string) (string, bool) {
-	for _, di := range append(d.DataInstances[:len(d.DataInstances):len(d.DataInstances)], d.RetiringDataInstances...) {
-		if di.Name == name {
-			return di.Pod, true
-		}
-	}
-	return "", false
 }

@@ -1,7 +1,6 @@
 package hooks
 
 import (
-	"fmt"
 	"math"
 	"slices"
 	"sort"
@@ -148,10 +147,10 @@ type observation struct {
 	// certificates are the StatefulSets' records of a certificate rotation
 	// (topology.CertificateRecord); coordinators first.
 	certificates [2]topology.CertificateRecord
-	window       *int32       // the data StatefulSet's hibernation window (spec.ordinals.start)
-	tls          boltTrust    // from the spec.tls Secret among the related objects
-	auth         memgraphAuth // from the spec.auth Secret among the related objects
-	ignored      warnings     // evidence beyond a role's ceiling
+	window       *int32            // the data StatefulSet's hibernation window (spec.ordinals.start)
+	tls          boltTrust         // from the spec.tls Secret among the related objects
+	auth         memgraphAuth      // from the spec.auth Secret among the related objects
+	ignored      topology.Warnings // evidence beyond a role's ceiling
 	// restore is where spec.bootstrap.fromBackup's backup is (nil when the spec restores nothing).
 	restore *restoreSource
 	// problems are why the cluster's pods cannot start (topology.PodProblems), missingSecrets the
@@ -175,14 +174,14 @@ type observation struct {
 // nothing is ever allocated in proportion to it.
 func observe(req *syncRequest, body []byte, c *topology.Cluster) (observation, error) {
 	o := observation{ready: map[string]bool{}, podNodes: map[string]string{}}
-	rs := roles(c.Name())
+	rs := topology.RoleSets(c.Name())
 	sets, err := entries(req.Children, "children", statefulSetKey)
 	if err != nil {
 		return o, err
 	}
 	for _, e := range sets {
 		for i, r := range rs {
-			if e.obj.Metadata.in(c.Namespace()) && e.obj.Metadata.Name == r.set {
+			if e.obj.Metadata.in(c.Namespace()) && e.obj.Metadata.Name == r.Set {
 				if err := o.readSet(i, r, e.obj, entryPath("children", statefulSetKey, e.key)); err != nil {
 					return o, err
 				}
@@ -228,7 +227,7 @@ func observe(req *syncRequest, body []byte, c *topology.Cluster) (observation, e
 // status.replicas and readyReplicas, the generations, the revisions and the hook's annotations.
 // A replica count beyond the role's ceiling is ignored with a warning, and a StatefulSet
 // reporting one is not settled.
-func (o *observation) readSet(i int, r role, s *object, path string) error {
+func (o *observation) readSet(i int, r topology.RoleSet, s *object, path string) error {
 	for _, n := range []struct {
 		field    string
 		value    int64
@@ -250,12 +249,12 @@ func (o *observation) readSet(i int, r role, s *object, path string) error {
 	if s.Spec.Replicas != nil {
 		want = *s.Spec.Replicas
 	}
-	if want > r.ceiling {
-		o.ignored.addf("StatefulSet %s: spec.replicas %d is %s", r.set, want, r.beyond())
+	if want > r.Ceiling {
+		o.ignored.Addf("StatefulSet %s: spec.replicas %d is %s", r.Set, want, r.Beyond())
 		want, trusted = 0, false
 	}
-	if have > r.ceiling {
-		o.ignored.addf("StatefulSet %s: status.replicas %d is %s", r.set, have, r.beyond())
+	if have > r.Ceiling {
+		o.ignored.Addf("StatefulSet %s: status.replicas %d is %s", r.Set, have, r.Beyond())
 		have, trusted = 0, false
 	}
 	*role32(&o.returned, i), *role32(&o.current, i) = want, max(want, have)
@@ -280,7 +279,7 @@ func (o *observation) readSet(i int, r role, s *object, path string) error {
 // count its ordinal needs, and for a pod of a role within its ceiling what the rollout reads: its
 // revision label, deletion, creationTimestamp, the memgraph container's image and whether it
 // runs with intra-cluster TLS.
-func (o *observation) readPod(rs []role, p *object, path string) error {
+func (o *observation) readPod(rs [2]topology.RoleSet, p *object, path string) error {
 	var created metav1.Time
 	if at := p.Metadata.CreationTimestamp; at != "" {
 		t, err := time.Parse(time.RFC3339, at)
@@ -310,8 +309,8 @@ func (o *observation) readPod(rs []role, p *object, path string) error {
 		o.podNodes[name] = p.Spec.NodeName
 	}
 	for i, r := range rs {
-		*role32(&o.current, i) = max(*role32(&o.current, i), ordinalBound(name, r, &o.ignored))
-		if index, ok := podIndex(name, r); ok {
+		*role32(&o.current, i) = max(*role32(&o.current, i), r.OrdinalBound(name, &o.ignored))
+		if index, ok := r.PodIndex(name); ok {
 			o.sets[i].Pods = append(o.sets[i].Pods, planner.RolloutPod{Index: index, Ready: ready,
 				Terminating: terminating, Revision: p.Metadata.Labels.Revision, Created: created, Image: image,
 				Node: p.Spec.NodeName, ClusterTLS: clusterTLS})
@@ -396,21 +395,22 @@ func (o *observation) certificateRecord() topology.CertificateRecord {
 
 // hibernationPods are each role's pods by ordinal (a coordinator's by id), in any state.
 func (o *observation) hibernationPods(cluster string) (coordinators, data map[int]planner.PodState) {
-	byOrdinal := func(s planner.RolloutSet, r role) map[int]planner.PodState {
+	byOrdinal := func(s planner.RolloutSet, r topology.RoleSet) map[int]planner.PodState {
 		out := make(map[int]planner.PodState, len(s.Pods))
 		for _, pod := range s.Pods {
-			out[pod.Index+r.first] = planner.PodState{Ready: pod.Ready, Created: pod.Created}
+			out[pod.Index+r.First] = planner.PodState{Ready: pod.Ready, Created: pod.Created}
 		}
 		return out
 	}
-	rs := roles(cluster)
+	rs := topology.RoleSets(cluster)
 	return byOrdinal(o.sets[0], rs[0]), byOrdinal(o.sets[1], rs[1])
 }
 
 // unreadyPods lists the declared pods that are missing or not Ready, sorted.
 func (o *observation) unreadyPods(d topology.Declared) []string {
 	var waiting []string
-	for _, pod := range declaredPods(d) {
+	coordinators, data := d.PodNames()
+	for _, pod := range append(coordinators, data...) {
 		if !o.ready[pod] {
 			waiting = append(waiting, pod)
 		}
@@ -424,87 +424,4 @@ func (o *observation) unreadyPods(d topology.Declared) []string {
 func (o *observation) atDeclared(d topology.Declared) bool {
 	return o.current.Coordinators == int32(len(d.Coordinators)) &&
 		o.current.DataInstances == int32(len(d.DataInstances)) && o.settled == [2]bool{true, true}
-}
-
-func (o *observation) readyCount(pods []string) int32 {
-	var n int32
-	for _, p := range pods {
-		if o.ready[p] {
-			n++
-		}
-	}
-	return n
-}
-
-func declaredPods(d topology.Declared) []string {
-	coordinators, data := podNames(d)
-	return append(coordinators, data...)
-}
-
-// warnings collects the evidence a sync ignored, for status.warnings: sorted, and at most
-// topology.MaxWarnings of them, the last counting the rest, so the same request always renders
-// the same status.
-type warnings []string
-
-func (w *warnings) addf(format string, args ...any) { *w = append(*w, fmt.Sprintf(format, args...)) }
-
-func (w warnings) render() []string {
-	if len(w) == 0 {
-		return nil
-	}
-	out := append([]string{}, w...)
-	sort.Strings(out)
-	if len(out) > topology.MaxWarnings {
-		rest := len(out) - (topology.MaxWarnings - 1)
-		out = append(out[:topology.MaxWarnings-1], fmt.Sprintf("and %d more ignored objects", rest))
-	}
-	return out
-}
-
-// role names a role's StatefulSet and ceiling.
-type role struct {
-	set     string // the StatefulSet's name
-	first   int    // its first ordinal
-	ceiling int32  // the most members a MemgraphCluster may declare
-	noun    string
-}
-
-func roles(cluster string) []role {
-	return []role{
-		{topology.CoordinatorSetName(cluster), topology.FirstCoordinatorID, topology.MaxCoordinators, "coordinators"},
-		{topology.DataSetName(cluster), topology.FirstDataOrdinal, topology.MaxDataInstances, "data instances"},
-	}
-}
-
-// beyond says why a size is ignored.
-func (r role) beyond() string {
-	return fmt.Sprintf("beyond the %d %s a MemgraphCluster may have: ignored", r.ceiling, r.noun)
-}
-
-// ordinalBound is the replica count the role's StatefulSet needs to hold pod: its ordinal minus
-// the set's first ordinal, plus one; 0 for a pod of another set, and 0 with a warning for an
-// ordinal beyond the role's ceiling.
-func ordinalBound(pod string, r role, ignored *warnings) int32 {
-	n, ok := topology.PodOrdinal(r.set, pod)
-	if !ok {
-		return 0
-	}
-	if n > int(r.ceiling)+r.first-1 {
-		ignored.addf("Pod %s: ordinal %s is %s", topology.Clip(pod), topology.Clip(strings.TrimPrefix(pod, r.set+"-")), r.beyond())
-		return 0
-	}
-	if n < r.first {
-		return 0
-	}
-	return int32(n - r.first + 1)
-}
-
-// podIndex is a pod's index in its role's StatefulSet (ordinal minus the first ordinal), for a
-// pod of that set within the role's ceiling.
-func podIndex(pod string, r role) (int, bool) {
-	n, ok := topology.PodOrdinal(r.set, pod)
-	if !ok || n < r.first || n-r.first >= int(r.ceiling) {
-		return 0, false
-	}
-	return n - r.first, true
 }

@@ -108,72 +108,42 @@ func relatedBackup(c *topology.Cluster, name string, group map[string]json.RawMe
 	return nil, nil
 }
 
-// restoreHold is what holds registration before a restore ran: nothing when the cluster
-// restores nothing.
-func restoreHold(c *topology.Cluster) string {
-	if c.FromBackup() == nil {
-		return ""
-	}
-	return "no data instance is registered before the backup (spec.bootstrap.fromBackup) is restored into the first MAIN"
-}
-
-// restoreOnto runs the restore, on the leader's view found, when the cluster restores a backup
+// restore is the restore stage, on the leader's view found, when the cluster restores a backup
 // and no data instance is registered yet: RECOVER SNAPSHOT on the instance that becomes the first
-// MAIN. Success lifts the hold on registration for this pass (in.declared.RestoreHeld); anything
-// else keeps it, saying why, in Memgraph's words when Memgraph refused. Once a data instance is
+// MAIN. It returns what holds registration for this pass (topology.Declared.RestoreHeld): ""
+// after a success, else why, in Memgraph's words when Memgraph refused. Once a data instance is
 // registered the hold is lifted without a query.
-func (h *handler) restoreOnto(ctx context.Context, conn memgraph.Connector, in *passInput, found planner.View) {
-	if in.declared.RestoreHeld == "" || in.dryRun || in.paused {
-		return
+func (h *handler) restore(ctx context.Context, conn memgraph.Connector, in *passInput, found planner.View) (held string) {
+	held = in.declared.RestoreHeld
+	if held == "" || in.dryRun || in.paused {
+		return held
 	}
 	lv, err := leaderView(ctx, conn, in.declared, found)
 	if err != nil {
-		return
+		return held
 	}
 	if !planner.Restoring(lv.Instances) {
-		in.declared.RestoreHeld = ""
-		return
+		return ""
 	}
 	src := in.obs.restore
 	if src.problem != "" {
-		in.declared.RestoreHeld = src.problem
-		return
+		return src.problem
 	}
 	target, ok := planner.RestoreTarget(in.declared)
 	if !ok {
-		return
+		return held
 	}
 	data, problem := catchUpReader{conn: conn, auth: in.obs.auth}.connector()
 	if problem != "" {
-		in.declared.RestoreHeld = "restoring " + src.label + ": " + problem
-		return
+		return "restoring " + src.label + ": " + problem
 	}
 	if err := data.Client(target.BoltServer).RecoverSnapshot(ctx, src.uri, src.s3); err != nil {
-		in.declared.RestoreHeld = fmt.Sprintf("restoring %s into %s failed: %s; the data instances stay unregistered until it succeeds "+
+		return fmt.Sprintf("restoring %s into %s failed: %s; the data instances stay unregistered until it succeeds "+
 			"(a storage that already holds data is never overwritten: delete its PersistentVolumeClaim, or remove "+
 			"spec.bootstrap.fromBackup to start on the data it holds)", src.label, target.Name, planner.Explain(err))
-		return
 	}
 	h.log.Info("restored a backup", "from", src.label, "into", target.Name)
-	in.declared.RestoreHeld = ""
-}
-
-// restoreStatus sets status.phase Restoring while the restore holds registration, and
-// status.restoredFrom once data instances are registered, from the leader's latest view.
-func restoreStatus(c *topology.Cluster, latest planner.View, st *topology.MemgraphClusterStatus) {
-	from := c.FromBackup()
-	if from == nil || latest.Leader == "" || st.Phase != topology.PhaseRunning {
-		return
-	}
-	if planner.Restoring(latest.Instances) {
-		st.Phase = topology.PhaseRestoring
-		return
-	}
-	if from.Name != "" {
-		st.RestoredFrom = "MemgraphBackup " + from.Name
-	} else {
-		st.RestoredFrom = "s3://" + from.Destination.S3.Bucket + "/" + from.Key
-	}
+	return ""
 }
 
 // restoreRules ask, for a cluster that restores a backup, for the MemgraphBackup it names and
