@@ -22,6 +22,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/memgraph-hooks/memgraph-hooks/backup"
+	"github.com/memgraph-hooks/memgraph-hooks/hooks/serving"
 	"github.com/memgraph-hooks/memgraph-hooks/memgraph"
 	"github.com/memgraph-hooks/memgraph-hooks/planner"
 	"github.com/memgraph-hooks/memgraph-hooks/topology"
@@ -48,7 +49,7 @@ type Config struct {
 
 	// Token, when set, is the bearer token every request must carry, except GET /healthz and
 	// GET /readyz (and GET /metrics on MetricsHandler unless ProtectMetrics).
-	Token TokenSource
+	Token serving.TokenSource
 	// ClientCertRequired demands a TLS client certificate on the same requests; the server's TLS
 	// configuration (Credentials.TLSConfig) verifies it against the client CA.
 	ClientCertRequired bool

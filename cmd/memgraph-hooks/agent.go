@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"github.com/memgraph-hooks/memgraph-hooks/backup"
-	"github.com/memgraph-hooks/memgraph-hooks/hooks"
+	"github.com/memgraph-hooks/memgraph-hooks/hooks/serving"
 	"github.com/memgraph-hooks/memgraph-hooks/topology"
 )
 
@@ -62,7 +62,7 @@ func parseAgentFlags(args []string, help io.Writer) (agentOptions, error) {
 	fs.StringVar(&o.security.keyFile, "tls-key-file", "", "the PEM private key of --tls-cert-file; required; re-read when it changes")
 	fs.StringVar(&o.security.tokenFile, "auth-token-file", "",
 		"require Authorization: Bearer <a token the file lists, one per line> on every endpoint but /healthz; required; re-read when it changes")
-	fs.DurationVar(&o.security.reloadInterval, "credentials-reload-interval", hooks.DefaultReloadInterval,
+	fs.DurationVar(&o.security.reloadInterval, "credentials-reload-interval", serving.DefaultReloadInterval,
 		"how often the certificate, key and token files are checked for changes")
 	fs.SetOutput(io.Discard)
 	fs.Usage = func() {}
@@ -98,7 +98,7 @@ func runAgent(o agentOptions) error {
 	if err != nil {
 		return err
 	}
-	creds, err := hooks.LoadCredentials(hooks.CredentialFiles{
+	creds, err := serving.LoadCredentials(serving.CredentialFiles{
 		CertFile: o.security.certFile, KeyFile: o.security.keyFile, TokenFile: o.security.tokenFile,
 		Interval: o.security.reloadInterval, Logger: logger,
 	})
@@ -119,7 +119,7 @@ func runAgent(o agentOptions) error {
 }
 
 // serveAgent serves HTTPS until SIGTERM or an interrupt, then drains requests in flight.
-func serveAgent(o agentOptions, logger *slog.Logger, ln net.Listener, creds *hooks.Credentials, handler http.Handler) error {
+func serveAgent(o agentOptions, logger *slog.Logger, ln net.Listener, creds *serving.Credentials, handler http.Handler) error {
 	srv := &http.Server{
 		Handler:           handler,
 		ReadHeaderTimeout: 5 * time.Second,

@@ -21,6 +21,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 
 	"github.com/memgraph-hooks/memgraph-hooks/hooks"
+	"github.com/memgraph-hooks/memgraph-hooks/hooks/serving"
 	"github.com/memgraph-hooks/memgraph-hooks/memgraph"
 	"github.com/memgraph-hooks/memgraph-hooks/memgraph/bolt"
 	"github.com/memgraph-hooks/memgraph-hooks/planner"
@@ -149,7 +150,7 @@ func run(o options) error {
 // interrupt, then drains requests in flight for up to --shutdown-timeout. The hooks speak HTTPS
 // when a serving certificate is configured; the metrics too when --metrics-auth puts them behind
 // the same credentials (a token must not cross the network in plain text).
-func serve(o options, logger *slog.Logger, lns listeners, creds *hooks.Credentials, handler, metrics http.Handler) error {
+func serve(o options, logger *slog.Logger, lns listeners, creds *serving.Credentials, handler, metrics http.Handler) error {
 	servers := []*http.Server{{
 		Handler:           handler,
 		ReadHeaderTimeout: 5 * time.Second,
