@@ -4,6 +4,7 @@ import (
 	"net/http"
 
 	"github.com/memgraph-hooks/memgraph-hooks/hooks/serving"
+	"github.com/memgraph-hooks/memgraph-hooks/hooks/wire"
 )
 
 // authenticate admits a request only with the credentials the Config demands (serving.Guard);
@@ -17,7 +18,7 @@ func (h *handler) refuse(w http.ResponseWriter, r *http.Request, reason, msg str
 	h.metrics.authFailures.WithLabelValues(reason).Inc()
 	h.log.Warn("refused an unauthenticated request", "method", r.Method, "path", r.URL.Path,
 		"remote", r.RemoteAddr, "reason", reason)
-	h.writeJSON(w, endpointLabel(r.URL.Path), http.StatusUnauthorized, errorBody{Error: msg})
+	h.writeJSON(w, endpointLabel(r.URL.Path), http.StatusUnauthorized, wire.ErrorBody{Error: msg})
 }
 
 // endpointLabel bounds the requests metric's hook label to known endpoints.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/memgraph-hooks/memgraph-hooks/hooks/wire"
 	"github.com/memgraph-hooks/memgraph-hooks/memgraph"
 	"github.com/memgraph-hooks/memgraph-hooks/planner"
 	"github.com/memgraph-hooks/memgraph-hooks/topology"
@@ -13,26 +14,26 @@ import (
 // keyed by name; only metadata.name, spec.unschedulable and spec.taints[].key), and the pod the
 // observed <cluster>-main PodDisruptionBudget selects.
 func (o *observation) readDrainEvidence(req *syncRequest, c *topology.Cluster) error {
-	nodes, err := entries(req.Related, "related", nodeKey)
+	nodes, err := wire.Entries(req.Related, "related", wire.NodeKey)
 	if err != nil {
 		return err
 	}
 	read := make([]planner.Node, 0, len(nodes))
 	for _, e := range nodes {
-		n := planner.Node{Name: e.obj.Metadata.Name, Unschedulable: e.obj.Spec.Unschedulable}
-		for _, t := range e.obj.Spec.Taints {
+		n := planner.Node{Name: e.Obj.Metadata.Name, Unschedulable: e.Obj.Spec.Unschedulable}
+		for _, t := range e.Obj.Spec.Taints {
 			n.TaintKeys = append(n.TaintKeys, t.Key)
 		}
 		read = append(read, n)
 	}
 	o.cordoned = planner.CordonedNodes(read)
-	budgets, err := entries(req.Children, "children", budgetKey)
+	budgets, err := wire.Entries(req.Children, "children", wire.BudgetKey)
 	if err != nil {
 		return err
 	}
 	for _, e := range budgets {
-		if e.obj.Metadata.in(c.Namespace()) && e.obj.Metadata.Name == topology.MainBudgetName(c.Name()) {
-			o.mainBudgetPod = e.obj.Spec.Selector.MatchLabels.PodName
+		if e.Obj.Metadata.In(c.Namespace()) && e.Obj.Metadata.Name == topology.MainBudgetName(c.Name()) {
+			o.mainBudgetPod = e.Obj.Spec.Selector.MatchLabels.PodName
 		}
 	}
 	return nil

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/memgraph-hooks/memgraph-hooks/hooks/wire"
 	"github.com/memgraph-hooks/memgraph-hooks/topology"
 )
 
@@ -21,7 +22,7 @@ const paramDryRun = "dryRun"
 func parseQuery(raw string, known ...string) (url.Values, error) {
 	q, err := url.ParseQuery(raw)
 	if err != nil {
-		return nil, badRequestf("malformed query string: %s", topology.Clip(err.Error()))
+		return nil, wire.Badf("malformed query string: %s", topology.Clip(err.Error()))
 	}
 	for _, name := range slices.Sorted(maps.Keys(q)) {
 		if slices.Contains(known, name) {
@@ -36,7 +37,7 @@ func parseQuery(raw string, known ...string) (url.Values, error) {
 				hint = fmt.Sprintf(" (parameter names are case-sensitive: did you mean %s?)", k)
 			}
 		}
-		return nil, badRequestf("unknown query parameter %q%s: this endpoint accepts %s", topology.Clip(name), hint, accepted)
+		return nil, wire.Badf("unknown query parameter %q%s: this endpoint accepts %s", topology.Clip(name), hint, accepted)
 	}
 	return q, nil
 }
@@ -54,11 +55,11 @@ func syncDryRun(raw string) (bool, error) {
 	case !present:
 		return false, nil
 	case len(values) != 1:
-		return false, badRequestf("dryRun is given %d times: give it once", len(values))
+		return false, wire.Badf("dryRun is given %d times: give it once", len(values))
 	}
 	dry, err := strconv.ParseBool(values[0])
 	if err != nil {
-		return false, badRequestf("dryRun=%q is not a boolean: dryRun=true (or 1, t, T, TRUE, True) plans without executing, dryRun=false executes",
+		return false, wire.Badf("dryRun=%q is not a boolean: dryRun=true (or 1, t, T, TRUE, True) plans without executing, dryRun=false executes",
 			topology.Clip(values[0]))
 	}
 	return dry, nil

@@ -2,10 +2,10 @@ package hooks
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
-	"strings"
 
+	"github.com/memgraph-hooks/memgraph-hooks/hooks/backups"
+	"github.com/memgraph-hooks/memgraph-hooks/hooks/wire"
 	"github.com/memgraph-hooks/memgraph-hooks/memgraph"
 	"github.com/memgraph-hooks/memgraph-hooks/planner"
 	"github.com/memgraph-hooks/memgraph-hooks/topology"
@@ -20,92 +20,27 @@ import (
 // through the coordinators — and registers no data instance before that succeeded
 // (topology.Declared.RestoreHeld). Once one is registered, the restore is behind the cluster.
 
-// restoreSource is where the backup a cluster restores is, as the related objects say, or what
-// is missing for it.
-type restoreSource struct {
-	label   string // "MemgraphBackup <name>" or the s3:// URI
-	uri     string
-	s3      *memgraph.S3Config
-	problem string
-}
-
-// readRestoreSource resolves spec.bootstrap.fromBackup with the related MemgraphBackup (by name)
-// and the destination's credentials Secret; nil when the spec restores nothing.
-func readRestoreSource(c *topology.Cluster, related map[string]map[string]json.RawMessage, secrets map[string]*object) (*restoreSource, error) {
-	from := c.FromBackup()
-	if from == nil {
-		return nil, nil
-	}
-	dest, key := from.Destination, from.Key
-	src := &restoreSource{}
-	if from.Name != "" {
-		src.label = "MemgraphBackup " + from.Name
-		b, err := relatedBackup(c, from.Name, related[backupKind])
-		switch {
-		case err != nil:
-			return nil, err
-		case b == nil:
-			src.problem = fmt.Sprintf("the cluster restores MemgraphBackup %s/%s (spec.bootstrap.fromBackup.name), which does not exist; "+
-				"create it, or name the object with fromBackup.destination and key", c.Namespace(), from.Name)
-			return src, nil
-		case b.Status.Phase != topology.BackupCompleted || b.Status.Key == "":
-			src.problem = fmt.Sprintf("the cluster restores MemgraphBackup %s/%s, which is %s, not Completed", c.Namespace(), from.Name, b.Status.Phase)
-			return src, nil
-		}
-		dest, key = &b.Spec.Destination, b.Status.Key
-	}
-	s3 := dest.S3
-	src.uri = "s3://" + s3.Bucket + "/" + key
-	if src.label == "" {
-		src.label = src.uri
-	}
-	fake := topology.MemgraphBackup{Spec: topology.MemgraphBackupSpec{Destination: *dest}}
-	fake.Namespace = c.Namespace()
-	creds := readBackupSecrets(&fake, secrets, false)
-	if len(creds.problems) > 0 {
-		src.problem = "restoring " + src.label + " needs " + strings.Join(creds.problems, "; ")
-		return src, nil
-	}
-	src.s3 = &memgraph.S3Config{Region: topology.BackupRegion(s3), AccessKey: creds.creds.AccessKeyID,
-		SecretKey: creds.creds.SecretAccessKey, EndpointURL: strings.TrimSuffix(s3.Endpoint, "/")}
-	return src, nil
-}
-
 // observeRestore reads the restore's source out of a sync request: the related MemgraphBackups
 // (decoded again from body, as MemgraphBackups) and Secrets.
-func observeRestore(req *syncRequest, body []byte, c *topology.Cluster) (*restoreSource, error) {
+func observeRestore(req *syncRequest, body []byte, c *topology.Cluster) (*backups.RestoreSource, error) {
 	if c.FromBackup() == nil {
 		return nil, nil
 	}
-	var raw rawGroups
-	if err := decodeBody(body, &raw); err != nil {
+	var raw wire.RawGroups
+	if err := wire.DecodeBody(body, &raw); err != nil {
 		return nil, err
 	}
-	found, err := entries(req.Related, "related", secretKey)
+	found, err := wire.Entries(req.Related, "related", wire.SecretKey)
 	if err != nil {
 		return nil, err
 	}
-	secrets := map[string]*object{}
+	secrets := map[string]*wire.Object{}
 	for _, e := range found {
-		if e.obj.Metadata.in(c.Namespace()) {
-			secrets[e.obj.Metadata.Name] = e.obj
+		if e.Obj.Metadata.In(c.Namespace()) {
+			secrets[e.Obj.Metadata.Name] = e.Obj
 		}
 	}
-	return readRestoreSource(c, raw.Related, secrets)
-}
-
-// relatedBackup is the MemgraphBackup name of c's namespace among the related objects.
-func relatedBackup(c *topology.Cluster, name string, group map[string]json.RawMessage) (*topology.MemgraphBackup, error) {
-	for _, key := range sortedKeys(group) {
-		var b topology.MemgraphBackup
-		if err := decodeTyped(group[key], entryPath("related", backupKind, key), &b); err != nil {
-			return nil, err
-		}
-		if b.Name == name && (b.Namespace == "" || b.Namespace == c.Namespace()) {
-			return &b, nil
-		}
-	}
-	return nil, nil
+	return backups.ReadRestoreSource(c, raw.Related, secrets)
 }
 
 // restore is the restore stage, on the leader's view found, when the cluster restores a backup
@@ -126,8 +61,8 @@ func (h *handler) restore(ctx context.Context, conn memgraph.Connector, in *pass
 		return ""
 	}
 	src := in.obs.restore
-	if src.problem != "" {
-		return src.problem
+	if src.Problem != "" {
+		return src.Problem
 	}
 	target, ok := planner.RestoreTarget(in.declared)
 	if !ok {
@@ -135,28 +70,28 @@ func (h *handler) restore(ctx context.Context, conn memgraph.Connector, in *pass
 	}
 	data, problem := catchUpReader{conn: conn, auth: in.obs.auth}.connector()
 	if problem != "" {
-		return "restoring " + src.label + ": " + problem
+		return "restoring " + src.Label + ": " + problem
 	}
-	if err := data.Client(target.BoltServer).RecoverSnapshot(ctx, src.uri, src.s3); err != nil {
+	if err := data.Client(target.BoltServer).RecoverSnapshot(ctx, src.URI, src.S3); err != nil {
 		return fmt.Sprintf("restoring %s into %s failed: %s; the data instances stay unregistered until it succeeds "+
 			"(a storage that already holds data is never overwritten: delete its PersistentVolumeClaim, or remove "+
-			"spec.bootstrap.fromBackup to start on the data it holds)", src.label, target.Name, planner.Explain(err))
+			"spec.bootstrap.fromBackup to start on the data it holds)", src.Label, target.Name, planner.Explain(err))
 	}
-	h.log.Info("restored a backup", "from", src.label, "into", target.Name)
+	h.log.Info("restored a backup", "from", src.Label, "into", target.Name)
 	return ""
 }
 
 // restoreRules ask, for a cluster that restores a backup, for the MemgraphBackup it names and
 // for the Secrets of its namespace: the backup's destination names its credentials Secret, which
 // only the MemgraphBackup says (the hook reads only that one).
-func restoreRules(c *topology.Cluster) []relatedRule {
+func restoreRules(c *topology.Cluster) []wire.RelatedRule {
 	from := c.FromBackup()
 	if from == nil {
 		return nil
 	}
-	rules := []relatedRule{{APIVersion: "v1", Resource: "secrets", Namespace: c.Namespace(), LabelSelector: &labelSelector{MatchLabels: map[string]string{}}}}
+	rules := []wire.RelatedRule{{APIVersion: "v1", Resource: "secrets", Namespace: c.Namespace(), LabelSelector: &wire.LabelSelector{MatchLabels: map[string]string{}}}}
 	if from.Name != "" {
-		rules = append(rules, relatedRule{APIVersion: topology.APIVersion, Resource: topology.BackupResource, Namespace: c.Namespace(), Names: []string{from.Name}})
+		rules = append(rules, wire.RelatedRule{APIVersion: topology.APIVersion, Resource: topology.BackupResource, Namespace: c.Namespace(), Names: []string{from.Name}})
 	}
 	return rules
 }

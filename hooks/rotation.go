@@ -22,12 +22,12 @@ import (
 // rotate).
 func (h *handler) rotate(ctx context.Context, conn memgraph.Connector, in *passInput) planner.RotationStep {
 	probe, ok := conn.(memgraph.CertificateProbe)
-	if in.obs.tls.config == nil || !ok || ctx.Err() != nil {
+	if in.obs.tls.Config == nil || !ok || ctx.Err() != nil {
 		return planner.RotationStep{}
 	}
 	members := planner.RotationOrder(in.declared)
 	record, now := in.obs.certificateRecord(), h.cfg.Now()
-	input := planner.RotationInput{Want: in.obs.tls.leaf, Stamp: in.obs.tls.stamp, Restarting: record.Restart,
+	input := planner.RotationInput{Want: in.obs.tls.Leaf, Stamp: in.obs.tls.Stamp, Restarting: record.Restart,
 		Reloaded: record.Reloaded, SeenAt: now, Now: now, Grace: h.cfg.ProjectionGrace,
 		Refused: map[string]string{}, Accepted: map[string]bool{}, Unproven: map[string]bool{}}
 	if stamp, at, ok := record.SeenStamp(); ok && stamp == input.Stamp {

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/memgraph-hooks/memgraph-hooks/hooks/wire"
 	"github.com/memgraph-hooks/memgraph-hooks/memgraph"
 	"github.com/memgraph-hooks/memgraph-hooks/planner"
 	"github.com/memgraph-hooks/memgraph-hooks/topology"
@@ -40,7 +41,7 @@ func (h *handler) handleSync(w http.ResponseWriter, r *http.Request) {
 	resp, verdicts, err := render(*answer, parent, &obs, out, h.lastOperation(cluster, out), h.operations.operations(cluster, out.Sent), h.cfg.Now())
 	*answer = resp
 	if err != nil {
-		h.fail(w, "sync", badRequestf("rendering children: %v", err))
+		h.fail(w, "sync", wire.Badf("rendering children: %v", err))
 		return
 	}
 	if planner.Hibernating(verdicts.Phase) {
@@ -125,7 +126,7 @@ func (h *handler) pass(ctx context.Context, in *passInput) planner.Outcome {
 	out.Paused, out.Hibernation = in.paused, step
 	out.PodReady, out.Problems, out.MissingSecrets = in.obs.ready, in.obs.problems, in.obs.missingSecrets
 	out.Sent = in.sent.records
-	out.ClusterTLSProblem = in.obs.tls.peers
+	out.ClusterTLSProblem = in.obs.tls.Peers
 	return out
 }
 
