@@ -15,7 +15,7 @@ func (h *handler) authenticate(next http.Handler) http.Handler {
 }
 
 func (h *handler) refuse(w http.ResponseWriter, r *http.Request, reason, msg string) {
-	h.metrics.authFailures.WithLabelValues(reason).Inc()
+	h.metrics.AuthFailures.WithLabelValues(reason).Inc()
 	h.log.Warn("refused an unauthenticated request", "method", r.Method, "path", r.URL.Path,
 		"remote", r.RemoteAddr, "reason", reason)
 	h.writeJSON(w, endpointLabel(r.URL.Path), http.StatusUnauthorized, wire.ErrorBody{Error: msg})

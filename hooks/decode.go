@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"slices"
 
+	"github.com/memgraph-hooks/memgraph-hooks/hooks/backups"
 	"github.com/memgraph-hooks/memgraph-hooks/hooks/wire"
 	"github.com/memgraph-hooks/memgraph-hooks/topology"
 )
@@ -71,7 +72,7 @@ func clusterKey(c *topology.Cluster) string { return wire.ObjectKey(c.Namespace(
 // verifies the members with, and spec.auth's, whose credentials read SHOW REPLICAS, and for the
 // Nodes, whose cordons the drain stage reads.
 func (h *handler) handleCustomize(w http.ResponseWriter, r *http.Request) {
-	if _, err := parseQuery(r.URL.RawQuery); err != nil {
+	if _, err := wire.ParseQuery(r.URL.RawQuery); err != nil {
 		h.fail(w, "customize", err)
 		return
 	}
@@ -102,7 +103,7 @@ func (h *handler) handleCustomize(w http.ResponseWriter, r *http.Request) {
 	// nodes are cordoned is known only at sync time, and a label cannot select on
 	// spec.unschedulable.
 	rules = append(rules, wire.RelatedRule{APIVersion: "v1", Resource: "nodes", LabelSelector: &wire.LabelSelector{MatchLabels: map[string]string{}}})
-	rules = append(rules, restoreRules(cluster)...)
+	rules = append(rules, backups.RestoreRules(cluster)...)
 	h.writeJSON(w, "customize", http.StatusOK, wire.CustomizeResponse{RelatedResources: rules})
 }
 

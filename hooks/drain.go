@@ -83,13 +83,13 @@ func (h *handler) drain(ctx context.Context, conn memgraph.Connector, in *passIn
 	if pass.step.Verdict != planner.DrainAct || in.dryRun {
 		return pass
 	}
-	x := executor{client: client, catchUp: catchUp, declared: in.declared, current: in.obs.current, workloads: in.workloads,
-		drain: &read, log: h.log, sent: in.sent}
+	x := in.executor(client, catchUp, h.log)
+	x.drain = &read
 	pass.execution = x.execute(ctx, []planner.Command{pass.step.Command})
 	if len(pass.execution.Ran) > 0 && ctx.Err() == nil {
 		if after, ok := reread(ctx, client, lv.Coordinator); ok {
 			pass.latest = after
-			pass.progress = planner.Decide(in.declared, planner.Observe(after.Instances, nil, in.obs.current)).Progress
+			pass.progress = in.progressOn(after)
 		}
 	}
 	return pass

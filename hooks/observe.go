@@ -106,16 +106,16 @@ func observe(req *syncRequest, body []byte, c *topology.Cluster) (observation, e
 	if o.tls, o.auth, err = clustersecrets.Read(req.Related, c); err != nil {
 		return o, err
 	}
-	if o.missingSecrets, err = missingSecrets(req, c); err != nil {
+	if o.missingSecrets, err = clustersecrets.Missing(req.Related, c); err != nil {
 		return o, err
 	}
 	if err := o.readDrainEvidence(req, c); err != nil {
 		return o, err
 	}
-	if o.agentSecret, err = observedAgentSecret(req, c); err != nil {
+	if o.agentSecret, err = backups.ObservedAgentSecret(req.Children, c); err != nil {
 		return o, err
 	}
-	if o.restore, err = observeRestore(req, body, c); err != nil {
+	if o.restore, err = backups.ObserveRestore(req.Related, body, c); err != nil {
 		return o, err
 	}
 	if paused, _ := c.Paused(); paused {

@@ -24,20 +24,3 @@ func podObservation(p *wire.Object, ready bool) topology.PodObservation {
 	}
 	return o
 }
-
-// missingSecrets are the Secrets the spec names (license, TLS, auth) that are not among the
-// related Secrets in the cluster's namespace: the customize hook asks for each one by name
-// (secretRule), so one absent from the request does not exist.
-func missingSecrets(req *syncRequest, c *topology.Cluster) ([]topology.MissingSecret, error) {
-	secrets, err := wire.Entries(req.Related, "related", wire.SecretKey)
-	if err != nil {
-		return nil, err
-	}
-	existing := make([]string, 0, len(secrets))
-	for _, e := range secrets {
-		if e.Obj.Metadata.In(c.Namespace()) {
-			existing = append(existing, e.Obj.Metadata.Name)
-		}
-	}
-	return topology.MissingSecrets(c, existing), nil
-}

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"time"
 
+	"github.com/memgraph-hooks/memgraph-hooks/hooks/backups"
 	"github.com/memgraph-hooks/memgraph-hooks/planner"
 	"github.com/memgraph-hooks/memgraph-hooks/topology"
 )
@@ -43,7 +44,7 @@ func desiredChildren(p *admittedParent, obs *observation, out planner.Outcome, n
 	if err != nil {
 		return nil, err
 	}
-	return withAgentSecret(children, p.cluster, obs.agentSecret)
+	return backups.WithAgentSecret(children, p.cluster, obs.agentSecret)
 }
 
 // renderedChildren are the cluster's children from topology (cached per distinct input).

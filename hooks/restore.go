@@ -4,11 +4,8 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/memgraph-hooks/memgraph-hooks/hooks/backups"
-	"github.com/memgraph-hooks/memgraph-hooks/hooks/wire"
 	"github.com/memgraph-hooks/memgraph-hooks/memgraph"
 	"github.com/memgraph-hooks/memgraph-hooks/planner"
-	"github.com/memgraph-hooks/memgraph-hooks/topology"
 )
 
 // Restoring a backup into a new cluster (spec.bootstrap.fromBackup). Memgraph refuses RECOVER
@@ -19,29 +16,6 @@ import (
 // unregistered — a data instance nobody registered is its own MAIN, and no client reaches it
 // through the coordinators — and registers no data instance before that succeeded
 // (topology.Declared.RestoreHeld). Once one is registered, the restore is behind the cluster.
-
-// observeRestore reads the restore's source out of a sync request: the related MemgraphBackups
-// (decoded again from body, as MemgraphBackups) and Secrets.
-func observeRestore(req *syncRequest, body []byte, c *topology.Cluster) (*backups.RestoreSource, error) {
-	if c.FromBackup() == nil {
-		return nil, nil
-	}
-	var raw wire.RawGroups
-	if err := wire.DecodeBody(body, &raw); err != nil {
-		return nil, err
-	}
-	found, err := wire.Entries(req.Related, "related", wire.SecretKey)
-	if err != nil {
-		return nil, err
-	}
-	secrets := map[string]*wire.Object{}
-	for _, e := range found {
-		if e.Obj.Metadata.In(c.Namespace()) {
-			secrets[e.Obj.Metadata.Name] = e.Obj
-		}
-	}
-	return backups.ReadRestoreSource(c, raw.Related, secrets)
-}
 
 // restore is the restore stage, on the leader's view found, when the cluster restores a backup
 // and no data instance is registered yet: RECOVER SNAPSHOT on the instance that becomes the first
@@ -79,19 +53,4 @@ func (h *handler) restore(ctx context.Context, conn memgraph.Connector, in *pass
 	}
 	h.log.Info("restored a backup", "from", src.Label, "into", target.Name)
 	return ""
-}
-
-// restoreRules ask, for a cluster that restores a backup, for the MemgraphBackup it names and
-// for the Secrets of its namespace: the backup's destination names its credentials Secret, which
-// only the MemgraphBackup says (the hook reads only that one).
-func restoreRules(c *topology.Cluster) []wire.RelatedRule {
-	from := c.FromBackup()
-	if from == nil {
-		return nil
-	}
-	rules := []wire.RelatedRule{{APIVersion: "v1", Resource: "secrets", Namespace: c.Namespace(), LabelSelector: &wire.LabelSelector{MatchLabels: map[string]string{}}}}
-	if from.Name != "" {
-		rules = append(rules, wire.RelatedRule{APIVersion: topology.APIVersion, Resource: topology.BackupResource, Namespace: c.Namespace(), Names: []string{from.Name}})
-	}
-	return rules
 }

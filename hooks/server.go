@@ -22,6 +22,7 @@ import (
 
 	"github.com/memgraph-hooks/memgraph-hooks/backup"
 	"github.com/memgraph-hooks/memgraph-hooks/hooks/backups"
+	"github.com/memgraph-hooks/memgraph-hooks/hooks/hookmetrics"
 	"github.com/memgraph-hooks/memgraph-hooks/hooks/serving"
 	"github.com/memgraph-hooks/memgraph-hooks/hooks/wire"
 	"github.com/memgraph-hooks/memgraph-hooks/memgraph"
@@ -78,7 +79,7 @@ type handler struct {
 	cfg     Config
 	log     *slog.Logger
 	locks   *clusterLocks
-	metrics *metrics
+	metrics *hookmetrics.Metrics
 	parents *parentCache // admitted parents and their rendered children (rendercache.go)
 	// operations keeps status.lastOperation from going backwards (operationLog).
 	operations *operationLog
@@ -134,7 +135,7 @@ func newHandler(cfg Config) *handler {
 		cfg.Registerer = prometheus.NewRegistry()
 	}
 	locks := newClusterLocks()
-	h := &handler{cfg: cfg, log: cfg.Logger, locks: locks, metrics: newMetrics(cfg.Registerer, locks, cfg.Now),
+	h := &handler{cfg: cfg, log: cfg.Logger, locks: locks, metrics: hookmetrics.New(cfg.Registerer, locks.size, cfg.Now),
 		parents: newParentCache(maxCachedParents, cfg.AgentImage), operations: newOperationLog()}
 	h.backups = backups.New(backups.Config{Budget: cfg.SyncBudget, Now: cfg.Now, Log: cfg.Logger, Reach: h.reach, FindMain: findMain,
 		NewAgents: agentClients(cfg.AgentResolver), RemoveObject: backup.RemoveObject, Answer: h.writeJSON, Fail: h.fail})
@@ -173,11 +174,16 @@ func (h *handler) fail(w http.ResponseWriter, hook string, err error) {
 
 func (h *handler) writeJSON(w http.ResponseWriter, hook string, code int, body any) {
 	code = wire.WriteJSON(w, code, body)
-	h.metrics.requests.WithLabelValues(hook, http.StatusText(code)).Inc()
+	h.metrics.Requests.WithLabelValues(hook, http.StatusText(code)).Inc()
 }
 
 // writeEncoded writes a body already encoded as JSON.
 func (h *handler) writeEncoded(w http.ResponseWriter, hook string, code int, raw []byte) {
 	wire.WriteBody(w, code, raw)
-	h.metrics.requests.WithLabelValues(hook, http.StatusText(code)).Inc()
+	h.metrics.Requests.WithLabelValues(hook, http.StatusText(code)).Inc()
+}
+
+// countCommand counts one command's result by its kind.
+func (h *handler) countCommand(kind planner.CommandKind, result string) {
+	h.metrics.Commands.WithLabelValues(string(kind), result).Inc()
 }

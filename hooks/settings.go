@@ -33,8 +33,6 @@ func (h *handler) settings(ctx context.Context, conn memgraph.Connector, in *pas
 	if in.dryRun || len(got.Step.Commands) == 0 {
 		return got
 	}
-	x := executor{client: client, declared: in.declared, current: in.obs.current, workloads: in.workloads,
-		log: h.log, sent: in.sent}
-	got.Execution = x.execute(ctx, got.Step.Commands)
+	got.Execution = in.executor(client, catchUpReader{}, h.log).execute(ctx, got.Step.Commands)
 	return got
 }

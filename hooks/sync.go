@@ -3,9 +3,11 @@ package hooks
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"time"
 
+	"github.com/memgraph-hooks/memgraph-hooks/hooks/hookmetrics"
 	"github.com/memgraph-hooks/memgraph-hooks/hooks/wire"
 	"github.com/memgraph-hooks/memgraph-hooks/memgraph"
 	"github.com/memgraph-hooks/memgraph-hooks/planner"
@@ -16,7 +18,7 @@ import (
 // report (render the children and the status).
 func (h *handler) handleSync(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
-	dryRun, err := syncDryRun(r.URL.RawQuery)
+	dryRun, err := wire.DryRun(r.URL.RawQuery)
 	if err != nil {
 		h.fail(w, "sync", err)
 		return
@@ -45,12 +47,12 @@ func (h *handler) handleSync(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if planner.Hibernating(verdicts.Phase) {
-		h.metrics.clusters.forget(cluster.Namespace(), cluster.Name()) // nothing runs, on purpose: no alert
+		h.metrics.Clusters.Forget(cluster.Namespace(), cluster.Name()) // nothing runs, on purpose: no alert
 	} else {
-		h.metrics.clusters.set(cluster.Namespace(), cluster.Name(), clusterState{ClusterSummary: planner.Summarize(out, out.Health(), in.workloads)})
+		h.metrics.Clusters.Set(cluster.Namespace(), cluster.Name(), hookmetrics.ClusterState{ClusterSummary: planner.Summarize(out, out.Health(), in.workloads)})
 	}
 	reason := string(verdicts.Converged.Reason)
-	h.metrics.syncDuration.WithLabelValues(reason).Observe(time.Since(start).Seconds())
+	h.metrics.SyncDuration.WithLabelValues(reason).Observe(time.Since(start).Seconds())
 	h.log.Info("sync", "outcome", reason, "ran", len(out.Execution.Ran), "planned", len(out.Plan.Commands),
 		"dryRun", dryRun, "ms", time.Since(start).Milliseconds())
 	h.writeEncoded(w, "sync", http.StatusOK, resp)
@@ -118,7 +120,7 @@ func (h *handler) pass(ctx context.Context, in *passInput) planner.Outcome {
 		out = planner.Outcome{Declared: in.declared, DryRun: in.dryRun, Replicas: step.Replicas,
 			Rollout: planner.HibernationRollout(step, in.rolloutInput(step.Replicas))}
 		if view != nil {
-			out.Latest, out.Progress = *view, planner.Decide(in.declared, planner.Observe(view.Instances, nil, in.obs.current)).Progress
+			out.Latest, out.Progress = *view, in.progressOn(*view)
 		}
 	} else {
 		out = h.reconcile(ctx, in)
@@ -213,14 +215,33 @@ func readWhileWaiting(ctx context.Context, conn memgraph.Connector, in *passInpu
 	if !disc.Found() {
 		return planner.View{}, planner.Progress{}
 	}
-	lv, err := leaderView(ctx, conn, in.declared, disc.View)
+	lv, ok := readyLeaderView(ctx, conn, in.declared, disc.View)
+	if !ok {
+		return planner.View{}, planner.Progress{}
+	}
+	return lv, in.progressOn(lv)
+}
+
+// readyLeaderView is the leader's own table (leaderView) when the leader is ready; ok is false
+// when it could not be read or the leader is not ready (its table is no evidence).
+func readyLeaderView(ctx context.Context, conn memgraph.Connector, d topology.Declared, found planner.View) (planner.View, bool) {
+	lv, err := leaderView(ctx, conn, d, found)
 	if err != nil {
-		return planner.View{}, planner.Progress{}
+		return planner.View{}, false
 	}
-	if _, leadership := planner.ReadLeadership(lv.Instances); leadership != planner.LeaderReady {
-		return planner.View{}, planner.Progress{}
-	}
-	return lv, planner.Decide(in.declared, planner.Observe(lv.Instances, nil, in.obs.current)).Progress
+	_, leadership := planner.ReadLeadership(lv.Instances)
+	return lv, leadership == planner.LeaderReady
+}
+
+// progressOn is the progress a plan on view reports.
+func (in *passInput) progressOn(view planner.View) planner.Progress {
+	return planner.Decide(in.declared, planner.Observe(view.Instances, nil, in.obs.current)).Progress
+}
+
+// executor runs commands on client for this pass.
+func (in *passInput) executor(client memgraph.Client, catchUp catchUpReader, log *slog.Logger) executor {
+	return executor{client: client, catchUp: catchUp, declared: in.declared, current: in.obs.current, workloads: in.workloads,
+		log: log, sent: in.sent}
 }
 
 // reading is a view of the cluster and the plan made on it.
@@ -241,11 +262,8 @@ func planOn(in *passInput, view planner.View) reading {
 // not all Ready: it runs no step, and returns the leader's view, the progress it shows and the
 // rollout's step (zero when the leader cannot be read or is not ready).
 func rolloutOnLeader(ctx context.Context, conn memgraph.Connector, in *passInput, found planner.View) (planner.View, planner.Progress, planner.RolloutStep) {
-	lv, err := leaderView(ctx, conn, in.declared, found)
-	if err != nil {
-		return planner.View{}, planner.Progress{}, planner.RolloutStep{}
-	}
-	if _, leadership := planner.ReadLeadership(lv.Instances); leadership != planner.LeaderReady {
+	lv, ok := readyLeaderView(ctx, conn, in.declared, found)
+	if !ok {
 		return planner.View{}, planner.Progress{}, planner.RolloutStep{}
 	}
 	observed := planner.Observe(lv.Instances, nil, in.obs.current)
@@ -307,12 +325,10 @@ func (h *handler) onLeader(ctx context.Context, conn memgraph.Connector, in *pas
 	if in.dryRun || len(read.plan.Commands) == 0 {
 		return led
 	}
-	x := executor{client: client, catchUp: catchUp, declared: in.declared, current: in.obs.current, workloads: in.workloads,
-		log: h.log, sent: in.sent}
-	led.execution = x.execute(ctx, read.plan.Commands)
+	led.execution = in.executor(client, catchUp, h.log).execute(ctx, read.plan.Commands)
 	if len(led.execution.Ran) > 0 && ctx.Err() == nil {
 		if after, ok := reread(ctx, client, lv.Coordinator); ok {
-			led.latest, led.progress = after, planner.Decide(in.declared, planner.Observe(after.Instances, nil, in.obs.current)).Progress
+			led.latest, led.progress = after, in.progressOn(after)
 		}
 	}
 	return led

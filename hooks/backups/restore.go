@@ -74,3 +74,42 @@ func relatedBackup(c *topology.Cluster, name string, group map[string]json.RawMe
 	}
 	return nil, nil
 }
+
+// ObserveRestore reads the restore's source out of a sync request (body, whose related objects are
+// related): the related MemgraphBackups
+// (decoded again from body, as MemgraphBackups) and Secrets.
+func ObserveRestore(related wire.Groups, body []byte, c *topology.Cluster) (*RestoreSource, error) {
+	if c.FromBackup() == nil {
+		return nil, nil
+	}
+	var raw wire.RawGroups
+	if err := wire.DecodeBody(body, &raw); err != nil {
+		return nil, err
+	}
+	found, err := wire.Entries(related, "related", wire.SecretKey)
+	if err != nil {
+		return nil, err
+	}
+	secrets := map[string]*wire.Object{}
+	for _, e := range found {
+		if e.Obj.Metadata.In(c.Namespace()) {
+			secrets[e.Obj.Metadata.Name] = e.Obj
+		}
+	}
+	return ReadRestoreSource(c, raw.Related, secrets)
+}
+
+// RestoreRules ask, for a cluster that restores a backup, for the MemgraphBackup it names and
+// for the Secrets of its namespace: the backup's destination names its credentials Secret, which
+// only the MemgraphBackup says (the hook reads only that one).
+func RestoreRules(c *topology.Cluster) []wire.RelatedRule {
+	from := c.FromBackup()
+	if from == nil {
+		return nil
+	}
+	rules := []wire.RelatedRule{{APIVersion: "v1", Resource: "secrets", Namespace: c.Namespace(), LabelSelector: &wire.LabelSelector{MatchLabels: map[string]string{}}}}
+	if from.Name != "" {
+		rules = append(rules, wire.RelatedRule{APIVersion: topology.APIVersion, Resource: topology.BackupResource, Namespace: c.Namespace(), Names: []string{from.Name}})
+	}
+	return rules
+}

@@ -51,3 +51,20 @@ func ReadAuth(s *wire.Object, c *topology.Cluster) Auth {
 	}
 	return Auth{Creds: &memgraph.Credentials{Username: values[0], Password: values[1]}}
 }
+
+// Missing are the Secrets the spec names (license, TLS, auth) that are not among the
+// related Secrets in the cluster's namespace: the customize hook asks for each one by name
+// (the sync's customize hook), so one absent from the request does not exist.
+func Missing(related wire.Groups, c *topology.Cluster) ([]topology.MissingSecret, error) {
+	secrets, err := wire.Entries(related, "related", wire.SecretKey)
+	if err != nil {
+		return nil, err
+	}
+	existing := make([]string, 0, len(secrets))
+	for _, e := range secrets {
+		if e.Obj.Metadata.In(c.Namespace()) {
+			existing = append(existing, e.Obj.Metadata.Name)
+		}
+	}
+	return topology.MissingSecrets(c, existing), nil
+}

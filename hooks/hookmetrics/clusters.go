@@ -1,4 +1,4 @@
-package hooks
+package hookmetrics
 
 import (
 	"sync"
@@ -10,10 +10,10 @@ import (
 	"github.com/memgraph-hooks/memgraph-hooks/planner"
 )
 
-// clusterState is what a sync pass observed of one cluster, as the per-cluster gauges show it.
-type clusterState struct {
+// ClusterState is what a sync pass observed of one cluster, as the per-cluster gauges show it.
+type ClusterState struct {
 	planner.ClusterSummary
-	// MaxReplicaLag is maxReplicaLag of the pass's SHOW REPLICATION LAG; LagObserved is false
+	// MaxReplicaLag is MaxReplicaLag of the pass's SHOW REPLICATION LAG; LagObserved is false
 	// when the pass did not read it, and then the lag series is left out rather than shown as 0.
 	MaxReplicaLag int64
 	LagObserved   bool
@@ -22,11 +22,11 @@ type clusterState struct {
 // seriesKey names a cluster's series.
 type seriesKey struct{ namespace, name string }
 
-// clusterGauges are the per-cluster gauges, labelled {namespace, name}. The hook hears of no
+// ClusterGauges are the per-cluster gauges, labelled {namespace, name}. The hook hears of no
 // deletion (no finalize hook) and runs replicated, so a replica may never see the last sync of a
 // cluster that is gone: a cluster's series expire ttl after the last sync this process served
 // for it, checked whenever the gauges are collected or set. forget removes them at once.
-type clusterGauges struct {
+type ClusterGauges struct {
 	mu       sync.Mutex
 	now      func() time.Time
 	ttl      time.Duration
@@ -35,11 +35,11 @@ type clusterGauges struct {
 	mainPresent, leaderPresent, membersUp, membersDeclared, maxReplicaLag, rolloutStep *prometheus.GaugeVec
 }
 
-func newClusterGauges(now func() time.Time, ttl time.Duration) *clusterGauges {
+func newClusterGauges(now func() time.Time, ttl time.Duration) *ClusterGauges {
 	gauge := func(name, help string) *prometheus.GaugeVec {
 		return prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: name, Help: help}, []string{"namespace", "name"})
 	}
-	return &clusterGauges{
+	return &ClusterGauges{
 		now: now, ttl: ttl, lastSync: map[seriesKey]time.Time{},
 		mainPresent: gauge("memgraph_hooks_cluster_main_present",
 			"1 when the leader's SHOW INSTANCES names a MAIN that is up, else 0; as of the last sync this hook served for the cluster."),
@@ -56,12 +56,12 @@ func newClusterGauges(now func() time.Time, ttl time.Duration) *clusterGauges {
 	}
 }
 
-func (g *clusterGauges) vecs() []*prometheus.GaugeVec {
+func (g *ClusterGauges) vecs() []*prometheus.GaugeVec {
 	return []*prometheus.GaugeVec{g.mainPresent, g.leaderPresent, g.membersUp, g.membersDeclared, g.maxReplicaLag, g.rolloutStep}
 }
 
-// set records a sync's observation of the cluster and expires the clusters not synced for ttl.
-func (g *clusterGauges) set(namespace, name string, s clusterState) {
+// Set records a sync's observation of the cluster and expires the clusters not synced for ttl.
+func (g *ClusterGauges) Set(namespace, name string, s ClusterState) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	now := g.now()
@@ -79,15 +79,15 @@ func (g *clusterGauges) set(namespace, name string, s clusterState) {
 	}
 }
 
-// forget removes the cluster's series: it is gone (a finalizing sync, a deleted parent).
-func (g *clusterGauges) forget(namespace, name string) {
+// Forget removes the cluster's series: it is gone (a finalizing sync, a deleted parent).
+func (g *ClusterGauges) Forget(namespace, name string) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	g.delete(seriesKey{namespace, name})
 }
 
 // expire deletes the series of the clusters last synced more than ttl before now.
-func (g *clusterGauges) expire(now time.Time) {
+func (g *ClusterGauges) expire(now time.Time) {
 	for key, last := range g.lastSync {
 		if now.Sub(last) > g.ttl {
 			g.delete(key)
@@ -95,22 +95,22 @@ func (g *clusterGauges) expire(now time.Time) {
 	}
 }
 
-func (g *clusterGauges) delete(key seriesKey) {
+func (g *ClusterGauges) delete(key seriesKey) {
 	delete(g.lastSync, key)
 	for _, v := range g.vecs() {
 		v.DeleteLabelValues(key.namespace, key.name)
 	}
 }
 
-// Describe and Collect make clusterGauges one prometheus.Collector; Collect expires first, so
+// Describe and Collect make ClusterGauges one prometheus.Collector; Collect expires first, so
 // a scrape never shows a cluster not synced for ttl.
-func (g *clusterGauges) Describe(ch chan<- *prometheus.Desc) {
+func (g *ClusterGauges) Describe(ch chan<- *prometheus.Desc) {
 	for _, v := range g.vecs() {
 		v.Describe(ch)
 	}
 }
 
-func (g *clusterGauges) Collect(ch chan<- prometheus.Metric) {
+func (g *ClusterGauges) Collect(ch chan<- prometheus.Metric) {
 	g.mu.Lock()
 	g.expire(g.now())
 	g.mu.Unlock()
@@ -126,8 +126,8 @@ func boolGauge(b bool) float64 {
 	return 0
 }
 
-// maxReplicaLag is the most transactions any replica lacks on any database; 0 without rows.
-func maxReplicaLag(lag []memgraph.InstanceLag) int64 {
+// MaxReplicaLag is the most transactions any replica lacks on any database; 0 without rows.
+func MaxReplicaLag(lag []memgraph.InstanceLag) int64 {
 	var most int64
 	for _, l := range lag {
 		for _, db := range l.Databases {
