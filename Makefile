@@ -66,7 +66,7 @@ define run_fuzz
 endef
 
 .PHONY: fuzz
-fuzz: ## Fuzz every target (hooks, memgraph parsers, planner) for FUZZTIME each (default 5m); outside CI.
+fuzz: ## Fuzz every target (hooks, memgraph parsers, planner, topology) for FUZZTIME each (default 5m); outside CI.
 	$(call run_fuzz,$(FUZZTIME))
 
 .PHONY: fuzz-smoke

@@ -1,6 +1,9 @@
 package memgraphhooks_test
 
 import (
+	"go/ast"
+	"go/parser"
+	"go/token"
 	"os"
 	"path"
 	"path/filepath"
@@ -196,6 +199,73 @@ func TestDocsNameNoIssueNumbers(t *testing.T) {
 			if m := issueNumber.FindString(line); m != "" {
 				t.Errorf("%s:%d: %q: state what is true, not which issue brought it", page, i+1, m)
 			}
+		}
+	}
+}
+
+// conditionReasons are the values of every topology.ConditionReason constant declared in dir's
+// Go files (tests excluded).
+func conditionReasons(t *testing.T, dir string) []string {
+	t.Helper()
+	files, err := filepath.Glob(filepath.Join(dir, "*.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var reasons []string
+	for _, file := range files {
+		if strings.HasSuffix(file, "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(token.NewFileSet(), file, nil, parser.SkipObjectResolution)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			spec, ok := n.(*ast.ValueSpec)
+			if !ok || !isConditionReason(spec.Type) {
+				return true
+			}
+			for _, v := range spec.Values {
+				if lit, ok := v.(*ast.BasicLit); ok && lit.Kind == token.STRING {
+					value, _ := strconv.Unquote(lit.Value)
+					reasons = append(reasons, value)
+				}
+			}
+			return true
+		})
+	}
+	return reasons
+}
+
+func isConditionReason(typ ast.Expr) bool {
+	switch t := typ.(type) {
+	case *ast.Ident:
+		return t.Name == "ConditionReason"
+	case *ast.SelectorExpr:
+		return t.Sel.Name == "ConditionReason"
+	}
+	return false
+}
+
+// docs/operations.md's Status section is where the README sends a reader for every condition
+// reason: each reason the hook can report is named there.
+func TestEveryConditionReasonIsDocumented(t *testing.T) {
+	ops := readDoc(t, "docs/operations.md")
+	start := strings.Index(ops, "\n## Status")
+	if start < 0 {
+		t.Fatal("docs/operations.md has no \"## Status\" section")
+	}
+	status := ops[start+1:]
+	if end := strings.Index(status, "\n## "); end >= 0 {
+		status = status[:end]
+	}
+	reasons := append(conditionReasons(t, "topology"), conditionReasons(t, "planner")...)
+	if len(reasons) < 20 {
+		t.Fatalf("found %d condition reasons in topology and planner: the declaration scan is broken", len(reasons))
+	}
+	for _, r := range reasons {
+		if !strings.Contains(status, "`"+r+"`") {
+			t.Errorf("reason %s is not named in docs/operations.md's Status section", r)
 		}
 	}
 }

@@ -158,29 +158,31 @@ func (a *Agent) start(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusOK, st)
 		return
 	}
-	a.jobs[id] = &job{status: UploadStatus{State: StateRunning}}
+	running := UploadStatus{State: StateRunning, Job: UploadJob{Snapshot: req.Snapshot, SnapshotTimestamp: req.SnapshotTimestamp,
+		Key: req.Object.Key, StartedAt: time.Now().UTC().Truncate(time.Second)}}
+	a.jobs[id] = &job{status: running}
 	a.order = append(a.order, id)
 	a.forgetOldLocked()
 	a.mu.Unlock()
 	a.wg.Add(1)
-	go a.run(id, req, snap)
-	writeJSON(w, http.StatusOK, UploadStatus{State: StateRunning})
+	go a.run(id, req, snap, running.Job)
+	writeJSON(w, http.StatusOK, running)
 }
 
 // run uploads the snapshot and records the outcome.
-func (a *Agent) run(id string, req UploadRequest, snap snapshotFile) {
+func (a *Agent) run(id string, req UploadRequest, snap snapshotFile, started UploadJob) {
 	defer a.wg.Done()
 	defer snap.file.Close()
-	started := time.Now()
+	begin := time.Now()
 	log := a.cfg.Logger.With("upload", id, "snapshot", snap.path, "bucket", req.Object.Bucket, "key", req.Object.Key, "size", snap.size)
 	log.Info("upload started")
 	res, err := Upload(a.ctx, req.Object, req.Credentials, snap.file, snap.size)
-	st := UploadStatus{State: StateCompleted, Result: res}
+	st := UploadStatus{State: StateCompleted, Job: started, Result: res}
 	if err != nil {
-		st = UploadStatus{State: StateFailed, Error: err.Error()}
-		log.Warn("upload failed", "error", err.Error(), "seconds", time.Since(started).Seconds())
+		st = UploadStatus{State: StateFailed, Job: started, Error: err.Error()}
+		log.Warn("upload failed", "error", err.Error(), "seconds", time.Since(begin).Seconds())
 	} else {
-		log.Info("upload completed", "etag", res.ETag, "seconds", time.Since(started).Seconds())
+		log.Info("upload completed", "etag", res.ETag, "seconds", time.Since(begin).Seconds())
 	}
 	a.mu.Lock()
 	a.jobs[id].status, a.jobs[id].done = st, true

@@ -40,7 +40,8 @@ func TestUploadStreamsTheSnapshotOnceAndReportsTheObject(t *testing.T) {
 	s, f := newStore(t), newAgent(t)
 	path, data := f.snapshot(t, "20261206000000000000_timestamp_42", 3<<20+17)
 	ctx := context.Background()
-	req := backup.UploadRequest{Snapshot: path, Object: s.object("prod/db/uid-1"), Credentials: creds}
+	req := backup.UploadRequest{Snapshot: path, SnapshotTimestamp: 42, Object: s.object("prod/db/uid-1"), Credentials: creds}
+	before := time.Now().UTC().Truncate(time.Second)
 
 	st, err := f.client.Start(ctx, f.addr, "uid-1", req)
 	if err != nil {
@@ -50,9 +51,13 @@ func TestUploadStreamsTheSnapshotOnceAndReportsTheObject(t *testing.T) {
 		t.Fatalf("Start: state %q, want Running or Completed", st.State)
 	}
 	done := wait(t, f, "uid-1")
-	want := backup.UploadStatus{State: backup.StateCompleted, Result: backup.UploadResult{Key: "prod/db/uid-1", Size: int64(len(data))}}
-	if diff := cmp.Diff(want, done, cmpopts.IgnoreFields(backup.UploadResult{}, "ETag")); diff != "" {
+	want := backup.UploadStatus{State: backup.StateCompleted, Job: backup.UploadJob{Snapshot: path, SnapshotTimestamp: 42, Key: "prod/db/uid-1"},
+		Result: backup.UploadResult{Key: "prod/db/uid-1", Size: int64(len(data))}}
+	if diff := cmp.Diff(want, done, cmpopts.IgnoreFields(backup.UploadResult{}, "ETag"), cmpopts.IgnoreFields(backup.UploadJob{}, "StartedAt")); diff != "" {
 		t.Fatalf("status (-want +got):\n%s", diff)
+	}
+	if started := done.Job.StartedAt; started.Before(before) || started.After(time.Now()) {
+		t.Errorf("job started at %v, want the moment of Start (after %v)", started, before)
 	}
 	info, err := backup.StatObject(ctx, s.object("prod/db/uid-1"), creds)
 	if err != nil {

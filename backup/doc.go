@@ -6,5 +6,6 @@
 // streams a named snapshot file to an S3-compatible object store. An upload may outlast one hook
 // call, so the agent runs it as a job named by the caller; the hook starts it and polls it.
 //
-// The package knows nothing of Kubernetes or of the Bolt driver.
+// The package knows nothing of the Bolt driver, and of Kubernetes only the API's S3 destination
+// (topology.S3Destination), which ObjectIn turns into the object the store is asked for.
 package backup

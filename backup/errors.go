@@ -1,6 +1,7 @@
 package backup
 
 import (
+	"errors"
 	"fmt"
 	"net/http"
 
@@ -21,6 +22,12 @@ type StoreError struct {
 
 func (e *StoreError) Error() string {
 	return fmt.Sprintf("%s s3://%s/%s: %s: %s", e.Op, e.Bucket, e.Key, e.Code, e.Message)
+}
+
+// IsNotFound reports whether err is the store saying the object (not the bucket) does not exist.
+func IsNotFound(err error) bool {
+	var se *StoreError
+	return errors.As(err, &se) && (se.Code == "NoSuchKey" || (se.Code == "" && se.StatusCode == http.StatusNotFound))
 }
 
 // storeError turns minio-go's error into a StoreError when the store answered, and otherwise

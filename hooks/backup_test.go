@@ -523,3 +523,30 @@ func TestBackupWaitsForAnUnreachableAgentBeforeTheSnapshot(t *testing.T) {
 		t.Errorf("%d snapshots taken while the agent does not answer, want none", n)
 	}
 }
+
+// A backup whose first answer was lost (the next request carries no status) adopts the job that
+// call started: its status names the snapshot, its timestamp, the object's key and the start as
+// the agent recorded them, and no second snapshot is taken.
+func TestBackupAdoptsTheJobOfALostAnswer(t *testing.T) {
+	r := newBackupRig(t)
+	if err := r.h.world.Commit("memgraph", 7); err != nil {
+		t.Fatal(err)
+	}
+	b := mgb("nightly", testBucket, topology.BackupRetain)
+	first := r.call(b, false).Status
+	if first.Phase != topology.BackupRunning || first.Snapshot == "" {
+		t.Fatalf("first call: %+v, want Running with a snapshot", first)
+	}
+	delete(b, "status") // Metacontroller never stored the first answer
+	taken := r.snapshotsTaken()
+	st := r.untilDone(b).Status
+	want := topology.MemgraphBackupStatus{ObservedGeneration: 1, Phase: topology.BackupCompleted, Reason: "Completed",
+		Instance: first.Instance, Pod: first.Pod, MemgraphVersion: first.MemgraphVersion, Snapshot: first.Snapshot,
+		SnapshotTimestamp: 7, Key: first.Key, Size: st.Size, StartedAt: st.StartedAt, CompletedAt: st.CompletedAt}
+	if diff := cmp.Diff(want, st); diff != "" {
+		t.Errorf("adopted backup's status (-want +got):\n%s", diff)
+	}
+	if st.StartedAt == nil || st.Size == 0 || r.snapshotsTaken() != taken {
+		t.Errorf("startedAt %v, size %d, %d snapshots (want a start, an object and still %d)", st.StartedAt, st.Size, r.snapshotsTaken(), taken)
+	}
+}

@@ -71,9 +71,9 @@ type BackupDestination struct {
 	S3 S3Destination `json:"s3"`
 }
 
-// S3Destination is a bucket of an S3-compatible object store. The object's key is
-// <prefix>/<namespace>/<cluster>/<backup name>-<backup uid>.snapshot (without the leading
-// <prefix>/ when prefix is empty).
+// S3Destination is a bucket of an S3-compatible object store and the Secrets to reach it with.
+// The object's key is <prefix>/<namespace>/<cluster>/<backup name>/<snapshot file name> (without
+// the leading <prefix>/ when prefix is empty).
 type S3Destination struct {
 	// Endpoint is the store's URL, https://host[:port] (or http:// for a store without TLS), such
 	// as https://s3.eu-west-1.amazonaws.com or https://minio.storage.svc:9000.

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -55,11 +56,30 @@ func childID(c map[string]any) string {
 	return strings.ToLower(c["kind"].(string)) + "-" + c["metadata"].(map[string]any)["name"].(string)
 }
 
-// Every rendered child of every case matches its golden file (run with -update to rewrite them).
+// Every case renders exactly the children of its golden files, each matching its file (run with
+// -update to rewrite them): a child that stops being rendered fails as surely as one that changes.
 func TestDesiredChildrenGolden(t *testing.T) {
 	for _, tc := range renderCases {
 		t.Run(tc.name, func(t *testing.T) {
-			for _, child := range renderPartitioned(t, tc.cluster(), tc.replicas, tc.partitions) {
+			children := renderPartitioned(t, tc.cluster(), tc.replicas, tc.partitions)
+			if !*update {
+				goldenFiles, err := filepath.Glob(filepath.Join("testdata", tc.name, "*.yaml"))
+				if err != nil {
+					t.Fatal(err)
+				}
+				var rendered, golden []string
+				for _, child := range children {
+					rendered = append(rendered, childID(child)+".yaml")
+				}
+				for _, f := range goldenFiles {
+					golden = append(golden, filepath.Base(f))
+				}
+				slices.Sort(rendered)
+				if diff := cmp.Diff(golden, rendered); diff != "" {
+					t.Errorf("the children rendered differ from the golden files in testdata/%s (-golden +rendered):\n%s", tc.name, diff)
+				}
+			}
+			for _, child := range children {
 				got, err := yaml.Marshal(child)
 				if err != nil {
 					t.Fatal(err)

@@ -208,37 +208,28 @@ func hostPort(host string, port int32) string { return host + ":" + strconv.Itoa
 
 // Coordinator returns the identity of coordinator <id>.
 func (n Network) Coordinator(id int) Coordinator {
-	set := CoordinatorSetName(n.Cluster)
-	pod := fmt.Sprintf("%s-%d", set, id)
-	host := n.fqdn(set, pod)
-	return Coordinator{
-		Member: Member{
-			Ordinal:          id,
-			Name:             CoordinatorName(id),
-			Pod:              pod,
-			Host:             host,
-			BoltServer:       hostPort(host, n.Ports.Bolt),
-			ManagementServer: hostPort(host, n.Ports.Management),
-		},
-		CoordinatorServer: hostPort(host, n.Ports.Coordinator),
-	}
+	m := n.member(CoordinatorSetName(n.Cluster), CoordinatorName(id), id)
+	return Coordinator{Member: m, CoordinatorServer: hostPort(m.Host, n.Ports.Coordinator)}
 }
 
 // DataInstance returns the identity of the data instance at <ordinal>.
 func (n Network) DataInstance(ordinal int) DataInstance {
-	set := DataSetName(n.Cluster)
+	m := n.member(DataSetName(n.Cluster), DataInstanceName(ordinal), ordinal)
+	return DataInstance{Member: m, ReplicationServer: hostPort(m.Host, n.Ports.Replication)}
+}
+
+// member is what every member's identity holds: its pod of StatefulSet set at ordinal, the
+// pod's FQDN, and the Bolt and management servers on it.
+func (n Network) member(set, name string, ordinal int) Member {
 	pod := fmt.Sprintf("%s-%d", set, ordinal)
 	host := n.fqdn(set, pod)
-	return DataInstance{
-		Member: Member{
-			Ordinal:          ordinal,
-			Name:             DataInstanceName(ordinal),
-			Pod:              pod,
-			Host:             host,
-			BoltServer:       hostPort(host, n.Ports.Bolt),
-			ManagementServer: hostPort(host, n.Ports.Management),
-		},
-		ReplicationServer: hostPort(host, n.Ports.Replication),
+	return Member{
+		Ordinal:          ordinal,
+		Name:             name,
+		Pod:              pod,
+		Host:             host,
+		BoltServer:       hostPort(host, n.Ports.Bolt),
+		ManagementServer: hostPort(host, n.Ports.Management),
 	}
 }
 

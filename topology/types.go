@@ -20,7 +20,7 @@ import (
 // +kubebuilder:printcolumn:name="Leader",type=string,JSONPath=".status.leader",description="The coordinator that is the Raft leader"
 // +kubebuilder:printcolumn:name="Members",type=string,JSONPath=".status.members",description="Declared members up, out of those declared"
 // +kubebuilder:printcolumn:name="Version",type=string,JSONPath=".status.version",description="The image every pod runs"
-// +kubebuilder:printcolumn:name="Phase",type=string,JSONPath=".status.phase",description="Running, Paused, Hibernating, Hibernated or Waking"
+// +kubebuilder:printcolumn:name="Phase",type=string,JSONPath=".status.phase",description="Running, Paused, Hibernating, Hibernated, Waking or Restoring"
 // +kubebuilder:printcolumn:name="Ready",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].status`,description="The cluster serves writes: a ready leader and a MAIN that is up"
 // +kubebuilder:printcolumn:name="Degraded",type=string,JSONPath=`.status.conditions[?(@.type=="Degraded")].status`,description="A declared member is down"
 // +kubebuilder:printcolumn:name="Converged",type=string,JSONPath=`.status.conditions[?(@.type=="Converged")].status`,description="Every declared member is registered and the StatefulSets are at the declared size",priority=1

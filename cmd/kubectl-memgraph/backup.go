@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -34,52 +33,43 @@ type backupOptions struct {
 
 // backupCommand creates a MemgraphBackup of a cluster (docs/backup.md): the destination of a
 // MemgraphScheduledBackup's template (--from-schedule), or the one the flags spell out.
-func backupCommand(open func() (*session, error), complete cobra.CompletionFunc, out io.Writer) *cobra.Command {
+func (p *plugin) backupCommand() *cobra.Command {
 	var o backupOptions
-	cmd := &cobra.Command{
-		Use:               "backup NAME",
-		Short:             "Back the cluster up now: create a MemgraphBackup (docs/backup.md)",
-		Args:              cobra.ExactArgs(1),
-		ValidArgsFunction: complete,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			s, err := open()
+	out := p.out
+	cmd := p.clusterCommand("backup", "Back the cluster up now: create a MemgraphBackup (docs/backup.md)", func(cmd *cobra.Command, s *session, cluster string) error {
+		spec, err := o.spec(cmd.Context(), s, cluster)
+		if err != nil {
+			return err
+		}
+		name := o.name
+		if name == "" {
+			name = cluster + "-" + time.Now().UTC().Format("20060102-150405")
+		}
+		b := &topology.MemgraphBackup{TypeMeta: metav1.TypeMeta{APIVersion: topology.APIVersion, Kind: topology.BackupKind},
+			ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: s.namespace}, Spec: spec}
+		obj, err := runtime.DefaultUnstructuredConverter.ToUnstructured(b)
+		if err != nil {
+			return err
+		}
+		delete(obj, "status")
+		delete(obj["metadata"].(map[string]any), "creationTimestamp")
+		if o.dryRun {
+			raw, err := yaml.Marshal(obj)
 			if err != nil {
 				return err
 			}
-			spec, err := o.spec(cmd.Context(), s, args[0])
-			if err != nil {
-				return err
-			}
-			name := o.name
-			if name == "" {
-				name = args[0] + "-" + time.Now().UTC().Format("20060102-150405")
-			}
-			b := &topology.MemgraphBackup{TypeMeta: metav1.TypeMeta{APIVersion: topology.APIVersion, Kind: topology.BackupKind},
-				ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: s.namespace}, Spec: spec}
-			obj, err := runtime.DefaultUnstructuredConverter.ToUnstructured(b)
-			if err != nil {
-				return err
-			}
-			delete(obj, "status")
-			delete(obj["metadata"].(map[string]any), "creationTimestamp")
-			if o.dryRun {
-				raw, err := yaml.Marshal(obj)
-				if err != nil {
-					return err
-				}
-				_, err = fmt.Fprintf(out, "%s", raw)
-				return err
-			}
-			if _, err := s.client.Resource(backupsGVR).Namespace(s.namespace).Create(cmd.Context(), &unstructured.Unstructured{Object: obj}, metav1.CreateOptions{}); err != nil {
-				return fmt.Errorf("create MemgraphBackup %s: %w", name, err)
-			}
-			fmt.Fprintf(out, "memgraphbackup/%s created\n", name)
-			if !o.wait {
-				return nil
-			}
-			return s.waitBackup(cmd.Context(), name, o.timeout)
-		},
-	}
+			_, err = fmt.Fprintf(out, "%s", raw)
+			return err
+		}
+		if _, err := s.client.Resource(backupsGVR).Namespace(s.namespace).Create(cmd.Context(), &unstructured.Unstructured{Object: obj}, metav1.CreateOptions{}); err != nil {
+			return fmt.Errorf("create MemgraphBackup %s: %w", name, err)
+		}
+		fmt.Fprintf(out, "memgraphbackup/%s created\n", name)
+		if !o.wait {
+			return nil
+		}
+		return s.waitBackup(cmd.Context(), name, o.timeout)
+	})
 	f := cmd.Flags()
 	f.StringVar(&o.name, "name", "", "the MemgraphBackup's name (default <cluster>-<UTC time>)")
 	f.StringVar(&o.fromSchedule, "from-schedule", "", "take the destination and deletion policy of this MemgraphScheduledBackup's backupTemplate")

@@ -56,53 +56,19 @@ func newRoot(out, errOut io.Writer, connect func() (dynamic.Interface, string, e
 			return client, ns, err
 		}
 	}
-	open := func() (*session, error) {
-		client, ns, err := connect()
-		if err != nil {
-			return nil, err
-		}
-		return &session{client: client, namespace: ns, out: out, poll: time.Second}, nil
-	}
-	complete := func(cmd *cobra.Command, args []string, _ string) ([]string, cobra.ShellCompDirective) {
-		if len(args) > 0 {
-			return nil, cobra.ShellCompDirectiveNoFileComp
-		}
-		s, err := open()
-		if err != nil {
-			return nil, cobra.ShellCompDirectiveError
-		}
-		list, err := s.client.Resource(clustersGVR).Namespace(s.namespace).List(cmd.Context(), listAll)
-		if err != nil {
-			return nil, cobra.ShellCompDirectiveError
-		}
-		var names []string
-		for _, item := range list.Items {
-			names = append(names, item.GetName())
-		}
-		return names, cobra.ShellCompDirectiveNoFileComp
-	}
-
-	root.AddCommand(&cobra.Command{
-		Use:               "status NAME",
-		Short:             "Members, conditions, rollout progress and the last operations",
-		Args:              cobra.ExactArgs(1),
-		ValidArgsFunction: complete,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			s, err := open()
+	p := &plugin{connect: connect, out: out}
+	root.AddCommand(p.clusterCommand("status", "Members, conditions, rollout progress and the last operations",
+		func(cmd *cobra.Command, s *session, name string) error {
+			mgc, err := s.get(cmd.Context(), name)
 			if err != nil {
 				return err
 			}
-			mgc, err := s.get(cmd.Context(), args[0])
-			if err != nil {
-				return err
-			}
-			pods, err := s.pods(cmd.Context(), args[0])
+			pods, err := s.pods(cmd.Context(), name)
 			if err != nil {
 				return err
 			}
 			return printStatus(out, mgc, pods, time.Now())
-		},
-	})
+		}))
 	for _, v := range []struct{ verb, short string }{
 		{"switchover", "Move MAIN to a caught-up data instance (spec.preferredMain)"},
 		{"pause", "Stop the hook acting on the cluster (annotation memgraph.com/paused=true)"},
@@ -111,62 +77,104 @@ func newRoot(out, errOut io.Writer, connect func() (dynamic.Interface, string, e
 		{"wake", "Start a hibernated cluster again (spec.hibernate=false)"},
 		{"restart", "Restart every pod the safe way, one at a time (annotation memgraph.com/restartedAt)"},
 	} {
-		root.AddCommand(verbCommand(v.verb, v.short, open, complete, out))
+		root.AddCommand(p.verbCommand(v.verb, v.short))
 	}
-	root.AddCommand(backupCommand(open, complete, out))
+	root.AddCommand(p.backupCommand())
 	return root
+}
+
+// plugin is what every command of the tree shares: the connection to the cluster and the output.
+type plugin struct {
+	connect func() (dynamic.Interface, string, error)
+	out     io.Writer
+}
+
+func (p *plugin) open() (*session, error) {
+	client, ns, err := p.connect()
+	if err != nil {
+		return nil, err
+	}
+	return &session{client: client, namespace: ns, out: p.out, poll: time.Second}, nil
+}
+
+// clusterCommand is a command on the one MemgraphCluster its argument names, completed from the
+// clusters of the namespace; run gets a session open on that namespace.
+func (p *plugin) clusterCommand(verb, short string, run func(cmd *cobra.Command, s *session, name string) error) *cobra.Command {
+	return &cobra.Command{
+		Use:               verb + " NAME",
+		Short:             short,
+		Args:              cobra.ExactArgs(1),
+		ValidArgsFunction: p.complete,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			s, err := p.open()
+			if err != nil {
+				return err
+			}
+			return run(cmd, s, args[0])
+		},
+	}
+}
+
+// complete lists the namespace's MemgraphClusters for a command's one argument.
+func (p *plugin) complete(cmd *cobra.Command, args []string, _ string) ([]string, cobra.ShellCompDirective) {
+	if len(args) > 0 {
+		return nil, cobra.ShellCompDirectiveNoFileComp
+	}
+	s, err := p.open()
+	if err != nil {
+		return nil, cobra.ShellCompDirectiveError
+	}
+	list, err := s.client.Resource(clustersGVR).Namespace(s.namespace).List(cmd.Context(), listAll)
+	if err != nil {
+		return nil, cobra.ShellCompDirectiveError
+	}
+	var names []string
+	for _, item := range list.Items {
+		names = append(names, item.GetName())
+	}
+	return names, cobra.ShellCompDirectiveNoFileComp
 }
 
 // verbCommand is one day-2 verb: plan the change on the stored cluster, print it with --dry-run,
 // else apply it and, with --wait, follow the cluster until it is done.
-func verbCommand(verb, short string, open func() (*session, error),
-	complete func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective), out io.Writer) *cobra.Command {
+func (p *plugin) verbCommand(verb, short string) *cobra.Command {
 	var to string
 	var wait, dryRun bool
 	var timeout time.Duration
-	cmd := &cobra.Command{
-		Use:               verb + " NAME",
-		Short:             short,
-		Args:              cobra.ExactArgs(1),
-		ValidArgsFunction: complete,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			s, err := open()
-			if err != nil {
-				return err
-			}
-			ctx := cmd.Context()
-			mgc, err := s.get(ctx, args[0])
-			if err != nil {
-				return err
-			}
-			c, err := plan(verb, mgc, to, time.Now())
-			if err != nil {
-				return fmt.Errorf("%s %s refused: %w", verb, args[0], err)
-			}
-			if dryRun {
-				fmt.Fprintf(out, "# %s (dry run, nothing applied)\n%s -n %s\n", verb, c.Kubectl, s.namespace)
-				return nil
-			}
-			patched, err := s.apply(ctx, c)
-			if err != nil {
-				return err
-			}
-			fmt.Fprintf(out, "memgraphcluster.memgraph.com/%s patched: %s\n", c.Cluster, c.Patch)
-			if !wait {
-				return nil
-			}
-			ctx, cancel := context.WithTimeout(ctx, timeout)
-			defer cancel()
-			if err := s.wait(ctx, c, patched.GetGeneration()); err != nil {
-				if errors.Is(err, context.DeadlineExceeded) {
-					return fmt.Errorf("%w; the change stays declared and the hook goes on converging", err)
-				}
-				return err
-			}
-			fmt.Fprintf(out, "%s %s: done\n", verb, c.Cluster)
+	out := p.out
+	cmd := p.clusterCommand(verb, short, func(cmd *cobra.Command, s *session, name string) error {
+		ctx := cmd.Context()
+		mgc, err := s.get(ctx, name)
+		if err != nil {
+			return err
+		}
+		c, err := plan(verb, mgc, to, time.Now())
+		if err != nil {
+			return fmt.Errorf("%s %s refused: %w", verb, name, err)
+		}
+		if dryRun {
+			fmt.Fprintf(out, "# %s (dry run, nothing applied)\n%s -n %s\n", verb, c.Kubectl, s.namespace)
 			return nil
-		},
-	}
+		}
+		patched, err := s.apply(ctx, c)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(out, "memgraphcluster.memgraph.com/%s patched: %s\n", c.Cluster, c.Patch)
+		if !wait {
+			return nil
+		}
+		ctx, cancel := context.WithTimeout(ctx, timeout)
+		defer cancel()
+		if err := s.wait(ctx, c, patched.GetGeneration()); err != nil {
+			if errors.Is(err, context.DeadlineExceeded) {
+				return fmt.Errorf("%w; the change stays declared and the hook goes on converging", err)
+			}
+			return err
+		}
+		fmt.Fprintf(out, "%s %s: done\n", verb, c.Cluster)
+		return nil
+	})
 	if verb == "switchover" {
 		cmd.Flags().StringVar(&to, "to", "", "the data instance to hand MAIN to, instance_<n>")
 		_ = cmd.MarkFlagRequired("to")

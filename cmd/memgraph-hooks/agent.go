@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"flag"
 	"fmt"
@@ -10,8 +9,6 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"os/signal"
-	"syscall"
 	"time"
 
 	"github.com/memgraph-hooks/memgraph-hooks/backup"
@@ -28,26 +25,10 @@ type agentOptions struct {
 	security        securityFlags // only the certificate, key, token and reload interval
 }
 
-// agentMain runs `memgraph-hooks agent`, with main's exit codes.
+// agentMain runs `memgraph-hooks agent` and returns its exit code (exitCode's).
 func agentMain(args []string) int {
 	o, err := parseAgentFlags(args, os.Stdout)
-	switch {
-	case errors.Is(err, flag.ErrHelp):
-		return 0
-	case err != nil:
-		fmt.Fprintf(os.Stderr, "memgraph-hooks agent: %v\nRun memgraph-hooks agent --help to list the flags.\n", err)
-		return 2
-	}
-	if err := runAgent(o); err != nil {
-		var fe *FileError
-		if errors.As(err, &fe) {
-			fmt.Fprintf(os.Stderr, "memgraph-hooks agent: %v\nRun memgraph-hooks agent --help to list the flags.\n", err)
-			return 2
-		}
-		fmt.Fprintln(os.Stderr, "memgraph-hooks agent:", err)
-		return 1
-	}
-	return 0
+	return exitCode("memgraph-hooks agent", err, func() error { return runAgent(o) })
 }
 
 func parseAgentFlags(args []string, help io.Writer) (agentOptions, error) {
@@ -64,30 +45,18 @@ func parseAgentFlags(args []string, help io.Writer) (agentOptions, error) {
 		"require Authorization: Bearer <a token the file lists, one per line> on every endpoint but /healthz; required; re-read when it changes")
 	fs.DurationVar(&o.security.reloadInterval, "credentials-reload-interval", serving.DefaultReloadInterval,
 		"how often the certificate, key and token files are checked for changes")
-	fs.SetOutput(io.Discard)
-	fs.Usage = func() {}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			printUsageOf(fs, help, "memgraph-hooks agent",
-				"Uploads this data pod's Memgraph snapshots to S3-compatible object storage when the hook asks.")
-		}
-		return o, err
-	}
+	err := parseCommandLine(fs, args, help, "Uploads this data pod's Memgraph snapshots to S3-compatible object storage when the hook asks.")
 	switch {
-	case fs.NArg() > 0:
-		return o, fmt.Errorf("unexpected argument %q: memgraph-hooks agent takes only flags", fs.Arg(0))
-	case o.listen == "":
-		return o, errors.New("--listen must not be empty")
+	case err != nil:
+		return o, err
 	case o.snapshotDir == "":
 		return o, errors.New("--snapshot-dir must not be empty")
 	case o.security.certFile == "" || o.security.keyFile == "":
 		return o, errors.New("--tls-cert-file and --tls-key-file are required: the agent receives object-store credentials and serves only HTTPS")
 	case o.security.tokenFile == "":
 		return o, errors.New("--auth-token-file is required: the agent answers only the hook")
-	case o.shutdownTimeout < 0:
-		return o, fmt.Errorf("--shutdown-timeout must not be negative, got %s", o.shutdownTimeout)
 	}
-	if _, err := newLogger(o.logLevel); err != nil {
+	if err := checkServing(o.listen, o.logLevel, o.shutdownTimeout); err != nil {
 		return o, err
 	}
 	return o, o.security.validate()
@@ -120,28 +89,9 @@ func runAgent(o agentOptions) error {
 
 // serveAgent serves HTTPS until SIGTERM or an interrupt, then drains requests in flight.
 func serveAgent(o agentOptions, logger *slog.Logger, ln net.Listener, creds *serving.Credentials, handler http.Handler) error {
-	srv := &http.Server{
-		Handler:           handler,
-		ReadHeaderTimeout: 5 * time.Second,
-		ReadTimeout:       30 * time.Second,
-		WriteTimeout:      30 * time.Second,
-		IdleTimeout:       2 * time.Minute,
-		TLSConfig:         creds.TLSConfig(),
-		ErrorLog:          serverLog(logger),
-	}
-	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
-	defer stop()
-	go creds.Run(ctx)
-	errc := make(chan error, 1)
-	go func() { errc <- serveOn(srv, ln) }()
-	logger.Info("serving the backup agent", "listen", ln.Addr().String(), "snapshotDir", o.snapshotDir)
-	select {
-	case err := <-errc:
-		return err
-	case <-ctx.Done():
-	}
-	logger.Info("shutting down")
-	shutdownCtx, cancel := context.WithTimeout(context.Background(), o.shutdownTimeout)
-	defer cancel()
-	return srv.Shutdown(shutdownCtx)
+	srv := newServer(handler, 30*time.Second, logger)
+	srv.TLSConfig = creds.TLSConfig()
+	return serveUntilStopped(logger, creds, o.shutdownTimeout, []*http.Server{srv}, []net.Listener{ln}, func() {
+		logger.Info("serving the backup agent", "listen", ln.Addr().String(), "snapshotDir", o.snapshotDir)
+	})
 }

@@ -58,45 +58,64 @@ func runMain(t *testing.T, args ...string) (int, string, string) {
 }
 
 var (
-	helpFlag = regexp.MustCompile(`(?m)^  -([a-z-]+)`)
-	docsFlag = regexp.MustCompile("(?m)^\\| `--([a-z-]+)")
+	helpFlag  = regexp.MustCompile(`(?m)^  -([a-z-]+)`)
+	cellFlag  = regexp.MustCompile("`--([a-z-]+)")
+	tableFlag = regexp.MustCompile("(?m)^\\| (`--[^|]*)\\|")
 )
 
-// --help exits 0 and lists exactly the flags docs/operations.md's "Running the hook" table
-// documents.
-func TestHelpListsTheFlagsOfTheDocs(t *testing.T) {
-	code, stdout, stderr := runMain(t, "--help")
+// helpAndDocFlags runs main with args (ending in --help) and returns the flags its help lists and
+// those the flag table of docs/operations.md's section heading names in its first column, both
+// sorted.
+func helpAndDocFlags(t *testing.T, heading string, args ...string) (inHelp, inDocs []string) {
+	t.Helper()
+	code, stdout, stderr := runMain(t, args...)
 	if code != 0 || stderr != "" {
-		t.Fatalf("--help exited %d, stderr %q", code, stderr)
+		t.Fatalf("%v exited %d, stderr %q", args, code, stderr)
 	}
-	var inHelp []string
 	for _, m := range helpFlag.FindAllStringSubmatch(stdout, -1) {
 		inHelp = append(inHelp, m[1])
+	}
+	if len(inHelp) == 0 {
+		t.Fatalf("no flags in %v:\n%s", args, stdout)
 	}
 	doc, err := os.ReadFile("../../docs/operations.md")
 	if err != nil {
 		t.Fatal(err)
 	}
 	section := string(doc)
-	start := strings.Index(section, "## Running the hook")
+	start := strings.Index(section, heading)
 	if start < 0 {
-		t.Fatal("docs/operations.md has no \"## Running the hook\" section")
+		t.Fatalf("docs/operations.md has no %q section", heading)
 	}
 	section = section[start+3:]
 	if end := strings.Index(section, "\n## "); end >= 0 {
 		section = section[:end]
 	}
-	var inDocs []string
-	for _, m := range docsFlag.FindAllStringSubmatch(section, -1) {
-		inDocs = append(inDocs, m[1])
+	for _, row := range tableFlag.FindAllStringSubmatch(section, -1) {
+		for _, m := range cellFlag.FindAllStringSubmatch(row[1], -1) {
+			inDocs = append(inDocs, m[1])
+		}
 	}
 	sort.Strings(inHelp)
 	sort.Strings(inDocs)
-	if len(inHelp) == 0 {
-		t.Fatalf("no flags in --help:\n%s", stdout)
-	}
+	return inHelp, inDocs
+}
+
+// --help exits 0 and lists exactly the flags docs/operations.md's "Running the hook" table
+// documents.
+func TestHelpListsTheFlagsOfTheDocs(t *testing.T) {
+	inHelp, inDocs := helpAndDocFlags(t, "## Running the hook", "--help")
 	if diff := cmp.Diff(inHelp, inDocs); diff != "" {
 		t.Errorf("docs/operations.md's flag table differs from --help (-help +docs):\n%s", diff)
+	}
+}
+
+// agent --help exits 0 and lists exactly the flags docs/operations.md's "The backup agent" table
+// documents.
+func TestAgentHelpListsTheFlagsOfTheDocs(t *testing.T) {
+	inHelp, inDocs := helpAndDocFlags(t, "## The backup agent", "agent", "--help")
+	if diff := cmp.Diff(inHelp, inDocs); diff != "" {
+		t.Errorf("docs/operations.md's agent flag table differs from agent --help (-help +docs):\n%s", diff)
 	}
 }
 

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"io"
 	"net"
 )
 
@@ -20,9 +19,6 @@ const (
 // check refuses values the hook cannot run with, and applies --simulate's loopback defaults to
 // the listen addresses not given.
 func (o *options) check(fs *flag.FlagSet) error {
-	if fs.NArg() > 0 {
-		return fmt.Errorf("unexpected argument %q: memgraph-hooks takes only flags, and none after it were read", fs.Arg(0))
-	}
 	given := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
 	if o.simulate && !given["listen"] {
@@ -32,8 +28,6 @@ func (o *options) check(fs *flag.FlagSet) error {
 		o.metricsListen = simulateMetrics
 	}
 	switch {
-	case o.listen == "":
-		return errors.New("--listen must not be empty")
 	case o.syncBudget <= 0:
 		return fmt.Errorf("--sync-budget must be positive, got %s", o.syncBudget)
 	case o.projectionGrace <= 0:
@@ -42,27 +36,8 @@ func (o *options) check(fs *flag.FlagSet) error {
 		return fmt.Errorf("--max-body-bytes must be positive, got %d", o.maxBodyBytes)
 	case o.agentImage == "":
 		return errors.New("--agent-image must not be empty")
-	case o.shutdownTimeout < 0:
-		return fmt.Errorf("--shutdown-timeout must not be negative, got %s", o.shutdownTimeout)
 	}
-	_, err := newLogger(o.logLevel)
-	return err
-}
-
-func printUsage(fs *flag.FlagSet, w io.Writer) {
-	printUsageOf(fs, w, "memgraph-hooks", "Serves Metacontroller's sync and customize hooks for MemgraphClusters.")
-}
-
-// printUsageOf prints a command's usage line, what it does and its flags.
-func printUsageOf(fs *flag.FlagSet, w io.Writer, command, does string) {
-	fmt.Fprintf(w, "Usage: %s [flags]\n", command)
-	fmt.Fprintln(w)
-	fmt.Fprintln(w, does)
-	fmt.Fprintln(w)
-	fmt.Fprintln(w, "Flags:")
-	fs.SetOutput(w)
-	fs.PrintDefaults()
-	fs.SetOutput(io.Discard)
+	return checkServing(o.listen, o.logLevel, o.shutdownTimeout)
 }
 
 // listeners are the bound sockets; metrics is nil when --metrics-listen is empty.

@@ -4,17 +4,11 @@
 package main
 
 import (
-	"context"
-	"errors"
 	"flag"
-	"fmt"
 	"io"
-	"log"
 	"log/slog"
 	"net/http"
 	"os"
-	"os/signal"
-	"syscall"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -42,31 +36,14 @@ type options struct {
 	agentImage      string
 }
 
-// Exit codes: 2 for a command line that cannot run (bad flag, value or argument, or a file flag
-// whose file cannot be read or parsed: FileError), 1 for a failure while running (a port already
-// taken), 0 after --help or a clean shutdown.
-// `memgraph-hooks agent …` runs the backup agent instead (agent.go), with the same exit codes.
+// main runs the hook, or `memgraph-hooks agent …` the backup agent (agent.go), with exitCode's
+// exit codes.
 func main() {
 	if len(os.Args) > 1 && os.Args[1] == "agent" {
 		os.Exit(agentMain(os.Args[2:]))
 	}
 	o, err := parseFlags(os.Args[1:], os.Stdout)
-	switch {
-	case errors.Is(err, flag.ErrHelp):
-		os.Exit(0)
-	case err != nil:
-		fmt.Fprintf(os.Stderr, "memgraph-hooks: %v\nRun memgraph-hooks --help to list the flags.\n", err)
-		os.Exit(2)
-	}
-	if err := run(o); err != nil {
-		var fe *FileError
-		if errors.As(err, &fe) { // a file flag names a file the hook cannot use: the command line cannot run
-			fmt.Fprintf(os.Stderr, "memgraph-hooks: %v\nRun memgraph-hooks --help to list the flags.\n", err)
-			os.Exit(2)
-		}
-		fmt.Fprintln(os.Stderr, "memgraph-hooks:", err)
-		os.Exit(1)
-	}
+	os.Exit(exitCode("memgraph-hooks", err, func() error { return run(o) }))
 }
 
 // parseFlags parses and checks the command line. --help prints the flags to help and returns
@@ -93,12 +70,7 @@ func parseFlags(args []string, help io.Writer) (options, error) {
 	fs.StringVar(&o.agentImage, "agent-image", topology.DefaultAgentImage,
 		"image of the backup-agent sidecar of every data pod (`memgraph-hooks agent`): the hook's own; changing it rolls the data pods")
 	registerSecurityFlags(fs, &o.security)
-	fs.SetOutput(io.Discard) // errors are reported once, by main
-	fs.Usage = func() {}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			printUsage(fs, help)
-		}
+	if err := parseCommandLine(fs, args, help, "Serves Metacontroller's sync and customize hooks for MemgraphClusters."); err != nil {
 		return o, err
 	}
 	if err := o.check(fs); err != nil {
@@ -139,11 +111,17 @@ func run(o options) error {
 	if err != nil {
 		return err
 	}
-	cfg := handlerSecurity(hooks.Config{
-		Connector: pool, SyncBudget: o.syncBudget, MaxBodyBytes: o.maxBodyBytes, ProjectionGrace: o.projectionGrace,
-		Logger: logger, Registerer: reg, AgentResolver: o.resolve, AgentImage: o.agentImage,
-	}, creds, o.security)
+	cfg := handlerSecurity(o.hookConfig(pool, logger, reg), creds, o.security)
 	return serve(o, logger, lns, creds, hooks.NewHandler(cfg), hooks.MetricsHandler(cfg, reg))
+}
+
+// hookConfig is the handler's configuration the flags set, with the pool the hook dials through
+// and where it logs and registers its metrics (the credentials are handlerSecurity's).
+func (o options) hookConfig(connector memgraph.Connector, logger *slog.Logger, reg prometheus.Registerer) hooks.Config {
+	return hooks.Config{
+		Connector: connector, SyncBudget: o.syncBudget, MaxBodyBytes: o.maxBodyBytes, ProjectionGrace: o.projectionGrace,
+		Logger: logger, Registerer: reg, AgentResolver: o.resolve, AgentImage: o.agentImage,
+	}
 }
 
 // serve serves the hooks and the metrics on listeners already bound, until SIGTERM or an
@@ -151,66 +129,21 @@ func run(o options) error {
 // when a serving certificate is configured; the metrics too when --metrics-auth puts them behind
 // the same credentials (a token must not cross the network in plain text).
 func serve(o options, logger *slog.Logger, lns listeners, creds *serving.Credentials, handler, metrics http.Handler) error {
-	servers := []*http.Server{{
-		Handler:           handler,
-		ReadHeaderTimeout: 5 * time.Second,
-		ReadTimeout:       30 * time.Second,
-		WriteTimeout:      o.syncBudget + 30*time.Second,
-		IdleTimeout:       2 * time.Minute,
-		TLSConfig:         creds.TLSConfig(),
-		ErrorLog:          serverLog(logger),
-	}}
+	hooksServer := newServer(handler, o.syncBudget+30*time.Second, logger)
+	hooksServer.TLSConfig = creds.TLSConfig()
+	servers := []*http.Server{hooksServer}
 	if lns.metrics != nil {
-		srv := &http.Server{
-			Handler:           metrics,
-			ReadHeaderTimeout: 5 * time.Second,
-			ReadTimeout:       30 * time.Second,
-			WriteTimeout:      30 * time.Second,
-			IdleTimeout:       2 * time.Minute,
-			ErrorLog:          serverLog(logger),
-		}
+		srv := newServer(metrics, 30*time.Second, logger)
 		if o.security.protectMetrics {
 			srv.TLSConfig = creds.TLSConfig()
 		}
 		servers = append(servers, srv)
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
-	defer stop()
-	go creds.Run(ctx)
-	errc := make(chan error, len(servers))
-	for i, ln := range lns.all() {
-		go func() { errc <- serveOn(servers[i], ln) }()
-	}
-	logger.Info("serving hooks", "listen", lns.hooks.Addr().String(), "metrics", lns.metricsAddr(),
-		"syncBudget", o.syncBudget.String(), "simulate", o.simulate,
-		"https", creds.TLS(), "bearerToken", o.security.tokenFile != "", "clientCertificates", creds.ClientCertRequired())
-	select {
-	case err := <-errc:
-		return err
-	case <-ctx.Done():
-	}
-	logger.Info("shutting down")
-	shutdownCtx, cancel := context.WithTimeout(context.Background(), o.shutdownTimeout)
-	defer cancel()
-	var errs []error
-	for _, srv := range servers {
-		errs = append(errs, srv.Shutdown(shutdownCtx))
-	}
-	return errors.Join(errs...)
-}
-
-// serverLog routes net/http's own lines (a failed TLS handshake, a panic in a handler, an accept
-// error) into the hook's JSON log at warn level, instead of plain text on stderr.
-func serverLog(logger *slog.Logger) *log.Logger {
-	return slog.NewLogLogger(logger.Handler(), slog.LevelWarn)
-}
-
-func newLogger(level string) (*slog.Logger, error) {
-	var l slog.Level
-	if err := l.UnmarshalText([]byte(level)); err != nil {
-		return nil, fmt.Errorf("--log-level %q: want debug, info, warn or error", level)
-	}
-	return slog.New(hooks.LogHandler(slog.NewJSONHandler(os.Stderr, &slog.HandlerOptions{Level: l}))), nil
+	return serveUntilStopped(logger, creds, o.shutdownTimeout, servers, lns.all(), func() {
+		logger.Info("serving hooks", "listen", lns.hooks.Addr().String(), "metrics", lns.metricsAddr(),
+			"syncBudget", o.syncBudget.String(), "simulate", o.simulate,
+			"https", creds.TLS(), "bearerToken", o.security.tokenFile != "", "clientCertificates", creds.ClientCertRequired())
+	})
 }
 
 // chainResolver asks each resolver in turn and takes the first answer that changes the address.

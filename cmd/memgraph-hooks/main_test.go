@@ -2,7 +2,7 @@ package main
 
 import (
 	"bytes"
-	"cmp"
+	stdcmp "cmp"
 	"encoding/json"
 	"io"
 	"log/slog"
@@ -11,6 +11,9 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
 
 	"github.com/memgraph-hooks/memgraph-hooks/hooks"
 	"github.com/memgraph-hooks/memgraph-hooks/memgraph"
@@ -51,7 +54,7 @@ func TestSimulateServesTheExampleCluster(t *testing.T) {
 	// condition is True.
 	want := map[string]string{"Paused": "False", "Hibernated": "False", "Degraded": "False"}
 	for _, c := range resp.Status.Conditions {
-		if w := cmp.Or(want[c.Type], "True"); c.Status != w {
+		if w := stdcmp.Or(want[c.Type], "True"); c.Status != w {
 			t.Errorf("%s = %s (%s), want %s", c.Type, c.Status, c.Reason, w)
 		}
 	}
@@ -60,13 +63,36 @@ func TestSimulateServesTheExampleCluster(t *testing.T) {
 	}
 }
 
+// Each flag that tunes the hook reaches the handler's configuration with the value given, and
+// the handler runs with the defaults docs/operations.md states when none is given.
 func TestFlags(t *testing.T) {
-	o, err := parseFlags([]string{"--resolve", "a.svc:7687=127.0.0.1:17687", "--sync-budget", "3s"}, io.Discard)
+	o, err := parseFlags([]string{"--resolve", "a.svc:7687=127.0.0.1:17687", "--sync-budget", "3s", "--max-body-bytes", "4096",
+		"--certificate-projection-grace", "5m", "--agent-image", "registry.example/hooks:v9"}, io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := o.resolve.Resolve("a.svc:7687"); got != "127.0.0.1:17687" {
+	cfg := o.hookConfig(nil, nil, nil)
+	if got := cfg.AgentResolver.Resolve("a.svc:7687"); got != "127.0.0.1:17687" {
 		t.Errorf("--resolve mapped a.svc:7687 to %q", got)
+	}
+	type tuned struct {
+		SyncBudget, ProjectionGrace time.Duration
+		MaxBodyBytes                int64
+		AgentImage                  string
+	}
+	of := func(c hooks.Config) tuned {
+		return tuned{c.SyncBudget, c.ProjectionGrace, c.MaxBodyBytes, c.AgentImage}
+	}
+	if diff := cmp.Diff(tuned{3 * time.Second, 5 * time.Minute, 4096, "registry.example/hooks:v9"}, of(cfg)); diff != "" {
+		t.Errorf("the flags in the handler's configuration (-want +got):\n%s", diff)
+	}
+	defaults, err := parseFlags(nil, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := tuned{6 * time.Second, 2 * time.Minute, 8 << 20, "ghcr.io/memgraph-hooks/memgraph-hooks:v0.1.0"}
+	if diff := cmp.Diff(want, of(defaults.hookConfig(nil, nil, nil))); diff != "" {
+		t.Errorf("the defaults in the handler's configuration (-want +got):\n%s", diff)
 	}
 	for _, bad := range [][]string{{"--sync-budget", "0s"}, {"--resolve", "no-equals"}} {
 		if _, err := parseFlags(bad, io.Discard); err == nil {

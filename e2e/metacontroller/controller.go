@@ -306,10 +306,7 @@ func (c *Controller) onChild(obj any) {
 	if !ok {
 		return
 	}
-	if ref := metav1.GetControllerOf(u); ref != nil {
-		if p := c.resolveOwner(u.GetNamespace(), ref); p != nil {
-			c.enqueueParent(p)
-		}
+	if c.enqueueController(u) {
 		return
 	}
 	// An orphan: every parent in its namespace may want to adopt it.
@@ -331,15 +328,22 @@ func (c *Controller) onChildDelete(obj any) {
 	if tomb, ok := obj.(cache.DeletedFinalStateUnknown); ok {
 		obj = tomb.Obj
 	}
-	u, ok := obj.(*unstructured.Unstructured)
-	if !ok {
-		return
+	if u, ok := obj.(*unstructured.Unstructured); ok {
+		c.enqueueController(u)
 	}
-	if ref := metav1.GetControllerOf(u); ref != nil {
-		if p := c.resolveOwner(u.GetNamespace(), ref); p != nil {
-			c.enqueueParent(p)
-		}
+}
+
+// enqueueController enqueues the parent that controls u, if it is one of ours, and says whether
+// u has a controller at all.
+func (c *Controller) enqueueController(u *unstructured.Unstructured) bool {
+	ref := metav1.GetControllerOf(u)
+	if ref == nil {
+		return false
 	}
+	if p := c.resolveOwner(u.GetNamespace(), ref); p != nil {
+		c.enqueueParent(p)
+	}
+	return true
 }
 
 func (c *Controller) resolveOwner(namespace string, ref *metav1.OwnerReference) *unstructured.Unstructured {

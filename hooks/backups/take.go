@@ -70,7 +70,7 @@ func (ctl *Controller) startBackup(ctx context.Context, b *topology.MemgraphBack
 	var unknown *backup.UnknownUploadError
 	switch job, err := agents.Status(ctx, agent, string(b.UID)); {
 	case err == nil:
-		return ctl.uploadAnswer(st, job)
+		return ctl.uploadAnswer(adopted(st, job.Job), job)
 	case !errors.As(err, &unknown):
 		return pending(b, planner.Wait{Reason: planner.ReasonAgentUnreachable, Message: err.Error()})
 	}
@@ -93,11 +93,22 @@ func (ctl *Controller) startBackup(ctx context.Context, b *topology.MemgraphBack
 	return ctl.startUpload(ctx, b, &bc, agents, agent, st)
 }
 
+// adopted is the status of a backup whose job already runs (its Start answer was lost, or
+// another call started it): what the snapshot and the upload were, as the agent recorded them.
+func adopted(st topology.MemgraphBackupStatus, job backup.UploadJob) topology.MemgraphBackupStatus {
+	st.Snapshot, st.SnapshotTimestamp, st.Key = job.Snapshot, job.SnapshotTimestamp, job.Key
+	if !job.StartedAt.IsZero() {
+		started := metav1.NewTime(job.StartedAt.UTC().Truncate(time.Second))
+		st.StartedAt = &started
+	}
+	return st
+}
+
 // startUpload starts the agent's job and records the backup as Running.
 func (ctl *Controller) startUpload(ctx context.Context, b *topology.MemgraphBackup, bc *backupCluster, agents UploadAgents, agent string, st topology.MemgraphBackupStatus) backupResponse {
 	s3 := b.Spec.Destination.S3
 	st.Key = topology.BackupObjectKey(s3.Prefix, b.Namespace, b.Spec.Cluster, b.Name, st.Snapshot)
-	req := backup.UploadRequest{Snapshot: st.Snapshot, Object: backupObject(b, st.Key, bc.secrets.StoreCA), Credentials: bc.secrets.Creds}
+	req := backup.UploadRequest{Snapshot: st.Snapshot, SnapshotTimestamp: st.SnapshotTimestamp, Object: backupObject(b, st.Key, bc.secrets.StoreCA), Credentials: bc.secrets.Creds}
 	up, err := agents.Start(ctx, agent, string(b.UID), req)
 	if err != nil {
 		var refused *backup.AgentError
@@ -200,9 +211,7 @@ func memgraphVersion(pod *wire.Object, c *topology.Cluster) string {
 
 // backupObject is the S3 object of key in b's destination.
 func backupObject(b *topology.MemgraphBackup, key string, ca []byte) backup.S3Object {
-	s3 := b.Spec.Destination.S3
-	return backup.S3Object{Endpoint: s3.Endpoint, Bucket: s3.Bucket, Key: key, Region: topology.BackupRegion(s3),
-		Insecure: strings.HasPrefix(s3.Endpoint, "http://"), CAPEM: ca}
+	return backup.ObjectIn(b.Spec.Destination.S3, key, ca)
 }
 
 // finalizeBackup is the finalize hook: with deletionPolicy Delete, the object goes before the
