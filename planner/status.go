@@ -44,20 +44,21 @@ func Status(in StatusInput) topology.MemgraphClusterStatus {
 		Version:             out.Rollout.Version,
 		TargetVersion:       out.Rollout.TargetVersion,
 	}
-	conditions := []typedCondition{
+	conditions := append(make([]typedCondition, 0, 8), []typedCondition{
 		{topology.ConditionReady, v.Ready},
 		{topology.ConditionDegraded, health.DegradedIn(v.Phase)},
 		{topology.ConditionConverged, v.Converged},
 		{topology.ConditionUpdated, v.Updated},
 		{topology.ConditionPaused, v.Paused},
 		{topology.ConditionHibernated, v.Hibernated},
-	}
+	}...)
 	if cond, ok := SettingsCondition(out.Declared, out.Settings); ok {
 		conditions = append(conditions, typedCondition{topology.ConditionCoordinatorSettings, cond})
 	}
 	if cond, ok := FailoverGapCondition(out.Declared); ok {
 		conditions = append(conditions, typedCondition{topology.ConditionAutomaticFailover, cond})
 	}
+	st.Conditions = make([]metav1.Condition, 0, len(conditions))
 	for _, cond := range conditions {
 		st.Conditions = append(st.Conditions, RenderCondition(c.PriorConditions(), cond.typ, cond.c, c.Generation(), in.Now))
 	}
