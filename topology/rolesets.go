@@ -9,6 +9,8 @@ import (
 // RoleSet is one role's StatefulSet as a sync reads its evidence: its name, its first ordinal and
 // the most members a MemgraphCluster may declare, beyond which a size or a pod ordinal describes
 // no member and is ignored.
+//
+// +kubebuilder:object:generate=false
 type RoleSet struct {
 	Set     string // the StatefulSet's name
 	First   int    // its first ordinal
@@ -58,6 +60,8 @@ func (r RoleSet) PodIndex(pod string) (int, bool) {
 }
 
 // Warnings collects the evidence a sync ignored, for status.warnings.
+//
+// +kubebuilder:object:generate=false
 type Warnings []string
 
 // Addf adds one warning.
