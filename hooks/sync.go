@@ -49,7 +49,9 @@ func (h *handler) handleSync(w http.ResponseWriter, r *http.Request) {
 	if planner.Hibernating(verdicts.Phase) {
 		h.metrics.Clusters.Forget(cluster.Namespace(), cluster.Name()) // nothing runs, on purpose: no alert
 	} else {
-		h.metrics.Clusters.Set(cluster.Namespace(), cluster.Name(), hookmetrics.ClusterState{ClusterSummary: planner.Summarize(out, out.Health(), in.workloads)})
+		state := hookmetrics.ClusterState{ClusterSummary: planner.Summarize(out, out.Health(), in.workloads)}
+		state.MaxReplicaLag, state.LagObserved = h.replicaLag(ctx, in, out)
+		h.metrics.Clusters.Set(cluster.Namespace(), cluster.Name(), state)
 	}
 	reason := string(verdicts.Converged.Reason)
 	h.metrics.SyncDuration.WithLabelValues(reason).Observe(time.Since(start).Seconds())

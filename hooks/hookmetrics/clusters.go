@@ -14,10 +14,18 @@ import (
 type ClusterState struct {
 	planner.ClusterSummary
 	// MaxReplicaLag is MaxReplicaLag of the pass's SHOW REPLICATION LAG; LagObserved is false
-	// when the pass did not read it, and then the lag series is left out rather than shown as 0.
+	// when the pass did not read it. The series then keeps the last value read, for at most
+	// LagStale; after that it is left out rather than shown as a stale number or as 0.
 	MaxReplicaLag int64
 	LagObserved   bool
 }
+
+const (
+	// LagRefresh is how often a cluster's replication lag is read for its gauge (LagDue).
+	LagRefresh = 30 * time.Second
+	// LagStale is how long a lag value read stays in the series without a newer read.
+	LagStale = 3 * LagRefresh
+)
 
 // seriesKey names a cluster's series.
 type seriesKey struct{ namespace, name string }
@@ -31,6 +39,7 @@ type ClusterGauges struct {
 	now      func() time.Time
 	ttl      time.Duration
 	lastSync map[seriesKey]time.Time
+	lastLag  map[seriesKey]time.Time // when each cluster's lag was last read
 
 	mainPresent, leaderPresent, membersUp, membersDeclared, maxReplicaLag, rolloutStep *prometheus.GaugeVec
 }
@@ -40,7 +49,7 @@ func newClusterGauges(now func() time.Time, ttl time.Duration) *ClusterGauges {
 		return prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: name, Help: help}, []string{"namespace", "name"})
 	}
 	return &ClusterGauges{
-		now: now, ttl: ttl, lastSync: map[seriesKey]time.Time{},
+		now: now, ttl: ttl, lastSync: map[seriesKey]time.Time{}, lastLag: map[seriesKey]time.Time{},
 		mainPresent: gauge("memgraph_hooks_cluster_main_present",
 			"1 when the leader's SHOW INSTANCES names a MAIN that is up, else 0; as of the last sync this hook served for the cluster."),
 		leaderPresent: gauge("memgraph_hooks_cluster_leader_present",
@@ -50,7 +59,7 @@ func newClusterGauges(now func() time.Time, ttl time.Duration) *ClusterGauges {
 		membersDeclared: gauge("memgraph_hooks_cluster_members_declared",
 			"Coordinators and data instances the MemgraphCluster declares."),
 		maxReplicaLag: gauge("memgraph_hooks_cluster_max_replica_lag",
-			"Transactions the replica furthest behind the MAIN lacks, on any database (SHOW REPLICATION LAG); absent when the last sync did not read it."),
+			"Transactions the replica furthest behind the MAIN lacks, on any database (SHOW REPLICATION LAG on the leader, read at most every 30 s); absent when no read succeeded for 90 s."),
 		rolloutStep: gauge("memgraph_hooks_cluster_rollout_step",
 			"The pod a rollout in progress replaces, counted from 1 (pods updated + 1); 0 when no rollout is in progress."),
 	}
@@ -72,11 +81,23 @@ func (g *ClusterGauges) Set(namespace, name string, s ClusterState) {
 	g.membersUp.WithLabelValues(namespace, name).Set(float64(s.MembersUp))
 	g.membersDeclared.WithLabelValues(namespace, name).Set(float64(s.MembersDeclared))
 	g.rolloutStep.WithLabelValues(namespace, name).Set(float64(s.RolloutStep))
-	if s.LagObserved {
+	key := seriesKey{namespace, name}
+	switch read, ok := g.lastLag[key]; {
+	case s.LagObserved:
+		g.lastLag[key] = now
 		g.maxReplicaLag.WithLabelValues(namespace, name).Set(float64(s.MaxReplicaLag))
-	} else {
+	case ok && now.Sub(read) > LagStale:
+		delete(g.lastLag, key)
 		g.maxReplicaLag.DeleteLabelValues(namespace, name)
 	}
+}
+
+// LagDue reports whether the cluster's lag was not read for LagRefresh: the next pass reads it.
+func (g *ClusterGauges) LagDue(namespace, name string) bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	read, ok := g.lastLag[seriesKey{namespace, name}]
+	return !ok || g.now().Sub(read) >= LagRefresh
 }
 
 // Forget removes the cluster's series: it is gone (a finalizing sync, a deleted parent).
@@ -97,6 +118,7 @@ func (g *ClusterGauges) expire(now time.Time) {
 
 func (g *ClusterGauges) delete(key seriesKey) {
 	delete(g.lastSync, key)
+	delete(g.lastLag, key)
 	for _, v := range g.vecs() {
 		v.DeleteLabelValues(key.namespace, key.name)
 	}

@@ -95,7 +95,7 @@ func merged(groups ...[]string) []string {
 }
 
 func TestClusterGaugesAppearAndUpdate(t *testing.T) {
-	g, reg, _ := gaugesFixture(t)
+	g, reg, clock := gaugesFixture(t)
 	if got := scraped(t, reg); len(got) != 0 {
 		t.Fatalf("series before any sync: %q", got)
 	}
@@ -103,10 +103,38 @@ func TestClusterGaugesAppearAndUpdate(t *testing.T) {
 	if diff := cmp.Diff(seriesOf("db/mg", 1, 1, 5, 5, 4, 0), scraped(t, reg)); diff != "" {
 		t.Errorf("after a converged sync (-want +got):\n%s", diff)
 	}
-	// The MAIN's pod went down, a rollout is on its third pod and the lag was not read.
-	g.Set("db", "mg", ClusterState{ClusterSummary: planner.ClusterSummary{LeaderPresent: true, MembersUp: 4, MembersDeclared: 5, RolloutStep: 3}})
-	if diff := cmp.Diff(seriesOf("db/mg", 0, 1, 4, 5, -1, 3), scraped(t, reg)); diff != "" {
+	// The MAIN's pod went down, a rollout is on its third pod and the lag was not read: the
+	// lag read last stays while it is fresher than LagStale, then the series goes.
+	down := ClusterState{ClusterSummary: planner.ClusterSummary{LeaderPresent: true, MembersUp: 4, MembersDeclared: 5, RolloutStep: 3}}
+	g.Set("db", "mg", down)
+	if diff := cmp.Diff(seriesOf("db/mg", 0, 1, 4, 5, 4, 3), scraped(t, reg)); diff != "" {
 		t.Errorf("after the MAIN went down (-want +got):\n%s", diff)
+	}
+	clock.advance(LagStale + time.Second)
+	g.Set("db", "mg", down)
+	if diff := cmp.Diff(seriesOf("db/mg", 0, 1, 4, 5, -1, 3), scraped(t, reg)); diff != "" {
+		t.Errorf("with no lag read for longer than LagStale (-want +got):\n%s", diff)
+	}
+}
+
+// A cluster's lag is due at once, then once per LagRefresh after the last read that succeeded.
+func TestClusterGaugesLagDue(t *testing.T) {
+	g, _, clock := gaugesFixture(t)
+	if !g.LagDue("db", "mg") {
+		t.Fatal("a cluster never read: lag not due")
+	}
+	g.Set("db", "mg", convergedState)
+	if g.LagDue("db", "mg") {
+		t.Error("lag due right after it was read")
+	}
+	clock.advance(LagRefresh - time.Second)
+	g.Set("db", "mg", ClusterState{}) // a pass that did not read it
+	if g.LagDue("db", "mg") {
+		t.Errorf("lag due %v after it was read, want every %v", LagRefresh-time.Second, LagRefresh)
+	}
+	clock.advance(time.Second)
+	if !g.LagDue("db", "mg") || !g.LagDue("db", "other") {
+		t.Errorf("lag not due %v after it was read", LagRefresh)
 	}
 }
 
