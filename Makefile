@@ -73,7 +73,7 @@ fuzz: ## Fuzz every target (hooks, memgraph parsers, planner, topology) for FUZZ
 fuzz-smoke: ## Fuzz every target for FUZZ_SMOKETIME (1000 executions) each: CI keeps the targets and their corpora working.
 	$(call run_fuzz,$(FUZZ_SMOKETIME))
 
-# The typed decode of a sync request (hooks/wire.go, hooks/observe.go): never anything but an
+# The typed decode of a sync request (hooks/wire/, hooks/observe.go): never anything but an
 # observation or a 400 naming where the problem is.
 .PHONY: fuzz-decode
 fuzz-decode: ## Fuzz the typed decode of POST /sync for FUZZTIME: every refusal is a 400 naming its JSON path; outside CI.

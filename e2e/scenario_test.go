@@ -23,6 +23,7 @@ import (
 	"github.com/memgraph-hooks/memgraph-hooks/e2e/metacontroller"
 	"github.com/memgraph-hooks/memgraph-hooks/e2e/podsim"
 	"github.com/memgraph-hooks/memgraph-hooks/hooks"
+	"github.com/memgraph-hooks/memgraph-hooks/hooks/serving"
 	"github.com/memgraph-hooks/memgraph-hooks/memgraph"
 	"github.com/memgraph-hooks/memgraph-hooks/memgraph/bolt"
 	"github.com/memgraph-hooks/memgraph-hooks/memgraph/sim"
@@ -53,7 +54,7 @@ type scenario struct {
 	cancelled bool
 	// creds are the in-process hook's credentials; project writes its mounted Secrets' current
 	// content again, as the kubelet does (creds.Reload then re-reads them).
-	creds   *hooks.Credentials
+	creds   *serving.Credentials
 	project func()
 	opts    scenarioOptions
 	install installation

@@ -29,6 +29,7 @@ import (
 
 	"github.com/memgraph-hooks/memgraph-hooks/e2e/metacontroller"
 	"github.com/memgraph-hooks/memgraph-hooks/hooks"
+	"github.com/memgraph-hooks/memgraph-hooks/hooks/serving"
 	"github.com/memgraph-hooks/memgraph-hooks/memgraph/bolt"
 	"github.com/memgraph-hooks/memgraph-hooks/topology"
 )
@@ -179,17 +180,17 @@ func argValue(args []string, flag string) string {
 // deployedCredentials loads the Deployment's --tls-cert-file, --tls-key-file, --client-ca-file,
 // --auth-token-file and --metrics-auth arguments (deployedArgs) with the hook's own code, for the
 // in-process hook. It returns the credentials and the Config edit main makes with them.
-func deployedCredentials(t *testing.T) (*hooks.Credentials, func(hooks.Config) hooks.Config) {
+func deployedCredentials(t *testing.T) (*serving.Credentials, func(hooks.Config) hooks.Config) {
 	creds, security, _ := projectedCredentials(t, shippedDeployment(t))
 	return creds, security
 }
 
 // projectedCredentials is deployedCredentials and the projection of its files (projectedArgs):
 // project, then Credentials.Reload, is what the kubelet's sync and the hook's next re-read do.
-func projectedCredentials(t *testing.T, dep appsv1.Deployment) (*hooks.Credentials, func(hooks.Config) hooks.Config, func()) {
+func projectedCredentials(t *testing.T, dep appsv1.Deployment) (*serving.Credentials, func(hooks.Config) hooks.Config, func()) {
 	t.Helper()
 	args, project := projectedArgs(t, dep)
-	creds, err := hooks.LoadCredentials(hooks.CredentialFiles{
+	creds, err := serving.LoadCredentials(serving.CredentialFiles{
 		CertFile: argValue(args, "--tls-cert-file"), KeyFile: argValue(args, "--tls-key-file"),
 		ClientCAFile: argValue(args, "--client-ca-file"), TokenFile: argValue(args, "--auth-token-file"),
 	})
@@ -215,7 +216,7 @@ type hookServer struct {
 	addr string
 }
 
-func serveHTTPS(t *testing.T, handler http.Handler, creds *hooks.Credentials) *hookServer {
+func serveHTTPS(t *testing.T, handler http.Handler, creds *serving.Credentials) *hookServer {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {

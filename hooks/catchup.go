@@ -3,6 +3,7 @@ package hooks
 import (
 	"context"
 
+	"github.com/memgraph-hooks/memgraph-hooks/hooks/clustersecrets"
 	"github.com/memgraph-hooks/memgraph-hooks/memgraph"
 	"github.com/memgraph-hooks/memgraph-hooks/planner"
 )
@@ -12,7 +13,7 @@ import (
 // connector (TLS when spec.tls asks for it) with spec.auth's credentials when it names any.
 type catchUpReader struct {
 	conn memgraph.Connector
-	auth memgraphAuth
+	auth clustersecrets.Auth
 }
 
 // read asks the MAIN of rows for SHOW REPLICAS; nil when no row reports a MAIN. A read that
@@ -37,14 +38,14 @@ func (r catchUpReader) read(ctx context.Context, rows []memgraph.Instance) *plan
 // connector is the pass's connector with spec.auth's credentials, or why there is none.
 func (r catchUpReader) connector() (memgraph.Connector, string) {
 	switch {
-	case r.auth.problem != "":
-		return nil, r.auth.problem
-	case r.auth.creds == nil:
+	case r.auth.Problem != "":
+		return nil, r.auth.Problem
+	case r.auth.Creds == nil:
 		return r.conn, ""
 	}
 	authed, ok := r.conn.(memgraph.AuthConnector)
 	if !ok {
 		return nil, "spec.auth is set but this hook's Bolt connector cannot send credentials"
 	}
-	return authed.WithAuth(*r.auth.creds), ""
+	return authed.WithAuth(*r.auth.Creds), ""
 }

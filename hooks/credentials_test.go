@@ -23,6 +23,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/memgraph-hooks/memgraph-hooks/hooks"
+	"github.com/memgraph-hooks/memgraph-hooks/hooks/serving"
 	"github.com/memgraph-hooks/memgraph-hooks/internal/pki"
 	"github.com/memgraph-hooks/memgraph-hooks/memgraph"
 )
@@ -133,7 +134,7 @@ func newServingDir(t *testing.T) (hookPKI, credentialDir, pki.Pair) {
 }
 
 // served runs handler over HTTPS with creds' TLS configuration, as the hook's main does.
-func served(t *testing.T, creds *hooks.Credentials, handler http.Handler) string {
+func served(t *testing.T, creds *serving.Credentials, handler http.Handler) string {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -192,7 +193,7 @@ func TestCertificateRotationKeepsSyncsInFlight(t *testing.T) {
 	first, second := p.serving(t), p.serving(t)
 	d.writePair(t, first)
 	writeAtomically(t, d.tokenFile, []byte(goodToken+"\n"))
-	creds, err := hooks.LoadCredentials(hooks.CredentialFiles{CertFile: d.cert, KeyFile: d.key, TokenFile: d.tokenFile, Interval: 10 * time.Millisecond})
+	creds, err := serving.LoadCredentials(serving.CredentialFiles{CertFile: d.cert, KeyFile: d.key, TokenFile: d.tokenFile, Interval: 10 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -297,7 +298,7 @@ func TestTokenRotationWhileRequestsRun(t *testing.T) {
 	writeAtomically(t, d.tokenFile, []byte(oldToken))
 	reg := prometheus.NewRegistry()
 	var logs syncedBuffer
-	creds, err := hooks.LoadCredentials(hooks.CredentialFiles{CertFile: d.cert, KeyFile: d.key, TokenFile: d.tokenFile,
+	creds, err := serving.LoadCredentials(serving.CredentialFiles{CertFile: d.cert, KeyFile: d.key, TokenFile: d.tokenFile,
 		Interval: 10 * time.Millisecond, Registerer: reg, Logger: slog.New(slog.NewJSONHandler(&logs, nil))})
 	if err != nil {
 		t.Fatal(err)
@@ -384,7 +385,7 @@ func TestTwoTokensRotateWithoutARefusal(t *testing.T) {
 	p, d, _ := newServingDir(t)
 	oldToken, newToken := goodToken, "rotated-token-"+strings.Repeat("7", 30)
 	writeAtomically(t, d.tokenFile, []byte(oldToken+"\n"))
-	creds, err := hooks.LoadCredentials(hooks.CredentialFiles{CertFile: d.cert, KeyFile: d.key, TokenFile: d.tokenFile,
+	creds, err := serving.LoadCredentials(serving.CredentialFiles{CertFile: d.cert, KeyFile: d.key, TokenFile: d.tokenFile,
 		Interval: 10 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
@@ -453,7 +454,7 @@ func TestMutualTLS(t *testing.T) {
 	d := newCredentialDir(t)
 	d.writePair(t, p.serving(t))
 	writeAtomically(t, d.clientCA, clients.ca.CertPEM)
-	creds, err := hooks.LoadCredentials(hooks.CredentialFiles{CertFile: d.cert, KeyFile: d.key, ClientCAFile: d.clientCA})
+	creds, err := serving.LoadCredentials(serving.CredentialFiles{CertFile: d.cert, KeyFile: d.key, ClientCAFile: d.clientCA})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -497,22 +498,22 @@ func TestLoadCredentialsNamesTheProblem(t *testing.T) {
 	}
 	for _, tc := range []struct {
 		name  string
-		files hooks.CredentialFiles
+		files serving.CredentialFiles
 		want  string
 	}{
-		{"certificate without key", hooks.CredentialFiles{CertFile: d.cert}, "both a certificate file and a key file"},
-		{"client CA without HTTPS", hooks.CredentialFiles{ClientCAFile: d.cert}, "need HTTPS"},
-		{"missing key file", hooks.CredentialFiles{CertFile: d.cert, KeyFile: filepath.Join(d.dir, "nope")}, "nope"},
-		{"key of another certificate", hooks.CredentialFiles{CertFile: d.cert, KeyFile: mismatched}, "private key does not match public key"},
-		{"client CA without a certificate", hooks.CredentialFiles{CertFile: d.cert, KeyFile: d.key, ClientCAFile: bad("ca", "nothing")}, "holds no PEM-encoded certificate"},
-		{"empty token", hooks.CredentialFiles{TokenFile: bad("t1", "\n")}, "t1: is empty"},
-		{"token with a space", hooks.CredentialFiles{TokenFile: bad("t2", "two words-0123456789abcdef")}, "cannot carry"},
-		{"short token", hooks.CredentialFiles{TokenFile: bad("t3", "abc123")}, "shorter than 16"},
-		{"short second token", hooks.CredentialFiles{TokenFile: bad("t4", goodToken+"\n\nabc123\n")}, "t4: line 3 holds a token shorter than 16"},
-		{"nine tokens", hooks.CredentialFiles{TokenFile: bad("t5", strings.Repeat(goodToken+"\n", 9))}, "lists 9 tokens, more than 8"},
+		{"certificate without key", serving.CredentialFiles{CertFile: d.cert}, "both a certificate file and a key file"},
+		{"client CA without HTTPS", serving.CredentialFiles{ClientCAFile: d.cert}, "need HTTPS"},
+		{"missing key file", serving.CredentialFiles{CertFile: d.cert, KeyFile: filepath.Join(d.dir, "nope")}, "nope"},
+		{"key of another certificate", serving.CredentialFiles{CertFile: d.cert, KeyFile: mismatched}, "private key does not match public key"},
+		{"client CA without a certificate", serving.CredentialFiles{CertFile: d.cert, KeyFile: d.key, ClientCAFile: bad("ca", "nothing")}, "holds no PEM-encoded certificate"},
+		{"empty token", serving.CredentialFiles{TokenFile: bad("t1", "\n")}, "t1: is empty"},
+		{"token with a space", serving.CredentialFiles{TokenFile: bad("t2", "two words-0123456789abcdef")}, "cannot carry"},
+		{"short token", serving.CredentialFiles{TokenFile: bad("t3", "abc123")}, "shorter than 16"},
+		{"short second token", serving.CredentialFiles{TokenFile: bad("t4", goodToken+"\n\nabc123\n")}, "t4: line 3 holds a token shorter than 16"},
+		{"nine tokens", serving.CredentialFiles{TokenFile: bad("t5", strings.Repeat(goodToken+"\n", 9))}, "lists 9 tokens, more than 8"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := hooks.LoadCredentials(tc.files)
+			_, err := serving.LoadCredentials(tc.files)
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("got %v, want an error mentioning %q", err, tc.want)
 			}
@@ -528,7 +529,7 @@ func TestLoadCredentialsNamesTheProblem(t *testing.T) {
 func TestServingCertificateExpiryIsExported(t *testing.T) {
 	_, d, pair := newServingDir(t)
 	reg := prometheus.NewRegistry()
-	if _, err := hooks.LoadCredentials(hooks.CredentialFiles{CertFile: d.cert, KeyFile: d.key, Registerer: reg}); err != nil {
+	if _, err := serving.LoadCredentials(serving.CredentialFiles{CertFile: d.cert, KeyFile: d.key, Registerer: reg}); err != nil {
 		t.Fatal(err)
 	}
 	name := "memgraph_hooks_serving_certificate_expiry_timestamp_seconds"

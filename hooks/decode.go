@@ -4,7 +4,10 @@ import (
 	"bytes"
 	"errors"
 	"net/http"
+	"slices"
 
+	"github.com/memgraph-hooks/memgraph-hooks/hooks/backups"
+	"github.com/memgraph-hooks/memgraph-hooks/hooks/wire"
 	"github.com/memgraph-hooks/memgraph-hooks/topology"
 )
 
@@ -14,19 +17,19 @@ import (
 func decodeSync(r *http.Request, parents *parentCache) (*admittedParent, observation, error) {
 	body := bodyBuffers.Get().(*bytes.Buffer)
 	defer recycleBody(body) // the observation keeps nothing of it but copies (buffers.go)
-	raw, err := readBody(body, r.Body, r.ContentLength)
+	raw, err := wire.ReadBody(body, r.Body, r.ContentLength)
 	if err != nil {
 		return nil, observation{}, err
 	}
 	parent, obs, err := decodeRequest(raw, parents)
-	return parent, obs, aboutParent(err, raw)
+	return parent, obs, wire.AboutParent(err, raw)
 }
 
 // decodeRequest decodes and observes the body of a sync request.
 func decodeRequest(body []byte, parents *parentCache) (*admittedParent, observation, error) {
 	var req syncRequest
-	if err := decodeBody(body, &req); err != nil {
-		if located := locate(body); located != nil {
+	if err := wire.DecodeBody(body, &req); err != nil {
+		if located := wire.Locate(body); located != nil {
 			return nil, observation{}, located
 		}
 		return nil, observation{}, err
@@ -47,25 +50,21 @@ func decodeRequest(body []byte, parents *parentCache) (*admittedParent, observat
 // is the one place a request's cluster is defaulted and validated.
 func decodeParent(raw []byte) (*topology.Cluster, error) {
 	if len(raw) == 0 || string(raw) == "null" {
-		return nil, badRequestf("request has no parent: expected the MemgraphCluster under \"parent\"")
+		return nil, wire.Badf("request has no parent: expected the MemgraphCluster under \"parent\"")
 	}
 	cluster, err := topology.Admit(raw)
 	var invalid *topology.ValidationError
 	switch {
 	case errors.As(err, &invalid) && invalid.Name != "":
-		return nil, badRequestf("parent %s has a spec Memgraph cannot run: %v", objectKey(invalid.Namespace, invalid.Name), err)
+		return nil, wire.Badf("parent %s has a spec Memgraph cannot run: %v", wire.ObjectKey(invalid.Namespace, invalid.Name), err)
 	case err != nil:
-		return nil, badRequestf("parent: %v", err)
+		return nil, wire.Badf("parent: %v", err)
 	}
 	return cluster, nil
 }
 
 // clusterKey is namespace/name, bounded for messages and logs.
-func clusterKey(c *topology.Cluster) string { return objectKey(c.Namespace(), c.Name()) }
-
-func objectKey(namespace, name string) string {
-	return topology.Clip(namespace) + "/" + topology.Clip(name)
-}
+func clusterKey(c *topology.Cluster) string { return wire.ObjectKey(c.Namespace(), c.Name()) }
 
 // handleCustomize asks Metacontroller for the cluster's Pods (both roles, same namespace), so
 // the sync sees their readiness, problems and nodes, for the Secrets the spec names (secretRule):
@@ -73,14 +72,14 @@ func objectKey(namespace, name string) string {
 // verifies the members with, and spec.auth's, whose credentials read SHOW REPLICAS, and for the
 // Nodes, whose cordons the drain stage reads.
 func (h *handler) handleCustomize(w http.ResponseWriter, r *http.Request) {
-	if _, err := parseQuery(r.URL.RawQuery); err != nil {
+	if _, err := wire.ParseQuery(r.URL.RawQuery); err != nil {
 		h.fail(w, "customize", err)
 		return
 	}
-	var req customizeRequest
-	body, err := readBody(new(bytes.Buffer), r.Body, r.ContentLength)
+	var req wire.CustomizeRequest
+	body, err := wire.ReadBody(new(bytes.Buffer), r.Body, r.ContentLength)
 	if err == nil {
-		err = decodeBody(body, &req)
+		err = wire.DecodeBody(body, &req)
 	}
 	if err != nil {
 		h.fail(w, "customize", err)
@@ -88,14 +87,14 @@ func (h *handler) handleCustomize(w http.ResponseWriter, r *http.Request) {
 	}
 	cluster, err := decodeParent(req.Parent)
 	if err != nil {
-		h.fail(w, "customize", aboutParent(err, body))
+		h.fail(w, "customize", wire.AboutParent(err, body))
 		return
 	}
-	rules := []relatedRule{{
+	rules := []wire.RelatedRule{{
 		APIVersion:    "v1",
 		Resource:      "pods",
 		Namespace:     cluster.Namespace(),
-		LabelSelector: &labelSelector{MatchLabels: topology.PodSelector(cluster.Name())},
+		LabelSelector: &wire.LabelSelector{MatchLabels: topology.PodSelector(cluster.Name())},
 	}}
 	if rule, ok := secretRule(cluster); ok {
 		rules = append(rules, rule)
@@ -103,7 +102,21 @@ func (h *handler) handleCustomize(w http.ResponseWriter, r *http.Request) {
 	// Every Node (cluster-scoped; a customize hook of version v2 may select them): which pods'
 	// nodes are cordoned is known only at sync time, and a label cannot select on
 	// spec.unschedulable.
-	rules = append(rules, relatedRule{APIVersion: "v1", Resource: "nodes", LabelSelector: &labelSelector{MatchLabels: map[string]string{}}})
-	rules = append(rules, restoreRules(cluster)...)
-	h.writeJSON(w, "customize", http.StatusOK, customizeResponse{RelatedResources: rules})
+	rules = append(rules, wire.RelatedRule{APIVersion: "v1", Resource: "nodes", LabelSelector: &wire.LabelSelector{MatchLabels: map[string]string{}}})
+	rules = append(rules, backups.RestoreRules(cluster)...)
+	h.writeJSON(w, "customize", http.StatusOK, wire.CustomizeResponse{RelatedResources: rules})
+}
+
+// secretRule asks Metacontroller for the Secrets the spec names (topology.NamedSecrets), by
+// name, in the cluster's namespace: spec.secrets' license (the sync names it when it is absent,
+// before any pod fails on it), spec.tls's (its ca.crt verifies the members) and spec.auth's (the
+// credentials for SHOW REPLICAS). ok is false when it names none.
+func secretRule(c *topology.Cluster) (wire.RelatedRule, bool) {
+	var names []string
+	for _, s := range c.NamedSecrets() {
+		if s.Name != "" && !slices.Contains(names, s.Name) {
+			names = append(names, s.Name)
+		}
+	}
+	return wire.RelatedRule{APIVersion: "v1", Resource: "secrets", Namespace: c.Namespace(), Names: names}, len(names) > 0
 }

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/memgraph-hooks/memgraph-hooks/hooks/wire"
 	"github.com/memgraph-hooks/memgraph-hooks/topology"
 )
 
@@ -69,7 +70,7 @@ func checkDecodeError(t *testing.T, body []byte, err error) {
 	if err == nil {
 		return
 	}
-	var bad *badRequest
+	var bad *wire.BadRequest
 	if !errors.As(err, &bad) {
 		t.Errorf("body %.200q: %v is not a bad request", body, err)
 		return
@@ -96,9 +97,9 @@ func baseRequest(t testing.TB) map[string]any {
 	spec := req["parent"].(map[string]any)["spec"].(map[string]any)
 	spec["tls"] = map[string]any{"secretName": "mg-tls"}
 	// The data StatefulSet's hibernation window, as a hibernated cluster's carries it.
-	data := req["children"].(map[string]any)[statefulSetKey].(map[string]any)["default/memgraph-data"].(map[string]any)
+	data := req["children"].(map[string]any)[wire.StatefulSetKey].(map[string]any)["default/memgraph-data"].(map[string]any)
 	data["spec"].(map[string]any)["ordinals"] = map[string]any{"start": int64(1)}
-	req["related"].(map[string]any)[secretKey] = map[string]any{"default/mg-tls": map[string]any{
+	req["related"].(map[string]any)[wire.SecretKey] = map[string]any{"default/mg-tls": map[string]any{
 		"apiVersion": "v1", "kind": "Secret", "type": "kubernetes.io/tls",
 		"metadata": map[string]any{"name": "mg-tls", "namespace": "default"},
 		"data":     map[string]any{"ca.crt": "bm90IGEgY2VydA==", "tls.crt": "eA==", "tls.key": "eA=="},
@@ -125,7 +126,7 @@ func pausedRequest(t testing.TB, base map[string]any) map[string]any {
 var readPaths = []string{
 	"", "metadata", "metadata.name", "metadata.namespace", "metadata.generation",
 	"metadata.creationTimestamp", "metadata.deletionTimestamp",
-	"metadata.labels", "metadata.labels." + revisionLabel,
+	"metadata.labels", "metadata.labels." + wire.RevisionLabel,
 	"metadata.annotations", "metadata.annotations." + topology.AnnotationTemplateHash,
 	"metadata.annotations." + topology.AnnotationTemplateGeneration,
 	"spec", "spec.replicas", "spec.ordinals", "spec.ordinals.start", "spec.containers", "spec.containers.0", "spec.containers.0.name", "spec.containers.0.image",
@@ -153,12 +154,12 @@ type mutation struct {
 func mutatedRequests(t testing.TB, base map[string]any) []mutation {
 	var out []mutation
 	objects := [][]string{
-		{"children", statefulSetKey, "default/memgraph-coordinator"},
-		{"children", statefulSetKey, "default/memgraph-data"},
-		{"children", serviceKey, "default/memgraph"},
-		{"related", podKey, "default/memgraph-coordinator-1"},
-		{"related", podKey, "default/memgraph-data-0"},
-		{"related", secretKey, "default/mg-tls"},
+		{"children", wire.StatefulSetKey, "default/memgraph-coordinator"},
+		{"children", wire.StatefulSetKey, "default/memgraph-data"},
+		{"children", wire.ServiceKey, "default/memgraph"},
+		{"related", wire.PodKey, "default/memgraph-coordinator-1"},
+		{"related", wire.PodKey, "default/memgraph-data-0"},
+		{"related", wire.SecretKey, "default/mg-tls"},
 	}
 	for _, obj := range objects {
 		for _, path := range readPaths {
@@ -166,12 +167,12 @@ func mutatedRequests(t testing.TB, base map[string]any) []mutation {
 				req := cloneJSON(t, base)
 				target := req[obj[0]].(map[string]any)[obj[1]].(map[string]any)
 				if setPath(target, obj[2], path, v) {
-					out = append(out, mutation{marshal(t, req), entryPath(obj[0], obj[1], obj[2])})
+					out = append(out, mutation{marshal(t, req), wire.EntryPath(obj[0], obj[1], obj[2])})
 				}
 			}
 		}
 	}
-	for _, path := range [][]string{{"children"}, {"related"}, {"children", statefulSetKey}, {"related", podKey}, {"children", serviceKey}} {
+	for _, path := range [][]string{{"children"}, {"related"}, {"children", wire.StatefulSetKey}, {"related", wire.PodKey}, {"children", wire.ServiceKey}} {
 		for _, v := range []any{nil, "x", int64(1), []any{}, map[string]any{}, map[string]any{"k": "x"}, map[string]any{"k": nil}} {
 			req := cloneJSON(t, base)
 			parent := req

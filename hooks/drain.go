@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/memgraph-hooks/memgraph-hooks/hooks/wire"
 	"github.com/memgraph-hooks/memgraph-hooks/memgraph"
 	"github.com/memgraph-hooks/memgraph-hooks/planner"
 	"github.com/memgraph-hooks/memgraph-hooks/topology"
@@ -13,56 +14,29 @@ import (
 // keyed by name; only metadata.name, spec.unschedulable and spec.taints[].key), and the pod the
 // observed <cluster>-main PodDisruptionBudget selects.
 func (o *observation) readDrainEvidence(req *syncRequest, c *topology.Cluster) error {
-	nodes, err := entries(req.Related, "related", nodeKey)
+	nodes, err := wire.Entries(req.Related, "related", wire.NodeKey)
 	if err != nil {
 		return err
 	}
 	read := make([]planner.Node, 0, len(nodes))
 	for _, e := range nodes {
-		n := planner.Node{Name: e.obj.Metadata.Name, Unschedulable: e.obj.Spec.Unschedulable}
-		for _, t := range e.obj.Spec.Taints {
+		n := planner.Node{Name: e.Obj.Metadata.Name, Unschedulable: e.Obj.Spec.Unschedulable}
+		for _, t := range e.Obj.Spec.Taints {
 			n.TaintKeys = append(n.TaintKeys, t.Key)
 		}
 		read = append(read, n)
 	}
 	o.cordoned = planner.CordonedNodes(read)
-	budgets, err := entries(req.Children, "children", budgetKey)
+	budgets, err := wire.Entries(req.Children, "children", wire.BudgetKey)
 	if err != nil {
 		return err
 	}
 	for _, e := range budgets {
-		if e.obj.Metadata.in(c.Namespace()) && e.obj.Metadata.Name == topology.MainBudgetName(c.Name()) {
-			o.mainBudgetPod = e.obj.Spec.Selector.MatchLabels.PodName
+		if e.Obj.Metadata.In(c.Namespace()) && e.Obj.Metadata.Name == topology.MainBudgetName(c.Name()) {
+			o.mainBudgetPod = e.Obj.Spec.Selector.MatchLabels.PodName
 		}
 	}
 	return nil
-}
-
-// drainInput is the drain planner's input from the observation: every declared member with its
-// pod's node and readiness, and the cordoned nodes. The MAIN, the leader and the caught-up
-// replicas come from a view (planner.ReadDrain).
-func (o *observation) drainInput(d topology.Declared) planner.DrainInput {
-	in := planner.DrainInput{Cordoned: o.cordoned}
-	add := func(name, role, pod string) {
-		in.Members = append(in.Members, planner.DrainMember{Name: name, Role: role, Pod: pod, Node: o.podNodes[pod], Ready: o.ready[pod]})
-	}
-	for _, c := range d.Coordinators {
-		add(c.Name, topology.RoleCoordinator, c.Pod)
-	}
-	for _, di := range d.DataInstances {
-		add(di.Name, topology.RoleData, di.Pod)
-	}
-	return in
-}
-
-// preferredOffCordon is spec.preferredMain unless its pod runs on a cordoned node: a switchover
-// to it would undo the drain's handover, and the drain stage would hand MAIN over again, back
-// and forth until the node is uncordoned.
-func (o *observation) preferredOffCordon(d topology.Declared) string {
-	if pod, ok := dataPod(d, d.PreferredMain); ok && o.cordoned[o.podNodes[pod]] {
-		return ""
-	}
-	return d.PreferredMain
 }
 
 // drainPass is what the drain stage returns: its step, what running it achieved, and the view
@@ -85,7 +59,7 @@ func (h *handler) drain(ctx context.Context, conn memgraph.Connector, in *passIn
 	if len(in.obs.cordoned) == 0 {
 		return drainPass{}
 	}
-	base := in.obs.drainInput(in.declared)
+	base := planner.DrainMembers(in.declared, in.obs.podNodes, in.obs.ready, in.obs.cordoned)
 	if planner.PlanDrain(planner.ReadDrain(in.declared, base, planner.Observe(view.Instances, nil, in.obs.current))).Verdict == planner.DrainNone {
 		return drainPass{}
 	}
@@ -109,13 +83,13 @@ func (h *handler) drain(ctx context.Context, conn memgraph.Connector, in *passIn
 	if pass.step.Verdict != planner.DrainAct || in.dryRun {
 		return pass
 	}
-	x := executor{client: client, catchUp: catchUp, declared: in.declared, current: in.obs.current, workloads: in.workloads,
-		drain: &read, log: h.log, sent: in.sent}
+	x := in.executor(client, catchUp, h.log)
+	x.drain = &read
 	pass.execution = x.execute(ctx, []planner.Command{pass.step.Command})
 	if len(pass.execution.Ran) > 0 && ctx.Err() == nil {
 		if after, ok := reread(ctx, client, lv.Coordinator); ok {
 			pass.latest = after
-			pass.progress = planner.Decide(in.declared, planner.Observe(after.Instances, nil, in.obs.current)).Progress
+			pass.progress = in.progressOn(after)
 		}
 	}
 	return pass
@@ -126,42 +100,4 @@ func (h *handler) drain(ctx context.Context, conn memgraph.Connector, in *passIn
 func drainWaits(why string) planner.DrainStep {
 	return planner.DrainStep{Verdict: planner.DrainWait,
 		Message: fmt.Sprintf("a node that runs the MAIN or the Raft leader is cordoned: waiting to read the cluster on its leader (%s)", why)}
-}
-
-// drainOnto runs the drain stage on the view discovery found and adds what it did to out.
-func (h *handler) drainOnto(ctx context.Context, conn memgraph.Connector, in *passInput, out *planner.Outcome) {
-	d := h.drain(ctx, conn, in, out.Discovery.View)
-	out.Drain, out.Execution = d.step, d.execution
-	if d.latest.Leader != "" {
-		out.Latest, out.Progress = d.latest, d.progress
-	}
-}
-
-// mainBudgetPod is the pod the MAIN's PodDisruptionBudget protects: the MAIN's when the pass read
-// who is MAIN (after its steps, so the pass that hands MAIN over moves the budget), else the pod
-// the observed budget protects while it is still a declared data pod — a pass that cannot read
-// the cluster (pods not Ready while a drain evicts replicas, a leader election) never releases
-// the MAIN. "" when neither is known.
-func mainBudgetPod(out planner.Outcome, obs *observation) string {
-	if out.Latest.Leader != "" && out.Progress.Main != "" {
-		if pod, ok := dataPod(out.Declared, out.Progress.Main); ok {
-			return pod
-		}
-	}
-	for _, di := range out.Declared.DataInstances {
-		if di.Pod == obs.mainBudgetPod {
-			return di.Pod
-		}
-	}
-	return ""
-}
-
-// dataPod is the pod of the declared or retiring data instance name.
-func dataPod(d topology.Declared, name string) (string, bool) {
-	for _, di := range append(d.DataInstances[:len(d.DataInstances):len(d.DataInstances)], d.RetiringDataInstances...) {
-		if di.Name == name {
-			return di.Pod, true
-		}
-	}
-	return "", false
 }

@@ -11,6 +11,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/memgraph-hooks/memgraph-hooks/hooks/hookmetrics"
+	"github.com/memgraph-hooks/memgraph-hooks/memgraph"
 	"github.com/memgraph-hooks/memgraph-hooks/planner"
 	"github.com/memgraph-hooks/memgraph-hooks/topology"
 )
@@ -290,6 +292,36 @@ func TestClusterGaugesFollowTheClusterAndGoWithIt(t *testing.T) {
 		if strings.HasPrefix(mf.GetName(), "memgraph_hooks_cluster_") && len(mf.GetMetric()) > 0 {
 			t.Errorf("%s still has %d series after the cluster stopped being synced", mf.GetName(), len(mf.GetMetric()))
 		}
+	}
+}
+
+// The lag gauge shows the replica furthest behind as SHOW REPLICATION LAG on the leader reports
+// it, read once per hookmetrics.LagRefresh: a converged sync in between asks nothing more.
+func TestMaxReplicaLagGaugeFollowsTheLeadersLag(t *testing.T) {
+	reg := prometheus.NewRegistry()
+	h := newHarness(t, 3, 2, func(c *harnessConfig) { c.hook.Registerer = reg })
+	h.bootstrap()
+	h.assertConverged()
+	labels := map[string]string{"namespace": "default", "name": "memgraph"}
+	if got := metricValue(t, reg, "memgraph_hooks_cluster_max_replica_lag", labels); got != 0 {
+		t.Errorf("max_replica_lag = %v on a converged cluster, want 0", got)
+	}
+	h.must(h.world.SetLag(h.network().DataInstance(1).Host, "memgraph", 12))
+	h.must(h.world.Commit("memgraph", 20))
+	h.world.ResetLog()
+	h.sync()
+	if got := metricValue(t, reg, "memgraph_hooks_cluster_max_replica_lag", labels); got != 0 {
+		t.Errorf("max_replica_lag = %v before LagRefresh passed, want the value read last, 0", got)
+	}
+	for _, q := range h.world.Queries() {
+		if q.Text == memgraph.ShowReplicationLagQuery {
+			t.Errorf("a converged sync within LagRefresh of the last read sent %s to %s", q.Text, q.Host)
+		}
+	}
+	h.advance(hookmetrics.LagRefresh)
+	h.sync()
+	if got := metricValue(t, reg, "memgraph_hooks_cluster_max_replica_lag", labels); got != 12 {
+		t.Errorf("max_replica_lag = %v after LagRefresh with a replica 12 transactions behind, want 12", got)
 	}
 }
 

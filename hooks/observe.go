@@ -1,7 +1,6 @@
 package hooks
 
 import (
-	"fmt"
 	"math"
 	"slices"
 	"sort"
@@ -12,111 +11,12 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	kjson "sigs.k8s.io/json"
 
+	"github.com/memgraph-hooks/memgraph-hooks/hooks/backups"
+	"github.com/memgraph-hooks/memgraph-hooks/hooks/clustersecrets"
+	"github.com/memgraph-hooks/memgraph-hooks/hooks/wire"
 	"github.com/memgraph-hooks/memgraph-hooks/planner"
 	"github.com/memgraph-hooks/memgraph-hooks/topology"
 )
-
-const (
-	statefulSetKey = "StatefulSet.apps/v1"
-	serviceKey     = "Service.v1"
-	budgetKey      = "PodDisruptionBudget.policy/v1"
-	podKey         = "Pod.v1"
-	secretKey      = "Secret.v1"
-	nodeKey        = "Node.v1"
-)
-
-// revisionLabel is the label the StatefulSet controller puts on each pod it creates: the name of
-// the ControllerRevision (the pod template) the pod was created from.
-const revisionLabel = "controller-revision-hash"
-
-// object is what the hook reads of any child or related object — a StatefulSet, a Pod, a Secret,
-// a Service, a PodDisruptionBudget, a Node — and nothing else, so that decoding skips the pod templates, pod specs and
-// managedFields it never reads. A value of the wrong type is a bad request naming its JSON path
-// (locate, which decodes the lists as list to name an element's index); an absent (or null)
-// field is absent.
-type object = objectOf[[]container, []podCondition, []taint, []containerStatus]
-
-type objectOf[Containers, Conditions, Taints, Statuses any] struct {
-	Metadata objectMeta `json:"metadata"`
-	Spec     struct {
-		Replicas *int32 `json:"replicas"` // a StatefulSet's
-		Ordinals struct {
-			Start *int32 `json:"start"` // the data StatefulSet's hibernation window
-		} `json:"ordinals"`
-		Containers Containers `json:"containers"` // a Pod's
-		NodeName   string     `json:"nodeName"`   // a Pod's
-		Selector   struct {
-			MatchLabels struct {
-				PodName string `json:"statefulset.kubernetes.io/pod-name"` // topology.LabelPodName
-			} `json:"matchLabels"`
-		} `json:"selector"` // the MAIN's PodDisruptionBudget's
-		Unschedulable bool   `json:"unschedulable"` // a Node's
-		Taints        Taints `json:"taints"`        // a Node's
-	} `json:"spec"`
-	Status struct {
-		Replicas           int32      `json:"replicas"`
-		ReadyReplicas      int32      `json:"readyReplicas"`
-		ObservedGeneration int64      `json:"observedGeneration"`
-		UpdateRevision     string     `json:"updateRevision"`
-		CurrentRevision    string     `json:"currentRevision"`
-		Conditions         Conditions `json:"conditions"`
-		// A Pod's: why a container waits (PodProblems).
-		InitContainerStatuses Statuses `json:"initContainerStatuses"`
-		ContainerStatuses     Statuses `json:"containerStatuses"`
-	} `json:"status"`
-	Type string            `json:"type"` // a Secret's
-	Data map[string]string `json:"data"` // a Secret's
-}
-
-type container struct {
-	Name  string   `json:"name"`
-	Image string   `json:"image"`
-	Args  []string `json:"args"` // a Pod's: whether it runs with intra-cluster TLS
-}
-
-type taint struct {
-	Key string `json:"key"`
-}
-
-type podCondition struct {
-	Type    string `json:"type"`
-	Status  string `json:"status"`
-	Reason  string `json:"reason"`
-	Message string `json:"message"`
-}
-
-// containerStatus is what the hook reads of a Pod's container status: why it waits.
-type containerStatus struct {
-	Name  string `json:"name"`
-	State struct {
-		Waiting struct {
-			Reason  string `json:"reason"`
-			Message string `json:"message"`
-		} `json:"waiting"`
-	} `json:"state"`
-	RestartCount int32 `json:"restartCount"`
-}
-
-type objectMeta struct {
-	Name              string `json:"name"`
-	Namespace         string `json:"namespace"`
-	Generation        int64  `json:"generation"`
-	CreationTimestamp string `json:"creationTimestamp"`
-	DeletionTimestamp string `json:"deletionTimestamp"`
-	Labels            struct {
-		Revision string `json:"controller-revision-hash"` // revisionLabel
-	} `json:"labels"`
-	Annotations struct {
-		TemplateHash        string `json:"memgraph.com/pod-template-hash"`       // topology.AnnotationTemplateHash
-		TemplateGeneration  string `json:"memgraph.com/pod-template-generation"` // topology.AnnotationTemplateGeneration
-		CertificateRestart  string `json:"memgraph.com/certificate-restart"`     // topology.AnnotationCertificateRestart
-		CertificateSeen     string `json:"memgraph.com/certificate-seen"`        // topology.AnnotationCertificateSeen
-		CertificateReloaded string `json:"memgraph.com/certificate-reloaded"`    // topology.AnnotationCertificateReloaded
-	} `json:"annotations"`
-}
-
-// in reports whether the object names no namespace or namespace.
-func (m *objectMeta) in(namespace string) bool { return m.Namespace == "" || m.Namespace == namespace }
 
 // observation is what a sync request says about the cluster's Kubernetes objects, read in one
 // walk of its StatefulSets, Pods and Secrets; every stage of the pass reads it.
@@ -148,12 +48,12 @@ type observation struct {
 	// certificates are the StatefulSets' records of a certificate rotation
 	// (topology.CertificateRecord); coordinators first.
 	certificates [2]topology.CertificateRecord
-	window       *int32       // the data StatefulSet's hibernation window (spec.ordinals.start)
-	tls          boltTrust    // from the spec.tls Secret among the related objects
-	auth         memgraphAuth // from the spec.auth Secret among the related objects
-	ignored      warnings     // evidence beyond a role's ceiling
+	window       *int32               // the data StatefulSet's hibernation window (spec.ordinals.start)
+	tls          clustersecrets.Trust // from the spec.tls Secret among the related objects
+	auth         clustersecrets.Auth  // from the spec.auth Secret among the related objects
+	ignored      topology.Warnings    // evidence beyond a role's ceiling
 	// restore is where spec.bootstrap.fromBackup's backup is (nil when the spec restores nothing).
-	restore *restoreSource
+	restore *backups.RestoreSource
 	// problems are why the cluster's pods cannot start (topology.PodProblems), missingSecrets the
 	// Secrets the spec names that are not among the related objects (topology.MissingSecrets).
 	problems       []topology.PodProblem
@@ -175,47 +75,47 @@ type observation struct {
 // nothing is ever allocated in proportion to it.
 func observe(req *syncRequest, body []byte, c *topology.Cluster) (observation, error) {
 	o := observation{ready: map[string]bool{}, podNodes: map[string]string{}}
-	rs := roles(c.Name())
-	sets, err := entries(req.Children, "children", statefulSetKey)
+	rs := topology.RoleSets(c.Name())
+	sets, err := wire.Entries(req.Children, "children", wire.StatefulSetKey)
 	if err != nil {
 		return o, err
 	}
 	for _, e := range sets {
 		for i, r := range rs {
-			if e.obj.Metadata.in(c.Namespace()) && e.obj.Metadata.Name == r.set {
-				if err := o.readSet(i, r, e.obj, entryPath("children", statefulSetKey, e.key)); err != nil {
+			if e.Obj.Metadata.In(c.Namespace()) && e.Obj.Metadata.Name == r.Set {
+				if err := o.readSet(i, r, e.Obj, wire.EntryPath("children", wire.StatefulSetKey, e.Key)); err != nil {
 					return o, err
 				}
 			}
 		}
 	}
-	pods, err := entries(req.Related, "related", podKey)
+	pods, err := wire.Entries(req.Related, "related", wire.PodKey)
 	if err != nil {
 		return o, err
 	}
 	var podStates []topology.PodObservation
 	for _, e := range pods {
-		if e.obj.Metadata.in(c.Namespace()) {
-			if err := o.readPod(rs, e.obj, entryPath("related", podKey, e.key)); err != nil {
+		if e.Obj.Metadata.In(c.Namespace()) {
+			if err := o.readPod(rs, e.Obj, wire.EntryPath("related", wire.PodKey, e.Key)); err != nil {
 				return o, err
 			}
-			podStates = append(podStates, podObservation(e.obj, o.ready[e.obj.Metadata.Name]))
+			podStates = append(podStates, podObservation(e.Obj, o.ready[e.Obj.Metadata.Name]))
 		}
 	}
 	o.problems = topology.PodProblems(podStates)
-	if o.tls, o.auth, err = readSecrets(req, c); err != nil {
+	if o.tls, o.auth, err = clustersecrets.Read(req.Related, c); err != nil {
 		return o, err
 	}
-	if o.missingSecrets, err = missingSecrets(req, c); err != nil {
+	if o.missingSecrets, err = clustersecrets.Missing(req.Related, c); err != nil {
 		return o, err
 	}
 	if err := o.readDrainEvidence(req, c); err != nil {
 		return o, err
 	}
-	if o.agentSecret, err = observedAgentSecret(req, c); err != nil {
+	if o.agentSecret, err = backups.ObservedAgentSecret(req.Children, c); err != nil {
 		return o, err
 	}
-	if o.restore, err = observeRestore(req, body, c); err != nil {
+	if o.restore, err = backups.ObserveRestore(req.Related, body, c); err != nil {
 		return o, err
 	}
 	if paused, _ := c.Paused(); paused {
@@ -228,7 +128,7 @@ func observe(req *syncRequest, body []byte, c *topology.Cluster) (observation, e
 // status.replicas and readyReplicas, the generations, the revisions and the hook's annotations.
 // A replica count beyond the role's ceiling is ignored with a warning, and a StatefulSet
 // reporting one is not settled.
-func (o *observation) readSet(i int, r role, s *object, path string) error {
+func (o *observation) readSet(i int, r topology.RoleSet, s *wire.Object, path string) error {
 	for _, n := range []struct {
 		field    string
 		value    int64
@@ -243,19 +143,19 @@ func (o *observation) readSet(i int, r role, s *object, path string) error {
 		{"status.observedGeneration", s.Status.ObservedGeneration, math.MaxInt64, false},
 	} {
 		if n.value < 0 {
-			return badRequestf("%s.%s must be an integer between 0 and %d, got %d", path, n.field, n.limit, n.value)
+			return wire.Badf("%s.%s must be an integer between 0 and %d, got %d", path, n.field, n.limit, n.value)
 		}
 	}
 	want, have, trusted := int32(1), s.Status.Replicas, true
 	if s.Spec.Replicas != nil {
 		want = *s.Spec.Replicas
 	}
-	if want > r.ceiling {
-		o.ignored.addf("StatefulSet %s: spec.replicas %d is %s", r.set, want, r.beyond())
+	if want > r.Ceiling {
+		o.ignored.Addf("StatefulSet %s: spec.replicas %d is %s", r.Set, want, r.Beyond())
 		want, trusted = 0, false
 	}
-	if have > r.ceiling {
-		o.ignored.addf("StatefulSet %s: status.replicas %d is %s", r.set, have, r.beyond())
+	if have > r.Ceiling {
+		o.ignored.Addf("StatefulSet %s: status.replicas %d is %s", r.Set, have, r.Beyond())
 		have, trusted = 0, false
 	}
 	*role32(&o.returned, i), *role32(&o.current, i) = want, max(want, have)
@@ -280,12 +180,12 @@ func (o *observation) readSet(i int, r role, s *object, path string) error {
 // count its ordinal needs, and for a pod of a role within its ceiling what the rollout reads: its
 // revision label, deletion, creationTimestamp, the memgraph container's image and whether it
 // runs with intra-cluster TLS.
-func (o *observation) readPod(rs []role, p *object, path string) error {
+func (o *observation) readPod(rs [2]topology.RoleSet, p *wire.Object, path string) error {
 	var created metav1.Time
 	if at := p.Metadata.CreationTimestamp; at != "" {
 		t, err := time.Parse(time.RFC3339, at)
 		if err != nil {
-			return badRequestf("%s.metadata.creationTimestamp must be an RFC 3339 time, got the string %q", path, topology.Clip(at))
+			return wire.Badf("%s.metadata.creationTimestamp must be an RFC 3339 time, got the string %q", path, topology.Clip(at))
 		}
 		created = metav1.NewTime(t)
 	}
@@ -298,10 +198,10 @@ func (o *observation) readPod(rs []role, p *object, path string) error {
 		}
 	}
 	image, clusterTLS := "", false
-	for _, container := range p.Spec.Containers {
-		if container.Name == topology.ContainerName {
-			image = container.Image
-			clusterTLS = slices.ContainsFunc(container.Args, func(a string) bool { return strings.HasPrefix(a, topology.ArgClusterCertFile) })
+	for _, c := range p.Spec.Containers {
+		if c.Name == topology.ContainerName {
+			image = c.Image
+			clusterTLS = slices.ContainsFunc(c.Args, func(a string) bool { return strings.HasPrefix(a, topology.ArgClusterCertFile) })
 			break
 		}
 	}
@@ -310,8 +210,8 @@ func (o *observation) readPod(rs []role, p *object, path string) error {
 		o.podNodes[name] = p.Spec.NodeName
 	}
 	for i, r := range rs {
-		*role32(&o.current, i) = max(*role32(&o.current, i), ordinalBound(name, r, &o.ignored))
-		if index, ok := podIndex(name, r); ok {
+		*role32(&o.current, i) = max(*role32(&o.current, i), r.OrdinalBound(name, &o.ignored))
+		if index, ok := r.PodIndex(name); ok {
 			o.sets[i].Pods = append(o.sets[i].Pods, planner.RolloutPod{Index: index, Ready: ready,
 				Terminating: terminating, Revision: p.Metadata.Labels.Revision, Created: created, Image: image,
 				Node: p.Spec.NodeName, ClusterTLS: clusterTLS})
@@ -340,22 +240,22 @@ func role32(r *topology.Replicas, i int) *int32 {
 // neither changed nor deleted, and a child that does not exist is not created. Only a paused pass
 // decodes the children whole.
 func observedChildren(req *syncRequest, body []byte, namespace string) ([]map[string]any, error) {
-	var raw rawGroups
-	if err := decodeBody(body, &raw); err != nil {
+	var raw wire.RawGroups
+	if err := wire.DecodeBody(body, &raw); err != nil {
 		return nil, err
 	}
 	out := []map[string]any{}
-	for _, typeKey := range []string{statefulSetKey, serviceKey, budgetKey, secretKey} {
-		children, err := entries(req.Children, "children", typeKey)
+	for _, typeKey := range []string{wire.StatefulSetKey, wire.ServiceKey, wire.BudgetKey, wire.SecretKey} {
+		children, err := wire.Entries(req.Children, "children", typeKey)
 		if err != nil {
 			return nil, err
 		}
 		for _, e := range children {
-			if !e.obj.Metadata.in(namespace) {
+			if !e.Obj.Metadata.In(namespace) {
 				continue
 			}
 			var child map[string]any
-			if err := kjson.UnmarshalCaseSensitivePreserveInts(raw.Children[typeKey][e.key], &child); err != nil {
+			if err := kjson.UnmarshalCaseSensitivePreserveInts(raw.Children[typeKey][e.Key], &child); err != nil {
 				return nil, err
 			}
 			frozen, err := topology.FrozenChild(child)
@@ -396,21 +296,22 @@ func (o *observation) certificateRecord() topology.CertificateRecord {
 
 // hibernationPods are each role's pods by ordinal (a coordinator's by id), in any state.
 func (o *observation) hibernationPods(cluster string) (coordinators, data map[int]planner.PodState) {
-	byOrdinal := func(s planner.RolloutSet, r role) map[int]planner.PodState {
+	byOrdinal := func(s planner.RolloutSet, r topology.RoleSet) map[int]planner.PodState {
 		out := make(map[int]planner.PodState, len(s.Pods))
 		for _, pod := range s.Pods {
-			out[pod.Index+r.first] = planner.PodState{Ready: pod.Ready, Created: pod.Created}
+			out[pod.Index+r.First] = planner.PodState{Ready: pod.Ready, Created: pod.Created}
 		}
 		return out
 	}
-	rs := roles(cluster)
+	rs := topology.RoleSets(cluster)
 	return byOrdinal(o.sets[0], rs[0]), byOrdinal(o.sets[1], rs[1])
 }
 
 // unreadyPods lists the declared pods that are missing or not Ready, sorted.
 func (o *observation) unreadyPods(d topology.Declared) []string {
 	var waiting []string
-	for _, pod := range declaredPods(d) {
+	coordinators, data := d.PodNames()
+	for _, pod := range append(coordinators, data...) {
 		if !o.ready[pod] {
 			waiting = append(waiting, pod)
 		}
@@ -424,87 +325,4 @@ func (o *observation) unreadyPods(d topology.Declared) []string {
 func (o *observation) atDeclared(d topology.Declared) bool {
 	return o.current.Coordinators == int32(len(d.Coordinators)) &&
 		o.current.DataInstances == int32(len(d.DataInstances)) && o.settled == [2]bool{true, true}
-}
-
-func (o *observation) readyCount(pods []string) int32 {
-	var n int32
-	for _, p := range pods {
-		if o.ready[p] {
-			n++
-		}
-	}
-	return n
-}
-
-func declaredPods(d topology.Declared) []string {
-	coordinators, data := podNames(d)
-	return append(coordinators, data...)
-}
-
-// warnings collects the evidence a sync ignored, for status.warnings: sorted, and at most
-// topology.MaxWarnings of them, the last counting the rest, so the same request always renders
-// the same status.
-type warnings []string
-
-func (w *warnings) addf(format string, args ...any) { *w = append(*w, fmt.Sprintf(format, args...)) }
-
-func (w warnings) render() []string {
-	if len(w) == 0 {
-		return nil
-	}
-	out := append([]string{}, w...)
-	sort.Strings(out)
-	if len(out) > topology.MaxWarnings {
-		rest := len(out) - (topology.MaxWarnings - 1)
-		out = append(out[:topology.MaxWarnings-1], fmt.Sprintf("and %d more ignored objects", rest))
-	}
-	return out
-}
-
-// role names a role's StatefulSet and ceiling.
-type role struct {
-	set     string // the StatefulSet's name
-	first   int    // its first ordinal
-	ceiling int32  // the most members a MemgraphCluster may declare
-	noun    string
-}
-
-func roles(cluster string) []role {
-	return []role{
-		{topology.CoordinatorSetName(cluster), topology.FirstCoordinatorID, topology.MaxCoordinators, "coordinators"},
-		{topology.DataSetName(cluster), topology.FirstDataOrdinal, topology.MaxDataInstances, "data instances"},
-	}
-}
-
-// beyond says why a size is ignored.
-func (r role) beyond() string {
-	return fmt.Sprintf("beyond the %d %s a MemgraphCluster may have: ignored", r.ceiling, r.noun)
-}
-
-// ordinalBound is the replica count the role's StatefulSet needs to hold pod: its ordinal minus
-// the set's first ordinal, plus one; 0 for a pod of another set, and 0 with a warning for an
-// ordinal beyond the role's ceiling.
-func ordinalBound(pod string, r role, ignored *warnings) int32 {
-	n, ok := topology.PodOrdinal(r.set, pod)
-	if !ok {
-		return 0
-	}
-	if n > int(r.ceiling)+r.first-1 {
-		ignored.addf("Pod %s: ordinal %s is %s", topology.Clip(pod), topology.Clip(strings.TrimPrefix(pod, r.set+"-")), r.beyond())
-		return 0
-	}
-	if n < r.first {
-		return 0
-	}
-	return int32(n - r.first + 1)
-}
-
-// podIndex is a pod's index in its role's StatefulSet (ordinal minus the first ordinal), for a
-// pod of that set within the role's ceiling.
-func podIndex(pod string, r role) (int, bool) {
-	n, ok := topology.PodOrdinal(r.set, pod)
-	if !ok || n < r.first || n-r.first >= int(r.ceiling) {
-		return 0, false
-	}
-	return n - r.first, true
 }

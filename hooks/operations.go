@@ -93,7 +93,7 @@ func (l *operationLog) forgetOldest() {
 
 // lastOperation is the pass's record for status.lastOperation (see operationLog.report).
 func (h *handler) lastOperation(c *topology.Cluster, out planner.Outcome) *topology.Operation {
-	// The settings stage runs only in a pass that wrote nothing else (settingsOnto).
+	// The settings stage runs only in a pass that wrote nothing else (handler.settings).
 	ex, planned := out.Execution, len(out.Plan.Commands)
 	if len(ex.Writes) == 0 {
 		ex, planned = out.Settings.Execution, len(out.Settings.Step.Commands)

@@ -3,40 +3,24 @@ package hooks
 import (
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/memgraph-hooks/memgraph-hooks/hooks/wire"
 	"github.com/memgraph-hooks/memgraph-hooks/topology"
 )
 
 // podObservation is what topology.PodProblems reads of a Pod: its readiness (as readPod judged
 // it), its PodScheduled condition, and why each init container and container waits.
-func podObservation(p *object, ready bool) topology.PodObservation {
+func podObservation(p *wire.Object, ready bool) topology.PodObservation {
 	o := topology.PodObservation{Name: p.Metadata.Name, Ready: ready}
 	for _, cond := range p.Status.Conditions {
 		if cond.Type == string(corev1.PodScheduled) {
 			o.Scheduled = topology.PodCondition{Status: corev1.ConditionStatus(cond.Status), Reason: cond.Reason, Message: cond.Message}
 		}
 	}
-	for _, statuses := range [][]containerStatus{p.Status.InitContainerStatuses, p.Status.ContainerStatuses} {
+	for _, statuses := range [][]wire.ContainerStatus{p.Status.InitContainerStatuses, p.Status.ContainerStatuses} {
 		for _, c := range statuses {
 			o.Containers = append(o.Containers, topology.ContainerObservation{Name: c.Name,
 				WaitingReason: c.State.Waiting.Reason, WaitingMessage: c.State.Waiting.Message, RestartCount: c.RestartCount})
 		}
 	}
 	return o
-}
-
-// missingSecrets are the Secrets the spec names (license, TLS, auth) that are not among the
-// related Secrets in the cluster's namespace: the customize hook asks for each one by name
-// (secretRule), so one absent from the request does not exist.
-func missingSecrets(req *syncRequest, c *topology.Cluster) ([]topology.MissingSecret, error) {
-	secrets, err := entries(req.Related, "related", secretKey)
-	if err != nil {
-		return nil, err
-	}
-	existing := make([]string, 0, len(secrets))
-	for _, e := range secrets {
-		if e.obj.Metadata.in(c.Namespace()) {
-			existing = append(existing, e.obj.Metadata.Name)
-		}
-	}
-	return topology.MissingSecrets(c, existing), nil
 }

@@ -11,22 +11,23 @@ import (
 	"github.com/memgraph-hooks/memgraph-hooks/topology"
 )
 
-// rotateOnto runs the certificate rotation stage on a settled pass with spec.tls whose Secret
+// rotate is the certificate rotation stage, for a settled pass that wrote nothing, with spec.tls whose Secret
 // content the StatefulSets do not record as reloaded everywhere: it sees which
 // certificate each declared instance serves (a TLS handshake of its own), and while some serve
 // another than the Secret's tls.crt it asks planner.PlanRotation what to do and does it, one
 // instance at a time: the reload queries, then a new handshake to prove the new certificate is
 // served, before asking again. A refused reload ends the stage with the restart decision, which
 // the response records on the StatefulSets (render). Each reload becomes a status.operations
-// record. A dry run only plans.
-func (h *handler) rotateOnto(ctx context.Context, conn memgraph.Connector, in *passInput, out *planner.Outcome) {
+// record. A dry run only plans. It returns the last step planned (zero when it had nothing to
+// rotate).
+func (h *handler) rotate(ctx context.Context, conn memgraph.Connector, in *passInput) planner.RotationStep {
 	probe, ok := conn.(memgraph.CertificateProbe)
-	if in.obs.tls.config == nil || !ok || len(out.Execution.Writes) > 0 || ctx.Err() != nil {
-		return
+	if in.obs.tls.Config == nil || !ok || ctx.Err() != nil {
+		return planner.RotationStep{}
 	}
-	members := rotationOrder(in.declared)
+	members := planner.RotationOrder(in.declared)
 	record, now := in.obs.certificateRecord(), h.cfg.Now()
-	input := planner.RotationInput{Want: in.obs.tls.leaf, Stamp: in.obs.tls.stamp, Restarting: record.Restart,
+	input := planner.RotationInput{Want: in.obs.tls.Leaf, Stamp: in.obs.tls.Stamp, Restarting: record.Restart,
 		Reloaded: record.Reloaded, SeenAt: now, Now: now, Grace: h.cfg.ProjectionGrace,
 		Refused: map[string]string{}, Accepted: map[string]bool{}, Unproven: map[string]bool{}}
 	if stamp, at, ok := record.SeenStamp(); ok && stamp == input.Stamp {
@@ -35,21 +36,21 @@ func (h *handler) rotateOnto(ctx context.Context, conn memgraph.Connector, in *p
 	if record.Seen == "" || input.Reloaded == input.Stamp {
 		// The first record (the pods started with these files), or every instance reloaded this
 		// content: nothing to rotate, and a converged sync costs no handshake.
-		return
+		return planner.RotationStep{}
 	}
 	input.Served = make([]planner.ServedCertificate, len(members))
 	for i, m := range members {
 		input.Served[i] = served(ctx, probe, m)
 	}
 	for range len(members) + 1 {
-		out.Rotation = planner.PlanRotation(input)
-		if out.Rotation.Action != planner.RotationReload || in.dryRun || ctx.Err() != nil {
-			return
+		step := planner.PlanRotation(input)
+		if step.Action != planner.RotationReload || in.dryRun || ctx.Err() != nil {
+			return step
 		}
-		i := memberIndex(members, out.Rotation.Member)
+		i := memberIndex(members, step.Member)
 		msg, answered := h.reload(ctx, conn, in, members[i])
 		if !answered {
-			return // unreachable or out of budget: the next pass sees again
+			return step // unreachable or out of budget: the next pass sees again
 		}
 		if msg != "" {
 			input.Refused[members[i].Name] = msg
@@ -62,21 +63,7 @@ func (h *handler) rotateOnto(ctx context.Context, conn memgraph.Connector, in *p
 		}
 		h.log.Info("reloaded the TLS certificates", "instance", members[i].Name)
 	}
-	out.Rotation = planner.PlanRotation(input)
-}
-
-// rotationOrder lists the declared instances in the order they are reloaded: data instances,
-// then coordinators, each by ordinal. A reload interrupts no connection, so the order only
-// makes the progress predictable.
-func rotationOrder(d topology.Declared) []topology.Member {
-	members := make([]topology.Member, 0, len(d.DataInstances)+len(d.Coordinators))
-	for _, di := range d.DataInstances {
-		members = append(members, di.Member)
-	}
-	for _, c := range d.Coordinators {
-		members = append(members, c.Member)
-	}
-	return members
+	return planner.PlanRotation(input)
 }
 
 func memberIndex(members []topology.Member, name string) int {

@@ -1,8 +1,6 @@
 package hooks
 
 import (
-	"bytes"
-	"encoding/json"
 	"net/http"
 	"strings"
 
@@ -11,6 +9,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
+	"github.com/memgraph-hooks/memgraph-hooks/hooks/wire"
 	"github.com/memgraph-hooks/memgraph-hooks/topology"
 )
 
@@ -27,50 +26,8 @@ func setAllow(w http.ResponseWriter, routes chi.Routes, path string) {
 	w.Header().Set("Allow", strings.Join(allowed, ", "))
 }
 
-func notAllowed(r *http.Request) errorBody {
-	return errorBody{Error: topology.Clip(r.Method) + " is not allowed on " + topology.Clip(r.URL.Path)}
-}
-
-// maxErrorBytes bounds an error message a response or a log line carries: each echoed value
-// is already bounded (topology.Clip), this is the backstop for a message listing many.
-const maxErrorBytes = 4096
-
-func boundError(msg string) string {
-	if len(msg) <= maxErrorBytes {
-		return msg
-	}
-	return topology.Clip(msg[:maxErrorBytes-topology.MaxEchoBytes]) + "… (error truncated)"
-}
-
-// writeJSONBody writes body as JSON with code (500 when body does not encode) and returns the code
-// sent.
-func writeJSONBody(w http.ResponseWriter, code int, body any) int {
-	raw, err := marshalUnescaped(body)
-	if err != nil {
-		code, raw = http.StatusInternalServerError, []byte(`{"error":"encoding response"}`)
-	}
-	writeBody(w, code, append(raw, '\n'))
-	return code
-}
-
-// marshalUnescaped is json.Marshal without its HTML escaping: messages are read by people, in
-// logs, kubectl and curl, where "instance_<n>" must not read "instance_\u003cn\u003e". The
-// bodies go to Metacontroller and HTTP clients, never into HTML.
-func marshalUnescaped(v any) ([]byte, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
-}
-
-// writeBody writes raw, a JSON document ending in a newline, with code.
-func writeBody(w http.ResponseWriter, code int, raw []byte) {
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(code)
-	_, _ = w.Write(raw)
+func notAllowed(r *http.Request) wire.ErrorBody {
+	return wire.ErrorBody{Error: topology.Clip(r.Method) + " is not allowed on " + topology.Clip(r.URL.Path)}
 }
 
 // MetricsHandler serves the hook's metrics from g at GET (and HEAD) /metrics. It runs on a
@@ -89,10 +46,10 @@ func MetricsHandler(cfg Config, g prometheus.Gatherer) http.Handler {
 	r.Head("/metrics", metrics.ServeHTTP)
 	r.MethodNotAllowed(func(w http.ResponseWriter, req *http.Request) {
 		setAllow(w, r, req.URL.Path)
-		writeJSONBody(w, http.StatusMethodNotAllowed, notAllowed(req))
+		wire.WriteJSON(w, http.StatusMethodNotAllowed, notAllowed(req))
 	})
 	r.NotFound(func(w http.ResponseWriter, req *http.Request) {
-		writeJSONBody(w, http.StatusNotFound, errorBody{Error: "no such endpoint: " + topology.Clip(req.URL.Path) + " (use GET /metrics)"})
+		wire.WriteJSON(w, http.StatusNotFound, wire.ErrorBody{Error: "no such endpoint: " + topology.Clip(req.URL.Path) + " (use GET /metrics)"})
 	})
 	return r
 }

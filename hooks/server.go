@@ -11,7 +11,6 @@
 package hooks
 
 import (
-	"context"
 	"errors"
 	"log/slog"
 	"net/http"
@@ -22,6 +21,10 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/memgraph-hooks/memgraph-hooks/backup"
+	"github.com/memgraph-hooks/memgraph-hooks/hooks/backups"
+	"github.com/memgraph-hooks/memgraph-hooks/hooks/hookmetrics"
+	"github.com/memgraph-hooks/memgraph-hooks/hooks/serving"
+	"github.com/memgraph-hooks/memgraph-hooks/hooks/wire"
 	"github.com/memgraph-hooks/memgraph-hooks/memgraph"
 	"github.com/memgraph-hooks/memgraph-hooks/planner"
 	"github.com/memgraph-hooks/memgraph-hooks/topology"
@@ -48,7 +51,7 @@ type Config struct {
 
 	// Token, when set, is the bearer token every request must carry, except GET /healthz and
 	// GET /readyz (and GET /metrics on MetricsHandler unless ProtectMetrics).
-	Token TokenSource
+	Token serving.TokenSource
 	// ClientCertRequired demands a TLS client certificate on the same requests; the server's TLS
 	// configuration (Credentials.TLSConfig) verifies it against the client CA.
 	ClientCertRequired bool
@@ -64,7 +67,7 @@ type Config struct {
 	AgentImage string
 	// AgentSecretData generates a cluster's backup-agent Secret data (base64 values, every key
 	// of topology.BackupAgentSecretKeys) when none is observed; nil generates a random token and
-	// key pair (NewAgentSecretData). Tests fix it to make responses reproducible.
+	// key pair (backups.NewAgentSecretData). Tests fix it to make responses reproducible.
 	AgentSecretData func(c *topology.Cluster) (map[string]string, error)
 	// ProjectionGrace is how long after a TLS Secret's content is first seen the kubelet is
 	// counted on to have projected it into every pod (planner.RotationInput.Grace); zero means
@@ -76,13 +79,11 @@ type handler struct {
 	cfg     Config
 	log     *slog.Logger
 	locks   *clusterLocks
-	metrics *metrics
+	metrics *hookmetrics.Metrics
 	parents *parentCache // admitted parents and their rendered children (rendercache.go)
 	// operations keeps status.lastOperation from going backwards (operationLog).
 	operations *operationLog
-	// newAgents and removeObject reach the backup agents and the object store (backup.go).
-	newAgents    func(backup.AgentClientConfig) (uploadAgents, error)
-	removeObject func(context.Context, backup.S3Object, backup.S3Credentials) error
+	backups    *backups.Controller // the MemgraphBackup and MemgraphScheduledBackup hooks
 }
 
 // NewHandler returns the hook's HTTP API: POST /sync and POST /customize (MemgraphClusters), POST
@@ -96,9 +97,9 @@ func NewHandler(cfg Config) http.Handler {
 	r.Use(h.limitBody)
 	r.Post("/sync", h.handleSync)
 	r.Post("/customize", h.handleCustomize)
-	r.Post("/backup/sync", h.handleBackupSync)
-	r.Post("/backup/customize", h.handleBackupCustomize)
-	r.Post("/scheduledbackup/sync", h.handleScheduledBackupSync)
+	r.Post("/backup/sync", h.backups.HandleSync)
+	r.Post("/backup/customize", h.backups.HandleCustomize)
+	r.Post("/scheduledbackup/sync", h.backups.HandleScheduledSync)
 	for _, path := range []string{"/healthz", "/readyz"} {
 		r.Get(path, ok)
 		r.Head(path, ok)
@@ -108,7 +109,7 @@ func NewHandler(cfg Config) http.Handler {
 		h.writeJSON(w, "other", http.StatusMethodNotAllowed, notAllowed(req))
 	})
 	r.NotFound(func(w http.ResponseWriter, req *http.Request) {
-		h.writeJSON(w, "other", http.StatusNotFound, errorBody{Error: "no such endpoint: " + topology.Clip(req.URL.Path) + " (use POST /sync or POST /customize)"})
+		h.writeJSON(w, "other", http.StatusNotFound, wire.ErrorBody{Error: "no such endpoint: " + topology.Clip(req.URL.Path) + " (use POST /sync or POST /customize)"})
 	})
 	return r
 }
@@ -134,9 +135,11 @@ func newHandler(cfg Config) *handler {
 		cfg.Registerer = prometheus.NewRegistry()
 	}
 	locks := newClusterLocks()
-	return &handler{cfg: cfg, log: cfg.Logger, locks: locks, metrics: newMetrics(cfg.Registerer, locks, cfg.Now),
-		parents: newParentCache(maxCachedParents, cfg.AgentImage), operations: newOperationLog(),
-		newAgents: agentClients(cfg.AgentResolver), removeObject: backup.RemoveObject}
+	h := &handler{cfg: cfg, log: cfg.Logger, locks: locks, metrics: hookmetrics.New(cfg.Registerer, locks.size, cfg.Now),
+		parents: newParentCache(maxCachedParents, cfg.AgentImage), operations: newOperationLog()}
+	h.backups = backups.New(backups.Config{Budget: cfg.SyncBudget, Now: cfg.Now, Log: cfg.Logger, Reach: h.reach, FindMain: findMain,
+		NewAgents: agentClients(cfg.AgentResolver), RemoveObject: backup.RemoveObject, Answer: h.writeJSON, Fail: h.fail})
+	return h
 }
 
 func ok(w http.ResponseWriter, _ *http.Request) {
@@ -151,35 +154,36 @@ func (h *handler) limitBody(next http.Handler) http.Handler {
 	})
 }
 
-type errorBody struct {
-	Error string `json:"error"`
-}
-
 // fail answers a request that could not be served: 400 for a bad request, 500 otherwise
 // (which a well-formed request never reaches).
 func (h *handler) fail(w http.ResponseWriter, hook string, err error) {
-	msg := boundError(err.Error())
-	var bad *badRequest
+	msg := wire.BoundError(err.Error())
+	var bad *wire.BadRequest
 	if errors.As(err, &bad) {
 		log := h.log
-		if bad.cluster != "" {
-			log = log.With(logCluster, bad.cluster)
+		if bad.Cluster != "" {
+			log = log.With(logCluster, bad.Cluster)
 		}
 		log.Warn("rejected hook request", "hook", hook, "error", msg)
-		h.writeJSON(w, hook, http.StatusBadRequest, errorBody{Error: msg})
+		h.writeJSON(w, hook, http.StatusBadRequest, wire.ErrorBody{Error: msg})
 		return
 	}
 	h.log.Error("hook failed", "hook", hook, "error", msg)
-	h.writeJSON(w, hook, http.StatusInternalServerError, errorBody{Error: msg})
+	h.writeJSON(w, hook, http.StatusInternalServerError, wire.ErrorBody{Error: msg})
 }
 
 func (h *handler) writeJSON(w http.ResponseWriter, hook string, code int, body any) {
-	code = writeJSONBody(w, code, body)
-	h.metrics.requests.WithLabelValues(hook, http.StatusText(code)).Inc()
+	code = wire.WriteJSON(w, code, body)
+	h.metrics.Requests.WithLabelValues(hook, http.StatusText(code)).Inc()
 }
 
 // writeEncoded writes a body already encoded as JSON.
 func (h *handler) writeEncoded(w http.ResponseWriter, hook string, code int, raw []byte) {
-	writeBody(w, code, raw)
-	h.metrics.requests.WithLabelValues(hook, http.StatusText(code)).Inc()
+	wire.WriteBody(w, code, raw)
+	h.metrics.Requests.WithLabelValues(hook, http.StatusText(code)).Inc()
+}
+
+// countCommand counts one command's result by its kind.
+func (h *handler) countCommand(kind planner.CommandKind, result string) {
+	h.metrics.Commands.WithLabelValues(string(kind), result).Inc()
 }

@@ -8,38 +8,31 @@ import (
 	"github.com/memgraph-hooks/memgraph-hooks/planner"
 )
 
-// settingsOnto runs the settings stage on a converged pass whose other stages wrote nothing, and
-// adds what it did to out.Settings (not out.Execution: a refused setting is the CoordinatorSettings
-// condition's, not a failed registration of Converged): SHOW COORDINATOR SETTINGS on the leader the pass's view names, then,
+// settings is the settings stage, for a converged pass whose other stages wrote nothing; what it
+// returns is the outcome's Settings (not its Execution: a refused setting is the
+// CoordinatorSettings condition's, not a failed registration of Converged): SHOW COORDINATOR
+// SETTINGS on the leader view names, then,
 // unless a dry run, SET COORDINATOR SETTING for each declared setting it shows otherwise
 // (planner.PlanSettings), through the executor. A spec that declares no setting costs no query.
 // A pass that wrote leaves the settings to the next one, which plans on the cluster its writes
 // made; a SET on a coordinator that is no longer leader fails as a Raft write and waits, too.
-func (h *handler) settingsOnto(ctx context.Context, conn memgraph.Connector, in *passInput, out *planner.Outcome) {
-	if !planner.SettingsDeclared(in.declared) || len(out.Execution.Writes) > 0 || ctx.Err() != nil {
-		return
-	}
-	view := out.Latest
-	if view.Leader == "" {
-		view = out.Discovery.View
+func (h *handler) settings(ctx context.Context, conn memgraph.Connector, in *passInput, view planner.View) planner.SettingsOutcome {
+	if !planner.SettingsDeclared(in.declared) {
+		return planner.SettingsOutcome{}
 	}
 	leader, err := planner.LeaderOf(in.declared, view)
-	out.Settings.Ran = true
 	if err != nil {
-		out.Settings.ReadErr = err
-		return
+		return planner.SettingsOutcome{Ran: true, ReadErr: err}
 	}
 	client := in.sent.client(conn.Client(leader.BoltServer))
 	shown, err := client.ShowCoordinatorSettings(ctx)
 	if err != nil {
-		out.Settings.ReadErr = fmt.Errorf("%s: %w", leader.Name, err)
-		return
+		return planner.SettingsOutcome{Ran: true, ReadErr: fmt.Errorf("%s: %w", leader.Name, err)}
 	}
-	out.Settings.Step = planner.PlanSettings(in.declared.Settings, shown)
-	if in.dryRun || len(out.Settings.Step.Commands) == 0 {
-		return
+	got := planner.SettingsOutcome{Ran: true, Step: planner.PlanSettings(in.declared.Settings, shown)}
+	if in.dryRun || len(got.Step.Commands) == 0 {
+		return got
 	}
-	x := executor{client: client, declared: in.declared, current: in.obs.current, workloads: in.workloads,
-		log: h.log, sent: in.sent}
-	out.Settings.Execution = x.execute(ctx, out.Settings.Step.Commands)
+	got.Execution = in.executor(client, catchUpReader{}, h.log).execute(ctx, got.Step.Commands)
+	return got
 }

@@ -3,9 +3,12 @@ package hooks
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"time"
 
+	"github.com/memgraph-hooks/memgraph-hooks/hooks/hookmetrics"
+	"github.com/memgraph-hooks/memgraph-hooks/hooks/wire"
 	"github.com/memgraph-hooks/memgraph-hooks/memgraph"
 	"github.com/memgraph-hooks/memgraph-hooks/planner"
 	"github.com/memgraph-hooks/memgraph-hooks/topology"
@@ -15,7 +18,7 @@ import (
 // report (render the children and the status).
 func (h *handler) handleSync(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
-	dryRun, err := syncDryRun(r.URL.RawQuery)
+	dryRun, err := wire.DryRun(r.URL.RawQuery)
 	if err != nil {
 		h.fail(w, "sync", err)
 		return
@@ -40,16 +43,18 @@ func (h *handler) handleSync(w http.ResponseWriter, r *http.Request) {
 	resp, verdicts, err := render(*answer, parent, &obs, out, h.lastOperation(cluster, out), h.operations.operations(cluster, out.Sent), h.cfg.Now())
 	*answer = resp
 	if err != nil {
-		h.fail(w, "sync", badRequestf("rendering children: %v", err))
+		h.fail(w, "sync", wire.Badf("rendering children: %v", err))
 		return
 	}
 	if planner.Hibernating(verdicts.Phase) {
-		h.metrics.clusters.forget(cluster.Namespace(), cluster.Name()) // nothing runs, on purpose: no alert
+		h.metrics.Clusters.Forget(cluster.Namespace(), cluster.Name()) // nothing runs, on purpose: no alert
 	} else {
-		h.metrics.clusters.set(cluster.Namespace(), cluster.Name(), clusterStateOf(out, memberHealth(out), in.workloads))
+		state := hookmetrics.ClusterState{ClusterSummary: planner.Summarize(out, out.Health(), in.workloads)}
+		state.MaxReplicaLag, state.LagObserved = h.replicaLag(ctx, in, out)
+		h.metrics.Clusters.Set(cluster.Namespace(), cluster.Name(), state)
 	}
 	reason := string(verdicts.Converged.Reason)
-	h.metrics.syncDuration.WithLabelValues(reason).Observe(time.Since(start).Seconds())
+	h.metrics.SyncDuration.WithLabelValues(reason).Observe(time.Since(start).Seconds())
 	h.log.Info("sync", "outcome", reason, "ran", len(out.Execution.Ran), "planned", len(out.Plan.Commands),
 		"dryRun", dryRun, "ms", time.Since(start).Milliseconds())
 	h.writeEncoded(w, "sync", http.StatusOK, resp)
@@ -71,8 +76,8 @@ type passInput struct {
 
 func (h *handler) passInput(p *admittedParent, obs *observation, dryRun bool) *passInput {
 	d := p.declare(obs.current)
-	d.PreferredMain = obs.preferredOffCordon(d)
-	d.RestoreHeld = restoreHold(p.cluster)
+	d.PreferredMain = planner.PreferredOffCordon(d, obs.podNodes, obs.cordoned)
+	d.RestoreHeld = p.cluster.RestoreHold()
 	paused, _ := p.cluster.Paused()
 	return &passInput{cluster: p.cluster, obs: obs, declared: d, dryRun: dryRun, paused: paused, sent: newSentLog(h.cfg.Now, h.countCommand),
 		workloads: obs.rolloutWorkloads(p.cluster, p.templateHashes(obs.certificateRecord().Restart), h.cfg.Now()),
@@ -85,10 +90,25 @@ func (h *handler) passInput(p *admittedParent, obs *observation, dryRun bool) *p
 // replica counts: what a pass reports when it ends before a plan stands on a view of the cluster.
 func (in *passInput) rolloutWithoutView() planner.RolloutStep {
 	if in.unviewed == nil {
-		step := planner.PlanRollout(planner.RolloutInput{Declared: in.declared, Replicas: in.held, Workloads: *in.workloads})
+		step := planner.PlanRollout(in.rolloutInput(in.held))
 		in.unviewed = &step
 	}
 	return *in.unviewed
+}
+
+// rolloutInput is the rollout planner's input on the StatefulSets alone, at replicas.
+func (in *passInput) rolloutInput(replicas topology.Replicas) planner.RolloutInput {
+	return planner.RolloutInput{Declared: in.declared, Replicas: replicas, Workloads: *in.workloads}
+}
+
+// withRestoreHeld is in with the restore's hold on registration as the restore stage left it.
+func (in *passInput) withRestoreHeld(held string) *passInput {
+	if held == in.declared.RestoreHeld {
+		return in
+	}
+	c := *in
+	c.declared.RestoreHeld = held
+	return &c
 }
 
 // pass plans and acts. Hibernation comes first: while it hibernates or wakes the cluster, nothing
@@ -100,9 +120,9 @@ func (h *handler) pass(ctx context.Context, in *passInput) planner.Outcome {
 	var out planner.Outcome
 	if step.InCharge {
 		out = planner.Outcome{Declared: in.declared, DryRun: in.dryRun, Replicas: step.Replicas,
-			Rollout: planner.HibernationRollout(step, planner.RolloutInput{Declared: in.declared, Replicas: step.Replicas, Workloads: *in.workloads})}
+			Rollout: planner.HibernationRollout(step, in.rolloutInput(step.Replicas))}
 		if view != nil {
-			out.Latest, out.Progress = *view, planner.Decide(in.declared, planner.Observe(view.Instances, nil, in.obs.current)).Progress
+			out.Latest, out.Progress = *view, in.progressOn(*view)
 		}
 	} else {
 		out = h.reconcile(ctx, in)
@@ -110,28 +130,21 @@ func (h *handler) pass(ctx context.Context, in *passInput) planner.Outcome {
 	out.Paused, out.Hibernation = in.paused, step
 	out.PodReady, out.Problems, out.MissingSecrets = in.obs.ready, in.obs.problems, in.obs.missingSecrets
 	out.Sent = in.sent.records
-	out.ClusterTLSProblem = in.obs.tls.peers
+	out.ClusterTLSProblem = in.obs.tls.Peers
 	return out
 }
 
 // reconcile runs the ordinary stages within ctx's budget and combines what each returns into the
-// pass's outcome: the gates, leader discovery, then either the rollout alone on the
-// leader while pods are down mid-rollout (rolloutOnLeader), or the plan on the view discovery
-// found, which ends a paused or settled pass, else the plan on the leader and its execution
-// (onLeader); a pass not paused whose plan has nothing to run then runs the drain stage (drain)
-// and, when nothing wrote, the settings stage (settingsOnto). The first stage that cannot go on ends the pass. Every decision is the planner's:
-// this only reads, asks it, and acts. The outcome always carries the rollout's step, whose
-// partitions the response returns: the plan's, or, when no plan stood on a view of the cluster,
-// one planned on the StatefulSets alone.
+// pass's outcome. The first stage that cannot go on ends the pass; every decision is the
+// planner's, and this only reads, asks it, and acts. The outcome always carries the rollout's
+// step, whose partitions the response returns (planner.PassRollout).
 func (h *handler) reconcile(ctx context.Context, in *passInput) (out planner.Outcome) {
 	out = planner.Outcome{Declared: in.declared, DryRun: in.dryRun, Replicas: in.held,
 		WorkloadsSettled: in.obs.atDeclared(in.declared)}
-	defer func() { out.Rollout = rolloutOf(in, out) }()
-	// The gates before any Bolt query: spec.tls can be honoured, and the declared pods are Ready
-	// — or some are not because a rollout is replacing them.
+	defer func() { out.Rollout = planner.PassRollout(out, in.rolloutInput(out.Replicas)) }()
 	conn, problem := h.connector(in.obs.tls)
 	if out.TLSProblem = problem; problem != "" {
-		return out
+		return out // spec.tls cannot be honoured: no Bolt at all
 	}
 	out.WaitingPods = in.obs.unreadyPods(in.declared)
 	rolling := len(out.WaitingPods) > 0 && in.rolloutWithoutView().InProgress()
@@ -147,7 +160,7 @@ func (h *handler) reconcile(ctx context.Context, in *passInput) (out planner.Out
 	if out.Discovery = discover(ctx, conn, in.declared); !out.Discovery.Found() {
 		return out
 	}
-	h.restoreOnto(ctx, conn, in, out.Discovery.View)
+	in = in.withRestoreHeld(h.restore(ctx, conn, in, out.Discovery.View))
 	out.Declared = in.declared
 	if rolling {
 		out.Latest, out.Progress, out.Rollout = rolloutOnLeader(ctx, conn, in, out.Discovery.View)
@@ -157,26 +170,37 @@ func (h *handler) reconcile(ctx context.Context, in *passInput) (out planner.Out
 	out.Latest, out.Progress = found.view, found.plan.Progress
 	if in.paused || planner.Settled(found.plan, found.view, in.held) {
 		out.Plan, out.Replicas = found.plan, found.plan.Replicas
-		if !in.paused {
-			h.drainOnto(ctx, conn, in, &out)
-			h.settingsOnto(ctx, conn, in, &out)
-			h.rotateOnto(ctx, conn, in, &out)
+		if in.paused {
+			return out
 		}
-		return out
+		return h.afterPlan(ctx, conn, in, out)
 	}
 	led := h.onLeader(ctx, conn, in, out.Discovery.View)
-	out.LeaderErr, out.LeaderNotReady = led.err, led.notReady
-	if led.planned {
-		out.Plan, out.Replicas, out.Execution = led.plan, led.plan.Replicas, led.execution
-	}
-	if led.latest.Leader != "" {
-		out.Latest, out.Progress = led.latest, led.progress
-	}
+	out = led.onto(out)
 	if led.planned && len(led.plan.Commands) == 0 {
-		h.drainOnto(ctx, conn, in, &out) // a drain's step waits for the plan's steps
-		h.settingsOnto(ctx, conn, in, &out)
-		h.rotateOnto(ctx, conn, in, &out)
+		return h.afterPlan(ctx, conn, in, out) // a drain's step waits for the plan's steps
 	}
+	return out
+}
+
+// afterPlan runs the stages that wait for a plan with nothing left to run — the drain, then,
+// when nothing wrote, the coordinator settings and the certificate rotation — and combines what
+// they return into out.
+func (h *handler) afterPlan(ctx context.Context, conn memgraph.Connector, in *passInput, out planner.Outcome) planner.Outcome {
+	d := h.drain(ctx, conn, in, out.Discovery.View)
+	out.Drain, out.Execution = d.step, d.execution
+	if d.latest.Leader != "" {
+		out.Latest, out.Progress = d.latest, d.progress
+	}
+	if len(out.Execution.Writes) > 0 || ctx.Err() != nil {
+		return out // the next pass plans on the cluster these writes made
+	}
+	view := out.Latest
+	if view.Leader == "" {
+		view = out.Discovery.View
+	}
+	out.Settings = h.settings(ctx, conn, in, view)
+	out.Rotation = h.rotate(ctx, conn, in)
 	return out
 }
 
@@ -193,28 +217,33 @@ func readWhileWaiting(ctx context.Context, conn memgraph.Connector, in *passInpu
 	if !disc.Found() {
 		return planner.View{}, planner.Progress{}
 	}
-	lv, err := leaderView(ctx, conn, in.declared, disc.View)
-	if err != nil {
+	lv, ok := readyLeaderView(ctx, conn, in.declared, disc.View)
+	if !ok {
 		return planner.View{}, planner.Progress{}
 	}
-	if _, leadership := planner.ReadLeadership(lv.Instances); leadership != planner.LeaderReady {
-		return planner.View{}, planner.Progress{}
-	}
-	return lv, planner.Decide(in.declared, planner.Observe(lv.Instances, nil, in.obs.current)).Progress
+	return lv, in.progressOn(lv)
 }
 
-// rolloutOf is the pass's rollout step: the one a stage planned, the plan's, or the one planned on
-// the StatefulSets alone.
-func rolloutOf(in *passInput, out planner.Outcome) planner.RolloutStep {
-	switch {
-	case out.Rollout.Reason != "":
-		return out.Rollout
-	case out.Plan.Rollout.Reason != "":
-		return out.Plan.Rollout
-	case out.Replicas == in.held:
-		return in.rolloutWithoutView()
+// readyLeaderView is the leader's own table (leaderView) when the leader is ready; ok is false
+// when it could not be read or the leader is not ready (its table is no evidence).
+func readyLeaderView(ctx context.Context, conn memgraph.Connector, d topology.Declared, found planner.View) (planner.View, bool) {
+	lv, err := leaderView(ctx, conn, d, found)
+	if err != nil {
+		return planner.View{}, false
 	}
-	return planner.PlanRollout(planner.RolloutInput{Declared: in.declared, Replicas: out.Replicas, Workloads: *in.workloads})
+	_, leadership := planner.ReadLeadership(lv.Instances)
+	return lv, leadership == planner.LeaderReady
+}
+
+// progressOn is the progress a plan on view reports.
+func (in *passInput) progressOn(view planner.View) planner.Progress {
+	return planner.Decide(in.declared, planner.Observe(view.Instances, nil, in.obs.current)).Progress
+}
+
+// executor runs commands on client for this pass.
+func (in *passInput) executor(client memgraph.Client, catchUp catchUpReader, log *slog.Logger) executor {
+	return executor{client: client, catchUp: catchUp, declared: in.declared, current: in.obs.current, workloads: in.workloads,
+		log: log, sent: in.sent}
 }
 
 // reading is a view of the cluster and the plan made on it.
@@ -235,11 +264,8 @@ func planOn(in *passInput, view planner.View) reading {
 // not all Ready: it runs no step, and returns the leader's view, the progress it shows and the
 // rollout's step (zero when the leader cannot be read or is not ready).
 func rolloutOnLeader(ctx context.Context, conn memgraph.Connector, in *passInput, found planner.View) (planner.View, planner.Progress, planner.RolloutStep) {
-	lv, err := leaderView(ctx, conn, in.declared, found)
-	if err != nil {
-		return planner.View{}, planner.Progress{}, planner.RolloutStep{}
-	}
-	if _, leadership := planner.ReadLeadership(lv.Instances); leadership != planner.LeaderReady {
+	lv, ok := readyLeaderView(ctx, conn, in.declared, found)
+	if !ok {
 		return planner.View{}, planner.Progress{}, planner.RolloutStep{}
 	}
 	observed := planner.Observe(lv.Instances, nil, in.obs.current)
@@ -258,6 +284,18 @@ type leaderPass struct {
 	progress  planner.Progress
 	err       error  // reading the leader's table or its replication lag failed
 	notReady  string // the leader answered from its local Raft copy: plan nothing
+}
+
+// onto is out with what the stage on the leader found.
+func (led leaderPass) onto(out planner.Outcome) planner.Outcome {
+	out.LeaderErr, out.LeaderNotReady = led.err, led.notReady
+	if led.planned {
+		out.Plan, out.Replicas, out.Execution = led.plan, led.plan.Replicas, led.execution
+	}
+	if led.latest.Leader != "" {
+		out.Latest, out.Progress = led.latest, led.progress
+	}
+	return out
 }
 
 // onLeader re-reads the cluster on the leader (writes go there, and the plan must rest on the
@@ -289,12 +327,10 @@ func (h *handler) onLeader(ctx context.Context, conn memgraph.Connector, in *pas
 	if in.dryRun || len(read.plan.Commands) == 0 {
 		return led
 	}
-	x := executor{client: client, catchUp: catchUp, declared: in.declared, current: in.obs.current, workloads: in.workloads,
-		log: h.log, sent: in.sent}
-	led.execution = x.execute(ctx, read.plan.Commands)
+	led.execution = in.executor(client, catchUp, h.log).execute(ctx, read.plan.Commands)
 	if len(led.execution.Ran) > 0 && ctx.Err() == nil {
 		if after, ok := reread(ctx, client, lv.Coordinator); ok {
-			led.latest, led.progress = after, planner.Decide(in.declared, planner.Observe(after.Instances, nil, in.obs.current)).Progress
+			led.latest, led.progress = after, in.progressOn(after)
 		}
 	}
 	return led

@@ -1,14 +1,11 @@
 package memgraph
 
 import (
-	"errors"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 )
-
-func asError(err error, target **Error) bool { return errors.As(err, target) }
 
 var showInstancesKeys = []string{"name", "bolt_server", "coordinator_server", "management_server", "health", "role", "last_succ_resp_ms"}
 

@@ -1,5 +1,7 @@
 package planner
 
+import "github.com/memgraph-hooks/memgraph-hooks/topology"
+
 // Node is what the drain planner reads of a Kubernetes Node: its name, spec.unschedulable and
 // the keys of spec.taints. Nothing else of a Node matters to the hook.
 type Node struct {
@@ -35,4 +37,31 @@ func CordonedNodes(nodes []Node) map[string]bool {
 		}
 	}
 	return out
+}
+
+// DrainMembers is the drain planner's input from the pods: every declared member with its pod's
+// node (podNodes: pod → spec.nodeName) and readiness, and the cordoned nodes. The MAIN, the
+// leader and the caught-up replicas come from a view (ReadDrain).
+func DrainMembers(d topology.Declared, podNodes map[string]string, ready, cordoned map[string]bool) DrainInput {
+	in := DrainInput{Cordoned: cordoned}
+	add := func(name, role, pod string) {
+		in.Members = append(in.Members, DrainMember{Name: name, Role: role, Pod: pod, Node: podNodes[pod], Ready: ready[pod]})
+	}
+	for _, c := range d.Coordinators {
+		add(c.Name, topology.RoleCoordinator, c.Pod)
+	}
+	for _, di := range d.DataInstances {
+		add(di.Name, topology.RoleData, di.Pod)
+	}
+	return in
+}
+
+// PreferredOffCordon is spec.preferredMain unless its pod runs on a cordoned node: a switchover
+// to it would undo the drain's handover, and the drain stage would hand MAIN over again, back
+// and forth until the node is uncordoned.
+func PreferredOffCordon(d topology.Declared, podNodes map[string]string, cordoned map[string]bool) string {
+	if pod, ok := d.DataPod(d.PreferredMain); ok && cordoned[podNodes[pod]] {
+		return ""
+	}
+	return d.PreferredMain
 }

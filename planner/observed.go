@@ -137,13 +137,6 @@ func (v rowIndex) coordinatorRegistered(name string) bool {
 	return ok && row.Registered()
 }
 
-// coordinatorMember: present in the Raft configuration at all (with or without a bolt_server),
-// i.e. still a vote that a shed pod would take away.
-func (v rowIndex) coordinatorMember(name string) bool {
-	_, ok := v.coordinators[name]
-	return ok
-}
-
 func (v rowIndex) dataRegistered(name string) bool {
 	_, ok := v.data[name]
 	return ok

@@ -92,9 +92,6 @@ func podRevision(i int, revision string) func(*RolloutSet) {
 	}
 }
 
-// current sets the number of pods the StatefulSet has or had.
-func current(n int32) func(*RolloutSet) { return func(s *RolloutSet) { s.Current = n } }
-
 // createdAt moves pod index i's creation.
 func createdAt(i int, at time.Time) func(*RolloutSet) {
 	return func(s *RolloutSet) {

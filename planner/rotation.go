@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/memgraph-hooks/memgraph-hooks/topology"
 )
 
 // Certificate rotation: when the spec.tls Secret's content changes, every instance must serve
@@ -171,4 +173,18 @@ func staleNote(stale []string) string {
 		return ""
 	}
 	return ": " + strings.Join(stale, ", ") + " serve another certificate than the Secret's tls.crt"
+}
+
+// RotationOrder lists the declared instances in the order they are reloaded: data instances,
+// then coordinators, each by ordinal. A reload interrupts no connection, so the order only
+// makes the progress predictable.
+func RotationOrder(d topology.Declared) []topology.Member {
+	members := make([]topology.Member, 0, len(d.DataInstances)+len(d.Coordinators))
+	for _, di := range d.DataInstances {
+		members = append(members, di.Member)
+	}
+	for _, c := range d.Coordinators {
+		members = append(members, c.Member)
+	}
+	return members
 }

@@ -33,3 +33,12 @@ func (c *Cluster) FromBackup() *FromBackup {
 	}
 	return c.mc.Spec.Bootstrap.FromBackup
 }
+
+// RestoreHold is what holds registration before a restore ran (Declared.RestoreHeld): nothing
+// when the cluster restores nothing.
+func (c *Cluster) RestoreHold() string {
+	if c.FromBackup() == nil {
+		return ""
+	}
+	return "no data instance is registered before the backup (spec.bootstrap.fromBackup) is restored into the first MAIN"
+}

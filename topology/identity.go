@@ -251,3 +251,26 @@ func Declare(n Network, declared, current Replicas) Declared {
 	}
 	return d
 }
+
+// PodNames are the declared members' pods, coordinators' and data instances', each in order.
+func (d Declared) PodNames() (coordinators, data []string) {
+	for _, c := range d.Coordinators {
+		coordinators = append(coordinators, c.Pod)
+	}
+	for _, di := range d.DataInstances {
+		data = append(data, di.Pod)
+	}
+	return coordinators, data
+}
+
+// DataPod is the pod of the declared or retiring data instance name.
+func (d Declared) DataPod(name string) (string, bool) {
+	for _, list := range [][]DataInstance{d.DataInstances, d.RetiringDataInstances} {
+		for _, di := range list {
+			if di.Name == name {
+				return di.Pod, true
+			}
+		}
+	}
+	return "", false
+}

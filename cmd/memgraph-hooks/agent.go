@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/memgraph-hooks/memgraph-hooks/backup"
-	"github.com/memgraph-hooks/memgraph-hooks/hooks"
+	"github.com/memgraph-hooks/memgraph-hooks/hooks/serving"
 	"github.com/memgraph-hooks/memgraph-hooks/topology"
 )
 
@@ -43,7 +43,7 @@ func parseAgentFlags(args []string, help io.Writer) (agentOptions, error) {
 	fs.StringVar(&o.security.keyFile, "tls-key-file", "", "the PEM private key of --tls-cert-file; required; re-read when it changes")
 	fs.StringVar(&o.security.tokenFile, "auth-token-file", "",
 		"require Authorization: Bearer <a token the file lists, one per line> on every endpoint but /healthz; required; re-read when it changes")
-	fs.DurationVar(&o.security.reloadInterval, "credentials-reload-interval", hooks.DefaultReloadInterval,
+	fs.DurationVar(&o.security.reloadInterval, "credentials-reload-interval", serving.DefaultReloadInterval,
 		"how often the certificate, key and token files are checked for changes")
 	err := parseCommandLine(fs, args, help, "Uploads this data pod's Memgraph snapshots to S3-compatible object storage when the hook asks.")
 	switch {
@@ -67,7 +67,7 @@ func runAgent(o agentOptions) error {
 	if err != nil {
 		return err
 	}
-	creds, err := hooks.LoadCredentials(hooks.CredentialFiles{
+	creds, err := serving.LoadCredentials(serving.CredentialFiles{
 		CertFile: o.security.certFile, KeyFile: o.security.keyFile, TokenFile: o.security.tokenFile,
 		Interval: o.security.reloadInterval, Logger: logger,
 	})
@@ -88,7 +88,7 @@ func runAgent(o agentOptions) error {
 }
 
 // serveAgent serves HTTPS until SIGTERM or an interrupt, then drains requests in flight.
-func serveAgent(o agentOptions, logger *slog.Logger, ln net.Listener, creds *hooks.Credentials, handler http.Handler) error {
+func serveAgent(o agentOptions, logger *slog.Logger, ln net.Listener, creds *serving.Credentials, handler http.Handler) error {
 	srv := newServer(handler, 30*time.Second, logger)
 	srv.TLSConfig = creds.TLSConfig()
 	return serveUntilStopped(logger, creds, o.shutdownTimeout, []*http.Server{srv}, []net.Listener{ln}, func() {

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/memgraph-hooks/memgraph-hooks/hooks"
+	"github.com/memgraph-hooks/memgraph-hooks/hooks/serving"
 )
 
 // What the hook and `memgraph-hooks agent` share: the exit codes, the command line's parsing
@@ -118,7 +119,7 @@ func serverLog(logger *slog.Logger) *log.Logger {
 // serveUntilStopped serves servers[i] on lns[i], reloading creds in the background, until one
 // fails or SIGTERM or an interrupt arrives; then it gives requests in flight up to
 // shutdownTimeout. serving logs that the command serves, once every server has started.
-func serveUntilStopped(logger *slog.Logger, creds *hooks.Credentials, shutdownTimeout time.Duration,
+func serveUntilStopped(logger *slog.Logger, creds *serving.Credentials, shutdownTimeout time.Duration,
 	servers []*http.Server, lns []net.Listener, serving func()) error {
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
 	defer stop()

@@ -15,6 +15,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 
 	"github.com/memgraph-hooks/memgraph-hooks/hooks"
+	"github.com/memgraph-hooks/memgraph-hooks/hooks/serving"
 	"github.com/memgraph-hooks/memgraph-hooks/memgraph"
 	"github.com/memgraph-hooks/memgraph-hooks/memgraph/bolt"
 	"github.com/memgraph-hooks/memgraph-hooks/planner"
@@ -127,7 +128,7 @@ func (o options) hookConfig(connector memgraph.Connector, logger *slog.Logger, r
 // interrupt, then drains requests in flight for up to --shutdown-timeout. The hooks speak HTTPS
 // when a serving certificate is configured; the metrics too when --metrics-auth puts them behind
 // the same credentials (a token must not cross the network in plain text).
-func serve(o options, logger *slog.Logger, lns listeners, creds *hooks.Credentials, handler, metrics http.Handler) error {
+func serve(o options, logger *slog.Logger, lns listeners, creds *serving.Credentials, handler, metrics http.Handler) error {
 	hooksServer := newServer(handler, o.syncBudget+30*time.Second, logger)
 	hooksServer.TLSConfig = creds.TLSConfig()
 	servers := []*http.Server{hooksServer}

@@ -13,6 +13,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/memgraph-hooks/memgraph-hooks/hooks"
+	"github.com/memgraph-hooks/memgraph-hooks/hooks/serving"
 )
 
 // securityFlags are how the hook proves itself to Metacontroller (HTTPS) and tells Metacontroller
@@ -33,7 +34,7 @@ func registerSecurityFlags(fs *flag.FlagSet, s *securityFlags) {
 	fs.StringVar(&s.tokenFile, "auth-token-file", "",
 		"require Authorization: Bearer <a token the file lists, one per line> on every endpoint but the probes; re-read when it changes")
 	fs.BoolVar(&s.protectMetrics, "metrics-auth", false, "put /metrics (on --metrics-listen) behind the same token and client certificate, over the same HTTPS")
-	fs.DurationVar(&s.reloadInterval, "credentials-reload-interval", hooks.DefaultReloadInterval,
+	fs.DurationVar(&s.reloadInterval, "credentials-reload-interval", serving.DefaultReloadInterval,
 		"how often the certificate, client CA and token files are checked for changes")
 }
 
@@ -48,8 +49,8 @@ func (s securityFlags) validate() error {
 }
 
 // load reads the credential files and says out loud what the configuration leaves open.
-func (s securityFlags) load(logger *slog.Logger, reg prometheus.Registerer, simulate bool) (*hooks.Credentials, error) {
-	creds, err := hooks.LoadCredentials(hooks.CredentialFiles{
+func (s securityFlags) load(logger *slog.Logger, reg prometheus.Registerer, simulate bool) (*serving.Credentials, error) {
+	creds, err := serving.LoadCredentials(serving.CredentialFiles{
 		CertFile: s.certFile, KeyFile: s.keyFile, ClientCAFile: s.clientCAFile, TokenFile: s.tokenFile,
 		Interval: s.reloadInterval, Logger: logger, Registerer: reg,
 	})
@@ -68,7 +69,7 @@ func (s securityFlags) load(logger *slog.Logger, reg prometheus.Registerer, simu
 }
 
 // handlerSecurity is the part of the hook's Config that the credentials decide.
-func handlerSecurity(cfg hooks.Config, creds *hooks.Credentials, s securityFlags) hooks.Config {
+func handlerSecurity(cfg hooks.Config, creds *serving.Credentials, s securityFlags) hooks.Config {
 	cfg.Token = creds.Tokens()
 	cfg.ClientCertRequired = creds.ClientCertRequired()
 	cfg.ProtectMetrics = s.protectMetrics
@@ -94,9 +95,9 @@ type FileError struct {
 func (e *FileError) Error() string { return e.Flags + ": " + e.Err.Error() }
 func (e *FileError) Unwrap() error { return e.Err }
 
-// fileError names the flags of the files a hooks.FileError is about; other errors pass.
+// fileError names the flags of the files a serving.FileError is about; other errors pass.
 func (s securityFlags) fileError(err error) error {
-	var fe *hooks.FileError
+	var fe *serving.FileError
 	if !errors.As(err, &fe) {
 		return err
 	}

@@ -291,8 +291,6 @@ func (i *instance) version() string {
 	return i.dspec.Version
 }
 
-func (i *instance) boltAddr() string { return hostPort(i.host, i.boltPort()) }
-
 func (i *instance) boltPort() int32 {
 	if i.coord {
 		return i.cspec.BoltPort

@@ -1,4 +1,4 @@
-package hooks
+package backups
 
 import (
 	"encoding/json"
@@ -8,6 +8,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/memgraph-hooks/memgraph-hooks/hooks/wire"
 	"github.com/memgraph-hooks/memgraph-hooks/planner"
 	"github.com/memgraph-hooks/memgraph-hooks/topology"
 )
@@ -40,29 +41,29 @@ type observedRun struct {
 	spec json.RawMessage
 }
 
-// handleScheduledBackupSync serves a MemgraphScheduledBackup's sync hook: the children are the
+// HandleScheduledSync serves a MemgraphScheduledBackup's sync hook: the children are the
 // MemgraphBackups planner.DecideSchedule keeps and creates, at the hook's clock.
-func (h *handler) handleScheduledBackupSync(w http.ResponseWriter, r *http.Request) {
+func (ctl *Controller) HandleScheduledSync(w http.ResponseWriter, r *http.Request) {
 	var req backupRequest
 	if err := decodeBackupRequest(r, &req); err != nil {
-		h.fail(w, "scheduledbackup", err)
+		ctl.cfg.Fail(w, "scheduledbackup", err)
 		return
 	}
 	var sb topology.MemgraphScheduledBackup
-	if err := decodeTyped(req.Parent, "parent", &sb); err != nil || sb.Name == "" {
-		h.fail(w, "scheduledbackup", cmpErr(err, badRequestf("parent has no metadata.name: expected a MemgraphScheduledBackup")))
+	if err := wire.DecodeAt(req.Parent, "parent", &sb); err != nil || sb.Name == "" {
+		ctl.cfg.Fail(w, "scheduledbackup", cmpErr(err, wire.Badf("parent has no metadata.name: expected a MemgraphScheduledBackup")))
 		return
 	}
 	if vs := topology.BackupViolations("parent.spec.backupTemplate", &sb.Spec.BackupTemplate); len(vs) > 0 {
-		h.fail(w, "scheduledbackup", badRequestf("MemgraphScheduledBackup %s has a spec admission refuses: %s: %s", objectKey(sb.Namespace, sb.Name), vs[0].Field, vs[0].Message))
+		ctl.cfg.Fail(w, "scheduledbackup", wire.Badf("MemgraphScheduledBackup %s has a spec admission refuses: %s: %s", wire.ObjectKey(sb.Namespace, sb.Name), vs[0].Field, vs[0].Message))
 		return
 	}
-	runs, err := observeRuns(req.Children[backupKind])
+	runs, err := observeRuns(req.Children[wire.BackupKind])
 	if err != nil {
-		h.fail(w, "scheduledbackup", err)
+		ctl.cfg.Fail(w, "scheduledbackup", err)
 		return
 	}
-	now := h.cfg.Now().UTC()
+	now := ctl.cfg.Now().UTC()
 	in := planner.ScheduleInput{Name: sb.Name, Now: now, Schedule: sb.Spec.Schedule, Suspend: sb.Spec.Suspend,
 		Keep: int(max(sb.Spec.Keep, 1)), Created: sb.CreationTimestamp.Time}
 	for _, o := range runs {
@@ -71,8 +72,8 @@ func (h *handler) handleScheduledBackupSync(w http.ResponseWriter, r *http.Reque
 	d := planner.DecideSchedule(in)
 	resp := scheduledResponse{Children: scheduledChildren(&sb, runs, d), ResyncAfterSeconds: d.ResyncAfter.Seconds(),
 		Status: scheduleStatus(&sb, d)}
-	h.log.Info("scheduled backup", "schedule", objectKey(sb.Namespace, sb.Name), "created", d.Create != nil, "dropped", len(d.Drop))
-	h.writeJSON(w, "scheduledbackup", http.StatusOK, resp)
+	ctl.cfg.Log.Info("scheduled backup", "schedule", wire.ObjectKey(sb.Namespace, sb.Name), "created", d.Create != nil, "dropped", len(d.Drop))
+	ctl.cfg.Answer(w, "scheduledbackup", http.StatusOK, resp)
 }
 
 func cmpErr(err, otherwise error) error {
@@ -86,7 +87,7 @@ func cmpErr(err, otherwise error) error {
 // as scheduled at its creation.
 func observeRuns(group map[string]json.RawMessage) (map[string]observedRun, error) {
 	out := map[string]observedRun{}
-	for _, key := range sortedKeys(group) {
+	for _, key := range wire.SortedKeys(group) {
 		var child struct {
 			Metadata struct {
 				Name              string            `json:"name"`
@@ -98,7 +99,7 @@ func observeRuns(group map[string]json.RawMessage) (map[string]observedRun, erro
 				Phase topology.BackupPhase `json:"phase"`
 			} `json:"status"`
 		}
-		if err := decodeTyped(group[key], entryPath("children", backupKind, key), &child); err != nil {
+		if err := wire.DecodeAt(group[key], wire.EntryPath("children", wire.BackupKind, key), &child); err != nil {
 			return nil, err
 		}
 		at, err := time.Parse(time.RFC3339, child.Metadata.Annotations[AnnotationScheduledAt])

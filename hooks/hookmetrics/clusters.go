@@ -1,53 +1,55 @@
-package hooks
+package hookmetrics
 
 import (
 	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/memgraph-hooks/memgraph-hooks/memgraph"
 	"github.com/memgraph-hooks/memgraph-hooks/planner"
 )
 
-// clusterState is what a sync pass observed of one cluster, as the per-cluster gauges show it.
-type clusterState struct {
-	MainPresent     bool // the leader's SHOW INSTANCES names a MAIN that is up
-	LeaderPresent   bool // a ready leader answered
-	MembersUp       int
-	MembersDeclared int
-	// MaxReplicaLag is maxReplicaLag of the pass's SHOW REPLICATION LAG; LagObserved is false
-	// when the pass did not read it, and then the lag series is left out rather than shown as 0.
+// ClusterState is what a sync pass observed of one cluster, as the per-cluster gauges show it.
+type ClusterState struct {
+	planner.ClusterSummary
+	// MaxReplicaLag is MaxReplicaLag of the pass's SHOW REPLICATION LAG; LagObserved is false
+	// when the pass did not read it. The series then keeps the last value read, for at most
+	// LagStale; after that it is left out rather than shown as a stale number or as 0.
 	MaxReplicaLag int64
 	LagObserved   bool
-	// RolloutStep is the pod a rollout in progress replaces, counted from 1 (pods updated + 1);
-	// 0 when no rollout is in progress.
-	RolloutStep int
 }
+
+const (
+	// LagRefresh is how often a cluster's replication lag is read for its gauge (LagDue).
+	LagRefresh = 30 * time.Second
+	// LagStale is how long a lag value read stays in the series without a newer read.
+	LagStale = 3 * LagRefresh
+)
 
 // seriesKey names a cluster's series.
 type seriesKey struct{ namespace, name string }
 
-// clusterGauges are the per-cluster gauges, labelled {namespace, name}. The hook hears of no
+// ClusterGauges are the per-cluster gauges, labelled {namespace, name}. The hook hears of no
 // deletion (no finalize hook) and runs replicated, so a replica may never see the last sync of a
 // cluster that is gone: a cluster's series expire ttl after the last sync this process served
 // for it, checked whenever the gauges are collected or set. forget removes them at once.
-type clusterGauges struct {
+type ClusterGauges struct {
 	mu       sync.Mutex
 	now      func() time.Time
 	ttl      time.Duration
 	lastSync map[seriesKey]time.Time
+	lastLag  map[seriesKey]time.Time // when each cluster's lag was last read
 
 	mainPresent, leaderPresent, membersUp, membersDeclared, maxReplicaLag, rolloutStep *prometheus.GaugeVec
 }
 
-func newClusterGauges(now func() time.Time, ttl time.Duration) *clusterGauges {
+func newClusterGauges(now func() time.Time, ttl time.Duration) *ClusterGauges {
 	gauge := func(name, help string) *prometheus.GaugeVec {
 		return prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: name, Help: help}, []string{"namespace", "name"})
 	}
-	return &clusterGauges{
-		now: now, ttl: ttl, lastSync: map[seriesKey]time.Time{},
+	return &ClusterGauges{
+		now: now, ttl: ttl, lastSync: map[seriesKey]time.Time{}, lastLag: map[seriesKey]time.Time{},
 		mainPresent: gauge("memgraph_hooks_cluster_main_present",
 			"1 when the leader's SHOW INSTANCES names a MAIN that is up, else 0; as of the last sync this hook served for the cluster."),
 		leaderPresent: gauge("memgraph_hooks_cluster_leader_present",
@@ -57,18 +59,18 @@ func newClusterGauges(now func() time.Time, ttl time.Duration) *clusterGauges {
 		membersDeclared: gauge("memgraph_hooks_cluster_members_declared",
 			"Coordinators and data instances the MemgraphCluster declares."),
 		maxReplicaLag: gauge("memgraph_hooks_cluster_max_replica_lag",
-			"Transactions the replica furthest behind the MAIN lacks, on any database (SHOW REPLICATION LAG); absent when the last sync did not read it."),
+			"Transactions the replica furthest behind the MAIN lacks, on any database (SHOW REPLICATION LAG on the leader, read at most every 30 s); absent when no read succeeded for 90 s."),
 		rolloutStep: gauge("memgraph_hooks_cluster_rollout_step",
 			"The pod a rollout in progress replaces, counted from 1 (pods updated + 1); 0 when no rollout is in progress."),
 	}
 }
 
-func (g *clusterGauges) vecs() []*prometheus.GaugeVec {
+func (g *ClusterGauges) vecs() []*prometheus.GaugeVec {
 	return []*prometheus.GaugeVec{g.mainPresent, g.leaderPresent, g.membersUp, g.membersDeclared, g.maxReplicaLag, g.rolloutStep}
 }
 
-// set records a sync's observation of the cluster and expires the clusters not synced for ttl.
-func (g *clusterGauges) set(namespace, name string, s clusterState) {
+// Set records a sync's observation of the cluster and expires the clusters not synced for ttl.
+func (g *ClusterGauges) Set(namespace, name string, s ClusterState) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	now := g.now()
@@ -79,22 +81,34 @@ func (g *clusterGauges) set(namespace, name string, s clusterState) {
 	g.membersUp.WithLabelValues(namespace, name).Set(float64(s.MembersUp))
 	g.membersDeclared.WithLabelValues(namespace, name).Set(float64(s.MembersDeclared))
 	g.rolloutStep.WithLabelValues(namespace, name).Set(float64(s.RolloutStep))
-	if s.LagObserved {
+	key := seriesKey{namespace, name}
+	switch read, ok := g.lastLag[key]; {
+	case s.LagObserved:
+		g.lastLag[key] = now
 		g.maxReplicaLag.WithLabelValues(namespace, name).Set(float64(s.MaxReplicaLag))
-	} else {
+	case ok && now.Sub(read) > LagStale:
+		delete(g.lastLag, key)
 		g.maxReplicaLag.DeleteLabelValues(namespace, name)
 	}
 }
 
-// forget removes the cluster's series: it is gone (a finalizing sync, a deleted parent).
-func (g *clusterGauges) forget(namespace, name string) {
+// LagDue reports whether the cluster's lag was not read for LagRefresh: the next pass reads it.
+func (g *ClusterGauges) LagDue(namespace, name string) bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	read, ok := g.lastLag[seriesKey{namespace, name}]
+	return !ok || g.now().Sub(read) >= LagRefresh
+}
+
+// Forget removes the cluster's series: it is gone (a finalizing sync, a deleted parent).
+func (g *ClusterGauges) Forget(namespace, name string) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	g.delete(seriesKey{namespace, name})
 }
 
 // expire deletes the series of the clusters last synced more than ttl before now.
-func (g *clusterGauges) expire(now time.Time) {
+func (g *ClusterGauges) expire(now time.Time) {
 	for key, last := range g.lastSync {
 		if now.Sub(last) > g.ttl {
 			g.delete(key)
@@ -102,22 +116,23 @@ func (g *clusterGauges) expire(now time.Time) {
 	}
 }
 
-func (g *clusterGauges) delete(key seriesKey) {
+func (g *ClusterGauges) delete(key seriesKey) {
 	delete(g.lastSync, key)
+	delete(g.lastLag, key)
 	for _, v := range g.vecs() {
 		v.DeleteLabelValues(key.namespace, key.name)
 	}
 }
 
-// Describe and Collect make clusterGauges one prometheus.Collector; Collect expires first, so
+// Describe and Collect make ClusterGauges one prometheus.Collector; Collect expires first, so
 // a scrape never shows a cluster not synced for ttl.
-func (g *clusterGauges) Describe(ch chan<- *prometheus.Desc) {
+func (g *ClusterGauges) Describe(ch chan<- *prometheus.Desc) {
 	for _, v := range g.vecs() {
 		v.Describe(ch)
 	}
 }
 
-func (g *clusterGauges) Collect(ch chan<- prometheus.Metric) {
+func (g *ClusterGauges) Collect(ch chan<- prometheus.Metric) {
 	g.mu.Lock()
 	g.expire(g.now())
 	g.mu.Unlock()
@@ -133,8 +148,8 @@ func boolGauge(b bool) float64 {
 	return 0
 }
 
-// maxReplicaLag is the most transactions any replica lacks on any database; 0 without rows.
-func maxReplicaLag(lag []memgraph.InstanceLag) int64 {
+// MaxReplicaLag is the most transactions any replica lacks on any database; 0 without rows.
+func MaxReplicaLag(lag []memgraph.InstanceLag) int64 {
 	var most int64
 	for _, l := range lag {
 		for _, db := range l.Databases {
@@ -142,31 +157,4 @@ func maxReplicaLag(lag []memgraph.InstanceLag) int64 {
 		}
 	}
 	return most
-}
-
-// clusterStateOf is what a sync pass observed of its cluster, for the per-cluster gauges: the
-// MAIN and the leader as Ready judges them (planner.ServesWrites on the latest table a ready
-// leader answered), the members' health, and the rollout's step. The pass keeps no replication
-// lag it read, so the lag series is left out.
-func clusterStateOf(out planner.Outcome, health planner.MemberHealth, workloads *planner.Workloads) clusterState {
-	s := clusterState{MembersUp: health.Up, MembersDeclared: health.Declared}
-	if _, leadership := planner.ReadLeadership(out.Latest.Instances); leadership == planner.LeaderReady {
-		s.LeaderPresent = true
-		s.MainPresent = planner.ServesWrites(out.Declared, out.Latest.Instances, out.PodReady).Status == metav1.ConditionTrue
-	}
-	if out.Rollout.InProgress() && workloads != nil {
-		s.RolloutStep = updatedPods(workloads.Coordinators) + updatedPods(workloads.Data) + 1
-	}
-	return s
-}
-
-// updatedPods counts the set's pods that run its update revision and are not being deleted.
-func updatedPods(s planner.RolloutSet) int {
-	n := 0
-	for _, p := range s.Pods {
-		if s.UpdateRevision != "" && p.Revision == s.UpdateRevision && !p.Terminating {
-			n++
-		}
-	}
-	return n
 }

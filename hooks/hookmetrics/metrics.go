@@ -1,4 +1,6 @@
-package hooks
+// Package hookmetrics is the hook's Prometheus metrics: their names, help and labels, and the
+// per-cluster gauges whose series expire when no sync of their cluster was served for a while.
+package hookmetrics
 
 import (
 	"errors"
@@ -9,12 +11,14 @@ import (
 	"github.com/memgraph-hooks/memgraph-hooks/planner"
 )
 
-type metrics struct {
-	requests     *prometheus.CounterVec
-	syncDuration *prometheus.HistogramVec
-	commands     *prometheus.CounterVec
-	authFailures *prometheus.CounterVec
-	clusters     *clusterGauges
+// Metrics are the hook's metrics, registered once per registry (the hooks and the metrics
+// listener count into the same series).
+type Metrics struct {
+	Requests     *prometheus.CounterVec   // by hook and HTTP status
+	SyncDuration *prometheus.HistogramVec // by the Converged reason
+	Commands     *prometheus.CounterVec   // by command kind and result
+	AuthFailures *prometheus.CounterVec   // by refusal reason
+	Clusters     *ClusterGauges
 }
 
 // clusterSeriesTTL is how long a cluster's gauges outlive the last sync this process served for
@@ -23,41 +27,38 @@ type metrics struct {
 // replica that served the latest sync always holds fresh series.
 const clusterSeriesTTL = 3 * planner.ResyncConverged * time.Second
 
-func newMetrics(reg prometheus.Registerer, locks *clusterLocks, now func() time.Time) *metrics {
-	m := &metrics{
-		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
+// New registers the metrics with reg; inFlight counts the clusters with a sync running or
+// waiting, now is the clock the cluster series expire by.
+func New(reg prometheus.Registerer, inFlight func() int, now func() time.Time) *Metrics {
+	m := &Metrics{
+		Requests: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "memgraph_hooks_requests_total",
 			Help: "Hook requests by hook and HTTP status.",
 		}, []string{"hook", "status"}),
-		syncDuration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+		SyncDuration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
 			Name:    "memgraph_hooks_sync_duration_seconds",
 			Help:    "Duration of sync passes by the resulting Converged reason.",
 			Buckets: []float64{.005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10},
 		}, []string{"reason"}),
-		commands: prometheus.NewCounterVec(prometheus.CounterOpts{
+		Commands: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "memgraph_hooks_commands_total",
 			Help: "Coordinator commands executed by query kind and result.",
 		}, []string{"command", "result"}),
-		authFailures: prometheus.NewCounterVec(prometheus.CounterOpts{
+		AuthFailures: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "memgraph_hooks_auth_failures_total",
 			Help: "Requests refused with 401 by reason: no_client_certificate, missing_token, malformed_authorization, invalid_token.",
 		}, []string{"reason"}),
 	}
-	m.requests = register(reg, m.requests)
-	m.syncDuration = register(reg, m.syncDuration)
-	m.commands = register(reg, m.commands)
-	m.authFailures = register(reg, m.authFailures)
-	m.clusters = register(reg, newClusterGauges(now, clusterSeriesTTL))
+	m.Requests = register(reg, m.Requests)
+	m.SyncDuration = register(reg, m.SyncDuration)
+	m.Commands = register(reg, m.Commands)
+	m.AuthFailures = register(reg, m.AuthFailures)
+	m.Clusters = register(reg, newClusterGauges(now, clusterSeriesTTL))
 	register(reg, prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 		Name: "memgraph_hooks_clusters_in_flight",
 		Help: "Clusters with a sync pass running or waiting in this process; the per-cluster lock map holds exactly these, so it is 0 when idle.",
-	}, func() float64 { return float64(locks.size()) }))
+	}, func() float64 { return float64(inFlight()) }))
 	return m
-}
-
-// countCommand counts one command's result by its kind.
-func (h *handler) countCommand(kind planner.CommandKind, result string) {
-	h.metrics.commands.WithLabelValues(string(kind), result).Inc()
 }
 
 // register registers c, or returns the collector of the same description already registered:

@@ -1,4 +1,7 @@
-package hooks
+// Package serving is the hook's HTTPS serving credentials and request authentication: the
+// certificate, client CA and bearer tokens read from files and re-read while the process runs
+// (Credentials), and which requests they admit (Guard). It knows nothing of the hooks it guards.
+package serving
 
 import (
 	"bytes"

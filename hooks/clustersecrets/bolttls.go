@@ -1,4 +1,9 @@
-package hooks
+// Package clustersecrets reads what the Secrets a MemgraphCluster's spec names give the hook:
+// spec.tls's trust (the CA its coordinators are verified with, the certificate every instance is
+// to serve, the stamp of the TLS material), what is wrong with the intra-cluster TLS Secret, and
+// spec.auth's credentials. Anything wrong with a Secret is a sentence for the status that names
+// the Secret and never quotes its content; private keys are never decoded.
+package clustersecrets
 
 import (
 	"crypto/sha256"
@@ -9,72 +14,73 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/memgraph-hooks/memgraph-hooks/hooks/wire"
 	"github.com/memgraph-hooks/memgraph-hooks/memgraph"
 	"github.com/memgraph-hooks/memgraph-hooks/topology"
 )
 
-// boltTrust is what spec.tls asks of this pass: nothing (plaintext), the CA to verify the
+// Trust is what spec.tls asks of this pass: nothing (plaintext), the CA to verify the
 // coordinators with, or a problem with the Secret that stops the pass from dialling at all.
 // A problem is a sentence naming the Secret and what is wrong with it; it never quotes the
 // Secret's content.
-type boltTrust struct {
-	config  *memgraph.BoltTLS
-	problem string
-	// peers is what is wrong with the intra-cluster TLS Secret (readClusterTLS): a condition of
+type Trust struct {
+	Config  *memgraph.BoltTLS
+	Problem string
+	// Peers is what is wrong with the intra-cluster TLS Secret (ReadClusterTLS): a condition of
 	// the status, never a reason to dial nothing.
-	peers string
-	// leaf is the digest of the Secret's tls.crt leaf (memgraph.Digest), the certificate every
-	// instance is to serve; stamp is topology.CertificateStamp of the Secrets (rotation).
-	leaf  [sha256.Size]byte
-	stamp string
+	Peers string
+	// Leaf is the digest of the Secret's tls.crt leaf (memgraph.Digest), the certificate every
+	// instance is to serve; Stamp is topology.CertificateStamp of the Secrets (rotation).
+	Leaf  [sha256.Size]byte
+	Stamp string
 }
 
-// readSecrets finds the spec.tls (Bolt's and intra-cluster) and spec.auth Secrets among the related objects (the customize
+// Read finds the spec.tls (Bolt's and intra-cluster) and spec.auth Secrets among the related objects (the customize
 // hook asks Metacontroller for them) and reads them: a malformed related object is a bad request;
 // anything wrong with a Secret itself is a problem for the status.
-func readSecrets(req *syncRequest, c *topology.Cluster) (boltTrust, memgraphAuth, error) {
+func Read(related wire.Groups, c *topology.Cluster) (Trust, Auth, error) {
 	if c.TLSSecretName() == "" && c.AuthSecretName() == "" {
-		return boltTrust{}, memgraphAuth{}, nil // no spec.tls, so no intra-cluster TLS either
+		return Trust{}, Auth{}, nil // no spec.tls, so no intra-cluster TLS either
 	}
-	secrets, err := entries(req.Related, "related", secretKey)
+	secrets, err := wire.Entries(related, "related", wire.SecretKey)
 	if err != nil {
-		return boltTrust{}, memgraphAuth{}, err
+		return Trust{}, Auth{}, err
 	}
-	find := func(name string) *object {
+	find := func(name string) *wire.Object {
 		for i := range secrets {
-			if m := secrets[i].obj.Metadata; m.Name == name && m.in(c.Namespace()) {
-				return secrets[i].obj
+			if m := secrets[i].Obj.Metadata; m.Name == name && m.In(c.Namespace()) {
+				return secrets[i].Obj
 			}
 		}
 		return nil
 	}
-	trust := readBoltTLS(find(c.TLSSecretName()), c)
-	trust.peers = readClusterTLS(find(c.ClusterTLSSecretName()), c)
-	trust.stamp = certificateStamp(find(c.TLSSecretName()), find(c.ClusterTLSSecretName()), c)
-	return trust, readMemgraphAuth(find(c.AuthSecretName()), c), nil
+	trust := ReadBoltTLS(find(c.TLSSecretName()), c)
+	trust.Peers = ReadClusterTLS(find(c.ClusterTLSSecretName()), c)
+	trust.Stamp = certificateStamp(find(c.TLSSecretName()), find(c.ClusterTLSSecretName()), c)
+	return trust, ReadAuth(find(c.AuthSecretName()), c), nil
 }
 
-// readBoltTLS checks the spec.tls Secret s (nil when absent): a kubernetes.io/tls Secret whose
+// ReadBoltTLS checks the spec.tls Secret s (nil when absent): a kubernetes.io/tls Secret whose
 // tls.crt verifies against its ca.crt for every declared coordinator. Only ca.crt is kept;
 // tls.key is never decoded.
-func readBoltTLS(s *object, c *topology.Cluster) boltTrust {
+func ReadBoltTLS(s *wire.Object, c *topology.Cluster) Trust {
 	if c.TLSSecretName() == "" {
-		return boltTrust{}
+		return Trust{}
 	}
 	where := fmt.Sprintf("Secret %s/%s (spec.tls.secretName)", c.Namespace(), c.TLSSecretName())
 	if s == nil {
-		return boltTrust{problem: where + " does not exist: create a kubernetes.io/tls Secret with tls.crt, tls.key and ca.crt in the cluster's namespace"}
+		return Trust{Problem: where + " does not exist: create a kubernetes.io/tls Secret with tls.crt, tls.key and ca.crt in the cluster's namespace"}
 	}
 	trust, leaf, problem := checkTLSSecret(s, c)
 	if problem != "" {
-		return boltTrust{problem: where + " " + problem}
+		return Trust{Problem: where + " " + problem}
 	}
-	return boltTrust{config: trust, leaf: memgraph.Digest(leaf)}
+	return Trust{Config: trust, Leaf: memgraph.Digest(leaf)}
 }
 
 // certificateStamp identifies the TLS material of the spec.tls Secret (bolt) and, when another
 // one, the intra-cluster Secret (cluster): topology.CertificateStamp of their values as sent.
-func certificateStamp(bolt, cluster *object, c *topology.Cluster) string {
+func certificateStamp(bolt, cluster *wire.Object, c *topology.Cluster) string {
 	if bolt == nil {
 		return ""
 	}
@@ -85,7 +91,7 @@ func certificateStamp(bolt, cluster *object, c *topology.Cluster) string {
 	return topology.CertificateStamp(bolt.Data[topology.BoltCertKey], bolt.Data[topology.BoltCAKey], clusterCert, clusterCA)
 }
 
-func checkTLSSecret(s *object, c *topology.Cluster) (*memgraph.BoltTLS, *x509.Certificate, string) {
+func checkTLSSecret(s *wire.Object, c *topology.Cluster) (*memgraph.BoltTLS, *x509.Certificate, string) {
 	if s.Type != string(corev1.SecretTypeTLS) {
 		return nil, nil, fmt.Sprintf("is of type %q, want %s", s.Type, corev1.SecretTypeTLS)
 	}
@@ -141,20 +147,4 @@ func certificates(pemBytes []byte) []*x509.Certificate {
 		}
 		chain = append(chain, cert)
 	}
-}
-
-// connector is how this pass reaches the coordinators: the configured Connector, over TLS when
-// spec.tls asks for it. A Connector that cannot do TLS is a problem, never a plaintext fallback.
-func (h *handler) connector(t boltTrust) (memgraph.Connector, string) {
-	if t.problem != "" {
-		return nil, t.problem
-	}
-	if t.config == nil {
-		return h.cfg.Connector, ""
-	}
-	secure, ok := h.cfg.Connector.(memgraph.TLSConnector)
-	if !ok {
-		return nil, "spec.tls is set but this hook's Bolt connector cannot dial TLS"
-	}
-	return secure.WithTLS(t.config), ""
 }

@@ -1,4 +1,4 @@
-package hooks
+package backups
 
 import (
 	"bytes"
@@ -9,13 +9,9 @@ import (
 	"strings"
 
 	"github.com/memgraph-hooks/memgraph-hooks/backup"
+	"github.com/memgraph-hooks/memgraph-hooks/hooks/wire"
 	"github.com/memgraph-hooks/memgraph-hooks/planner"
 	"github.com/memgraph-hooks/memgraph-hooks/topology"
-)
-
-const (
-	clusterKind = "MemgraphCluster.memgraph.com/v1alpha1"
-	backupKind  = "MemgraphBackup.memgraph.com/v1alpha1"
 )
 
 // backupRequest is the part of a MemgraphBackup's (or MemgraphScheduledBackup's) hook request the
@@ -30,28 +26,28 @@ type backupRequest struct {
 
 // decodeBackupRequest reads a hook request's body into req.
 func decodeBackupRequest(r *http.Request, req *backupRequest) error {
-	body, err := readBody(new(bytes.Buffer), r.Body, r.ContentLength)
+	body, err := wire.ReadBody(new(bytes.Buffer), r.Body, r.ContentLength)
 	if err != nil {
 		return err
 	}
-	return decodeBody(body, req)
+	return wire.DecodeBody(body, req)
 }
 
 // decodeBackup decodes a MemgraphBackup at path and checks its spec as admission does: a spec
 // that breaks a rule is a bad request naming the field.
 func decodeBackup(raw json.RawMessage, path string) (*topology.MemgraphBackup, error) {
 	if len(raw) == 0 || string(raw) == "null" {
-		return nil, badRequestf("request has no %s: expected a MemgraphBackup", path)
+		return nil, wire.Badf("request has no %s: expected a MemgraphBackup", path)
 	}
 	var b topology.MemgraphBackup
-	if err := decodeTyped(raw, path, &b); err != nil {
+	if err := wire.DecodeAt(raw, path, &b); err != nil {
 		return nil, err
 	}
 	if b.Name == "" {
-		return nil, badRequestf("%s has no metadata.name", path)
+		return nil, wire.Badf("%s has no metadata.name", path)
 	}
 	if vs := topology.BackupViolations(path+".spec", &b.Spec); len(vs) > 0 {
-		return nil, badRequestf("MemgraphBackup %s has a spec admission refuses: %s: %s", objectKey(b.Namespace, b.Name), vs[0].Field, vs[0].Message)
+		return nil, wire.Badf("MemgraphBackup %s has a spec admission refuses: %s: %s", wire.ObjectKey(b.Namespace, b.Name), vs[0].Field, vs[0].Message)
 	}
 	return &b, nil
 }
@@ -62,44 +58,44 @@ func decodeBackup(raw json.RawMessage, path string) (*topology.MemgraphBackup, e
 type backupObservation struct {
 	cluster   *topology.Cluster
 	clusterNG string // why the cluster's spec cannot be used, when it exists but is refused
-	pods      map[string]*object
-	secrets   map[string]*object
+	pods      map[string]*wire.Object
+	secrets   map[string]*wire.Object
 	others    []planner.OtherBackup
 }
 
 // observeBackup reads the related objects of b's request.
 func observeBackup(b *topology.MemgraphBackup, related map[string]map[string]json.RawMessage) (backupObservation, error) {
-	obs := backupObservation{pods: map[string]*object{}, secrets: map[string]*object{}}
-	for _, key := range sortedKeys(related[clusterKind]) {
-		raw := related[clusterKind][key]
+	obs := backupObservation{pods: map[string]*wire.Object{}, secrets: map[string]*wire.Object{}}
+	for _, key := range wire.SortedKeys(related[wire.ClusterKind]) {
+		raw := related[wire.ClusterKind][key]
 		var meta struct {
-			Metadata objectMeta `json:"metadata"`
+			Metadata wire.ObjectMeta `json:"metadata"`
 		}
-		if err := decodeTyped(raw, entryPath("related", clusterKind, key), &meta); err != nil {
+		if err := wire.DecodeAt(raw, wire.EntryPath("related", wire.ClusterKind, key), &meta); err != nil {
 			return obs, err
 		}
-		if meta.Metadata.Name != b.Spec.Cluster || !meta.Metadata.in(b.Namespace) {
+		if meta.Metadata.Name != b.Spec.Cluster || !meta.Metadata.In(b.Namespace) {
 			continue
 		}
 		c, err := topology.Admit(raw)
 		if err != nil {
-			obs.clusterNG = fmt.Sprintf("MemgraphCluster %s has a spec the hook refuses: %v", objectKey(b.Namespace, b.Spec.Cluster), err)
+			obs.clusterNG = fmt.Sprintf("MemgraphCluster %s has a spec the hook refuses: %v", wire.ObjectKey(b.Namespace, b.Spec.Cluster), err)
 			continue
 		}
 		obs.cluster = c
 	}
-	for kind, into := range map[string]map[string]*object{podKey: obs.pods, secretKey: obs.secrets} {
-		for _, key := range sortedKeys(related[kind]) {
-			var o *object
-			if err := decodeTyped(related[kind][key], entryPath("related", kind, key), &o); err != nil {
+	for kind, into := range map[string]map[string]*wire.Object{wire.PodKey: obs.pods, wire.SecretKey: obs.secrets} {
+		for _, key := range wire.SortedKeys(related[kind]) {
+			var o *wire.Object
+			if err := wire.DecodeAt(related[kind][key], wire.EntryPath("related", kind, key), &o); err != nil {
 				return obs, err
 			}
-			if o != nil && o.Metadata.in(b.Namespace) {
+			if o != nil && o.Metadata.In(b.Namespace) {
 				into[o.Metadata.Name] = o
 			}
 		}
 	}
-	others, err := otherBackups(b, related[backupKind])
+	others, err := otherBackups(b, related[wire.BackupKind])
 	obs.others = others
 	return obs, err
 }
@@ -107,9 +103,9 @@ func observeBackup(b *topology.MemgraphBackup, related map[string]map[string]jso
 // otherBackups are the MemgraphBackups of b's cluster in b's namespace, but b.
 func otherBackups(b *topology.MemgraphBackup, group map[string]json.RawMessage) ([]planner.OtherBackup, error) {
 	var out []planner.OtherBackup
-	for _, key := range sortedKeys(group) {
+	for _, key := range wire.SortedKeys(group) {
 		var o topology.MemgraphBackup
-		if err := decodeTyped(group[key], entryPath("related", backupKind, key), &o); err != nil {
+		if err := wire.DecodeAt(group[key], wire.EntryPath("related", wire.BackupKind, key), &o); err != nil {
 			return nil, err
 		}
 		if o.UID == b.UID || o.Name == b.Name || o.Namespace != b.Namespace || o.Spec.Cluster != b.Spec.Cluster {
@@ -122,46 +118,47 @@ func otherBackups(b *topology.MemgraphBackup, group map[string]json.RawMessage) 
 	return out, nil
 }
 
-// backupSecrets are what the Secrets give a backup: the object store's credentials and CA, and
-// the backup agents' token and CA; problems say, per Secret, what is missing, never its content.
-type backupSecrets struct {
-	creds    backup.S3Credentials
-	storeCA  []byte
-	agentCfg backup.AgentClientConfig
-	problems []string
+// Secrets are what the Secrets of its namespace give a backup (or a restore): the object
+// store's credentials and CA, and the backup agents' token and CA; Problems say, per Secret,
+// what is missing, never its content.
+type Secrets struct {
+	Creds    backup.S3Credentials
+	StoreCA  []byte
+	AgentCfg backup.AgentClientConfig
+	Problems []string
 }
 
-// readBackupSecrets reads the destination's Secrets, and the cluster's agent Secret when
+// ReadSecrets reads the destination's Secrets, and the cluster's agent Secret when
 // withAgent (a backup that has not uploaded yet needs it; deleting an object does not).
-func readBackupSecrets(b *topology.MemgraphBackup, secrets map[string]*object, withAgent bool) backupSecrets {
-	var out backupSecrets
+func ReadSecrets(b *topology.MemgraphBackup, secrets map[string]*wire.Object, withAgent bool) Secrets {
+	var out Secrets
 	s3 := b.Spec.Destination.S3
 	values := out.read(secrets, b.Namespace, s3.CredentialsSecret.Name, "spec.destination.s3.credentialsSecret",
 		topology.S3AccessKeyIDKey, topology.S3SecretAccessKeyKey)
 	if values != nil {
-		out.creds = backup.S3Credentials{AccessKeyID: values[0], SecretAccessKey: values[1]}
+		out.Creds = backup.S3Credentials{AccessKeyID: values[0], SecretAccessKey: values[1]}
 	}
 	if s3.CASecret != nil {
 		if values := out.read(secrets, b.Namespace, s3.CASecret.Name, "spec.destination.s3.caSecret", topology.S3CAKey); values != nil {
-			out.storeCA = []byte(values[0])
+			out.StoreCA = []byte(values[0])
 		}
 	}
 	if withAgent {
 		name := topology.BackupAgentSecretName(b.Spec.Cluster)
 		values := out.read(secrets, b.Namespace, name, "the cluster's backup agents", topology.BackupAgentTokenKey, topology.BackupAgentCAKey)
 		if values != nil {
-			out.agentCfg = backup.AgentClientConfig{Token: strings.TrimSpace(values[0]), CAPEM: []byte(values[1])}
+			out.AgentCfg = backup.AgentClientConfig{Token: strings.TrimSpace(values[0]), CAPEM: []byte(values[1])}
 		}
 	}
 	return out
 }
 
 // read returns the decoded values of keys of Secret name, or nil after recording what is wrong.
-func (s *backupSecrets) read(secrets map[string]*object, namespace, name, field string, keys ...string) []string {
+func (s *Secrets) read(secrets map[string]*wire.Object, namespace, name, field string, keys ...string) []string {
 	where := fmt.Sprintf("Secret %s/%s (%s)", namespace, name, field)
 	obj := secrets[name]
 	if obj == nil {
-		s.problems = append(s.problems, where+" does not exist: create it with the keys "+strings.Join(keys, " and "))
+		s.Problems = append(s.Problems, where+" does not exist: create it with the keys "+strings.Join(keys, " and "))
 		return nil
 	}
 	values := make([]string, len(keys))
@@ -169,10 +166,10 @@ func (s *backupSecrets) read(secrets map[string]*object, namespace, name, field 
 		raw, err := base64.StdEncoding.DecodeString(obj.Data[key])
 		switch {
 		case obj.Data[key] == "":
-			s.problems = append(s.problems, where+" has no "+key+": it needs the keys "+strings.Join(keys, " and "))
+			s.Problems = append(s.Problems, where+" has no "+key+": it needs the keys "+strings.Join(keys, " and "))
 			return nil
 		case err != nil:
-			s.problems = append(s.problems, where+" has a "+key+" that is not valid base64")
+			s.Problems = append(s.Problems, where+" has a "+key+" that is not valid base64")
 			return nil
 		}
 		values[i] = string(raw)

@@ -1,4 +1,4 @@
-package hooks
+package wire
 
 import (
 	"fmt"
@@ -17,11 +17,11 @@ import (
 // was not recognised.
 const paramDryRun = "dryRun"
 
-// parseQuery parses raw strictly and refuses any parameter not in known.
-func parseQuery(raw string, known ...string) (url.Values, error) {
+// ParseQuery parses raw strictly and refuses any parameter not in known.
+func ParseQuery(raw string, known ...string) (url.Values, error) {
 	q, err := url.ParseQuery(raw)
 	if err != nil {
-		return nil, badRequestf("malformed query string: %s", topology.Clip(err.Error()))
+		return nil, Badf("malformed query string: %s", topology.Clip(err.Error()))
 	}
 	for _, name := range slices.Sorted(maps.Keys(q)) {
 		if slices.Contains(known, name) {
@@ -36,16 +36,16 @@ func parseQuery(raw string, known ...string) (url.Values, error) {
 				hint = fmt.Sprintf(" (parameter names are case-sensitive: did you mean %s?)", k)
 			}
 		}
-		return nil, badRequestf("unknown query parameter %q%s: this endpoint accepts %s", topology.Clip(name), hint, accepted)
+		return nil, Badf("unknown query parameter %q%s: this endpoint accepts %s", topology.Clip(name), hint, accepted)
 	}
 	return q, nil
 }
 
-// syncDryRun reads POST /sync's query: dryRun is a dry run for every value strconv.ParseBool
+// DryRun reads POST /sync's query: dryRun is a dry run for every value strconv.ParseBool
 // takes as true (1, t, T, TRUE, true, True), an execution for one it takes as false, and a 400
 // otherwise (an empty value included, and dryRun given twice).
-func syncDryRun(raw string) (bool, error) {
-	q, err := parseQuery(raw, paramDryRun)
+func DryRun(raw string) (bool, error) {
+	q, err := ParseQuery(raw, paramDryRun)
 	if err != nil {
 		return false, err
 	}
@@ -54,11 +54,11 @@ func syncDryRun(raw string) (bool, error) {
 	case !present:
 		return false, nil
 	case len(values) != 1:
-		return false, badRequestf("dryRun is given %d times: give it once", len(values))
+		return false, Badf("dryRun is given %d times: give it once", len(values))
 	}
 	dry, err := strconv.ParseBool(values[0])
 	if err != nil {
-		return false, badRequestf("dryRun=%q is not a boolean: dryRun=true (or 1, t, T, TRUE, True) plans without executing, dryRun=false executes",
+		return false, Badf("dryRun=%q is not a boolean: dryRun=true (or 1, t, T, TRUE, True) plans without executing, dryRun=false executes",
 			topology.Clip(values[0]))
 	}
 	return dry, nil

@@ -1,4 +1,4 @@
-package hooks
+package backups
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/memgraph-hooks/memgraph-hooks/backup"
+	"github.com/memgraph-hooks/memgraph-hooks/hooks/wire"
 	"github.com/memgraph-hooks/memgraph-hooks/memgraph"
 	"github.com/memgraph-hooks/memgraph-hooks/planner"
 	"github.com/memgraph-hooks/memgraph-hooks/topology"
@@ -22,11 +23,11 @@ type backupCluster struct {
 	c       *topology.Cluster
 	conn    memgraph.Connector // the coordinators'
 	data    memgraph.Connector // the data instances', with spec.auth's credentials
-	secrets backupSecrets
+	secrets Secrets
 }
 
 // prepareBackup checks what must hold before anything runs, in planner.BackupWaits.
-func (h *handler) prepareBackup(b *topology.MemgraphBackup, obs *backupObservation) (backupCluster, planner.Wait) {
+func (ctl *Controller) prepareBackup(b *topology.MemgraphBackup, obs *backupObservation) (backupCluster, planner.Wait) {
 	gate := planner.BackupGate{Name: b.Name, ClusterFound: obs.cluster != nil, Others: obs.others}
 	if obs.clusterNG != "" {
 		return backupCluster{}, planner.Wait{Reason: planner.ReasonClusterNotFound, Message: obs.clusterNG}
@@ -34,19 +35,11 @@ func (h *handler) prepareBackup(b *topology.MemgraphBackup, obs *backupObservati
 	var bc backupCluster
 	if c := obs.cluster; c != nil {
 		gate.Hibernated = c.Hibernate()
-		bc = backupCluster{c: c, secrets: readBackupSecrets(b, obs.secrets, true)}
-		gate.SecretProblems = bc.secrets.problems
-		trust := readBoltTLS(obs.secrets[c.TLSSecretName()], c)
-		var problem string
-		if bc.conn, problem = h.connector(trust); problem != "" {
-			gate.SecretProblems = append(gate.SecretProblems, problem)
-		}
-		reader := catchUpReader{conn: bc.conn, auth: readMemgraphAuth(obs.secrets[c.AuthSecretName()], c)}
-		if bc.conn != nil {
-			if bc.data, problem = reader.connector(); problem != "" {
-				gate.SecretProblems = append(gate.SecretProblems, problem)
-			}
-		}
+		bc = backupCluster{c: c, secrets: ReadSecrets(b, obs.secrets, true)}
+		gate.SecretProblems = bc.secrets.Problems
+		var problems []string
+		bc.conn, bc.data, problems = ctl.cfg.Reach(c, obs.secrets)
+		gate.SecretProblems = append(gate.SecretProblems, problems...)
 	}
 	return bc, planner.BackupWaits(gate, b.Spec.Cluster)
 }
@@ -57,16 +50,16 @@ func (h *handler) prepareBackup(b *topology.MemgraphBackup, obs *backupObservati
 // Pending before anything is written), then CREATE SNAPSHOT, SHOW SNAPSHOTS for its timestamp, a
 // second look that the MAIN has not moved, and the job's Start, which never uploads twice. A step
 // that could not run (nothing answered) leaves the backup Pending; a refusal fails it.
-func (h *handler) startBackup(ctx context.Context, b *topology.MemgraphBackup, obs *backupObservation) backupResponse {
-	bc, wait := h.prepareBackup(b, obs)
+func (ctl *Controller) startBackup(ctx context.Context, b *topology.MemgraphBackup, obs *backupObservation) backupResponse {
+	bc, wait := ctl.prepareBackup(b, obs)
 	if wait.Reason != "" {
 		return pending(b, wait)
 	}
-	main, err := findMain(ctx, bc.conn, bc.c)
+	main, err := ctl.cfg.FindMain(ctx, bc.conn, bc.c)
 	if err != nil {
 		return pending(b, planner.Wait{Reason: planner.ReasonNoMain, Message: err.Error()})
 	}
-	agents, err := h.newAgents(bc.secrets.agentCfg)
+	agents, err := ctl.cfg.NewAgents(bc.secrets.AgentCfg)
 	if err != nil {
 		return pending(b, planner.Wait{Reason: planner.ReasonSecretProblem, Message: fmt.Sprintf("Secret %s/%s: %v", b.Namespace, topology.BackupAgentSecretName(b.Spec.Cluster), err)})
 	}
@@ -77,27 +70,27 @@ func (h *handler) startBackup(ctx context.Context, b *topology.MemgraphBackup, o
 	var unknown *backup.UnknownUploadError
 	switch job, err := agents.Status(ctx, agent, string(b.UID)); {
 	case err == nil:
-		return h.uploadAnswer(adopted(st, job.Job), job)
+		return ctl.uploadAnswer(adopted(st, job.Job), job)
 	case !errors.As(err, &unknown):
 		return pending(b, planner.Wait{Reason: planner.ReasonAgentUnreachable, Message: err.Error()})
 	}
 	client := bc.data.Client(main.BoltServer)
 	path, err := client.CreateSnapshot(ctx)
 	if err != nil {
-		return h.snapshotFailed(b, st, err)
+		return ctl.snapshotFailed(b, st, err)
 	}
 	st.Snapshot = path
 	snaps, err := client.ShowSnapshots(ctx)
 	if err != nil {
-		return h.snapshotFailed(b, st, err)
+		return ctl.snapshotFailed(b, st, err)
 	}
 	if st.SnapshotTimestamp, err = snapshotTimestamp(snaps, path); err != nil {
-		return h.failed(st, planner.ReasonSnapshotFailed, err.Error())
+		return ctl.failed(st, planner.ReasonSnapshotFailed, err.Error())
 	}
-	if again, err := findMain(ctx, bc.conn, bc.c); err != nil || again.Name != main.Name {
-		return h.failed(st, planner.ReasonMainChanged, mainMoved(main.Name, again.Name, err))
+	if again, err := ctl.cfg.FindMain(ctx, bc.conn, bc.c); err != nil || again.Name != main.Name {
+		return ctl.failed(st, planner.ReasonMainChanged, mainMoved(main.Name, again.Name, err))
 	}
-	return h.startUpload(ctx, b, &bc, agents, agent, st)
+	return ctl.startUpload(ctx, b, &bc, agents, agent, st)
 }
 
 // adopted is the status of a backup whose job already runs (its Start answer was lost, or
@@ -112,59 +105,59 @@ func adopted(st topology.MemgraphBackupStatus, job backup.UploadJob) topology.Me
 }
 
 // startUpload starts the agent's job and records the backup as Running.
-func (h *handler) startUpload(ctx context.Context, b *topology.MemgraphBackup, bc *backupCluster, agents uploadAgents, agent string, st topology.MemgraphBackupStatus) backupResponse {
+func (ctl *Controller) startUpload(ctx context.Context, b *topology.MemgraphBackup, bc *backupCluster, agents UploadAgents, agent string, st topology.MemgraphBackupStatus) backupResponse {
 	s3 := b.Spec.Destination.S3
 	st.Key = topology.BackupObjectKey(s3.Prefix, b.Namespace, b.Spec.Cluster, b.Name, st.Snapshot)
-	req := backup.UploadRequest{Snapshot: st.Snapshot, SnapshotTimestamp: st.SnapshotTimestamp, Object: backupObject(b, st.Key, bc.secrets.storeCA), Credentials: bc.secrets.creds}
+	req := backup.UploadRequest{Snapshot: st.Snapshot, SnapshotTimestamp: st.SnapshotTimestamp, Object: backupObject(b, st.Key, bc.secrets.StoreCA), Credentials: bc.secrets.Creds}
 	up, err := agents.Start(ctx, agent, string(b.UID), req)
 	if err != nil {
 		var refused *backup.AgentError
 		if errors.As(err, &refused) && refused.StatusCode < http.StatusInternalServerError {
-			return h.failed(st, planner.ReasonUploadFailed, refused.Message)
+			return ctl.failed(st, planner.ReasonUploadFailed, refused.Message)
 		}
 		return pending(b, planner.Wait{Reason: planner.ReasonAgentUnreachable, Message: err.Error()})
 	}
-	now := metav1.NewTime(h.cfg.Now().UTC().Truncate(time.Second))
+	now := metav1.NewTime(ctl.cfg.Now().UTC().Truncate(time.Second))
 	st.StartedAt = &now
-	return h.uploadAnswer(st, up)
+	return ctl.uploadAnswer(st, up)
 }
 
 // pollUpload reads the Running backup's job on the agent of the pod that took the snapshot.
-func (h *handler) pollUpload(ctx context.Context, b *topology.MemgraphBackup, obs *backupObservation, st topology.MemgraphBackupStatus) backupResponse {
-	secrets := readBackupSecrets(b, obs.secrets, true)
-	agents, err := h.newAgents(secrets.agentCfg)
+func (ctl *Controller) pollUpload(ctx context.Context, b *topology.MemgraphBackup, obs *backupObservation, st topology.MemgraphBackupStatus) backupResponse {
+	secrets := ReadSecrets(b, obs.secrets, true)
+	agents, err := ctl.cfg.NewAgents(secrets.AgentCfg)
 	if err != nil {
-		st.Error = strings.Join(secrets.problems, "; ")
+		st.Error = strings.Join(secrets.Problems, "; ")
 		return backupResponse{Status: st, ResyncAfterSeconds: pendingPoll.Seconds()}
 	}
 	defer agents.Close()
 	ordinal, ok := topology.ParseDataInstanceName(st.Instance)
 	if obs.cluster == nil || !ok {
-		return h.failed(st, planner.ReasonAgentRestarted, fmt.Sprintf("the upload's instance %q of cluster %s is gone", st.Instance, b.Spec.Cluster))
+		return ctl.failed(st, planner.ReasonAgentRestarted, fmt.Sprintf("the upload's instance %q of cluster %s is gone", st.Instance, b.Spec.Cluster))
 	}
 	up, err := agents.Status(ctx, obs.cluster.Network().BackupAgentAddress(ordinal), string(b.UID))
 	var unknown *backup.UnknownUploadError
 	switch {
 	case errors.As(err, &unknown):
-		return h.failed(st, planner.ReasonAgentRestarted, err.Error()+"; the snapshot was not uploaded: create a new MemgraphBackup")
+		return ctl.failed(st, planner.ReasonAgentRestarted, err.Error()+"; the snapshot was not uploaded: create a new MemgraphBackup")
 	case err != nil:
 		st.Error = err.Error() // still Running: the agent may answer on a later call
 		return backupResponse{Status: st, ResyncAfterSeconds: uploadPoll.Seconds()}
 	}
-	return h.uploadAnswer(st, up)
+	return ctl.uploadAnswer(st, up)
 }
 
 // uploadAnswer records what the agent said of the job.
-func (h *handler) uploadAnswer(st topology.MemgraphBackupStatus, up backup.UploadStatus) backupResponse {
+func (ctl *Controller) uploadAnswer(st topology.MemgraphBackupStatus, up backup.UploadStatus) backupResponse {
 	switch up.State {
 	case backup.StateCompleted:
 		st.Phase, st.Reason, st.Error = topology.BackupCompleted, planner.ReasonCompleted, ""
 		st.Key, st.Size = up.Result.Key, up.Result.Size
-		now := metav1.NewTime(h.cfg.Now().UTC().Truncate(time.Second))
+		now := metav1.NewTime(ctl.cfg.Now().UTC().Truncate(time.Second))
 		st.CompletedAt = &now
 		return backupResponse{Status: st}
 	case backup.StateFailed:
-		return h.failed(st, planner.ReasonUploadFailed, up.Error)
+		return ctl.failed(st, planner.ReasonUploadFailed, up.Error)
 	}
 	st.Phase, st.Reason, st.Error = topology.BackupRunning, planner.ReasonUploading, ""
 	return backupResponse{Status: st, ResyncAfterSeconds: uploadPoll.Seconds()}
@@ -172,37 +165,12 @@ func (h *handler) uploadAnswer(st topology.MemgraphBackupStatus, up backup.Uploa
 
 // snapshotFailed is a CREATE SNAPSHOT or SHOW SNAPSHOTS that did not go through: Memgraph's
 // refusal fails the backup in Memgraph's words; a MAIN that did not answer leaves it Pending.
-func (h *handler) snapshotFailed(b *topology.MemgraphBackup, st topology.MemgraphBackupStatus, err error) backupResponse {
+func (ctl *Controller) snapshotFailed(b *topology.MemgraphBackup, st topology.MemgraphBackupStatus, err error) backupResponse {
 	switch memgraph.KindOf(err) {
 	case memgraph.KindUnreachable, memgraph.KindTimeout, memgraph.KindClosed:
 		return pending(b, planner.Wait{Reason: planner.ReasonNoMain, Message: planner.Explain(err)})
 	}
-	return h.failed(st, planner.ReasonSnapshotFailed, planner.Explain(err))
-}
-
-// findMain asks the coordinators for the leader's SHOW INSTANCES and returns the MAIN it names,
-// which must be up.
-func findMain(ctx context.Context, conn memgraph.Connector, c *topology.Cluster) (topology.DataInstance, error) {
-	d := c.Declare(c.Replicas())
-	disc := discover(ctx, conn, d)
-	if !disc.Found() {
-		return topology.DataInstance{}, fmt.Errorf("no coordinator of cluster %s named a ready leader: %s", c.Name(), strings.Join(disc.Problems, "; "))
-	}
-	view, err := leaderView(ctx, conn, d, disc.View)
-	if err != nil {
-		return topology.DataInstance{}, fmt.Errorf("the leader of cluster %s: %s", c.Name(), planner.Explain(err))
-	}
-	for _, row := range view.Instances {
-		if row.Role != memgraph.RoleMain || row.IsCoordinator() {
-			continue
-		}
-		ordinal, ok := topology.ParseDataInstanceName(row.Name)
-		if !ok || row.Health != memgraph.HealthUp {
-			return topology.DataInstance{}, fmt.Errorf("the MAIN of cluster %s, %s, is %s", c.Name(), row.Name, row.Health)
-		}
-		return c.Network().DataInstance(ordinal), nil
-	}
-	return topology.DataInstance{}, fmt.Errorf("cluster %s has no MAIN: the leader %s names none", c.Name(), view.Leader)
+	return ctl.failed(st, planner.ReasonSnapshotFailed, planner.Explain(err))
 }
 
 func mainMoved(before, after string, err error) string {
@@ -223,7 +191,7 @@ func snapshotTimestamp(snaps []memgraph.Snapshot, path string) (int64, error) {
 }
 
 // memgraphVersion is the image tag the MAIN's pod runs (the spec's when the pod is not seen).
-func memgraphVersion(pod *object, c *topology.Cluster) string {
+func memgraphVersion(pod *wire.Object, c *topology.Cluster) string {
 	image := c.Image()
 	if pod != nil {
 		for _, ct := range pod.Spec.Containers {
@@ -250,24 +218,24 @@ func backupObject(b *topology.MemgraphBackup, key string, ca []byte) backup.S3Ob
 // MemgraphBackup does (RemoveObject, which succeeds on an object already gone); an upload still
 // running is waited for first, so that it cannot land after the removal. With Retain, or when
 // nothing was uploaded, the MemgraphBackup goes at once.
-func (h *handler) finalizeBackup(ctx context.Context, b *topology.MemgraphBackup, obs *backupObservation) backupResponse {
+func (ctl *Controller) finalizeBackup(ctx context.Context, b *topology.MemgraphBackup, obs *backupObservation) backupResponse {
 	st := b.Status
 	if b.Spec.DeletionPolicy != topology.BackupDelete || st.Key == "" {
 		return backupResponse{Status: st, Finalized: true}
 	}
 	if st.Phase == topology.BackupRunning {
-		resp := h.pollUpload(ctx, b, obs, st)
+		resp := ctl.pollUpload(ctx, b, obs, st)
 		if resp.Status.Phase == topology.BackupRunning {
 			return resp
 		}
 		st = resp.Status // done: whatever it uploaded goes (removing an absent object succeeds)
 	}
-	secrets := readBackupSecrets(b, obs.secrets, false)
-	if len(secrets.problems) > 0 {
-		st.Reason, st.Error = planner.ReasonDeleteFailed, "deletionPolicy is Delete but the object cannot be removed: "+strings.Join(secrets.problems, "; ")
+	secrets := ReadSecrets(b, obs.secrets, false)
+	if len(secrets.Problems) > 0 {
+		st.Reason, st.Error = planner.ReasonDeleteFailed, "deletionPolicy is Delete but the object cannot be removed: "+strings.Join(secrets.Problems, "; ")
 		return backupResponse{Status: st, ResyncAfterSeconds: pendingPoll.Seconds()}
 	}
-	if err := h.removeObject(ctx, backupObject(b, st.Key, secrets.storeCA), secrets.creds); err != nil {
+	if err := ctl.cfg.RemoveObject(ctx, backupObject(b, st.Key, secrets.StoreCA), secrets.Creds); err != nil {
 		st.Reason, st.Error = planner.ReasonDeleteFailed, err.Error()
 		return backupResponse{Status: st, ResyncAfterSeconds: pendingPoll.Seconds()}
 	}

@@ -1,4 +1,4 @@
-package hooks
+package clustersecrets
 
 import (
 	"crypto/x509"
@@ -7,10 +7,11 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/memgraph-hooks/memgraph-hooks/hooks/wire"
 	"github.com/memgraph-hooks/memgraph-hooks/topology"
 )
 
-// readClusterTLS checks the intra-cluster TLS Secret s (nil when absent) against what the
+// ReadClusterTLS checks the intra-cluster TLS Secret s (nil when absent) against what the
 // members need of it, and returns what is wrong as a sentence for the status, "" when nothing is
 // or intra-cluster TLS is off. Each instance presents tls.crt both as a server and as a client
 // (Memgraph's intra-cluster TLS is mutual) and verifies its peers against ca.crt, so tls.crt must
@@ -19,7 +20,7 @@ import (
 // and replication endpoints). A problem is a condition (TLSCertificateMismatch), never a
 // reason to stop: the pods that mount the Secret run whatever the hook thinks of it. The
 // sentence never quotes the Secret's content; tls.key is never decoded.
-func readClusterTLS(s *object, c *topology.Cluster) string {
+func ReadClusterTLS(s *wire.Object, c *topology.Cluster) string {
 	name := c.ClusterTLSSecretName()
 	if name == "" {
 		return ""
@@ -38,7 +39,7 @@ func readClusterTLS(s *object, c *topology.Cluster) string {
 	return ""
 }
 
-func checkClusterTLSSecret(s *object, c *topology.Cluster) string {
+func checkClusterTLSSecret(s *wire.Object, c *topology.Cluster) string {
 	if s.Type != string(corev1.SecretTypeTLS) {
 		return fmt.Sprintf("is of type %q, want %s", s.Type, corev1.SecretTypeTLS)
 	}

@@ -1,4 +1,10 @@
-package hooks
+// Package backups is the hooks of MemgraphBackups and MemgraphScheduledBackups: taking a backup
+// (a snapshot on the MAIN, uploaded by the MAIN's backup agent), removing its object when it
+// goes, and creating backups on a schedule. What it decides is planner's (BackupWaits,
+// DecideSchedule); how a cluster's Memgraph is reached, and how an answer is written and
+// counted, are the shell's (Config). It shares nothing with a MemgraphCluster's sync but the
+// wire and what ReadSecrets reads.
+package backups
 
 import (
 	"context"
@@ -7,7 +13,10 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"log/slog"
+
 	"github.com/memgraph-hooks/memgraph-hooks/backup"
+	"github.com/memgraph-hooks/memgraph-hooks/hooks/wire"
 	"github.com/memgraph-hooks/memgraph-hooks/memgraph"
 	"github.com/memgraph-hooks/memgraph-hooks/planner"
 	"github.com/memgraph-hooks/memgraph-hooks/topology"
@@ -33,56 +42,80 @@ type backupResponse struct {
 	Finalized          bool                          `json:"finalized,omitempty"`
 }
 
-// uploadAgents are the backup agents of one cluster (backup.AgentClient).
-type uploadAgents interface {
+// Config wires the backup controllers to the shell.
+type Config struct {
+	Budget time.Duration // the shared deadline of every query and call of one hook request
+	Now    func() time.Time
+	Log    *slog.Logger
+	// Reach is how cluster c's coordinators and data instances are reached with the Secrets of
+	// its namespace (spec.tls's trust, spec.auth's credentials); problems say what is missing.
+	Reach func(c *topology.Cluster, secrets map[string]*wire.Object) (coordinators, data memgraph.Connector, problems []string)
+	// FindMain is the data instance the leader of c names MAIN, which must be up.
+	FindMain func(ctx context.Context, conn memgraph.Connector, c *topology.Cluster) (topology.DataInstance, error)
+	// NewAgents makes the clients of one cluster's agents; RemoveObject removes an uploaded object.
+	NewAgents    func(backup.AgentClientConfig) (UploadAgents, error)
+	RemoveObject func(context.Context, backup.S3Object, backup.S3Credentials) error
+	// Answer writes a hook's answer, Fail a request that could not be served; the shell counts both.
+	Answer func(w http.ResponseWriter, hook string, code int, body any)
+	Fail   func(w http.ResponseWriter, hook string, err error)
+}
+
+// Controller serves the backup hooks.
+type Controller struct{ cfg Config }
+
+// New returns the controller of cfg.
+func New(cfg Config) *Controller { return &Controller{cfg: cfg} }
+
+// UploadAgents are the backup agents of one cluster (backup.AgentClient).
+type UploadAgents interface {
 	Start(ctx context.Context, agentAddr, id string, req backup.UploadRequest) (backup.UploadStatus, error)
 	Status(ctx context.Context, agentAddr, id string) (backup.UploadStatus, error)
 	Close()
 }
 
-// handleBackupSync serves a MemgraphBackup's sync and finalize hooks (finalizing tells them
+// HandleSync serves a MemgraphBackup's sync and finalize hooks (finalizing tells them
 // apart).
-func (h *handler) handleBackupSync(w http.ResponseWriter, r *http.Request) {
+func (ctl *Controller) HandleSync(w http.ResponseWriter, r *http.Request) {
 	var req backupRequest
 	if err := decodeBackupRequest(r, &req); err != nil {
-		h.fail(w, "backup", err)
+		ctl.cfg.Fail(w, "backup", err)
 		return
 	}
 	b, err := decodeBackup(req.Parent, "parent")
 	if err != nil {
-		h.fail(w, "backup", err)
+		ctl.cfg.Fail(w, "backup", err)
 		return
 	}
 	obs, err := observeBackup(b, req.Related)
 	if err != nil {
-		h.fail(w, "backup", err)
+		ctl.cfg.Fail(w, "backup", err)
 		return
 	}
-	ctx, cancel := context.WithTimeout(r.Context(), h.cfg.SyncBudget)
+	ctx, cancel := context.WithTimeout(r.Context(), ctl.cfg.Budget)
 	defer cancel()
-	log := h.log.With("backup", objectKey(b.Namespace, b.Name))
+	log := ctl.cfg.Log.With("backup", wire.ObjectKey(b.Namespace, b.Name))
 	var resp backupResponse
 	if req.Finalizing {
-		resp = h.finalizeBackup(ctx, b, &obs)
+		resp = ctl.finalizeBackup(ctx, b, &obs)
 	} else {
-		resp = h.syncBackup(ctx, b, &obs)
+		resp = ctl.syncBackup(ctx, b, &obs)
 	}
 	resp.Children = []any{}
 	log.Info("backup", "phase", resp.Status.Phase, "reason", resp.Status.Reason, "finalizing", req.Finalizing, "finalized", resp.Finalized)
-	h.writeJSON(w, "backup", http.StatusOK, resp)
+	ctl.cfg.Answer(w, "backup", http.StatusOK, resp)
 }
 
 // syncBackup continues the backup from its recorded phase.
-func (h *handler) syncBackup(ctx context.Context, b *topology.MemgraphBackup, obs *backupObservation) backupResponse {
+func (ctl *Controller) syncBackup(ctx context.Context, b *topology.MemgraphBackup, obs *backupObservation) backupResponse {
 	st := b.Status
 	st.ObservedGeneration = b.Generation
 	switch st.Phase {
 	case topology.BackupCompleted, topology.BackupFailed:
 		return backupResponse{Status: st}
 	case topology.BackupRunning:
-		return h.pollUpload(ctx, b, obs, st)
+		return ctl.pollUpload(ctx, b, obs, st)
 	}
-	return h.startBackup(ctx, b, obs)
+	return ctl.startBackup(ctx, b, obs)
 }
 
 // pending is the answer of a backup that waits: phase Pending, why, and a call again soon.
@@ -92,45 +125,35 @@ func pending(b *topology.MemgraphBackup, w planner.Wait) backupResponse {
 }
 
 // failed records a backup's failure for good.
-func (h *handler) failed(st topology.MemgraphBackupStatus, reason, msg string) backupResponse {
+func (ctl *Controller) failed(st topology.MemgraphBackupStatus, reason, msg string) backupResponse {
 	st.Phase, st.Reason, st.Error = topology.BackupFailed, reason, msg
-	now := metav1.NewTime(h.cfg.Now().UTC().Truncate(time.Second))
+	now := metav1.NewTime(ctl.cfg.Now().UTC().Truncate(time.Second))
 	st.CompletedAt = &now
 	return backupResponse{Status: st}
 }
 
-// handleBackupCustomize asks Metacontroller for what a MemgraphBackup's hooks read: its
+// HandleCustomize asks Metacontroller for what a MemgraphBackup's hooks read: its
 // MemgraphCluster, that cluster's pods, the Secrets of the backup's namespace (the destination's
 // credentials and CA, the cluster's spec.auth Secret, whose name only the cluster's spec holds,
 // and the cluster's <cluster>-backup-agent Secret; the hook reads only those), and the
 // namespace's MemgraphBackups (one backup at a time per cluster).
-func (h *handler) handleBackupCustomize(w http.ResponseWriter, r *http.Request) {
+func (ctl *Controller) HandleCustomize(w http.ResponseWriter, r *http.Request) {
 	var req backupRequest
 	if err := decodeBackupRequest(r, &req); err != nil {
-		h.fail(w, "backup-customize", err)
+		ctl.cfg.Fail(w, "backup-customize", err)
 		return
 	}
 	b, err := decodeBackup(req.Parent, "parent")
 	if err != nil {
-		h.fail(w, "backup-customize", err)
+		ctl.cfg.Fail(w, "backup-customize", err)
 		return
 	}
-	all := &labelSelector{MatchLabels: map[string]string{}}
-	rules := []relatedRule{
+	all := &wire.LabelSelector{MatchLabels: map[string]string{}}
+	rules := []wire.RelatedRule{
 		{APIVersion: topology.APIVersion, Resource: topology.Resource, Namespace: b.Namespace, Names: []string{b.Spec.Cluster}},
-		{APIVersion: "v1", Resource: "pods", Namespace: b.Namespace, LabelSelector: &labelSelector{MatchLabels: topology.PodSelector(b.Spec.Cluster)}},
+		{APIVersion: "v1", Resource: "pods", Namespace: b.Namespace, LabelSelector: &wire.LabelSelector{MatchLabels: topology.PodSelector(b.Spec.Cluster)}},
 		{APIVersion: "v1", Resource: "secrets", Namespace: b.Namespace, LabelSelector: all},
 		{APIVersion: topology.APIVersion, Resource: topology.BackupResource, Namespace: b.Namespace, LabelSelector: all},
 	}
-	h.writeJSON(w, "backup-customize", http.StatusOK, customizeResponse{RelatedResources: rules})
-}
-
-// agentClients makes the clients of one cluster's agents, dialing through resolver when set.
-func agentClients(resolver memgraph.Resolver) func(backup.AgentClientConfig) (uploadAgents, error) {
-	return func(cfg backup.AgentClientConfig) (uploadAgents, error) {
-		if resolver != nil {
-			cfg.Resolve = resolver.Resolve
-		}
-		return backup.NewAgentClient(cfg)
-	}
+	ctl.cfg.Answer(w, "backup-customize", http.StatusOK, wire.CustomizeResponse{RelatedResources: rules})
 }

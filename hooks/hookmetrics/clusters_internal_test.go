@@ -1,4 +1,4 @@
-package hooks
+package hookmetrics
 
 import (
 	"fmt"
@@ -11,6 +11,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/memgraph-hooks/memgraph-hooks/memgraph"
+	"github.com/memgraph-hooks/memgraph-hooks/planner"
 )
 
 // fakeClock is a clock the test moves by hand.
@@ -35,8 +36,8 @@ func (c *fakeClock) advance(d time.Duration) {
 	c.t = c.t.Add(d)
 }
 
-// gaugesFixture is a clusterGauges with a fake clock, registered alone.
-func gaugesFixture(t *testing.T) (*clusterGauges, *prometheus.Registry, *fakeClock) {
+// gaugesFixture is a ClusterGauges with a fake clock, registered alone.
+func gaugesFixture(t *testing.T) (*ClusterGauges, *prometheus.Registry, *fakeClock) {
 	t.Helper()
 	clock := newFakeClock()
 	g := newClusterGauges(clock.now, clusterSeriesTTL)
@@ -69,7 +70,7 @@ func scraped(t *testing.T, reg *prometheus.Registry) []string {
 }
 
 // convergedState is a 3+2 cluster with every member up, a replica 4 transactions behind.
-var convergedState = clusterState{MainPresent: true, LeaderPresent: true, MembersUp: 5, MembersDeclared: 5, MaxReplicaLag: 4, LagObserved: true}
+var convergedState = ClusterState{ClusterSummary: planner.ClusterSummary{MainPresent: true, LeaderPresent: true, MembersUp: 5, MembersDeclared: 5}, MaxReplicaLag: 4, LagObserved: true}
 
 // seriesOf lists the six series of one cluster as scraped renders them.
 func seriesOf(cluster string, main, leader, up, declared, lag, step float64) []string {
@@ -94,31 +95,59 @@ func merged(groups ...[]string) []string {
 }
 
 func TestClusterGaugesAppearAndUpdate(t *testing.T) {
-	g, reg, _ := gaugesFixture(t)
+	g, reg, clock := gaugesFixture(t)
 	if got := scraped(t, reg); len(got) != 0 {
 		t.Fatalf("series before any sync: %q", got)
 	}
-	g.set("db", "mg", convergedState)
+	g.Set("db", "mg", convergedState)
 	if diff := cmp.Diff(seriesOf("db/mg", 1, 1, 5, 5, 4, 0), scraped(t, reg)); diff != "" {
 		t.Errorf("after a converged sync (-want +got):\n%s", diff)
 	}
-	// The MAIN's pod went down, a rollout is on its third pod and the lag was not read.
-	g.set("db", "mg", clusterState{LeaderPresent: true, MembersUp: 4, MembersDeclared: 5, RolloutStep: 3})
-	if diff := cmp.Diff(seriesOf("db/mg", 0, 1, 4, 5, -1, 3), scraped(t, reg)); diff != "" {
+	// The MAIN's pod went down, a rollout is on its third pod and the lag was not read: the
+	// lag read last stays while it is fresher than LagStale, then the series goes.
+	down := ClusterState{ClusterSummary: planner.ClusterSummary{LeaderPresent: true, MembersUp: 4, MembersDeclared: 5, RolloutStep: 3}}
+	g.Set("db", "mg", down)
+	if diff := cmp.Diff(seriesOf("db/mg", 0, 1, 4, 5, 4, 3), scraped(t, reg)); diff != "" {
 		t.Errorf("after the MAIN went down (-want +got):\n%s", diff)
+	}
+	clock.advance(LagStale + time.Second)
+	g.Set("db", "mg", down)
+	if diff := cmp.Diff(seriesOf("db/mg", 0, 1, 4, 5, -1, 3), scraped(t, reg)); diff != "" {
+		t.Errorf("with no lag read for longer than LagStale (-want +got):\n%s", diff)
+	}
+}
+
+// A cluster's lag is due at once, then once per LagRefresh after the last read that succeeded.
+func TestClusterGaugesLagDue(t *testing.T) {
+	g, _, clock := gaugesFixture(t)
+	if !g.LagDue("db", "mg") {
+		t.Fatal("a cluster never read: lag not due")
+	}
+	g.Set("db", "mg", convergedState)
+	if g.LagDue("db", "mg") {
+		t.Error("lag due right after it was read")
+	}
+	clock.advance(LagRefresh - time.Second)
+	g.Set("db", "mg", ClusterState{}) // a pass that did not read it
+	if g.LagDue("db", "mg") {
+		t.Errorf("lag due %v after it was read, want every %v", LagRefresh-time.Second, LagRefresh)
+	}
+	clock.advance(time.Second)
+	if !g.LagDue("db", "mg") || !g.LagDue("db", "other") {
+		t.Errorf("lag not due %v after it was read", LagRefresh)
 	}
 }
 
 func TestClusterGaugesForget(t *testing.T) {
 	g, reg, _ := gaugesFixture(t)
-	g.set("db", "mg", convergedState)
-	g.set("db", "other", convergedState)
-	g.forget("db", "mg")
+	g.Set("db", "mg", convergedState)
+	g.Set("db", "other", convergedState)
+	g.Forget("db", "mg")
 	if diff := cmp.Diff(seriesOf("db/other", 1, 1, 5, 5, 4, 0), scraped(t, reg)); diff != "" {
 		t.Errorf("after forgetting db/mg (-want +got):\n%s", diff)
 	}
-	g.forget("db", "never-synced")
-	g.forget("db", "other")
+	g.Forget("db", "never-synced")
+	g.Forget("db", "other")
 	if got := scraped(t, reg); len(got) != 0 {
 		t.Errorf("series after forgetting every cluster: %q", got)
 	}
@@ -128,9 +157,9 @@ func TestClusterGaugesForget(t *testing.T) {
 // in the meantime stays.
 func TestClusterGaugesExpire(t *testing.T) {
 	g, reg, clock := gaugesFixture(t)
-	g.set("db", "deleted", convergedState)
+	g.Set("db", "deleted", convergedState)
 	clock.advance(clusterSeriesTTL / 2)
-	g.set("db", "live", convergedState)
+	g.Set("db", "live", convergedState)
 	clock.advance(clusterSeriesTTL / 2)
 	if diff := cmp.Diff(merged(seriesOf("db/deleted", 1, 1, 5, 5, 4, 0), seriesOf("db/live", 1, 1, 5, 5, 4, 0)), scraped(t, reg)); diff != "" {
 		t.Errorf("at exactly the TTL both clusters stay (-want +got):\n%s", diff)
@@ -144,7 +173,7 @@ func TestClusterGaugesExpire(t *testing.T) {
 		t.Errorf("series after every cluster expired: %q", got)
 	}
 	// An expired cluster synced again comes back.
-	g.set("db", "deleted", convergedState)
+	g.Set("db", "deleted", convergedState)
 	if diff := cmp.Diff(seriesOf("db/deleted", 1, 1, 5, 5, 4, 0), scraped(t, reg)); diff != "" {
 		t.Errorf("a cluster synced again (-want +got):\n%s", diff)
 	}
@@ -155,7 +184,7 @@ func TestClusterGaugesCardinalityIsBoundedByClusters(t *testing.T) {
 	g, reg, clock := gaugesFixture(t)
 	for round := range 20 {
 		for i := range 50 {
-			g.set(fmt.Sprintf("ns-%d", i%5), fmt.Sprintf("mg-%d", i), clusterState{MembersUp: round % 5, MembersDeclared: 5, LagObserved: true})
+			g.Set(fmt.Sprintf("ns-%d", i%5), fmt.Sprintf("mg-%d", i), ClusterState{ClusterSummary: planner.ClusterSummary{MembersUp: round % 5, MembersDeclared: 5}, LagObserved: true})
 		}
 		clock.advance(10 * time.Second)
 	}
@@ -164,7 +193,7 @@ func TestClusterGaugesCardinalityIsBoundedByClusters(t *testing.T) {
 	}
 	// Clusters deleted one after another: only those synced within the TTL remain.
 	for i := range 200 {
-		g.set("churn", fmt.Sprintf("mg-%d", i), convergedState)
+		g.Set("churn", fmt.Sprintf("mg-%d", i), convergedState)
 		clock.advance(clusterSeriesTTL / 10)
 	}
 	if got, most := len(scraped(t, reg)), 11*6; got > most {
@@ -175,11 +204,12 @@ func TestClusterGaugesCardinalityIsBoundedByClusters(t *testing.T) {
 // Two handlers' metrics on one registry (the hooks and the metrics listener) share the gauges.
 func TestClusterGaugesRegisterOnce(t *testing.T) {
 	reg := prometheus.NewRegistry()
-	a, b := newMetrics(reg, newClusterLocks(), time.Now), newMetrics(reg, newClusterLocks(), time.Now)
-	if a.clusters != b.clusters {
+	none := func() int { return 0 }
+	a, b := New(reg, none, time.Now), New(reg, none, time.Now)
+	if a.Clusters != b.Clusters {
 		t.Fatal("a second registration made a second set of cluster gauges")
 	}
-	a.clusters.set("db", "mg", convergedState)
+	a.Clusters.Set("db", "mg", convergedState)
 	if got := len(scraped(t, reg)); got < 6 {
 		t.Errorf("%d series on the shared registry, want the cluster's 6 among them", got)
 	}
@@ -198,8 +228,8 @@ func TestMaxReplicaLag(t *testing.T) {
 			{Instance: "instance_2", Databases: map[string]memgraph.DatabaseLag{"memgraph": {TxnsBehindMain: 7}}},
 		}, 12},
 	} {
-		if got := maxReplicaLag(tc.lag); got != tc.want {
-			t.Errorf("%s: maxReplicaLag = %d, want %d", tc.name, got, tc.want)
+		if got := MaxReplicaLag(tc.lag); got != tc.want {
+			t.Errorf("%s: MaxReplicaLag = %d, want %d", tc.name, got, tc.want)
 		}
 	}
 }

@@ -1,0 +1,112 @@
+package backups
+
+import (
+	"bytes"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"sync"
+
+	"github.com/memgraph-hooks/memgraph-hooks/backup"
+	"github.com/memgraph-hooks/memgraph-hooks/hooks/wire"
+	"github.com/memgraph-hooks/memgraph-hooks/topology"
+)
+
+// NewAgentSecretData is fresh backup-agent Secret data for c (base64 values): a random token,
+// and a CA with an ECDSA serving certificate for every data pod (backup.NewAgentTLS), valid for
+// backup.AgentTLSValidity.
+func NewAgentSecretData(c *topology.Cluster) (map[string]string, error) {
+	material, err := backup.NewAgentTLS(c.Network().BackupAgentDNSNames())
+	if err != nil {
+		return nil, err
+	}
+	enc := base64.StdEncoding.EncodeToString
+	return map[string]string{
+		topology.BackupAgentTokenKey: enc([]byte(backup.NewToken())),
+		topology.BackupAgentCertKey:  enc(material.Cert),
+		topology.BackupAgentKeyKey:   enc(material.Key),
+		topology.BackupAgentCAKey:    enc(material.CA),
+	}, nil
+}
+
+// AgentSecretCache holds generated backup-agent Secret data not yet observed, bounded: past
+// maxPendingAgentSecrets entries it starts over (a cluster whose Secret is never created gets new data).
+type AgentSecretCache struct {
+	mu      sync.Mutex
+	pending map[string]map[string]string
+}
+
+const maxPendingAgentSecrets = 1024
+
+// NewAgentSecretCache returns an empty cache.
+func NewAgentSecretCache() *AgentSecretCache {
+	return &AgentSecretCache{pending: map[string]map[string]string{}}
+}
+
+// Get is key's data: remembered, or generated and remembered.
+func (a *AgentSecretCache) Get(key string, generate func() (map[string]string, error)) (map[string]string, error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if data, ok := a.pending[key]; ok {
+		return data, nil
+	}
+	data, err := generate()
+	if err != nil {
+		return nil, err
+	}
+	if len(a.pending) >= maxPendingAgentSecrets {
+		clear(a.pending)
+	}
+	a.pending[key] = data
+	return data, nil
+}
+
+// Forget drops key's data: its Secret is observed.
+func (a *AgentSecretCache) Forget(key string) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	delete(a.pending, key)
+}
+
+// ObservedAgentSecret is the data of the cluster's backup-agent Secret among the children,
+// nil when it is absent or incomplete.
+func ObservedAgentSecret(children wire.Groups, c *topology.Cluster) (map[string]string, error) {
+	secrets, err := wire.Entries(children, "children", wire.SecretKey)
+	if err != nil {
+		return nil, err
+	}
+	for _, e := range secrets {
+		if e.Obj.Metadata.In(c.Namespace()) && e.Obj.Metadata.Name == topology.BackupAgentSecretName(c.Name()) &&
+			topology.BackupAgentSecretComplete(e.Obj.Data) {
+			return e.Obj.Data, nil
+		}
+	}
+	return nil, nil
+}
+
+// WithAgentSecret appends the backup-agent Secret child to a JSON array of children.
+func WithAgentSecret(children []byte, c *topology.Cluster, data map[string]string) ([]byte, error) {
+	if data == nil {
+		return children, nil
+	}
+	secret, err := topology.BackupAgentSecret(c, data)
+	if err != nil {
+		return nil, err
+	}
+	raw, err := json.Marshal(secret)
+	if err != nil {
+		return nil, err
+	}
+	// Appended to the rendered (cached) array as bytes: decoding and re-encoding every child on
+	// every sync would cost more than the rendering the cache saves.
+	list := bytes.TrimRight(children, " \n")
+	if len(list) < 2 || list[0] != '[' || list[len(list)-1] != ']' {
+		return nil, fmt.Errorf("rendered children are not a JSON array")
+	}
+	out := make([]byte, 0, len(list)+len(raw)+1)
+	out = append(out, list[:len(list)-1]...)
+	if len(list) > 2 {
+		out = append(out, ',')
+	}
+	return append(append(out, raw...), ']'), nil
+}

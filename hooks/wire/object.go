@@ -1,0 +1,105 @@
+package wire
+
+const (
+	ClusterKind    = "MemgraphCluster.memgraph.com/v1alpha1"
+	BackupKind     = "MemgraphBackup.memgraph.com/v1alpha1"
+	StatefulSetKey = "StatefulSet.apps/v1"
+	ServiceKey     = "Service.v1"
+	BudgetKey      = "PodDisruptionBudget.policy/v1"
+	PodKey         = "Pod.v1"
+	SecretKey      = "Secret.v1"
+	NodeKey        = "Node.v1"
+)
+
+// RevisionLabel is the label the StatefulSet controller puts on each pod it creates: the name of
+// the ControllerRevision (the pod template) the pod was created from.
+const RevisionLabel = "controller-revision-hash"
+
+// Object is what the hook reads of any child or related object — a StatefulSet, a Pod, a Secret,
+// a Service, a PodDisruptionBudget, a Node — and nothing else, so that decoding skips the pod templates, pod specs and
+// managedFields it never reads. A value of the wrong type is a bad request naming its JSON path
+// (Locate, which decodes the lists as list to name an element's index); an absent (or null)
+// field is absent.
+type Object = objectOf[[]Container, []PodCondition, []Taint, []ContainerStatus]
+
+type objectOf[Containers, Conditions, Taints, Statuses any] struct {
+	Metadata ObjectMeta `json:"metadata"`
+	Spec     struct {
+		Replicas *int32 `json:"replicas"` // a StatefulSet's
+		Ordinals struct {
+			Start *int32 `json:"start"` // the data StatefulSet's hibernation window
+		} `json:"ordinals"`
+		Containers Containers `json:"containers"` // a Pod's
+		NodeName   string     `json:"nodeName"`   // a Pod's
+		Selector   struct {
+			MatchLabels struct {
+				PodName string `json:"statefulset.kubernetes.io/pod-name"` // topology.LabelPodName
+			} `json:"matchLabels"`
+		} `json:"selector"` // the MAIN's PodDisruptionBudget's
+		Unschedulable bool   `json:"unschedulable"` // a Node's
+		Taints        Taints `json:"taints"`        // a Node's
+	} `json:"spec"`
+	Status struct {
+		Replicas           int32      `json:"replicas"`
+		ReadyReplicas      int32      `json:"readyReplicas"`
+		ObservedGeneration int64      `json:"observedGeneration"`
+		UpdateRevision     string     `json:"updateRevision"`
+		CurrentRevision    string     `json:"currentRevision"`
+		Conditions         Conditions `json:"conditions"`
+		// A Pod's: why a container waits (PodProblems).
+		InitContainerStatuses Statuses `json:"initContainerStatuses"`
+		ContainerStatuses     Statuses `json:"containerStatuses"`
+	} `json:"status"`
+	Type string            `json:"type"` // a Secret's
+	Data map[string]string `json:"data"` // a Secret's
+}
+
+type Container struct {
+	Name  string   `json:"name"`
+	Image string   `json:"image"`
+	Args  []string `json:"args"` // a Pod's: whether it runs with intra-cluster TLS
+}
+
+type Taint struct {
+	Key string `json:"key"`
+}
+
+type PodCondition struct {
+	Type    string `json:"type"`
+	Status  string `json:"status"`
+	Reason  string `json:"reason"`
+	Message string `json:"message"`
+}
+
+// ContainerStatus is what the hook reads of a Pod's container status: why it waits.
+type ContainerStatus struct {
+	Name  string `json:"name"`
+	State struct {
+		Waiting struct {
+			Reason  string `json:"reason"`
+			Message string `json:"message"`
+		} `json:"waiting"`
+	} `json:"state"`
+	RestartCount int32 `json:"restartCount"`
+}
+
+type ObjectMeta struct {
+	Name              string `json:"name"`
+	Namespace         string `json:"namespace"`
+	Generation        int64  `json:"generation"`
+	CreationTimestamp string `json:"creationTimestamp"`
+	DeletionTimestamp string `json:"deletionTimestamp"`
+	Labels            struct {
+		Revision string `json:"controller-revision-hash"` // RevisionLabel
+	} `json:"labels"`
+	Annotations struct {
+		TemplateHash        string `json:"memgraph.com/pod-template-hash"`       // topology.AnnotationTemplateHash
+		TemplateGeneration  string `json:"memgraph.com/pod-template-generation"` // topology.AnnotationTemplateGeneration
+		CertificateRestart  string `json:"memgraph.com/certificate-restart"`     // topology.AnnotationCertificateRestart
+		CertificateSeen     string `json:"memgraph.com/certificate-seen"`        // topology.AnnotationCertificateSeen
+		CertificateReloaded string `json:"memgraph.com/certificate-reloaded"`    // topology.AnnotationCertificateReloaded
+	} `json:"annotations"`
+}
+
+// In reports whether the object names no namespace or namespace.
+func (m *ObjectMeta) In(namespace string) bool { return m.Namespace == "" || m.Namespace == namespace }

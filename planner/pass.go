@@ -1,0 +1,104 @@
+package planner
+
+import (
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/memgraph-hooks/memgraph-hooks/topology"
+)
+
+// What a pass's outcome implies besides its verdict: the rollout step it reports, the members'
+// health, the pod the MAIN's budget protects, the certificate record it leaves.
+
+// PassRollout is the rollout step a pass reports: the one a stage planned (a rollout planned on
+// the leader's table while pods are down, or hibernation's), else the plan's, else one planned on
+// the StatefulSets alone (unviewed, at the replica counts the pass returns) when no plan stood on
+// a view of the cluster.
+func PassRollout(out Outcome, unviewed RolloutInput) RolloutStep {
+	switch {
+	case out.Rollout.Reason != "":
+		return out.Rollout
+	case out.Plan.Rollout.Reason != "":
+		return out.Plan.Rollout
+	}
+	unviewed.Replicas = out.Replicas
+	return PlanRollout(unviewed)
+}
+
+// Health is each declared member's health: its pod (Ready, or why it cannot start) and, when
+// the pass read a ready leader's table, its registration and health there.
+func (out Outcome) Health() MemberHealth {
+	in := HealthInput{Declared: out.Declared, PodReady: out.PodReady, Problems: out.Problems}
+	if _, leadership := ReadLeadership(out.Latest.Instances); leadership == LeaderReady {
+		in.Instances = out.Latest.Instances
+	}
+	return ReadMemberHealth(in)
+}
+
+// MainBudgetPod is the pod the MAIN's PodDisruptionBudget protects: the MAIN's when the pass read
+// who is MAIN (after its steps, so the pass that hands MAIN over moves the budget), else observed
+// (the pod the observed budget protects) while it is still a declared data pod — a pass that
+// cannot read the cluster (pods not Ready while a drain evicts replicas, a leader election)
+// never releases the MAIN. "" when neither is known.
+func MainBudgetPod(out Outcome, observed string) string {
+	if out.Latest.Leader != "" && out.Progress.Main != "" {
+		if pod, ok := out.Declared.DataPod(out.Progress.Main); ok {
+			return pod
+		}
+	}
+	for _, di := range out.Declared.DataInstances {
+		if di.Pod == observed {
+			return di.Pod
+		}
+	}
+	return ""
+}
+
+// NextCertificateRecord is the certificate rotation's record the StatefulSets carry after the
+// pass (topology.NextCertificateRecord): the restart the rotation stage chose, the content it
+// recorded as reloaded, on the observed record and the spec.tls Secret's stamp.
+func NextCertificateRecord(observed topology.CertificateRecord, stamp string, out Outcome, now time.Time) topology.CertificateRecord {
+	restart := ""
+	if out.Rotation.Action == RotationRestart {
+		restart = out.Rotation.Stamp
+	}
+	return topology.NextCertificateRecord(observed, stamp, restart, out.Rotation.Record, now)
+}
+
+// ClusterSummary is what a pass observed of its cluster, as the per-cluster gauges show it.
+type ClusterSummary struct {
+	MainPresent     bool // the leader's SHOW INSTANCES names a MAIN that serves writes
+	LeaderPresent   bool // a ready leader answered
+	MembersUp       int
+	MembersDeclared int
+	// RolloutStep is the pod a rollout in progress replaces, counted from 1 (pods updated + 1);
+	// 0 when no rollout is in progress.
+	RolloutStep int
+}
+
+// Summarize is what the pass observed of its cluster: the MAIN and the leader as Ready judges
+// them (ServesWrites on the latest table a ready leader answered), the members' health, and the
+// rollout's step on w.
+func Summarize(out Outcome, health MemberHealth, w *Workloads) ClusterSummary {
+	s := ClusterSummary{MembersUp: health.Up, MembersDeclared: health.Declared}
+	if _, leadership := ReadLeadership(out.Latest.Instances); leadership == LeaderReady {
+		s.LeaderPresent = true
+		s.MainPresent = ServesWrites(out.Declared, out.Latest.Instances, out.PodReady).Status == metav1.ConditionTrue
+	}
+	if out.Rollout.InProgress() && w != nil {
+		s.RolloutStep = updatedPods(w.Coordinators) + updatedPods(w.Data) + 1
+	}
+	return s
+}
+
+// updatedPods counts the set's pods that run its update revision and are not being deleted.
+func updatedPods(s RolloutSet) int {
+	n := 0
+	for _, p := range s.Pods {
+		if s.UpdateRevision != "" && p.Revision == s.UpdateRevision && !p.Terminating {
+			n++
+		}
+	}
+	return n
+}

@@ -1,0 +1,144 @@
+package planner
+
+import (
+	"time"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/memgraph-hooks/memgraph-hooks/memgraph"
+	"github.com/memgraph-hooks/memgraph-hooks/topology"
+)
+
+// StatusInput is what a MemgraphCluster's status is built from: the admitted cluster (its prior
+// conditions and its spec's warnings), the pass's outcome and its verdicts, the evidence the
+// pass ignored (topology.Warnings.Render), the status.lastOperation and status.operations the
+// shell keeps, and the time a changed condition is stamped with.
+type StatusInput struct {
+	Cluster       *topology.Cluster
+	Outcome       Outcome
+	Verdicts      Verdicts
+	Ignored       []string
+	LastOperation *topology.Operation
+	Operations    []topology.OperationRecord
+	Now           time.Time
+}
+
+// Status is the cluster's status after a pass: observation only, the same for the same input.
+// Metacontroller adds observedGeneration itself.
+func Status(in StatusInput) topology.MemgraphClusterStatus {
+	c, out, v := in.Cluster, in.Outcome, in.Verdicts
+	coordinatorPods, dataPods := out.Declared.PodNames()
+	health := out.Health()
+	st := topology.MemgraphClusterStatus{
+		Pods: topology.PodCounts{
+			Coordinators:  topology.RolePods{Ready: readyCount(out.PodReady, coordinatorPods), Desired: int32(len(coordinatorPods))},
+			DataInstances: topology.RolePods{Ready: readyCount(out.PodReady, dataPods), Desired: int32(len(dataPods))},
+		},
+		CoordinatorSettings: out.Settings.Applied(),
+		Members:             health.Members(),
+		Phase:               v.Phase,
+		LastOperation:       in.LastOperation,
+		Operations:          in.Operations,
+		Warnings:            in.Ignored,
+		Version:             out.Rollout.Version,
+		TargetVersion:       out.Rollout.TargetVersion,
+	}
+	conditions := append(make([]typedCondition, 0, 8), []typedCondition{
+		{topology.ConditionReady, v.Ready},
+		{topology.ConditionDegraded, health.DegradedIn(v.Phase)},
+		{topology.ConditionConverged, v.Converged},
+		{topology.ConditionUpdated, v.Updated},
+		{topology.ConditionPaused, v.Paused},
+		{topology.ConditionHibernated, v.Hibernated},
+	}...)
+	if cond, ok := SettingsCondition(out.Declared, out.Settings); ok {
+		conditions = append(conditions, typedCondition{topology.ConditionCoordinatorSettings, cond})
+	}
+	if cond, ok := FailoverGapCondition(out.Declared); ok {
+		conditions = append(conditions, typedCondition{topology.ConditionAutomaticFailover, cond})
+	}
+	st.Conditions = make([]metav1.Condition, 0, len(conditions))
+	for _, cond := range conditions {
+		st.Conditions = append(st.Conditions, RenderCondition(c.PriorConditions(), cond.typ, cond.c, c.Generation(), in.Now))
+	}
+	_, paused := c.Paused()
+	_, downgrade := c.AllowDowngrade()
+	for _, warning := range []string{paused, downgrade, out.Rollout.VersionWarning} {
+		if warning != "" {
+			st.Warnings = append(st.Warnings, warning)
+		}
+	}
+	restoreStatus(c, out.Latest, &st)
+	if out.Latest.Leader != "" {
+		st.Leader, st.Main = out.Latest.Leader, out.Progress.Main
+		st.Coordinators, st.DataInstances = RegisteredCounts(out.Latest.Instances)
+	}
+	return st
+}
+
+type typedCondition struct {
+	typ topology.ConditionType
+	c   Condition
+}
+
+// RenderCondition renders one condition. The only thing read back from the prior status is its
+// lastTransitionTime, which meta.SetStatusCondition carries over while the status is unchanged,
+// so a steady cluster's status never changes (each status write would trigger another sync).
+func RenderCondition(previous []metav1.Condition, typ topology.ConditionType, c Condition, generation int64, now time.Time) metav1.Condition {
+	var conds []metav1.Condition
+	if old := meta.FindStatusCondition(previous, string(typ)); old != nil && !old.LastTransitionTime.IsZero() {
+		conds = append(conds, *old)
+	}
+	meta.SetStatusCondition(&conds, metav1.Condition{
+		Type:               string(typ),
+		Status:             c.Status,
+		Reason:             string(c.Reason),
+		Message:            c.Message,
+		ObservedGeneration: generation,
+		LastTransitionTime: metav1.NewTime(now.UTC().Truncate(time.Second)),
+	})
+	return conds[0]
+}
+
+// restoreStatus sets status.phase Restoring while the restore holds registration, and
+// status.restoredFrom once data instances are registered, from the leader's latest view.
+func restoreStatus(c *topology.Cluster, latest View, st *topology.MemgraphClusterStatus) {
+	from := c.FromBackup()
+	if from == nil || latest.Leader == "" || st.Phase != topology.PhaseRunning {
+		return
+	}
+	if Restoring(latest.Instances) {
+		st.Phase = topology.PhaseRestoring
+		return
+	}
+	if from.Name != "" {
+		st.RestoredFrom = "MemgraphBackup " + from.Name
+	} else {
+		st.RestoredFrom = "s3://" + from.Destination.S3.Bucket + "/" + from.Key
+	}
+}
+
+// RegisteredCounts counts the registered members of each role a table lists.
+func RegisteredCounts(rows []memgraph.Instance) (coordinators, data int32) {
+	for _, r := range rows {
+		switch {
+		case !r.Registered():
+		case r.IsCoordinator():
+			coordinators++
+		default:
+			data++
+		}
+	}
+	return coordinators, data
+}
+
+func readyCount(ready map[string]bool, pods []string) int32 {
+	var n int32
+	for _, p := range pods {
+		if ready[p] {
+			n++
+		}
+	}
+	return n
+}
