@@ -149,7 +149,7 @@ func (e *Env) startControllers(p *pki, files map[string]string, server string, k
 		"--node-lease-duration-seconds=40",
 		"--server-address=127.0.0.1:" + strconv.Itoa(kwokPort),
 	}
-	return e.startController("kwok", "http://127.0.0.1:"+strconv.Itoa(kwokPort)+"/healthz", kwok)
+	return e.startController(kwokName, "http://127.0.0.1:"+strconv.Itoa(kwokPort)+"/healthz", kwok)
 }
 
 // ProcessAnnotation is what runs a Pod's process (podsim) writes on the Pod, its UID as the

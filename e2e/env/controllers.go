@@ -3,8 +3,11 @@ package env
 import (
 	"context"
 	"crypto/tls"
+	"fmt"
 	"net/http"
 	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // controller is a control-plane process that watches the API server through informers: what it
@@ -65,6 +68,7 @@ func (e *Env) restartExited(c *controller, p *process) bool {
 		return true
 	}
 	c.restarts++
+	e.freeNodeLeases(p.name)
 	next, err := e.restartProcess(p, c.restarts, c.args)
 	if err != nil {
 		e.logf("%s exited of itself (%v) and cannot start again: %v", p.name, p.err, err)
@@ -99,7 +103,10 @@ func (e *Env) RestartControllers(ctx context.Context) error {
 			return err
 		}
 		if err := poll(ctx, "restarted "+p.name+" "+c.healthz, p, 200*time.Millisecond, func() error {
-			return httpOK(client, c.healthz)
+			if err := httpOK(client, c.healthz); err != nil || p.name != kwokName {
+				return err
+			}
+			return e.nodeLeasesHeld(ctx)
 		}); err != nil {
 			return err
 		}
@@ -113,6 +120,7 @@ func (e *Env) replaceController(c *controller) (*process, error) {
 	e.ctrlMu.Lock()
 	defer e.ctrlMu.Unlock()
 	c.proc.stop(10 * time.Second)
+	e.freeNodeLeases(c.proc.name)
 	c.restarts++
 	p, err := e.restartProcess(c.proc, c.restarts, c.args)
 	if err != nil {
@@ -120,4 +128,40 @@ func (e *Env) replaceController(c *controller) (*process, error) {
 	}
 	c.proc = p
 	return p, nil
+}
+
+const kwokName = "kwok"
+
+// freeNodeLeases deletes the fake Nodes' leases before kwok starts again. A kubelet renews its
+// Node's lease under the Node's own name at once after a restart; kwok takes a new identity per
+// process, so the lease of the process that stopped would hold each Node for
+// --node-lease-duration-seconds, and the Pods bound to it meanwhile are never played (kwok does
+// not list them again when it takes the lease). Other controllers hold no Node lease.
+func (e *Env) freeNodeLeases(name string) {
+	if name != kwokName || e.Client == nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	leases := e.Client.CoordinationV1().Leases("kube-node-lease")
+	if err := leases.DeleteCollection(ctx, metav1.DeleteOptions{}, metav1.ListOptions{}); err != nil {
+		e.logf("deleting the Node leases before kwok starts again: %v", err)
+	}
+}
+
+// nodeLeasesHeld is nil once every Node has a lease again (kwok holds them).
+func (e *Env) nodeLeasesHeld(ctx context.Context) error {
+	if e.Client == nil {
+		return nil
+	}
+	nodes, err := e.Client.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return err
+	}
+	for _, n := range nodes.Items {
+		if _, err := e.Client.CoordinationV1().Leases("kube-node-lease").Get(ctx, n.Name, metav1.GetOptions{}); err != nil {
+			return fmt.Errorf("Node %s's lease: %w", n.Name, err)
+		}
+	}
+	return nil
 }
