@@ -117,7 +117,7 @@ func (e *Env) startControllers(p *pki, files map[string]string, server string, k
 		"--cert-dir=" + filepath.Join(e.Dir, "kcm-certs"),
 		"--v=2", // the StatefulSet controller says which pod it deletes for an update, and why
 	}
-	if err := e.startController("kube-controller-manager", "https://127.0.0.1:"+strconv.Itoa(kcmPort)+"/healthz", kcm); err != nil {
+	if err := e.startController("kube-controller-manager", "https://127.0.0.1:"+strconv.Itoa(kcmPort)+"/healthz", kcm, restartHooks{}); err != nil {
 		return err
 	}
 	scheduler := []string{
@@ -129,7 +129,7 @@ func (e *Env) startControllers(p *pki, files map[string]string, server string, k
 		"--leader-elect=false",
 		"--cert-dir=" + filepath.Join(e.Dir, "scheduler-certs"),
 	}
-	if err := e.startController("kube-scheduler", "https://127.0.0.1:"+strconv.Itoa(schedPort)+"/healthz", scheduler); err != nil {
+	if err := e.startController("kube-scheduler", "https://127.0.0.1:"+strconv.Itoa(schedPort)+"/healthz", scheduler, restartHooks{}); err != nil {
 		return err
 	}
 	stages, err := concatStages(stageDir, filepath.Join(e.Dir, "kwok-stages.yaml"))
@@ -149,7 +149,7 @@ func (e *Env) startControllers(p *pki, files map[string]string, server string, k
 		"--node-lease-duration-seconds=40",
 		"--server-address=127.0.0.1:" + strconv.Itoa(kwokPort),
 	}
-	return e.startController(kwokName, "http://127.0.0.1:"+strconv.Itoa(kwokPort)+"/healthz", kwok)
+	return e.startController("kwok", "http://127.0.0.1:"+strconv.Itoa(kwokPort)+"/healthz", kwok, e.kwokRestartHooks())
 }
 
 // ProcessAnnotation is what runs a Pod's process (podsim) writes on the Pod, its UID as the

@@ -17,14 +17,21 @@ type controller struct {
 	args     []string
 	healthz  string
 	restarts int
+	restartHooks
 }
 
-func (e *Env) startController(name, healthz string, args []string) error {
+// restartHooks are what a controller needs around a restart beyond a new process and /healthz.
+type restartHooks struct {
+	beforeStart func()                      // runs after the old process ended, before the new one starts
+	ready       func(context.Context) error // nil once the new process holds what it must (nil: nothing more)
+}
+
+func (e *Env) startController(name, healthz string, args []string, hooks restartHooks) error {
 	p, err := e.start(name, args...)
 	if err != nil {
 		return err
 	}
-	c := &controller{proc: p, args: args, healthz: healthz}
+	c := &controller{proc: p, args: args, healthz: healthz, restartHooks: hooks}
 	e.controllers = append(e.controllers, c)
 	go e.keepRunning(c)
 	return nil
@@ -68,7 +75,7 @@ func (e *Env) restartExited(c *controller, p *process) bool {
 		return true
 	}
 	c.restarts++
-	e.freeNodeLeases(p.name)
+	c.runBeforeStart()
 	next, err := e.restartProcess(p, c.restarts, c.args)
 	if err != nil {
 		e.logf("%s exited of itself (%v) and cannot start again: %v", p.name, p.err, err)
@@ -103,10 +110,10 @@ func (e *Env) RestartControllers(ctx context.Context) error {
 			return err
 		}
 		if err := poll(ctx, "restarted "+p.name+" "+c.healthz, p, 200*time.Millisecond, func() error {
-			if err := httpOK(client, c.healthz); err != nil || p.name != kwokName {
+			if err := httpOK(client, c.healthz); err != nil || c.ready == nil {
 				return err
 			}
-			return e.nodeLeasesHeld(ctx)
+			return c.ready(ctx)
 		}); err != nil {
 			return err
 		}
@@ -120,7 +127,7 @@ func (e *Env) replaceController(c *controller) (*process, error) {
 	e.ctrlMu.Lock()
 	defer e.ctrlMu.Unlock()
 	c.proc.stop(10 * time.Second)
-	e.freeNodeLeases(c.proc.name)
+	c.runBeforeStart()
 	c.restarts++
 	p, err := e.restartProcess(c.proc, c.restarts, c.args)
 	if err != nil {
@@ -130,15 +137,25 @@ func (e *Env) replaceController(c *controller) (*process, error) {
 	return p, nil
 }
 
-const kwokName = "kwok"
+func (c *controller) runBeforeStart() {
+	if c.beforeStart != nil {
+		c.beforeStart()
+	}
+}
+
+// kwokRestartHooks free the fake Nodes' leases before kwok starts again and wait until it holds
+// them (freeNodeLeases).
+func (e *Env) kwokRestartHooks() restartHooks {
+	return restartHooks{beforeStart: e.freeNodeLeases, ready: e.nodeLeasesHeld}
+}
 
 // freeNodeLeases deletes the fake Nodes' leases before kwok starts again. A kubelet renews its
 // Node's lease under the Node's own name at once after a restart; kwok takes a new identity per
 // process, so the lease of the process that stopped would hold each Node for
 // --node-lease-duration-seconds, and the Pods bound to it meanwhile are never played (kwok does
-// not list them again when it takes the lease). Other controllers hold no Node lease.
-func (e *Env) freeNodeLeases(name string) {
-	if name != kwokName || e.Client == nil {
+// not list them again when it takes the lease).
+func (e *Env) freeNodeLeases() {
+	if e.Client == nil {
 		return
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)

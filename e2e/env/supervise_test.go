@@ -54,10 +54,10 @@ func TestChaosSeed17AControllerThatExitsOfItselfStartsAgain(t *testing.T) {
 		"kube-scheduler": "echo 'scheduler cache is corrupted'; exit 1",
 		"kwok":           "exec sleep 60",
 	})
-	if err := e.startController("kube-scheduler", "", nil); err != nil {
+	if err := e.startController("kube-scheduler", "", nil, restartHooks{}); err != nil {
 		t.Fatal(err)
 	}
-	if err := e.startController("kwok", "", nil); err != nil {
+	if err := e.startController("kwok", "", nil, restartHooks{}); err != nil {
 		t.Fatal(err)
 	}
 	deadline := time.Now().Add(20 * crashRestartDelay)
