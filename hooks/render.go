@@ -50,7 +50,7 @@ func desiredChildren(p *admittedParent, obs *observation, out planner.Outcome, n
 // renderedChildren are the cluster's children from topology (cached per distinct input).
 func renderedChildren(p *admittedParent, obs *observation, out planner.Outcome, now time.Time) ([]byte, error) {
 	r := rendering{replicas: out.Replicas, partitions: out.Rollout.Partitions, generations: out.Rollout.TemplateGenerations,
-		mainPod: planner.MainBudgetPod(out, obs.mainBudgetPod), restart: obs.certificateRecord().Restart,
+		mainPod: planner.MainBudgetPod(out, obs.mainBudgetPod), heldPod: obs.mainBudgetPod, restart: obs.certificateRecord().Restart,
 		record: planner.NextCertificateRecord(obs.certificateRecord(), obs.tls.Stamp, out, now)}
 	if w := out.Hibernation.Window; w != nil {
 		r.window, r.windowed = *w, true

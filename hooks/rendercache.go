@@ -60,6 +60,7 @@ type rendering struct {
 	window      int32 // the hibernation window, when windowed
 	windowed    bool
 	mainPod     string // the MAIN's pod, which its budget protects and -rw selects (topology.RenderMain); "" for none
+	heldPod     string // the pod the observed MAIN's budget selects, which <cluster>-data leaves out; "" for none
 	// restart is the certificate restart stamp of the pod templates
 	// (topology.AnnotationCertificateRestart), record the rotation's record on the StatefulSets.
 	restart string
@@ -129,8 +130,8 @@ func (p *admittedParent) declare(current topology.Replicas) topology.Declared {
 }
 
 // children is the JSON array of topology.DesiredChildren for r, shaped by
-// topology.RenderHibernation and, when r names the MAIN's pod, topology.RenderMain (the MAIN's
-// budget and the -rw Service).
+// topology.RenderHibernation and topology.RenderMain (the budgets and, with a MAIN, the -rw
+// Service).
 func (p *admittedParent) children(r rendering) ([]byte, error) {
 	p.mu.Lock()
 	raw, ok := p.renderings[r]
@@ -150,10 +151,8 @@ func (p *admittedParent) children(r rendering) ([]byte, error) {
 	if err := topology.RenderHibernation(p.cluster, children, window); err != nil {
 		return nil, err
 	}
-	if r.mainPod != "" {
-		if children, err = topology.RenderMain(p.cluster, children, r.mainPod); err != nil {
-			return nil, err
-		}
+	if children, err = topology.RenderMain(p.cluster, children, r.mainPod, r.heldPod); err != nil {
+		return nil, err
 	}
 	if raw, err = json.Marshal(children); err != nil {
 		return nil, err

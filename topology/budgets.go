@@ -23,11 +23,20 @@ import (
 //
 // No pod may be selected by two budgets: the Eviction API refuses to evict such a pod at all
 // ("This pod has more than one PodDisruptionBudget, which the eviction subresource does not
-// support", an error kubectl drain gives up on, not the 429 it retries). So once the MAIN's
-// budget exists, <cluster>-data no longer selects the MAIN's pod. Its maxUnavailable is then 2:
-// with maxUnavailable, the disruption controller expects as many pods as the StatefulSet's
+// support", an error kubectl drain gives up on, not the 429 it retries). So <cluster>-data does
+// not select the pod that <cluster>-main holds. Its maxUnavailable is then 2: with
+// maxUnavailable, the disruption controller expects as many pods as the StatefulSet's
 // spec.replicas but counts healthy only the pods the budget selects, so the MAIN, held by its
 // own budget, takes one of the two, and the replicas still go one at a time.
+//
+// Metacontroller applies the two budgets as two writes, in an order of its own, so a pass that
+// changed both when MAIN moves from pod A to pod B could leave A under both budgets between the
+// writes — the very pod a drain of A's node is evicting. So a pass changes one of them: the
+// MAIN's budget follows the MAIN at once, and <cluster>-data excludes the pod the observed
+// <cluster>-main selects (the held pod), so it follows one pass later. Between the two, A is
+// under no budget (it is a replica by then, which the drain may evict) and B under both (its
+// evictions are refused, never allowed). When the MAIN's budget first appears, its pod is under
+// both for one pass, refused rather than unprotected.
 //
 // With one data instance, <cluster>-data alone would allow evicting it (maxUnavailable counts
 // pods, whatever their number); that instance is the MAIN, so the MAIN's budget holds the drain
@@ -82,36 +91,45 @@ func MainBudget(c *Cluster, mainPod string) (map[string]any, error) {
 	return toStoredForm(budget(mc, MainBudgetName(mc.Name), labels, map[string]string{LabelPodName: mainPod}, 0))
 }
 
-// RenderMainBudget shapes DesiredChildren's output for a cluster whose MAIN runs in mainPod: it
-// appends MainBudget and makes <cluster>-data select every data pod but mainPod, with
-// maxUnavailable 2 (see above), so that no pod is under two budgets. The hook calls it whenever
-// it knows the MAIN, and so moves both budgets when MAIN moves.
-func RenderMainBudget(c *Cluster, children []map[string]any, mainPod string) ([]map[string]any, error) {
+// RenderMainBudget shapes DesiredChildren's output for a cluster whose MAIN runs in mainPod and
+// whose observed <cluster>-main budget selects heldPod ("" for either when there is none): it
+// appends MainBudget for mainPod and makes <cluster>-data select every data pod but heldPod, with
+// maxUnavailable 2 (see above). The hook calls it on every pass, so the budgets follow the MAIN
+// when it moves, one write per pass.
+func RenderMainBudget(c *Cluster, children []map[string]any, mainPod, heldPod string) ([]map[string]any, error) {
+	if c == nil || c.mc == nil {
+		return nil, errors.New("no admitted MemgraphCluster to render")
+	}
+	mc := c.mc
+	out := make([]map[string]any, 0, len(children)+1)
+	out = append(out, children...)
+	if _, ok := PodOrdinal(DataSetName(mc.Name), heldPod); ok {
+		exclusive := budget(mc, DataBudgetName(mc.Name), roleLabels(mc.Name, RoleData, mc.Spec.DataTemplate.Labels),
+			RoleSelector(mc.Name, RoleData), 2)
+		exclusive.Spec.Selector.MatchExpressions = []metav1.LabelSelectorRequirement{{
+			Key: LabelPodName, Operator: metav1.LabelSelectorOpNotIn, Values: []string{heldPod},
+		}}
+		data, err := toStoredForm(exclusive)
+		if err != nil {
+			return nil, err
+		}
+		replaced := false
+		for i, child := range out {
+			meta, _ := child["metadata"].(map[string]any)
+			if child["kind"] == "PodDisruptionBudget" && meta["name"] == DataBudgetName(mc.Name) {
+				out[i], replaced = data, true
+			}
+		}
+		if !replaced {
+			return nil, fmt.Errorf("no PodDisruptionBudget %s among the children to render the MAIN's budget into", DataBudgetName(mc.Name))
+		}
+	}
+	if mainPod == "" {
+		return out, nil
+	}
 	main, err := MainBudget(c, mainPod)
 	if err != nil {
 		return nil, err
-	}
-	mc := c.mc
-	exclusive := budget(mc, DataBudgetName(mc.Name), roleLabels(mc.Name, RoleData, mc.Spec.DataTemplate.Labels),
-		RoleSelector(mc.Name, RoleData), 2)
-	exclusive.Spec.Selector.MatchExpressions = []metav1.LabelSelectorRequirement{{
-		Key: LabelPodName, Operator: metav1.LabelSelectorOpNotIn, Values: []string{mainPod},
-	}}
-	data, err := toStoredForm(exclusive)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]map[string]any, 0, len(children)+1)
-	replaced := false
-	for _, child := range children {
-		meta, _ := child["metadata"].(map[string]any)
-		if child["kind"] == "PodDisruptionBudget" && meta["name"] == DataBudgetName(mc.Name) {
-			child, replaced = data, true
-		}
-		out = append(out, child)
-	}
-	if !replaced {
-		return nil, fmt.Errorf("no PodDisruptionBudget %s among the children to render the MAIN's budget into", DataBudgetName(mc.Name))
 	}
 	return append(out, main), nil
 }

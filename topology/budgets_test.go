@@ -95,12 +95,12 @@ func TestRoleBudgetsSelectTheirStatefulSetsPods(t *testing.T) {
 	}
 }
 
-// With the MAIN known, the data budget leaves the MAIN's pod to the MAIN's budget (no pod under
-// two budgets) and allows two unavailable, the MAIN being one; every other child is untouched.
+// With the MAIN's budget in place, the data budget leaves its pod to it (no pod under two
+// budgets) and allows two unavailable, the MAIN being one; every other child is untouched.
 func TestRenderMainBudget(t *testing.T) {
 	c := admit(t, minimalCluster())
 	children := render(t, minimalCluster(), Replicas{3, 3})
-	got, err := RenderMainBudget(c, children, "memgraph-data-1")
+	got, err := RenderMainBudget(c, children, "memgraph-data-1", "memgraph-data-1")
 	if err != nil {
 		t.Fatalf("RenderMainBudget: %v", err)
 	}
@@ -140,10 +140,10 @@ func TestRenderMainBudget(t *testing.T) {
 func TestRenderMainBudgetRefuses(t *testing.T) {
 	c := admit(t, minimalCluster())
 	children := render(t, minimalCluster(), Replicas{3, 2})
-	if _, err := RenderMainBudget(c, children, "memgraph-coordinator-1"); err == nil {
+	if _, err := RenderMainBudget(c, children, "memgraph-coordinator-1", ""); err == nil {
 		t.Error("a coordinator's pod as the MAIN's: want an error")
 	}
-	if _, err := RenderMainBudget(c, children[:7], "memgraph-data-0"); err == nil {
+	if _, err := RenderMainBudget(c, children[:7], "memgraph-data-0", "memgraph-data-0"); err == nil {
 		t.Error("children without the data budget: want an error")
 	}
 }

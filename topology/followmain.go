@@ -8,14 +8,16 @@ import (
 // Two children follow the MAIN: the PodDisruptionBudget <cluster>-main (budgets.go) and the
 // Service <cluster>-rw (services.go). Both select the MAIN's pod by LabelPodName and both are
 // rendered from the one pod the hook knows to be MAIN (RenderMain), so the pass that hands MAIN
-// over, or observes a failover, moves both at once.
+// over, or observes a failover, moves both at once; <cluster>-data follows the MAIN's budget one
+// pass later (budgets.go says why).
 
-// RenderMain shapes DesiredChildren's output for a cluster whose MAIN runs in mainPod:
-// RenderMainBudget and RenderWriteService.
-func RenderMain(c *Cluster, children []map[string]any, mainPod string) ([]map[string]any, error) {
-	children, err := RenderMainBudget(c, children, mainPod)
-	if err != nil {
-		return nil, err
+// RenderMain shapes DesiredChildren's output for a cluster whose MAIN runs in mainPod and whose
+// observed MAIN's budget selects heldPod ("" for either when there is none): RenderMainBudget and,
+// with a MAIN, RenderWriteService.
+func RenderMain(c *Cluster, children []map[string]any, mainPod, heldPod string) ([]map[string]any, error) {
+	children, err := RenderMainBudget(c, children, mainPod, heldPod)
+	if err != nil || mainPod == "" {
+		return children, err
 	}
 	if err := RenderWriteService(c, children, mainPod); err != nil {
 		return nil, err

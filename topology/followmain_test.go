@@ -39,7 +39,7 @@ func TestRenderMainMovesServiceAndBudgetTogether(t *testing.T) {
 	for _, mainPod := range []string{"memgraph-data-0", "memgraph-data-2"} {
 		children := render(t, minimalCluster(), Replicas{3, 3})
 		before := render(t, minimalCluster(), Replicas{3, 3})
-		got, err := RenderMain(c, children, mainPod)
+		got, err := RenderMain(c, children, mainPod, mainPod)
 		if err != nil {
 			t.Fatalf("RenderMain(%s): %v", mainPod, err)
 		}
