@@ -37,7 +37,13 @@ func (l *operationLog) operations(c *topology.Cluster, executed []topology.Opera
 	defer l.mu.Unlock()
 	key := c.UID()
 	prior := c.PriorOperations()
-	if remembered := l.records[key]; len(remembered) > 0 {
+	remembered := l.records[key]
+	if len(executed) == 0 && len(remembered) > 0 && slices.EqualFunc(prior, remembered, topology.OperationRecord.Equal) {
+		// The converged pass: the parent carries what this process reported last, which is
+		// RecordOperations' own output and so merges into itself (a fixed point, tested there).
+		return remembered
+	}
+	if len(remembered) > 0 {
 		oldestFirst := slices.Clone(remembered)
 		slices.Reverse(oldestFirst)
 		prior = topology.RecordOperations(prior, oldestFirst)

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"time"
 
-	"github.com/memgraph-hooks/memgraph-hooks/hooks/backups"
 	"github.com/memgraph-hooks/memgraph-hooks/planner"
 	"github.com/memgraph-hooks/memgraph-hooks/topology"
 )
@@ -15,13 +14,13 @@ import (
 // status changed.
 func render(dst []byte, p *admittedParent, obs *observation, out planner.Outcome, op *topology.Operation, ops []topology.OperationRecord, now time.Time) ([]byte, planner.Verdicts, error) {
 	v := planner.Verdict(out)
-	children, err := desiredChildren(p, obs, out, now)
+	children, appended, err := desiredChildren(p, obs, out, now)
 	if err != nil {
 		return nil, v, err
 	}
 	st := planner.Status(planner.StatusInput{Cluster: p.cluster, Outcome: out, Verdicts: v, Ignored: obs.ignored.Render(),
 		LastOperation: op, Operations: ops, Now: now})
-	resp := &syncResponse{Status: st, Children: children, ResyncAfterSeconds: v.ResyncAfterSeconds}
+	resp := &syncResponse{Status: st, Children: children, Appended: appended, ResyncAfterSeconds: v.ResyncAfterSeconds}
 	if out.DryRun {
 		resp.Plan = make([]string, 0, len(out.Plan.Commands))
 		for _, cmd := range append(out.Plan.Commands[:len(out.Plan.Commands):len(out.Plan.Commands)], out.Settings.Step.Commands...) {
@@ -32,19 +31,23 @@ func render(dst []byte, p *admittedParent, obs *observation, out planner.Outcome
 	return raw, v, err
 }
 
-// desiredChildren are the children a pass returns, as a JSON array: every observed one frozen
-// while paused, else the cluster's at the replica counts the outcome permits, shaped for
-// hibernation and with the MAIN's budget once the MAIN is known (planner.MainBudgetPod; rendered once
-// per distinct input, admittedParent.children).
-func desiredChildren(p *admittedParent, obs *observation, out planner.Outcome, now time.Time) ([]byte, error) {
+// desiredChildren are the children a pass returns, as a JSON array and one child appended to it
+// (nil: none): every observed one frozen while paused, else the cluster's at the replica counts
+// the outcome permits, shaped for hibernation and with the MAIN's budget once the MAIN is known
+// (planner.MainBudgetPod; rendered once per distinct input, admittedParent.children), and the
+// backup-agent Secret. The Secret is appended as it is, not spliced into a copy of the array.
+func desiredChildren(p *admittedParent, obs *observation, out planner.Outcome, now time.Time) (children, appended []byte, err error) {
 	if out.Paused {
-		return json.Marshal(obs.frozen)
+		children, err = json.Marshal(obs.frozen)
+		return children, nil, err
 	}
-	children, err := renderedChildren(p, obs, out, now)
-	if err != nil {
-		return nil, err
+	if children, err = renderedChildren(p, obs, out, now); err != nil {
+		return nil, nil, err
 	}
-	return backups.WithAgentSecret(children, p.cluster, obs.agentSecret)
+	if appended, err = p.agentSecretChild(obs.agentSecret); err != nil {
+		return nil, nil, err
+	}
+	return children, appended, nil
 }
 
 // renderedChildren are the cluster's children from topology (cached per distinct input).

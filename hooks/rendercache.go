@@ -2,9 +2,11 @@ package hooks
 
 import (
 	"encoding/json"
+	"maps"
 	"slices"
 	"sync"
 
+	"github.com/memgraph-hooks/memgraph-hooks/hooks/backups"
 	"github.com/memgraph-hooks/memgraph-hooks/topology"
 )
 
@@ -12,8 +14,9 @@ import (
 // rendering its children (typed objects → JSON → stored form) is most of a sync's cost. The
 // parent cache remembers, per parent — keyed by its exact JSON bytes, which are everything
 // admission and rendering read — the admitted cluster, its pod-template hashes, its children as
-// encoded JSON for the last few replica counts, partitions and template generations, and the
-// members it declares for the last observed size. All are pure functions of their key
+// encoded JSON for the last few replica counts, partitions and template generations, the
+// members it declares for the last observed size, and its backup-agent Secret child for the
+// last data. All are pure functions of their key
 // (topology.Admit, PodTemplateHashes, DesiredChildren, Declare), so removing the cache changes
 // nothing but speed (TestParentCacheChangesNothingButSpeed). A parent that fails admission is not
 // remembered.
@@ -49,6 +52,8 @@ type admittedParent struct {
 	renderings  map[rendering][]byte
 	declared    *topology.Declared
 	declaredFor topology.Replicas
+	agentData   map[string]string // the backup-agent Secret's data agentChild is for
+	agentChild  []byte
 }
 
 // rendering is everything DesiredChildren, RenderHibernation and RenderMain read besides
@@ -164,4 +169,22 @@ func (p *admittedParent) children(r rendering) ([]byte, error) {
 	}
 	p.renderings[r] = raw
 	return raw, nil
+}
+
+// agentSecretChild is backups.AgentSecretChild for data (nil for nil data), remembered for the
+// last data: the Secret's data is the same pass after pass.
+func (p *admittedParent) agentSecretChild(data map[string]string) ([]byte, error) {
+	if data == nil {
+		return nil, nil
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.agentChild == nil || !maps.Equal(p.agentData, data) {
+		raw, err := backups.AgentSecretChild(p.cluster, data)
+		if err != nil {
+			return nil, err
+		}
+		p.agentData, p.agentChild = maps.Clone(data), raw
+	}
+	return p.agentChild, nil
 }

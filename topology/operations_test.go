@@ -2,6 +2,7 @@ package topology
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -97,6 +98,17 @@ func TestRecordOperations(t *testing.T) {
 			}
 			if len(got) > MaxOperations {
 				t.Errorf("%d records, more than %d", len(got), MaxOperations)
+			}
+			// Its output is a fixed point: carried forward alone, or merged with itself sent
+			// oldest first as the hook merges what it remembers, it stays what it was.
+			again := RecordOperations(got, nil)
+			oldestFirst := slices.Clone(got)
+			slices.Reverse(oldestFirst)
+			if diff := cmp.Diff(got, again); diff != "" {
+				t.Errorf("RecordOperations(got, nil) (-got +again):\n%s", diff)
+			}
+			if diff := cmp.Diff(got, RecordOperations(got, oldestFirst)); diff != "" {
+				t.Errorf("RecordOperations(got, got oldest first) (-got +merged):\n%s", diff)
 			}
 		})
 	}

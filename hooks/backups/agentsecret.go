@@ -1,10 +1,8 @@
 package backups
 
 import (
-	"bytes"
 	"encoding/base64"
 	"encoding/json"
-	"fmt"
 	"sync"
 
 	"github.com/memgraph-hooks/memgraph-hooks/backup"
@@ -84,29 +82,11 @@ func ObservedAgentSecret(children wire.Groups, c *topology.Cluster) (map[string]
 	return nil, nil
 }
 
-// WithAgentSecret appends the backup-agent Secret child to a JSON array of children.
-func WithAgentSecret(children []byte, c *topology.Cluster, data map[string]string) ([]byte, error) {
-	if data == nil {
-		return children, nil
-	}
+// AgentSecretChild is the backup-agent Secret child with data, as JSON.
+func AgentSecretChild(c *topology.Cluster, data map[string]string) ([]byte, error) {
 	secret, err := topology.BackupAgentSecret(c, data)
 	if err != nil {
 		return nil, err
 	}
-	raw, err := json.Marshal(secret)
-	if err != nil {
-		return nil, err
-	}
-	// Appended to the rendered (cached) array as bytes: decoding and re-encoding every child on
-	// every sync would cost more than the rendering the cache saves.
-	list := bytes.TrimRight(children, " \n")
-	if len(list) < 2 || list[0] != '[' || list[len(list)-1] != ']' {
-		return nil, fmt.Errorf("rendered children are not a JSON array")
-	}
-	out := make([]byte, 0, len(list)+len(raw)+1)
-	out = append(out, list[:len(list)-1]...)
-	if len(list) > 2 {
-		out = append(out, ',')
-	}
-	return append(append(out, raw...), ']'), nil
+	return json.Marshal(secret)
 }
