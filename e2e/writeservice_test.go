@@ -157,9 +157,14 @@ func TestWriteServiceFollowsTheMain(t *testing.T) {
 		}
 		return nil
 	})
-	if sel, eps := roState(s.ns, name); len(eps) != 3 || sel {
-		t.Errorf("-ro's ready endpoints %v (selects one pod: %t), want all 3 data pods", eps, sel)
-	}
+	// The EndpointSlice controller publishes a pod's readiness after the pod reports it, so
+	// -ro reaches all three data pods within a short wait of the cluster converging.
+	s.waitFor(time.Minute, func() error {
+		if sel, eps := roState(s.ns, name); len(eps) != 3 || sel {
+			return fmt.Errorf("-ro's ready endpoints %v (selects one pod: %t), want all 3 data pods", eps, sel)
+		}
+		return nil
+	})
 
 	target := "instance_2"
 	if first == target {
