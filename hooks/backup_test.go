@@ -5,6 +5,7 @@ import (
 	"crypto/tls"
 	"encoding/base64"
 	"encoding/json"
+	"encoding/pem"
 	"fmt"
 	"net"
 	"net/http"
@@ -30,6 +31,7 @@ const (
 	agentToken     = "agent-token-0123456789abcdef"
 	backupNS       = "default"
 	s3CredsSecret  = "s3-credentials"
+	s3CASecret     = "s3-ca"
 	snapshotsQuery = "CREATE SNAPSHOT"
 )
 
@@ -46,6 +48,7 @@ type backupRig struct {
 	agents   map[string]*backup.Agent
 	others   map[string]any // other MemgraphBackups of the namespace, by v2 key
 	noSecret bool           // leave out the destination's credentials Secret
+	storeCA  string         // the store's CA (PEM), in Secret s3CASecret; "" when it serves HTTP
 	resolve  memgraph.Resolver
 }
 
@@ -55,13 +58,28 @@ func (s staticTokens) Tokens() [][]byte { return s }
 
 func newBackupRig(t *testing.T) *backupRig {
 	t.Helper()
+	return newBackupRigOn(t, httptest.NewServer)
+}
+
+// newBackupRigWithPrivateCA is a backup rig whose store serves HTTPS with a certificate of a CA
+// no system trusts, given as the Secret s3CASecret.
+func newBackupRigWithPrivateCA(t *testing.T) *backupRig {
+	t.Helper()
+	return newBackupRigOn(t, httptest.NewTLSServer)
+}
+
+func newBackupRigOn(t *testing.T, serve func(http.Handler) *httptest.Server) *backupRig {
+	t.Helper()
 	r := &backupRig{t: t, mem: s3mem.New(), agents: map[string]*backup.Agent{}, others: map[string]any{}}
 	if err := r.mem.CreateBucket(testBucket); err != nil {
 		t.Fatal(err)
 	}
-	s3 := httptest.NewServer(gofakes3.New(r.mem).Server())
+	s3 := serve(gofakes3.New(r.mem).Server())
 	t.Cleanup(s3.Close)
 	r.endpoint = s3.URL
+	if s3.TLS != nil {
+		r.storeCA = string(pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: s3.Certificate().Raw}))
+	}
 	root := t.TempDir()
 	var hosts []string
 	n := topology.Network{Cluster: "memgraph", Namespace: backupNS, ClusterDomain: "cluster.local"}
@@ -153,6 +171,9 @@ func (r *backupRig) request(b map[string]any, finalizing bool) map[string]any {
 	}
 	if !r.noSecret {
 		secrets[backupNS+"/"+s3CredsSecret] = secretOf(s3CredsSecret, map[string]string{"accessKeyId": "test", "secretAccessKey": "test-secret"})
+	}
+	if r.storeCA != "" {
+		secrets[backupNS+"/"+s3CASecret] = secretOf(s3CASecret, map[string]string{"ca.crt": r.storeCA})
 	}
 	return map[string]any{
 		"controller": map[string]any{"kind": "CompositeController"},
@@ -548,5 +569,56 @@ func TestBackupAdoptsTheJobOfALostAnswer(t *testing.T) {
 	}
 	if st.StartedAt == nil || st.Size == 0 || r.snapshotsTaken() != taken {
 		t.Errorf("startedAt %v, size %d, %d snapshots (want a start, an object and still %d)", st.StartedAt, st.Size, r.snapshotsTaken(), taken)
+	}
+}
+
+// withCASecret names the rig's CA Secret as b's destination's caSecret.
+func withCASecret(b map[string]any) map[string]any {
+	b["spec"].(map[string]any)["destination"].(map[string]any)["s3"].(map[string]any)["caSecret"] = map[string]any{"name": s3CASecret}
+	return b
+}
+
+// A store whose certificate a private CA signed: a backup that names the CA (caSecret) uploads;
+// one that does not fails on the store's certificate. Restoring from it, Memgraph downloads the
+// snapshot itself with no way to be given the CA, so the restore holds registration and its
+// condition says the data pods' image must trust that CA.
+func TestBackupAndRestoreWithAStoreOfAPrivateCA(t *testing.T) {
+	r := newBackupRigWithPrivateCA(t)
+	if err := r.h.world.Commit("memgraph", 3); err != nil {
+		t.Fatal(err)
+	}
+	if st := r.untilDone(mgb("untrusted", testBucket, topology.BackupRetain)).Status; st.Phase != topology.BackupFailed ||
+		!strings.Contains(st.Error, "certificate") {
+		t.Errorf("a backup to the store without its CA: %s (%s), want Failed on the store's certificate", st.Phase, st.Error)
+	}
+	b := withCASecret(mgb("nightly", testBucket, topology.BackupRetain))
+	st := r.untilDone(b).Status
+	if st.Phase != topology.BackupCompleted {
+		t.Fatalf("a backup with caSecret: %s (%s: %s), want Completed", st.Phase, st.Reason, st.Error)
+	}
+	if _, ok := r.object(st.Key); !ok {
+		t.Fatalf("object %s not in the store", st.Key)
+	}
+
+	n := newHarness(t, 3, 2)
+	n.dataRoot = t.TempDir()
+	n.spec["bootstrap"] = map[string]any{"fromBackup": map[string]any{"name": "nightly"}}
+	n.secrets = map[string]any{
+		backupNS + "/" + s3CredsSecret: secretOf(s3CredsSecret, map[string]string{"accessKeyId": "test", "secretAccessKey": "test-secret"}),
+		backupNS + "/" + s3CASecret:    secretOf(s3CASecret, map[string]string{"ca.crt": r.storeCA}),
+	}
+	n.related = map[string]map[string]any{"MemgraphBackup.memgraph.com/v1alpha1": {backupNS + "/nightly": b}}
+	n.sync()
+	resp := n.sync()
+	status, reason, msg := n.condition(topology.ConditionConverged)
+	if resp.Status["phase"] != "Restoring" || status != "False" || reason != topology.ReasonRegistrationInProgress ||
+		!strings.Contains(msg, "Failed to download snapshot file from s3") || !strings.Contains(msg, "Secret "+s3CASecret) ||
+		!strings.Contains(msg, "image must trust") {
+		t.Errorf("phase %v, Converged %s %s: %s; want Restoring, Memgraph's refusal and what to do about the CA", resp.Status["phase"], status, reason, msg)
+	}
+	for _, q := range n.world.Queries() {
+		if strings.HasPrefix(q.Text, "REGISTER INSTANCE") {
+			t.Errorf("sent %q while the restore fails", q.Text)
+		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/memgraph-hooks/memgraph-hooks/hooks/backups"
 	"github.com/memgraph-hooks/memgraph-hooks/memgraph"
 	"github.com/memgraph-hooks/memgraph-hooks/planner"
 )
@@ -47,10 +48,19 @@ func (h *handler) restore(ctx context.Context, conn memgraph.Connector, in *pass
 		return "restoring " + src.Label + ": " + problem
 	}
 	if err := data.Client(target.BoltServer).RecoverSnapshot(ctx, src.URI, src.S3); err != nil {
-		return fmt.Sprintf("restoring %s into %s failed: %s; the data instances stay unregistered until it succeeds "+
+		return fmt.Sprintf("restoring %s into %s failed: %s%s; the data instances stay unregistered until it succeeds "+
 			"(a storage that already holds data is never overwritten: delete its PersistentVolumeClaim, or remove "+
-			"spec.bootstrap.fromBackup to start on the data it holds)", src.Label, target.Name, planner.Explain(err))
+			"spec.bootstrap.fromBackup to start on the data it holds)", src.Label, target.Name, planner.Explain(err), privateCANote(src))
 	}
 	h.log.Info("restored a backup", "from", src.Label, "into", target.Name)
 	return ""
+}
+
+// privateCANote tells, for a store verified with a private CA, that Memgraph cannot be given it.
+func privateCANote(src *backups.RestoreSource) string {
+	if src.CASecret == "" {
+		return ""
+	}
+	return " (Memgraph fetches the snapshot itself and RECOVER SNAPSHOT takes no CA: the data pods' image must trust " +
+		"the CA in Secret " + src.CASecret + ")"
 }

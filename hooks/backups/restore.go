@@ -17,6 +17,11 @@ type RestoreSource struct {
 	URI     string
 	S3      *memgraph.S3Config
 	Problem string
+	// CASecret names the destination's caSecret, "" when it has none. Memgraph downloads the
+	// snapshot itself and RECOVER SNAPSHOT takes no CA (its config holds aws_region,
+	// aws_access_key, aws_secret_key and aws_endpoint_url alone), so the data pods' image must
+	// trust that CA; a failed restore says so.
+	CASecret string
 }
 
 // ReadRestoreSource resolves spec.bootstrap.fromBackup with the related MemgraphBackup (by name)
@@ -51,10 +56,14 @@ func ReadRestoreSource(c *topology.Cluster, related map[string]map[string]json.R
 	}
 	fake := topology.MemgraphBackup{Spec: topology.MemgraphBackupSpec{Destination: *dest}}
 	fake.Namespace = c.Namespace()
+	fake.Spec.Destination.S3.CASecret = nil // Memgraph cannot be given it, so its absence holds nothing
 	creds := ReadSecrets(&fake, secrets, false)
 	if len(creds.Problems) > 0 {
 		src.Problem = "restoring " + src.Label + " needs " + strings.Join(creds.Problems, "; ")
 		return src, nil
+	}
+	if s3.CASecret != nil {
+		src.CASecret = s3.CASecret.Name
 	}
 	src.S3 = &memgraph.S3Config{Region: topology.BackupRegion(s3), AccessKey: creds.Creds.AccessKeyID,
 		SecretKey: creds.Creds.SecretAccessKey, EndpointURL: strings.TrimSuffix(s3.Endpoint, "/")}
