@@ -73,14 +73,15 @@ type InstanceConfig struct {
 }
 
 // Client runs queries against one Memgraph instance, each as an auto-commit query whose result
-// is fully consumed. All but ShowReplicas are coordinator queries, for a Client of a
-// coordinator's address. Every method is bounded by ctx. Errors are *Error values.
+// is fully consumed. ShowInstances, ShowReplicationLag and the Raft writes are coordinator
+// queries, for a Client of a coordinator's address; the others go to a data instance. Every
+// method is bounded by ctx. Errors are *Error values.
 type Client interface {
 	ShowInstances(ctx context.Context) ([]Instance, error)
 	ShowReplicationLag(ctx context.Context) ([]InstanceLag, error)
-	// ShowReplicas is the one query sent to a data instance: a read, for a Client of the MAIN's
-	// bolt_server, listing the replicas it replicates to and each database's state. A REPLICA
-	// refuses it with KindNotMain, a coordinator with KindNotCoordinator.
+	// ShowReplicas is a read for a Client of the MAIN's bolt_server, listing the replicas it
+	// replicates to and each database's state. A REPLICA refuses it with KindNotMain, a
+	// coordinator with KindNotCoordinator.
 	ShowReplicas(ctx context.Context) ([]Replica, error)
 	// CreateSnapshot and ShowSnapshots are sent to a data instance (the MAIN, for a backup):
 	// CREATE SNAPSHOT, answering the new snapshot's path, and SHOW SNAPSHOTS.

@@ -2,9 +2,8 @@ package memgraph
 
 import "sort"
 
-// ShowReplicasQuery lists the replicas a MAIN data instance replicates to. It is the one query
-// the hook sends to a data instance rather than a coordinator; on a REPLICA it fails with
-// KindNotMain, on a coordinator with KindNotCoordinator.
+// ShowReplicasQuery lists the replicas a MAIN data instance replicates to; on a REPLICA it fails
+// with KindNotMain, on a coordinator with KindNotCoordinator.
 const ShowReplicasQuery = "SHOW REPLICAS"
 
 // sync_mode values of SHOW REPLICAS (Memgraph v3.12.0 src/query/interpreter.cpp, sync_mode_to_tv).
