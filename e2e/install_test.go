@@ -4,6 +4,7 @@ package e2e_test
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -47,6 +48,20 @@ func hookImage(t *testing.T, objects map[string]*unstructured.Unstructured) stri
 	return image
 }
 
+// agentImage is the hook's MEMGRAPH_HOOKS_AGENT_IMAGE, which its --agent-image expands: the image
+// of every data pod's backup-agent sidecar.
+func agentImage(t *testing.T, objects map[string]*unstructured.Unstructured) string {
+	t.Helper()
+	containers, _, _ := unstructured.NestedSlice(objects["Deployment/memgraph-hooks"].Object, "spec", "template", "spec", "containers")
+	env, _, _ := unstructured.NestedSlice(containers[0].(map[string]any), "env")
+	for _, e := range env {
+		if e.(map[string]any)["name"] == "MEMGRAPH_HOOKS_AGENT_IMAGE" {
+			return fmt.Sprint(e.(map[string]any)["value"])
+		}
+	}
+	return ""
+}
+
 // README's install steps work with kubectl alone: the image override of examples/install, and
 // examples/install-with-monitoring's monitoring component (PodMonitors, PrometheusRule, dashboard)
 // and monitoring namespace.
@@ -54,8 +69,8 @@ func TestInstallOverlaysBuildWithKubectl(t *testing.T) {
 	monitoringObjects := []string{"PodMonitor/memgraph-hooks", "PodMonitor/memgraph", "PrometheusRule/memgraph-hooks",
 		"ConfigMap/memgraph-cluster-dashboard"}
 	plain := kustomizeBuild(t, "examples", "install")
-	if got := hookImage(t, plain); got != "memgraph-hooks:dev" {
-		t.Errorf("examples/install runs image %q", got)
+	if got, agent := hookImage(t, plain), agentImage(t, plain); got != "memgraph-hooks:dev" || agent != got {
+		t.Errorf("examples/install runs image %q, its backup agents %q", got, agent)
 	}
 	for _, kind := range monitoringObjects {
 		if plain[kind] != nil {
@@ -64,8 +79,8 @@ func TestInstallOverlaysBuildWithKubectl(t *testing.T) {
 	}
 
 	monitored := kustomizeBuild(t, "examples", "install-with-monitoring")
-	if got := hookImage(t, monitored); got != "memgraph-hooks:dev" {
-		t.Errorf("examples/install-with-monitoring runs image %q", got)
+	if got, agent := hookImage(t, monitored), agentImage(t, monitored); got != "memgraph-hooks:dev" || agent != got {
+		t.Errorf("examples/install-with-monitoring runs image %q, its backup agents %q", got, agent)
 	}
 	for _, kind := range monitoringObjects {
 		if monitored[kind] == nil {

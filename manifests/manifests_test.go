@@ -199,3 +199,23 @@ func TestGoMemoryLimitInsideContainerLimit(t *testing.T) {
 		t.Errorf("GOGC %q: want a number of at least the default 100", env["GOGC"])
 	}
 }
+
+// The backup-agent sidecar of every data pod runs the hook's own image: --agent-image expands
+// MEMGRAPH_HOOKS_AGENT_IMAGE, which the container defines as its own image (an overlay that
+// sets the image copies it there, examples/install).
+func TestTheAgentImageIsTheHooksOwn(t *testing.T) {
+	var dep appsv1.Deployment
+	load(t, "deployment.yaml", &dep)
+	hook := dep.Spec.Template.Spec.Containers[0]
+	const arg = "--agent-image=$(MEMGRAPH_HOOKS_AGENT_IMAGE)"
+	if !slices.Contains(hook.Args, arg) {
+		t.Errorf("args %v lack %s", hook.Args, arg)
+	}
+	i := slices.IndexFunc(hook.Env, func(e corev1.EnvVar) bool { return e.Name == "MEMGRAPH_HOOKS_AGENT_IMAGE" })
+	if i < 0 || hook.Env[i].Value != hook.Image {
+		t.Errorf("MEMGRAPH_HOOKS_AGENT_IMAGE %v, want the container's image %s", hook.Env, hook.Image)
+	}
+	if hook.Image != topology.DefaultAgentImage {
+		t.Errorf("the Deployment runs %s, the flag's default is %s", hook.Image, topology.DefaultAgentImage)
+	}
+}
