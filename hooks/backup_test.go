@@ -7,6 +7,8 @@ import (
 	"encoding/json"
 	"encoding/pem"
 	"fmt"
+	"io"
+	"log"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -58,28 +60,32 @@ func (s staticTokens) Tokens() [][]byte { return s }
 
 func newBackupRig(t *testing.T) *backupRig {
 	t.Helper()
-	return newBackupRigOn(t, httptest.NewServer)
+	return newBackupRigOn(t, false)
 }
 
 // newBackupRigWithPrivateCA is a backup rig whose store serves HTTPS with a certificate of a CA
 // no system trusts, given as the Secret s3CASecret.
 func newBackupRigWithPrivateCA(t *testing.T) *backupRig {
 	t.Helper()
-	return newBackupRigOn(t, httptest.NewTLSServer)
+	return newBackupRigOn(t, true)
 }
 
-func newBackupRigOn(t *testing.T, serve func(http.Handler) *httptest.Server) *backupRig {
+func newBackupRigOn(t *testing.T, https bool) *backupRig {
 	t.Helper()
 	r := &backupRig{t: t, mem: s3mem.New(), agents: map[string]*backup.Agent{}, others: map[string]any{}}
 	if err := r.mem.CreateBucket(testBucket); err != nil {
 		t.Fatal(err)
 	}
-	s3 := serve(gofakes3.New(r.mem).Server())
+	s3 := httptest.NewUnstartedServer(gofakes3.New(r.mem).Server())
+	if https {
+		s3.Config.ErrorLog = log.New(io.Discard, "", 0) // the refused handshakes are the point
+		s3.StartTLS()
+		r.storeCA = string(pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: s3.Certificate().Raw}))
+	} else {
+		s3.Start()
+	}
 	t.Cleanup(s3.Close)
 	r.endpoint = s3.URL
-	if s3.TLS != nil {
-		r.storeCA = string(pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: s3.Certificate().Raw}))
-	}
 	root := t.TempDir()
 	var hosts []string
 	n := topology.Network{Cluster: "memgraph", Namespace: backupNS, ClusterDomain: "cluster.local"}

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"time"
 
+	"github.com/memgraph-hooks/memgraph-hooks/hooks/wire"
 	"github.com/memgraph-hooks/memgraph-hooks/planner"
 	"github.com/memgraph-hooks/memgraph-hooks/topology"
 )
@@ -20,14 +21,14 @@ func render(dst []byte, p *admittedParent, obs *observation, out planner.Outcome
 	}
 	st := planner.Status(planner.StatusInput{Cluster: p.cluster, Outcome: out, Verdicts: v, Ignored: obs.ignored.Render(),
 		LastOperation: op, Operations: ops, Now: now})
-	resp := &syncResponse{Status: st, Children: children, Appended: appended, ResyncAfterSeconds: v.ResyncAfterSeconds}
+	resp := &wire.SyncResponse{Status: st, Children: children, Appended: appended, ResyncAfterSeconds: v.ResyncAfterSeconds}
 	if out.DryRun {
 		resp.Plan = make([]string, 0, len(out.Plan.Commands))
 		for _, cmd := range append(out.Plan.Commands[:len(out.Plan.Commands):len(out.Plan.Commands)], out.Settings.Step.Commands...) {
 			resp.Plan = append(resp.Plan, cmd.String())
 		}
 	}
-	raw, err := resp.appendTo(dst)
+	raw, err := resp.AppendTo(dst)
 	return raw, v, err
 }
 

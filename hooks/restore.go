@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/memgraph-hooks/memgraph-hooks/hooks/backups"
 	"github.com/memgraph-hooks/memgraph-hooks/memgraph"
 	"github.com/memgraph-hooks/memgraph-hooks/planner"
 )
@@ -50,17 +49,8 @@ func (h *handler) restore(ctx context.Context, conn memgraph.Connector, in *pass
 	if err := data.Client(target.BoltServer).RecoverSnapshot(ctx, src.URI, src.S3); err != nil {
 		return fmt.Sprintf("restoring %s into %s failed: %s%s; the data instances stay unregistered until it succeeds "+
 			"(a storage that already holds data is never overwritten: delete its PersistentVolumeClaim, or remove "+
-			"spec.bootstrap.fromBackup to start on the data it holds)", src.Label, target.Name, planner.Explain(err), privateCANote(src))
+			"spec.bootstrap.fromBackup to start on the data it holds)", src.Label, target.Name, planner.Explain(err), src.CANote())
 	}
 	h.log.Info("restored a backup", "from", src.Label, "into", target.Name)
 	return ""
-}
-
-// privateCANote tells, for a store verified with a private CA, that Memgraph cannot be given it.
-func privateCANote(src *backups.RestoreSource) string {
-	if src.CASecret == "" {
-		return ""
-	}
-	return " (Memgraph fetches the snapshot itself and RECOVER SNAPSHOT takes no CA: the data pods' image must trust " +
-		"the CA in Secret " + src.CASecret + ")"
 }

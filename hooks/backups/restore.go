@@ -70,6 +70,16 @@ func ReadRestoreSource(c *topology.Cluster, related map[string]map[string]json.R
 	return src, nil
 }
 
+// CANote tells, for a store verified with a private CA, that Memgraph cannot be given it; "" for
+// a store without caSecret.
+func (src *RestoreSource) CANote() string {
+	if src.CASecret == "" {
+		return ""
+	}
+	return " (Memgraph fetches the snapshot itself and RECOVER SNAPSHOT takes no CA: the data pods' image must trust " +
+		"the CA in Secret " + src.CASecret + ")"
+}
+
 // relatedBackup is the MemgraphBackup name of c's namespace among the related objects.
 func relatedBackup(c *topology.Cluster, name string, group map[string]json.RawMessage) (*topology.MemgraphBackup, error) {
 	for _, key := range wire.SortedKeys(group) {
