@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -116,18 +117,28 @@ func (s *scenario) currentMain() string {
 
 // rwState is the pod the -rw Service selects and the pods of its ready endpoints, sorted.
 func rwState(ns, cluster string) (selected string, ready []string) {
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	svc, err := testEnv.Client.CoreV1().Services(ns).Get(ctx, topology.WriteServiceName(cluster), metav1.GetOptions{})
-	if err != nil {
+	svc, ready := serviceState(ns, topology.WriteServiceName(cluster))
+	if svc == nil {
 		return "", nil
 	}
-	selected = svc.Spec.Selector[topology.LabelPodName]
-	list, err := testEnv.Client.DiscoveryV1().EndpointSlices(ns).List(ctx, metav1.ListOptions{
-		LabelSelector: discoveryv1.LabelServiceName + "=" + topology.WriteServiceName(cluster)})
+	return svc.Spec.Selector[topology.LabelPodName], ready
+}
+
+// serviceState is Service name of ns (nil when it cannot be read) and the pods of its ready
+// endpoints, sorted.
+func serviceState(ns, name string) (*corev1.Service, []string) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	svc, err := testEnv.Client.CoreV1().Services(ns).Get(ctx, name, metav1.GetOptions{})
 	if err != nil {
-		return selected, nil
+		return nil, nil
 	}
+	list, err := testEnv.Client.DiscoveryV1().EndpointSlices(ns).List(ctx, metav1.ListOptions{
+		LabelSelector: discoveryv1.LabelServiceName + "=" + name})
+	if err != nil {
+		return svc, nil
+	}
+	var ready []string
 	for _, sl := range list.Items {
 		for _, ep := range sl.Endpoints {
 			if ep.TargetRef != nil && ep.Conditions.Ready != nil && *ep.Conditions.Ready {
@@ -136,7 +147,7 @@ func rwState(ns, cluster string) (selected string, ready []string) {
 		}
 	}
 	slices.Sort(ready)
-	return selected, ready
+	return svc, ready
 }
 
 // TestWriteServiceFollowsTheMain: the -rw Service's endpoints are the MAIN's pod alone, and
@@ -222,25 +233,10 @@ func (w *rwWatch) stamped() bool {
 
 // roState is whether -ro selects a single pod, and the pods of its ready endpoints, sorted.
 func roState(ns, cluster string) (single bool, ready []string) {
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	svc, err := testEnv.Client.CoreV1().Services(ns).Get(ctx, topology.ReadServiceName(cluster), metav1.GetOptions{})
-	if err != nil {
+	svc, ready := serviceState(ns, topology.ReadServiceName(cluster))
+	if svc == nil {
 		return false, nil
 	}
 	_, single = svc.Spec.Selector[topology.LabelPodName]
-	list, err := testEnv.Client.DiscoveryV1().EndpointSlices(ns).List(ctx, metav1.ListOptions{
-		LabelSelector: discoveryv1.LabelServiceName + "=" + topology.ReadServiceName(cluster)})
-	if err != nil {
-		return single, nil
-	}
-	for _, sl := range list.Items {
-		for _, ep := range sl.Endpoints {
-			if ep.TargetRef != nil && ep.Conditions.Ready != nil && *ep.Conditions.Ready {
-				ready = append(ready, ep.TargetRef.Name)
-			}
-		}
-	}
-	slices.Sort(ready)
 	return single, ready
 }
