@@ -70,8 +70,11 @@ func TestStateShrinksBackAfterClustersAreDeleted(t *testing.T) {
 	if n := metricValue(t, reg, "memgraph_hooks_clusters_in_flight", nil); n != 0 {
 		t.Errorf("%v clusters in the lock map with no pass running, want 0", n)
 	}
-	if n := pool.Stats().Addresses; n < clusters {
-		t.Fatalf("the pool holds %d addresses after syncing %d clusters", n, clusters)
+	// Drivers idle for longer than idle are evicted even while other clusters are synced (on a
+	// loaded machine the passes above take longer than that), so what shows the pool grew with
+	// the clusters is how many it opened.
+	if n := pool.Stats().Opened; n < clusters {
+		t.Fatalf("the pool opened %d drivers while syncing %d clusters", n, clusters)
 	}
 
 	// The clusters are deleted: their pods go and nobody syncs them any more.
