@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/http"
 	"strings"
 	"time"
 
@@ -44,8 +45,24 @@ func newStore(obj S3Object, creds S3Credentials) (*minio.Client, error) {
 		Creds:     credentials.NewStaticV4(creds.AccessKeyID, creds.SecretAccessKey, ""),
 		Secure:    secure,
 		Region:    obj.Region,
-		Transport: transport,
+		Transport: unknownCAFailsFast{transport},
 	})
+}
+
+// unknownCAFailsFast hands minio-go the x509.UnknownAuthorityError itself when the store's
+// certificate is signed by a CA nobody trusts. minio-go stops retrying on that type (v7.4.1
+// retry.go, isRequestErrorRetryable), but Go's TLS handshake wraps it in a
+// *tls.CertificateVerificationError, which minio-go would retry ten times, for seconds, before
+// a store whose CA is not given fails.
+type unknownCAFailsFast struct{ next http.RoundTripper }
+
+func (t unknownCAFailsFast) RoundTrip(req *http.Request) (*http.Response, error) {
+	resp, err := t.next.RoundTrip(req)
+	var unknown x509.UnknownAuthorityError
+	if err != nil && errors.As(err, &unknown) {
+		return nil, unknown
+	}
+	return resp, err
 }
 
 // Upload streams size bytes from r to obj. The store's refusal comes back as a *StoreError.

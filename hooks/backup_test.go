@@ -628,3 +628,20 @@ func TestBackupAndRestoreWithAStoreOfAPrivateCA(t *testing.T) {
 		}
 	}
 }
+
+// A backup whose cluster is deleted while its upload runs fails as ClusterNotFound, naming the
+// cluster and the instance, and nothing is retried.
+func TestBackupFailsWhenItsClusterGoesMidUpload(t *testing.T) {
+	r := newBackupRig(t)
+	b := mgb("nightly", testBucket, topology.BackupRetain)
+	b["spec"].(map[string]any)["cluster"] = "deleted"
+	b["status"] = map[string]any{"phase": "Running", "reason": "Uploading", "instance": "instance_0", "pod": "deleted-data-0"}
+	st := r.call(b, false).Status
+	if st.Phase != topology.BackupFailed || st.Reason != "ClusterNotFound" ||
+		!strings.Contains(st.Error, "cluster deleted") || !strings.Contains(st.Error, "instance_0") {
+		t.Errorf("status %+v, want Failed, ClusterNotFound, naming the cluster and the instance", st)
+	}
+	if n := r.snapshotsTaken(); n != 0 {
+		t.Errorf("%d snapshots taken, want none", n)
+	}
+}
