@@ -15,6 +15,8 @@ import (
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/memgraph-hooks/memgraph-hooks/topology"
 )
 
 var (
@@ -50,6 +52,7 @@ func TestFleetLoad(t *testing.T) {
 		s.waitConverged(name, time.Until(deadline))
 	}
 	convergedIn := time.Since(started)
+	s.assertAgentImage(names[0], shippedDeployment(t).Spec.Template.Spec.Containers[0].Image)
 	if got := s.ledRaftGroups(); got != n {
 		t.Errorf("%d Raft groups with a leader, three members and a MAIN; want %d", got, n)
 	}
@@ -175,4 +178,21 @@ func (s *scenario) hookMetric(name string) float64 {
 	_, _ = io.Copy(io.Discard, resp.Body)
 	s.t.Fatalf("the hook's /metrics has no %s", name)
 	return 0
+}
+
+// assertAgentImage fails unless the backup-agent sidecar of cluster's data pods runs image: the
+// hook binary got the Deployment's --agent-image with its variable expanded.
+func (s *scenario) assertAgentImage(cluster, image string) {
+	s.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	sts, err := testEnv.Client.AppsV1().StatefulSets(s.ns).Get(ctx, topology.DataSetName(cluster), metav1.GetOptions{})
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	for _, c := range sts.Spec.Template.Spec.Containers {
+		if c.Name == topology.BackupAgentContainer && c.Image != image {
+			s.t.Errorf("the data pods' %s runs %q, want the hook's image %q", c.Name, c.Image, image)
+		}
+	}
 }

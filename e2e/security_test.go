@@ -123,7 +123,7 @@ func projectedArgs(t *testing.T, dep appsv1.Deployment) (args []string, project 
 		}
 	}
 	project()
-	args = append([]string(nil), c.Args...)
+	args = expandEnv(t, c)
 	for i, a := range args {
 		flag, value, ok := strings.Cut(a, "=")
 		for _, m := range mounts {
@@ -133,6 +133,26 @@ func projectedArgs(t *testing.T, dep appsv1.Deployment) (args []string, project 
 		}
 	}
 	return args, project
+}
+
+// expandEnv is c's args with every $(NAME) of a variable c's env defines replaced by its value,
+// as the kubelet expands them; one left unexpanded would reach the hook as written.
+func expandEnv(t *testing.T, c corev1.Container) []string {
+	t.Helper()
+	var pairs []string
+	for _, e := range c.Env {
+		if e.ValueFrom == nil {
+			pairs = append(pairs, "$("+e.Name+")", e.Value)
+		}
+	}
+	expand := strings.NewReplacer(pairs...)
+	args := make([]string, len(c.Args))
+	for i, a := range c.Args {
+		if args[i] = expand.Replace(a); strings.Contains(args[i], "$(") {
+			t.Fatalf("the Deployment's argument %q names a variable its container does not define", a)
+		}
+	}
+	return args
 }
 
 // secretMount is a Secret volume of the Deployment at its directory under the test's root.
