@@ -645,3 +645,55 @@ func TestBackupFailsWhenItsClusterGoesMidUpload(t *testing.T) {
 		t.Errorf("%d snapshots taken, want none", n)
 	}
 }
+
+// The restore docs/backup.md gives for a snapshot too large for one sync: RECOVER SNAPSHOT sent
+// by hand to the restore target while the cluster holds registration. The hook's own RECOVER then
+// gets Memgraph's "Storage is not clean" and registration stays held; once spec.bootstrap.fromBackup
+// is removed, the hook registers the data instances and makes that instance the first MAIN, on the
+// data it loaded.
+func TestARestoreByHandThenFromBackupRemoved(t *testing.T) {
+	r := newBackupRig(t)
+	if err := r.h.world.Commit("memgraph", 5); err != nil {
+		t.Fatal(err)
+	}
+	b := mgb("nightly", testBucket, topology.BackupRetain)
+	st := r.untilDone(b).Status
+	if st.Phase != topology.BackupCompleted {
+		t.Fatalf("backup %s: %s", st.Phase, st.Error)
+	}
+
+	n := newHarness(t, 3, 2)
+	n.dataRoot = t.TempDir()
+	n.spec["preferredMain"] = "instance_1"
+	n.spec["bootstrap"] = map[string]any{"fromBackup": map[string]any{"name": "nightly"}}
+	n.secrets = map[string]any{backupNS + "/" + s3CredsSecret: secretOf(s3CredsSecret, map[string]string{"accessKeyId": "test", "secretAccessKey": "test-secret"})}
+	n.related = map[string]map[string]any{"MemgraphBackup.memgraph.com/v1alpha1": {backupNS + "/nightly": b}}
+	n.sync() // the StatefulSets: the pods start, nothing is registered
+	target := n.network().DataInstance(1).BoltServer
+	byHand := memgraph.S3Config{Region: "us-east-1", AccessKey: "test", SecretKey: "test-secret", EndpointURL: r.endpoint}
+	if err := n.pool.Client(target).RecoverSnapshot(context.Background(), "s3://"+testBucket+"/"+st.Key, &byHand); err != nil {
+		t.Fatalf("RECOVER SNAPSHOT by hand: %v", err)
+	}
+
+	n.sync()
+	if _, _, msg := n.condition(topology.ConditionConverged); !strings.Contains(msg, "Storage is not clean") {
+		t.Errorf("Converged says %q, want Memgraph's Storage is not clean", msg)
+	}
+	delete(n.spec, "bootstrap")
+	for range 6 {
+		n.sync()
+	}
+	n.assertConverged()
+	if main := n.lastResp.Status["main"]; main != "instance_1" {
+		t.Errorf("MAIN %v, want instance_1, the instance restored by hand", main)
+	}
+	lag, err := n.pool.Client(n.network().Coordinator(1).BoltServer).ShowReplicationLag(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range lag {
+		if got := l.Databases["memgraph"].CommittedTxns; got != 5 {
+			t.Errorf("%s holds %d committed transactions, want the backup's 5", l.Instance, got)
+		}
+	}
+}

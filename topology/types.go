@@ -277,8 +277,9 @@ type TLS struct {
 type Auth struct {
 	// SecretName is a Secret in the cluster's namespace with the keys username and password: a
 	// Memgraph user with the REPLICATION (SHOW REPLICAS), DURABILITY (snapshots for backups and
-	// restores) and RELOAD_TLS (certificate reloads) privileges. The hook reads it through Metacontroller for each sync, keeps it only for that sync's Bolt
-	// connections, and never logs, stores or returns it.
+	// restores) and RELOAD_TLS (certificate reloads) privileges. The hook reads it through
+	// Metacontroller for each sync, keeps it only for that sync's Bolt connections, and never
+	// logs, stores or returns it.
 	// +kubebuilder:validation:MaxLength=253
 	// +kubebuilder:validation:XValidation:rule="self.matches('^[a-z0-9]([-a-z0-9]*[a-z0-9])?([.][a-z0-9]([-a-z0-9]*[a-z0-9])?)*$')",message="auth.secretName must name a Secret in the cluster's namespace: lower-case letters, digits, '-' and '.', such as memgraph-hooks-auth"
 	SecretName string `json:"secretName"`
