@@ -75,6 +75,21 @@ func BackupWaits(g BackupGate, cluster string) Wait {
 	return Wait{ReasonBackupRunning, fmt.Sprintf("MemgraphBackup %s of cluster %s comes first: one backup runs at a time per cluster", strings.Join(blockers, ", "), cluster)}
 }
 
+// UploadGone is why a Running backup fails without asking its agent, in a reason and a sentence;
+// zero while the agent may still answer. A deleted cluster takes its pods and its agents' Secret
+// with it, so nothing can answer; an instance the status names that is no data instance was never
+// an agent's.
+func UploadGone(clusterFound, isDataInstance bool, cluster, instance string) Wait {
+	switch {
+	case !clusterFound:
+		return Wait{ReasonClusterNotFound, fmt.Sprintf("cluster %s, whose instance %s was uploading the snapshot, is gone; "+
+			"the snapshot was not uploaded", cluster, instance)}
+	case !isDataInstance:
+		return Wait{ReasonAgentRestarted, fmt.Sprintf("the upload's instance %q of cluster %s is gone", instance, cluster)}
+	}
+	return Wait{}
+}
+
 // RestoreTarget is the data instance a cluster restoring a backup restores into: the one
 // planPromotion makes the first MAIN (spec.preferredMain, else the first declared).
 func RestoreTarget(d topology.Declared) (topology.DataInstance, bool) {

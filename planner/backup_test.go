@@ -50,3 +50,26 @@ func TestRestoreHoldsDataRegistration(t *testing.T) {
 func decideOnRows(d topology.Declared, rows []memgraph.Instance) Plan {
 	return Decide(d, Observe(rows, nil, topology.Replicas{Coordinators: int32(len(d.Coordinators)), DataInstances: int32(len(d.DataInstances))}))
 }
+
+// A Running backup fails at once when its cluster is gone (its agents went with it) or its
+// status names no data instance; otherwise its agent is asked.
+func TestUploadGone(t *testing.T) {
+	for _, tc := range []struct {
+		name                       string
+		clusterFound, dataInstance bool
+		want                       Wait
+	}{
+		{"the agent may answer", true, true, Wait{}},
+		{"the cluster is gone", false, true, Wait{ReasonClusterNotFound,
+			"cluster mg, whose instance instance_0 was uploading the snapshot, is gone; the snapshot was not uploaded"}},
+		{"the cluster is gone and the instance is no data instance: the cluster wins", false, false, Wait{ReasonClusterNotFound,
+			"cluster mg, whose instance instance_0 was uploading the snapshot, is gone; the snapshot was not uploaded"}},
+		{"no data instance", true, false, Wait{ReasonAgentRestarted, `the upload's instance "instance_0" of cluster mg is gone`}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if diff := cmp.Diff(tc.want, UploadGone(tc.clusterFound, tc.dataInstance, "mg", "instance_0")); diff != "" {
+				t.Errorf("UploadGone (-want +got):\n%s", diff)
+			}
+		})
+	}
+}

@@ -124,14 +124,9 @@ func (ctl *Controller) startUpload(ctx context.Context, b *topology.MemgraphBack
 
 // pollUpload reads the Running backup's job on the agent of the pod that took the snapshot.
 func (ctl *Controller) pollUpload(ctx context.Context, b *topology.MemgraphBackup, obs *backupObservation, st topology.MemgraphBackupStatus) backupResponse {
-	// The cluster's deletion takes its pods and its agents' Secret with it: nothing can answer.
 	ordinal, ok := topology.ParseDataInstanceName(st.Instance)
-	switch {
-	case obs.cluster == nil:
-		return ctl.failed(st, planner.ReasonClusterNotFound, fmt.Sprintf("cluster %s, whose instance %s was uploading the snapshot, is gone; "+
-			"the snapshot was not uploaded", b.Spec.Cluster, st.Instance))
-	case !ok:
-		return ctl.failed(st, planner.ReasonAgentRestarted, fmt.Sprintf("the upload's instance %q of cluster %s is gone", st.Instance, b.Spec.Cluster))
+	if gone := planner.UploadGone(obs.cluster != nil, ok, b.Spec.Cluster, st.Instance); gone.Reason != "" {
+		return ctl.failed(st, gone.Reason, gone.Message)
 	}
 	secrets := ReadSecrets(b, obs.secrets, true)
 	agents, err := ctl.cfg.NewAgents(secrets.AgentCfg)
