@@ -131,13 +131,8 @@ type Secrets struct {
 // ReadSecrets reads the destination's Secrets, and the cluster's agent Secret when
 // withAgent (a backup that has not uploaded yet needs it; deleting an object does not).
 func ReadSecrets(b *topology.MemgraphBackup, secrets map[string]*wire.Object, withAgent bool) Secrets {
-	var out Secrets
 	s3 := b.Spec.Destination.S3
-	values := out.read(secrets, b.Namespace, s3.CredentialsSecret.Name, "spec.destination.s3.credentialsSecret",
-		topology.S3AccessKeyIDKey, topology.S3SecretAccessKeyKey)
-	if values != nil {
-		out.Creds = backup.S3Credentials{AccessKeyID: values[0], SecretAccessKey: values[1]}
-	}
+	out := ReadCredentials(b.Namespace, s3, secrets)
 	if s3.CASecret != nil {
 		if values := out.read(secrets, b.Namespace, s3.CASecret.Name, "spec.destination.s3.caSecret", topology.S3CAKey); values != nil {
 			out.StoreCA = []byte(values[0])
@@ -149,6 +144,18 @@ func ReadSecrets(b *topology.MemgraphBackup, secrets map[string]*wire.Object, wi
 		if values != nil {
 			out.AgentCfg = backup.AgentClientConfig{Token: strings.TrimSpace(values[0]), CAPEM: []byte(values[1])}
 		}
+	}
+	return out
+}
+
+// ReadCredentials reads the destination's credentials Secret alone, which is all a restore can
+// use: Memgraph downloads the snapshot itself and cannot be given the store's CA.
+func ReadCredentials(namespace string, s3 topology.S3Destination, secrets map[string]*wire.Object) Secrets {
+	var out Secrets
+	values := out.read(secrets, namespace, s3.CredentialsSecret.Name, "spec.destination.s3.credentialsSecret",
+		topology.S3AccessKeyIDKey, topology.S3SecretAccessKeyKey)
+	if values != nil {
+		out.Creds = backup.S3Credentials{AccessKeyID: values[0], SecretAccessKey: values[1]}
 	}
 	return out
 }

@@ -54,10 +54,7 @@ func ReadRestoreSource(c *topology.Cluster, related map[string]map[string]json.R
 	if src.Label == "" {
 		src.Label = src.URI
 	}
-	fake := topology.MemgraphBackup{Spec: topology.MemgraphBackupSpec{Destination: *dest}}
-	fake.Namespace = c.Namespace()
-	fake.Spec.Destination.S3.CASecret = nil // Memgraph cannot be given it, so its absence holds nothing
-	creds := ReadSecrets(&fake, secrets, false)
+	creds := ReadCredentials(c.Namespace(), s3, secrets)
 	if len(creds.Problems) > 0 {
 		src.Problem = "restoring " + src.Label + " needs " + strings.Join(creds.Problems, "; ")
 		return src, nil
