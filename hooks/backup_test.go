@@ -414,11 +414,7 @@ func TestRestoreANewClusterFromABackup(t *testing.T) {
 		t.Fatalf("backup %s: %s", st.Phase, st.Error)
 	}
 
-	n := newHarness(t, 3, 2)
-	n.dataRoot = t.TempDir()
-	n.spec["bootstrap"] = map[string]any{"fromBackup": map[string]any{"name": "nightly"}}
-	n.secrets = map[string]any{backupNS + "/" + s3CredsSecret: secretOf(s3CredsSecret, map[string]string{"accessKeyId": "test", "secretAccessKey": "test-secret"})}
-	n.related = map[string]map[string]any{"MemgraphBackup.memgraph.com/v1alpha1": {backupNS + "/nightly": b}}
+	n := r.restoringCluster(b)
 	n.sync() // StatefulSets created
 	resp := n.sync()
 	if got := resp.Status["restoredFrom"]; got != "MemgraphBackup nightly" {
@@ -578,6 +574,20 @@ func TestBackupAdoptsTheJobOfALostAnswer(t *testing.T) {
 	}
 }
 
+// restoringCluster is a new 3+2 cluster, with data directories, that restores the MemgraphBackup
+// b (spec.bootstrap.fromBackup.name) with the rig's credentials and, when the store has one, CA.
+func (r *backupRig) restoringCluster(b map[string]any) *harness {
+	n := newHarness(r.t, 3, 2)
+	n.dataRoot = r.t.TempDir()
+	n.spec["bootstrap"] = map[string]any{"fromBackup": map[string]any{"name": b["metadata"].(map[string]any)["name"]}}
+	n.secrets = map[string]any{backupNS + "/" + s3CredsSecret: secretOf(s3CredsSecret, map[string]string{"accessKeyId": "test", "secretAccessKey": "test-secret"})}
+	if r.storeCA != "" {
+		n.secrets[backupNS+"/"+s3CASecret] = secretOf(s3CASecret, map[string]string{"ca.crt": r.storeCA})
+	}
+	n.related = map[string]map[string]any{"MemgraphBackup.memgraph.com/v1alpha1": {backupNS + "/" + b["metadata"].(map[string]any)["name"].(string): b}}
+	return n
+}
+
 // withCASecret names the rig's CA Secret as b's destination's caSecret.
 func withCASecret(b map[string]any) map[string]any {
 	b["spec"].(map[string]any)["destination"].(map[string]any)["s3"].(map[string]any)["caSecret"] = map[string]any{"name": s3CASecret}
@@ -606,14 +616,7 @@ func TestBackupAndRestoreWithAStoreOfAPrivateCA(t *testing.T) {
 		t.Fatalf("object %s not in the store", st.Key)
 	}
 
-	n := newHarness(t, 3, 2)
-	n.dataRoot = t.TempDir()
-	n.spec["bootstrap"] = map[string]any{"fromBackup": map[string]any{"name": "nightly"}}
-	n.secrets = map[string]any{
-		backupNS + "/" + s3CredsSecret: secretOf(s3CredsSecret, map[string]string{"accessKeyId": "test", "secretAccessKey": "test-secret"}),
-		backupNS + "/" + s3CASecret:    secretOf(s3CASecret, map[string]string{"ca.crt": r.storeCA}),
-	}
-	n.related = map[string]map[string]any{"MemgraphBackup.memgraph.com/v1alpha1": {backupNS + "/nightly": b}}
+	n := r.restoringCluster(b)
 	n.sync()
 	resp := n.sync()
 	status, reason, msg := n.condition(topology.ConditionConverged)
@@ -662,12 +665,8 @@ func TestARestoreByHandThenFromBackupRemoved(t *testing.T) {
 		t.Fatalf("backup %s: %s", st.Phase, st.Error)
 	}
 
-	n := newHarness(t, 3, 2)
-	n.dataRoot = t.TempDir()
+	n := r.restoringCluster(b)
 	n.spec["preferredMain"] = "instance_1"
-	n.spec["bootstrap"] = map[string]any{"fromBackup": map[string]any{"name": "nightly"}}
-	n.secrets = map[string]any{backupNS + "/" + s3CredsSecret: secretOf(s3CredsSecret, map[string]string{"accessKeyId": "test", "secretAccessKey": "test-secret"})}
-	n.related = map[string]map[string]any{"MemgraphBackup.memgraph.com/v1alpha1": {backupNS + "/nightly": b}}
 	n.sync() // the StatefulSets: the pods start, nothing is registered
 	target := n.network().DataInstance(1).BoltServer
 	byHand := memgraph.S3Config{Region: "us-east-1", AccessKey: "test", SecretKey: "test-secret", EndpointURL: r.endpoint}
