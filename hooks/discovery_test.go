@@ -5,7 +5,9 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/memgraph-hooks/memgraph-hooks/memgraph/sim"
 	"github.com/memgraph-hooks/memgraph-hooks/topology"
 )
 
@@ -69,5 +71,48 @@ func TestUnobservedPassNeverRegrowsAfterShrink(t *testing.T) {
 	}
 	if _, reason, msg := h.condition(topology.ConditionConverged); reason != topology.ReasonWorkloadsNotReady || !strings.Contains(msg, "memgraph-coordinator-2") {
 		t.Errorf("Converged %s (%s), want WorkloadsNotReady naming memgraph-coordinator-2", reason, msg)
+	}
+}
+
+// A pod's address can be reused by another pod once the pod went. When coordinator_2's address
+// answers as a fresh coordinator_5 while the cluster has lost its majority, the hook must not
+// take that answer for coordinator_2's: bootstrapping on coordinator_5 would pull coordinator_1
+// into a second Raft cluster, and the real one could then never take coordinator_2 back (ADD
+// COORDINATOR times out for a member of another led cluster), so the cluster would never heal.
+func TestAFreshCoordinatorAtAnotherOnesAddressIsNotBootstrapped(t *testing.T) {
+	h := newHarness(t, 3, 1)
+	h.bootstrap()
+	h.assertConverged()
+	n := h.network()
+	h.kill(n.Coordinator(2).Host)
+	h.kill(n.Coordinator(3).Host)
+	h.advance(sim.LeadershipExpiry + time.Second) // coordinator_1 names no leader
+	h.scale(5, 1)
+	h.sync() // coordinator_4 and coordinator_5 start fresh
+	h.world.AddAddress(n.Coordinator(2).BoltServer, h.world.Resolve(n.Coordinator(5).BoltServer))
+	for i := 0; i < 3; i++ {
+		h.advance(time.Second)
+		h.sync()
+	}
+	for _, c := range h.world.Raft().Clusters {
+		if c.Leader >= 4 && len(c.Members) > 1 {
+			t.Errorf("a second Raft cluster grew on coordinator_%d: %+v", c.Leader, c.Members)
+		}
+	}
+	if _, _, msg := h.condition(topology.ConditionConverged); !strings.Contains(msg, "another server answers there") {
+		t.Errorf("Converged does not say that another server answers at coordinator_2's address: %s", msg)
+	}
+	h.assertNoMisuse()
+
+	h.world.RemoveAddress(n.Coordinator(2).BoltServer)
+	h.restart(n.Coordinator(2).Host)
+	h.restart(n.Coordinator(3).Host)
+	for i := 0; i < 10; i++ {
+		h.advance(10 * time.Second)
+		h.sync()
+	}
+	h.assertConverged()
+	if got := len(h.memberSet()); got != 6 {
+		t.Errorf("%d members registered after healing, want 5 coordinators and 1 data instance", got)
 	}
 }

@@ -1,6 +1,7 @@
 package planner
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/memgraph-hooks/memgraph-hooks/memgraph"
@@ -36,6 +37,27 @@ func (v View) fresh() bool {
 		}
 	}
 	return coordinators <= 1 && registered == 0
+}
+
+// listsItselfAs reports whether rows can be coordinator c's answer: every coordinator lists
+// itself in SHOW INSTANCES — a fresh one alone, a member among the others — under its name and,
+// when c's is known, its coordinator_server. An answer that does not came from another server at
+// c's address (a pod address reused after c's pod went, by a coordinator of this cluster or of
+// another) or from a coordinator removed from its cluster: neither speaks for c, and planning on
+// it could bootstrap a second Raft cluster beside the real one.
+func listsItselfAs(c topology.Coordinator, rows []memgraph.Instance) bool {
+	for _, r := range rows {
+		if r.IsCoordinator() && r.Name == c.Name {
+			return c.CoordinatorServer == "" || r.CoordinatorServer == c.CoordinatorServer
+		}
+	}
+	return false
+}
+
+// notItself is the problem of an answer that does not list the coordinator asked (listsItselfAs).
+func notItself(c topology.Coordinator) string {
+	return fmt.Sprintf("%s: the answer at its address does not list %s at %s: another server answers there "+
+		"(an address reused after its pod went) or it was removed from the cluster", c.Name, c.Name, c.CoordinatorServer)
 }
 
 // DiscoveryOrder is the order the hook asks the coordinators in: declared, then retiring, by id.
@@ -74,7 +96,8 @@ func (d Discovery) Found() bool { return d.View.Leader != "" }
 // its self-view is chosen, to bootstrap the cluster, only when all total coordinators answered
 // and every one of them is fresh: if any is unreachable, not yet asked, or belongs to an
 // established cluster, bootstrapping here could start a second Raft cluster beside the real one
-// and end with two MAINs.
+// and end with two MAINs. For the same reason an answer that does not list the coordinator
+// asked (listsItselfAs) is never chosen and counts as a coordinator that is not fresh.
 func Discover(answers []Answer, total int) Discovery {
 	var disc Discovery
 	var fallback *View
@@ -88,6 +111,11 @@ func Discover(answers []Answer, total int) Discovery {
 			continue
 		}
 		disc.Reachable = true
+		if !listsItselfAs(a.Coordinator, a.Instances) {
+			allFresh = false
+			disc.Problems = append(disc.Problems, notItself(a.Coordinator))
+			continue
+		}
 		v := NewView(a.Coordinator, a.Instances)
 		_, leadership := ReadLeadership(a.Instances)
 		switch {
@@ -136,6 +164,9 @@ func LeaderOf(d topology.Declared, v View) (topology.Coordinator, error) {
 // CheckLeaderView refuses the answer of the coordinator asked as the leader named when it does
 // not name itself (leadership moved in between).
 func CheckLeaderView(named string, lv View) error {
+	if !listsItselfAs(lv.Coordinator, lv.Instances) {
+		return errors.New(notItself(lv.Coordinator))
+	}
 	if !lv.FromLeader() {
 		return fmt.Errorf("%s was named leader but reports leader %q", named, lv.Leader)
 	}

@@ -1,6 +1,7 @@
 package planner
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -66,6 +67,24 @@ func TestDiscover(t *testing.T) {
 		answers: []Answer{answer(1, fresh(1), nil), answer(2, established, nil)}, total: 3,
 		chosen: 2, asked: 2, reach: true,
 	}, {
+		// coordinator_2's pod went and a fresh coordinator_3 got its address: bootstrapping on
+		// that answer would pull coordinator_1 into a second Raft cluster.
+		name:    "a fresh coordinator answering at another's address speaks for nobody",
+		answers: []Answer{answer(1, noLeader, nil), answer(2, fresh(3), nil), answer(3, fresh(3), nil)}, total: 3,
+		asked: 3, reach: true,
+		problems: []string{"coordinator_1: names no leader", notItself(testNet.Coordinator(2)),
+			"coordinator_3: fresh, not bootstrapped while the other coordinators are not all fresh"},
+	}, {
+		name:    "every answer fresh, one from a reused address: no bootstrap",
+		answers: []Answer{answer(1, fresh(1), nil), answer(2, fresh(3), nil), answer(3, fresh(3), nil)}, total: 3,
+		asked: 3, reach: true,
+		problems: []string{notItself(testNet.Coordinator(2)),
+			"coordinator_1: fresh, not bootstrapped while the other coordinators are not all fresh"},
+	}, {
+		name:    "another cluster's coordinator of the same name at a reused address is passed over",
+		answers: []Answer{answer(1, otherClusters(established), nil), answer(2, established, nil)}, total: 3,
+		chosen: 2, asked: 2, reach: true, problems: []string{notItself(testNet.Coordinator(1))},
+	}, {
 		name:    "nobody answers",
 		answers: []Answer{answer(1, nil, refused), answer(2, nil, refused)}, total: 2,
 		asked: 2, problems: []string{"coordinator_1: connection refused", "coordinator_2: connection refused"},
@@ -90,6 +109,40 @@ func TestDiscover(t *testing.T) {
 			}
 			if diff := cmp.Diff(tc.problems, got.Problems, cmpopts.EquateEmpty()); diff != "" {
 				t.Errorf("problems (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// otherClusters is rows as a cluster of another name would list them: the same member names at
+// other addresses.
+func otherClusters(rows []memgraph.Instance) []memgraph.Instance {
+	out := make([]memgraph.Instance, len(rows))
+	for i, r := range rows {
+		if r.IsCoordinator() {
+			r.CoordinatorServer = "other-" + r.CoordinatorServer
+		}
+		out[i] = r
+	}
+	return out
+}
+
+func TestCheckLeaderViewRefusesAnotherServersAnswer(t *testing.T) {
+	leader := testNet.Coordinator(2)
+	for _, tc := range []struct {
+		name string
+		rows []memgraph.Instance
+		want string
+	}{
+		{"the leader's own table", coords(3, 2), ""},
+		{"leadership moved", coords(3, 1), `coordinator_2 was named leader but reports leader "coordinator_1"`},
+		{"a fresh coordinator at the leader's address", one(freshSelf(3)), notItself(leader)},
+		{"another cluster's leader of the same name", otherClusters(coords(3, 2)), notItself(leader)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			err := CheckLeaderView("coordinator_2", NewView(leader, tc.rows))
+			if got := fmt.Sprint(err); tc.want == "" && err != nil || tc.want != "" && got != tc.want {
+				t.Errorf("CheckLeaderView = %v, want %q", err, tc.want)
 			}
 		})
 	}
