@@ -92,13 +92,29 @@ func (h *harness) dataSnapshot() (clusterData, bool) {
 	if best == nil {
 		return clusterData{}, false
 	}
-	cd := clusterData{main: best.Main, data: best.Data}
-	for _, d := range best.Data {
-		if d.Name == best.Main {
+	return clusterDataOf(*best), true
+}
+
+func clusterDataOf(c sim.ClusterSnapshot) clusterData {
+	cd := clusterData{main: c.Main, data: c.Data}
+	for _, d := range c.Data {
+		if d.Name == c.Main {
 			cd.mainAlive, cd.mainTxns = d.Health == "up", d.Committed[propertyDB]
 		}
 	}
-	return cd, true
+	return cd
+}
+
+// mainOfAGroupBehind: host is the MAIN in the Raft state of some coordinator group, with or
+// without its majority (a group that lost it fails over once it regains it), and some data pod
+// of that group is not caught up.
+func (h *harness) mainOfAGroupBehind(host string) bool {
+	for _, c := range h.world.Raft().Clusters {
+		if cd := clusterDataOf(c); cd.isMain(host) && !h.everyPodCaughtUp(cd) {
+			return true
+		}
+	}
+	return false
 }
 
 // anyBehind: some registered instance holds fewer transactions than the MAIN.

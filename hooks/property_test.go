@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/memgraph-hooks/memgraph-hooks/memgraph"
+	"github.com/memgraph-hooks/memgraph-hooks/memgraph/bolt"
 	"github.com/memgraph-hooks/memgraph-hooks/memgraph/sim"
 	"github.com/memgraph-hooks/memgraph-hooks/topology"
 )
@@ -322,7 +323,7 @@ func (h *harness) loseQuorum() {
 // noticed yet), and the leader shows it up until instance_down_timeout_sec.
 func (h *harness) killData(rng *rand.Rand) {
 	host := h.network().DataInstance(rng.IntN(h.dataPods())).Host
-	if cd, ok := h.dataSnapshot(); ok && cd.isMain(host) && !h.everyPodCaughtUp(cd) {
+	if h.mainOfAGroupBehind(host) {
 		// The failover could promote an instance lacking acknowledged writes (Memgraph's
 		// max_failover_replica_lag is unlimited by default): Memgraph's doing, not the hook's.
 		return
@@ -399,16 +400,45 @@ func (h *harness) demoteMain() {
 	}
 }
 
-// humanForceReset runs FORCE RESET CLUSTER STATE on the leader as an operator would, giving up
-// quickly: the leader is not ready until it reconciles.
+// humanForceReset runs FORCE RESET CLUSTER STATE on the leader as an operator would, and gives
+// up once the leader answered or holds the query waiting for a reconciliation: the leader is not
+// ready until it reconciles. The operator waits on the simulator, not on the wall clock, so the
+// fault lands the same way however loaded the machine is.
 func (h *harness) humanForceReset() {
 	leader, ok := h.world.Leader()
 	if !ok {
 		return
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
+	operator := bolt.NewPool(bolt.PoolOptions{Resolver: h.world, ForceResetTimeout: time.Minute})
+	defer func() { _ = operator.Close() }()
+	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	_ = h.pool.Client(h.network().Coordinator(leader).BoltServer).ForceResetClusterState(ctx)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		_ = operator.Client(h.network().Coordinator(leader).BoltServer).ForceResetClusterState(ctx)
+	}()
+	h.waitFor(func() bool {
+		select {
+		case <-done:
+			return true
+		default:
+			return h.world.BlockedQueries() > 0
+		}
+	})
+	cancel()
+	<-done
+	h.waitFor(func() bool { return h.world.BlockedQueries() == 0 })
+}
+
+// waitFor polls cond until it holds, for at most ten seconds of wall clock.
+func (h *harness) waitFor(cond func() bool) {
+	h.t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); !cond(); time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			h.t.Fatal("the simulator did not get there within 10s")
+		}
+	}
 }
 
 // stopFaults ends every fault: killed processes restart, lag and join delays go.
