@@ -116,3 +116,21 @@ func TestAFreshCoordinatorAtAnotherOnesAddressIsNotBootstrapped(t *testing.T) {
 		t.Errorf("%d members registered after healing, want 5 coordinators and 1 data instance", got)
 	}
 }
+
+// Discovery tells a coordinator by its name in its own table, not by its coordinator_server: a
+// cluster registered with other addresses than declared (here, after spec.ports.coordinator
+// changed) stays in view, reported and never rewritten.
+func TestACoordinatorRegisteredAtAnotherPortStaysInView(t *testing.T) {
+	h := newHarness(t, 3, 1)
+	h.bootstrap()
+	h.assertConverged()
+	h.spec["ports"] = map[string]any{"coordinator": 12001}
+	for i := 0; i < 12; i++ {
+		h.advance(10 * time.Second)
+		h.sync()
+	}
+	h.assertConverged()
+	if _, _, msg := h.condition(topology.ConditionConverged); !strings.Contains(msg, "registered with other addresses than declared") {
+		t.Errorf("Converged does not report the addresses registered: %s", msg)
+	}
+}

@@ -40,15 +40,16 @@ func (v View) fresh() bool {
 }
 
 // listsItselfAs reports whether rows can be coordinator c's answer: every coordinator lists
-// itself in SHOW INSTANCES — a fresh one alone, a member among the others — under its name and,
-// when c's is known, its coordinator_server. An answer that does not came from another server at
-// c's address (a pod address reused after c's pod went, by a coordinator of this cluster or of
-// another) or from a coordinator removed from its cluster: neither speaks for c, and planning on
-// it could bootstrap a second Raft cluster beside the real one.
+// itself in SHOW INSTANCES, a fresh one alone, a member among the others. An answer that does
+// not came from another server at c's address (a pod address reused after c's pod went) or from
+// a coordinator removed from its cluster: neither speaks for c, and planning on it could
+// bootstrap a second Raft cluster beside the real one. The name is the test, not the
+// coordinator_server, which may differ from the declared one on a cluster registered with other
+// addresses (reported, never rewritten).
 func listsItselfAs(c topology.Coordinator, rows []memgraph.Instance) bool {
 	for _, r := range rows {
 		if r.IsCoordinator() && r.Name == c.Name {
-			return c.CoordinatorServer == "" || r.CoordinatorServer == c.CoordinatorServer
+			return true
 		}
 	}
 	return false
@@ -56,8 +57,8 @@ func listsItselfAs(c topology.Coordinator, rows []memgraph.Instance) bool {
 
 // notItself is the problem of an answer that does not list the coordinator asked (listsItselfAs).
 func notItself(c topology.Coordinator) string {
-	return fmt.Sprintf("%s: the answer at its address does not list %s at %s: another server answers there "+
-		"(an address reused after its pod went) or it was removed from the cluster", c.Name, c.Name, c.CoordinatorServer)
+	return fmt.Sprintf("%s: the answer at its address does not list %s: another server answers there "+
+		"(an address reused after its pod went) or it was removed from the cluster", c.Name, c.Name)
 }
 
 // DiscoveryOrder is the order the hook asks the coordinators in: declared, then retiring, by id.
