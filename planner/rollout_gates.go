@@ -75,6 +75,11 @@ func (p *rolloutPlan) decideStep(step *RolloutStep) {
 	case p.retiring() && !p.rollsThroughRetirement():
 		p.inProgress(step, "waiting for the scale-down to finish before replacing pods")
 		return
+	case p.retiring():
+		// Rolling through the scale-down: a survivor released already stays released until it
+		// is back at the update revision (a partition back at the returned count would have the
+		// controller recreate it at the old revision, to be released again, forever).
+		p.setPartition(step, r, int32(r.candidate()+1))
 	case r.state() == roleStale:
 		p.inProgress(step, fmt.Sprintf("holding every %s pod until the StatefulSet controller has the new pod template's revision", r.kind))
 		return
@@ -103,10 +108,11 @@ func (p *rolloutPlan) decideStep(step *RolloutStep) {
 
 // rollsThroughRetirement: the data rollout goes on while data members retire, when the scale-down
 // waits for a retiring MAIN that no survivor can take over and the partition can release the
-// candidate without touching a member that matters: every pod above it, the retiring ones
-// included, exists, is Ready and runs the update revision already — or belongs to a retiring
-// member no longer registered, which the shrink removes anyway — and the candidate is not the
-// MAIN.
+// candidate without touching a member that matters: every retiring pod above it exists, is
+// Ready and runs the update revision already — or belongs to a retiring member no longer
+// registered, which the shrink removes anyway — and the candidate is not the MAIN. A survivor
+// above the candidate was released already: it is on its way back at the update revision, and
+// releasedUnsettled waits for it before the candidate goes.
 // That is the way out of a scale-down whose retiring MAIN runs a newer version than the
 // survivors (a failover mid-upgrade put it there): they cannot replicate from it, so none can be
 // proven caught up to take MAIN over, until their pods are upgraded. Retiring coordinators hold
@@ -121,7 +127,10 @@ func (p *rolloutPlan) rollsThroughRetirement() bool {
 		return false
 	}
 	for i := c + 1; i < int(max(r.returned, r.set.Current)); i++ {
-		if i >= len(r.members) && !p.v.dataRegistered(topology.DataInstanceName(topology.FirstDataOrdinal+i)) {
+		if i < len(r.members) {
+			continue // a survivor released already (releasedUnsettled)
+		}
+		if !p.v.dataRegistered(topology.DataInstanceName(topology.FirstDataOrdinal + i)) {
 			continue // retired already: its pod is the shrink's, whatever it runs
 		}
 		if pod, ok := r.pods[i]; !ok || !r.updated(pod) || !pod.Ready || pod.Terminating {

@@ -2,6 +2,7 @@ package planner
 
 import (
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/memgraph-hooks/memgraph-hooks/memgraph"
@@ -237,6 +238,30 @@ func TestAnUpgradeGoesOnThroughAScaleDownThatWaitsForIt(t *testing.T) {
 	in = declaring(versioned(rolloutIn(set("nnn", settled), set("oo"), view), mg312, mg313), 3, 1, replicas(3, 2))
 	if got := PlanRollout(in); got.Partitions.DataInstances != 2 {
 		t.Errorf("partition %d with an old retiring pod above, want 2 (held)", got.Partitions.DataInstances)
+	}
+}
+
+// The rollout through such a scale-down releases one survivor at a time, and the released one
+// stays released while it is gone or not Ready yet: a partition back at the returned count would
+// have the StatefulSet controller recreate it at the old revision, to be released again, forever.
+func TestASurvivorReleasedThroughAScaleDownStaysReleased(t *testing.T) {
+	view := clusterView(3, 1, 3, 2, func(o *Observed) {
+		o.Replicas = showing(2, o.Lag, map[string]string{"instance_0": memgraph.ReplicaInvalid, "instance_1": memgraph.ReplicaInvalid})
+	})
+	for _, tc := range []struct {
+		name, pods, waiting string
+	}{
+		{"the released pod is gone", "o-n", "mg-data-1 (instance_1) to be created"},
+		{"the released pod is back, not Ready yet", "oyn", "mg-data-1 (instance_1) to be Ready"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			in := declaring(versioned(rolloutIn(set("nnn", settled), set(tc.pods), view), mg312, mg313), 3, 2, replicas(3, 3))
+			got := PlanRollout(in)
+			if got.Partitions.DataInstances != 1 || got.Reason != topology.ReasonRolloutInProgress || !strings.Contains(got.Message, tc.waiting) {
+				t.Errorf("partition %d, Updated %s %q; want mg-data-1 kept released (partition 1), waiting for %s",
+					got.Partitions.DataInstances, got.Reason, got.Message, tc.waiting)
+			}
+		})
 	}
 }
 
