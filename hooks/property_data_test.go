@@ -117,6 +117,21 @@ func (h *harness) mainOfAGroupBehind(host string) bool {
 	return false
 }
 
+// lastHolderOfAcknowledged: host runs the only data instance still running that holds every
+// acknowledged write (a MAIN that died before, say by a human's hand, left them there alone).
+func (h *harness) lastHolderOfAcknowledged(host string) bool {
+	acked := h.world.Acknowledged(propertyDB)
+	holders := map[string]bool{}
+	for _, c := range h.world.Raft().Clusters {
+		for _, d := range c.Data {
+			if d.Committed[propertyDB] >= acked && h.world.Running(d.Host) {
+				holders[d.Host] = true
+			}
+		}
+	}
+	return holders[host] && len(holders) == 1
+}
+
 // anyBehind: some registered instance holds fewer transactions than the MAIN.
 func (cd clusterData) anyBehind() bool {
 	for _, d := range cd.data {

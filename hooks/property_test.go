@@ -323,7 +323,7 @@ func (h *harness) loseQuorum() {
 // noticed yet), and the leader shows it up until instance_down_timeout_sec.
 func (h *harness) killData(rng *rand.Rand) {
 	host := h.network().DataInstance(rng.IntN(h.dataPods())).Host
-	if h.mainOfAGroupBehind(host) {
+	if h.mainOfAGroupBehind(host) || h.lastHolderOfAcknowledged(host) {
 		// The failover could promote an instance lacking acknowledged writes (Memgraph's
 		// max_failover_replica_lag is unlimited by default): Memgraph's doing, not the hook's.
 		return
