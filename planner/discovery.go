@@ -3,6 +3,7 @@ package planner
 import (
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/memgraph-hooks/memgraph-hooks/memgraph"
 	"github.com/memgraph-hooks/memgraph-hooks/topology"
@@ -47,12 +48,7 @@ func (v View) fresh() bool {
 // coordinator_server, which may differ from the declared one on a cluster registered with other
 // addresses (reported, never rewritten).
 func listsItselfAs(c topology.Coordinator, rows []memgraph.Instance) bool {
-	for _, r := range rows {
-		if r.IsCoordinator() && r.Name == c.Name {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(rows, func(r memgraph.Instance) bool { return r.IsCoordinator() && r.Name == c.Name })
 }
 
 // notItself is the problem of an answer that does not list the coordinator asked (listsItselfAs).
