@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"syscall"
@@ -137,6 +138,12 @@ func TestBadCommandLinesExitTwo(t *testing.T) {
 		{[]string{"--certificate-projection-grace=0s"}, "--certificate-projection-grace must be positive"},
 		{[]string{"--shutdown-timeout=-1s"}, "--shutdown-timeout must not be negative"},
 		{[]string{"--listen="}, "--listen must not be empty"},
+		{[]string{"--tls-cert-file=/etc/hooks/tls.crt"}, "--tls-cert-file needs --tls-key-file"},
+		{[]string{"--tls-key-file=/etc/hooks/tls.key"}, "--tls-key-file needs --tls-cert-file"},
+		{[]string{"--client-ca-file=/etc/hooks/ca.crt", "--auth-token-file=/etc/hooks/token"}, "--client-ca-file needs HTTPS"},
+		{[]string{"--metrics-auth"}, "--metrics-auth needs --auth-token-file or --client-ca-file"},
+		{[]string{"--credentials-reload-interval=0s"}, "--credentials-reload-interval must be positive"},
+		{[]string{"--agent-image="}, "--agent-image must not be empty"},
 	} {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
 			code, stdout, stderr := runMain(t, tc.args...)
@@ -245,16 +252,17 @@ func stopsOnSIGTERM(t *testing.T, cmd *exec.Cmd) {
 	}
 }
 
-// --simulate binds loopback unless told otherwise.
+// --simulate binds loopback unless told otherwise, on ports of its own: not 127.0.0.1:8080,
+// where kubectl without a kubeconfig looks for an API server.
 func TestSimulateBindsLoopbackByDefault(t *testing.T) {
 	for _, tc := range []struct {
 		args                  []string
 		listen, metricsListen string
 	}{
 		{nil, ":8080", ":9090"},
-		{[]string{"--simulate"}, "127.0.0.1:8080", "127.0.0.1:9090"},
-		{[]string{"--simulate", "--listen=:8081"}, ":8081", "127.0.0.1:9090"},
-		{[]string{"--simulate", "--metrics-listen="}, "127.0.0.1:8080", ""},
+		{[]string{"--simulate"}, "127.0.0.1:18080", "127.0.0.1:19090"},
+		{[]string{"--simulate", "--listen=:8081"}, ":8081", "127.0.0.1:19090"},
+		{[]string{"--simulate", "--metrics-listen="}, "127.0.0.1:18080", ""},
 	} {
 		o, err := parseFlags(tc.args, io.Discard)
 		if err != nil {
@@ -371,5 +379,57 @@ func TestFileFlagErrorsExitTwoNamingTheFlag(t *testing.T) {
 				t.Errorf("stderr %q does not say %q and point to --help", stderr, tc.want)
 			}
 		})
+	}
+}
+
+// --help shows the agent subcommand beside the hook's own usage, and names every flag's value
+// by its type (a backquoted word in a flag's usage would replace it).
+func TestHelpNamesTheAgentAndEachValueType(t *testing.T) {
+	code, stdout, _ := runMain(t, "--help")
+	if code != 0 {
+		t.Fatalf("--help exited %d", code)
+	}
+	for _, want := range []string{
+		"Usage: memgraph-hooks [flags]\n",
+		"\n       memgraph-hooks agent [flags] ",
+		"\n  -agent-image string\n",
+		"\n  -listen string\n",
+		"\n  -version\n",
+	} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("--help lacks %q:\n%s", want, stdout)
+		}
+	}
+	for _, m := range regexp.MustCompile(`(?m)^  -[a-z-]+ (.+)$`).FindAllStringSubmatch(stdout, -1) {
+		if !slices.Contains([]string{"string", "duration", "int", "value"}, m[1]) {
+			t.Errorf("a flag's value is named %q, not by its type: %s", m[1], m[0])
+		}
+	}
+}
+
+// --version prints one line, the command, its module version and its commit, and exits 0: for
+// the hook and for its agent subcommand.
+func TestVersion(t *testing.T) {
+	for _, args := range [][]string{{"--version"}, {"agent", "--version"}, {"--version", "--listen=:1"}} {
+		code, stdout, stderr := runMain(t, args...)
+		want := regexp.MustCompile(`^memgraph-hooks( agent)? version \S+, commit \S+( \(modified\))?, go1\.\S+\n$`)
+		if code != 0 || stderr != "" || !want.MatchString(stdout) {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q; want 0 and one version line", args, code, stdout, stderr)
+		}
+	}
+}
+
+// The files the flags name are read before any port is bound: a command line with an unusable
+// file exits 2 naming that flag, even when a port it names is taken too.
+func TestFilesAreCheckedBeforePortsAreBound(t *testing.T) {
+	taken, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer taken.Close()
+	missing := filepath.Join(t.TempDir(), "token")
+	code, _, stderr := runMain(t, "--listen="+taken.Addr().String(), "--metrics-listen=", "--auth-token-file="+missing)
+	if code != 2 || !strings.Contains(stderr, "--auth-token-file: open "+missing) || strings.Contains(stderr, "address already in use") {
+		t.Errorf("exit %d, stderr %q; want 2 naming --auth-token-file and not the port", code, stderr)
 	}
 }
