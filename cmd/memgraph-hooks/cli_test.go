@@ -433,3 +433,42 @@ func TestFilesAreCheckedBeforePortsAreBound(t *testing.T) {
 		t.Errorf("exit %d, stderr %q; want 2 naming --auth-token-file and not the port", code, stderr)
 	}
 }
+
+// --simulate says what to try next, and the command it names works: posting the example request
+// to the address it serves on registers the simulated cluster.
+func TestSimulateSaysWhatToTryNext(t *testing.T) {
+	cmd := command(t, "--simulate", "--listen=127.0.0.1:0", "--metrics-listen=")
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = cmd.Process.Kill() }()
+	lines := bufio.NewScanner(stderr)
+	var hint struct{ Msg, Try string }
+	for hint.Try == "" && lines.Scan() {
+		_ = json.Unmarshal(lines.Bytes(), &hint)
+	}
+	go func() { _, _ = io.Copy(io.Discard, stderr) }()
+	m := regexp.MustCompile(`^curl -s (127\.0\.0\.1:\d+)/sync -d @(\S+) \| jq \.status$`).FindStringSubmatch(hint.Try)
+	if m == nil || !strings.Contains(hint.Msg, "Debugging with curl") {
+		t.Fatalf("no line saying what to try next, with a curl command and the walk-through: %+v", hint)
+	}
+	body, err := os.Open(filepath.Join("../..", m[2]))
+	if err != nil {
+		t.Fatalf("the request file the hint names: %v", err)
+	}
+	defer body.Close()
+	resp, err := http.Post("http://"+m[1]+"/sync", "application/json", body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var out struct{ Status struct{ Main, Leader string } }
+	if err := json.NewDecoder(resp.Body).Decode(&out); err != nil || resp.StatusCode != http.StatusOK || out.Status.Main == "" || out.Status.Leader == "" {
+		t.Errorf("POST %s: %d, %+v, %v; want the cluster registered with a MAIN and a leader", hint.Try, resp.StatusCode, out, err)
+	}
+	stopsOnSIGTERM(t, cmd)
+}
