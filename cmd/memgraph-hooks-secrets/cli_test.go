@@ -1,43 +1,22 @@
 package main
 
 import (
-	"errors"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/memgraph-hooks/memgraph-hooks/internal/clitest"
 )
 
-// The tests below run the real main() in a child process (this test binary, re-executed with
-// runMainEnv set), so exit codes, stdout and stderr are the ones a user sees.
-const runMainEnv = "MEMGRAPH_HOOKS_SECRETS_RUN_MAIN"
+// The tests below run the real main() in a child process, so exit codes, stdout and stderr are
+// the ones a user sees.
+func TestMain(m *testing.M) { clitest.Main(m, main) }
 
-func TestMain(m *testing.M) {
-	if os.Getenv(runMainEnv) == "1" {
-		main()
-		os.Exit(0)
-	}
-	os.Exit(m.Run())
-}
-
+// runMain runs main with args, with a kubeconfig that does not exist unless args name one.
 func runMain(t *testing.T, args ...string) (int, string, string) {
 	t.Helper()
-	cmd := exec.Command(os.Args[0], args...)
-	cmd.Env = append(os.Environ(), runMainEnv+"=1", "KUBECONFIG="+filepath.Join(t.TempDir(), "no-kubeconfig"))
-	var stdout, stderr strings.Builder
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	err := cmd.Run()
-	var exit *exec.ExitError
-	switch {
-	case err == nil:
-		return 0, stdout.String(), stderr.String()
-	case errors.As(err, &exit):
-		return exit.ExitCode(), stdout.String(), stderr.String()
-	}
-	t.Fatalf("running main: %v", err)
-	return 0, "", ""
+	return clitest.Run(t, []string{"KUBECONFIG=" + filepath.Join(t.TempDir(), "no-kubeconfig")}, args...)
 }
 
 // --help and --version print on stdout and exit 0; a command line that cannot run exits 2

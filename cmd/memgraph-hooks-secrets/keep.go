@@ -21,11 +21,7 @@ const renewWithin = 30 * 24 * time.Hour
 // against its ca.crt, now, for every name Metacontroller may dial. It returns a note on its
 // validity.
 func keepTLS(o options, s *corev1.Secret, now time.Time) (string, error) {
-	leaf, err := tlsPair(s)
-	if err != nil {
-		return "", err
-	}
-	roots, err := caPool(s)
+	leaf, roots, err := tlsPair(s)
 	if err != nil {
 		return "", err
 	}
@@ -41,11 +37,7 @@ func keepTLS(o options, s *corev1.Secret, now time.Time) (string, error) {
 // keepClientTLS accepts an existing client Secret whose certificate verifies against its ca.crt,
 // now, for client authentication.
 func keepClientTLS(_ options, s *corev1.Secret, now time.Time) (string, error) {
-	leaf, err := tlsPair(s)
-	if err != nil {
-		return "", err
-	}
-	roots, err := caPool(s)
+	leaf, roots, err := tlsPair(s)
 	if err != nil {
 		return "", err
 	}
@@ -74,29 +66,26 @@ func keepToken(_ options, s *corev1.Secret, _ time.Time) (string, error) {
 	return "", nil
 }
 
-// tlsPair is the certificate of a kubernetes.io/tls Secret whose tls.crt and tls.key are a pair.
-func tlsPair(s *corev1.Secret) (*x509.Certificate, error) {
+// tlsPair is the certificate of a kubernetes.io/tls Secret whose tls.crt and tls.key are a pair,
+// and the CAs of its ca.crt.
+func tlsPair(s *corev1.Secret) (*x509.Certificate, *x509.CertPool, error) {
 	if s.Type != corev1.SecretTypeTLS {
-		return nil, fmt.Errorf("it is of type %q, not %s", s.Type, corev1.SecretTypeTLS)
+		return nil, nil, fmt.Errorf("it is of type %q, not %s", s.Type, corev1.SecretTypeTLS)
 	}
 	for _, key := range []string{"tls.crt", "tls.key", "ca.crt"} {
 		if len(s.Data[key]) == 0 {
-			return nil, fmt.Errorf("it has no key %s", key)
+			return nil, nil, fmt.Errorf("it has no key %s", key)
 		}
 	}
 	pair, err := tls.X509KeyPair(s.Data["tls.crt"], s.Data["tls.key"])
 	if err != nil {
-		return nil, fmt.Errorf("its tls.crt and tls.key are no pair: %w", err)
+		return nil, nil, fmt.Errorf("its tls.crt and tls.key are no pair: %w", err)
 	}
-	return pair.Leaf, nil
-}
-
-func caPool(s *corev1.Secret) (*x509.CertPool, error) {
 	roots := x509.NewCertPool()
 	if !roots.AppendCertsFromPEM(s.Data["ca.crt"]) {
-		return nil, errors.New("its ca.crt holds no PEM certificate")
+		return nil, nil, errors.New("its ca.crt holds no PEM certificate")
 	}
-	return roots, nil
+	return pair.Leaf, roots, nil
 }
 
 // expiryNote says until when what is valid, and whether to rotate soon.

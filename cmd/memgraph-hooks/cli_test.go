@@ -19,43 +19,39 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/memgraph-hooks/memgraph-hooks/internal/clitest"
 )
 
-// The tests below run the real main() in a child process (this test binary, re-executed with
-// runMainEnv set), so exit codes, stdout and stderr are the ones a user sees.
-const runMainEnv = "MEMGRAPH_HOOKS_RUN_MAIN"
-
-func TestMain(m *testing.M) {
-	if os.Getenv(runMainEnv) == "1" {
-		main()
-		os.Exit(0)
-	}
-	os.Exit(m.Run())
-}
+// The tests below run the real main() in a child process, so exit codes, stdout and stderr are
+// the ones a user sees.
+func TestMain(m *testing.M) { clitest.Main(m, main) }
 
 func command(t *testing.T, args ...string) *exec.Cmd {
 	t.Helper()
-	cmd := exec.Command(os.Args[0], args...)
-	cmd.Env = append(os.Environ(), runMainEnv+"=1")
-	return cmd
+	return clitest.Command(t, nil, args...)
 }
 
 // runMain runs main with args and returns its exit code, stdout and stderr.
 func runMain(t *testing.T, args ...string) (int, string, string) {
 	t.Helper()
+	return clitest.Run(t, nil, args...)
+}
+
+// startLogging starts main with args and returns it with its log, line by line; the process is
+// killed when the test ends.
+func startLogging(t *testing.T, args ...string) (*exec.Cmd, *bufio.Scanner, io.ReadCloser) {
+	t.Helper()
 	cmd := command(t, args...)
-	var stdout, stderr strings.Builder
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	err := cmd.Run()
-	var exit *exec.ExitError
-	switch {
-	case err == nil:
-		return 0, stdout.String(), stderr.String()
-	case errors.As(err, &exit):
-		return exit.ExitCode(), stdout.String(), stderr.String()
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
 	}
-	t.Fatalf("running main: %v", err)
-	return 0, "", ""
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cmd.Process.Kill() })
+	return cmd, bufio.NewScanner(stderr), stderr
 }
 
 var (
@@ -190,16 +186,7 @@ func TestBindFailureNamesTheAddress(t *testing.T) {
 // "serving hooks" is logged once the listeners exist: the addresses it names answer at once.
 // The metrics have their own listener; SIGTERM ends the process cleanly.
 func TestServesOnceLoggedAndStopsOnSIGTERM(t *testing.T) {
-	cmd := command(t, "--listen=127.0.0.1:0", "--metrics-listen=127.0.0.1:0")
-	stderr, err := cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = cmd.Process.Kill() }()
-	lines := bufio.NewScanner(stderr)
+	cmd, lines, stderr := startLogging(t, "--listen=127.0.0.1:0", "--metrics-listen=127.0.0.1:0")
 	var serving struct{ Msg, Listen, Metrics string }
 	for lines.Scan() {
 		if json.Unmarshal(lines.Bytes(), &serving) == nil && serving.Msg == "serving hooks" {
@@ -278,16 +265,7 @@ func TestSimulateBindsLoopbackByDefault(t *testing.T) {
 // client that speaks plain HTTP to the HTTPS listener is logged as a warning, not as plain text.
 func TestEveryLogLineIsJSONWithOneLevel(t *testing.T) {
 	flags, _ := hookFiles(t)
-	cmd := command(t, append([]string{"--listen=127.0.0.1:0", "--metrics-listen="}, flags...)...)
-	stderr, err := cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = cmd.Process.Kill() }()
-	lines := bufio.NewScanner(stderr)
+	cmd, lines, _ := startLogging(t, append([]string{"--listen=127.0.0.1:0", "--metrics-listen="}, flags...)...)
 	var all []string
 	var serving struct{ Msg, Listen string }
 	for serving.Listen == "" && lines.Scan() {
@@ -437,16 +415,7 @@ func TestFilesAreCheckedBeforePortsAreBound(t *testing.T) {
 // --simulate says what to try next, and the command it names works: posting the example request
 // to the address it serves on registers the simulated cluster.
 func TestSimulateSaysWhatToTryNext(t *testing.T) {
-	cmd := command(t, "--simulate", "--listen=127.0.0.1:0", "--metrics-listen=")
-	stderr, err := cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = cmd.Process.Kill() }()
-	lines := bufio.NewScanner(stderr)
+	cmd, lines, stderr := startLogging(t, "--simulate", "--listen=127.0.0.1:0", "--metrics-listen=")
 	var hint struct{ Msg, Try string }
 	for hint.Try == "" && lines.Scan() {
 		_ = json.Unmarshal(lines.Bytes(), &hint)
