@@ -227,7 +227,7 @@ func withPair(b boltPKI, p pki.Pair) boltPKI {
 // goes, the leader last; every pod then serves the new certificate.
 func TestRefusedReloadRestartsThePodsSafely(t *testing.T) {
 	h, b := newRotationHarness(t, 3, 2)
-	h.dataAuth = &sim.Auth{Username: authUser, Password: authPassword, WithoutReloadTLS: true}
+	h.dataAuth = &sim.Auth{Username: authUser, Password: authPassword, Denied: []sim.Privilege{sim.PrivilegeReloadTLS}}
 	h.spec["auth"] = map[string]any{"secretName": authSecret}
 	h.secrets["default/"+authSecret] = authSecretObject(authUser, authPassword)
 	h.bootstrap()
