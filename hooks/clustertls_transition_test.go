@@ -54,7 +54,7 @@ func TestIntraClusterTLSTurnedOffKeepsBeingReloadedUntilItRolls(t *testing.T) {
 	h.world.ResetLog()
 	next := h.rotateThroughGrace(t, b)
 	h.assertCondition(topology.ConditionConverged, "False", topology.ReasonIntraClusterTLSNeedsHibernation) // rotated, still held
-	h.assertServedEverywhere(next) // over Bolt and to the peers
+	h.assertServedEverywhere(next)                                                                          // over Bolt and to the peers
 	h.assertRotationRecorded()
 	if got := len(h.clusterReloads()); got < 5 {
 		t.Errorf("RELOAD INTRA_CLUSTER TLS reached %d instances, want every one of the 5: %v", got, h.clusterReloads())
