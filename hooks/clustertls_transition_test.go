@@ -53,8 +53,9 @@ func TestIntraClusterTLSTurnedOffKeepsBeingReloadedUntilItRolls(t *testing.T) {
 
 	h.world.ResetLog()
 	next := h.rotateThroughGrace(t, b)
-	h.assertCondition(topology.ConditionConverged, "False", topology.ReasonIntraClusterTLSNeedsHibernation) // rotated, still held
-	h.assertServedEverywhere(next)                                                                          // over Bolt and to the peers
+	// rotated, the rollout still held
+	h.assertCondition(topology.ConditionConverged, "False", topology.ReasonIntraClusterTLSNeedsHibernation)
+	h.assertServedEverywhere(next) // over Bolt and to the peers
 	h.assertRotationRecorded()
 	if got := len(h.clusterReloads()); got < 5 {
 		t.Errorf("RELOAD INTRA_CLUSTER TLS reached %d instances, want every one of the 5: %v", got, h.clusterReloads())
@@ -82,7 +83,8 @@ func TestIntraClusterTLSTurnedOnSendsNoReloadThePodsCannotTake(t *testing.T) {
 
 	h.world.ResetLog()
 	next := h.rotateThroughGrace(t, b)
-	h.assertCondition(topology.ConditionConverged, "False", topology.ReasonIntraClusterTLSNeedsHibernation) // rotated, still held
+	// rotated, the rollout still held
+	h.assertCondition(topology.ConditionConverged, "False", topology.ReasonIntraClusterTLSNeedsHibernation)
 	if got := h.clusterReloads(); len(got) > 0 {
 		t.Errorf("RELOAD INTRA_CLUSTER TLS sent to pods running without intra-cluster TLS: %v", got)
 	}
