@@ -10,14 +10,15 @@ import (
 	"github.com/memgraph-hooks/memgraph-hooks/topology"
 )
 
-// rotateThroughGrace renews the Secret's leaf under its CA and walks the rotation to its end:
-// the kubelet projects the files, the hook reloads each instance, and after the grace every
-// instance once more.
-func (h *harness) rotateThroughGrace(t *testing.T, b boltPKI) boltPKI {
+// rotateThroughGrace renews the Secret's leaf under its CA and walks the rotation to its end: the
+// hook sees the new Secret (then meanwhile runs), the kubelet projects the files, the hook reloads
+// each instance, and after the grace every instance once more.
+func (h *harness) rotateThroughGrace(t *testing.T, b boltPKI, meanwhile func()) boltPKI {
 	t.Helper()
 	next := b.reissue(t)
 	h.rotate(next)
 	h.sync()
+	meanwhile()
 	h.advance(40 * time.Second)
 	h.projected = next
 	h.projectAll()
@@ -39,20 +40,22 @@ func (h *harness) clusterReloads() []string {
 	return hosts
 }
 
-// A spec that turns intra-cluster TLS off waits for hibernation (the pods keep running with it),
-// and a certificate rotation meanwhile still reloads what the pods run: Bolt's certificate and
-// the intra-cluster one, on every instance — Memgraph reloads the files the process started
-// with, whatever the spec now says.
+// A spec that turns intra-cluster TLS off while a certificate rotation is pending waits for
+// hibernation (the pods keep running with it), and the rotation still reloads what the pods run:
+// Bolt's certificate and the intra-cluster one, on every instance — Memgraph reloads the files
+// the process started with, whatever the spec now says.
 func TestIntraClusterTLSTurnedOffKeepsBeingReloadedUntilItRolls(t *testing.T) {
 	h, b := newRotationHarness(t, 3, 2)
 	h.bootstrap()
 	h.assertConverged()
-	h.spec["tls"] = map[string]any{"secretName": boltSecret, "intraCluster": false}
-	h.sync()
-	h.assertCondition(topology.ConditionUpdated, "False", topology.ReasonIntraClusterTLSNeedsHibernation)
 
 	h.world.ResetLog()
-	next := h.rotateThroughGrace(t, b)
+	next := h.rotateThroughGrace(t, b, func() {
+		h.assertCondition(topology.ConditionConverged, "False", topology.ReasonCertificateRotating)
+		h.spec["tls"] = map[string]any{"secretName": boltSecret, "intraCluster": false}
+		h.sync()
+		h.assertCondition(topology.ConditionUpdated, "False", topology.ReasonIntraClusterTLSNeedsHibernation)
+	})
 	// rotated, the rollout still held
 	h.assertCondition(topology.ConditionConverged, "False", topology.ReasonIntraClusterTLSNeedsHibernation)
 	h.assertServedEverywhere(next) // over Bolt and to the peers
@@ -82,7 +85,7 @@ func TestIntraClusterTLSTurnedOnSendsNoReloadThePodsCannotTake(t *testing.T) {
 	h.assertCondition(topology.ConditionUpdated, "False", topology.ReasonIntraClusterTLSNeedsHibernation)
 
 	h.world.ResetLog()
-	next := h.rotateThroughGrace(t, b)
+	next := h.rotateThroughGrace(t, b, func() {})
 	// rotated, the rollout still held
 	h.assertCondition(topology.ConditionConverged, "False", topology.ReasonIntraClusterTLSNeedsHibernation)
 	if got := h.clusterReloads(); len(got) > 0 {

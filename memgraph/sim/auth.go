@@ -74,8 +74,8 @@ func unauthorized(in *instance, kind stmtKind) string {
 	return msgNotAuthorized(defaultDB)
 }
 
-// msgNotAuthorized is CheckAuthorized's text (src/query/interpreter.cpp 10399–10417). Prepare
-// always names a database by then — the query's own, else the session's (10364–10371) — so it is
+// msgNotAuthorized is CheckAuthorized's text (src/query/interpreter.cpp 10400–10419). Prepare
+// always names a database by then — the query's own, else the session's (10365–10372) — so it is
 // the variant that names it.
 func msgNotAuthorized(db string) string {
 	return `You are not authorized to execute this query on database "` + db + `"! Please contact your database ` +

@@ -87,7 +87,7 @@ func TestCredentialsAreNeverPrinted(t *testing.T) {
 // data instance needs one privilege (src/query/frontend/semantic/required_privileges.cpp 121–137,
 // 196), which Interpreter::CheckAuthorized checks once the query is prepared
 // (glue/SessionHL.cpp 450–453), naming the database Prepare settled on (interpreter.cpp
-// 10364–10417). A user denied that privilege gets the refusal at RUN; one denied any other runs
+// 10365–10419). A user denied that privilege gets the refusal at RUN; one denied any other runs
 // the query (each answer below is the query's own); Prepare's refusals come first.
 func TestDataQueriesNeedTheirPrivileges(t *testing.T) {
 	w := startWorld(t, 0, 0)
