@@ -20,6 +20,12 @@ package topology
 // withholds such a setting instead of refusing the cluster, so the hook never sends it and says
 // why.
 
+// The messages of the timings' CEL rules in settings.go, word for word (crd_test.go checks them).
+const (
+	MsgHealthCheckFrequency = "coordinatorSettings.instanceHealthCheckFrequencySeconds must be at least 1: Memgraph 3.12 accepts 0 and keeps it in the coordinators' Raft log; the leader then stops health-checking (no failover), and every coordinator that later leads the registered instances, or registers one, aborts, so the coordinators crash-loop until their Raft data is wiped; use 1 or more (Memgraph's default is 1)"
+	MsgInstanceDownTimeout  = "coordinatorSettings.instanceDownTimeoutSeconds must be at least 1: Memgraph 3.12 accepts 0, which marks an instance down on the first health check it misses, so a single lost ping fails the MAIN over; use 1 or more (Memgraph's default is 5)"
+)
+
 // settingFloors are the declared settings with a floor above what Memgraph takes, each with the
 // field it sits at and the CEL rule's message.
 var settingFloors = []struct {
