@@ -216,6 +216,10 @@ const (
 	// ReasonSettingsPending: the settings were not read or not all set in this pass (the cluster
 	// is not converged yet, the read failed, or the budget ran out); the message says which.
 	ReasonSettingsPending ConditionReason = "SettingsPending"
+	// ReasonSettingWithheld: the spec declares a setting Memgraph takes but cannot run with (it
+	// was stored without the CRD's rule against it), which the hook never sends; the message
+	// names the field and why.
+	ReasonSettingWithheld ConditionReason = "SettingWithheld"
 	// ReasonAutomaticFailoverGap: with sync_failover_only true, fewer than two data instances are
 	// Sync or StrictSync, so a MAIN that fails may never be replaced automatically.
 	ReasonAutomaticFailoverGap ConditionReason = "AutomaticFailoverGap"
