@@ -18,7 +18,7 @@ import (
 // collection). Unset (0), Memgraph takes 90% of /proc/meminfo's MemTotal (100% with swap), which
 // in a container is the node's memory, not the container's limit: it then grows past the limit
 // and is OOM-killed instead of refusing the query. src/memgraph.cpp:462-466 sets the limit for
-// every instance, coordinators included, before it knows the instance's role.
+// every instance, coordinators included: only later code branches on the role.
 
 // MemoryLimitPercent is the share of a Memgraph container's memory limit the hook passes as
 // --memory-limit; the rest is the headroom for what the tracker does not count.
