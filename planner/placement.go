@@ -174,7 +174,7 @@ func (r NodeRisk) String() string {
 func (r NodeRisk) dataHeld() string {
 	main := "the MAIN " + r.Main
 	if !r.MainKnown {
-		main = r.Main + " (no MAIN was read: as MAIN)"
+		main = r.Main + " (were it MAIN: no MAIN was read)"
 	}
 	const lost = ", so its loss takes every copy of the data that is surely up to date"
 	switch {

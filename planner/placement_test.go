@@ -142,7 +142,7 @@ func TestHighlyAvailableCondition(t *testing.T) {
 		{"all Async", withMain(placed([]string{"a", "b", "c"}, []string{"a", "b"}, async, async), "instance_1"),
 			metav1.ConditionFalse, topology.ReasonSingleNodeRisk, []string{"node b holds the MAIN instance_1, whose replicas are all Async"}},
 		{"no MAIN read", placed([]string{"a", "b", "c"}, []string{"c", "c"}),
-			metav1.ConditionFalse, topology.ReasonSingleNodeRisk, []string{"node c holds instance_0 (no MAIN was read: as MAIN) with every Sync and StrictSync replica (instance_1)"}},
+			metav1.ConditionFalse, topology.ReasonSingleNodeRisk, []string{"node c holds instance_0 (were it MAIN: no MAIN was read) with every Sync and StrictSync replica (instance_1)"}},
 		{"nothing scheduled", placed([]string{"", "", ""}, []string{"", ""}),
 			metav1.ConditionUnknown, topology.ReasonPodsNotScheduled, []string{"no pod of the cluster is scheduled"}},
 	} {
