@@ -12,16 +12,16 @@ import (
 // bounds what Memgraph's global memory tracker counts: the allocations of its jemalloc arenas
 // (src/memory/global_memory_control.cpp), checked at src/utils/memory_tracker.cpp:106-140, where
 // an allocation past the limit fails with "Memory limit exceeded!" on the threads that may refuse
-// one (query execution, storage writes, index builds, recovery). It does not count the
-// process's code and thread stacks, the kernel's page cache for the WAL and snapshots (charged to
-// the container's cgroup), nor allocations on threads that cannot refuse (replication, garbage
-// collection). Unset (0), Memgraph takes 90% of /proc/meminfo's MemTotal (100% with swap), which
-// in a container is the node's memory, not the container's limit: it then grows past the limit
-// and is OOM-killed instead of refusing the query. src/memgraph.cpp:462-466 sets the limit for
-// every instance, coordinators included: only later code branches on the role.
+// one (query execution, storage writes, index builds, recovery); elsewhere it counts without
+// refusing. It does not count the process's code and thread stacks, nor the kernel's page cache
+// for the WAL and snapshots (charged to the container's cgroup). Unset (0), Memgraph takes 90%
+// of /proc/meminfo's MemTotal (100% with swap), which in a container is the node's memory, not
+// the container's limit: it then grows past the limit and is OOM-killed instead of refusing the
+// query. src/memgraph.cpp:462-466 sets the limit for every instance, coordinators included: only
+// later code branches on the role.
 
 // MemoryLimitPercent is the share of a Memgraph container's memory limit the hook passes as
-// --memory-limit; the rest is the headroom for what the tracker does not count.
+// --memory-limit; the rest is the headroom for what the limit does not hold back.
 const MemoryLimitPercent = 80
 
 // memoryLimitFlagRE matches Memgraph's --memory-limit flag as gflags accepts it (one or two
