@@ -204,6 +204,23 @@ const (
 	// ConditionAutomaticFailover: present (False) only when the spec leaves the coordinators no
 	// failover candidate for some MAIN (reason AutomaticFailoverGap).
 	ConditionAutomaticFailover ConditionType = "AutomaticFailover"
+	// ConditionHighlyAvailable: no single node's loss would take the cluster down, judged from
+	// the pods' spec.nodeName (docs/operations.md, "Placement").
+	ConditionHighlyAvailable ConditionType = "HighlyAvailable"
+)
+
+// The reasons of HighlyAvailable.
+const (
+	// ReasonSpreadAcrossNodes (True): no node holds half the coordinators or more, nor the MAIN
+	// together with every Sync and StrictSync replica.
+	ReasonSpreadAcrossNodes ConditionReason = "SpreadAcrossNodes"
+	// ReasonSingleNodeRisk (False): one node's loss would take the Raft majority (it holds at
+	// least half the coordinators) or every synchronous copy of the data (the MAIN together with
+	// every Sync and StrictSync replica); the message names each such node and what it holds.
+	ReasonSingleNodeRisk ConditionReason = "SingleNodeRisk"
+	// ReasonPodsNotScheduled (Unknown): no pod of the cluster is scheduled on a node yet (or, while
+	// it hibernates, any more).
+	ReasonPodsNotScheduled ConditionReason = "PodsNotScheduled"
 )
 
 // The reasons of CoordinatorSettings and AutomaticFailover.
