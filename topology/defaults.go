@@ -26,6 +26,7 @@ const (
 	DefaultIntraClusterTLS             = true
 	DefaultStepTimeout                 = "10m"
 	DefaultReplicationMode             = ReplicationSync
+	DefaultAntiAffinity                = AntiAffinityPreferred
 
 	DefaultBoltPort        int32 = 7687
 	DefaultManagementPort  int32 = 10000
@@ -76,6 +77,9 @@ func (mc *MemgraphCluster) Defaulted() *MemgraphCluster {
 	setString(&s.Rollout.StepTimeout, DefaultStepTimeout)
 	if s.ReplicationMode == "" {
 		s.ReplicationMode = DefaultReplicationMode
+	}
+	if s.Placement.AntiAffinity == "" {
+		s.Placement.AntiAffinity = DefaultAntiAffinity
 	}
 	setInt32(&s.Ports.Bolt, DefaultBoltPort)
 	setInt32(&s.Ports.Management, DefaultManagementPort)

@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/memgraph-hooks/memgraph-hooks/backup"
 	"github.com/memgraph-hooks/memgraph-hooks/memgraph/sim/bolt"
 )
 
@@ -125,9 +124,8 @@ func (w *World) fetchSnapshot(ctx context.Context, op recoverOp, local string, i
 			}
 		}
 		obj, creds, ok := s3Object(op.uri, op.cfg)
-		if !ok || backup.Download(ctx, obj, creds, local) != nil {
-			_ = os.Remove(local)
-			return "Failed to download snapshot file from s3 " + op.uri
+		if !ok || fetchS3(ctx, obj, creds, local) != nil {
+			return "Failed to download snapshot file from s3 " + op.uri // what arrived stays
 		}
 	default:
 		info, err := os.Stat(op.uri)
