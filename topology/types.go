@@ -222,7 +222,7 @@ type Image struct {
 }
 
 // Secrets names the Secret the kubelet injects as the license environment of every pod. The hook
-// never reads it.
+// checks that it exists (the customize hook asks for it by name) and never reads its values.
 // +kubebuilder:validation:XValidation:rule="self.licenseKey != self.organizationKey",message="secrets.licenseKey and secrets.organizationKey must name different keys of the Secret: the license and the organization name are separate values"
 type Secrets struct {
 	// +kubebuilder:default="memgraph-secrets"

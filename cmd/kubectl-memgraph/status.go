@@ -27,6 +27,11 @@ func printStatus(w io.Writer, mgc *unstructured.Unstructured, pods []corev1.Pod,
 	}
 	st := mc.Status
 	fmt.Fprintf(w, "Cluster:   %s/%s\n", mc.Namespace, mc.Name)
+	if neverReported(st) {
+		fmt.Fprintf(w, "Status:    none: the hook has not reported on this cluster yet, so no member's role is known.\n"+
+			"           Is Metacontroller running, and can it call the hook? kubectl describe mgc %s shows its events\n"+
+			"           (docs/troubleshooting.md, \"The hook is never called\").\n", mc.Name)
+	}
 	fmt.Fprintf(w, "Phase:     %s\n", dash(string(st.Phase)))
 	fmt.Fprintf(w, "MAIN:      %s (write through Service %s, read through %s)\n", dash(st.Main), topology.WriteServiceName(mc.Name), topology.ReadServiceName(mc.Name))
 	fmt.Fprintf(w, "Leader:    %s\n", dash(st.Leader))
@@ -49,6 +54,10 @@ func printStatus(w io.Writer, mgc *unstructured.Unstructured, pods []corev1.Pod,
 	}
 	if err := printNodes(w, mc, ms); err != nil {
 		return err
+	}
+	if neverReported(st) {
+		fmt.Fprintln(w, "\nConditions, rollout and operations: none reported")
+		return nil
 	}
 	fmt.Fprintln(w, "\nConditions:")
 	tw = tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
@@ -83,6 +92,12 @@ func printStatus(w io.Writer, mgc *unstructured.Unstructured, pods []corev1.Pod,
 	return nil
 }
 
+// neverReported is true of a cluster the hook has never written a status for: every status it
+// writes carries the conditions.
+func neverReported(st topology.MemgraphClusterStatus) bool {
+	return len(st.Conditions) == 0
+}
+
 type member struct{ name, role, pod, node, ready, image string }
 
 // members lists the declared members, coordinators first, each with what its pod shows.
@@ -103,7 +118,10 @@ func members(mc topology.MemgraphCluster, pods []corev1.Pod) []member {
 	for i := range d.Coordinators {
 		name := fmt.Sprintf("coordinator_%d", i+1)
 		role := "follower"
-		if name == mc.Status.Leader {
+		switch mc.Status.Leader {
+		case "":
+			role = "-" // no leader observed: nobody's role is known
+		case name:
 			role = "leader"
 		}
 		add(name, role, fmt.Sprintf("%s-%d", topology.CoordinatorSetName(mc.Name), i+1))
@@ -111,7 +129,10 @@ func members(mc topology.MemgraphCluster, pods []corev1.Pod) []member {
 	for i := range d.DataInstances {
 		name := fmt.Sprintf("instance_%d", i)
 		role := "replica"
-		if name == mc.Status.Main {
+		switch mc.Status.Main {
+		case "":
+			role = "-" // no MAIN observed: nobody's role is known
+		case name:
 			role = "MAIN"
 		}
 		add(name, role, fmt.Sprintf("%s-%d", topology.DataSetName(mc.Name), i))

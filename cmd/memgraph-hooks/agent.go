@@ -45,7 +45,8 @@ func parseAgentFlags(args []string, help io.Writer) (agentOptions, error) {
 		"require Authorization: Bearer <a token the file lists, one per line> on every endpoint but /healthz; required; re-read when it changes")
 	fs.DurationVar(&o.security.reloadInterval, "credentials-reload-interval", serving.DefaultReloadInterval,
 		"how often the certificate, key and token files are checked for changes")
-	err := parseCommandLine(fs, args, help, "Uploads this data pod's Memgraph snapshots to S3-compatible object storage when the hook asks.")
+	err := parseCommandLine(fs, args, help, usage{does: "The backup agent of every data pod (its backup-agent sidecar): uploads the pod's Memgraph snapshots " +
+		"to S3-compatible object storage when the hook asks."})
 	switch {
 	case err != nil:
 		return o, err
