@@ -171,6 +171,10 @@ type MemgraphClusterSpec struct {
 	// +optional
 	Bootstrap *Bootstrap `json:"bootstrap,omitempty"`
 
+	// Backup says how the cluster's MemgraphBackups are taken.
+	// +optional
+	Backup *ClusterBackup `json:"backup,omitempty"`
+
 	// Rollout tunes how a change to the pods (a new image, resources, probes, extraArgs, ...)
 	// is rolled out: one pod at a time, replicas first, MAIN and Raft leader handed over first.
 	// +kubebuilder:default={}
