@@ -191,7 +191,7 @@ func (a *Agent) begin(id string, req JobRequest) (JobStatus, bool) {
 	if st, ok := a.jobs[id]; ok && !(req.RetryFailed && st.State == StateFailed) {
 		return st.copy(), false
 	}
-	st := &JobStatus{Kind: req.Kind, State: StateRunning, Reason: req.Reason, StartedAt: a.cfg.Now().UTC().Truncate(time.Second), Deadline: req.Deadline.UTC()}
+	st := &JobStatus{Kind: req.Kind, State: StateRunning, ChosenRole: req.Role, Reason: req.Reason, StartedAt: a.cfg.Now().UTC().Truncate(time.Second), Deadline: req.Deadline.UTC()}
 	if _, ok := a.jobs[id]; !ok {
 		a.order = append(a.order, id)
 	}

@@ -68,10 +68,11 @@ type JobStatus struct {
 	State string `json:"state"`
 	// Phase is what a running job does now, and what a failed one was doing when it failed.
 	Phase string `json:"phase,omitempty"`
-	// Role is the replication role the instance held when the backup began; Reason why the
-	// caller chose it, as the request said.
-	Role       string    `json:"role,omitempty"`
+	// ChosenRole and Reason are the role the caller chose the instance in and why, as the
+	// request said; Role is the role the instance held when the backup began.
+	ChosenRole string    `json:"chosenRole,omitempty"`
 	Reason     string    `json:"reason,omitempty"`
+	Role       string    `json:"role,omitempty"`
 	StartedAt  time.Time `json:"startedAt"`
 	FinishedAt time.Time `json:"finishedAt,omitzero"`
 	Deadline   time.Time `json:"deadline"`

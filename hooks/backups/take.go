@@ -68,7 +68,7 @@ func (ctl *Controller) startBackup(ctx context.Context, b *topology.MemgraphBack
 	defer agents.Close()
 	if di, job, ok := findJob(ctx, agents, bc.c, string(b.UID)); ok {
 		st.Instance, st.Pod, st.MemgraphVersion = di.Name, di.Pod, memgraphVersion(obs.pods[di.Pod], bc.c)
-		st.InstanceRole, st.InstanceReason = strings.ToUpper(job.Role), job.Reason
+		st.InstanceRole, st.InstanceReason = strings.ToUpper(job.ChosenRole), job.Reason
 		return ctl.jobAnswer(st, job)
 	}
 	choice, wait := ctl.cfg.Choose(ctx, bc.reach, bc.c)
