@@ -172,6 +172,7 @@ type MemgraphClusterSpec struct {
 	Bootstrap *Bootstrap `json:"bootstrap,omitempty"`
 
 	// Backup says how the cluster's MemgraphBackups are taken.
+	// +kubebuilder:default={}
 	// +optional
 	Backup *ClusterBackup `json:"backup,omitempty"`
 
