@@ -38,7 +38,7 @@ func parseAgentFlags(args []string, help io.Writer) (agentOptions, error) {
 	fs := flag.NewFlagSet("memgraph-hooks agent", flag.ContinueOnError)
 	fs.StringVar(&o.listen, "listen", fmt.Sprintf(":%d", topology.BackupAgentPort), "address to serve the agent's HTTPS API on")
 	fs.StringVar(&o.snapshotDir, "snapshot-dir", topology.SnapshotDirectory,
-		"the instance's snapshot directory (the data volume mounted read-only at the memgraph container's path); only files directly in it are uploaded")
+		"the default database's snapshot directory (the data volume mounted read-only at the memgraph container's path); only files directly in it, or in another database's beside it (../databases/<uuid>/snapshots), are uploaded")
 	fs.StringVar(&o.logLevel, "log-level", "info", "debug, info, warn or error")
 	fs.DurationVar(&o.shutdownTimeout, "shutdown-timeout", 10*time.Second, "how long SIGTERM waits for requests in flight (jobs in flight are cancelled)")
 	fs.StringVar(&o.security.certFile, "tls-cert-file", "", "serve HTTPS with this PEM certificate (chain); required; re-read when it changes")
