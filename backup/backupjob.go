@@ -97,7 +97,10 @@ func backupDatabases(ctx context.Context, client memgraph.SnapshotClient) ([]Dat
 func (a *Agent) snapshot(ctx context.Context, id string, client memgraph.SnapshotClient, db *DatabaseJob, base string) (snapshotFile, error) {
 	var path string
 	err := a.retrying(ctx, func() (err error) { path, err = client.CreateSnapshot(ctx, db.Name); return err },
-		func(err error) bool { k := memgraph.KindOf(err); return k == memgraph.KindSnapshotRunning || unreachable(err) },
+		func(err error) bool {
+			k := memgraph.KindOf(err)
+			return k == memgraph.KindSnapshotRunning || unreachable(err)
+		},
 		func() { a.update(id, func(st *JobStatus) { st.SnapshotWaits++ }) })
 	if err != nil {
 		return snapshotFile{}, fmt.Errorf("CREATE SNAPSHOT of database %s: %w", db.Name, err)

@@ -18,8 +18,8 @@ import (
 	"time"
 
 	"github.com/johannesboyne/gofakes3"
-	"github.com/neo4j/neo4j-go-driver/v5/neo4j"
 	"github.com/johannesboyne/gofakes3/backend/s3mem"
+	"github.com/neo4j/neo4j-go-driver/v5/neo4j"
 
 	"github.com/memgraph-hooks/memgraph-hooks/backup"
 	"github.com/memgraph-hooks/memgraph-hooks/memgraph"

@@ -46,7 +46,9 @@ func (a *Agent) runRestore(ctx context.Context, id string, req JobRequest) error
 	for _, d := range dbs {
 		total += d.Size
 	}
-	a.update(id, func(st *JobStatus) { st.Databases, st.BytesTotal, st.Phase = slices.Clone(dbs), total, PhaseDownloading })
+	a.update(id, func(st *JobStatus) {
+		st.Databases, st.BytesTotal, st.Phase = slices.Clone(dbs), total, PhaseDownloading
+	})
 	var done int64
 	for i := range dbs {
 		if err := a.restoreDatabase(ctx, id, client, req, &dbs[i], done); err != nil {

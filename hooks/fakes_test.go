@@ -74,4 +74,3 @@ func (c tapClient) DemoteInstance(ctx context.Context, name string) error {
 	}
 	return err
 }
-

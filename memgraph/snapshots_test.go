@@ -98,7 +98,7 @@ func TestCreateDatabaseQuery(t *testing.T) {
 // a license have kinds of their own.
 func TestSnapshotRefusalsAreClassified(t *testing.T) {
 	for msg, want := range map[string]Kind{
-		"Another snapshot creation is already in progress":                              KindSnapshotRunning,
+		"Another snapshot creation is already in progress":                             KindSnapshotRunning,
 		"Access to multi-tenancy requires an enterprise, ai_platform, or oem license.": KindLicense,
 	} {
 		if got := Classify("Memgraph.TransientError.MemgraphError.MemgraphError", msg); got != want {

@@ -12,22 +12,22 @@ import (
 
 // The reasons a MemgraphBackup's status gives (status.reason).
 const (
-	ReasonClusterNotFound   = "ClusterNotFound"
-	ReasonClusterHibernate  = "ClusterHibernated"
-	ReasonSecretProblem     = "SecretProblem"
-	ReasonBackupRunning     = "BackupRunning"
-	ReasonNoMain            = "NoMain"
-	ReasonSnapshotFailed    = "SnapshotFailed"
-	ReasonRoleChanged       = "RoleChanged"
-	ReasonAgentUnreachable  = "AgentUnreachable"
-	ReasonUploadFailed      = "UploadFailed"
-	ReasonAgentRestarted    = "AgentRestarted"
-	ReasonDeadlineExceeded  = "DeadlineExceeded"
-	ReasonAgentRefused      = "AgentRefused"
-	ReasonSnapshotting      = "Snapshotting"
-	ReasonUploading         = "Uploading"
-	ReasonCompleted         = "Completed"
-	ReasonDeleteFailed      = "DeleteFailed"
+	ReasonClusterNotFound  = "ClusterNotFound"
+	ReasonClusterHibernate = "ClusterHibernated"
+	ReasonSecretProblem    = "SecretProblem"
+	ReasonBackupRunning    = "BackupRunning"
+	ReasonNoMain           = "NoMain"
+	ReasonSnapshotFailed   = "SnapshotFailed"
+	ReasonRoleChanged      = "RoleChanged"
+	ReasonAgentUnreachable = "AgentUnreachable"
+	ReasonUploadFailed     = "UploadFailed"
+	ReasonAgentRestarted   = "AgentRestarted"
+	ReasonDeadlineExceeded = "DeadlineExceeded"
+	ReasonAgentRefused     = "AgentRefused"
+	ReasonSnapshotting     = "Snapshotting"
+	ReasonUploading        = "Uploading"
+	ReasonCompleted        = "Completed"
+	ReasonDeleteFailed     = "DeleteFailed"
 )
 
 // BackupTimeout is how long a backup may take from its creation: past it, one that has not

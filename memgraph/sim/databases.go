@@ -16,7 +16,9 @@ import (
 // own; COLD (suspended) databases are not modelled.
 
 // msgUnknownDatabase is UnknownDatabaseException's text (dbms/dbms_handler.hpp 1086).
-func msgUnknownDatabase(db string) string { return `Tried to retrieve an unknown database "` + db + `".` }
+func msgUnknownDatabase(db string) string {
+	return `Tried to retrieve an unknown database "` + db + `".`
+}
 
 // sessionDatabase is the database the request selects: its "db", else the default one.
 func sessionDatabase(req bolt.Request) (string, bool) {

@@ -277,4 +277,3 @@ func snapshotDirOf(t *testing.T, w *World, host, db string) string {
 	}
 	return dir
 }
-
