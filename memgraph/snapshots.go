@@ -85,17 +85,22 @@ const (
 
 // ParseCreateSnapshot reads CREATE SNAPSHOT's one row: the new snapshot's path.
 func ParseCreateSnapshot(columns []string, rows [][]any) (string, error) {
+	return parseOneString(columns, rows, colPath, CreateSnapshotQuery)
+}
+
+// parseOneString reads a result of exactly one row, the string in column col.
+func parseOneString(columns []string, rows [][]any, col, query string) (string, error) {
 	t := table{keys: columns, rows: rows}
-	col, err := t.columns(colPath)
+	index, err := t.columns(col)
 	if err != nil {
 		return "", err
 	}
 	if len(rows) != 1 {
-		return "", protocolError("CREATE SNAPSHOT answered %d rows, want 1", len(rows))
+		return "", protocolError("%s answered %d rows, want 1", query, len(rows))
 	}
-	r := rowReader{row: rows[0], col: col}
-	path := r.str(colPath)
-	return path, r.err
+	r := rowReader{row: rows[0], col: index}
+	v := r.str(col)
+	return v, r.err
 }
 
 // ParseSnapshots reads SHOW SNAPSHOTS.
@@ -147,17 +152,8 @@ func ParseDatabases(columns []string, rows [][]any) ([]Database, error) {
 
 // ParseReplicationRole reads SHOW REPLICATION ROLE's one row: "main" or "replica".
 func ParseReplicationRole(columns []string, rows [][]any) (string, error) {
-	t := table{keys: columns, rows: rows}
-	col, err := t.columns(colReplicationRole)
-	if err != nil {
-		return "", err
-	}
-	if len(rows) != 1 {
-		return "", protocolError("SHOW REPLICATION ROLE answered %d rows, want 1", len(rows))
-	}
-	r := rowReader{row: rows[0], col: col}
-	role := strings.ToLower(r.str(colReplicationRole))
-	return role, r.err
+	role, err := parseOneString(columns, rows, colReplicationRole, ShowReplicationRoleQuery)
+	return strings.ToLower(role), err
 }
 
 // CreateDatabaseQuery renders CREATE DATABASE of name, back-quoted when it is not a plain

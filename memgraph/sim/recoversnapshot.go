@@ -174,19 +174,11 @@ func (w *World) finishLoad(in *instance, run *loadRun) {
 
 // loadEnd is the earliest end of a snapshot being loaded, and how to apply it.
 func (w *World) loadEnd() (time.Time, func(), bool) {
-	var first *loadRun
-	var owner *instance
-	for _, in := range w.instances {
-		for _, run := range in.loadRuns {
-			if first == nil || run.endAt.Before(first.endAt) {
-				first, owner = run, in
-			}
-		}
-	}
-	if first == nil {
+	run, in, ok := earliestRun(w, func(in *instance) map[string]*loadRun { return in.loadRuns })
+	if !ok {
 		return time.Time{}, nil, false
 	}
-	return first.endAt, func() { w.finishLoad(owner, first) }, true
+	return run.endAt, func() { w.finishLoad(in, run) }, true
 }
 
 // recoverAtStart is --data-recovery-on-startup (default true, flags/general.cpp 91) for the one

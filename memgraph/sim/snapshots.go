@@ -272,19 +272,37 @@ func (w *World) finishSnapshot(in *instance, run *snapshotRun) {
 
 // snapshotEnd is the earliest end of a snapshot being written, and how to apply it.
 func (w *World) snapshotEnd() (time.Time, func(), bool) {
-	var first *snapshotRun
+	run, in, ok := earliestRun(w, func(in *instance) map[string]*snapshotRun { return in.snapshotRuns })
+	if !ok {
+		return time.Time{}, nil, false
+	}
+	return run.endAt, func() { w.finishSnapshot(in, run) }, true
+}
+
+// timedRun is a snapshot being written or loaded.
+type timedRun interface{ end() time.Time }
+
+func (r *snapshotRun) end() time.Time { return r.endAt }
+func (r *loadRun) end() time.Time     { return r.endAt }
+
+// earliestRun is the run that ends first among every instance's runs (by database), and its
+// instance; ties go to the first host, then the first database, by name.
+func earliestRun[R timedRun](w *World, runs func(*instance) map[string]R) (R, *instance, bool) {
+	var first R
 	var owner *instance
+	var firstDB string
 	for _, in := range w.instances {
-		for _, run := range in.snapshotRuns {
-			if first == nil || run.endAt.Before(first.endAt) {
-				first, owner = run, in
+		for db, run := range runs(in) {
+			at, best := run.end(), time.Time{}
+			if owner != nil {
+				best = first.end()
+			}
+			if owner == nil || at.Before(best) || at.Equal(best) && (in.host < owner.host || in.host == owner.host && db < firstDB) {
+				first, owner, firstDB = run, in, db
 			}
 		}
 	}
-	if first == nil {
-		return time.Time{}, nil, false
-	}
-	return first.endAt, func() { w.finishSnapshot(owner, first) }, true
+	return first, owner, owner != nil
 }
 
 // abortRuns is a process stopping while it writes or loads snapshots: the files stay as they
