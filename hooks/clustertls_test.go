@@ -29,10 +29,6 @@ func TestIntraClusterCertificateMismatch(t *testing.T) {
 		leaf pki.Leaf
 		want string
 	}{
-		{"names cover the coordinators only", pki.Leaf{DNSNames: memberNames[:1], Server: true, Client: true},
-			"Secret default/memgraph-cluster-tls (spec.tls.clusterSecretName, intra-cluster TLS) has a tls.crt whose names do not " +
-				"cover memgraph-data-0.memgraph-data.default.svc.cluster.local, a member the hook registers: give the certificate the DNS " +
-				"names *.memgraph-coordinator.default.svc.cluster.local and *.memgraph-data.default.svc.cluster.local (or each member's FQDN)"},
 		{"a server certificate only", pki.Leaf{DNSNames: memberNames, Server: true},
 			"Secret default/memgraph-cluster-tls (spec.tls.clusterSecretName, intra-cluster TLS) has a tls.crt that does not verify " +
 				"against its ca.crt as a client certificate (each instance is server and client to its peers: give it the usages " +
@@ -63,6 +59,40 @@ func TestIntraClusterCertificateMismatch(t *testing.T) {
 			h.assertConverged()
 		})
 	}
+}
+
+// Memgraph 3.12 verifies an intra-cluster certificate against the CA alone, never against a host
+// name (cluster_tls.cpp sets no name check; NuRaft's is not set either, raft_state.cpp 297–315):
+// a clusterSecretName certificate for other names, or none, is no mismatch. The same
+// certificate as spec.tls.secretName's is also the Bolt certificate the hook verifies each member
+// by name with, and keeps that check.
+func TestIntraClusterCertificateNamesAreCheckedForBoltOnly(t *testing.T) {
+	for _, names := range [][]string{{"*.elsewhere.svc"}, nil} {
+		h, _ := newTLSHarness(t, 3, 2)
+		h.spec["tls"] = map[string]any{"secretName": boltSecret, "clusterSecretName": clusterSecret}
+		h.secrets["default/"+clusterSecret] = newLeafPKI(t, pki.Leaf{DNSNames: names, Server: true, Client: true}).secret("default", clusterSecret)
+		h.sync()
+		h.sync()
+		h.sync()
+		h.assertConverged()
+		h.assertNoMisuse()
+	}
+
+	h, _ := newTLSHarness(t, 3, 2)
+	b := newBoltPKI(t, memberNames[0]) // Bolt's certificate, for the coordinators alone
+	h.boltTLS = b.serverConfig(t)
+	h.secrets["default/"+boltSecret] = b.secret("default", boltSecret)
+	h.sync()
+	h.sync()
+	msg := h.assertCondition(topology.ConditionConverged, "False", topology.ReasonTLSCertificateMismatch)
+	want := "Secret default/memgraph-bolt-tls (spec.tls.secretName, intra-cluster TLS) has a tls.crt whose names do not cover " +
+		"memgraph-data-0.memgraph-data.default.svc.cluster.local, whose Bolt port the hook verifies by that name: give the " +
+		"certificate the DNS names *.memgraph-coordinator.default.svc.cluster.local and *.memgraph-data.default.svc.cluster.local " +
+		"(or each member's FQDN)"
+	if msg != want {
+		t.Errorf("message:\n%s\nwant:\n%s", msg, want)
+	}
+	h.assertCondition(topology.ConditionReady, "True", topology.ReasonMainElected)
 }
 
 // A missing intra-cluster Secret is the same condition. Turning intra-cluster TLS off (which

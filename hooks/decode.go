@@ -46,13 +46,16 @@ func decodeRequest(body []byte, parents *parentCache) (*admittedParent, observat
 }
 
 // decodeParent admits the parent as the API server would (topology.Admit): defaults applied to
-// absent fields, the CRD's schema and rules enforced, an explicit zero judged as written. This
-// is the one place a request's cluster is defaulted and validated.
+// absent fields, the CRD's schema and rules enforced, an explicit zero judged as written — but
+// for a coordinator setting Memgraph takes and cannot run with, which a parent stored under an
+// older CRD may declare: that one is withheld, never sent, and the CoordinatorSettings condition
+// names it (topology.AdmitWithholding). This is the one place a request's cluster is defaulted
+// and validated.
 func decodeParent(raw []byte) (*topology.Cluster, error) {
 	if len(raw) == 0 || string(raw) == "null" {
 		return nil, wire.Badf("request has no parent: expected the MemgraphCluster under \"parent\"")
 	}
-	cluster, err := topology.Admit(raw)
+	cluster, err := topology.AdmitWithholding(raw)
 	var invalid *topology.ValidationError
 	switch {
 	case errors.As(err, &invalid) && invalid.Name != "":

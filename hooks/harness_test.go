@@ -506,7 +506,7 @@ func (h *harness) reconcilePods() {
 				created[c.Pod] = true
 				h.createPod(sts, c.Pod, i, func(version string) error {
 					return h.world.StartCoordinator(sim.CoordinatorSpec{ID: c.ID(), Host: c.Host, BoltPort: 7687, ManagementPort: 10000,
-						CoordinatorPort: 12000, TLS: h.boltTLS, Files: h.tlsFiles(c.Host), Version: version})
+						CoordinatorPort: 12000, TLS: h.boltTLS, Files: h.tlsFiles(c.Host, c.Pod), Version: version})
 				})
 			}
 		}
@@ -520,7 +520,7 @@ func (h *harness) reconcilePods() {
 				created[d.Pod] = true
 				h.createPod(sts, d.Pod, i, func(version string) error {
 					return h.world.StartData(sim.DataSpec{Host: d.Host, BoltPort: 7687, ManagementPort: 10000, TLS: h.boltTLS,
-						Files: h.tlsFiles(d.Host), Version: version, Auth: h.dataAuth, DataDir: h.dataDir(d.Host)})
+						Files: h.tlsFiles(d.Host, d.Pod), Version: version, Auth: h.dataAuth, DataDir: h.dataDir(d.Host)})
 				})
 			}
 		}

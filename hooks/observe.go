@@ -33,6 +33,10 @@ type observation struct {
 	// replicas and readyReplicas all equal to spec); coordinators first.
 	settled [2]bool
 	ready   map[string]bool // pod name → Ready and not terminating
+	// clusterTLS are the pods whose memgraph container runs with intra-cluster TLS
+	// (topology.ArgClusterCertFile), by name: what RELOAD INTRA_CLUSTER TLS can reload there,
+	// whatever the spec now asks.
+	clusterTLS map[string]bool
 	// podNodes are the pods' spec.nodeName (pod name → node; absent while unscheduled),
 	// cordoned the names of the cordoned Nodes among the related objects (planner.NodeCordoned),
 	// and mainBudgetPod the pod the observed <cluster>-main PodDisruptionBudget selects: what the
@@ -74,7 +78,7 @@ type observation struct {
 // beyond it cannot describe a member the hook declared, so it is ignored with a warning, and
 // nothing is ever allocated in proportion to it.
 func observe(req *syncRequest, body []byte, c *topology.Cluster) (observation, error) {
-	o := observation{ready: map[string]bool{}, podNodes: map[string]string{}}
+	o := observation{ready: map[string]bool{}, podNodes: map[string]string{}, clusterTLS: map[string]bool{}}
 	rs := topology.RoleSets(c.Name())
 	sets, err := wire.Entries(req.Children, "children", wire.StatefulSetKey)
 	if err != nil {
@@ -206,6 +210,9 @@ func (o *observation) readPod(rs [2]topology.RoleSet, p *wire.Object, path strin
 		}
 	}
 	o.ready[name] = ready
+	if clusterTLS {
+		o.clusterTLS[name] = true
+	}
 	if p.Spec.NodeName != "" {
 		o.podNodes[name] = p.Spec.NodeName
 	}

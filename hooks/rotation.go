@@ -84,10 +84,14 @@ func served(ctx context.Context, probe memgraph.CertificateProbe, m topology.Mem
 	return planner.ServedCertificate{Member: m.Name, Leaf: memgraph.Digest(leaf)}
 }
 
-// reload sends RELOAD BOLT_SERVER TLS and, with intra-cluster TLS, RELOAD INTRA_CLUSTER TLS to m
-// (a data instance with spec.auth's credentials: the account needs the RELOAD_TLS privilege),
-// records each as an operation, and returns the refusal ("" when both succeeded); answered is
-// false when m could not be asked (unreachable, or the budget ran out), which is no refusal.
+// reload sends RELOAD BOLT_SERVER TLS and, when m's pod runs with intra-cluster TLS, RELOAD
+// INTRA_CLUSTER TLS to m (a data instance with spec.auth's credentials: the account needs the
+// RELOAD_TLS privilege), records each as an operation, and returns the refusal ("" when both
+// succeeded); answered is false when m could not be asked (unreachable, or the budget ran out),
+// which is no refusal. The pod decides, not the spec: Memgraph reloads the files its process
+// started with (interpreter.cpp 5205–5246), so a pod started with the --cluster-* flags keeps
+// needing the reload while a spec that turns intra-cluster TLS off waits for hibernation, and one
+// started without them refuses it ("key or certificate file is empty", cluster_tls.cpp 38–41).
 func (h *handler) reload(ctx context.Context, conn memgraph.Connector, in *passInput, m topology.Member) (refusal string, answered bool) {
 	if _, data := topology.ParseDataInstanceName(m.Name); data {
 		authed, problem := catchUpReader{conn: conn, auth: in.obs.auth}.connector()
@@ -101,7 +105,7 @@ func (h *handler) reload(ctx context.Context, conn memgraph.Connector, in *passI
 		return "this hook's Bolt connector cannot send RELOAD … TLS", true
 	}
 	queries := []string{memgraph.ReloadBoltTLSQuery}
-	if in.cluster.IntraClusterTLS() {
+	if in.obs.clusterTLS[m.Pod] {
 		queries = append(queries, memgraph.ReloadClusterTLSQuery)
 	}
 	for _, q := range queries {

@@ -28,8 +28,18 @@ func newRotationHarness(t *testing.T, coordinators, data int) (*harness, boltPKI
 	return h, b
 }
 
-// tlsFiles are the files a pod's flags name (topology's mount path, one directory per pod).
-func (h *harness) tlsFiles(host string) sim.TLSFiles {
+// tlsFiles are the files pod's flags name (topology's mount path, one directory per pod): the
+// --cluster-* ones only when its memgraph container runs with them.
+func (h *harness) tlsFiles(host, pod string) sim.TLSFiles {
+	f := h.tlsPaths(host)
+	if st := h.podStates[pod]; st == nil || !runsClusterTLS(st.args) {
+		f.ClusterCert, f.ClusterKey, f.ClusterCA = "", "", ""
+	}
+	return f
+}
+
+// tlsPaths are where host's pod finds the projected Secret's files.
+func (h *harness) tlsPaths(host string) sim.TLSFiles {
 	if h.tlsDir == "" {
 		return sim.TLSFiles{}
 	}
@@ -41,7 +51,7 @@ func (h *harness) tlsFiles(host string) sim.TLSFiles {
 // projectTo writes the projected Secret into host's pod, as the kubelet does when it mounts the
 // volume or after the Secret changed.
 func (h *harness) projectTo(host string) {
-	f := h.tlsFiles(host)
+	f := h.tlsPaths(host)
 	h.must(os.MkdirAll(filepath.Dir(f.BoltCert), 0o700))
 	for path, data := range map[string][]byte{f.BoltCert: h.projected.pair.CertPEM, f.BoltKey: h.projected.pair.KeyPEM, f.ClusterCA: h.projected.caPEM()} {
 		h.must(os.WriteFile(path, data, 0o600))
@@ -227,7 +237,7 @@ func withPair(b boltPKI, p pki.Pair) boltPKI {
 // goes, the leader last; every pod then serves the new certificate.
 func TestRefusedReloadRestartsThePodsSafely(t *testing.T) {
 	h, b := newRotationHarness(t, 3, 2)
-	h.dataAuth = &sim.Auth{Username: authUser, Password: authPassword, WithoutReloadTLS: true}
+	h.dataAuth = &sim.Auth{Username: authUser, Password: authPassword, Denied: []sim.Privilege{sim.PrivilegeReloadTLS}}
 	h.spec["auth"] = map[string]any{"secretName": authSecret}
 	h.secrets["default/"+authSecret] = authSecretObject(authUser, authPassword)
 	h.bootstrap()

@@ -2,6 +2,7 @@ package hooks_test
 
 import (
 	"context"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -171,5 +172,44 @@ func TestDryRunPlansTheSettingsWithoutSettingThem(t *testing.T) {
 	assertOnlyReads(t, h.world.Queries())
 	if got := h.leaderSettings()["instance_down_timeout_sec"]; got != "5" {
 		t.Errorf("a dry run set instance_down_timeout_sec to %q", got)
+	}
+}
+
+// A MemgraphCluster stored before the CRD refused 0 for the two timings (an older CRD) still
+// reaches the hook with it. Memgraph 3.12 would take it and crash-loop every coordinator (a
+// health-check frequency of 0) or fail over on one missed ping (a down timeout of 0), so the hook
+// never sends it: the cluster is managed as without it, the other settings are kept, and the
+// CoordinatorSettings condition names the field and why.
+func TestUnsafeSettingsOfAnUnadmittedSpecAreNeverSent(t *testing.T) {
+	for _, tc := range []struct {
+		field, setting string
+		msg            string
+	}{
+		{"instanceHealthCheckFrequencySeconds", "instance_health_check_frequency_sec", topology.MsgHealthCheckFrequency},
+		{"instanceDownTimeoutSeconds", "instance_down_timeout_sec", topology.MsgInstanceDownTimeout},
+	} {
+		t.Run(tc.field, func(t *testing.T) {
+			h := newHarness(t, 3, 2)
+			h.spec["coordinatorSettings"] = map[string]any{tc.field: 0, "globalReadOnly": true}
+			h.bootstrap()
+			h.sync()
+			h.assertConverged()
+			h.assertNoMisuse()
+			for _, q := range h.coordinatorQueries() {
+				if strings.Contains(q, tc.setting) {
+					t.Errorf("the hook sent %s", q)
+				}
+			}
+			if s := h.leaderSettings(); s["global_read_only"] != "true" || s[tc.setting] == "0" {
+				t.Errorf("leader's settings %v, want global_read_only true and %s untouched", s, tc.setting)
+			}
+			msg := h.assertCondition(topology.ConditionCoordinatorSettings, "False", topology.ReasonSettingWithheld)
+			if want := "spec.coordinatorSettings." + tc.field + " is not sent to the coordinators: " + tc.msg; msg != want {
+				t.Errorf("CoordinatorSettings message\n%s\nwant\n%s", msg, want)
+			}
+			if diff := cmp.Diff(map[string]any{"globalReadOnly": true}, h.lastResp.Status["coordinatorSettings"]); diff != "" {
+				t.Errorf("status.coordinatorSettings (-want +got):\n%s", diff)
+			}
+		})
 	}
 }

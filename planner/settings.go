@@ -95,9 +95,23 @@ func (s SettingsOutcome) Applied() *topology.CoordinatorSettings {
 }
 
 // SettingsCondition is the CoordinatorSettings condition, present only when the spec declares a
-// setting: True once the leader holds every declared value, False with SettingRefused and
-// Memgraph's own message when it refused a SET, Unknown while the stage has not read them.
+// setting: False with SettingWithheld, naming each field, when it declares one the hook never
+// sends (topology.Declared.WithheldSettings; the others are still kept), else True once the
+// leader holds every declared value, False with SettingRefused and Memgraph's own message when it
+// refused a SET, Unknown while the stage has not read them.
 func SettingsCondition(d topology.Declared, s SettingsOutcome) (Condition, bool) {
+	if w := d.WithheldSettings; len(w) > 0 {
+		fields, why := make([]string, len(w)), make([]string, len(w))
+		for i, v := range w {
+			fields[i], why[i] = v.Field, v.Message
+		}
+		verb := " is"
+		if len(w) > 1 {
+			verb = " are"
+		}
+		return Condition{Status: metav1.ConditionFalse, Reason: topology.ReasonSettingWithheld,
+			Message: bound(strings.Join(fields, " and ") + verb + " not sent to the coordinators: " + strings.Join(why, "; "))}, true
+	}
 	if !SettingsDeclared(d) {
 		return Condition{}, false
 	}

@@ -104,6 +104,12 @@ func TestSetCoordinatorSettingRendersTheQuery(t *testing.T) {
 	}
 }
 
+// The settings topology.AdmitWithholding takes out of a spec that skipped the CRD's rules.
+var (
+	frequencyWithheld = topology.Violation{Field: "spec.coordinatorSettings.instanceHealthCheckFrequencySeconds", Message: topology.MsgHealthCheckFrequency}
+	timeoutWithheld   = topology.Violation{Field: "spec.coordinatorSettings.instanceDownTimeoutSeconds", Message: topology.MsgInstanceDownTimeout}
+)
+
 func TestSettingsConditionAndApplied(t *testing.T) {
 	declared := topology.Declared{Settings: topology.CoordinatorSettings{GlobalReadOnly: ptr(true), InstanceDownTimeoutSeconds: ptr(int64(10))}}
 	step := PlanSettings(declared.Settings, shownWith("instance_down_timeout_sec", "10"))
@@ -138,6 +144,16 @@ func TestSettingsConditionAndApplied(t *testing.T) {
 			want: Condition{Status: metav1.ConditionUnknown, Reason: topology.ReasonSettingsPending,
 				Message: `setting global_read_only: "false" → "true"`},
 			applied: &topology.CoordinatorSettings{InstanceDownTimeoutSeconds: ptr(int64(10))}},
+		{name: "a withheld setting, the only one declared", d: topology.Declared{WithheldSettings: []topology.Violation{frequencyWithheld}},
+			present: true, want: Condition{Status: metav1.ConditionFalse, Reason: topology.ReasonSettingWithheld,
+				Message: "spec.coordinatorSettings.instanceHealthCheckFrequencySeconds is not sent to the coordinators: " + topology.MsgHealthCheckFrequency}},
+		{name: "a withheld setting beside ones the leader holds", present: true,
+			d: topology.Declared{Settings: declared.Settings, WithheldSettings: []topology.Violation{timeoutWithheld, frequencyWithheld}},
+			s: SettingsOutcome{Ran: true, Step: step, Execution: Execution{Ran: []string{step.Commands[0].String()}}},
+			want: Condition{Status: metav1.ConditionFalse, Reason: topology.ReasonSettingWithheld,
+				Message: bound("spec.coordinatorSettings.instanceDownTimeoutSeconds and spec.coordinatorSettings.instanceHealthCheckFrequencySeconds " +
+					"are not sent to the coordinators: " + topology.MsgInstanceDownTimeout + "; " + topology.MsgHealthCheckFrequency)},
+			applied: &topology.CoordinatorSettings{GlobalReadOnly: ptr(true), InstanceDownTimeoutSeconds: ptr(int64(10))}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -44,13 +44,14 @@ func Status(in StatusInput) topology.MemgraphClusterStatus {
 		Version:             out.Rollout.Version,
 		TargetVersion:       out.Rollout.TargetVersion,
 	}
-	conditions := append(make([]typedCondition, 0, 8), []typedCondition{
+	conditions := append(make([]typedCondition, 0, 9), []typedCondition{
 		{topology.ConditionReady, v.Ready},
 		{topology.ConditionDegraded, health.DegradedIn(v.Phase)},
 		{topology.ConditionConverged, v.Converged},
 		{topology.ConditionUpdated, v.Updated},
 		{topology.ConditionPaused, v.Paused},
 		{topology.ConditionHibernated, v.Hibernated},
+		{topology.ConditionHighlyAvailable, HighlyAvailable(out.Placement())},
 	}...)
 	if cond, ok := SettingsCondition(out.Declared, out.Settings); ok {
 		conditions = append(conditions, typedCondition{topology.ConditionCoordinatorSettings, cond})
@@ -64,7 +65,7 @@ func Status(in StatusInput) topology.MemgraphClusterStatus {
 	}
 	_, paused := c.Paused()
 	_, downgrade := c.AllowDowngrade()
-	for _, warning := range []string{paused, downgrade, out.Rollout.VersionWarning} {
+	for _, warning := range append([]string{paused, downgrade, out.Rollout.VersionWarning}, c.Warnings()...) {
 		if warning != "" {
 			st.Warnings = append(st.Warnings, warning)
 		}

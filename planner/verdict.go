@@ -25,10 +25,12 @@ type Outcome struct {
 
 	// What the pass observed of the pods and Secrets: every pod of the cluster by name, whether
 	// it is Ready (HealthInput.PodReady); why pods cannot start (topology.PodProblems); the
-	// Secrets the spec names that do not exist (topology.MissingSecrets).
+	// Secrets the spec names that do not exist (topology.MissingSecrets); where pods run.
 	PodReady       map[string]bool
 	Problems       []topology.PodProblem
 	MissingSecrets []topology.MissingSecret
+	// PodNodes is each scheduled pod's node (spec.nodeName), by pod name: HighlyAvailable's input.
+	PodNodes map[string]string
 
 	// Discovery is leader discovery's result; zero when the budget ran out before any
 	// coordinator was asked.

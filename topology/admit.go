@@ -23,7 +23,17 @@ const MsgNamespace = "metadata.namespace must be a namespace name: at most 63 lo
 // The result needs no Defaulted: every field with a default is set. When only the rules are
 // broken, the error is a *ValidationError naming the object; when the spec does not even decode,
 // one that does not.
-func Admit(raw []byte) (*Cluster, error) {
+func Admit(raw []byte) (*Cluster, error) { return admitParent(raw, false) }
+
+// AdmitWithholding is Admit for a hook request's parent, which the API server may have stored
+// under an older CRD that lacked a rule: a declared coordinator setting Memgraph 3.12 takes but
+// cannot run with (settingfloors.go) refuses nothing. The Cluster withholds it instead — Declare
+// leaves it out of Declared.Settings and lists it, with the rule's message, in
+// Declared.WithheldSettings — so the hook never sends it and says why. Any other broken rule
+// refuses the parent as Admit does, the withheld settings named with it.
+func AdmitWithholding(raw []byte) (*Cluster, error) { return admitParent(raw, true) }
+
+func admitParent(raw []byte, withhold bool) (*Cluster, error) {
 	mc, err := DecodeCluster(raw)
 	if err != nil {
 		return nil, err
@@ -58,9 +68,15 @@ func Admit(raw []byte) (*Cluster, error) {
 	if errs := validation.IsDNS1123Label(mc.Namespace); len(errs) > 0 {
 		vs.add(true, "metadata.namespace", MsgNamespace)
 	}
-	mc.celRules(&vs)
-	if err := vs.err(mc); err != nil {
-		return nil, err
+	var withheld violations
+	if withhold {
+		withheld = withholdUnsafe(&mc.Spec.CoordinatorSettings)
 	}
-	return admitted(mc), nil
+	mc.celRules(&vs)
+	if len(vs) > 0 {
+		return nil, append(vs, withheld...).err(mc)
+	}
+	c := admitted(mc)
+	c.withheld = withheld
+	return c, nil
 }

@@ -22,6 +22,8 @@ type Cluster struct {
 	// restartStamp is AnnotationCertificateRestart's value for both pod templates
 	// (WithCertificateRestart); "" for none.
 	restartStamp string
+	// withheld are the declared coordinator settings AdmitWithholding took out of the spec.
+	withheld []Violation
 }
 
 // admitted wraps a defaulted, valid object.
@@ -79,6 +81,7 @@ func (c *Cluster) Declare(current Replicas) Declared {
 	d := Declare(c.network, c.replicas, current)
 	d.PreferredMain = c.mc.Spec.PreferredMain
 	d.Settings = c.mc.Spec.CoordinatorSettings
+	d.WithheldSettings = c.withheld
 	for _, members := range [][]DataInstance{d.DataInstances, d.RetiringDataInstances} {
 		for i := range members {
 			members[i].Mode = c.mc.Spec.ModeOf(members[i].Name)

@@ -127,6 +127,8 @@ func TestCRDRulesMatchGoValidation(t *testing.T) {
 		MsgGracePeriod, MsgGracePeriod, MsgSysctlImage, MsgMaxMapCount, MsgReplicationMix, MsgReplicationFixed, MsgOverrideInstance,
 		MsgFromBackupCreateOnly, MsgFromBackupOneOf, MsgFromBackupKeyWithDest, MsgS3Endpoint, MsgS3Bucket, MsgS3Prefix,
 		MsgSecretReference, MsgSecretReference,
+		// spec.coordinatorSettings and status.coordinatorSettings share the type
+		MsgInstanceDownTimeout, MsgInstanceDownTimeout, MsgHealthCheckFrequency, MsgHealthCheckFrequency,
 	}
 	slices.Sort(messages)
 	slices.Sort(goMessages)
@@ -143,6 +145,7 @@ func TestCRDRulesMatchGoValidation(t *testing.T) {
 		fmt.Sprintf("self <= %d", MaxCoordinators), fmt.Sprintf("self <= %d", MaxDataInstances),
 		fmt.Sprintf("self >= %d && self <= %d", minGracePeriod, maxGracePeriod),
 		fmt.Sprintf("self >= %d && self <= %d", minMaxMapCount, maxMaxMapCount),
+		fmt.Sprintf("self >= %d", minSettingSeconds),
 	} {
 		if !strings.Contains(all, pattern) {
 			t.Errorf("no CEL rule uses %q, which Validate uses", pattern)

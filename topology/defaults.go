@@ -26,6 +26,7 @@ const (
 	DefaultIntraClusterTLS             = true
 	DefaultStepTimeout                 = "10m"
 	DefaultReplicationMode             = ReplicationSync
+	DefaultAntiAffinity                = AntiAffinityPreferred
 
 	DefaultBoltPort        int32 = 7687
 	DefaultManagementPort  int32 = 10000
@@ -80,6 +81,9 @@ func (mc *MemgraphCluster) Defaulted() *MemgraphCluster {
 	setString((*string)(&s.Backup.Target), string(BackupPreferReplica))
 	if s.ReplicationMode == "" {
 		s.ReplicationMode = DefaultReplicationMode
+	}
+	if s.Placement.AntiAffinity == "" {
+		s.Placement.AntiAffinity = DefaultAntiAffinity
 	}
 	setInt32(&s.Ports.Bolt, DefaultBoltPort)
 	setInt32(&s.Ports.Management, DefaultManagementPort)

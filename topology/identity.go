@@ -146,6 +146,10 @@ type Declared struct {
 	PreferredMain string
 	// Settings are spec.coordinatorSettings: the coordinator settings kept as declared.
 	Settings CoordinatorSettings
+	// WithheldSettings are the declared settings the hook never sends, each with why: values
+	// Memgraph takes but cannot run with, in a spec admitted without the CRD's rule against them
+	// (AdmitWithholding). Settings leaves them out.
+	WithheldSettings []Violation
 	// RestoreHeld, when set, says why no data instance may be registered yet: the cluster
 	// restores spec.bootstrap.fromBackup into its first MAIN before anything else.
 	RestoreHeld string

@@ -7,7 +7,8 @@ import "strconv"
 // (coordinator_instance.cpp SetCoordinatorSetting: the lags and batch size parse as uint64, the
 // two timings as uint32, from_chars of the whole string); the uint64 ones are bounded by the
 // API's int64 here, the only values above it being Memgraph's default (uint64 max), which is
-// what leaving the field unset keeps.
+// what leaving the field unset keeps. The two timings start at 1, not 0: Memgraph takes 0 for
+// both and cannot run with it (settingFloors).
 type CoordinatorSettings struct {
 	// EnabledReadsOnMain (enabled_reads_on_main, default false) lets the routing table send reads
 	// to the MAIN as well as to the replicas.
@@ -40,17 +41,21 @@ type CoordinatorSettings struct {
 
 	// InstanceDownTimeoutSeconds (instance_down_timeout_sec, default 5) is how long an instance
 	// may not answer the leader's health checks before it counts as down (a down MAIN is failed
-	// over). Memgraph 3.12 has no start-up flag for it any more.
+	// over). Memgraph 3.12 has no start-up flag for it any more. At least 1: Memgraph takes 0,
+	// which marks an instance down on its first missed health check.
 	// +kubebuilder:validation:Minimum=0
 	// +kubebuilder:validation:Maximum=4294967295
+	// +kubebuilder:validation:XValidation:rule="self >= 1",message="coordinatorSettings.instanceDownTimeoutSeconds must be at least 1: Memgraph 3.12 accepts 0, which marks an instance down on the first health check it misses, so a single lost ping fails the MAIN over; use 1 or more (Memgraph's default is 5)"
 	// +optional
 	InstanceDownTimeoutSeconds *int64 `json:"instanceDownTimeoutSeconds,omitempty"`
 
 	// InstanceHealthCheckFrequencySeconds (instance_health_check_frequency_sec, default 1) is how
 	// often the leader health-checks each data instance. Memgraph 3.12 has no start-up flag for it
-	// any more.
+	// any more. At least 1: Memgraph takes 0 and keeps it in the Raft log, and every coordinator
+	// that becomes leader afterwards aborts on it.
 	// +kubebuilder:validation:Minimum=0
 	// +kubebuilder:validation:Maximum=4294967295
+	// +kubebuilder:validation:XValidation:rule="self >= 1",message="coordinatorSettings.instanceHealthCheckFrequencySeconds must be at least 1: Memgraph 3.12 accepts 0 and keeps it in the coordinators' Raft log; the leader then stops health-checking (no failover), and every coordinator that later leads the registered instances, or registers one, aborts, so the coordinators crash-loop until their Raft data is wiped; use 1 or more (Memgraph's default is 1)"
 	// +optional
 	InstanceHealthCheckFrequencySeconds *int64 `json:"instanceHealthCheckFrequencySeconds,omitempty"`
 

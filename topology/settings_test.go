@@ -51,11 +51,15 @@ func TestDeclareCarriesModesAndSettings(t *testing.T) {
 }
 
 // The settings' bounds are Memgraph 3.12's own (uint32 timings, unsigned lags), as Admit checks
-// them from the CRD's schema.
+// them from the CRD's schema, but for the two timings' 0, which Memgraph takes and cannot run
+// with: refused with the reason and the remedy.
 func TestSettingBoundsAreAdmittedAsMemgraphTakesThem(t *testing.T) {
 	for _, tc := range []struct{ name, spec, want string }{
 		{"uint32 max", `{"coordinatorSettings":{"instanceDownTimeoutSeconds":4294967295}}`, ""},
-		{"zero", `{"coordinatorSettings":{"instanceHealthCheckFrequencySeconds":0,"deltasBatchProgressSize":0}}`, ""},
+		{"zero batch and lags", `{"coordinatorSettings":{"deltasBatchProgressSize":0,"maxFailoverReplicaLag":0,"maxReplicaReadLag":0}}`, ""},
+		{"timings of one second", `{"coordinatorSettings":{"instanceHealthCheckFrequencySeconds":1,"instanceDownTimeoutSeconds":1}}`, ""},
+		{"health check frequency zero", `{"coordinatorSettings":{"instanceHealthCheckFrequencySeconds":0}}`, MsgHealthCheckFrequency},
+		{"down timeout zero", `{"coordinatorSettings":{"instanceDownTimeoutSeconds":0}}`, MsgInstanceDownTimeout},
 		{"beyond uint32", `{"coordinatorSettings":{"instanceHealthCheckFrequencySeconds":4294967296}}`,
 			"coordinatorSettings.instanceHealthCheckFrequencySeconds must be at most 4294967295"},
 		{"negative lag", `{"coordinatorSettings":{"maxReplicaReadLag":-1}}`, "coordinatorSettings.maxReplicaReadLag must be at least 0"},
@@ -71,5 +75,44 @@ func TestSettingBoundsAreAdmittedAsMemgraphTakesThem(t *testing.T) {
 				t.Errorf("(-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// A parent stored without the timings' rules (an older CRD) still reaches the hook: Admit refuses
+// it as the API server now would, while AdmitWithholding admits it with the unsafe settings
+// taken out of Declared.Settings and named, with the rule's message, in
+// Declared.WithheldSettings. Any other broken rule still refuses the parent, naming both.
+func TestAdmitWithholdingKeepsUnsafeSettingsFromDeclared(t *testing.T) {
+	raw := parentJSON("default", `{"coordinatorSettings":{"instanceHealthCheckFrequencySeconds":0,"instanceDownTimeoutSeconds":0,"globalReadOnly":true}}`)
+	if _, err := Admit(raw); err == nil {
+		t.Fatal("Admit took instanceHealthCheckFrequencySeconds: 0")
+	}
+	c, err := AdmitWithholding(raw)
+	if err != nil {
+		t.Fatalf("AdmitWithholding: %v", err)
+	}
+	d := c.Declare(Replicas{Coordinators: 3, DataInstances: 2})
+	if diff := cmp.Diff([]Setting{{SettingGlobalReadOnly, "true"}}, d.Settings.List()); diff != "" {
+		t.Errorf("Declared.Settings (-want +got):\n%s", diff)
+	}
+	want := []Violation{
+		{Field: "spec.coordinatorSettings.instanceDownTimeoutSeconds", Message: MsgInstanceDownTimeout},
+		{Field: "spec.coordinatorSettings.instanceHealthCheckFrequencySeconds", Message: MsgHealthCheckFrequency},
+	}
+	if diff := cmp.Diff(want, d.WithheldSettings); diff != "" {
+		t.Errorf("Declared.WithheldSettings (-want +got):\n%s", diff)
+	}
+
+	valid, err := AdmitWithholding(parentJSON("default", `{"coordinatorSettings":{"instanceHealthCheckFrequencySeconds":2}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := valid.Declare(Replicas{}).WithheldSettings; got != nil {
+		t.Errorf("a valid spec withholds %v", got)
+	}
+
+	_, err = AdmitWithholding(parentJSON("default", `{"dataInstances":0,"coordinatorSettings":{"instanceHealthCheckFrequencySeconds":0}}`))
+	if diff := cmp.Diff([]string{MsgDataInstances, MsgHealthCheckFrequency}, messagesOf(t, err)); diff != "" {
+		t.Errorf("another broken rule (-want +got):\n%s", diff)
 	}
 }

@@ -255,6 +255,23 @@ const (
 	// ConditionAutomaticFailover: present (False) only when the spec leaves the coordinators no
 	// failover candidate for some MAIN (reason AutomaticFailoverGap).
 	ConditionAutomaticFailover ConditionType = "AutomaticFailover"
+	// ConditionHighlyAvailable: no single node's loss would take the cluster down, judged from
+	// the pods' spec.nodeName (docs/operations.md, "Placement").
+	ConditionHighlyAvailable ConditionType = "HighlyAvailable"
+)
+
+// The reasons of HighlyAvailable.
+const (
+	// ReasonSpreadAcrossNodes (True): no node holds half the coordinators or more, nor the MAIN
+	// together with every Sync and StrictSync replica.
+	ReasonSpreadAcrossNodes ConditionReason = "SpreadAcrossNodes"
+	// ReasonSingleNodeRisk (False): one node's loss would take the Raft majority (it holds at
+	// least half the coordinators) or every synchronous copy of the data (the MAIN together with
+	// every Sync and StrictSync replica); the message names each such node and what it holds.
+	ReasonSingleNodeRisk ConditionReason = "SingleNodeRisk"
+	// ReasonPodsNotScheduled (Unknown): no pod of the cluster is scheduled on a node yet (or, while
+	// it hibernates, any more).
+	ReasonPodsNotScheduled ConditionReason = "PodsNotScheduled"
 )
 
 // The reasons of CoordinatorSettings and AutomaticFailover.
@@ -267,6 +284,10 @@ const (
 	// ReasonSettingsPending: the settings were not read or not all set in this pass (the cluster
 	// is not converged yet, the read failed, or the budget ran out); the message says which.
 	ReasonSettingsPending ConditionReason = "SettingsPending"
+	// ReasonSettingWithheld: the spec declares a setting Memgraph takes but cannot run with (it
+	// was stored without the CRD's rule against it), which the hook never sends; the message
+	// names the field and why.
+	ReasonSettingWithheld ConditionReason = "SettingWithheld"
 	// ReasonAutomaticFailoverGap: with sync_failover_only true, fewer than two data instances are
 	// Sync or StrictSync, so a MAIN that fails may never be replaced automatically.
 	ReasonAutomaticFailoverGap ConditionReason = "AutomaticFailoverGap"

@@ -181,6 +181,14 @@ type MemgraphClusterSpec struct {
 	// +kubebuilder:default={}
 	// +optional
 	Rollout Rollout `json:"rollout,omitempty"`
+
+	// Placement spreads each role's pods over nodes and zones, so that one node's loss takes
+	// neither the coordinators' Raft majority nor every copy of the data. An affinity or
+	// topologySpreadConstraints written in coordinatorTemplate or dataTemplate replaces the
+	// hook's own for that role.
+	// +kubebuilder:default={}
+	// +optional
+	Placement Placement `json:"placement,omitempty"`
 }
 
 // Rollout tunes rolling upgrades.

@@ -77,7 +77,7 @@ func observeBackup(b *topology.MemgraphBackup, related map[string]map[string]jso
 		if meta.Metadata.Name != b.Spec.Cluster || !meta.Metadata.In(b.Namespace) {
 			continue
 		}
-		c, err := topology.Admit(raw)
+		c, err := topology.AdmitWithholding(raw) // a withheld coordinator setting is no concern of a backup
 		if err != nil {
 			obs.clusterNG = fmt.Sprintf("MemgraphCluster %s has a spec the hook refuses: %v", wire.ObjectKey(b.Namespace, b.Spec.Cluster), err)
 			continue

@@ -14,12 +14,14 @@ import (
 // ReadClusterTLS checks the intra-cluster TLS Secret s (nil when absent) against what the
 // members need of it, and returns what is wrong as a sentence for the status, "" when nothing is
 // or intra-cluster TLS is off. Each instance presents tls.crt both as a server and as a client
-// (Memgraph's intra-cluster TLS is mutual) and verifies its peers against ca.crt, so tls.crt must
-// verify against ca.crt for both uses and be valid for every FQDN the hook registers: each
-// coordinator's (Bolt, management and coordinator endpoints) and each data instance's (management
-// and replication endpoints). A problem is a condition (TLSCertificateMismatch), never a
-// reason to stop: the pods that mount the Secret run whatever the hook thinks of it. The
-// sentence never quotes the Secret's content; tls.key is never decoded.
+// (Memgraph's intra-cluster TLS is mutual) and verifies its peers against ca.crt alone, never
+// against a host name (cluster_tls.cpp 33–104 sets no name check, nor does NuRaft's context in
+// raft_state.cpp 297–315), so tls.crt must verify against ca.crt for both uses, whatever names
+// it lists. When the Secret is spec.tls.secretName's, tls.crt is also the Bolt certificate the
+// hook verifies each member by name with, so it must then be valid for every member's FQDN. A
+// problem is a condition (TLSCertificateMismatch), never a reason to stop: the pods that mount
+// the Secret run whatever the hook thinks of it. The sentence never quotes the Secret's content;
+// tls.key is never decoded.
 func ReadClusterTLS(s *wire.Object, c *topology.Cluster) string {
 	name := c.ClusterTLSSecretName()
 	if name == "" {
@@ -68,9 +70,12 @@ func checkClusterTLSSecret(s *wire.Object, c *topology.Cluster) string {
 	if problem := verifyBothWays(chain, roots); problem != "" {
 		return problem
 	}
+	if c.ClusterTLSSecretName() != c.TLSSecretName() {
+		return "" // intra-cluster TLS alone: Memgraph checks no name
+	}
 	if host := uncoveredMember(chain[0], c); host != "" {
-		return fmt.Sprintf("has a tls.crt whose names do not cover %s, a member the hook registers: give the certificate "+
-			"the DNS names *.%s.%s.svc.%s and *.%s.%s.svc.%s (or each member's FQDN)", host,
+		return fmt.Sprintf("has a tls.crt whose names do not cover %s, whose Bolt port the hook verifies by that name: "+
+			"give the certificate the DNS names *.%s.%s.svc.%s and *.%s.%s.svc.%s (or each member's FQDN)", host,
 			topology.CoordinatorSetName(c.Name()), c.Namespace(), c.Network().ClusterDomain,
 			topology.DataSetName(c.Name()), c.Namespace(), c.Network().ClusterDomain)
 	}

@@ -82,3 +82,84 @@ func TestCredentialsAreNeverPrinted(t *testing.T) {
 		t.Fatalf("StartData of an incomplete spec: %v", err)
 	}
 }
+
+// TestDataQueriesNeedTheirPrivileges follows Memgraph v3.12.0: each query the hook sends to a
+// data instance needs one privilege (src/query/frontend/semantic/required_privileges.cpp 121–137,
+// 196), which Interpreter::CheckAuthorized checks once the query is prepared
+// (glue/SessionHL.cpp 450–453), naming the database Prepare settled on (interpreter.cpp
+// 10365–10419). A user denied that privilege gets the refusal at RUN; one denied any other runs
+// the query (each answer below is the query's own); Prepare's refusals come first.
+func TestDataQueriesNeedTheirPrivileges(t *testing.T) {
+	w := startWorld(t, 0, 0)
+	cases := []struct {
+		query  string
+		needs  Privilege
+		answer string // what a user with the privilege gets ("" for success)
+	}{
+		{"SHOW REPLICAS", PrivilegeReplication, ""},
+		{"SHOW REPLICATION ROLE", PrivilegeReplication, ""},
+		{"CREATE SNAPSHOT", PrivilegeDurability, ""},
+		{"SHOW SNAPSHOTS", PrivilegeDurability, ""},
+		{"RECOVER SNAPSHOT '/nowhere/snapshot'", PrivilegeDurability, msgRecoverMissing},
+		{"RELOAD BOLT_SERVER TLS", PrivilegeReloadTLS, msgReloadBoltUnset},
+		{"RELOAD INTRA_CLUSTER TLS", PrivilegeReloadTLS, "cluster server TLS: Cluster server TLS: key or certificate file is empty."},
+	}
+	for i, tc := range cases {
+		t.Run(tc.query, func(t *testing.T) {
+			for j, denied := range []Privilege{tc.needs, otherPrivilege(tc.needs)} {
+				spec := dataSpec(10*i + j + 1)
+				spec.Auth = &Auth{Username: "hooks", Password: "pw", Denied: []Privilege{denied}}
+				must(t, w.StartData(spec))
+				out := dialAs(t, w, spec.Host+":7687", "hooks", "pw").run(tc.query, nil)
+				got := ""
+				if out.err != nil {
+					got = out.err.Msg
+				}
+				want := tc.answer
+				if denied == tc.needs {
+					want = msgNotAuthorized("memgraph")
+					if out.phase != "RUN" {
+						t.Errorf("refused at %s, want RUN", out.phase)
+					}
+				}
+				if got != want {
+					t.Errorf("user denied %s: %q, want %q", denied, got, want)
+				}
+			}
+		})
+	}
+
+	spec := dataSpec(100)
+	spec.Auth = &Auth{Username: "hooks", Password: "pw", Denied: []Privilege{PrivilegeDurability}}
+	must(t, w.StartData(spec))
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	s := dialAs(t, w, spec.Host+":7687", "hooks", "pw").drv.NewSession(ctx, neo4j.SessionConfig{})
+	defer s.Close(ctx)
+	tx, err := s.BeginTransaction(ctx)
+	must(t, err)
+	_, err = tx.Run(ctx, "CREATE SNAPSHOT", nil)
+	if ne := asNeo4j(t, err); ne.Msg != msgMulticommand("Creating snapshots") {
+		t.Errorf("CREATE SNAPSHOT in a transaction by a user without DURABILITY: %q, want Prepare's refusal first", ne.Msg)
+	}
+}
+
+func otherPrivilege(p Privilege) Privilege {
+	if p == PrivilegeReplication {
+		return PrivilegeDurability
+	}
+	return PrivilegeReplication
+}
+
+// dialAs is dial with basic credentials.
+func dialAs(t testing.TB, w *World, address, user, password string) *client {
+	t.Helper()
+	drv, err := neo4j.NewDriverWithContext("bolt://"+w.Resolve(address), neo4j.BasicAuth(user, password, ""), func(c *neo4j.Config) {
+		c.SocketConnectTimeout = 2 * time.Second
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = drv.Close(context.Background()) })
+	return &client{t: t, drv: drv}
+}

@@ -48,6 +48,9 @@ type cluster struct {
 	// Raft write fails (zero: not yielding). election.go.
 	yieldAt time.Time
 	yieldTo int
+	// frozen: the leader's health checks stopped (a health-check frequency of 0 committed while
+	// it led, healthcheck.go), with its view of the data instances then; nil while they run.
+	frozen *frozenChecks
 }
 
 // member is a coordinator in the Raft configuration. added is true once the leader's
@@ -208,21 +211,25 @@ func (w *World) setLeader(c *cluster, id int) {
 func (w *World) loseLeader(c *cluster) {
 	c.leader, c.term, c.ready, c.quorumLostAt = 0, c.term+1, false, time.Time{}
 	c.yieldAt, c.yieldTo = time.Time{}, 0
-	c.connectors = map[string]time.Time{}
+	c.connectors, c.frozen = map[string]time.Time{}, nil
 }
 
 // startReconciling makes the leader not ready (after an election or on FORCE RESET): its first
 // attempt comes after the configured delay, later ones after a doubling backoff.
 func (w *World) startReconciling(c *cluster) {
 	c.ready, c.reconcileAt, c.backoff = false, w.cur.Add(w.opts.readyDelay), reconcileBackoffStart
-	c.connectors = map[string]time.Time{}
+	c.connectors, c.frozen = map[string]time.Time{}, nil
 }
 
 // reconcileOnce is one ReconcileClusterState_ attempt at w.cur: it succeeds at once with a MAIN
 // in Raft (alive or not) or without data instances; otherwise it fails over to the most
 // up-to-date alive replica, and without one (or without a majority to commit) it tries again
-// after the backoff. Success creates a connector, alive, for every data instance.
+// after the backoff. Success creates a connector, alive, for every data instance. With data
+// instances and a health-check frequency of 0 in Raft the leader aborts first (healthcheck.go).
 func (w *World) reconcileOnce(c *cluster) {
+	if len(c.data) > 0 && w.abortOnHealthCheck(c) {
+		return
+	}
 	if len(c.data) > 0 && c.main == "" && !w.failover(c) {
 		c.reconcileAt = w.cur.Add(c.backoff)
 		c.backoff = min(2*c.backoff, reconcileBackoffMax)

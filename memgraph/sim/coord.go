@@ -42,16 +42,20 @@ func (w *World) execute(ctx context.Context, in *instance, op *coordOp) bolt.Out
 		w.yield(c)
 		return bolt.Outcome{Notifications: []map[string]any{noteYield()}}
 	case stSetCoordinatorSetting:
-		// Not forwarded in 3.12: on a follower the Raft append is refused.
-		if !isLeader {
+		name := op.st.settingName.(string)
+		stored, msg := parseSetting(in, name, op.st.settingValue.(string))
+		switch {
+		case msg != "":
+			return failure(msg)
+		case !isLeader:
+			// Not forwarded in 3.12: on a follower the Raft append is refused.
 			return failure(msgRaftWriteFailed)
 		}
-		if name := op.st.settingName.(string); !knowsSetting(in, name) {
-			return failure(msgNoSuchSetting(name))
-		}
-		if msg := w.setSetting(c, op.st.settingName.(string), op.st.settingValue.(string)); msg != "" {
+		if msg := w.commit(c); msg != "" {
 			return failure(msg)
 		}
+		c.settings[name], c.failoverStuck = stored, false
+		w.settingCommitted(c, op, name, stored)
 		return bolt.Outcome{}
 	case stForceReset:
 		return w.forceReset(ctx, in)
@@ -275,6 +279,9 @@ func (w *World) register(c *cluster, op *coordOp) ([]map[string]any, string) {
 	}
 	e := &dataEntry{name: name, bolt: cfg["bolt_server"], mgmt: cfg["management_server"], repl: cfg["replication_server"], mode: op.st.mode}
 	c.data = append(c.data, e)
+	if w.abortOnHealthCheck(c) {
+		return nil, msgHealthCheckAbort // committed, then the leader aborts starting its health check
+	}
 	c.connectors[name], c.failoverStuck = w.cur, false
 	if in := w.dataInstance(e); in != nil {
 		w.catchUp(c, in)
@@ -288,40 +295,34 @@ func knowsSetting(in *instance, name string) bool {
 	return name != "global_read_only" || !olderVersion(in.version(), "3.12.0")
 }
 
-// setSetting validates and commits SET COORDINATOR SETTING; values are stored normalised.
-func (w *World) setSetting(c *cluster, name, value string) string {
-	if _, ok := c.settings[name]; !ok {
-		return msgNoSuchSetting(name)
+// parseSetting checks SET COORDINATOR SETTING's name and value on the receiving coordinator,
+// before the Raft append, and so before anything that depends on leadership
+// (CoordinatorInstance::SetCoordinatorSetting, coordinator_instance.cpp 1081–1129): a name this
+// version does not have, then a value that does not parse — booleans other than global_read_only
+// take anything ("true" in any case is true), the timings any uint32, the others any uint64,
+// each the whole string. It returns the value as SHOW COORDINATOR SETTINGS shows it, or the
+// refusal.
+func parseSetting(in *instance, name, value string) (stored, refusal string) {
+	if _, ok := in.cluster.settings[name]; !ok || !knowsSetting(in, name) {
+		return "", msgNoSuchSetting(name)
 	}
-	var stored string
+	bits := 64
 	switch name {
 	case "enabled_reads_on_main", "sync_failover_only":
-		stored = strconv.FormatBool(strings.ToLower(value) == "true")
+		return strconv.FormatBool(strings.ToLower(value) == "true"), ""
 	case "global_read_only":
-		switch strings.ToLower(value) {
-		case "true", "false":
-			stored = strings.ToLower(value)
-		default:
-			return msgInvalidSetting(name)
+		if v := strings.ToLower(value); v == "true" || v == "false" {
+			return v, ""
 		}
-	case "instance_down_timeout_sec", "instance_health_check_frequency_sec":
-		v, err := strconv.ParseUint(value, 10, 32)
-		if err != nil {
-			return msgInvalidSetting(name)
-		}
-		stored = strconv.FormatUint(v, 10)
-	default:
-		v, err := strconv.ParseUint(value, 10, 64)
-		if err != nil {
-			return msgInvalidSetting(name)
-		}
-		stored = strconv.FormatUint(v, 10)
+		return "", msgInvalidSetting(name)
+	case settingDownTimeout, settingHealthCheckFrequency:
+		bits = 32
 	}
-	if msg := w.commit(c); msg != "" {
-		return msg
+	v, err := strconv.ParseUint(value, 10, bits)
+	if err != nil {
+		return "", msgInvalidSetting(name)
 	}
-	c.settings[name], c.failoverStuck = stored, false
-	return ""
+	return strconv.FormatUint(v, 10), ""
 }
 
 func deleteFunc[T any](s []T, del func(T) bool) []T {

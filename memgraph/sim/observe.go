@@ -31,6 +31,13 @@ const (
 	// so what only the old MAIN had is lost. A handover target must be proven caught up, and a
 	// lag of 0 is no proof (a recovering replica shows it).
 	MisusePromoteBehind MisuseKind = "promote-behind"
+	// MisuseZeroHealthCheckFrequency: SET COORDINATOR SETTING committed
+	// instance_health_check_frequency_sec 0, which Memgraph 3.12 takes and then crash-loops every
+	// coordinator on (healthcheck.go).
+	MisuseZeroHealthCheckFrequency MisuseKind = "zero-health-check-frequency"
+	// MisuseZeroDownTimeout: SET COORDINATOR SETTING committed instance_down_timeout_sec 0, which
+	// counts an instance down on the first health check it misses.
+	MisuseZeroDownTimeout MisuseKind = "zero-instance-down-timeout"
 )
 
 // Misuse is one query (or restart) that a careful client should never have sent (or made).

@@ -6,15 +6,11 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"time"
-
-	"github.com/minio/minio-go/v7"
-	"github.com/minio/minio-go/v7/pkg/credentials"
 
 	"github.com/memgraph-hooks/memgraph-hooks/memgraph/sim/bolt"
 )
@@ -222,9 +218,8 @@ func fetchSnapshot(ctx context.Context, op recoverOp, local string, inDir bool) 
 				return k.msg
 			}
 		}
-		if err := getS3Object(ctx, op.uri, op.cfg, local); err != nil {
-			_ = os.Remove(local)
-			return "Failed to download snapshot file from s3 " + op.uri
+		if fetchS3(ctx, op.uri, op.cfg, local) != nil {
+			return "Failed to download snapshot file from s3 " + op.uri // what arrived stays
 		}
 	default:
 		info, err := os.Stat(op.uri)
@@ -261,36 +256,6 @@ func download(ctx context.Context, url, dst string) error {
 		err = cerr
 	}
 	return err
-}
-
-// getS3Object is utils::GetS3Object (utils/aws.cppm 183–280): the object of s3://bucket/key from
-// aws_endpoint_url (AWS's regional endpoint without it), path-style, signed with the query's
-// keys, written to local. It uses minio-go directly, so that the object-store client the hook's
-// agents use is not what the tests' Memgraph fetches with.
-func getS3Object(ctx context.Context, uri string, cfg map[string]string, local string) error {
-	bucket, key, ok := strings.Cut(strings.TrimPrefix(uri, "s3://"), "/")
-	if !ok || bucket == "" || key == "" {
-		return errors.New("URI must contain bucket and object key")
-	}
-	endpoint := cfg["aws_endpoint_url"]
-	if endpoint == "" {
-		endpoint = "https://s3." + cfg["aws_region"] + ".amazonaws.com"
-	}
-	u, err := url.Parse(endpoint)
-	if err != nil || u.Host == "" {
-		return fmt.Errorf("endpoint %q: %v", endpoint, err)
-	}
-	client, err := minio.New(u.Host, &minio.Options{
-		Creds:        credentials.NewStaticV4(cfg["aws_access_key"], cfg["aws_secret_key"], ""),
-		Secure:       u.Scheme == "https",
-		Region:       cfg["aws_region"],
-		BucketLookup: minio.BucketLookupPath,
-		MaxRetries:   1,
-	})
-	if err != nil {
-		return err
-	}
-	return client.FGetObject(ctx, bucket, key, local, minio.GetObjectOptions{})
 }
 
 // archiveSnapshots moves every snapshot file but local into dir/.old (emptied first; a local

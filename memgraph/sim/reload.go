@@ -15,11 +15,6 @@ const (
 	// succeeded.
 	NoteReloadedBolt    = "Reloaded TLS on Bolt server"
 	NoteReloadedCluster = "Reloaded TLS for intra-cluster communication"
-	// msgNotAuthorized is Interpreter::CheckAuthorized's refusal of a query needing a privilege
-	// the user lacks (interpreter.cpp 10399–10409).
-	msgNotAuthorized = "You are not authorized to execute this query! Please contact your database administrator. This issue comes " +
-		"from the user having not enough role-based access privileges to execute this query. If you want this issue to be " +
-		"resolved, ask your database administrator to grant you a specific privilege for query execution."
 )
 
 // prepareReload is RELOAD BOLT_SERVER TLS or RELOAD INTRA_CLUSTER TLS, on a coordinator or a
@@ -30,9 +25,6 @@ const (
 func (w *World) prepareReload(in *instance, st *statement, explicitTx bool) (*bolt.Prepared, *bolt.Failure) {
 	if explicitTx {
 		return nil, bolt.ClientError(msgReloadExplicitTx)
-	}
-	if !in.coord && in.dspec.Auth != nil && in.dspec.Auth.WithoutReloadTLS {
-		return nil, bolt.ClientError(msgNotAuthorized)
 	}
 	return &bolt.Prepared{Fields: []string{}, Exec: func(context.Context) bolt.Outcome {
 		if st.kind == stReloadBoltTLS {

@@ -74,11 +74,8 @@ func (w *World) prepare(in *instance, req bolt.Request) (*bolt.Prepared, *bolt.F
 			"coordinator query sent inside an explicit transaction (BEGIN … COMMIT); Memgraph only runs them auto-commit")
 		return nil, bolt.ClientError(msgExplicitTx)
 	}
-	if st.kind == stReloadBoltTLS || st.kind == stReloadClusterTLS {
-		return w.prepareReload(in, st, req.ExplicitTx)
-	}
-	if !in.coord {
-		return w.prepareData(in, st, req)
+	if st.kind == stReloadBoltTLS || st.kind == stReloadClusterTLS || !in.coord {
+		return w.prepareInstance(in, st, req)
 	}
 	if !st.kind.isCoordinatorQuery() {
 		return nil, bolt.ClientError(msgCoordinatorOnly)
@@ -90,6 +87,24 @@ func (w *World) prepare(in *instance, req bolt.Request) (*bolt.Prepared, *bolt.F
 	op.host, op.query = in.host, req.Query
 	return &bolt.Prepared{Fields: op.fields(), Blocking: st.kind == stForceReset,
 		Exec: func(ctx context.Context) bolt.Outcome { return w.execute(ctx, in, op) }}, nil
+}
+
+// prepareInstance prepares a reload, on any instance, or any query on a data instance, then
+// refuses it when the data instance's user lacks the privilege it needs: Memgraph checks
+// privileges once the query is prepared, so Prepare's own refusals come first.
+func (w *World) prepareInstance(in *instance, st *statement, req bolt.Request) (*bolt.Prepared, *bolt.Failure) {
+	var p *bolt.Prepared
+	var f *bolt.Failure
+	if st.kind == stReloadBoltTLS || st.kind == stReloadClusterTLS {
+		p, f = w.prepareReload(in, st, req.ExplicitTx)
+	} else {
+		p, f = w.prepareData(in, st, req)
+	}
+	db, _ := sessionDatabase(req)
+	if msg := unauthorized(in, st.kind, db); f == nil && msg != "" {
+		return nil, bolt.ClientError(msg)
+	}
+	return p, f
 }
 
 // coordOp is a coordinator query with its config map evaluated and checked.

@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"maps"
 	"testing"
 )
 
@@ -86,4 +87,28 @@ func TestGlobalReadOnlyIsNewIn312(t *testing.T) {
 		t.Fatalf("SET global_read_only on 3.11: %+v", out)
 	}
 	c1.must("SET COORDINATOR SETTING 'instance_down_timeout_sec' TO '7'")
+}
+
+// TestSetCoordinatorSettingValidatesBeforeLeadership: SetCoordinatorSetting checks the name, then
+// parses the value, and only then appends to Raft (Memgraph v3.12.0 coordinator_instance.cpp
+// 1081–1135), so a follower answers a bad name or value as the leader does and a good one with the
+// Raft append's refusal (SET COORDINATOR SETTING is not forwarded); nothing changes.
+func TestSetCoordinatorSettingValidatesBeforeLeadership(t *testing.T) {
+	w, _ := setupCluster(t, 3, 1)
+	follower := dial(t, w, coordBolt(2))
+	for _, tc := range []struct{ query, want string }{
+		{"SET COORDINATOR SETTING 'instance_heartbeat_sec' TO '1'", "Setting instance_heartbeat_sec doesn't exist on coordinators."},
+		{"SET COORDINATOR SETTING 'instance_down_timeout_sec' TO 'ten'", "Invalid argument detected while trying to update setting instance_down_timeout_sec"},
+		{"SET COORDINATOR SETTING 'global_read_only' TO 'yes'", "Invalid argument detected while trying to update setting global_read_only"},
+		{"SET COORDINATOR SETTING 'instance_down_timeout_sec' TO '10'", msgRaftWriteFailed},
+	} {
+		before := w.Raft().Clusters[0].Settings
+		out := follower.run(tc.query, nil)
+		if out.err == nil || out.err.Msg != tc.want || out.phase != "PULL" {
+			t.Errorf("%s on a follower: %+v, want %q at PULL", tc.query, out, tc.want)
+		}
+		if after := w.Raft().Clusters[0].Settings; !maps.Equal(before, after) {
+			t.Errorf("%s on a follower changed the settings from %v to %v", tc.query, before, after)
+		}
+	}
 }

@@ -93,7 +93,7 @@ func (w *World) clusterEvents(c *cluster, consider func(time.Time, func())) {
 // candidate and nothing changed since.
 func (w *World) mainDownAt(c *cluster) (time.Time, bool) {
 	e := c.entry(c.main)
-	if e == nil || c.failoverStuck || w.dataAlive(c, e) {
+	if e == nil || c.failoverStuck || c.frozen != nil || w.dataAlive(c, e) {
 		return time.Time{}, false
 	}
 	return w.dataLastSeen(c, e).Add(w.downTimeout(c)), true
@@ -114,9 +114,25 @@ func (w *World) dataLastSeen(c *cluster, e *dataEntry) time.Time {
 }
 
 // dataHealthy is the ready leader's verdict on e: up while its process runs and for
-// instance_down_timeout_sec after it was last seen.
+// instance_down_timeout_sec after it was last seen; once its health checks stopped
+// (cluster.frozen), the verdict it had then.
 func (w *World) dataHealthy(c *cluster, e *dataEntry) bool {
+	if c.frozen != nil {
+		return c.frozen.healthy[e.name]
+	}
 	return w.dataAlive(c, e) || w.cur.Before(w.dataLastSeen(c, e).Add(w.downTimeout(c)))
+}
+
+// dataLastHeard is when the ready leader last heard from e: now while its process runs, else
+// when it was last seen; once its health checks stopped, as of then.
+func (w *World) dataLastHeard(c *cluster, e *dataEntry) time.Time {
+	switch {
+	case c.frozen != nil:
+		return c.frozen.heard[e.name]
+	case w.dataAlive(c, e):
+		return w.cur
+	}
+	return w.dataLastSeen(c, e)
 }
 
 // memberLastSeen is the last moment the leader heard from m: the later of the process's death

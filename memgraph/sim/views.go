@@ -26,10 +26,7 @@ func (w *World) leaderView(c *cluster) [][]any {
 		rows = append(rows, []any{w.cell(coordName(m.id)), w.cell(m.bolt), w.cell(m.coordServer), w.cell(m.mgmt), health, role, ms})
 	}
 	for _, e := range c.data {
-		health, role, ms := "down", "unknown", msSince(w.cur, w.dataLastSeen(c, e))
-		if w.dataAlive(c, e) {
-			ms = 0
-		}
+		health, role, ms := "down", "unknown", msSince(w.cur, w.dataLastHeard(c, e))
 		if w.dataHealthy(c, e) {
 			health, role = "up", "replica"
 			if c.main == e.name {

@@ -51,6 +51,11 @@
 //     half-joined member (in the Raft configuration, not in the application log: empty
 //     bolt_server). REMOVE COORDINATOR of such a member crashes the leader process, as
 //     Memgraph's LOG_FATAL does, and is recorded as a misuse.
+//   - Health-check settings: instance_health_check_frequency_sec 0 freezes the committing
+//     leader's health verdicts (no failover, no re-promotion) and makes every coordinator that
+//     afterwards leads registered data instances, or registers one, abort — elected again after
+//     a restart, it aborts again (healthcheck.go). instance_down_timeout_sec 0 counts a stopped
+//     instance down at once. Both are recorded as misuses.
 //
 // # Replication
 //
@@ -92,7 +97,10 @@
 // with the basic (or none) scheme and exactly those credentials; others get FAILURE
 // "Memgraph.ClientError.Security.Unauthenticated" "Authentication failure" and the connection
 // closes. Without it any basic or none login works. Coordinators ignore auth. Credentials are
-// never printed.
+// never printed. The queries a data instance answers that need a privilege — SHOW REPLICAS and
+// SHOW REPLICATION ROLE (REPLICATION), CREATE SNAPSHOT, SHOW SNAPSHOTS and RECOVER SNAPSHOT
+// (DURABILITY), RELOAD … TLS (RELOAD_TLS) — are refused after Prepare with CheckAuthorized's text
+// for a user denied it (Auth.Denied).
 //
 // # Approximations that remain
 //
@@ -122,8 +130,9 @@
 //     chains. Reachability is judged from the leader: a refused member or data instance counts as
 //     down, a refused replica does not confirm commits.
 //   - ROUTE, COLD (suspended) and dropped databases, and auth beyond one user per data
-//     instance (roles, privileges, auth modules) are not modelled; databases are created, listed
-//     and selected per session (databases.go).
+//     instance and the privileges above (roles, the privileges of reads and writes, per-database
+//     grants, auth modules) are not modelled; databases are created, listed and selected per
+//     session (databases.go).
 //   - Snapshots (snapshots.go, recoversnapshot.go) are a JSON header and a payload of
 //     SnapshotCost.BytesPerTransaction per transaction in each database's snapshot directory,
 //     written and loaded for SnapshotCost's time per GiB, one per database at a time. The periodic
@@ -131,7 +140,8 @@
 //     exit snapshots, no retention of old snapshots, and a restarted instance keeps its data in
 //     memory: it reads its snapshot directory only for a database that holds nothing (a RECOVER
 //     SNAPSHOT stopped while it loaded), and at once. RECOVER SNAPSHOT's epoch change is not
-//     modelled (the simulator has no epochs); its force-recovery of every replica is.
+//     modelled (the simulator has no epochs); its force-recovery of every replica is, and so is
+//     the file a failed S3 download leaves.
 package sim
 
 import (

@@ -32,7 +32,7 @@ func (w *World) writeForbidden(in *instance) bool {
 // of the process's start and the leader becoming ready.
 func (w *World) repromoteAt(c *cluster) (time.Time, func(), bool) {
 	e := c.entry(c.main)
-	if e == nil {
+	if e == nil || c.frozen != nil {
 		return time.Time{}, nil, false
 	}
 	in := w.dataInstance(e)
