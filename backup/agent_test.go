@@ -163,6 +163,33 @@ func TestABackupOfAnInstanceThatChangedRoleTakesNothing(t *testing.T) {
 	}
 }
 
+// The job logs in as the user its request names; a user without a privilege a query needs fails
+// the job with Memgraph's words, and nothing is uploaded.
+func TestABackupNeedsItsUsersPrivileges(t *testing.T) {
+	user := &sim.Auth{Username: "hooks", Password: "pw", Denied: []sim.Privilege{sim.PrivilegeMultiDatabaseUse}}
+	s, f := newStore(t), newAgentWithUser(t, quick, user)
+	req := backupJob(s, "prod")
+	req.Memgraph.Username, req.Memgraph.Password = "hooks", "pw"
+	if _, err := f.client.Start(context.Background(), f.addr, "uid-p", req); err != nil {
+		t.Fatal(err)
+	}
+	st := wait(t, f, "uid-p")
+	if st.State != backup.StateFailed || !strings.Contains(st.Error, "SHOW DATABASES") ||
+		!strings.Contains(st.Error, `You are not authorized to execute this query on database "memgraph"`) {
+		t.Fatalf("job %+v, want Failed with Memgraph's refusal of SHOW DATABASES", st)
+	}
+	if f.count("CREATE SNAPSHOT") != 0 || s.puts.Load() != 0 {
+		t.Errorf("%d snapshots, %d PUTs", f.count("CREATE SNAPSHOT"), s.puts.Load())
+	}
+	req.Memgraph.Password = "wrong"
+	if _, err := f.client.Start(context.Background(), f.addr, "uid-w", req); err != nil {
+		t.Fatal(err)
+	}
+	if st := wait(t, f, "uid-w"); st.State != backup.StateFailed || !strings.Contains(st.Error, "Authentication failure") {
+		t.Fatalf("job with a wrong password %+v, want Failed with Memgraph's Authentication failure", st)
+	}
+}
+
 // A bucket that does not exist fails the job with the store's own words.
 func TestUploadIntoAMissingBucketFailsWithTheStoresWords(t *testing.T) {
 	s, f := newStore(t), newAgent(t, quick)

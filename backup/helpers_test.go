@@ -116,10 +116,16 @@ type agentFixture struct {
 // what cost says.
 func newAgent(t *testing.T, cost sim.SnapshotCost) *agentFixture {
 	t.Helper()
+	return newAgentWithUser(t, cost, nil)
+}
+
+// newAgentWithUser is newAgent beside an instance that has user (nil: no users).
+func newAgentWithUser(t *testing.T, cost sim.SnapshotCost, user *sim.Auth) *agentFixture {
+	t.Helper()
 	world := sim.NewWorld(sim.WithSnapshotCost(cost))
 	t.Cleanup(world.Close)
 	f := &agentFixture{world: world, dataDir: filepath.Join(t.TempDir(), "data"), tokens: &tokens{t: []string{"s3cret"}}}
-	if err := world.StartData(sim.DataSpec{Host: agentHost, BoltPort: 7687, ManagementPort: 10000, DataDir: f.dataDir}); err != nil {
+	if err := world.StartData(sim.DataSpec{Host: agentHost, BoltPort: 7687, ManagementPort: 10000, DataDir: f.dataDir, Auth: user}); err != nil {
 		t.Fatal(err)
 	}
 	var err error
