@@ -162,8 +162,9 @@ func (h *handler) reconcile(ctx context.Context, in *passInput) (out planner.Out
 	if out.Discovery = discover(ctx, conn, in.declared); !out.Discovery.Found() {
 		return out
 	}
-	in = in.withRestoreHeld(h.restore(ctx, conn, in, out.Discovery.View))
-	out.Declared = in.declared
+	held, restoring := h.restore(ctx, conn, in, out.Discovery.View)
+	in = in.withRestoreHeld(held)
+	out.Declared, out.Restore = in.declared, restoring
 	if rolling {
 		out.Latest, out.Progress, out.Rollout = rolloutOnLeader(ctx, conn, in, out.Discovery.View)
 		return out

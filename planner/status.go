@@ -70,7 +70,7 @@ func Status(in StatusInput) topology.MemgraphClusterStatus {
 			st.Warnings = append(st.Warnings, warning)
 		}
 	}
-	restoreStatus(c, out.Latest, &st)
+	restoreStatus(c, out, &st)
 	if out.Latest.Leader != "" {
 		st.Leader, st.Main = out.Latest.Leader, out.Progress.Main
 		st.Coordinators, st.DataInstances = RegisteredCounts(out.Latest.Instances)
@@ -102,15 +102,16 @@ func RenderCondition(previous []metav1.Condition, typ topology.ConditionType, c 
 	return conds[0]
 }
 
-// restoreStatus sets status.phase Restoring while the restore holds registration, and
-// status.restoredFrom once data instances are registered, from the leader's latest view.
-func restoreStatus(c *topology.Cluster, latest View, st *topology.MemgraphClusterStatus) {
-	from := c.FromBackup()
+// restoreStatus sets status.phase Restoring while the restore holds registration, with the
+// restore's progress (status.restore) when the pass read it, and status.restoredFrom once data
+// instances are registered, from the leader's latest view.
+func restoreStatus(c *topology.Cluster, out Outcome, st *topology.MemgraphClusterStatus) {
+	from, latest := c.FromBackup(), out.Latest
 	if from == nil || latest.Leader == "" || st.Phase != topology.PhaseRunning {
 		return
 	}
 	if Restoring(latest.Instances) {
-		st.Phase = topology.PhaseRestoring
+		st.Phase, st.Restore = topology.PhaseRestoring, out.Restore
 		return
 	}
 	if from.Name != "" {

@@ -61,6 +61,10 @@ type Outcome struct {
 	// WorkloadsSettled: both StatefulSets are at the declared size and their controller caught up.
 	WorkloadsSettled bool
 
+	// Restore is the restore of spec.bootstrap.fromBackup as the restore stage found it (nil when
+	// it did not look: nothing to restore, or no longer held).
+	Restore *topology.RestoreStatus
+
 	// Paused: the parent carries memgraph.com/paused; the pass returned every child as observed,
 	// planned on one read and wrote nothing.
 	Paused bool

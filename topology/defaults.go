@@ -75,6 +75,10 @@ func (mc *MemgraphCluster) Defaulted() *MemgraphCluster {
 		s.Hibernate = &v
 	}
 	setString(&s.Rollout.StepTimeout, DefaultStepTimeout)
+	if s.Backup == nil {
+		s.Backup = &ClusterBackup{}
+	}
+	setString((*string)(&s.Backup.Target), string(BackupPreferReplica))
 	if s.ReplicationMode == "" {
 		s.ReplicationMode = DefaultReplicationMode
 	}

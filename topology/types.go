@@ -171,6 +171,11 @@ type MemgraphClusterSpec struct {
 	// +optional
 	Bootstrap *Bootstrap `json:"bootstrap,omitempty"`
 
+	// Backup says how the cluster's MemgraphBackups are taken.
+	// +kubebuilder:default={}
+	// +optional
+	Backup *ClusterBackup `json:"backup,omitempty"`
+
 	// Rollout tunes how a change to the pods (a new image, resources, probes, extraArgs, ...)
 	// is rolled out: one pod at a time, replicas first, MAIN and Raft leader handed over first.
 	// +kubebuilder:default={}
@@ -284,10 +289,12 @@ type TLS struct {
 // Auth names the Secret with the Memgraph credentials the hook uses on data instances.
 type Auth struct {
 	// SecretName is a Secret in the cluster's namespace with the keys username and password: a
-	// Memgraph user with the REPLICATION (SHOW REPLICAS), DURABILITY (snapshots for backups and
-	// restores) and RELOAD_TLS (certificate reloads) privileges. The hook reads it through
-	// Metacontroller for each sync, keeps it only for that sync's Bolt connections, and never
-	// logs, stores or returns it.
+	// Memgraph user with the REPLICATION (SHOW REPLICAS, SHOW REPLICATION ROLE), DURABILITY
+	// (snapshots for backups and restores), MULTI_DATABASE_USE and MULTI_DATABASE_EDIT (SHOW
+	// DATABASES, CREATE DATABASE, with access to every database) and RELOAD_TLS (certificate
+	// reloads) privileges. The hook reads it through Metacontroller for each sync, keeps it only
+	// for that sync's Bolt connections and the backup agents' jobs, and never logs, stores or
+	// returns it.
 	// +kubebuilder:validation:MaxLength=253
 	// +kubebuilder:validation:XValidation:rule="self.matches('^[a-z0-9]([-a-z0-9]*[a-z0-9])?([.][a-z0-9]([-a-z0-9]*[a-z0-9])?)*$')",message="auth.secretName must name a Secret in the cluster's namespace: lower-case letters, digits, '-' and '.', such as memgraph-hooks-auth"
 	SecretName string `json:"secretName"`

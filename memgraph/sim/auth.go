@@ -24,6 +24,10 @@ const (
 	PrivilegeDurability Privilege = "DURABILITY"
 	// PrivilegeReloadTLS: RELOAD BOLT_SERVER TLS and RELOAD INTRA_CLUSTER TLS (196).
 	PrivilegeReloadTLS Privilege = "RELOAD_TLS"
+	// PrivilegeMultiDatabaseUse: SHOW DATABASES (181–183); PrivilegeMultiDatabaseEdit: CREATE
+	// DATABASE (155–159).
+	PrivilegeMultiDatabaseUse  Privilege = "MULTI_DATABASE_USE"
+	PrivilegeMultiDatabaseEdit Privilege = "MULTI_DATABASE_EDIT"
 )
 
 func (a *Auth) String() string { return "sim.Auth{<redacted>}" }
@@ -59,19 +63,23 @@ func requiredPrivilege(kind stmtKind) (Privilege, bool) {
 		return PrivilegeDurability, true
 	case stReloadBoltTLS, stReloadClusterTLS:
 		return PrivilegeReloadTLS, true
+	case stShowDatabases:
+		return PrivilegeMultiDatabaseUse, true
+	case stCreateDatabase:
+		return PrivilegeMultiDatabaseEdit, true
 	}
 	return "", false
 }
 
 // unauthorized is Interpreter::CheckAuthorized's refusal, after the query was prepared
-// (glue/SessionHL.cpp 450–453), of a query on a data instance whose user lacks the privilege it
-// needs; "" when the user has it or the instance has no users.
-func unauthorized(in *instance, kind stmtKind) string {
+// (glue/SessionHL.cpp 450–453), of a query in database db on a data instance whose user lacks
+// the privilege it needs; "" when the user has it or the instance has no users.
+func unauthorized(in *instance, kind stmtKind, db string) string {
 	p, needed := requiredPrivilege(kind)
 	if in.coord || in.dspec.Auth == nil || !needed || !slices.Contains(in.dspec.Auth.Denied, p) {
 		return ""
 	}
-	return msgNotAuthorized(defaultDB)
+	return msgNotAuthorized(db)
 }
 
 // msgNotAuthorized is CheckAuthorized's text (src/query/interpreter.cpp 10400–10419). Prepare

@@ -35,6 +35,9 @@ const (
 	stCreateSnapshot
 	stShowSnapshots
 	stRecoverSnapshot
+	// Multi-tenancy (data instances): CREATE DATABASE and SHOW DATABASES.
+	stCreateDatabase
+	stShowDatabases
 	// RELOAD … TLS (ReloadSSLQuery), which coordinators and data instances of either role run.
 	stReloadBoltTLS
 	stReloadClusterTLS
@@ -90,7 +93,8 @@ func parseQuery(src string) (*statement, error) {
 	}
 	// Statements parsed to the end must not have trailing input; replication admin queries and
 	// other Cypher are only classified by their leading keywords.
-	if st.kind.isCoordinatorQuery() || st.kind == stShowReplicationRole || st.kind == stShowReplicas || st.kind.isSnapshotQuery() {
+	if st.kind.isCoordinatorQuery() || st.kind == stShowReplicationRole || st.kind == stShowReplicas || st.kind.isSnapshotQuery() ||
+		st.kind == stCreateDatabase || st.kind == stShowDatabases {
 		p.accept(";")
 		if t := p.peek(); t.kind != tokEOF {
 			return nil, p.unexpected(t, "<EOF>")
@@ -181,6 +185,10 @@ func (p *parser) statement() (*statement, error) {
 		return &statement{kind: stForceReset}, p.expect("CLUSTER", "STATE")
 	case p.isKw(0, "DROP") && p.isKw(1, "REPLICA"):
 		return &statement{kind: stDropReplica}, nil
+	case p.isKw(0, "CREATE") && p.isKw(1, "DATABASE"):
+		p.pos += 2
+		name, err := p.symbolicName()
+		return &statement{kind: stCreateDatabase, name: name}, err
 	case p.isKw(0, "CREATE") && p.isKw(1, "SNAPSHOT"):
 		p.pos += 2
 		return &statement{kind: stCreateSnapshot}, nil
@@ -243,6 +251,9 @@ func (p *parser) show() (*statement, error) {
 	case p.isKw(1, "SNAPSHOTS"):
 		p.pos += 2
 		return &statement{kind: stShowSnapshots}, nil
+	case p.isKw(1, "DATABASES"):
+		p.pos += 2
+		return &statement{kind: stShowDatabases}, nil
 	}
 	return p.other(), nil
 }

@@ -100,7 +100,8 @@ func (w *World) prepareInstance(in *instance, st *statement, req bolt.Request) (
 	} else {
 		p, f = w.prepareData(in, st, req)
 	}
-	if msg := unauthorized(in, st.kind); f == nil && msg != "" {
+	db, _ := sessionDatabase(req)
+	if msg := unauthorized(in, st.kind, db); f == nil && msg != "" {
 		return nil, bolt.ClientError(msg)
 	}
 	return p, f

@@ -129,15 +129,19 @@
 //     health check needs instance_down_timeout_sec to notice); names are not verified, only
 //     chains. Reachability is judged from the leader: a refused member or data instance counts as
 //     down, a refused replica does not confirm commits.
-//   - ROUTE, multi-database administration, and auth beyond one user per data
-//     instance and the privileges above (roles, the privileges of reads and writes, auth
-//     modules) are not modelled.
-//   - Snapshots (snapshots.go, recoversnapshot.go) are JSON files of the default database's
-//     transaction count in <DataSpec.DataDir>/snapshots, written at once (never "already
-//     running", never aborted); there are no WAL files, no periodic or exit snapshots, no
-//     retention of old snapshots, and a restarted instance keeps its data without reading them.
-//     RECOVER SNAPSHOT's epoch change is not modelled (the simulator has no epochs); its
-//     force-recovery of every replica is, and so is the file a failed S3 download leaves.
+//   - ROUTE, COLD (suspended) and dropped databases, and auth beyond one user per data
+//     instance and the privileges above (roles, the privileges of reads and writes, per-database
+//     grants, auth modules) are not modelled; databases are created, listed and selected per
+//     session (databases.go).
+//   - Snapshots (snapshots.go, recoversnapshot.go) are a JSON header and a payload of
+//     SnapshotCost.BytesPerTransaction per transaction in each database's snapshot directory,
+//     written and loaded for SnapshotCost's time per GiB, one per database at a time. The periodic
+//     snapshot runs only when a test starts it (StartPeriodicSnapshot); there are no WAL files, no
+//     exit snapshots, no retention of old snapshots, and a restarted instance keeps its data in
+//     memory: it reads its snapshot directory only for a database that holds nothing (a RECOVER
+//     SNAPSHOT stopped while it loaded), and at once. RECOVER SNAPSHOT's epoch change is not
+//     modelled (the simulator has no epochs); its force-recovery of every replica is, and so is
+//     the file a failed S3 download leaves.
 package sim
 
 import (
@@ -178,7 +182,8 @@ type DataSpec struct {
 	TLS            *tls.Config // as CoordinatorSpec.TLS
 	Files          TLSFiles    // as CoordinatorSpec.Files
 	Version        string      // as CoordinatorSpec.Version
-	// DataDir is --data-directory: snapshots are files in its "snapshots" directory. Empty: a
+	// DataDir is --data-directory: the default database's snapshots are files in its
+	// "snapshots" directory, another database's in "databases/<uuid>/snapshots". Empty: a
 	// temporary directory of the world's own, removed by Close.
 	DataDir string
 	// Auth is the one user the instance has; nil: no users, so any basic or none credentials
@@ -194,6 +199,7 @@ type options struct {
 	clock           Clock
 	readyDelay      time.Duration
 	recoveryTime    time.Duration // WithReplicaRecoveryTime
+	snapshotCost    SnapshotCost  // WithSnapshotCost
 	transferTime    time.Duration // WithLeadershipTransferTime
 	electionTimeout time.Duration // WithElectionTimeout
 }
@@ -291,6 +297,10 @@ type instance struct {
 	// cache is, while this instance is MAIN, its per-replica (by registered name) per-database
 	// committed count, advance-only (recovery.go); a new process or a promotion starts it empty.
 	cache map[string]map[string]int64
+	// snapshotRuns and loadRuns are the snapshots being written and loaded, by database
+	// (snapshots.go, recoversnapshot.go); a stopped process has none.
+	snapshotRuns map[string]*snapshotRun
+	loadRuns     map[string]*loadRun
 }
 
 func (i *instance) version() string {

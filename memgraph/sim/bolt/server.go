@@ -79,7 +79,7 @@ type Prepared struct {
 type Request struct {
 	Query      string
 	Params     map[string]any
-	Extra      map[string]any
+	Extra      map[string]any // RUN's extra, or BEGIN's inside an explicit transaction
 	ExplicitTx bool
 }
 
