@@ -20,3 +20,19 @@ func (h *handler) connector(t clustersecrets.Trust) (memgraph.Connector, string)
 	}
 	return secure.WithTLS(t.Config), ""
 }
+
+// withAuth is conn with spec.auth's credentials, for a data instance's own queries (SHOW
+// REPLICAS on the MAIN, RELOAD … TLS), or why there is none.
+func withAuth(conn memgraph.Connector, auth clustersecrets.Auth) (memgraph.Connector, string) {
+	switch {
+	case auth.Problem != "":
+		return nil, auth.Problem
+	case auth.Creds == nil:
+		return conn, ""
+	}
+	authed, ok := conn.(memgraph.AuthConnector)
+	if !ok {
+		return nil, "spec.auth is set but this hook's Bolt connector cannot send credentials"
+	}
+	return authed.WithAuth(*auth.Creds), ""
+}

@@ -3,7 +3,6 @@ package hooks
 import (
 	"math"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -37,12 +36,11 @@ type observation struct {
 	// (topology.ArgClusterCertFile), by name: what RELOAD INTRA_CLUSTER TLS can reload there,
 	// whatever the spec now asks.
 	clusterTLS map[string]bool
-	// podNodes are the pods' spec.nodeName (pod name → node; absent while unscheduled),
-	// cordoned the names of the cordoned Nodes among the related objects (planner.NodeCordoned),
-	// and mainBudgetPod the pod the observed <cluster>-main PodDisruptionBudget selects: what the
-	// drain stage and the MAIN's budget read.
+	// podNodes are the pods' spec.nodeName (pod name → node; absent while unscheduled), nodes
+	// the Nodes among the related objects, and mainBudgetPod the pod the observed <cluster>-main
+	// PodDisruptionBudget selects: what the drain stage and the MAIN's budget read.
 	podNodes      map[string]string
-	cordoned      map[string]bool
+	nodes         []planner.Node
 	mainBudgetPod string
 	// sets are each role's StatefulSet and pods as the rollout reads them (Current and
 	// TemplateChanging are filled in by rolloutWorkloads), hashes the pod-template hash the hook
@@ -113,7 +111,7 @@ func observe(req *syncRequest, body []byte, c *topology.Cluster) (observation, e
 	if o.missingSecrets, err = clustersecrets.Missing(req.Related, c); err != nil {
 		return o, err
 	}
-	if err := o.readDrainEvidence(req, c); err != nil {
+	if err := o.readNodesAndBudget(req, c); err != nil {
 		return o, err
 	}
 	if o.agentSecret, err = backups.ObservedAgentSecret(req.Children, c); err != nil {
@@ -288,7 +286,7 @@ func (o *observation) rolloutWorkloads(c *topology.Cluster, desired [2]string, n
 	}
 	return &planner.Workloads{Coordinators: sets[0], Data: sets[1], Now: metav1.NewTime(now),
 		StepTimeout: metav1.Duration{Duration: time.Duration(c.StepTimeoutSeconds()) * time.Second},
-		Image:       c.Image(), AllowDowngrade: allowDowngrade, CordonedNodes: o.cordoned, ClusterTLS: c.IntraClusterTLS()}
+		Image:       c.Image(), AllowDowngrade: allowDowngrade, ClusterTLS: c.IntraClusterTLS()}
 }
 
 // certificateRecord is the certificate rotation's record on the observed StatefulSets: the
@@ -301,35 +299,30 @@ func (o *observation) certificateRecord() topology.CertificateRecord {
 	return o.certificates[1]
 }
 
-// hibernationPods are each role's pods by ordinal (a coordinator's by id), in any state.
-func (o *observation) hibernationPods(cluster string) (coordinators, data map[int]planner.PodState) {
-	byOrdinal := func(s planner.RolloutSet, r topology.RoleSet) map[int]planner.PodState {
-		out := make(map[int]planner.PodState, len(s.Pods))
-		for _, pod := range s.Pods {
-			out[pod.Index+r.First] = planner.PodState{Ready: pod.Ready, Created: pod.Created}
-		}
-		return out
+// readNodesAndBudget reads what drains need: the Nodes among the related objects
+// (cluster-scoped, keyed by name; only metadata.name, spec.unschedulable and spec.taints[].key),
+// and the pod the observed <cluster>-main PodDisruptionBudget selects.
+func (o *observation) readNodesAndBudget(req *syncRequest, c *topology.Cluster) error {
+	nodes, err := wire.Entries(req.Related, "related", wire.NodeKey)
+	if err != nil {
+		return err
 	}
-	rs := topology.RoleSets(cluster)
-	return byOrdinal(o.sets[0], rs[0]), byOrdinal(o.sets[1], rs[1])
-}
-
-// unreadyPods lists the declared pods that are missing or not Ready, sorted.
-func (o *observation) unreadyPods(d topology.Declared) []string {
-	var waiting []string
-	coordinators, data := d.PodNames()
-	for _, pod := range append(coordinators, data...) {
-		if !o.ready[pod] {
-			waiting = append(waiting, pod)
+	o.nodes = make([]planner.Node, 0, len(nodes))
+	for _, e := range nodes {
+		n := planner.Node{Name: e.Obj.Metadata.Name, Unschedulable: e.Obj.Spec.Unschedulable}
+		for _, t := range e.Obj.Spec.Taints {
+			n.TaintKeys = append(n.TaintKeys, t.Key)
+		}
+		o.nodes = append(o.nodes, n)
+	}
+	budgets, err := wire.Entries(req.Children, "children", wire.BudgetKey)
+	if err != nil {
+		return err
+	}
+	for _, e := range budgets {
+		if e.Obj.Metadata.In(c.Namespace()) && e.Obj.Metadata.Name == topology.MainBudgetName(c.Name()) {
+			o.mainBudgetPod = e.Obj.Spec.Selector.MatchLabels.PodName
 		}
 	}
-	sort.Strings(waiting)
-	return waiting
-}
-
-// atDeclared reports whether both StatefulSets are at the declared size and their controller
-// has caught up with it.
-func (o *observation) atDeclared(d topology.Declared) bool {
-	return o.current.Coordinators == int32(len(d.Coordinators)) &&
-		o.current.DataInstances == int32(len(d.DataInstances)) && o.settled == [2]bool{true, true}
+	return nil
 }

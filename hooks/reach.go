@@ -2,8 +2,7 @@ package hooks
 
 import (
 	"context"
-	"fmt"
-	"strings"
+	"time"
 
 	"github.com/memgraph-hooks/memgraph-hooks/backup"
 	"github.com/memgraph-hooks/memgraph-hooks/hooks/backups"
@@ -28,7 +27,7 @@ func (h *handler) reach(c *topology.Cluster, secrets map[string]*wire.Object) ba
 	}
 	auth := clustersecrets.ReadAuth(secrets[c.AuthSecretName()], c)
 	r := backups.Reached{Coordinators: coordinators, Agent: backup.MemgraphTarget{CAPEM: trust.CAPEM}}
-	if r.Data, problem = (catchUpReader{conn: coordinators, auth: auth}).connector(); problem != "" {
+	if r.Data, problem = withAuth(coordinators, auth); problem != "" {
 		r.Problems = append(r.Problems, problem)
 	}
 	if auth.Creds != nil {
@@ -37,28 +36,20 @@ func (h *handler) reach(c *topology.Cluster, secrets map[string]*wire.Object) ba
 	return r
 }
 
-// chooseBackupInstance reads what planner.ChooseBackupInstance needs: the leader's SHOW
-// INSTANCES and, for spec.backup.target PreferReplica, its SHOW REPLICATION LAG and the MAIN's
-// SHOW REPLICAS (the catch-up proofs of a handover). A read that fails is a wait (NoMain), or a
-// missing proof, which makes the MAIN the choice.
+// chooseBackupInstance performs the steps planner.NextBackupChoice asks for — the leader's SHOW
+// INSTANCES and, for spec.backup.target PreferReplica, the catch-up proofs — until it has chosen
+// the instance a backup of c is taken on, or says why it waits.
 func chooseBackupInstance(ctx context.Context, r backups.Reached, c *topology.Cluster) (planner.BackupChoice, planner.Wait) {
-	d := c.Declare(c.Replicas())
-	disc := discover(ctx, r.Coordinators, d)
-	if !disc.Found() {
-		return planner.BackupChoice{}, planner.Wait{Reason: planner.ReasonNoMain,
-			Message: fmt.Sprintf("no coordinator of cluster %s named a ready leader: %s", c.Name(), strings.Join(disc.Problems, "; "))}
-	}
-	view, err := leaderView(ctx, r.Coordinators, d, disc.View)
-	if err != nil {
-		return planner.BackupChoice{}, planner.Wait{Reason: planner.ReasonNoMain, Message: fmt.Sprintf("the leader of cluster %s: %s", c.Name(), planner.Explain(err))}
-	}
-	o := planner.Observed{Instances: view.Instances, Leader: view.Leader}
-	if c.BackupTarget() == topology.BackupPreferReplica {
-		if o.Lag, err = r.Coordinators.Client(view.Coordinator.BoltServer).ShowReplicationLag(ctx); err == nil {
-			o.Replicas = catchUpReader{conn: r.Data}.read(ctx, view.Instances)
+	x := &performer{conn: r.Coordinators, data: r.Data, dataMade: true, now: time.Now}
+	defer x.close()
+	var record []planner.Result
+	for {
+		step := planner.NextBackupChoice(c, record)
+		if chosen, ok := step.(planner.BackupChosen); ok {
+			return chosen.Choice, chosen.Wait
 		}
+		record = append(record, x.perform(ctx, step))
 	}
-	return planner.ChooseBackupInstance(d, c.BackupTarget(), o)
 }
 
 // agentClients makes the clients of one cluster's agents, dialing through resolver when set.

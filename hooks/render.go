@@ -9,40 +9,38 @@ import (
 	"github.com/memgraph-hooks/memgraph-hooks/topology"
 )
 
-// render builds the response from the pass's outcome alone, appended to dst: the desired children at
-// the replica counts the outcome permits, and the status the verdict (planner.Verdict) and the
-// observations give, with op as status.lastOperation and ops as status.operations. It is pure; now stamps a condition whose
-// status changed.
-func render(dst []byte, p *admittedParent, obs *observation, out planner.Outcome, op *topology.Operation, ops []topology.OperationRecord, now time.Time) ([]byte, planner.Verdicts, error) {
-	v := planner.Verdict(out)
-	children, appended, err := desiredChildren(p, obs, out, now)
+// render builds the response from what the pass decided alone, appended to dst: the desired
+// children as the pass says to render them, and the status its verdicts and the observations
+// give, with op as status.lastOperation and ops as status.operations. It is pure; now stamps a
+// condition whose status changed.
+func render(dst []byte, p *admittedParent, obs *observation, done planner.Done, op *topology.Operation, ops []topology.OperationRecord, now time.Time) ([]byte, error) {
+	out := done.Outcome
+	children, appended, err := desiredChildren(p, obs, done)
 	if err != nil {
-		return nil, v, err
+		return nil, err
 	}
-	st := planner.Status(planner.StatusInput{Cluster: p.cluster, Outcome: out, Verdicts: v, Ignored: obs.ignored.Render(),
+	st := planner.Status(planner.StatusInput{Cluster: p.cluster, Outcome: out, Verdicts: done.Verdicts, Ignored: obs.ignored.Render(),
 		LastOperation: op, Operations: ops, Now: now})
-	resp := &wire.SyncResponse{Status: st, Children: children, Appended: appended, ResyncAfterSeconds: v.ResyncAfterSeconds}
+	resp := &wire.SyncResponse{Status: st, Children: children, Appended: appended, ResyncAfterSeconds: done.Verdicts.ResyncAfterSeconds}
 	if out.DryRun {
 		resp.Plan = make([]string, 0, len(out.Plan.Commands))
 		for _, cmd := range append(out.Plan.Commands[:len(out.Plan.Commands):len(out.Plan.Commands)], out.Settings.Step.Commands...) {
 			resp.Plan = append(resp.Plan, cmd.String())
 		}
 	}
-	raw, err := resp.AppendTo(dst)
-	return raw, v, err
+	return resp.AppendTo(dst)
 }
 
 // desiredChildren are the children a pass returns, as a JSON array and one child appended to it
-// (nil: none): every observed one frozen while paused, else the cluster's at the replica counts
-// the outcome permits, shaped for hibernation and with the MAIN's budget once the MAIN is known
-// (planner.MainBudgetPod; rendered once per distinct input, admittedParent.children), and the
-// backup-agent Secret. The Secret is appended as it is, not spliced into a copy of the array.
-func desiredChildren(p *admittedParent, obs *observation, out planner.Outcome, now time.Time) (children, appended []byte, err error) {
-	if out.Paused {
+// (nil: none): every observed one frozen while paused, else the cluster's as the pass says to
+// render them (rendered once per distinct input, admittedParent.children), and the backup-agent
+// Secret. The Secret is appended as it is, not spliced into a copy of the array.
+func desiredChildren(p *admittedParent, obs *observation, done planner.Done) (children, appended []byte, err error) {
+	if done.Outcome.Paused {
 		children, err = json.Marshal(obs.frozen)
 		return children, nil, err
 	}
-	if children, err = renderedChildren(p, obs, out, now); err != nil {
+	if children, err = p.children(renderingOf(done.Children)); err != nil {
 		return nil, nil, err
 	}
 	if appended, err = p.agentSecretChild(obs.agentSecret); err != nil {
@@ -51,13 +49,12 @@ func desiredChildren(p *admittedParent, obs *observation, out planner.Outcome, n
 	return children, appended, nil
 }
 
-// renderedChildren are the cluster's children from topology (cached per distinct input).
-func renderedChildren(p *admittedParent, obs *observation, out planner.Outcome, now time.Time) ([]byte, error) {
-	r := rendering{replicas: out.Replicas, partitions: out.Rollout.Partitions, generations: out.Rollout.TemplateGenerations,
-		mainPod: planner.MainBudgetPod(out, obs.mainBudgetPod), heldPod: obs.mainBudgetPod, restart: obs.certificateRecord().Restart,
-		record: planner.NextCertificateRecord(obs.certificateRecord(), obs.tls.Stamp, out, now)}
-	if w := out.Hibernation.Window; w != nil {
-		r.window, r.windowed = *w, true
+// renderingOf is the render cache's key for c.
+func renderingOf(c planner.Children) rendering {
+	r := rendering{replicas: c.Replicas, partitions: c.Partitions, generations: c.Generations, mainPod: c.MainPod,
+		heldPod: c.HeldPod, restart: c.Restart, record: c.Record}
+	if c.Window != nil {
+		r.window, r.windowed = *c.Window, true
 	}
-	return p.children(r)
+	return r
 }

@@ -1,6 +1,10 @@
 package planner
 
-import "time"
+import (
+	"time"
+
+	"github.com/memgraph-hooks/memgraph-hooks/topology"
+)
 
 // BackupJob is what a backup's agent job says of itself when it failed: the role the instance
 // held when the job began ("" when it could not be read), whether it failed uploading, and when
@@ -38,11 +42,18 @@ const (
 // RestoreJob is what the agent of the instance restored into says of the cluster's restore job:
 // nothing (Known false: never started there, or the agent restarted since), or its state.
 type RestoreJob struct {
-	Known, Running, Completed bool
+	Known, Running, Completed, Failed bool
 	// Permanent: it failed for a reason trying again does not mend (the instance holds data, the
 	// object is not what the backup recorded).
 	Permanent  bool
 	FinishedAt time.Time
+	// What status.restore shows of it: its state (Running, Completed, Failed), what it does now
+	// (or did when it failed), its bytes, its databases, when it started and why it failed.
+	State, Phase          string
+	BytesDone, BytesTotal int64
+	Databases             []topology.RestoreDatabase
+	StartedAt             time.Time
+	Error                 string
 }
 
 // RestoreAction is what the restore stage does with the job.

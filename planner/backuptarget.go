@@ -103,3 +103,53 @@ func modeName(m topology.ReplicationMode) string {
 	}
 	return string(m)
 }
+
+// BackupChosen ends the choice of the instance a backup is taken on: the choice, or why none is
+// made yet (Wait).
+type BackupChosen struct {
+	Choice BackupChoice
+	Wait   Wait
+}
+
+func (BackupChosen) isStep() {}
+
+// NextBackupChoice is the next step of choosing the instance a backup of c is taken on, from
+// what was read so far (done): the view discovery chooses, the leader's own table and, for
+// spec.backup.target PreferReplica, the catch-up proofs of a handover (SHOW REPLICATION LAG on
+// the leader, SHOW REPLICAS on the MAIN), then ChooseBackupInstance. A read that fails is a wait
+// (NoMain), or a missing proof, which makes the MAIN the choice.
+func NextBackupChoice(c *topology.Cluster, done []Result) Step {
+	p := &pass{record: done, d: c.Declare(c.Replicas())}
+	chosen, f := p.chooseBackup(c)
+	if f == waiting {
+		return p.pending
+	}
+	return chosen
+}
+
+func (p *pass) chooseBackup(c *topology.Cluster) (BackupChosen, flow) {
+	order := DiscoveryOrder(p.d)
+	disc, f := p.discover(order, len(order))
+	switch {
+	case f == waiting:
+		return BackupChosen{}, waiting
+	case !disc.Found():
+		return BackupChosen{Wait: Wait{Reason: ReasonNoMain,
+			Message: fmt.Sprintf("no coordinator of cluster %s named a ready leader: %s", c.Name(), strings.Join(disc.Problems, "; "))}}, goOn
+	}
+	view, f, err := p.leaderView(disc.View)
+	switch {
+	case f == waiting:
+		return BackupChosen{}, waiting
+	case err != nil:
+		return BackupChosen{Wait: Wait{Reason: ReasonNoMain, Message: fmt.Sprintf("the leader of cluster %s: %s", c.Name(), Explain(err))}}, goOn
+	}
+	o := Observed{Instances: view.Instances, Leader: view.Leader}
+	if c.BackupTarget() == topology.BackupPreferReplica {
+		if f, _ := p.catchUp(view, &o); f == waiting {
+			return BackupChosen{}, waiting
+		}
+	}
+	choice, wait := ChooseBackupInstance(p.d, c.BackupTarget(), o)
+	return BackupChosen{Choice: choice, Wait: wait}, goOn
+}

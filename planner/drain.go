@@ -194,3 +194,78 @@ func drainLeader(in DrainInput) (DrainStep, bool) {
 			leader.Node, leader.Name, leader.Pod, strings.Join(waiting, "; ")),
 	}, true
 }
+
+// drain is the drain stage, for a pass whose plan has nothing to run: when no cordoned node runs
+// the MAIN or the Raft leader (planned on discovery's view, the converged hot path), it reads
+// nothing more. Otherwise it reads the leader's table and the catch-up proofs, plans again, and
+// unless a dry run runs the step — the handover or YIELD LEADERSHIP —, whose handover
+// DrainPrecondition re-checks right before it. After a step it reads the table again, so that
+// the MAIN's budget follows the new MAIN in this very pass. A pass that wrote leaves the later
+// stages to the next one, which plans on the cluster these writes made.
+func (p *pass) drain() flow {
+	cordoned := CordonedNodes(p.in.Nodes)
+	if len(cordoned) > 0 {
+		if p.drainStep(cordoned) == waiting {
+			return waiting
+		}
+	}
+	if len(p.out.Execution.Writes) > 0 || p.expired {
+		return stop
+	}
+	return goOn
+}
+
+func (p *pass) drainStep(cordoned map[string]bool) flow {
+	view := p.out.Discovery.View
+	base := DrainMembers(p.d, p.in.PodNodes, p.in.PodReady, cordoned)
+	if PlanDrain(ReadDrain(p.d, base, Observe(view.Instances, nil, p.in.Current))).Verdict == DrainNone {
+		return goOn
+	}
+	lv, f, err := p.leaderView(view)
+	switch {
+	case f == waiting:
+		return waiting
+	case err != nil:
+		p.out.Drain = drainWaits("the leader's table could not be read: " + Explain(err))
+		return goOn
+	}
+	if _, leadership := ReadLeadership(lv.Instances); leadership != LeaderReady {
+		p.out.Drain = drainWaits(lv.Leader + " leads but is not ready yet")
+		return goOn
+	}
+	observed := Observe(lv.Instances, nil, p.in.Current)
+	if f, _ := p.catchUp(lv, &observed); f == waiting { // without the proofs, the drain waits for them
+		return waiting
+	}
+	read := ReadDrain(p.d, base, observed)
+	p.out.Drain = PlanDrain(read)
+	if p.out.Drain.Verdict != DrainAct || p.in.DryRun {
+		return goOn
+	}
+	g := func(cmd Command, fresh Fresh) string {
+		if h, ok := cmd.(Handover); ok {
+			return DrainPrecondition(p.d, read, h, fresh)
+		}
+		return p.planGuard(cmd, fresh)
+	}
+	if p.out.Execution, f = p.execute(lv.Coordinator.BoltServer, []Command{p.out.Drain.Command}, g); f == waiting {
+		return waiting
+	}
+	if len(p.out.Execution.Ran) > 0 && !p.expired {
+		after, ok, f := p.reread(lv.Coordinator)
+		if f == waiting {
+			return waiting
+		}
+		if ok {
+			p.out.Latest, p.out.Progress = after, p.progressOn(after)
+		}
+	}
+	return goOn
+}
+
+// drainWaits is the step of a drain stage that could not read what it needs: the MAIN or leader
+// on a cordoned node waits on the leader.
+func drainWaits(why string) DrainStep {
+	return DrainStep{Verdict: DrainWait,
+		Message: fmt.Sprintf("a node that runs the MAIN or the Raft leader is cordoned: waiting to read the cluster on its leader (%s)", why)}
+}

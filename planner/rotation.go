@@ -3,9 +3,11 @@ package planner
 import (
 	"crypto/sha256"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
+	"github.com/memgraph-hooks/memgraph-hooks/memgraph"
 	"github.com/memgraph-hooks/memgraph-hooks/topology"
 )
 
@@ -187,4 +189,118 @@ func RotationOrder(d topology.Declared) []topology.Member {
 		members = append(members, c.Member)
 	}
 	return members
+}
+
+// ReloadTLS is one RELOAD … TLS query (memgraph.ReloadBoltTLSQuery or ReloadClusterTLSQuery)
+// sent to Member itself.
+type ReloadTLS struct{ Member, Query string }
+
+func (r ReloadTLS) String() string  { return r.Query }
+func (ReloadTLS) Kind() CommandKind { return KindReloadTLS }
+func (ReloadTLS) command()          {}
+
+// rotate is the certificate rotation stage, for a pass that wrote nothing, with spec.tls whose
+// Secret content the StatefulSets do not record as reloaded everywhere: it sees which
+// certificate each declared instance serves, and while some serve another than the Secret's
+// tls.crt it asks PlanRotation what to do and does it, one instance at a time: the reload
+// queries, then a new handshake to prove the new certificate is served, before asking again. A
+// refused reload ends the stage with the restart decision, which the response records on the
+// StatefulSets. Each reload becomes a status.operations record. A dry run only plans. The
+// outcome's Rotation is the last step planned (zero when it had nothing to rotate).
+func (p *pass) rotate() flow {
+	if !p.in.TLS.Enabled || !p.in.CanProbe || p.expired {
+		return goOn
+	}
+	record, now := p.in.Certificate, p.in.Now
+	in := RotationInput{Want: p.in.TLS.Leaf, Stamp: p.in.TLS.Stamp, Restarting: record.Restart,
+		Reloaded: record.Reloaded, SeenAt: now, Now: now, Grace: p.in.ProjectionGrace,
+		Refused: map[string]string{}, Accepted: map[string]bool{}, Unproven: map[string]bool{}}
+	if stamp, at, ok := record.SeenStamp(); ok && stamp == in.Stamp {
+		in.SeenAt = at
+	}
+	if record.Seen == "" || in.Reloaded == in.Stamp {
+		// The first record (the pods started with these files), or every instance reloaded this
+		// content: nothing to rotate, and a converged sync costs no handshake.
+		return goOn
+	}
+	members := RotationOrder(p.d)
+	in.Served = make([]ServedCertificate, len(members))
+	for i, m := range members {
+		var ok bool
+		if in.Served[i], ok = p.served(m); !ok {
+			return waiting
+		}
+	}
+	for range len(members) + 1 {
+		step := PlanRotation(in)
+		if p.out.Rotation = step; step.Action != RotationReload || p.in.DryRun || p.expired {
+			return goOn
+		}
+		i := slices.IndexFunc(members, func(m topology.Member) bool { return m.Name == step.Member })
+		m := members[i]
+		refusal, answered, f := p.reload(m)
+		switch {
+		case f == waiting:
+			return waiting
+		case !answered:
+			return goOn // unreachable or out of budget: the next pass sees again
+		case refusal != "":
+			in.Refused[m.Name] = refusal
+			continue
+		}
+		in.Accepted[m.Name] = true
+		var ok bool
+		if in.Served[i], ok = p.served(m); !ok {
+			return waiting
+		}
+		if in.Served[i].Leaf != in.Want {
+			in.Unproven[m.Name] = true
+			continue
+		}
+		p.log(LevelInfo, "reloaded the TLS certificates", "instance", m.Name)
+	}
+	p.out.Rotation = PlanRotation(in)
+	return goOn
+}
+
+// served is the certificate m serves, seen by a handshake.
+func (p *pass) served(m topology.Member) (ServedCertificate, bool) {
+	got, ok := p.read(Read{What: ReadCertificate, From: m.BoltServer})
+	switch {
+	case !ok:
+		return ServedCertificate{}, false
+	case got.Err != nil:
+		return ServedCertificate{Member: m.Name, Problem: got.Err.Error()}, true
+	}
+	return ServedCertificate{Member: m.Name, Leaf: got.Leaf}, true
+}
+
+// reload sends RELOAD BOLT_SERVER TLS and, when m's pod runs with intra-cluster TLS, RELOAD
+// INTRA_CLUSTER TLS to m (a data instance with spec.auth's credentials: the account needs the
+// RELOAD_TLS privilege), and returns the refusal ("" when both succeeded); answered is false
+// when m could not be asked (unreachable, or the budget ran out), which is no refusal. The pod
+// decides, not the spec: Memgraph reloads the files its process started with (interpreter.cpp
+// 5205–5246), so a pod started with the --cluster-* flags keeps needing the reload while a spec
+// that turns intra-cluster TLS off waits for hibernation, and one started without them refuses
+// it ("key or certificate file is empty", cluster_tls.cpp 38–41).
+func (p *pass) reload(m topology.Member) (refusal string, answered bool, f flow) {
+	_, data := topology.ParseDataInstanceName(m.Name)
+	queries := []string{memgraph.ReloadBoltTLSQuery}
+	if p.in.ClusterTLSPods[m.Pod] {
+		queries = append(queries, memgraph.ReloadClusterTLSQuery)
+	}
+	for _, q := range queries {
+		got, ok := p.write(Write{To: m.BoltServer, Command: ReloadTLS{Member: m.Name, Query: q}, Auth: data})
+		switch {
+		case !ok:
+			return "", false, waiting
+		case got.Problem != "":
+			return got.Problem, true, goOn
+		}
+		interrupted := p.reloaded(m.Name, q, got)
+		if got.Err != nil {
+			return memgraphMessage(got.Err), !interrupted, goOn
+		}
+	}
+	return "", true, goOn
 }

@@ -172,3 +172,39 @@ func StrictSyncNote(d topology.Declared) string {
 	}
 	return ""
 }
+
+// settings is the settings stage, for a converged pass whose other stages wrote nothing; what it
+// finds is the outcome's Settings (not its Execution: a refused setting is the
+// CoordinatorSettings condition's, not a failed registration of Converged): SHOW COORDINATOR
+// SETTINGS on the leader of the latest view, then, unless a dry run, SET COORDINATOR SETTING for
+// each declared setting it shows otherwise (PlanSettings). A spec that declares no setting costs
+// no query. A SET on a coordinator that is no longer leader fails as a Raft write and waits.
+func (p *pass) settings() flow {
+	if !SettingsDeclared(p.d) {
+		return goOn
+	}
+	view := p.out.Latest
+	if view.Leader == "" {
+		view = p.out.Discovery.View
+	}
+	leader, err := LeaderOf(p.d, view)
+	if err != nil {
+		p.out.Settings = SettingsOutcome{Ran: true, ReadErr: err}
+		return goOn
+	}
+	got, ok := p.read(Read{What: ReadSettings, From: leader.BoltServer})
+	if !ok {
+		return waiting
+	}
+	if got.Err != nil {
+		p.out.Settings = SettingsOutcome{Ran: true, ReadErr: fmt.Errorf("%s: %w", leader.Name, got.Err)}
+		return goOn
+	}
+	p.out.Settings = SettingsOutcome{Ran: true, Step: PlanSettings(p.d.Settings, got.Settings)}
+	if p.in.DryRun || len(p.out.Settings.Step.Commands) == 0 {
+		return goOn
+	}
+	var f flow
+	p.out.Settings.Execution, f = p.execute(leader.BoltServer, p.out.Settings.Step.Commands, p.planGuard)
+	return f
+}

@@ -100,32 +100,32 @@ func JudgeRecheck(cmd Command, refusal error, rows []memgraph.Instance, readErr 
 	return StepFailed, refusal
 }
 
-// Reads says what the hook must read on the leader right before a step, for Precondition.
-type Reads int
+// stepReads says what the pass reads on the leader right before a step, for Precondition.
+type stepReads int
 
 const (
-	ReadNothing Reads = iota
-	ReadInstances
-	// ReadInstancesAndCatchUp: SHOW INSTANCES, then (when it answered) SHOW REPLICATION LAG and the
+	readNothing stepReads = iota
+	readTable
+	// readTableAndCatchUp: SHOW INSTANCES, then (when it answered) SHOW REPLICATION LAG and the
 	// MAIN's SHOW REPLICAS.
-	ReadInstancesAndCatchUp
+	readTableAndCatchUp
 )
 
-// PreconditionReads names the reads Precondition needs before cmd. Only the steps Memgraph
+// preconditionReads names the reads Precondition needs before cmd. Only the steps Memgraph
 // refuses outright once the cluster moved since the plan was read (another hook replica elected
 // a MAIN; the coordinators failed over to, or elected, the member being retired) are re-checked;
 // the read costs one query (two for a handover) and precedes only these rare steps.
-func PreconditionReads(cmd Command) Reads {
+func preconditionReads(cmd Command) stepReads {
 	switch cmd.(type) {
 	case Handover:
-		return ReadInstancesAndCatchUp
+		return readTableAndCatchUp
 	case SetInstanceToMain, ForceResetClusterState, UnregisterInstance, RemoveCoordinator:
-		return ReadInstances
+		return readTable
 	}
-	return ReadNothing
+	return readNothing
 }
 
-// Fresh is what the hook read on the leader right before a step (PreconditionReads).
+// Fresh is what the hook read on the leader right before a step (preconditionReads).
 type Fresh struct {
 	Instances    []memgraph.Instance
 	InstancesErr error

@@ -114,44 +114,44 @@ func TestPrecondition(t *testing.T) {
 	for _, tc := range []struct {
 		name  string
 		cmd   Command
-		reads Reads
+		reads stepReads
 		f     Fresh
 		want  string
 	}{
-		{"ADD COORDINATOR reads nothing", AddCoordinator{ID: 2}, ReadNothing, Fresh{}, ""},
-		{"a failed read proves nothing: the step runs", SetInstanceToMain{Name: "instance_0"}, ReadInstances,
+		{"ADD COORDINATOR reads nothing", AddCoordinator{ID: 2}, readNothing, Fresh{}, ""},
+		{"a failed read proves nothing: the step runs", SetInstanceToMain{Name: "instance_0"}, readTable,
 			Fresh{InstancesErr: errors.New("unreachable")}, ""},
-		{"SET MAIN while still none", SetInstanceToMain{Name: "instance_0"}, ReadInstances,
+		{"SET MAIN while still none", SetInstanceToMain{Name: "instance_0"}, readTable,
 			Fresh{Instances: rows(coords(3, 1), one(replica(0), replica(1)))}, ""},
-		{"SET MAIN after another writer elected one", SetInstanceToMain{Name: "instance_0"}, ReadInstances,
+		{"SET MAIN after another writer elected one", SetInstanceToMain{Name: "instance_0"}, readTable,
 			Fresh{Instances: rows(coords(3, 1), one(replica(0), mainRow(1)))}, "instance_1 is MAIN already"},
-		{"FORCE RESET after the coordinators failed over", ForceResetClusterState{}, ReadInstances,
+		{"FORCE RESET after the coordinators failed over", ForceResetClusterState{}, readTable,
 			Fresh{Instances: rows(coords(3, 1), one(mainRow(0), replica(2)))}, "instance_0 is MAIN already"},
-		{"UNREGISTER of a replica", UnregisterInstance{Name: "instance_2"}, ReadInstances,
+		{"UNREGISTER of a replica", UnregisterInstance{Name: "instance_2"}, readTable,
 			Fresh{Instances: rows(coords(3, 1), one(mainRow(0), replica(2)))}, ""},
-		{"UNREGISTER of an instance failed over to", UnregisterInstance{Name: "instance_2"}, ReadInstances,
+		{"UNREGISTER of an instance failed over to", UnregisterInstance{Name: "instance_2"}, readTable,
 			Fresh{Instances: rows(coords(3, 1), one(replica(0), mainRow(2)))}, "instance_2 became MAIN"},
-		{"UNREGISTER while another writer is between DEMOTE and SET", UnregisterInstance{Name: "instance_2"}, ReadInstances,
+		{"UNREGISTER while another writer is between DEMOTE and SET", UnregisterInstance{Name: "instance_2"}, readTable,
 			Fresh{Instances: rows(coords(3, 1), one(replica(0), replica(1), replica(2)))},
 			"no instance is MAIN; instance_2 may hold the latest writes"},
-		{"REMOVE of a follower", RemoveCoordinator{ID: 3}, ReadInstances, Fresh{Instances: coords(3, 1)}, ""},
-		{"REMOVE of a member elected meanwhile", RemoveCoordinator{ID: 3}, ReadInstances, Fresh{Instances: coords(3, 3)},
+		{"REMOVE of a follower", RemoveCoordinator{ID: 3}, readTable, Fresh{Instances: coords(3, 1)}, ""},
+		{"REMOVE of a member elected meanwhile", RemoveCoordinator{ID: 3}, readTable, Fresh{Instances: coords(3, 3)},
 			"coordinator_3 became leader"},
-		{"the same handover is still due", handover, ReadInstancesAndCatchUp,
+		{"the same handover is still due", handover, readTableAndCatchUp,
 			Fresh{Instances: settled, Lag: lag(9, caughtUp(0, 1, 2))}, ""},
-		{"the target fell behind since the plan", handover, ReadInstancesAndCatchUp,
+		{"the target fell behind since the plan", handover, readTableAndCatchUp,
 			Fresh{Instances: settled, Lag: lag(9, with(caughtUp(1, 2), "instance_0", 3))},
 			"the cluster changed since the handover was planned; planning again next pass"},
-		{"the MAIN moved off the retiring instance", handover, ReadInstancesAndCatchUp,
+		{"the MAIN moved off the retiring instance", handover, readTableAndCatchUp,
 			Fresh{Instances: rows(coords(3, 1), one(mainRow(0), replica(1), replica(2))), Lag: lag(9, caughtUp(0, 1, 2))},
 			"the cluster changed since the handover was planned; planning again next pass"},
-		{"no lag read, no proof", handover, ReadInstancesAndCatchUp,
+		{"no lag read, no proof", handover, readTableAndCatchUp,
 			Fresh{Instances: settled, LagErr: &memgraph.Error{Kind: memgraph.KindUnreachable, Message: "connection refused"}},
 			"SHOW REPLICATION LAG failed right before the handover: connection refused"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := PreconditionReads(tc.cmd); got != tc.reads {
-				t.Errorf("PreconditionReads = %v, want %v", got, tc.reads)
+			if got := preconditionReads(tc.cmd); got != tc.reads {
+				t.Errorf("preconditionReads = %v, want %v", got, tc.reads)
 			}
 			if got := Precondition(d, replicas(3, 3), nil, tc.cmd, reportedFresh(tc.f)); got != tc.want {
 				t.Errorf("Precondition = %q, want %q", got, tc.want)

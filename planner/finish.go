@@ -1,0 +1,71 @@
+package planner
+
+import (
+	"github.com/memgraph-hooks/memgraph-hooks/memgraph"
+	"github.com/memgraph-hooks/memgraph-hooks/topology"
+)
+
+// lagReading is SHOW REPLICATION LAG read on the leader for the replica lag gauge.
+type lagReading struct {
+	rows []memgraph.InstanceLag
+	read bool
+}
+
+// readLag reads SHOW REPLICATION LAG on the leader the pass last read, for the cluster's replica
+// lag gauge alone (no decision reads it), when the shell says a read is due (at most once per
+// refresh interval: a converged pass costs no extra query in between) and the cluster is not
+// hibernating. A lag read in the same view already is the gauge's.
+func (p *pass) readLag() flow {
+	latest := p.out.Latest
+	if !p.in.LagDue || p.in.TLS.Problem != "" || p.expired || latest.Leader == "" || latest.Coordinator.Name != latest.Leader ||
+		Hibernating(Verdict(p.out).Phase) {
+		return goOn
+	}
+	got, ok := p.read(Read{What: ReadLag, From: latest.Coordinator.BoltServer})
+	switch {
+	case !ok:
+		return waiting
+	case got.Err != nil:
+		p.log(LevelDebug, "SHOW REPLICATION LAG for the lag gauge", "coordinator", latest.Coordinator.Name, "error", got.Err.Error())
+		return goOn
+	}
+	p.lag = lagReading{rows: got.Lag, read: true}
+	return goOn
+}
+
+// finish is the Done of a pass whose stages all ran or stopped.
+func (p *pass) finish() Done {
+	out := p.out
+	out.Sent = p.records
+	v := Verdict(out)
+	done := Done{Outcome: out, Verdicts: v, Children: p.children(out), Operation: lastOperation(out),
+		Events: p.events, Counts: p.counts, Lag: p.lag.rows, LagRead: p.lag.read}
+	if !Hibernating(v.Phase) {
+		s := Summarize(out, out.Health(), p.workloads)
+		done.Summary = &s
+	}
+	return done
+}
+
+// children is what the pass's children are rendered at: the outcome's replica counts and
+// rollout, the hibernation window, the MAIN's budget, and the certificate rotation's record.
+func (p *pass) children(out Outcome) Children {
+	return Children{Replicas: out.Replicas, Partitions: out.Rollout.Partitions, Generations: out.Rollout.TemplateGenerations,
+		Window: out.Hibernation.Window, MainPod: MainBudgetPod(out, p.in.MainBudgetPod), HeldPod: p.in.MainBudgetPod,
+		Restart: p.in.Certificate.Restart, Record: NextCertificateRecord(p.in.Certificate, p.in.TLS.Stamp, out, p.in.Now)}
+}
+
+// lastOperation is the pass's own status.lastOperation record: its plan's writes, else the
+// settings stage's (which runs only in a pass that wrote nothing else); nil when it wrote
+// nothing. A pass that put settings back says which.
+func lastOperation(out Outcome) *topology.Operation {
+	ex, planned := out.Execution, len(out.Plan.Commands)
+	if len(ex.Writes) == 0 {
+		ex, planned = out.Settings.Execution, len(out.Settings.Step.Commands)
+	}
+	op := LastOperation(ex, planned)
+	if op != nil && op.Result == topology.OperationSucceeded && len(out.Settings.Execution.Ran) > 0 {
+		op.Message = SettingsDriftMessage(out.Settings.Step)
+	}
+	return op
+}
