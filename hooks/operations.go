@@ -7,7 +7,6 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/memgraph-hooks/memgraph-hooks/planner"
 	"github.com/memgraph-hooks/memgraph-hooks/topology"
 )
 
@@ -67,12 +66,13 @@ func (l *operationLog) report(c *topology.Cluster, op *topology.Operation, now t
 	defer l.mu.Unlock()
 	key := c.UID()
 	if op != nil {
-		op.Time = metav1.NewTime(now.UTC().Truncate(time.Second))
+		stamped := *op
+		stamped.Time = metav1.NewTime(now.UTC().Truncate(time.Second))
 		if _, known := l.last[key]; !known && len(l.last) >= maxRemembered {
 			l.forgetOldest()
 		}
-		l.last[key] = *op
-		return op
+		l.last[key] = stamped
+		return &stamped
 	}
 	prior := c.PriorLastOperation()
 	remembered, ok := l.last[key]
@@ -95,18 +95,4 @@ func (l *operationLog) forgetOldest() {
 		}
 	}
 	delete(l.last, oldest)
-}
-
-// lastOperation is the pass's record for status.lastOperation (see operationLog.report).
-func (h *handler) lastOperation(c *topology.Cluster, out planner.Outcome) *topology.Operation {
-	// The settings stage runs only in a pass that wrote nothing else (handler.settings).
-	ex, planned := out.Execution, len(out.Plan.Commands)
-	if len(ex.Writes) == 0 {
-		ex, planned = out.Settings.Execution, len(out.Settings.Step.Commands)
-	}
-	op := planner.LastOperation(ex, planned)
-	if op != nil && op.Result == topology.OperationSucceeded && len(out.Settings.Execution.Ran) > 0 {
-		op.Message = planner.SettingsDriftMessage(out.Settings.Step)
-	}
-	return h.operations.report(c, op, h.cfg.Now())
 }

@@ -19,8 +19,7 @@ func render(dst []byte, p *admittedParent, obs *observation, done planner.Done, 
 	if err != nil {
 		return nil, err
 	}
-	st := planner.Status(planner.StatusInput{Cluster: p.cluster, Outcome: out, Verdicts: done.Verdicts, Ignored: obs.ignored.Render(),
-		LastOperation: op, Operations: ops, Now: now})
+	st := done.Status(obs.ignored.Render(), op, ops, now)
 	resp := &wire.SyncResponse{Status: st, Children: children, Appended: appended, ResyncAfterSeconds: done.Verdicts.ResyncAfterSeconds}
 	if out.DryRun {
 		resp.Plan = make([]string, 0, len(out.Plan.Commands))

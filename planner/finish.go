@@ -1,6 +1,8 @@
 package planner
 
 import (
+	"time"
+
 	"github.com/memgraph-hooks/memgraph-hooks/memgraph"
 	"github.com/memgraph-hooks/memgraph-hooks/topology"
 )
@@ -38,7 +40,7 @@ func (p *pass) finish() Done {
 	out := p.out
 	out.Sent = p.records
 	v := Verdict(out)
-	done := Done{Outcome: out, Verdicts: v, Children: p.children(out), Operation: lastOperation(out),
+	done := Done{cluster: p.in.Cluster, Outcome: out, Verdicts: v, Children: p.children(out), Operation: lastOperation(out),
 		Events: p.events, Counts: p.counts, Lag: p.lag.rows, LagRead: p.lag.read}
 	if !Hibernating(v.Phase) {
 		s := Summarize(out, out.Health(), p.workloads)
@@ -68,4 +70,12 @@ func lastOperation(out Outcome) *topology.Operation {
 		op.Message = SettingsDriftMessage(out.Settings.Step)
 	}
 	return op
+}
+
+// Status is the cluster's status after the pass (see Status): ignored is the evidence the pass
+// ignored (topology.Warnings.Render), op and ops the status.lastOperation and status.operations
+// the shell keeps, now the time a changed condition is stamped with.
+func (d Done) Status(ignored []string, op *topology.Operation, ops []topology.OperationRecord, now time.Time) topology.MemgraphClusterStatus {
+	return Status(StatusInput{Cluster: d.cluster, Outcome: d.Outcome, Verdicts: d.Verdicts, Ignored: ignored,
+		LastOperation: op, Operations: ops, Now: now})
 }

@@ -63,6 +63,7 @@ type Write struct {
 
 // Done ends the pass: the outcome and everything the response and the metrics need from it.
 type Done struct {
+	cluster  *topology.Cluster
 	Outcome  Outcome
 	Verdicts Verdicts
 	// Children is how the pass's children are rendered.
