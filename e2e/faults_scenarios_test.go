@@ -22,7 +22,7 @@ import (
 	"github.com/memgraph-hooks/memgraph-hooks/topology"
 )
 
-// Faults of the system around the hook, one scenario each (issue 16). Every scenario ends with
+// Faults of the system around the hook, one scenario each. Every scenario ends with
 // settled: Converged, exactly the declared members and one MAIN, no misuse, no PVC lost. They
 // wait on observable conditions only — a failover takes Memgraph's instance_down_timeout, an
 // election or a restart as long as it takes — never on fixed sleeps.

@@ -13,7 +13,7 @@ import (
 
 // The converged sync is the hook's steady state. Its cost is compared, in the same run, with a
 // bare encoding/json round trip of the same bytes: the request decoded into a map[string]any
-// and the same response encoded from one (issue 15). `make bench` prints the ratios.
+// and the same response encoded from one. `make bench` prints the ratios.
 
 var benchSizes = [][2]int{{3, 2}, {7, 15}}
 

@@ -14,8 +14,8 @@ import (
 	"github.com/memgraph-hooks/memgraph-hooks/topology"
 )
 
-// goldenDir holds the hook's responses as they were before the converged sync was optimised
-// (issue 15): a faster sync must answer exactly as the slower one did. Regenerate with
+// goldenDir holds the hook's responses as they were before the converged sync was optimised:
+// a faster sync must answer exactly as the slower one did. Regenerate with
 // go test ./hooks -run TestGoldenResponses -update only for a change meant to alter them.
 const goldenDir = "testdata/golden"
 

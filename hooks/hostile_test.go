@@ -18,7 +18,7 @@ import (
 	"github.com/memgraph-hooks/memgraph-hooks/topology"
 )
 
-// A hostile input is one that once took the hook down for every cluster (issue 10): a number
+// A hostile input is one that would take the hook down for every cluster: a number
 // in the request that the hook allocated for. Each must now get a 400 or a correct 200, with
 // memory bounded by the request's size. The cases are also FuzzSync's seed corpus
 // (testdata/fuzz/FuzzSync), rendered from this table.

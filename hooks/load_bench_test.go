@@ -22,7 +22,7 @@ import (
 	"sigs.k8s.io/yaml"
 )
 
-// BenchmarkHTTPLoad is a bounded loopback load test (issue 15). The hook is the shipped binary,
+// BenchmarkHTTPLoad is a bounded loopback load test. The hook is the shipped binary,
 // built here and started with --simulate and the Go settings (GOMEMLIMIT, GOGC) of the shipped
 // Deployment; the yardstick is a bare net/http server that decodes each request into a map and
 // encodes the same response, a process of its own with the same settings. Keep-alive clients
