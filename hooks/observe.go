@@ -20,18 +20,19 @@ import (
 // observation is what a sync request says about the cluster's Kubernetes objects, read in one
 // walk of its StatefulSets, Pods and Secrets; every stage of the pass reads it.
 type observation struct {
-	// current is the upper end of each role's retiring range: the observed StatefulSet's
+	// span is how many ordinals of each role may hold a pod or a registered member, the upper
+	// end of its retiring range: the observed StatefulSet's
 	// spec.replicas (the hook's own prior output), raised to its status.replicas and to one past
 	// the highest ordinal of a pod that still exists. A cache that lags behind a shrink can thus
 	// only widen the range, never hide a pod whose member may still be registered.
-	current topology.Replicas
+	span topology.Replicas
 	// returned is the observed StatefulSets' spec.replicas alone: what returning nothing new
 	// means.
 	returned topology.Replicas
-	// settled: each role's StatefulSet controller has caught up with its spec (observedGeneration,
+	// reconciled: each role's StatefulSet controller has acted on its spec (observedGeneration,
 	// replicas and readyReplicas all equal to spec); coordinators first.
-	settled [2]bool
-	ready   map[string]bool // pod name → Ready and not terminating
+	reconciled [2]bool
+	ready      map[string]bool // pod name → Ready and not terminating
 	// clusterTLS are the pods whose memgraph container runs with intra-cluster TLS
 	// (topology.ArgClusterCertFile), by name: what RELOAD INTRA_CLUSTER TLS can reload there,
 	// whatever the spec now asks.
@@ -42,7 +43,7 @@ type observation struct {
 	podNodes      map[string]string
 	nodes         []planner.Node
 	mainBudgetPod string
-	// sets are each role's StatefulSet and pods as the rollout reads them (Current and
+	// sets are each role's StatefulSet and pods as the rollout reads them (Span and
 	// TemplateChanging are filled in by rolloutWorkloads), hashes the pod-template hash the hook
 	// rendered into each set last; coordinators first.
 	sets   [2]planner.RolloutSet
@@ -129,7 +130,7 @@ func observe(req *syncRequest, body []byte, c *topology.Cluster) (observation, e
 // readSet reads role i's StatefulSet: spec.replicas (the API server's default 1 when absent),
 // status.replicas and readyReplicas, the generations, the revisions and the hook's annotations.
 // A replica count beyond the role's ceiling is ignored with a warning, and a StatefulSet
-// reporting one is not settled.
+// reporting one is not reconciled.
 func (o *observation) readSet(i int, r topology.RoleSet, s *wire.Object, path string) error {
 	for _, n := range []struct {
 		field    string
@@ -160,8 +161,8 @@ func (o *observation) readSet(i int, r topology.RoleSet, s *wire.Object, path st
 		o.ignored.Addf("StatefulSet %s: status.replicas %d is %s", r.Set, have, r.Beyond())
 		have, trusted = 0, false
 	}
-	*role32(&o.returned, i), *role32(&o.current, i) = want, max(want, have)
-	o.settled[i] = trusted && s.Status.ObservedGeneration >= s.Metadata.Generation && have == want && s.Status.ReadyReplicas == want
+	*role32(&o.returned, i), *role32(&o.span, i) = want, max(want, have)
+	o.reconciled[i] = trusted && s.Status.ObservedGeneration >= s.Metadata.Generation && have == want && s.Status.ReadyReplicas == want
 	a := s.Metadata.Annotations
 	o.certificates[i] = topology.CertificateRecord{Restart: a.CertificateRestart, Seen: a.CertificateSeen, Reloaded: a.CertificateReloaded}
 	o.hashes[i], o.sets[i] = s.Metadata.Annotations.TemplateHash, planner.RolloutSet{
@@ -215,7 +216,7 @@ func (o *observation) readPod(rs [2]topology.RoleSet, p *wire.Object, path strin
 		o.podNodes[name] = p.Spec.NodeName
 	}
 	for i, r := range rs {
-		*role32(&o.current, i) = max(*role32(&o.current, i), r.OrdinalBound(name, &o.ignored))
+		*role32(&o.span, i) = max(*role32(&o.span, i), r.OrdinalBound(name, &o.ignored))
 		if index, ok := r.PodIndex(name); ok {
 			o.sets[i].Pods = append(o.sets[i].Pods, planner.RolloutPod{Index: index, Ready: ready,
 				Terminating: terminating, Revision: p.Metadata.Labels.Revision, Created: created, Image: image,
@@ -274,13 +275,13 @@ func observedChildren(req *syncRequest, body []byte, namespace string) ([]map[st
 }
 
 // rolloutWorkloads is what the rollout needs from this request: each set as observed, with the
-// pods it has or had (current), knowing whether the children this sync returns change its pod
+// pods it has or had (span), knowing whether the children this sync returns change its pod
 // template (the hashes DesiredChildren will annotate, admittedParent.templateHashes).
 func (o *observation) rolloutWorkloads(c *topology.Cluster, desired [2]string, now time.Time) *planner.Workloads {
 	allowDowngrade, _ := c.AllowDowngrade() // an ambiguous value is no permission; status says so
 	sets := o.sets
 	for i := range sets {
-		sets[i].Current = *role32(&o.current, i)
+		sets[i].Span = *role32(&o.span, i)
 		sets[i].TemplateChanging = sets[i].Exists && o.hashes[i] != desired[i]
 		sets[i].Pods = append([]planner.RolloutPod(nil), sets[i].Pods...)
 	}

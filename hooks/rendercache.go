@@ -119,17 +119,17 @@ func (p *admittedParent) templateHashes(restart string) [2]string {
 	return p.hashes
 }
 
-// declare is the cluster's topology.Declared for current, remembered for the last current: the
+// declare is the cluster's topology.Declared for span, remembered for the last span: the
 // planner only reads a Declared, so syncs may share one; its lists are clipped, so that even an
 // append to one copies rather than writes into the shared array.
-func (p *admittedParent) declare(current topology.Replicas) topology.Declared {
+func (p *admittedParent) declare(span topology.Replicas) topology.Declared {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.declared == nil || p.declaredFor != current {
-		d := p.cluster.Declare(current)
+	if p.declared == nil || p.declaredFor != span {
+		d := p.cluster.Declare(span)
 		d.Coordinators, d.DataInstances = slices.Clip(d.Coordinators), slices.Clip(d.DataInstances)
 		d.RetiringCoordinators, d.RetiringDataInstances = slices.Clip(d.RetiringCoordinators), slices.Clip(d.RetiringDataInstances)
-		p.declared, p.declaredFor = &d, current
+		p.declared, p.declaredFor = &d, span
 	}
 	return *p.declared
 }

@@ -58,8 +58,8 @@ func (h *handler) handleSync(w http.ResponseWriter, r *http.Request) {
 func (h *handler) input(p *admittedParent, obs *observation, dryRun bool, conn memgraph.Connector, connProblem string) *planner.Input {
 	c, now := p.cluster, h.cfg.Now()
 	_, probes := conn.(memgraph.CertificateProbe)
-	in := &planner.Input{Cluster: c, Declared: p.declare(obs.current), Current: obs.current, Returned: obs.returned,
-		SetsSettled: obs.settled, Workloads: obs.rolloutWorkloads(c, p.templateHashes(obs.certificateRecord().Restart), now),
+	in := &planner.Input{Cluster: c, Declared: p.declare(obs.span), Span: obs.span, Returned: obs.returned,
+		SetsReconciled: obs.reconciled, Workloads: obs.rolloutWorkloads(c, p.templateHashes(obs.certificateRecord().Restart), now),
 		PodReady: obs.ready, PodNodes: obs.podNodes, Nodes: obs.nodes, ClusterTLSPods: obs.clusterTLS, MainBudgetPod: obs.mainBudgetPod,
 		Certificate: obs.certificateRecord(), Window: obs.window, Problems: obs.problems, MissingSecrets: obs.missingSecrets,
 		TLS: planner.TLSInput{Problem: connProblem, Enabled: obs.tls.Config != nil, Leaf: obs.tls.Leaf, Stamp: obs.tls.Stamp,

@@ -32,7 +32,7 @@ func TestALagOfZeroIsNoProofOfCatchUp(t *testing.T) {
 	runPlanCases(t, []planCase{{
 		name: "retirement: a recovering survivor is passed over for a ready one",
 		d:    declared(3, 2, 3, 3),
-		o: Observed{Instances: three(replica(0), replica(1), mainRow(2)), Leader: "coordinator_1", Current: replicas(3, 3),
+		o: Observed{Instances: three(replica(0), replica(1), mainRow(2)), Leader: "coordinator_1", Span: replicas(3, 3),
 			Lag: caught, Replicas: showing(2, caught, map[string]string{"instance_0": memgraph.ReplicaRecovery})},
 		want:     []string{qHandover(2, 1), qUnregister(2)},
 		replicas: replicas(3, 3),
@@ -42,7 +42,7 @@ func TestALagOfZeroIsNoProofOfCatchUp(t *testing.T) {
 	}, {
 		name: "retirement: every survivor recovering: MAIN stays where it is and the status says why",
 		d:    declared(3, 2, 3, 3),
-		o: Observed{Instances: three(replica(0), replica(1), mainRow(2)), Leader: "coordinator_1", Current: replicas(3, 3),
+		o: Observed{Instances: three(replica(0), replica(1), mainRow(2)), Leader: "coordinator_1", Span: replicas(3, 3),
 			Lag: caught, Replicas: showing(2, caught, map[string]string{
 				"instance_0": memgraph.ReplicaRecovery, "instance_1": memgraph.ReplicaInvalid})},
 		replicas: replicas(3, 3),
@@ -54,7 +54,7 @@ func TestALagOfZeroIsNoProofOfCatchUp(t *testing.T) {
 	}, {
 		name: "switchover: the preferred instance recovers with a lag of 0: nothing is demoted",
 		d:    preferring(declared(3, 3, 3, 3), "instance_1"),
-		o: Observed{Instances: three(mainRow(0), replica(1), replica(2)), Leader: "coordinator_1", Current: replicas(3, 3),
+		o: Observed{Instances: three(mainRow(0), replica(1), replica(2)), Leader: "coordinator_1", Span: replicas(3, 3),
 			Lag: caught, Replicas: showing(0, caught, map[string]string{"instance_1": memgraph.ReplicaRecovery})},
 		replicas: replicas(3, 3),
 		progress: Progress{Leader: "coordinator_1", Main: "instance_0", SwitchoverPending: "switchover of MAIN from instance_0 to the " +
@@ -64,7 +64,7 @@ func TestALagOfZeroIsNoProofOfCatchUp(t *testing.T) {
 	}, {
 		name: "switch back after a failover: the preferred instance returned with a wiped volume and recovers",
 		d:    preferring(declared(3, 3, 3, 3), "instance_0"),
-		o: Observed{Instances: three(replica(0), mainRow(1), replica(2)), Leader: "coordinator_1", Current: replicas(3, 3),
+		o: Observed{Instances: three(replica(0), mainRow(1), replica(2)), Leader: "coordinator_1", Span: replicas(3, 3),
 			Lag: caught, Replicas: showing(1, caught, map[string]string{"instance_0": memgraph.ReplicaRecovery})},
 		replicas: replicas(3, 3),
 		progress: Progress{Leader: "coordinator_1", Main: "instance_1", SwitchoverPending: "switchover of MAIN from instance_1 to the " +
@@ -74,7 +74,7 @@ func TestALagOfZeroIsNoProofOfCatchUp(t *testing.T) {
 	}, {
 		name: "switchover once the preferred instance reports ready",
 		d:    preferring(declared(3, 3, 3, 3), "instance_0"),
-		o: Observed{Instances: three(replica(0), mainRow(1), replica(2)), Leader: "coordinator_1", Current: replicas(3, 3),
+		o: Observed{Instances: three(replica(0), mainRow(1), replica(2)), Leader: "coordinator_1", Span: replicas(3, 3),
 			Lag: caught, Replicas: showing(1, caught, nil)},
 		want:     []string{qHandover(1, 0)},
 		replicas: replicas(3, 3),
@@ -83,7 +83,7 @@ func TestALagOfZeroIsNoProofOfCatchUp(t *testing.T) {
 	}, {
 		name: "SHOW REPLICAS could not be read: no handover, never the lag alone",
 		d:    preferring(declared(3, 3, 3, 3), "instance_1"),
-		o: Observed{Instances: three(mainRow(0), replica(1), replica(2)), Leader: "coordinator_1", Current: replicas(3, 3),
+		o: Observed{Instances: three(mainRow(0), replica(1), replica(2)), Leader: "coordinator_1", Span: replicas(3, 3),
 			Lag: caught, Replicas: &MainReplicas{Main: "instance_0", Problem: "Authentication failure"}},
 		replicas: replicas(3, 3),
 		progress: Progress{Leader: "coordinator_1", Main: "instance_0", SwitchoverPending: "switchover of MAIN from instance_0 to the " +
@@ -92,7 +92,7 @@ func TestALagOfZeroIsNoProofOfCatchUp(t *testing.T) {
 	}, {
 		name: "SHOW REPLICAS of another instance proves nothing about this MAIN's replicas",
 		d:    preferring(declared(3, 3, 3, 3), "instance_1"),
-		o: Observed{Instances: three(mainRow(0), replica(1), replica(2)), Leader: "coordinator_1", Current: replicas(3, 3),
+		o: Observed{Instances: three(mainRow(0), replica(1), replica(2)), Leader: "coordinator_1", Span: replicas(3, 3),
 			Lag: caught, Replicas: showing(2, caught, nil)},
 		replicas: replicas(3, 3),
 		progress: Progress{Leader: "coordinator_1", Main: "instance_0", SwitchoverPending: "switchover of MAIN from instance_0 to the " +
@@ -101,7 +101,7 @@ func TestALagOfZeroIsNoProofOfCatchUp(t *testing.T) {
 	}, {
 		name: "a replica SHOW REPLICAS does not list, or without a state on a database of the MAIN, is not proven",
 		d:    declared(3, 2, 3, 3),
-		o: Observed{Instances: three(replica(0), replica(1), mainRow(2)), Leader: "coordinator_1", Current: replicas(3, 3),
+		o: Observed{Instances: three(replica(0), replica(1), mainRow(2)), Leader: "coordinator_1", Span: replicas(3, 3),
 			Lag: caught, Replicas: &MainReplicas{Main: "instance_2", Rows: []memgraph.Replica{
 				{Name: "instance_1", Databases: map[string]memgraph.ReplicaDatabase{"tenant": {Status: memgraph.ReplicaReady}}}}}},
 		replicas: replicas(3, 3),
@@ -116,7 +116,7 @@ func TestALagOfZeroIsNoProofOfCatchUp(t *testing.T) {
 func TestNoShowReplicasNoHandover(t *testing.T) {
 	d := preferring(declared(3, 3, 3, 3), "instance_1")
 	o := Observed{Instances: rows(coords(3, 1), one(mainRow(0), replica(1), replica(2))), Leader: "coordinator_1",
-		Current: replicas(3, 3), Lag: lag(9, caughtUp(0, 1, 2))}
+		Span: replicas(3, 3), Lag: lag(9, caughtUp(0, 1, 2))}
 	got := Decide(d, o)
 	want := "switchover of MAIN from instance_0 to the preferred instance_1 waits: SHOW REPLICAS was not read on MAIN instance_0"
 	if len(got.Commands) != 0 || got.Progress.SwitchoverPending != want {

@@ -25,8 +25,8 @@ func (c *cluster) refuse(format string, args ...any) error {
 	return &memgraph.Error{Kind: memgraph.KindUnknown, Message: c.misuse[len(c.misuse)-1]}
 }
 
-func (c *cluster) observe(current topology.Replicas) Observed {
-	o := Observed{Leader: coordName(c.leader), Current: current}
+func (c *cluster) observe(span topology.Replicas) Observed {
+	o := Observed{Leader: coordName(c.leader), Span: span}
 	if !c.members[c.leader] {
 		o.Instances = append(o.Instances, freshSelf(c.leader))
 	}
@@ -157,11 +157,11 @@ func (c *cluster) yieldLeadership() error {
 
 // converge runs passes as the hook would until the plan is empty and the replicas declared,
 // checking after every pass that no StatefulSet was shrunk below a registered member.
-func converge(t *testing.T, c *cluster, want, current topology.Replicas) {
+func converge(t *testing.T, c *cluster, want, span topology.Replicas) {
 	t.Helper()
 	for pass := 1; pass <= 10; pass++ {
-		d := topology.Declare(testNet, want, current)
-		o := c.observe(current)
+		d := topology.Declare(testNet, want, span)
+		o := c.observe(span)
 		if NeedsCatchUpReads(d, o) {
 			o.Lag = c.lagRows()
 			o = reported(o)
@@ -182,8 +182,8 @@ func converge(t *testing.T, c *cluster, want, current topology.Replicas) {
 				t.Fatalf("pass %d: data shrunk to %d while %s is registered", pass, res.Replicas.DataInstances, name)
 			}
 		}
-		current = res.Replicas
-		if len(res.Commands) == 0 && current == want {
+		span = res.Replicas
+		if len(res.Commands) == 0 && span == want {
 			if len(c.misuse) > 0 {
 				t.Fatalf("misuse: %v", c.misuse)
 			}

@@ -94,7 +94,7 @@ func TestPlanDayTwoWithARollout(t *testing.T) {
 func TestHibernationWaitsForARollout(t *testing.T) {
 	d := declared(3, 3, 3, 3)
 	in := HibernationInput{Declared: d, Hibernate: true, DataPods: pods(0, 1, 2), CoordinatorPods: pods(1, 2, 3),
-		Current: replicas(3, 3), Returned: replicas(3, 3), RolloutPending: "replacing mg-data-1 (instance_1); 1 of 6 pods updated"}
+		Span: replicas(3, 3), Returned: replicas(3, 3), RolloutPending: "replacing mg-data-1 (instance_1); 1 of 6 pods updated"}
 	runHibernationCases(t, []hibernationCase{{
 		name: "a rollout in progress is finished first",
 		in:   in,

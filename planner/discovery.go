@@ -170,11 +170,11 @@ func CheckLeaderView(named string, lv View) error {
 	return nil
 }
 
-// Settled reports whether the plan r, made from view v, ends the pass without a read on the
+// SettlesPass reports whether the plan r, made from view v, ends the pass without a read on the
 // leader: nothing to do, no handover due (its lag is the leader's to serve), and, when v is a
 // follower's, no StatefulSet shrinking below held and no rollout in progress (a shrink and a
 // pod's release rest only on the leader's own table).
-func Settled(r Plan, v View, held topology.Replicas) bool {
+func SettlesPass(r Plan, v View, held topology.Replicas) bool {
 	shrinks := r.Replicas.Coordinators < held.Coordinators || r.Replicas.DataInstances < held.DataInstances
 	return len(r.Commands) == 0 && !r.NeedsCatchUpReads && (v.FromLeader() || !shrinks && !r.Rollout.InProgress())
 }

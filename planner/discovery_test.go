@@ -202,7 +202,7 @@ func TestSettled(t *testing.T) {
 			d := declared(tc.d[0], tc.d[1], tc.d[2], tc.d[3])
 			o := Observe(tc.rows, nil, replicas(tc.d[2], tc.d[3]))
 			v := NewView(testNet.Coordinator(tc.asked), tc.rows)
-			if got := Settled(Decide(d, o), v, replicas(tc.held[0], tc.held[1])); got != tc.settle {
+			if got := SettlesPass(Decide(d, o), v, replicas(tc.held[0], tc.held[1])); got != tc.settle {
 				t.Errorf("Settled = %v, want %v", got, tc.settle)
 			}
 		})
@@ -211,7 +211,7 @@ func TestSettled(t *testing.T) {
 
 func TestObserveNamesTheLeaderRow(t *testing.T) {
 	o := Observe(rows(coords(3, 2), one(mainRow(0))), nil, replicas(3, 1))
-	if o.Leader != "coordinator_2" || o.Current != replicas(3, 1) || o.Lag != nil {
+	if o.Leader != "coordinator_2" || o.Span != replicas(3, 1) || o.Lag != nil {
 		t.Errorf("Observe = %+v", o)
 	}
 	if got := Observe(rows(coords(3, 0), one(mainRow(0))), nil, replicas(3, 1)).Leader; got != "" {

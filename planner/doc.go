@@ -27,5 +27,5 @@
 //   - backups: backup*.go, schedule.go
 //
 // The rules each plan follows, and the Memgraph behaviour behind each, are in docs/planner.md;
-// the words (pass, view, hold, settled, …) in docs/architecture.md's glossary.
+// the words (pass, view, hold, settles, …) in docs/architecture.md's glossary.
 package planner

@@ -218,7 +218,7 @@ func (p *pass) drain() flow {
 func (p *pass) drainStep(cordoned map[string]bool) flow {
 	view := p.out.Discovery.View
 	base := DrainMembers(p.d, p.in.PodNodes, p.in.PodReady, cordoned)
-	if PlanDrain(ReadDrain(p.d, base, Observe(view.Instances, nil, p.in.Current))).Verdict == DrainNone {
+	if PlanDrain(ReadDrain(p.d, base, Observe(view.Instances, nil, p.in.Span))).Verdict == DrainNone {
 		return goOn
 	}
 	lv, f, err := p.leaderView(view)
@@ -233,7 +233,7 @@ func (p *pass) drainStep(cordoned map[string]bool) flow {
 		p.out.Drain = drainWaits(lv.Leader + " leads but is not ready yet")
 		return goOn
 	}
-	observed := Observe(lv.Instances, nil, p.in.Current)
+	observed := Observe(lv.Instances, nil, p.in.Span)
 	if f, _ := p.catchUp(lv, &observed); f == waiting { // without the proofs, the drain waits for them
 		return waiting
 	}

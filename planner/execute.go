@@ -19,7 +19,7 @@ type guard func(cmd Command, f Fresh) string
 // planGuard re-checks a plan's steps (Precondition) with the replica counts and workloads the
 // plan was made with.
 func (p *pass) planGuard(cmd Command, f Fresh) string {
-	return Precondition(p.d, p.in.Current, p.workloads, cmd, f)
+	return Precondition(p.d, p.in.Span, p.workloads, cmd, f)
 }
 
 // execute runs cmds on the leader at to, in order, and reports what that achieved. It stops at
@@ -51,21 +51,21 @@ func (p *pass) execute(to string, cmds []Command, g guard) (Execution, flow) {
 		ex.Writes = append(ex.Writes, Writes(cmd, err)...)
 		switch {
 		case err == nil:
-			p.log(LevelInfo, "executed", "queries", p.settle("ok"))
+			p.log(LevelInfo, "executed", "queries", p.judged("ok"))
 			ex.Ran = append(ex.Ran, cmd.String())
 		case p.expired:
-			p.log(LevelInfo, "step cut short by the sync budget", "queries", p.settle("budget_exhausted"), "memgraph", Explain(err))
+			p.log(LevelInfo, "step cut short by the sync budget", "queries", p.judged("budget_exhausted"), "memgraph", Explain(err))
 			ex.BudgetExhausted = true
 			return ex, goOn
 		case verdict == StepDone:
-			p.log(LevelInfo, "step already done by a concurrent writer", "queries", p.settle("already_done"), "memgraph", Explain(err))
+			p.log(LevelInfo, "step already done by a concurrent writer", "queries", p.judged("already_done"), "memgraph", Explain(err))
 			ex.Ran = append(ex.Ran, cmd.String())
 		case verdict == StepInProgress || verdict == StepLeaderMoved:
-			p.log(LevelInfo, "step did not finish; re-observing next pass", "queries", p.settle("interrupted"), "memgraph", Explain(err))
+			p.log(LevelInfo, "step did not finish; re-observing next pass", "queries", p.judged("interrupted"), "memgraph", Explain(err))
 			ex.Stopped = &Stop{Query: cmd.String(), Verdict: verdict, Err: err}
 			return ex, goOn
 		default:
-			p.log(LevelWarn, "step failed", "queries", p.settle("error"), "memgraph", Explain(err))
+			p.log(LevelWarn, "step failed", "queries", p.judged("error"), "memgraph", Explain(err))
 			ex.Stopped = &Stop{Query: cmd.String(), Verdict: StepFailed, Err: err}
 			return ex, goOn
 		}

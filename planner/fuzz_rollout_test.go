@@ -29,10 +29,10 @@ const (
 
 var fuzzNow = metav1.NewTime(time.Date(2026, 12, 3, 12, 0, 0, 0, time.UTC))
 
-func workloads(r *byteReader, declared, current topology.Replicas) *planner.Workloads {
+func workloads(r *byteReader, declared, span topology.Replicas) *planner.Workloads {
 	return &planner.Workloads{
-		Coordinators: rolloutSet(r, max(declared.Coordinators, current.Coordinators), current.Coordinators),
-		Data:         rolloutSet(r, max(declared.DataInstances, current.DataInstances), current.DataInstances),
+		Coordinators: rolloutSet(r, max(declared.Coordinators, span.Coordinators), span.Coordinators),
+		Data:         rolloutSet(r, max(declared.DataInstances, span.DataInstances), span.DataInstances),
 		Now:          fuzzNow,
 		StepTimeout:  metav1.Duration{Duration: 10 * time.Minute},
 		Image:        fuzzImage,
@@ -40,14 +40,14 @@ func workloads(r *byteReader, declared, current topology.Replicas) *planner.Work
 }
 
 // rolloutSet has pods at indices below size, and now and then one past it (a pod a scale-down
-// has not removed yet); Current is, as the hook derives it, the larger of the cached replicas and
+// has not removed yet); Span is, as the hook derives it, the larger of the cached replicas and
 // one past the highest pod.
 func rolloutSet(r *byteReader, size, cached int32) planner.RolloutSet {
 	if r.next(10) == 9 {
-		return planner.RolloutSet{Current: cached}
+		return planner.RolloutSet{Span: cached}
 	}
 	s := planner.RolloutSet{Exists: true, UpdateRevision: revUpdate, CurrentRevision: revUpdate,
-		Generation: 4, ObservedGeneration: 4, Current: cached}
+		Generation: 4, ObservedGeneration: 4, Span: cached}
 	switch r.next(8) {
 	case 1, 2, 3:
 		s.CurrentRevision = revCurrent // rolling
@@ -68,7 +68,7 @@ func rolloutSet(r *byteReader, size, cached int32) planner.RolloutSet {
 		pod, ok := rolloutPod(r, int(i), s.UpdateRevision)
 		if ok {
 			s.Pods = append(s.Pods, pod)
-			s.Current = max(s.Current, i+1)
+			s.Span = max(s.Span, i+1)
 		}
 	}
 	return s

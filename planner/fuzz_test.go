@@ -88,7 +88,7 @@ type fuzzInput struct {
 func (in fuzzInput) String() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "declared %d+%d, current %d+%d, leader %q\n", len(in.declared.Coordinators), len(in.declared.DataInstances),
-		in.observed.Current.Coordinators, in.observed.Current.DataInstances, in.observed.Leader)
+		in.observed.Span.Coordinators, in.observed.Span.DataInstances, in.observed.Leader)
 	for _, r := range in.observed.Instances {
 		fmt.Fprintf(&b, "  %+v\n", r)
 	}
@@ -98,7 +98,7 @@ func (in fuzzInput) String() string {
 	if w := in.observed.Workloads; w != nil {
 		for _, s := range []planner.RolloutSet{w.Coordinators, w.Data} {
 			fmt.Fprintf(&b, "  set exists=%v update=%q current=%q generations %d/%d/%d changing=%v pods=%d\n", s.Exists,
-				s.UpdateRevision, s.CurrentRevision, s.TemplateGeneration, s.Generation, s.ObservedGeneration, s.TemplateChanging, s.Current)
+				s.UpdateRevision, s.CurrentRevision, s.TemplateGeneration, s.Generation, s.ObservedGeneration, s.TemplateChanging, s.Span)
 			for _, p := range s.Pods {
 				fmt.Fprintf(&b, "    pod %d %q ready=%v terminating=%v\n", p.Index, p.Revision, p.Ready, p.Terminating)
 			}
@@ -133,14 +133,14 @@ func decodeObservation(data []byte) fuzzInput {
 		Coordinators:  pick[int32](r, 3, 5, 1, 7, 9, 0),
 		DataInstances: pick[int32](r, 2, 1, 3, 0, 4, 6, 8),
 	}
-	current := topology.Replicas{
+	span := topology.Replicas{
 		Coordinators:  max(0, declared.Coordinators+pick[int32](r, 0, 2, -2, 4, 1, -1)),
 		DataInstances: max(0, declared.DataInstances+pick[int32](r, 0, 1, 2, -1, 3)),
 	}
-	in := fuzzInput{declared: topology.Declare(fuzzNet, declared, current)}
-	in.observed.Current = current
+	in := fuzzInput{declared: topology.Declare(fuzzNet, declared, span)}
+	in.observed.Span = span
 	if r.next(5) == 4 { // the cache lags: what it says is not what the cluster has
-		in.observed.Current = topology.Replicas{Coordinators: int32(r.next(10)), DataInstances: int32(r.next(12))}
+		in.observed.Span = topology.Replicas{Coordinators: int32(r.next(10)), DataInstances: int32(r.next(12))}
 	}
 
 	leader := 1 + r.next(11) // 11: no leader
@@ -155,7 +155,7 @@ func decodeObservation(data []byte) fuzzInput {
 		}
 	}
 	for id := topology.FirstCoordinatorID; id <= 10; id++ {
-		inside := id-topology.FirstCoordinatorID < int(max(declared.Coordinators, current.Coordinators))
+		inside := id-topology.FirstCoordinatorID < int(max(declared.Coordinators, span.Coordinators))
 		row, ok := coordinatorRow(r, id, inside, in.observed.Leader)
 		if ok {
 			in.observed.Instances = append(in.observed.Instances, row)
@@ -163,7 +163,7 @@ func decodeObservation(data []byte) fuzzInput {
 	}
 	mainAt := r.next(14) // 12, 13: no MAIN forced
 	for ord := topology.FirstDataOrdinal; ord < 12; ord++ {
-		inside := ord-topology.FirstDataOrdinal < int(max(declared.DataInstances, current.DataInstances))
+		inside := ord-topology.FirstDataOrdinal < int(max(declared.DataInstances, span.DataInstances))
 		row, ok := dataRow(r, ord, inside, ord == mainAt)
 		if ok {
 			in.observed.Instances = append(in.observed.Instances, row)
@@ -179,7 +179,7 @@ func decodeObservation(data []byte) fuzzInput {
 		in.observed.Lag = lagRows(r, in.observed.Instances)
 	}
 	if r.next(8) != 7 { // the hook always knows the workloads; without them Decide plans no rollout
-		in.observed.Workloads = workloads(r, declared, current)
+		in.observed.Workloads = workloads(r, declared, span)
 	}
 	in.observed.Replicas = replicasEvidence(r, in.observed)
 	return in

@@ -57,9 +57,9 @@ type HibernationInput struct {
 	DataPods, CoordinatorPods map[int]PodState
 	// Window is the data StatefulSet's spec.ordinals.start when it has one; nil otherwise.
 	Window *int32
-	// Current are the replica counts the StatefulSets have or had (see the hook's workloads);
+	// Span are the replica counts the StatefulSets have or had (see the hook's workloads);
 	// Returned are their spec.replicas alone (what the hook returned last).
-	Current, Returned topology.Replicas
+	Span, Returned topology.Replicas
 	// RolloutPending is the Updated condition's message while a rollout is not done, "" when
 	// it is: hibernation does not begin in the middle of one.
 	RolloutPending string
@@ -156,13 +156,13 @@ func hibernating(window *int32, r topology.Replicas, format string, args ...any)
 
 // stopData stops the data replicas, then the MAIN, keeping the coordinators as they are.
 func stopData(in HibernationInput) HibernationStep {
-	coordinators := in.Current.Coordinators
+	coordinators := in.Span.Coordinators
 	if in.View == nil && in.ViewProblem == "" && anyReady(in.CoordinatorPods) {
 		return HibernationStep{InCharge: true, NeedsView: true}
 	}
 	main := ""
 	if in.View != nil {
-		main = observeMain(index(Observe(in.View.Instances, nil, in.Current))).name
+		main = observeMain(index(Observe(in.View.Instances, nil, in.Span))).name
 	}
 	if ordinal, ok := topology.ParseDataInstanceName(main); ok {
 		if _, running := in.DataPods[ordinal]; running {
@@ -187,7 +187,7 @@ func stopData(in HibernationInput) HibernationStep {
 	if why == "" {
 		why = "no coordinator pod is Ready"
 	}
-	return hibernating(nil, topology.Replicas{Coordinators: coordinators, DataInstances: in.Current.DataInstances},
+	return hibernating(nil, topology.Replicas{Coordinators: coordinators, DataInstances: in.Span.DataInstances},
 		"waiting to read which instance is MAIN before stopping the data instances: %s", why)
 }
 
@@ -241,7 +241,7 @@ func planWaking(in HibernationInput) HibernationStep {
 		waiting = in.ViewProblem
 	}
 	return HibernationStep{InCharge: true, Window: in.Window, Phase: topology.PhaseWaking,
-		Replicas: topology.Replicas{Coordinators: Hold(in.Declared, in.Current).Coordinators, DataInstances: 1},
+		Replicas: topology.Replicas{Coordinators: Hold(in.Declared, in.Span).Coordinators, DataInstances: 1},
 		Hibernated: isFalse(topology.ReasonWaking, "waking: the coordinators and %s, the MAIN when the cluster hibernated, "+
 			"start before the replicas, so that the coordinators cannot fail over to a replica that lacks its last writes; %s",
 			name, waiting)}

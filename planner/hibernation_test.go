@@ -85,12 +85,12 @@ func TestPlanHibernation(t *testing.T) {
 	d := declared(3, 3, 3, 3)
 	in := func(data, coordinators map[int]PodState, w *int32, view *View) HibernationInput {
 		return HibernationInput{Declared: d, Hibernate: true, DataPods: data, CoordinatorPods: coordinators, Window: w,
-			Current: replicas(3, 3), View: view}
+			Span: replicas(3, 3), View: view}
 	}
 	main2 := leaderView(replica(0), replica(1), mainRow(2))
 	runHibernationCases(t, []hibernationCase{{
 		name: "awake: the ordinary pass runs",
-		in:   HibernationInput{Declared: d, DataPods: pods(0, 1, 2), CoordinatorPods: pods(1, 2, 3), Current: replicas(3, 3)},
+		in:   HibernationInput{Declared: d, DataPods: pods(0, 1, 2), CoordinatorPods: pods(1, 2, 3), Span: replicas(3, 3)},
 		want: running(),
 	}, {
 		name: "which instance is MAIN decides the order: read it first",
@@ -157,7 +157,7 @@ func TestPlanHibernation(t *testing.T) {
 	}, {
 		name: "a coordinator scale-down still retiring members is finished first",
 		in: HibernationInput{Declared: declared(3, 3, 7, 3), Hibernate: true, DataPods: pods(0, 1, 2), CoordinatorPods: pods(1, 2, 3, 4, 5, 6, 7),
-			Current: replicas(7, 3)},
+			Span: replicas(7, 3)},
 		want: HibernationStep{Phase: topology.PhaseHibernating, Hibernated: Condition{metav1.ConditionFalse, topology.ReasonHibernationPending,
 			"waiting for the coordinator scale-down to retire coordinator_4, coordinator_5, coordinator_6, coordinator_7 before hibernating: " +
 				"stopping retiring members with the others could bring fewer than a Raft majority back on waking"}},
@@ -168,7 +168,7 @@ func TestPlanWaking(t *testing.T) {
 	d := declared(3, 3, 3, 3)
 	waking := func(data, coordinators map[int]PodState, view *View) HibernationInput {
 		return HibernationInput{Declared: d, DataPods: data, CoordinatorPods: coordinators, Window: window(2),
-			Current: replicas(0, 3), View: view}
+			Span: replicas(0, 3), View: view}
 	}
 	held := func(why string) HibernationStep {
 		return HibernationStep{InCharge: true, Window: window(2), Replicas: replicas(3, 1), Phase: topology.PhaseWaking,
@@ -258,7 +258,7 @@ func TestVerdictPaused(t *testing.T) {
 	}
 
 	converged := base
-	converged.WorkloadsSettled = true
+	converged.AtDeclaredSize = true
 	converged.Plan.Progress, converged.Progress = Progress{Main: "instance_0"}, Progress{Main: "instance_0"}
 	if v := Verdict(converged); v.Converged.Status != metav1.ConditionTrue || v.Paused.Status != metav1.ConditionTrue || v.Phase != topology.PhasePaused {
 		t.Errorf("paused on a converged cluster: %+v", v)

@@ -228,7 +228,7 @@ func (f facts) notReadyViolations(res planner.Plan) []string {
 	if len(res.Commands) > 0 {
 		out = append(out, fmt.Sprintf("%d commands planned on a not-ready leader's view", len(res.Commands)))
 	}
-	d, cur := f.in.declared, f.in.observed.Current
+	d, cur := f.in.declared, f.in.observed.Span
 	if want := (topology.Replicas{Coordinators: max(int32(len(d.Coordinators)), cur.Coordinators),
 		DataInstances: max(int32(len(d.DataInstances)), cur.DataInstances)}); res.Replicas != want {
 		out = append(out, fmt.Sprintf("replicas %+v on a not-ready leader's view, want them held at %+v", res.Replicas, want))
@@ -328,7 +328,7 @@ func (f facts) olderAlive(target, except string) []string {
 // what the declared, current and registered sizes explain.
 func (f facts) replicaViolations(got topology.Replicas) []string {
 	var out []string
-	d, current := f.in.declared, f.in.observed.Current
+	d, span := f.in.declared, f.in.observed.Span
 	needC, needD := int32(len(d.Coordinators)), int32(len(d.DataInstances))
 	for name := range f.retiringC {
 		if _, present := f.coords[name]; present {
@@ -345,9 +345,9 @@ func (f facts) replicaViolations(got topology.Replicas) []string {
 	if got.Coordinators < needC || got.DataInstances < needD {
 		out = append(out, fmt.Sprintf("replicas %d+%d below the declared or still registered %d+%d", got.Coordinators, got.DataInstances, needC, needD))
 	}
-	if got.Coordinators > max(needC, current.Coordinators) || got.DataInstances > max(needD, current.DataInstances) {
+	if got.Coordinators > max(needC, span.Coordinators) || got.DataInstances > max(needD, span.DataInstances) {
 		out = append(out, fmt.Sprintf("replicas %d+%d above what declared, current %d+%d and registered %d+%d explain",
-			got.Coordinators, got.DataInstances, current.Coordinators, current.DataInstances, needC, needD))
+			got.Coordinators, got.DataInstances, span.Coordinators, span.DataInstances, needC, needD))
 	}
 	return out
 }

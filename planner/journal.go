@@ -34,13 +34,13 @@ type Count struct {
 }
 
 // journal is what a pass sent and what it tells the log: every write query as Memgraph received
-// it (status.operations), counted once its step is judged (settle).
+// it (status.operations), counted once its step is judged (judged).
 type journal struct {
 	events  []Event
 	counts  []Count
 	records []topology.OperationRecord
-	// unsettled are the queries the current step sent so far.
-	unsettled []sentQuery
+	// sending are the queries the current step sent so far.
+	sending []sentQuery
 }
 
 type sentQuery struct {
@@ -62,15 +62,15 @@ func (j *journal) sent(cmd Command, got Result) {
 	if _, setting := cmd.(SetCoordinatorSetting); setting || errors.As(got.Err, &mg) && mg.Query == "" {
 		return
 	}
-	j.unsettled = append(j.unsettled, sentQuery{kind: cmd.Kind(), query: cmd.String(), err: got.Err, at: got.At})
+	j.sending = append(j.sending, sentQuery{kind: cmd.Kind(), query: cmd.String(), err: got.Err, at: got.At})
 }
 
-// settle closes the queries the current step sent, judged as result (an executor result label:
+// judged closes the queries the current step sent, judged as result (an executor result label:
 // ok, already_done, interrupted, error, budget_exhausted): a query that succeeded counts as ok,
 // one that failed under the step's result. It returns the queries, redacted, in the order sent.
-func (j *journal) settle(result string) []string {
-	queries := make([]string, 0, len(j.unsettled))
-	for _, q := range j.unsettled {
+func (j *journal) judged(result string) []string {
+	queries := make([]string, 0, len(j.sending))
+	for _, q := range j.sending {
 		r := "ok"
 		if q.err != nil {
 			r = result
@@ -79,7 +79,7 @@ func (j *journal) settle(result string) []string {
 		j.records = append(j.records, operationRecord(q, r))
 		queries = append(queries, topology.RedactCommand(q.query))
 	}
-	j.unsettled = j.unsettled[:0]
+	j.sending = j.sending[:0]
 	return queries
 }
 

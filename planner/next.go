@@ -113,14 +113,14 @@ type Result struct {
 // Input is what a sync request shows, gathered once by the shell before the pass's first step.
 type Input struct {
 	Cluster *topology.Cluster
-	// Declared is Cluster.Declare(Current): every member, declared and retiring.
+	// Declared is Cluster.Declare(Span): every member, declared and retiring.
 	Declared topology.Declared
-	// Current is each role's retiring range's upper end (the observed StatefulSet's spec.replicas
+	// Span is each role's retiring range's upper end (the observed StatefulSet's spec.replicas
 	// raised to its status.replicas and to one past its highest pod); Returned the observed
-	// spec.replicas alone; SetsSettled whether each StatefulSet controller caught up with its
+	// spec.replicas alone; SetsReconciled whether each StatefulSet controller caught up with its
 	// spec, coordinators first.
-	Current, Returned topology.Replicas
-	SetsSettled       [2]bool
+	Span, Returned topology.Replicas
+	SetsReconciled [2]bool
 	// Workloads are the rollout's view of the StatefulSets and their pods.
 	Workloads *Workloads
 	// PodReady is every pod of the cluster by name: Ready and not terminating. PodNodes are the

@@ -5,8 +5,8 @@ import (
 	"github.com/memgraph-hooks/memgraph-hooks/topology"
 )
 
-// Observed is what the hook saw this pass. Every field except Current is live truth from the
-// leader coordinator; Current comes from Metacontroller's informer cache and may be stale. Build
+// Observed is what the hook saw this pass. Every field except Span is live truth from the
+// leader coordinator; Span comes from Metacontroller's informer cache and may be stale. Build
 // it with Observe.
 type Observed struct {
 	Instances []memgraph.Instance    // the leader's SHOW INSTANCES
@@ -14,16 +14,16 @@ type Observed struct {
 	Lag       []memgraph.InstanceLag // nil unless fetched because NeedsCatchUpReads said so
 	// Replicas is SHOW REPLICAS as the MAIN answered it, read with Lag; nil unless fetched.
 	Replicas *MainReplicas
-	Current  topology.Replicas // observed StatefulSets' spec.replicas (0 when absent)
+	Span     topology.Replicas // observed StatefulSets' spec.replicas (0 when absent)
 	// Workloads, when set, makes Decide plan the rollout too (Plan.Rollout).
 	Workloads *Workloads
 }
 
 // Observe is the one way the hook turns what it read into an Observed: the leader is the row
 // SHOW INSTANCES reports as leader (ReadLeadership).
-func Observe(rows []memgraph.Instance, lag []memgraph.InstanceLag, current topology.Replicas) Observed {
+func Observe(rows []memgraph.Instance, lag []memgraph.InstanceLag, span topology.Replicas) Observed {
 	leader, _ := ReadLeadership(rows)
-	return Observed{Instances: rows, Leader: leader, Lag: lag, Current: current}
+	return Observed{Instances: rows, Leader: leader, Lag: lag, Span: span}
 }
 
 // MainReplicas is SHOW REPLICAS as one data instance answered it: the MAIN's own account of

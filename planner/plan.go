@@ -27,7 +27,7 @@ type Plan struct {
 // StatefulSets: it is no evidence about any instance.
 func Decide(d topology.Declared, o Observed) Plan {
 	if leaderNotReady(o) {
-		r := Plan{Replicas: Hold(d, o.Current), Progress: Progress{Leader: o.Leader, LeaderNotReady: true}}
+		r := Plan{Replicas: Hold(d, o.Span), Progress: Progress{Leader: o.Leader, LeaderNotReady: true}}
 		if o.Workloads != nil {
 			// No evidence about any instance: the rollout releases nothing either.
 			r.Rollout = PlanRollout(RolloutInput{Declared: d, Replicas: r.Replicas, Workloads: *o.Workloads})
@@ -49,7 +49,7 @@ func Decide(d topology.Declared, o Observed) Plan {
 	cmds = append(cmds, planPromotion(d, v, m, r.data, &p)...)
 	cmds = append(cmds, planDataRetirement(d, v, m, r.data, o.Workloads, &p)...)
 	cmds = append(cmds, planCoordinatorRetirement(v, r.coordinators, &p)...)
-	res := Plan{Commands: cmds, Replicas: permittedReplicas(d, o.Current, r), Progress: p}
+	res := Plan{Commands: cmds, Replicas: permittedReplicas(d, o.Span, r), Progress: p}
 	res.NeedsCatchUpReads = mainNeedsCatchUp(d, m, r) || registrationNeedsProof(d, v, m)
 	if o.Workloads != nil {
 		// Its gates need every declared member registered and up, a MAIN and nothing retiring,
@@ -87,7 +87,7 @@ func NeedsCatchUpReads(d topology.Declared, o Observed) bool {
 	r := retiringMembers(d, v)
 	m := observeMain(v)
 	return mainNeedsCatchUp(d, m, r) || registrationNeedsProof(d, v, m) ||
-		o.Workloads != nil && RolloutNeedsCatchUpReads(rolloutInput(d, o, permittedReplicas(d, o.Current, r)))
+		o.Workloads != nil && RolloutNeedsCatchUpReads(rolloutInput(d, o, permittedReplicas(d, o.Span, r)))
 }
 
 // registrationNeedsProof: a declared data instance is not registered while a MAIN row exists,

@@ -59,7 +59,7 @@ func TestPlanIsDeterministicUnderRowOrder(t *testing.T) {
 	o := Observed{
 		Instances: rows(coords(5, 5), one(replica(0), replica(1), mainRow(2), replica(3), replica(4))),
 		Leader:    "coordinator_5",
-		Current:   replicas(5, 5),
+		Span:      replicas(5, 5),
 	}
 	want := queries(Decide(d, o).Commands)
 	reversed := o

@@ -125,12 +125,12 @@ func (p *pass) rolloutWithoutView() RolloutStep {
 
 // observe is what the planner reads of rows, with the rollout's workloads.
 func (p *pass) observe(rows []memgraph.Instance) Observed {
-	o := Observe(rows, nil, p.in.Current)
+	o := Observe(rows, nil, p.in.Span)
 	o.Workloads = p.workloads
 	return o
 }
 
 // progressOn is the progress a plan on view reports.
 func (p *pass) progressOn(view View) Progress {
-	return Decide(p.d, Observe(view.Instances, nil, p.in.Current)).Progress
+	return Decide(p.d, Observe(view.Instances, nil, p.in.Span)).Progress
 }

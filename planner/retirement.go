@@ -14,7 +14,7 @@ type retiring struct {
 }
 
 // retiringMembers is the registered part of each role's retiring range. The range is
-// [declared, current) as topology.Declare computed it, widened by every registered member that
+// [declared, span) as topology.Declare computed it, widened by every registered member that
 // carries exactly our identity for an ordinal at or above the declared count: its pod can only
 // belong to our StatefulSet, so the StatefulSet is (or was) that large, whatever a stale cache
 // says. "Exactly our identity" is the endpoint no other registration can share — the
@@ -127,7 +127,7 @@ func planCoordinatorRetirement(v rowIndex, members []topology.Coordinator, p *Pr
 			p.HalfJoined = append(p.HalfJoined, c.Name)
 		case v.leaders[c.Name]:
 			// Reported as leader by its row but not the one we are connected to: the view is
-			// mid-election. Never aim REMOVE at a leader; the next pass sees a settled view.
+			// mid-election. Never aim REMOVE at a leader; the next pass sees the view after the election.
 		case len(v.leaders) == 0:
 			p.LeaderUnknown = true
 		default:

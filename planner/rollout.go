@@ -30,7 +30,7 @@ import (
 //   - A pod that is not Ready and not at the new revision is released without the Memgraph
 //     gates (it is down already: a rollback of a pod stuck at a broken revision must reach it),
 //     unless it is the MAIN or the leader, or its row reports itself so (a view may show two
-//     while an election or a failover settles), or a pod above it is not settled.
+//     while an election or a failover settles), or a pod above it still waits (podWait).
 //   - Stateless: the partition follows from the pods alone. A released pod that is gone or
 //     terminating stays released (the partition is one above the highest live pod not at the
 //     new revision), so a pod is never recreated at the old revision halfway through. The prior
@@ -75,9 +75,9 @@ type RolloutSet struct {
 	// TemplateGeneration is the set's AnnotationTemplateGeneration: the generation with which
 	// its pod template arrived (0 when unknown).
 	TemplateGeneration int64
-	// Current is the number of pods the set has or had: the larger of spec.replicas,
+	// Span is the number of pods the set has or had: the larger of spec.replicas,
 	// status.replicas and one past the highest pod index.
-	Current int32
+	Span int32
 	// TemplateChanging: the children this sync returns change the set's pod template (the
 	// pod-template hash differs from the observed one), so UpdateRevision is about to be stale.
 	TemplateChanging bool

@@ -37,11 +37,11 @@ var (
 )
 
 // set is a StatefulSet rolling from revOld to revNew (the controller has not completed the
-// update) with the pods described by states; Current counts the pods' indices.
+// update) with the pods described by states; Span counts the pods' indices.
 func set(states string, opts ...func(*RolloutSet)) RolloutSet {
 	s := RolloutSet{
 		Exists: true, UpdateRevision: revNew, CurrentRevision: revOld,
-		Generation: 4, ObservedGeneration: 4, Current: int32(len(states)),
+		Generation: 4, ObservedGeneration: 4, Span: int32(len(states)),
 	}
 	for i, st := range states {
 		pod := RolloutPod{Index: i, Created: metav1.NewTime(rolloutStart), Revision: revOld, Image: imageOld}
@@ -150,7 +150,7 @@ func rowHealth(name, health string) func(*Observed) {
 // rolloutIn is the input of a sync for these sets and this view that declares and returns as
 // many members as each set has pods.
 func rolloutIn(coordinators, data RolloutSet, o *Observed) RolloutInput {
-	dc, dd := coordinators.Current, data.Current
+	dc, dd := coordinators.Span, data.Span
 	return RolloutInput{
 		Declared: declared(dc, dd, dc, dd),
 		Replicas: replicas(dc, dd),
@@ -167,7 +167,7 @@ func rolloutIn(coordinators, data RolloutSet, o *Observed) RolloutInput {
 
 // declaring overrides the declared counts and the returned replicas of an input.
 func declaring(in RolloutInput, coordinators, data int32, returned topology.Replicas) RolloutInput {
-	in.Declared = declared(coordinators, data, in.Coordinators.Current, in.Data.Current)
+	in.Declared = declared(coordinators, data, in.Coordinators.Span, in.Data.Span)
 	in.Replicas = returned
 	return in
 }

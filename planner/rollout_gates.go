@@ -85,7 +85,7 @@ func (p *rolloutPlan) decideStep(step *RolloutStep) {
 		return
 	}
 	c := r.candidate()
-	if w := p.releasedUnsettled(r, c); w != nil {
+	if w := p.releasedWait(r, c); w != nil {
 		p.waitOn(step, w)
 		return
 	}
@@ -99,7 +99,7 @@ func (p *rolloutPlan) decideStep(step *RolloutStep) {
 		p.releaseDownPod(step, r, c)
 		return
 	}
-	if w := p.clusterUnsettled(r, c); w != nil {
+	if w := p.clusterWait(r, c); w != nil {
 		p.waitOn(step, w)
 		return
 	}
@@ -112,7 +112,7 @@ func (p *rolloutPlan) decideStep(step *RolloutStep) {
 // Ready and runs the update revision already — or belongs to a retiring member no longer
 // registered, which the shrink removes anyway — and the candidate is not the MAIN. A survivor
 // above the candidate was released already: it is on its way back at the update revision, and
-// releasedUnsettled waits for it before the candidate goes.
+// releasedWait waits for it before the candidate goes.
 // That is the way out of a scale-down whose retiring MAIN runs a newer version than the
 // survivors (a failover mid-upgrade put it there): they cannot replicate from it, so none can be
 // proven caught up to take MAIN over, until their pods are upgraded. Retiring coordinators hold
@@ -126,9 +126,9 @@ func (p *rolloutPlan) rollsThroughRetirement() bool {
 	if c < 0 || r.members[c].name == p.main || !p.retiringMainStuck() {
 		return false
 	}
-	for i := c + 1; i < int(max(r.returned, r.set.Current)); i++ {
+	for i := c + 1; i < int(max(r.returned, r.set.Span)); i++ {
 		if i < len(r.members) {
-			continue // a survivor released already (releasedUnsettled)
+			continue // a survivor released already (releasedWait)
 		}
 		if !p.v.dataRegistered(topology.DataInstanceName(topology.FirstDataOrdinal + i)) {
 			continue // retired already: its pod is the shrink's, whatever it runs
@@ -284,18 +284,18 @@ type gateWait struct {
 	blocked string
 }
 
-// releasedUnsettled checks the pods above the candidate — those the rollout released — at the
+// releasedWait checks the pods above the candidate — those the rollout released — at the
 // level of Kubernetes: each is back (exists, not terminating) and Ready.
-func (p *rolloutPlan) releasedUnsettled(r *rolloutRole, c int) *gateWait {
+func (p *rolloutPlan) releasedWait(r *rolloutRole, c int) *gateWait {
 	for i := c + 1; i < len(r.members); i++ {
-		if w := podUnsettled(r, i); w != nil {
+		if w := podWait(r, i); w != nil {
 			return w
 		}
 	}
 	return nil
 }
 
-func podUnsettled(r *rolloutRole, i int) *gateWait {
+func podWait(r *rolloutRole, i int) *gateWait {
 	m := r.members[i]
 	pod, ok := r.pods[i]
 	w := &gateWait{member: m.name, pod: m.pod, released: pod, stuckable: ok && r.updated(pod)}
@@ -312,13 +312,13 @@ func podUnsettled(r *rolloutRole, i int) *gateWait {
 	return w
 }
 
-// clusterUnsettled checks everything but the candidate before it is released: every declared
+// clusterWait checks everything but the candidate before it is released: every declared
 // pod of both roles Ready, a ready leader's view, every declared member registered and up, a
 // MAIN, and every replaced data replica caught up.
-func (p *rolloutPlan) clusterUnsettled(r *rolloutRole, c int) *gateWait {
+func (p *rolloutPlan) clusterWait(r *rolloutRole, c int) *gateWait {
 	for _, role := range []*rolloutRole{&p.data, &p.coordinators} {
 		for i := range role.members {
-			if w := podUnsettled(role, i); w != nil {
+			if w := podWait(role, i); w != nil {
 				w.stuckable = false // not one this step released: it is the cluster that waits
 				if role == r && i < c && role.superseded(role.pods[i]) {
 					w.blocked = fmt.Sprintf("%s (%s) is not Ready at a revision the spec no longer asks for, below %s, which the "+

@@ -56,7 +56,7 @@ func (r rolloutRole) stale() bool {
 // retiring: the set holds, or is returned with, more pods than declared.
 func (r rolloutRole) retiring() bool {
 	n := int32(len(r.declared))
-	return r.set.Current > n || r.returned > n
+	return r.set.Span > n || r.returned > n
 }
 
 func (r rolloutRole) pod(i int) (planner.RolloutPod, bool) {
@@ -265,7 +265,7 @@ func (f facts) releasableDuringScaleDown(roles []rolloutRole, r rolloutRole, p p
 		!slices.ContainsFunc(f.mains, func(m string) bool { return f.retiringD[m] }) {
 		return false
 	}
-	for i := p.Index + 1; i < int(max(r.returned, r.set.Current)); i++ {
+	for i := p.Index + 1; i < int(max(r.returned, r.set.Span)); i++ {
 		if _, registered := f.data[topology.DataInstanceName(topology.FirstDataOrdinal+i)]; i >= len(r.declared) && !registered {
 			continue // retired already
 		}

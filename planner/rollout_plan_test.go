@@ -13,7 +13,7 @@ import (
 // withWorkloads is the observation of in's view with in's workloads, as the hook builds it.
 func withWorkloads(in RolloutInput) Observed {
 	o := *in.Cluster
-	o.Current = in.Replicas
+	o.Span = in.Replicas
 	o.Workloads = &in.Workloads
 	return o
 }
@@ -89,7 +89,7 @@ func TestRolloutNeedsLagAndTheLeadersTable(t *testing.T) {
 			if plan.NeedsCatchUpReads != tc.needsLag {
 				t.Errorf("Plan.NeedsCatchUpReads = %v, want %v", plan.NeedsCatchUpReads, tc.needsLag)
 			}
-			if got := Settled(plan, tc.view, tc.in.Replicas); got != tc.settled {
+			if got := SettlesPass(plan, tc.view, tc.in.Replicas); got != tc.settled {
 				t.Errorf("Settled = %v, want %v", got, tc.settled)
 			}
 		})

@@ -64,7 +64,7 @@ func (r *rolloutRole) state() roleState {
 	switch {
 	case !r.set.Exists:
 		return roleAbsent
-	case len(r.set.Pods) == 0 && (r.set.UpdateRevision == "" || r.settled()):
+	case len(r.set.Pods) == 0 && (r.set.UpdateRevision == "" || r.updateComplete()):
 		// A new set: nothing runs, nothing to replace. (A set whose every pod is gone in the
 		// middle of an update is rolling: they must come back at the new revision.)
 		return roleComplete
@@ -77,7 +77,7 @@ func (r *rolloutRole) state() roleState {
 			return roleRolling
 		}
 	}
-	if r.settled() {
+	if r.updateComplete() {
 		return roleComplete
 	}
 	return roleRolling
@@ -112,16 +112,16 @@ func (r *rolloutRole) templateGeneration() int64 {
 // retiring: the StatefulSet holds (or is still shedding) members beyond the declared count.
 func (r *rolloutRole) retiring() bool {
 	declared := int32(len(r.members))
-	return r.returned > declared || r.set.Current > declared
+	return r.returned > declared || r.set.Span > declared
 }
 
 // hold is the partition that keeps every existing pod: the number of pods the set has (so that
 // new members of a growth start at the new revision), or the returned replicas when lower.
 func (r *rolloutRole) hold() int32 {
-	if r.set.Current == 0 || r.set.Current >= r.returned {
+	if r.set.Span == 0 || r.set.Span >= r.returned {
 		return r.returned
 	}
-	return r.set.Current
+	return r.set.Span
 }
 
 // candidate is the index of the highest live declared pod not at the update revision: the next
@@ -151,8 +151,8 @@ func (r *rolloutRole) restingPartition() int32 {
 	return r.hold()
 }
 
-// settled: the StatefulSet controller itself completed the update (or never had one).
-func (r *rolloutRole) settled() bool { return r.set.CurrentRevision == r.set.UpdateRevision }
+// updateComplete: the StatefulSet controller itself completed the update (or never had one).
+func (r *rolloutRole) updateComplete() bool { return r.set.CurrentRevision == r.set.UpdateRevision }
 
 // counts are the declared pods back at the update revision (Ready), and the declared pods.
 func (r *rolloutRole) counts() (updated, total int) {

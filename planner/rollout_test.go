@@ -54,13 +54,13 @@ func TestRolloutHoldsWhatIsNotRolling(t *testing.T) {
 		message:    "all 6 pods run their StatefulSet's current pod template",
 	}, {
 		name:       "a new cluster: no StatefulSet yet, the returned counts",
-		in:         rolloutIn(RolloutSet{Current: 0}, RolloutSet{Current: 0}, nil),
+		in:         rolloutIn(RolloutSet{Span: 0}, RolloutSet{Span: 0}, nil),
 		partitions: partitions(0, 0),
 		reason:     topology.ReasonUpToDate,
 		message:    "no pod to update yet",
 	}, {
 		name: "StatefulSets without pods yet: nothing to roll",
-		in: declaring(rolloutIn(RolloutSet{Exists: true, Current: 3}, RolloutSet{Exists: true, Current: 2}, nil),
+		in: declaring(rolloutIn(RolloutSet{Exists: true, Span: 3}, RolloutSet{Exists: true, Span: 2}, nil),
 			3, 2, replicas(3, 2)),
 		partitions: partitions(3, 2),
 		reason:     topology.ReasonUpToDate,

@@ -52,7 +52,7 @@ func (w *walk) image(updated bool) string {
 func (w *walk) input() RolloutInput {
 	rolloutSet := func(pods []walkPod) RolloutSet {
 		s := RolloutSet{Exists: true, UpdateRevision: revNew, CurrentRevision: revOld,
-			Generation: 2, ObservedGeneration: 2, Current: int32(len(pods))}
+			Generation: 2, ObservedGeneration: 2, Span: int32(len(pods))}
 		all := true
 		for i, p := range pods {
 			rev := revOld

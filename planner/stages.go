@@ -27,7 +27,7 @@ var stages = [...]struct {
 	// spec.bootstrap.fromBackup holds registration until the backup is restored.
 	{"restore", (*pass).restore},
 	{"rollout while pods are down", (*pass).rolloutWhileDown},
-	// The plan on the view, settled there, or on the leader's own table and executed there.
+	// The plan on the view, which may settle the pass there, or on the leader's own table, executed there.
 	{"plan", (*pass).plan},
 	// The stages that wait for a plan with nothing left to run.
 	{"drain", (*pass).drain},
@@ -76,7 +76,7 @@ func (p *pass) hibernate() flow {
 		return goOn
 	}
 	hi.CoordinatorPods, hi.DataPods = podsByOrdinal(c.Name(), p.workloads)
-	hi.Current, hi.Returned = in.Current, in.Returned
+	hi.Span, hi.Returned = in.Span, in.Returned
 	hi.Now = metav1.NewTime(in.Now)
 	hi.StartupBudget = metav1.Duration{Duration: time.Duration(c.DataStartupBudgetSeconds()) * time.Second}
 	// Hibernation does not begin while a rollout of the returned replica counts holds it.
@@ -132,7 +132,7 @@ func podsByOrdinal(cluster string, w *Workloads) (coordinators, data map[int]Pod
 // lock, or declared pods are not Ready, when the pass only reads the cluster for the status —
 // unless a rollout is in progress, whose step then rests on the leader's table.
 func (p *pass) gates() flow {
-	p.out = Outcome{Declared: p.d, DryRun: p.in.DryRun, Replicas: p.held, WorkloadsSettled: p.atDeclared()}
+	p.out = Outcome{Declared: p.d, DryRun: p.in.DryRun, Replicas: p.held, AtDeclaredSize: p.atDeclared()}
 	if p.out.TLSProblem = p.in.TLS.Problem; p.out.TLSProblem != "" {
 		return stop
 	}
@@ -154,8 +154,8 @@ func (p *pass) gates() flow {
 // atDeclared reports whether both StatefulSets are at the declared size and their controller
 // has caught up with it.
 func (p *pass) atDeclared() bool {
-	return p.in.Current.Coordinators == int32(len(p.d.Coordinators)) &&
-		p.in.Current.DataInstances == int32(len(p.d.DataInstances)) && p.in.SetsSettled == [2]bool{true, true}
+	return p.in.Span.Coordinators == int32(len(p.d.Coordinators)) &&
+		p.in.Span.DataInstances == int32(len(p.d.DataInstances)) && p.in.SetsReconciled == [2]bool{true, true}
 }
 
 // unreadyPods lists the declared pods that are missing or not Ready, sorted.
@@ -199,7 +199,7 @@ func (p *pass) rolloutWhileDown() flow {
 		p.out.Latest, p.out.Progress, p.out.Rollout = View{}, Progress{}, RolloutStep{}
 		return stop
 	}
-	observed := Observe(lv.Instances, nil, p.in.Current)
+	observed := Observe(lv.Instances, nil, p.in.Span)
 	p.out.Latest, p.out.Progress = lv, Decide(p.d, observed).Progress
 	p.out.Rollout = PlanRollout(RolloutInput{Declared: p.d, Replicas: p.held, Workloads: *p.workloads, Cluster: &observed})
 	return stop
@@ -213,7 +213,7 @@ func (p *pass) plan() flow {
 	observed := p.observe(view.Instances)
 	plan := Decide(p.d, observed)
 	p.out.Latest, p.out.Progress = view, plan.Progress
-	if p.paused() || Settled(plan, view, p.held) {
+	if p.paused() || SettlesPass(plan, view, p.held) {
 		p.out.Plan, p.out.Replicas = plan, plan.Replicas
 		if p.paused() {
 			return stop

@@ -136,18 +136,18 @@ type Fresh struct {
 }
 
 // Precondition says why cmd must be skipped on the cluster as it is now (f, read right before
-// the step), or "" to run it. current and w are the replica counts and the workloads the plan
+// the step), or "" to run it. span and w are the spans and the workloads the plan
 // was made with.
 //
 // A failed SHOW INSTANCES proves nothing: the step runs and its own error says why. A MAIN
 // handover is re-planned from the fresh rows and lag: it runs only if the same handover (same
 // MAIN, same caught-up target) is still what Decide would do, so a survivor that fell behind since
 // the plan was read is never promoted; without a lag read there is no such proof.
-func Precondition(d topology.Declared, current topology.Replicas, w *Workloads, cmd Command, f Fresh) string {
+func Precondition(d topology.Declared, span topology.Replicas, w *Workloads, cmd Command, f Fresh) string {
 	if f.InstancesErr != nil {
 		return ""
 	}
-	o := Observe(f.Instances, f.Lag, current)
+	o := Observe(f.Instances, f.Lag, span)
 	o.Replicas = f.Replicas
 	o.Workloads = w // a rollout's handover is re-planned like a retirement's
 	v := index(o)

@@ -41,7 +41,7 @@ type Outcome struct {
 	LeaderNotReady string
 
 	// Plan is the plan the pass stands on: made on the leader's own view, or on the follower's
-	// view that settled the pass (Settled). Zero when the pass ended before one.
+	// view that settled the pass (SettlesPass). Zero when the pass ended before one.
 	Plan Plan
 	// Replicas are the replica counts the hook returns: the plan's, or Hold while none stands.
 	Replicas  topology.Replicas
@@ -58,8 +58,8 @@ type Outcome struct {
 	Latest   View
 	Progress Progress
 
-	// WorkloadsSettled: both StatefulSets are at the declared size and their controller caught up.
-	WorkloadsSettled bool
+	// AtDeclaredSize: both StatefulSets are at the declared size and their controller caught up.
+	AtDeclaredSize bool
 
 	// Restore is the restore of spec.bootstrap.fromBackup as the restore stage found it (nil when
 	// it did not look: nothing to restore, or no longer held).
@@ -319,7 +319,7 @@ func (o Outcome) converged() (Condition, float64) {
 	case planned.SwitchoverPending != "":
 		// Lag shrinks without any watch event: look again soon.
 		return isFalse(topology.ReasonSwitchoverPending, "%s", planned.SwitchoverPending), ResyncWaiting
-	case !o.WorkloadsSettled:
+	case !o.AtDeclaredSize:
 		return isFalse(topology.ReasonWorkloadsNotReady, "StatefulSets are not yet at %d coordinators and %d data instances",
 			len(o.Declared.Coordinators), len(o.Declared.DataInstances)), ResyncWaiting
 	}

@@ -18,7 +18,7 @@ func passOn(mutate func(o *Outcome)) Outcome {
 	view := NewView(testNet.Coordinator(1), rows(coords(3, 1), one(mainRow(0), replica(1))))
 	plan := Decide(d, Observe(view.Instances, nil, replicas(3, 2)))
 	o := Outcome{Declared: d, Discovery: Discovery{View: view, Asked: 1, Reachable: true}, Plan: plan,
-		Replicas: plan.Replicas, Latest: view, Progress: plan.Progress, WorkloadsSettled: true}
+		Replicas: plan.Replicas, Latest: view, Progress: plan.Progress, AtDeclaredSize: true}
 	if mutate != nil {
 		mutate(&o)
 	}
@@ -130,7 +130,7 @@ func TestVerdict(t *testing.T) {
 			want{topology.ReasonMainElected, topology.ReasonRegistrationInProgress, ResyncProgressing, "dry run: 1 planned steps not executed"}},
 		{"a rollout in progress outranks unsettled StatefulSets", passOn(func(o *Outcome) {
 			o.Rollout = RolloutStep{Reason: topology.ReasonRolloutInProgress, Message: "replacing mg-data-1 (instance_1); 1 of 5 pods updated"}
-			o.WorkloadsSettled = false
+			o.AtDeclaredSize = false
 		}), want{topology.ReasonMainElected, topology.ReasonRolloutInProgress, ResyncProgressing, "replacing mg-data-1 (instance_1)"}},
 		{"a stuck rollout", passOn(func(o *Outcome) {
 			o.Rollout = RolloutStep{Reason: topology.ReasonRolloutStuck, Message: "stuck: mg-data-1 was created"}
@@ -144,7 +144,7 @@ func TestVerdict(t *testing.T) {
 		}), want{topology.ReasonMainElected, topology.ReasonRegistrationInProgress, ResyncProgressing, "registering instance_2"}},
 		{"a rollout done", passOn(func(o *Outcome) { o.Rollout = RolloutStep{Reason: topology.ReasonUpToDate} }),
 			want{topology.ReasonMainElected, topology.ReasonAllInstancesRegistered, ResyncConverged, "registered"}},
-		{"StatefulSets not settled", passOn(func(o *Outcome) { o.WorkloadsSettled = false }),
+		{"StatefulSets not settled", passOn(func(o *Outcome) { o.AtDeclaredSize = false }),
 			want{topology.ReasonMainElected, topology.ReasonWorkloadsNotReady, ResyncWaiting, "not yet at 3 coordinators and 2 data instances"}},
 		{"no MAIN", passOn(func(o *Outcome) { o.Progress.Main = "" }),
 			want{topology.ReasonNoMainElected, topology.ReasonAllInstancesRegistered, ResyncConverged, "registered"}},

@@ -11,7 +11,7 @@ import (
 // podsRunning is workloads whose data pods run these images, by index, all at one revision.
 func podsRunning(images ...string) *Workloads {
 	w := &Workloads{Image: images[0], StepTimeout: metav1.Duration{Duration: stepTimeout},
-		Data: RolloutSet{Exists: true, UpdateRevision: revNew, CurrentRevision: revNew, Current: int32(len(images))}}
+		Data: RolloutSet{Exists: true, UpdateRevision: revNew, CurrentRevision: revNew, Span: int32(len(images))}}
 	for i, image := range images {
 		w.Data.Pods = append(w.Data.Pods, RolloutPod{Index: i, Revision: revNew, Ready: true, Image: image})
 	}
@@ -28,7 +28,7 @@ func TestANewerMainNeverReplicatesToAnOlderReplica(t *testing.T) {
 	runPlanCases(t, []planCase{{
 		name: "retirement: the newer survivor is passed over while an older one runs",
 		d:    declared(3, 2, 3, 3),
-		o: Observed{Instances: three(replica(0), replica(1), mainRow(2)), Leader: "coordinator_1", Current: replicas(3, 3),
+		o: Observed{Instances: three(replica(0), replica(1), mainRow(2)), Leader: "coordinator_1", Span: replicas(3, 3),
 			Lag: caught, Workloads: podsRunning(mg313, mg312, mg312)},
 		want:     []string{qHandover(2, 1), qUnregister(2)},
 		replicas: replicas(3, 3),
@@ -38,7 +38,7 @@ func TestANewerMainNeverReplicatesToAnOlderReplica(t *testing.T) {
 	}, {
 		name: "retirement: the retiring MAIN itself is the exception (it is unregistered right after)",
 		d:    declared(3, 2, 3, 3),
-		o: Observed{Instances: three(replica(0), replica(1), mainRow(2)), Leader: "coordinator_1", Current: replicas(3, 3),
+		o: Observed{Instances: three(replica(0), replica(1), mainRow(2)), Leader: "coordinator_1", Span: replicas(3, 3),
 			Lag: caught, Workloads: podsRunning(mg313, mg313, mg312)},
 		want:     []string{qHandover(2, 0), qUnregister(2)},
 		replicas: replicas(3, 3),
@@ -48,7 +48,7 @@ func TestANewerMainNeverReplicatesToAnOlderReplica(t *testing.T) {
 	}, {
 		name: "switchover: the old MAIN stays on as a replica, so a newer preferred MAIN waits",
 		d:    preferring(declared(3, 3, 3, 3), "instance_1"),
-		o: Observed{Instances: three(mainRow(0), replica(1), replica(2)), Leader: "coordinator_1", Current: replicas(3, 3),
+		o: Observed{Instances: three(mainRow(0), replica(1), replica(2)), Leader: "coordinator_1", Span: replicas(3, 3),
 			Lag: caught, Workloads: podsRunning(mg312, mg313, mg313)},
 		replicas: replicas(3, 3),
 		progress: Progress{Leader: "coordinator_1", Main: "instance_0", SwitchoverPending: "switchover of MAIN from instance_0 to " +
@@ -58,7 +58,7 @@ func TestANewerMainNeverReplicatesToAnOlderReplica(t *testing.T) {
 	}, {
 		name: "switchover: a down older instance does not hold it (it is not replicated to)",
 		d:    preferring(declared(3, 3, 3, 3), "instance_1"),
-		o: Observed{Instances: three(mainRow(0), replica(1), downRow(2)), Leader: "coordinator_1", Current: replicas(3, 3),
+		o: Observed{Instances: three(mainRow(0), replica(1), downRow(2)), Leader: "coordinator_1", Span: replicas(3, 3),
 			Lag: lag(9, caughtUp(0, 1)), Workloads: podsRunning(mg313, mg313, mg312)},
 		want:     []string{qHandover(0, 1)},
 		replicas: replicas(3, 3),
@@ -67,14 +67,14 @@ func TestANewerMainNeverReplicatesToAnOlderReplica(t *testing.T) {
 	}, {
 		name:     "election: the oldest version alive is elected, not the lowest ordinal",
 		d:        declared(3, 3, 3, 3),
-		o:        Observed{Instances: three(replica(0), replica(1), replica(2)), Leader: "coordinator_1", Current: replicas(3, 3), Workloads: podsRunning(mg313, mg312, mg313)},
+		o:        Observed{Instances: three(replica(0), replica(1), replica(2)), Leader: "coordinator_1", Span: replicas(3, 3), Workloads: podsRunning(mg313, mg312, mg313)},
 		want:     []string{qMain(1)},
 		replicas: replicas(3, 3),
 		progress: Progress{Leader: "coordinator_1", Promote: "instance_1"},
 	}, {
 		name: "election: when only an instance not ours (registered elsewhere) is oldest, nobody is elected and the status says why",
 		d:    declared(3, 1, 3, 1),
-		o: Observed{Instances: three(replica(0), foreignReplica(1)), Leader: "coordinator_1", Current: replicas(3, 1),
+		o: Observed{Instances: three(replica(0), foreignReplica(1)), Leader: "coordinator_1", Span: replicas(3, 1),
 			Workloads: podsRunning(mg313, mg312)},
 		replicas: replicas(3, 1),
 		progress: Progress{Leader: "coordinator_1", PromotionWaits: "no MAIN is elected: instance_0 runs Memgraph 3.13.0 and " +
@@ -82,7 +82,7 @@ func TestANewerMainNeverReplicatesToAnOlderReplica(t *testing.T) {
 	}, {
 		name:     "versions unknown (latest): no rule, the lowest ordinal is elected",
 		d:        declared(3, 2, 3, 2),
-		o:        Observed{Instances: three(replica(0), replica(1)), Leader: "coordinator_1", Current: replicas(3, 2), Workloads: podsRunning(mgTip, mg312)},
+		o:        Observed{Instances: three(replica(0), replica(1)), Leader: "coordinator_1", Span: replicas(3, 2), Workloads: podsRunning(mgTip, mg312)},
 		want:     []string{qMain(0)},
 		replicas: replicas(3, 2),
 		progress: Progress{Leader: "coordinator_1", Promote: "instance_0"},

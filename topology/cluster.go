@@ -76,9 +76,9 @@ func (c *Cluster) Network() Network { return c.network }
 // Replicas are the member counts the spec declares.
 func (c *Cluster) Replicas() Replicas { return c.replicas }
 
-// Declare lists the declared members and those a shrink from current retires (see Declare).
-func (c *Cluster) Declare(current Replicas) Declared {
-	d := Declare(c.network, c.replicas, current)
+// Declare lists the declared members and those a shrink from span retires (see Declare).
+func (c *Cluster) Declare(span Replicas) Declared {
+	d := Declare(c.network, c.replicas, span)
 	d.PreferredMain = c.mc.Spec.PreferredMain
 	d.Settings = c.mc.Spec.CoordinatorSettings
 	d.WithheldSettings = c.withheld

@@ -135,7 +135,7 @@ type TemplateGenerations struct {
 }
 
 // Declared is the topology the spec asks for plus the members a shrink is retiring: the ordinals
-// in [declared, current) of each role, where current is the observed StatefulSet's spec.replicas.
+// in [declared, span) of each role, where span is how many ordinals may hold a member (the observed StatefulSet's spec.replicas, raised by the hook to what else it observed).
 type Declared struct {
 	Network               Network
 	Coordinators          []Coordinator  // ids FirstCoordinatorID .. FirstCoordinatorID+n-1
@@ -238,19 +238,19 @@ func (n Network) member(set, name string, ordinal int) Member {
 }
 
 // Declare lists the declared members of each role and the retiring ones: those whose ordinals
-// lie in [declared, current). A current count at or below the declared one retires nothing.
-func Declare(n Network, declared, current Replicas) Declared {
+// lie in [declared, span). A span at or below the declared one retires nothing.
+func Declare(n Network, declared, span Replicas) Declared {
 	d := Declared{Network: n}
 	for i := 0; i < int(declared.Coordinators); i++ {
 		d.Coordinators = append(d.Coordinators, n.Coordinator(FirstCoordinatorID+i))
 	}
-	for i := int(declared.Coordinators); i < int(current.Coordinators); i++ {
+	for i := int(declared.Coordinators); i < int(span.Coordinators); i++ {
 		d.RetiringCoordinators = append(d.RetiringCoordinators, n.Coordinator(FirstCoordinatorID+i))
 	}
 	for i := 0; i < int(declared.DataInstances); i++ {
 		d.DataInstances = append(d.DataInstances, n.DataInstance(FirstDataOrdinal+i))
 	}
-	for i := int(declared.DataInstances); i < int(current.DataInstances); i++ {
+	for i := int(declared.DataInstances); i < int(span.DataInstances); i++ {
 		d.RetiringDataInstances = append(d.RetiringDataInstances, n.DataInstance(FirstDataOrdinal+i))
 	}
 	return d

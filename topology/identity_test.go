@@ -138,9 +138,9 @@ func memberNames(d Declared) [4][]string {
 
 func TestDeclare(t *testing.T) {
 	for _, tc := range []struct {
-		name              string
-		declared, current Replicas
-		want              [4][]string // coordinators, retiring coordinators, data, retiring data
+		name           string
+		declared, span Replicas
+		want           [4][]string // coordinators, retiring coordinators, data, retiring data
 	}{
 		{"fresh cluster", Replicas{3, 2}, Replicas{0, 0},
 			[4][]string{{"coordinator_1", "coordinator_2", "coordinator_3"}, nil, {"instance_0", "instance_1"}, nil}},
@@ -155,7 +155,7 @@ func TestDeclare(t *testing.T) {
 				{"instance_0", "instance_1", "instance_2", "instance_3"}, nil}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			d := Declare(prodNetwork, tc.declared, tc.current)
+			d := Declare(prodNetwork, tc.declared, tc.span)
 			if diff := cmp.Diff(tc.want, memberNames(d)); diff != "" {
 				t.Errorf("(-want +got):\n%s", diff)
 			}
