@@ -41,9 +41,9 @@ func TestMinimalClusterIsTheQuickstartCluster(t *testing.T) {
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("defaulted quickstart cluster (-want +got):\n%s", diff)
 	}
-	children, err := topology.DesiredChildren(cluster, cluster.Replicas(), topology.Partitions{}, topology.TemplateGenerations{})
+	children, err := topology.Render(cluster, topology.Rendering{Replicas: cluster.Replicas()})
 	if err != nil {
-		t.Fatalf("DesiredChildren: %v", err)
+		t.Fatalf("Render: %v", err)
 	}
 	var names []string
 	for _, c := range children {

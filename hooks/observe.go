@@ -276,7 +276,7 @@ func observedChildren(req *syncRequest, body []byte, namespace string) ([]map[st
 
 // rolloutWorkloads is what the rollout needs from this request: each set as observed, with the
 // pods it has or had (span), knowing whether the children this sync returns change its pod
-// template (the hashes DesiredChildren will annotate, admittedParent.templateHashes).
+// template (the hashes topology.Render will annotate, admittedParent.templateHashes).
 func (o *observation) rolloutWorkloads(c *topology.Cluster, desired [2]string, now time.Time) *planner.Workloads {
 	allowDowngrade, _ := c.AllowDowngrade() // an ambiguous value is no permission; status says so
 	sets := o.sets

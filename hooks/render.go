@@ -39,21 +39,11 @@ func desiredChildren(p *admittedParent, obs *observation, done planner.Done) (ch
 		children, err = json.Marshal(obs.frozen)
 		return children, nil, err
 	}
-	if children, err = p.children(renderingOf(done.Children)); err != nil {
+	if children, err = p.children(done.Children); err != nil {
 		return nil, nil, err
 	}
 	if appended, err = p.agentSecretChild(obs.agentSecret); err != nil {
 		return nil, nil, err
 	}
 	return children, appended, nil
-}
-
-// renderingOf is the render cache's key for c.
-func renderingOf(c planner.Children) rendering {
-	r := rendering{replicas: c.Replicas, partitions: c.Partitions, generations: c.Generations, mainPod: c.MainPod,
-		heldPod: c.HeldPod, restart: c.Restart, record: c.Record}
-	if c.Window != nil {
-		r.window, r.windowed = *c.Window, true
-	}
-	return r
 }

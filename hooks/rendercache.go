@@ -17,7 +17,7 @@ import (
 // encoded JSON for the last few replica counts, partitions and template generations, the
 // members it declares for the last observed size, and its backup-agent Secret child for the
 // last data. All are pure functions of their key
-// (topology.Admit, PodTemplateHashes, DesiredChildren, Declare), so removing the cache changes
+// (topology.Admit, PodTemplateHashes, Render, Declare), so removing the cache changes
 // nothing but speed (TestParentCacheChangesNothingButSpeed). A parent that fails admission is not
 // remembered.
 
@@ -49,27 +49,27 @@ type admittedParent struct {
 	hashesDone  bool
 	hashesFor   string    // the certificate restart stamp the hashes are for
 	hashes      [2]string // coordinators, data; "?" when they could not be computed
-	renderings  map[rendering][]byte
+	renderings  map[renderKey][]byte
 	declared    *topology.Declared
 	declaredFor topology.Replicas
 	agentData   map[string]string // the backup-agent Secret's data agentChild is for
 	agentChild  []byte
 }
 
-// rendering is everything DesiredChildren, RenderHibernation and RenderMain read besides
-// the cluster.
-type rendering struct {
-	replicas    topology.Replicas
-	partitions  topology.Partitions
-	generations topology.TemplateGenerations
-	window      int32 // the hibernation window, when windowed
-	windowed    bool
-	mainPod     string // the MAIN's pod, which its budget protects and -rw selects (topology.RenderMain); "" for none
-	heldPod     string // the pod the observed MAIN's budget selects, which <cluster>-data leaves out; "" for none
-	// restart is the certificate restart stamp of the pod templates
-	// (topology.AnnotationCertificateRestart), record the rotation's record on the StatefulSets.
-	restart string
-	record  topology.CertificateRecord
+// renderKey is a topology.Rendering as a map key: the hibernation window by value.
+type renderKey struct {
+	rendering topology.Rendering // its Window nil
+	window    int32
+	windowed  bool
+}
+
+func keyOf(r topology.Rendering) renderKey {
+	k := renderKey{rendering: r}
+	if r.Window != nil {
+		k.window, k.windowed = *r.Window, true
+		k.rendering.Window = nil
+	}
+	return k
 }
 
 // admit returns the admitted parent for raw, admitting it (decodeParent) unless it is cached.
@@ -110,7 +110,7 @@ func (p *admittedParent) templateHashes(restart string) [2]string {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if !p.hashesDone || p.hashesFor != restart {
-		c, d, err := topology.PodTemplateHashes(p.cluster.WithCertificateRestart(restart))
+		c, d, err := topology.PodTemplateHashes(p.cluster, restart)
 		if err != nil {
 			c, d = "?", "?"
 		}
@@ -134,29 +134,17 @@ func (p *admittedParent) declare(span topology.Replicas) topology.Declared {
 	return *p.declared
 }
 
-// children is the JSON array of topology.DesiredChildren for r, shaped by
-// topology.RenderHibernation and topology.RenderMain (the budgets and, with a MAIN, the -rw
-// Service).
-func (p *admittedParent) children(r rendering) ([]byte, error) {
+// children is the JSON array of topology.Render for r.
+func (p *admittedParent) children(r topology.Rendering) ([]byte, error) {
+	key := keyOf(r)
 	p.mu.Lock()
-	raw, ok := p.renderings[r]
+	raw, ok := p.renderings[key]
 	p.mu.Unlock()
 	if ok {
 		return raw, nil
 	}
-	children, err := topology.DesiredChildren(p.cluster.WithCertificateRestart(r.restart), r.replicas, r.partitions, r.generations)
+	children, err := topology.Render(p.cluster, r)
 	if err != nil {
-		return nil, err
-	}
-	topology.RenderCertificateRecord(p.cluster, children, r.record)
-	var window *int32
-	if r.windowed {
-		window = &r.window
-	}
-	if err := topology.RenderHibernation(p.cluster, children, window); err != nil {
-		return nil, err
-	}
-	if children, err = topology.RenderMain(p.cluster, children, r.mainPod, r.heldPod); err != nil {
 		return nil, err
 	}
 	if raw, err = json.Marshal(children); err != nil {
@@ -165,9 +153,9 @@ func (p *admittedParent) children(r rendering) ([]byte, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.renderings == nil || len(p.renderings) >= maxRenderingsPerParent {
-		p.renderings = map[rendering][]byte{}
+		p.renderings = map[renderKey][]byte{}
 	}
-	p.renderings[r] = raw
+	p.renderings[key] = raw
 	return raw, nil
 }
 

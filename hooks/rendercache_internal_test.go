@@ -46,31 +46,24 @@ func TestParentCacheChangesNothingButSpeed(t *testing.T) {
 	}
 }
 
-func assertRendersAsUncached(t *testing.T, p *admittedParent, raw []byte, r rendering) {
+func assertRendersAsUncached(t *testing.T, p *admittedParent, raw []byte, r topology.Rendering) {
 	t.Helper()
 	fresh, err := topology.Admit(raw)
 	if err != nil {
 		t.Fatal(err)
 	}
-	wantCoordinators, wantData, err := topology.PodTemplateHashes(fresh)
+	wantCoordinators, wantData, err := topology.PodTemplateHashes(fresh, "")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if h := p.templateHashes(""); h != [2]string{wantCoordinators, wantData} {
 		t.Errorf("%s: cached template hashes %s, uncached %s %s", clusterKey(fresh), h, wantCoordinators, wantData)
 	}
-	if diff := cmp.Diff(fresh.Declare(r.replicas), p.declare(r.replicas)); diff != "" {
+	if diff := cmp.Diff(fresh.Declare(r.Replicas), p.declare(r.Replicas)); diff != "" {
 		t.Errorf("%s: cached Declared differs from uncached (-uncached +cached):\n%s", clusterKey(fresh), diff)
 	}
-	children, err := topology.DesiredChildren(fresh, r.replicas, r.partitions, r.generations)
+	children, err := topology.Render(fresh, r)
 	if err != nil {
-		t.Fatal(err)
-	}
-	var window *int32
-	if r.windowed {
-		window = &r.window
-	}
-	if err := topology.RenderHibernation(fresh, children, window); err != nil {
 		t.Fatal(err)
 	}
 	want, err := json.Marshal(children)
@@ -122,16 +115,17 @@ func randomParent(t *testing.T, rng *rand.Rand, i int) []byte {
 	return raw
 }
 
-func randomRendering(rng *rand.Rand, c *topology.Cluster) rendering {
+func randomRendering(rng *rand.Rand, c *topology.Cluster) topology.Rendering {
 	want := c.Replicas()
 	n := func(max int32) int32 { return rng.Int31n(max + 1) }
-	r := rendering{
-		replicas:    topology.Replicas{Coordinators: n(want.Coordinators), DataInstances: n(want.DataInstances)},
-		partitions:  topology.Partitions{Coordinators: n(2), DataInstances: n(2)},
-		generations: topology.TemplateGenerations{Coordinators: int64(n(3)), DataInstances: int64(n(3))},
+	r := topology.Rendering{
+		Replicas:    topology.Replicas{Coordinators: n(want.Coordinators), DataInstances: n(want.DataInstances)},
+		Partitions:  topology.Partitions{Coordinators: n(2), DataInstances: n(2)},
+		Generations: topology.TemplateGenerations{Coordinators: int64(n(3)), DataInstances: int64(n(3))},
 	}
 	if rng.Intn(3) == 0 { // a hibernation window, awake (waking) or hibernating
-		r.window, r.windowed = n(want.DataInstances-1), true
+		w := n(want.DataInstances - 1)
+		r.Window = &w
 	}
 	return r
 }

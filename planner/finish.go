@@ -51,8 +51,8 @@ func (p *pass) finish() Done {
 
 // children is what the pass's children are rendered at: the outcome's replica counts and
 // rollout, the hibernation window, the MAIN's budget, and the certificate rotation's record.
-func (p *pass) children(out Outcome) Children {
-	return Children{Replicas: out.Replicas, Partitions: out.Rollout.Partitions, Generations: out.Rollout.TemplateGenerations,
+func (p *pass) children(out Outcome) topology.Rendering {
+	return topology.Rendering{Replicas: out.Replicas, Partitions: out.Rollout.Partitions, Generations: out.Rollout.TemplateGenerations,
 		Window: out.Hibernation.Window, MainPod: MainBudgetPod(out, p.in.MainBudgetPod), HeldPod: p.in.MainBudgetPod,
 		Restart: p.in.Certificate.Restart, Record: NextCertificateRecord(p.in.Certificate, p.in.TLS.Stamp, out, p.in.Now)}
 }

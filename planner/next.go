@@ -67,7 +67,7 @@ type Done struct {
 	Outcome  Outcome
 	Verdicts Verdicts
 	// Children is how the pass's children are rendered.
-	Children Children
+	Children topology.Rendering
 	// Operation is the pass's own status.lastOperation record (nil: it wrote nothing, the prior
 	// record stands); the shell stamps its time.
 	Operation *topology.Operation
@@ -174,22 +174,6 @@ type TLSInput struct {
 type RestoreSource struct {
 	Label   string // "MemgraphBackup <name>" or the object's s3:// URI
 	Problem string // why it cannot be restored yet
-}
-
-// Children is what the pass's children are rendered at.
-type Children struct {
-	Replicas    topology.Replicas
-	Partitions  topology.Partitions
-	Generations topology.TemplateGenerations
-	// Window is the data StatefulSet's spec.ordinals.start (hibernation); nil for none.
-	Window *int32
-	// MainPod is the pod the MAIN's budget protects and -rw selects ("" for none); HeldPod the
-	// pod the observed budget selects, which <cluster>-data leaves out.
-	MainPod, HeldPod string
-	// Restart is the certificate restart stamp of the pod templates, Record the rotation's record
-	// the StatefulSets carry after the pass.
-	Restart string
-	Record  topology.CertificateRecord
 }
 
 // Next decides a pass's next step from what the request shows (in) and everything the pass has

@@ -11,7 +11,7 @@ import (
 // selects and the pod <cluster>-data leaves out ("" for no MAIN's budget, no exclusion).
 type budgetState struct{ main, excluded string }
 
-// renderedBudgets reads the budgetState that RenderMainBudget's children declare.
+// renderedBudgets reads the budgetState that Render's children declare.
 func renderedBudgets(t *testing.T, children []map[string]any) budgetState {
 	t.Helper()
 	var s budgetState
@@ -70,7 +70,8 @@ func TestBudgetsFollowTheMainOneWriteAtATime(t *testing.T) {
 					if pass == 3 {
 						t.Fatalf("%s: MAIN in %q: not settled after 3 passes at %+v", name, mainPod, state)
 					}
-					children, err := RenderMainBudget(c, render(t, minimalCluster(), Replicas{3, 3}), mainPod, state.main)
+					children, err := Render(c, Rendering{Replicas: Replicas{3, 3}, Partitions: Partitions{3, 3},
+						Generations: TemplateGenerations{1, 1}, MainPod: mainPod, HeldPod: state.main})
 					if err != nil {
 						t.Fatalf("%s: %v", name, err)
 					}

@@ -17,7 +17,7 @@ import (
 //   - <cluster>-coordinator, maxUnavailable 1: a drain evicts one coordinator at a time, so the
 //     others keep Raft's majority at every size the CRD allows (3 to 9, odd).
 //   - <cluster>-data, maxUnavailable 1: one data instance at a time, so the replicas keep serving.
-//   - <cluster>-main, maxUnavailable 0, once the MAIN is known (RenderMainBudget): the MAIN's pod
+//   - <cluster>-main, maxUnavailable 0, once the MAIN is known (Rendering.MainPod): the MAIN's pod
 //     is never evicted while it is MAIN; the hook moves MAIN to a caught-up replica on a
 //     schedulable node first, then the budget with it.
 //
@@ -87,49 +87,27 @@ func MainBudget(c *Cluster, mainPod string) (map[string]any, error) {
 		return nil, fmt.Errorf("the MAIN's pod %q is not a data pod of cluster %s (%s-<ordinal>)",
 			Clip(mainPod), mc.Name, DataSetName(mc.Name))
 	}
-	labels := roleLabels(mc.Name, RoleData, mc.Spec.DataTemplate.Labels)
-	return toStoredForm(budget(mc, MainBudgetName(mc.Name), labels, map[string]string{LabelPodName: mainPod}, 0))
+	return toStoredForm(mainBudget(mc, mainPod))
 }
 
-// RenderMainBudget shapes DesiredChildren's output for a cluster whose MAIN runs in mainPod and
-// whose observed <cluster>-main budget selects heldPod ("" for either when there is none): it
-// appends MainBudget for mainPod and makes <cluster>-data select every data pod but heldPod, with
-// maxUnavailable 2 (see above). The hook calls it on every pass, so the budgets follow the MAIN
-// when it moves, one write per pass.
-func RenderMainBudget(c *Cluster, children []map[string]any, mainPod, heldPod string) ([]map[string]any, error) {
-	if c == nil || c.mc == nil {
-		return nil, errors.New("no admitted MemgraphCluster to render")
+// mainBudget is <cluster>-main for mainPod, a data pod of the cluster.
+func mainBudget(mc *MemgraphCluster, mainPod string) *policyv1.PodDisruptionBudget {
+	labels := roleLabels(mc.Name, RoleData, mc.Spec.DataTemplate.Labels)
+	return budget(mc, MainBudgetName(mc.Name), labels, map[string]string{LabelPodName: mainPod}, 0)
+}
+
+// dataBudgetBeside is <cluster>-data beside an observed <cluster>-main that selects heldPod: every
+// data pod but heldPod, with maxUnavailable 2 (see above); the role budget when heldPod is no
+// data pod of the cluster ("" for none). The hook renders it on every pass, so the budgets follow
+// the MAIN when it moves, one write per pass.
+func dataBudgetBeside(mc *MemgraphCluster, heldPod string) *policyv1.PodDisruptionBudget {
+	if _, ok := PodOrdinal(DataSetName(mc.Name), heldPod); !ok {
+		return dataBudget(mc)
 	}
-	mc := c.mc
-	out := make([]map[string]any, 0, len(children)+1)
-	out = append(out, children...)
-	if _, ok := PodOrdinal(DataSetName(mc.Name), heldPod); ok {
-		exclusive := budget(mc, DataBudgetName(mc.Name), roleLabels(mc.Name, RoleData, mc.Spec.DataTemplate.Labels),
-			RoleSelector(mc.Name, RoleData), 2)
-		exclusive.Spec.Selector.MatchExpressions = []metav1.LabelSelectorRequirement{{
-			Key: LabelPodName, Operator: metav1.LabelSelectorOpNotIn, Values: []string{heldPod},
-		}}
-		data, err := toStoredForm(exclusive)
-		if err != nil {
-			return nil, err
-		}
-		replaced := false
-		for i, child := range out {
-			meta, _ := child["metadata"].(map[string]any)
-			if child["kind"] == "PodDisruptionBudget" && meta["name"] == DataBudgetName(mc.Name) {
-				out[i], replaced = data, true
-			}
-		}
-		if !replaced {
-			return nil, fmt.Errorf("no PodDisruptionBudget %s among the children to render the MAIN's budget into", DataBudgetName(mc.Name))
-		}
-	}
-	if mainPod == "" {
-		return out, nil
-	}
-	main, err := MainBudget(c, mainPod)
-	if err != nil {
-		return nil, err
-	}
-	return append(out, main), nil
+	exclusive := budget(mc, DataBudgetName(mc.Name), roleLabels(mc.Name, RoleData, mc.Spec.DataTemplate.Labels),
+		RoleSelector(mc.Name, RoleData), 2)
+	exclusive.Spec.Selector.MatchExpressions = []metav1.LabelSelectorRequirement{{
+		Key: LabelPodName, Operator: metav1.LabelSelectorOpNotIn, Values: []string{heldPod},
+	}}
+	return exclusive
 }

@@ -96,13 +96,15 @@ func TestRoleBudgetsSelectTheirStatefulSetsPods(t *testing.T) {
 }
 
 // With the MAIN's budget in place, the data budget leaves its pod to it (no pod under two
-// budgets) and allows two unavailable, the MAIN being one; every other child is untouched.
+// budgets) and allows two unavailable, the MAIN being one; every other child is untouched but
+// the -rw Service, which follows the MAIN with its budget (TestRenderMainMovesServiceAndBudgetTogether).
 func TestRenderMainBudget(t *testing.T) {
 	c := admit(t, minimalCluster())
 	children := render(t, minimalCluster(), Replicas{3, 3})
-	got, err := RenderMainBudget(c, children, "memgraph-data-1", "memgraph-data-1")
+	got, err := Render(c, Rendering{Replicas: Replicas{3, 3}, Partitions: Partitions{3, 3}, Generations: TemplateGenerations{1, 1},
+		MainPod: "memgraph-data-1", HeldPod: "memgraph-data-1"})
 	if err != nil {
-		t.Fatalf("RenderMainBudget: %v", err)
+		t.Fatalf("Render: %v", err)
 	}
 	var ids []string
 	for _, child := range got {
@@ -116,8 +118,13 @@ func TestRenderMainBudget(t *testing.T) {
 	if diff := cmp.Diff(wantIDs, ids); diff != "" {
 		t.Fatalf("children (-want +got):\n%s", diff)
 	}
-	if diff := cmp.Diff(children[:8], got[:8]); diff != "" {
-		t.Errorf("children other than the budgets changed (-before +after):\n%s", diff)
+	for i := range 8 {
+		if childID(children[i]) == "service-memgraph-rw" {
+			continue
+		}
+		if diff := cmp.Diff(children[i], got[i]); diff != "" {
+			t.Errorf("%s changed with the budgets (-before +after):\n%s", childID(children[i]), diff)
+		}
 	}
 	wantData := storedBudget("memgraph-data", "default", dataLabels("memgraph", nil), map[string]any{
 		LabelName: NameValue, LabelInstance: "memgraph", LabelComponent: RoleData,
@@ -139,11 +146,7 @@ func TestRenderMainBudget(t *testing.T) {
 
 func TestRenderMainBudgetRefuses(t *testing.T) {
 	c := admit(t, minimalCluster())
-	children := render(t, minimalCluster(), Replicas{3, 2})
-	if _, err := RenderMainBudget(c, children, "memgraph-coordinator-1", ""); err == nil {
+	if _, err := Render(c, Rendering{Replicas: Replicas{3, 2}, MainPod: "memgraph-coordinator-1"}); err == nil {
 		t.Error("a coordinator's pod as the MAIN's: want an error")
-	}
-	if _, err := RenderMainBudget(c, children[:7], "memgraph-data-0", "memgraph-data-0"); err == nil {
-		t.Error("children without the data budget: want an error")
 	}
 }

@@ -45,11 +45,18 @@ func render(t *testing.T, mc *MemgraphCluster, r Replicas) []map[string]any {
 
 func renderPartitioned(t *testing.T, mc *MemgraphCluster, r Replicas, p Partitions) []map[string]any {
 	t.Helper()
-	children, err := DesiredChildren(admit(t, mc), r, p, TemplateGenerations{Coordinators: 1, DataInstances: 1})
+	children, err := Render(admit(t, mc), Rendering{Replicas: r, Partitions: p, Generations: TemplateGenerations{Coordinators: 1, DataInstances: 1}})
 	if err != nil {
-		t.Fatalf("DesiredChildren: %v", err)
+		t.Fatalf("Render: %v", err)
 	}
 	return children
+}
+
+func templateHashOf(sts map[string]any) string {
+	meta, _ := sts["metadata"].(map[string]any)
+	annotations, _ := meta["annotations"].(map[string]any)
+	hash, _ := annotations[AnnotationTemplateHash].(string)
+	return hash
 }
 
 func childID(c map[string]any) string {
@@ -241,7 +248,7 @@ func TestDesiredChildrenRefusesWhatItCannotRender(t *testing.T) {
 		"a zero cluster":   {&Cluster{}, Replicas{3, 2}, "no admitted MemgraphCluster"},
 		"negative replica": {admit(t, minimalCluster()), Replicas{3, -1}, "must not be negative"},
 	} {
-		_, err := DesiredChildren(tc.c, tc.r, Partitions{}, TemplateGenerations{})
+		_, err := Render(tc.c, Rendering{Replicas: tc.r})
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: error %v, want one containing %q", name, err, tc.want)
 		}
@@ -258,7 +265,7 @@ func TestClusterIsDefaultedOnceAndNeverModified(t *testing.T) {
 	}
 	before := c.Spec()
 	render(t, minimalCluster(), Replicas{3, 2})
-	if _, err := DesiredChildren(c, Replicas{5, 4}, Partitions{2, 1}, TemplateGenerations{3, 4}); err != nil {
+	if _, err := Render(c, Rendering{Replicas: Replicas{5, 4}, Partitions: Partitions{2, 1}, Generations: TemplateGenerations{3, 4}}); err != nil {
 		t.Fatal(err)
 	}
 	if diff := cmp.Diff(before, c.Spec(), quantities); diff != "" {
@@ -295,7 +302,7 @@ func TestUserLabelsStayOutOfSelectors(t *testing.T) {
 }
 
 func TestDesiredChildrenRefusesANegativePartition(t *testing.T) {
-	_, err := DesiredChildren(admit(t, minimalCluster()), Replicas{3, 2}, Partitions{Coordinators: 3, DataInstances: -1}, TemplateGenerations{})
+	_, err := Render(admit(t, minimalCluster()), Rendering{Replicas: Replicas{3, 2}, Partitions: Partitions{Coordinators: 3, DataInstances: -1}})
 	if err == nil || !strings.Contains(err.Error(), "partitions must not be negative") {
 		t.Errorf("error %v, want one about a negative partition", err)
 	}
@@ -340,7 +347,7 @@ func TestRestartedAtReachesBothPodTemplates(t *testing.T) {
 
 // Each StatefulSet carries the generation its pod template arrived with, as given; none when 0.
 func TestDesiredChildrenAnnotateTemplateGenerations(t *testing.T) {
-	children, err := DesiredChildren(admit(t, minimalCluster()), Replicas{3, 2}, Partitions{3, 2}, TemplateGenerations{7, 0})
+	children, err := Render(admit(t, minimalCluster()), Rendering{Replicas: Replicas{3, 2}, Partitions: Partitions{3, 2}, Generations: TemplateGenerations{7, 0}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -353,11 +360,11 @@ func TestDesiredChildrenAnnotateTemplateGenerations(t *testing.T) {
 }
 
 // The template hash changes with anything in a role's pod template and with nothing else, and
-// PodTemplateHashes returns exactly what DesiredChildren annotates.
+// PodTemplateHashes returns exactly what Render annotates.
 func TestPodTemplateHashes(t *testing.T) {
 	hashes := func(mc *MemgraphCluster) [2]string {
 		t.Helper()
-		c, d, err := PodTemplateHashes(admit(t, mc))
+		c, d, err := PodTemplateHashes(admit(t, mc), "")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -366,7 +373,7 @@ func TestPodTemplateHashes(t *testing.T) {
 	base := hashes(minimalCluster())
 	children := renderPartitioned(t, minimalCluster(), Replicas{5, 7}, Partitions{1, 3})
 	if got := [2]string{templateHashOf(children[0]), templateHashOf(children[1])}; got != base {
-		t.Errorf("DesiredChildren annotates %v, PodTemplateHashes says %v", got, base)
+		t.Errorf("Render annotates %v, PodTemplateHashes says %v", got, base)
 	}
 	if base[0] == "" || base[0] == base[1] {
 		t.Errorf("hashes %v: want two different non-empty hashes", base)

@@ -9,7 +9,7 @@ import (
 // Cluster is a MemgraphCluster that passed admission: every default applied and every rule of
 // the CRD checked, once. It can only be obtained from Admit (a hook request's parent, judged as
 // the API server judges it) or NewCluster (a typed object), and the functions that derive what a
-// cluster runs — its members (Network, Declare) and its children (DesiredChildren) — take only
+// cluster runs — its members (Network, Declare) and its children (Render) — take only
 // this type, so none of them defaults, validates or copies the spec again. A Cluster is never
 // modified; its accessors return values or copies.
 // +kubebuilder:object:generate=false
@@ -19,9 +19,6 @@ type Cluster struct {
 	replicas Replicas
 	// agentImage is the backup agent's image (WithAgentImage); "" is DefaultAgentImage.
 	agentImage string
-	// restartStamp is AnnotationCertificateRestart's value for both pod templates
-	// (WithCertificateRestart); "" for none.
-	restartStamp string
 	// withheld are the declared coordinator settings AdmitWithholding took out of the spec.
 	withheld []Violation
 }

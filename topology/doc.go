@@ -4,7 +4,7 @@
 // objects the sync hook returns. It is pure: no I/O, no clock, no randomness.
 //
 // A cluster is admitted once — Admit for a hook request's JSON, NewCluster for a typed object —
-// into a Cluster, defaulted and valid; Network, Declare and DesiredChildren work from that.
+// into a Cluster, defaulted and valid; Network, Declare and Render work from that.
 //
 // +groupName=memgraph.com
 // +versionName=v1alpha1

@@ -32,16 +32,16 @@ func TestWriteAndReadServicesBeforeMain(t *testing.T) {
 	}
 }
 
-// RenderMain points -rw at the MAIN's pod and the budgets at it, the same pod, and changes no
+// A MAIN points -rw at the MAIN's pod and the budgets at it, the same pod, and changes no
 // other child.
 func TestRenderMainMovesServiceAndBudgetTogether(t *testing.T) {
 	c := admit(t, minimalCluster())
 	for _, mainPod := range []string{"memgraph-data-0", "memgraph-data-2"} {
-		children := render(t, minimalCluster(), Replicas{3, 3})
 		before := render(t, minimalCluster(), Replicas{3, 3})
-		got, err := RenderMain(c, children, mainPod, mainPod)
+		got, err := Render(c, Rendering{Replicas: Replicas{3, 3}, Partitions: Partitions{3, 3}, Generations: TemplateGenerations{1, 1},
+			MainPod: mainPod, HeldPod: mainPod})
 		if err != nil {
-			t.Fatalf("RenderMain(%s): %v", mainPod, err)
+			t.Fatalf("Render with MAIN %s: %v", mainPod, err)
 		}
 		byID := map[string]map[string]any{}
 		for _, child := range got {
@@ -66,16 +66,12 @@ func TestRenderMainMovesServiceAndBudgetTogether(t *testing.T) {
 
 func TestRenderWriteServiceRefuses(t *testing.T) {
 	c := admit(t, minimalCluster())
-	children := render(t, minimalCluster(), Replicas{3, 2})
-	for _, pod := range []string{"", "memgraph-coordinator-1", "other-data-0"} {
-		if err := RenderWriteService(c, children, pod); err == nil {
-			t.Errorf("RenderWriteService(%q): want an error", pod)
+	for _, pod := range []string{"memgraph-coordinator-1", "other-data-0"} {
+		if _, err := Render(c, Rendering{Replicas: Replicas{3, 2}, MainPod: pod}); err == nil {
+			t.Errorf("Render with the MAIN's pod %q: want an error", pod)
 		}
 	}
-	if err := RenderWriteService(c, children[:5], "memgraph-data-0"); err == nil {
-		t.Error("children without the -rw Service: want an error")
-	}
-	if err := RenderWriteService(nil, children, "memgraph-data-0"); err == nil {
+	if _, err := Render(nil, Rendering{Replicas: Replicas{3, 2}, MainPod: "memgraph-data-0"}); err == nil {
 		t.Error("no cluster: want an error")
 	}
 }

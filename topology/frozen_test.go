@@ -46,7 +46,7 @@ func renderedChildren(t *testing.T) []map[string]any {
 	if err != nil {
 		t.Fatal(err)
 	}
-	children, err := DesiredChildren(c, Replicas{Coordinators: 3, DataInstances: 2}, Partitions{}, TemplateGenerations{})
+	children, err := Render(c, Rendering{Replicas: Replicas{Coordinators: 3, DataInstances: 2}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,9 +1,8 @@
 package topology
 
-import "fmt"
+import appsv1 "k8s.io/api/apps/v1"
 
-// RenderHibernation shapes the rendered StatefulSets (DesiredChildren's output, in stored form)
-// for hibernation and waking:
+// hibernationShape shapes a StatefulSet for hibernation and waking:
 //
 //   - while spec.hibernate is set, or a window is rendered, both StatefulSets' claims are kept
 //     on scale-down (persistentVolumeClaimRetentionPolicy.whenScaled Retain), whatever
@@ -12,26 +11,14 @@ import "fmt"
 //   - window, when set, is the data StatefulSet's spec.ordinals.start: the one ordinal a
 //     hibernating cluster keeps (its MAIN) while the others stop, and, once hibernated, the record
 //     of which instance was MAIN. It is rendered explicitly even at 0, so that it reads back.
-func RenderHibernation(c *Cluster, children []map[string]any, window *int32) error {
+func hibernationShape(c *Cluster, sts *appsv1.StatefulSet, window *int32) {
 	if !c.Hibernate() && window == nil {
-		return nil
+		return
 	}
-	for _, child := range children {
-		if child["kind"] != "StatefulSet" {
-			continue
-		}
-		meta, _ := child["metadata"].(map[string]any)
-		spec, _ := child["spec"].(map[string]any)
-		policy, _ := spec["persistentVolumeClaimRetentionPolicy"].(map[string]any)
-		if spec == nil || policy == nil {
-			return fmt.Errorf("StatefulSet %v is not in the form DesiredChildren renders", meta["name"])
-		}
-		policy["whenScaled"] = string(RetentionRetain)
-		if window != nil && meta["name"] == DataSetName(c.Name()) {
-			spec["ordinals"] = map[string]any{"start": int64(*window)}
-		}
+	sts.Spec.PersistentVolumeClaimRetentionPolicy.WhenScaled = appsv1.RetainPersistentVolumeClaimRetentionPolicyType
+	if window != nil && sts.Name == DataSetName(c.Name()) {
+		sts.Spec.Ordinals = &appsv1.StatefulSetOrdinals{Start: *window}
 	}
-	return nil
 }
 
 // DataWindow reads the data StatefulSet's spec.ordinals.start back from an observed object in

@@ -31,11 +31,8 @@ func TestRenderHibernation(t *testing.T) {
 				mc.Spec.Storage.RetentionPolicy = RetentionDelete
 				mc.Spec.Hibernate = ptr.To(tc.hibernate)
 			})
-			children, err := DesiredChildren(c, Replicas{Coordinators: 3, DataInstances: 1}, Partitions{}, TemplateGenerations{})
+			children, err := Render(c, Rendering{Replicas: Replicas{Coordinators: 3, DataInstances: 1}, Window: tc.window})
 			if err != nil {
-				t.Fatal(err)
-			}
-			if err := RenderHibernation(c, children, tc.window); err != nil {
 				t.Fatal(err)
 			}
 			policy := func(i int, key string) string {

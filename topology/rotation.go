@@ -12,7 +12,7 @@ import (
 // AnnotationCertificateRestart restarts the pods for a certificate that could not be reloaded.
 // Its value is a CertificateStamp. On a StatefulSet's metadata it records that a pass chose the
 // restart for that Secret content (CertificateRecord); on both pod templates it is the
-// restart itself (WithCertificateRestart): a new template revision, which the rollout rolls one
+// restart itself (Rendering.Restart): a new template revision, which the rollout rolls one
 // pod at a time with the MAIN handed over first, as for any template change. The stamp reaches
 // the templates one pass after the choice, so the pass that renders the new templates also
 // plans the rollout for them.
@@ -29,17 +29,6 @@ func CertificateStamp(boltCert, boltCA, clusterCert, clusterCA string) string {
 		h.Write([]byte{0})
 	}
 	return hex.EncodeToString(h.Sum(nil))[:16]
-}
-
-// WithCertificateRestart is the cluster whose pod templates carry AnnotationCertificateRestart
-// with stamp ("" for none): the same cluster when stamp is its own.
-func (c *Cluster) WithCertificateRestart(stamp string) *Cluster {
-	if stamp == c.restartStamp {
-		return c
-	}
-	cp := *c
-	cp.restartStamp = stamp
-	return &cp
 }
 
 func stampTemplates(stamp string, sets ...*appsv1.StatefulSet) {
@@ -101,27 +90,12 @@ func NextCertificateRecord(observed CertificateRecord, stamp, restart, reloaded 
 	return next
 }
 
-// RenderCertificateRecord puts r on both StatefulSets' metadata (children as DesiredChildren
-// returns them); empty values are left out.
-func RenderCertificateRecord(c *Cluster, children []map[string]any, r CertificateRecord) {
-	for _, child := range children {
-		meta, _ := child["metadata"].(map[string]any)
-		if child["kind"] != "StatefulSet" || meta == nil {
-			continue
-		}
-		if name := meta["name"]; name != CoordinatorSetName(c.Name()) && name != DataSetName(c.Name()) {
-			continue
-		}
-		annotations, _ := meta["annotations"].(map[string]any)
-		if annotations == nil {
-			annotations = map[string]any{}
-			meta["annotations"] = annotations
-		}
-		for key, value := range map[string]string{AnnotationCertificateRestart: r.Restart, AnnotationCertificateSeen: r.Seen,
-			AnnotationCertificateReloaded: r.Reloaded} {
-			if value != "" {
-				annotations[key] = value
-			}
+// recordCertificate puts r on a StatefulSet's metadata; empty values are left out.
+func recordCertificate(sts *appsv1.StatefulSet, r CertificateRecord) {
+	for _, kv := range [...][2]string{{AnnotationCertificateRestart, r.Restart}, {AnnotationCertificateSeen, r.Seen},
+		{AnnotationCertificateReloaded, r.Reloaded}} {
+		if kv[1] != "" {
+			setAnnotation(&sts.ObjectMeta, kv[0], kv[1])
 		}
 	}
 }

@@ -76,8 +76,8 @@ func ReadServiceName(cluster string) string { return cluster + "-ro" }
 
 // writeService is <cluster>-rw on the data instances' Bolt port, selecting the data pod named
 // mainPod by LabelPodName. Before the MAIN is known mainPod is "", a pod name no pod has, so the
-// Service selects nothing rather than a replica that would refuse writes; RenderWriteService
-// points it at the MAIN in the pass that learns or moves the MAIN.
+// Service selects nothing rather than a replica that would refuse writes; the pass that learns or
+// moves the MAIN points it there (Rendering.MainPod).
 func writeService(mc *MemgraphCluster, mainPod string) *corev1.Service {
 	selector := RoleSelector(mc.Name, RoleData)
 	selector[LabelPodName] = mainPod
