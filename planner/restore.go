@@ -92,13 +92,11 @@ func (p *pass) restoreHeld(found View) (string, *topology.RestoreStatus, flow) {
 	}
 	agent, id := p.in.Cluster.Network().BackupAgentAddress(target.Ordinal), RestoreJobID(p.in.Cluster)
 	got, ok := p.read(Read{What: ReadRestoreJob, From: agent, Job: id})
-	switch {
-	case !ok:
+	if !ok {
 		return "", nil, waiting
-	case got.Problem != "":
-		return waits(got.Problem)
-	case got.Err != nil:
-		return waits(got.Err.Error())
+	}
+	if msg := agentProblem(got); msg != "" {
+		return waits(msg)
 	}
 	job := got.Job
 	switch NextRestore(job, p.in.Now) {
@@ -108,13 +106,11 @@ func (p *pass) restoreHeld(found View) (string, *topology.RestoreStatus, flow) {
 	case RestoreStart:
 		start := StartRestore{Job: id, Into: target, RetryFailed: job.Known, Deadline: p.in.Now.Add(RestoreTimeout).UTC()}
 		got, ok := p.write(Write{To: agent, Command: start})
-		switch {
-		case !ok:
+		if !ok {
 			return "", nil, waiting
-		case got.Problem != "":
-			return waits(got.Problem)
-		case got.Err != nil:
-			return waits(got.Err.Error())
+		}
+		if msg := agentProblem(got); msg != "" {
+			return waits(msg)
 		}
 		job = got.Job
 	}
@@ -138,4 +134,16 @@ func fillRestoreStatus(st *topology.RestoreStatus, job RestoreJob) {
 		st.StartedAt = &started
 	}
 	st.Databases = append(st.Databases, job.Databases...)
+}
+
+// agentProblem is why the backup agent gave no answer to a read or write ("" when it answered):
+// what kept the hook from asking, or the agent's own error.
+func agentProblem(got Result) string {
+	if got.Problem != "" {
+		return got.Problem
+	}
+	if got.Err != nil {
+		return got.Err.Error()
+	}
+	return ""
 }
