@@ -273,6 +273,12 @@ type BackupDatabase struct {
 	// upload and found it equal to its own. A restore verifies it too.
 	// +optional
 	CRC32C string `json:"crc32c,omitempty"`
+	// Verified is how the agent found, after the upload, that the store holds what it sent:
+	// checksum (the store reported the object's size and CRC32C, equal to what was sent) or
+	// read back (a store that reports no checksum: the object was read back whole and its SHA-256
+	// found equal).
+	// +optional
+	Verified string `json:"verified,omitempty"`
 	// Skipped says why the database was not backed up (COLD, or broken); unset when it was.
 	// +optional
 	Skipped string `json:"skipped,omitempty"`
