@@ -70,7 +70,9 @@ func WithFront(front func(store http.Handler) http.Handler) Option {
 }
 
 // WithServerConfig changes the http.Server before it starts (its ConnState, say).
-func WithServerConfig(config func(*http.Server)) Option { return func(o *options) { o.config = config } }
+func WithServerConfig(config func(*http.Server)) Option {
+	return func(o *options) { o.config = config }
+}
 
 // New starts a store holding buckets; it stops with the test.
 func New(t testing.TB, buckets []string, opts ...Option) *Server {
