@@ -25,6 +25,7 @@ const (
 	ReasonAgentRestarted   = "AgentRestarted"
 	ReasonDeadlineExceeded = "DeadlineExceeded"
 	ReasonAgentRefused     = "AgentRefused"
+	ReasonCheckingStore    = "CheckingStore"
 	ReasonSnapshotting     = "Snapshotting"
 	ReasonUploading        = "Uploading"
 	ReasonCompleted        = "Completed"
