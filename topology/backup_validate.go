@@ -11,26 +11,26 @@ import (
 // the MemgraphCluster, each message word for word the rule's in backup_types.go and types.go
 // (backup_validate_test.go and crd_test.go check the generated CRDs against them).
 const (
-	MsgBackupSpecImmutable    = "a MemgraphBackup's spec is immutable: a backup is taken once, of one cluster; create a new MemgraphBackup instead"
-	MsgBackupCluster          = "cluster must name a MemgraphCluster in the backup's namespace: lower-case letters, digits and '-', starting with a letter"
-	MsgBackupTimeout          = "timeout must be a duration from 10s to 168h written in hours, minutes and seconds, such as 6h, 90m or 1h30m: how long the backup may take from its creation"
-	MsgS3Endpoint             = "destination.s3.endpoint must be the object store's URL without a path, https://host[:port] or http://host[:port], such as https://s3.eu-west-1.amazonaws.com"
-	MsgS3Insecure             = "destination.s3.endpoint is plain http://: the database's snapshots and the store's requests would cross the network unencrypted; use the store's https:// URL, or set destination.s3.insecure: true to accept plain HTTP"
-	MsgS3Bucket               = "destination.s3.bucket must be a bucket name: 3 to 63 lower-case letters, digits, '.' and '-', starting and ending with a letter or digit"
-	MsgS3Prefix               = "destination.s3.prefix must be a key prefix such as backups/production, without a leading or trailing '/' and without '//'"
-	MsgSecretReference        = "name must name a Secret in the same namespace: lower-case letters, digits, '-' and '.'"
-	MsgFromBackupCreateOnly   = "bootstrap.fromBackup can only be set when the cluster is created: restoring replaces the data, and an existing cluster already has data of its own. To restore a backup, create a new MemgraphCluster with bootstrap.fromBackup (under another name, or after deleting this one and its PersistentVolumeClaims)"
-	MsgFromBackupOneOf        = "bootstrap.fromBackup must name either a MemgraphBackup (name) or the key of its default database's object (key, and destination when the object is not in spec.backup.destination), not both"
-	MsgFromBackupDestWithKey  = "bootstrap.fromBackup.destination goes with bootstrap.fromBackup.key: the key of the object in that destination, as the MemgraphBackup's status.key named it; a MemgraphBackup named by name is read from spec.backup.destination"
-	MsgFromBackupNeedsStore   = "bootstrap.fromBackup reads the backup from spec.backup.destination unless it names a store of its own: set spec.backup.destination (the store the backup is in, where the cluster's own backups will go too), or bootstrap.fromBackup.destination with key"
-	MsgSchedule               = "schedule must be a cron schedule of five fields in UTC (minute hour day-of-month month day-of-week), such as \"0 3 * * *\", or a descriptor such as @daily or @every 6h"
-	MsgMaxAge                 = "maxAge must be a whole number of hours, days or weeks, such as 36h, 30d or 8w"
-	msgDeletionPolicy         = "deletionPolicy must be Retain or Delete"
-	msgBackupOwnerReference   = "backupOwnerReference must be none or self"
-	minBackupTimeout          = "10s"
-	maxBackupTimeout          = "168h"
-	DefaultBackupTimeout      = "6h"
-	maxAgePattern             = `^[1-9][0-9]{0,4}[hdw]$`
+	MsgBackupSpecImmutable   = "a MemgraphBackup's spec is immutable: a backup is taken once, of one cluster; create a new MemgraphBackup instead"
+	MsgBackupCluster         = "cluster must name a MemgraphCluster in the backup's namespace: lower-case letters, digits and '-', starting with a letter"
+	MsgBackupTimeout         = "timeout must be a duration from 10s to 168h written in hours, minutes and seconds, such as 6h, 90m or 1h30m: how long the backup may take from its creation"
+	MsgS3Endpoint            = "destination.s3.endpoint must be the object store's URL without a path, https://host[:port] or http://host[:port], such as https://s3.eu-west-1.amazonaws.com"
+	MsgS3Insecure            = "destination.s3.endpoint is plain http://: the database's snapshots and the store's requests would cross the network unencrypted; use the store's https:// URL, or set destination.s3.insecure: true to accept plain HTTP"
+	MsgS3Bucket              = "destination.s3.bucket must be a bucket name: 3 to 63 lower-case letters, digits, '.' and '-', starting and ending with a letter or digit"
+	MsgS3Prefix              = "destination.s3.prefix must be a key prefix such as backups/production, without a leading or trailing '/' and without '//'"
+	MsgSecretReference       = "name must name a Secret in the same namespace: lower-case letters, digits, '-' and '.'"
+	MsgFromBackupCreateOnly  = "bootstrap.fromBackup can only be set when the cluster is created: restoring replaces the data, and an existing cluster already has data of its own. To restore a backup, create a new MemgraphCluster with bootstrap.fromBackup (under another name, or after deleting this one and its PersistentVolumeClaims)"
+	MsgFromBackupOneOf       = "bootstrap.fromBackup must name either a MemgraphBackup (name) or the key of its default database's object (key, and destination when the object is not in spec.backup.destination), not both"
+	MsgFromBackupDestWithKey = "bootstrap.fromBackup.destination goes with bootstrap.fromBackup.key: the key of the object in that destination, as the MemgraphBackup's status.key named it; a MemgraphBackup named by name is read from spec.backup.destination"
+	MsgFromBackupNeedsStore  = "bootstrap.fromBackup reads the backup from spec.backup.destination unless it names a store of its own: set spec.backup.destination (the store the backup is in, where the cluster's own backups will go too), or bootstrap.fromBackup.destination with key"
+	MsgSchedule              = "schedule must be a cron schedule of five fields in UTC (minute hour day-of-month month day-of-week), such as \"0 3 * * *\", or a descriptor such as @daily or @every 6h"
+	MsgMaxAge                = "maxAge must be a whole number of hours, days or weeks, such as 36h, 30d or 8w"
+	msgDeletionPolicy        = "deletionPolicy must be Retain or Delete"
+	msgBackupOwnerReference  = "backupOwnerReference must be none or self"
+	minBackupTimeout         = "10s"
+	maxBackupTimeout         = "168h"
+	DefaultBackupTimeout     = "6h"
+	maxAgePattern            = `^[1-9][0-9]{0,4}[hdw]$`
 )
 
 // Patterns shared, character for character, with the CEL rules.

@@ -88,9 +88,9 @@ func TestBackupVerbCreatesAMemgraphBackup(t *testing.T) {
 	}
 
 	for args, want := range map[string]string{
-		"backup nodest --name x":                      "MemgraphCluster prod/nodest has no spec.backup.destination",
+		"backup nodest --name x":                       "MemgraphCluster prod/nodest has no spec.backup.destination",
 		"backup memgraph --name x --backup-timeout 5s": topology.MsgBackupTimeout,
-		"backup absent --name x":                      "MemgraphCluster prod/absent",
+		"backup absent --name x":                       "MemgraphCluster prod/absent",
 	} {
 		if _, err := run(t, client, strings.Fields(args)...); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%s: %v, want an error saying %q", args, err, want)

@@ -13,7 +13,6 @@ import (
 	"testing"
 	"time"
 
-
 	"github.com/memgraph-hooks/memgraph-hooks/backup"
 	"github.com/memgraph-hooks/memgraph-hooks/internal/s3test"
 	"github.com/memgraph-hooks/memgraph-hooks/memgraph/sim"

@@ -134,4 +134,3 @@ func (m *BackupMetrics) Collect(ch chan<- prometheus.Metric) {
 		v.Collect(ch)
 	}
 }
-
