@@ -2,12 +2,12 @@ package hooks_test
 
 import (
 	"context"
-	"maps"
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net"
 	"net/http"
 	"strings"

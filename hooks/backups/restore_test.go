@@ -138,4 +138,6 @@ func TestRecordedDatabases(t *testing.T) {
 	}
 }
 
-func metaOf(name, namespace string) metav1.ObjectMeta { return metav1.ObjectMeta{Name: name, Namespace: namespace} }
+func metaOf(name, namespace string) metav1.ObjectMeta {
+	return metav1.ObjectMeta{Name: name, Namespace: namespace}
+}
