@@ -235,21 +235,22 @@ func (s *sums) sha256() string { return hex.EncodeToString(s.sha.Sum(nil)) }
 // crc32c is the CRC32C in S3's spelling: base64 of its four big-endian bytes.
 func (s *sums) crc32c() string { return base64.StdEncoding.EncodeToString(s.crc.Sum(nil)) }
 
-// CheckBucket asks the store whether obj's bucket exists, with the credentials: the refusals a
-// backup would meet only after its snapshots (a wrong key, a bucket that does not exist, a
-// certificate not trusted) come before them.
+// CheckBucket asks the store for the first key under obj.Key in obj's bucket, with the
+// credentials: the refusals a backup would meet only after its snapshots (a wrong key, a bucket
+// that does not exist, a certificate not trusted) come before them, in the store's own words (a
+// listing's error has a body; a HEAD's has none).
 func CheckBucket(ctx context.Context, obj S3Object, creds S3Credentials) error {
 	client, err := newStore(obj, creds)
 	if err != nil {
 		return err
 	}
-	ok, err := client.BucketExists(ctx, obj.Bucket)
-	switch {
-	case err != nil:
-		return storeError("check bucket", obj, err)
-	case !ok:
-		return &StoreError{Op: "check bucket", Bucket: obj.Bucket, StatusCode: http.StatusNotFound, Code: "NoSuchBucket",
-			Message: "The specified bucket does not exist"}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel() // stops the listing after its first page
+	for info := range client.ListObjects(ctx, obj.Bucket, minio.ListObjectsOptions{Prefix: obj.Key, MaxKeys: 1}) {
+		if info.Err != nil {
+			return storeError("check bucket", obj, info.Err)
+		}
+		break
 	}
 	return nil
 }

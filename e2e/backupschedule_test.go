@@ -111,26 +111,62 @@ func (b *backupScenario) deleteSchedule(name string) {
 
 func since(t time.Time) time.Duration { return time.Since(t).Round(10 * time.Millisecond) }
 
-// Backups one can trust, on the real control plane and object store: a scheduled backup whose
-// cluster's credentials Secret is missing waits, then fails at its (short) deadline saying why,
-// and the next scheduled backup completes; its object, changed on the store's disk, fails a
-// restore on its checksum before Memgraph loads it; deleting the schedule (backupOwnerReference
-// none) deletes its MemgraphBackups but leaves their objects in the store, while a schedule with
-// self takes its backups' objects with it.
-func TestBackupsThatCannotStartAndDeletedSchedules(t *testing.T) {
-	b := startBackupScenario(t, "backup-trust")
-	const name = "trust"
+// The schedules on the real control plane and object store, on one cluster and the hook's clock
+// moved an hour ahead at a time:
+//   - a schedule that keeps 2, run four times, leaves exactly two MemgraphBackups and, with
+//     deletionPolicy Delete, exactly two objects; deleted (backupOwnerReference none), its
+//     MemgraphBackups go and both objects stay;
+//   - a scheduled backup whose cluster's credentials Secret is missing waits, then fails at its
+//     (short) deadline saying why, and the next scheduled backup completes, its CRC32C verified
+//     by the store; that object, changed on the store's disk, fails a restore on its checksum
+//     before Memgraph loads it;
+//   - a schedule with backupOwnerReference self, deleted, takes its backups' objects with it.
+func TestScheduledBackupsOnTheControlPlane(t *testing.T) {
+	b := startBackupScenario(t, "backup-schedule")
+	const name = "sched"
 	begin := time.Now()
-	b.create(name, "{dataInstances: 1, backup: "+b.clusterBackup("trust", "missing-credentials", "")+"}")
+	b.create(name, "{dataInstances: 2, backup: "+b.clusterBackup("hourly", "s3-credentials", "")+"}")
 	b.waitConverged(name, convergeTimeout)
-	b.runOn(name, 0, "CREATE (n)", "CREATE (n)")
-	t.Logf("a 3+1 cluster converged: %s", since(begin))
+	t.Logf("a 3+2 cluster converged: %s", since(begin))
 
-	// The hook's clock runs an hour ahead, so the schedule's first backup is due; its timeout of
-	// 1h0m10s leaves it 10 s of the wall clock after its creation.
 	step := time.Now()
-	b.createSchedule("nightly", "@every 1h", "", map[string]any{"cluster": name, "deletionPolicy": "Delete", "timeout": "1h0m10s"})
-	b.offset.Store(int64(time.Hour))
+	b.createSchedule("hourly", "0 * * * *", "", map[string]any{"cluster": name, "deletionPolicy": "Delete"})
+	b.patchSchedule("hourly", `{"keep": 2}`)
+	for run := 1; run <= 4; run++ {
+		b.runOn(name, b.mainOrdinal(), "CREATE (n)")
+		b.offset.Add(int64(time.Hour))
+		b.waitFor(time.Minute, func() error {
+			runs := b.runs("hourly")
+			completed := 0
+			for _, r := range runs {
+				if r.Status.Phase == topology.BackupCompleted {
+					completed++
+				}
+			}
+			if objs := b.objects("hourly/"); completed < min(run, 2) || len(objs) != min(run, 2) {
+				return fmt.Errorf("run %d: %d completed backups of %d, %d objects", run, completed, len(runs), len(objs))
+			}
+			if run > 2 && len(runs) != 2 {
+				return fmt.Errorf("run %d: %d backups, want 2", run, len(runs))
+			}
+			return nil
+		})
+	}
+	t.Logf("four runs of a schedule that keeps 2: %s", since(step))
+	step = time.Now()
+	b.deleteSchedule("hourly")
+	if objs := b.objects("hourly/"); len(objs) != 2 {
+		t.Errorf("objects after the schedule (none) was deleted: %v, want both kept", objs)
+	}
+	t.Logf("a schedule with backupOwnerReference none deleted, its objects kept: %s", since(step))
+
+	// The hook's clock runs ahead of the wall clock (offset), so the new schedule's first backup
+	// is due at once; a timeout of the offset plus 10 s leaves it 10 s of the wall clock.
+	step = time.Now()
+	b.setDestination(name, "hourly", "missing-credentials", "")
+	ahead := time.Duration(b.offset.Load())
+	b.createSchedule("nightly", "@every 1h", "", map[string]any{"cluster": name, "deletionPolicy": "Delete",
+		"timeout": fmt.Sprintf("%dh0m10s", int(ahead.Hours()))})
 	stuck := b.newRun("nightly", nil)
 	b.waitFor(30*time.Second, func() error {
 		if st := b.backupStatus(stuck); st.Phase != topology.BackupPending || st.Reason != "SecretProblem" || st.Deadline == nil {
@@ -145,25 +181,31 @@ func TestBackupsThatCannotStartAndDeletedSchedules(t *testing.T) {
 		failedAfter < 10*time.Second {
 		t.Fatalf("backup %s after %s: %+v, want Failed at its deadline, 10 s after its creation, saying what it waited for", stuck, failedAfter, st)
 	}
-	if c := meta(b.scheduleStatus("nightly").Conditions, "LastBackupSucceeded"); c == nil || c.Status != "False" || c.Reason != "DeadlineExceeded" {
-		t.Errorf("LastBackupSucceeded %+v, want False, DeadlineExceeded", c)
-	}
+	b.waitFor(30*time.Second, func() error {
+		if c := meta(b.scheduleStatus("nightly").Conditions, "LastBackupSucceeded"); c == nil || c.Status != "False" || c.Reason != "DeadlineExceeded" {
+			return fmt.Errorf("LastBackupSucceeded %+v, want False, DeadlineExceeded", c)
+		}
+		return nil
+	})
 	t.Logf("a backup that cannot start failed %s after its creation (%s in all)", failedAfter.Round(10*time.Millisecond), since(step))
 
 	step = time.Now()
-	b.setDestination(name, "trust", "s3-credentials", "")
-	b.patchScheduleTemplate("nightly", `{"timeout": "6h"}`)
+	b.setDestination(name, "hourly", "s3-credentials", "")
+	b.patchSchedule("nightly", `{"backupTemplate": {"timeout": "168h"}}`)
 	before := b.runs("nightly")
-	b.offset.Store(int64(2 * time.Hour))
+	b.offset.Add(int64(time.Hour))
 	next := b.newRun("nightly", before)
-	if st := b.waitBackup(next); st.Phase != topology.BackupCompleted || st.SnapshotTimestamp != 2 || st.Databases[0].CRC32C == "" ||
+	if st := b.waitBackup(next); st.Phase != topology.BackupCompleted || st.SnapshotTimestamp != 4 || st.Databases[0].CRC32C == "" ||
 		st.Databases[0].Verified != "checksum" {
-		t.Fatalf("the next scheduled backup %s: %+v, want Completed with the two writes, its object's CRC32C verified by the store", next, st)
+		t.Fatalf("the next scheduled backup %s: %+v, want Completed with the four writes, its object's CRC32C verified by the store", next, st)
 	}
-	sst := b.scheduleStatus("nightly")
-	if c := meta(sst.Conditions, "LastBackupSucceeded"); c == nil || c.Status != "True" || sst.LastSuccessfulBackup == nil || sst.LastSuccessfulBackup.Name != next {
-		t.Errorf("schedule status %+v, want LastBackupSucceeded True and lastSuccessfulBackup %s", sst, next)
-	}
+	b.waitFor(30*time.Second, func() error {
+		sst := b.scheduleStatus("nightly")
+		if c := meta(sst.Conditions, "LastBackupSucceeded"); c == nil || c.Status != "True" || sst.LastSuccessfulBackup == nil || sst.LastSuccessfulBackup.Name != next {
+			return fmt.Errorf("schedule status %+v, want LastBackupSucceeded True and lastSuccessfulBackup %s", sst, next)
+		}
+		return nil
+	})
 	t.Logf("the next scheduled backup completed: %s", since(step))
 
 	// The object changed on the store's disk, same size: a restore fails on its checksum, and
@@ -171,7 +213,7 @@ func TestBackupsThatCannotStartAndDeletedSchedules(t *testing.T) {
 	step = time.Now()
 	key := b.backupStatus(next).Key
 	b.tamper(key)
-	b.create("restored", "{dataInstances: 1, backup: "+b.clusterBackup("trust", "s3-credentials", "")+", bootstrap: {fromBackup: {name: "+next+"}}}")
+	b.create("restored", "{dataInstances: 1, backup: "+b.clusterBackup("hourly", "s3-credentials", "")+", bootstrap: {fromBackup: {name: "+next+"}}}")
 	var restore map[string]any
 	b.waitFor(2*time.Minute, func() error {
 		restore, _, _ = unstructured.NestedMap(b.getCluster("restored").Object, "status", "restore")
@@ -189,28 +231,14 @@ func TestBackupsThatCannotStartAndDeletedSchedules(t *testing.T) {
 	}
 	t.Logf("a restore of a changed object failed on its checksum: %s", since(step))
 
-	// Deleting the schedule (backupOwnerReference none) deletes its MemgraphBackups; their
-	// objects stay, deletionPolicy Delete notwithstanding.
-	step = time.Now()
-	prefix := topology.BackupKeyPrefix("trust", b.ns, name, next) + "/"
-	if objs := b.objects(prefix); len(objs) != 1 {
-		t.Fatalf("objects of %s before the schedule is deleted: %v", next, objs)
-	}
-	b.deleteSchedule("nightly")
-	if objs := b.objects(prefix); len(objs) != 1 {
-		t.Errorf("objects of %s after its schedule (none) was deleted: %v, want it kept", next, objs)
-	}
-	t.Logf("a schedule with backupOwnerReference none deleted, its objects kept: %s", since(step))
-
 	// A schedule with self takes its backups' objects with it.
 	step = time.Now()
 	b.createSchedule("owned", "@every 1h", "self", map[string]any{"cluster": name, "deletionPolicy": "Delete"})
-	b.offset.Store(int64(3 * time.Hour))
 	owned := b.newRun("owned", nil)
 	if st := b.waitBackup(owned); st.Phase != topology.BackupCompleted {
 		t.Fatalf("backup %s of the schedule with self: %+v", owned, st)
 	}
-	ownedPrefix := topology.BackupKeyPrefix("trust", b.ns, name, owned) + "/"
+	ownedPrefix := topology.BackupKeyPrefix("hourly", b.ns, name, owned) + "/"
 	if objs := b.objects(ownedPrefix); len(objs) != 1 {
 		t.Fatalf("objects of %s: %v", owned, objs)
 	}
@@ -218,18 +246,15 @@ func TestBackupsThatCannotStartAndDeletedSchedules(t *testing.T) {
 	if objs := b.objects(ownedPrefix); len(objs) != 0 {
 		t.Errorf("objects of %s after its schedule (self) was deleted: %v, want none", owned, objs)
 	}
-	if objs := b.objects(prefix); len(objs) != 1 {
-		t.Errorf("the objects of %s, kept before: %v", next, objs)
-	}
 	t.Logf("a schedule with backupOwnerReference self deleted with its objects: %s", since(step))
 }
 
-// patchScheduleTemplate merges fields into MemgraphScheduledBackup name's backupTemplate.
-func (b *backupScenario) patchScheduleTemplate(name, patch string) {
+// patchSchedule merges fields into MemgraphScheduledBackup name's spec.
+func (b *backupScenario) patchSchedule(name, patch string) {
 	b.t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	body := `{"spec":{"backupTemplate":` + patch + `}}`
+	body := `{"spec":` + patch + `}`
 	if _, err := scheduleClient(b.ns).Patch(ctx, name, types.MergePatchType, []byte(body), metav1.PatchOptions{}); err != nil {
 		b.t.Fatalf("patch %s with %s: %v", name, body, err)
 	}
