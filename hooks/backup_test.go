@@ -21,6 +21,7 @@ import (
 	"github.com/memgraph-hooks/memgraph-hooks/internal/s3test"
 	"github.com/memgraph-hooks/memgraph-hooks/memgraph"
 	"github.com/memgraph-hooks/memgraph-hooks/memgraph/sim"
+	"github.com/memgraph-hooks/memgraph-hooks/planner"
 	"github.com/memgraph-hooks/memgraph-hooks/topology"
 )
 
@@ -457,24 +458,61 @@ func TestConvergedSyncOfAClusterBeingBackedUpIssuesOneQuery(t *testing.T) {
 	}
 }
 
-// A pod whose agent restarts while it takes the backup (the pod was replaced) fails it with
-// AgentRestarted; the next backup is taken.
-func TestABackupWhoseAgentRestartedFails(t *testing.T) {
+// A pod whose agent restarts while it takes the backup (the pod was replaced) loses the job:
+// the backup goes back to Pending (AgentRestarted), the objects the lost job uploaded are
+// removed, and the backup is taken again and completes. Past its deadline a lost job fails it.
+func TestABackupWhoseAgentRestartedIsTakenAgain(t *testing.T) {
 	r := newBackupRig(t, withWorld(sim.WithSnapshotCost(sim.SnapshotCost{BytesPerTransaction: 1 << 20, WritePerGiB: time.Hour})))
 	r.h.must(r.h.world.Commit("memgraph", 2))
 	b := r.mgb("first", topology.BackupRetain)
 	if st := r.call(b, false).Status; st.Phase != topology.BackupRunning {
 		t.Fatalf("status %+v, want Running", st)
 	}
+	// What the lost job had uploaded of a database before its pod went.
+	const partial = "prod/default/memgraph/first/databases/tenant_a/20261206000000000000_timestamp_3"
+	r.store.Tamper(t, testBucket, partial, []byte("a snapshot of tenant_a"))
+	status := b["status"].(map[string]any)
+	status["databases"] = []any{map[string]any{"name": "tenant_a", "key": partial, "size": 22}}
 	r.farm.restart(r.h.hostOf("memgraph-data-1"))
-	st := r.call(b, false).Status
-	if st.Phase != topology.BackupFailed || st.Reason != "AgentRestarted" || !strings.Contains(st.Error, "create a new MemgraphBackup") {
-		t.Fatalf("status %+v, want Failed, AgentRestarted", st)
+	a := r.call(b, false)
+	if st := a.Status; st.Phase != topology.BackupPending || st.Reason != "AgentRestarted" || !strings.Contains(st.Error, "taken again from its start") {
+		t.Fatalf("status %+v, want Pending, AgentRestarted", st)
+	}
+	if a.ResyncAfterSeconds < planner.PendingPollMin.Seconds() {
+		t.Errorf("resyncAfterSeconds %v, want a pending poll of at least %v", a.ResyncAfterSeconds, planner.PendingPollMin)
+	}
+	if _, _, ok := r.object(partial); ok {
+		t.Errorf("the lost job's object %s is still in the store", partial)
 	}
 	r.h.advance(time.Minute) // the snapshot the first job started is written
-	if st := r.untilDone(r.mgb("second", topology.BackupRetain)).Status; st.Phase != topology.BackupCompleted {
-		t.Fatalf("the next backup: %s (%s: %s)", st.Phase, st.Reason, st.Error)
+	st := r.untilDone(b).Status
+	if st.Phase != topology.BackupCompleted {
+		t.Fatalf("the backup taken again: %s (%s: %s)", st.Phase, st.Reason, st.Error)
 	}
+	if _, _, ok := r.object(st.Key); !ok {
+		t.Errorf("the completed backup's object %s is not in the store", st.Key)
+	}
+
+	late := r.mgb("late", topology.BackupRetain)
+	if st := r.call(late, false).Status; st.Phase != topology.BackupRunning {
+		t.Fatalf("status %+v, want Running", st)
+	}
+	r.farm.restart(r.h.hostOf(podOf(t, late)))
+	r.h.advance(6 * time.Hour)
+	if st := r.call(late, false).Status; st.Phase != topology.BackupFailed || st.Reason != "DeadlineExceeded" ||
+		!strings.Contains(st.Error, "did not complete by its deadline") {
+		t.Fatalf("a lost job past the deadline: %+v, want Failed, DeadlineExceeded", st)
+	}
+}
+
+// podOf is the pod backup b is taken on, as its status says.
+func podOf(t *testing.T, b map[string]any) string {
+	t.Helper()
+	pod, _ := b["status"].(map[string]any)["pod"].(string)
+	if pod == "" {
+		t.Fatalf("backup %v names no pod", b["status"])
+	}
+	return pod
 }
 
 // A new cluster with bootstrap.fromBackup restores every database of the backup into its first

@@ -55,3 +55,16 @@ func Overdue(deadline time.Time, lastError string) Wait {
 	}
 	return Wait{ReasonDeadlineExceeded, msg}
 }
+
+// JobLost is what becomes of a Running backup whose agent no longer knows its job: the agent
+// restarted (its pod was replaced or killed; jobs live in its memory), and what the job had not
+// uploaded is lost. Before the deadline the backup is taken again from its start (retry, a
+// Pending wait); at or past it, it fails, saying what was lost.
+func JobLost(deadline, now time.Time, lost string) (w Wait, retry bool) {
+	if Expired(deadline, now) {
+		return Wait{ReasonDeadlineExceeded, fmt.Sprintf("the backup did not complete by its deadline %s: %s",
+			deadline.UTC().Format(time.RFC3339), lost)}, false
+	}
+	return Wait{ReasonAgentRestarted, lost + "; the backup is taken again from its start, until its deadline " +
+		deadline.UTC().Format(time.RFC3339)}, true
+}

@@ -107,3 +107,25 @@ func TestDeadlineFailures(t *testing.T) {
 		t.Errorf("Overdue %+v", got)
 	}
 }
+
+// A backup whose agent lost its job is taken again until its deadline, and fails at it.
+func TestAJobLostIsTakenAgainUntilTheDeadline(t *testing.T) {
+	const lost = "agent of instance_1 knows no job b-uid"
+	for _, tc := range []struct {
+		name      string
+		now       string
+		want      Wait
+		wantRetry bool
+	}{
+		{"before the deadline", "05:59", Wait{ReasonAgentRestarted, lost + "; the backup is taken again from its start, until its deadline 2026-12-06T06:00:00Z"}, true},
+		{"at the deadline", "06:00", Wait{ReasonDeadlineExceeded, "the backup did not complete by its deadline 2026-12-06T06:00:00Z: " + lost}, false},
+		{"past the deadline", "07:00", Wait{ReasonDeadlineExceeded, "the backup did not complete by its deadline 2026-12-06T06:00:00Z: " + lost}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, retry := JobLost(clockAt("06:00"), clockAt(tc.now), lost)
+			if diff := cmp.Diff(tc.want, got); diff != "" || retry != tc.wantRetry {
+				t.Errorf("JobLost retry %v, want %v (-want +got):\n%s", retry, tc.wantRetry, diff)
+			}
+		})
+	}
+}

@@ -157,12 +157,42 @@ func (ctl *Controller) pollJob(ctx context.Context, b *topology.MemgraphBackup, 
 	var unknown *backup.UnknownJobError
 	switch {
 	case errors.As(err, &unknown):
-		return ctl.failed(st, planner.ReasonAgentRestarted, err.Error()+": its pod restarted while it took the backup, and the backup "+
-			"is not complete; create a new MemgraphBackup")
+		return ctl.jobLost(ctx, b, obs, st, until, err.Error()+": its pod restarted while it took the backup")
 	case err != nil:
 		return unanswered(err.Error())
 	}
 	return ctl.jobAnswer(st, job)
+}
+
+// jobLost answers for a Running backup whose agent no longer knows its job (planner.JobLost):
+// before its deadline it goes back to Pending, and the next call starts the job again, on the
+// instance chosen then. First the objects the lost job uploaded are removed: no complete backup
+// names them, and the new job's snapshots are named anew. Until they are removed the backup stays
+// Running, saying why; at the deadline it fails with them in its status (deletionPolicy Delete
+// removes them then).
+func (ctl *Controller) jobLost(ctx context.Context, b *topology.MemgraphBackup, obs *backupObservation,
+	st topology.MemgraphBackupStatus, until time.Time, lost string) backupResponse {
+	now := ctl.cfg.Now()
+	w, retry := planner.JobLost(until, now, lost)
+	if !retry {
+		return ctl.failed(st, w.Reason, w.Message)
+	}
+	if keys := objectKeys(st); len(keys) > 0 {
+		dest, access, problem := ctl.storeOf(b, obs)
+		for _, key := range keys {
+			if problem != "" {
+				break
+			}
+			if err := ctl.cfg.RemoveObject(ctx, backup.ObjectIn(dest, key, access.StoreCA), access.Creds); err != nil {
+				problem = err.Error()
+			}
+		}
+		if problem != "" {
+			st.Error = lost + "; the objects it uploaded are removed before the backup is taken again, and cannot be yet: " + problem
+			return backupResponse{Status: st, ResyncAfterSeconds: jobPoll.Seconds()}
+		}
+	}
+	return pending(b, w, until, now)
 }
 
 // jobAnswer records what the agent says of the backup's job: its progress while it runs, every
