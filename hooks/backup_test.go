@@ -498,7 +498,10 @@ func TestABackupWhoseAgentRestartedIsTakenAgain(t *testing.T) {
 		t.Fatalf("status %+v, want Running", st)
 	}
 	r.farm.restart(r.h.hostOf(podOf(t, late)))
-	r.h.advance(6 * time.Hour)
+	// The same backup six hours on: its deadline, as its creation and status say, has passed.
+	past := time.Now().Add(-time.Minute).UTC().Format(time.RFC3339)
+	late["metadata"].(map[string]any)["creationTimestamp"] = time.Now().Add(-6*time.Hour - time.Minute).UTC().Format(time.RFC3339)
+	late["status"].(map[string]any)["deadline"] = past
 	if st := r.call(late, false).Status; st.Phase != topology.BackupFailed || st.Reason != "DeadlineExceeded" ||
 		!strings.Contains(st.Error, "did not complete by its deadline") {
 		t.Fatalf("a lost job past the deadline: %+v, want Failed, DeadlineExceeded", st)

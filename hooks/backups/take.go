@@ -129,7 +129,8 @@ func findJob(ctx context.Context, agents Agents, c *topology.Cluster, id string)
 }
 
 // pollJob reads the Running backup's job on the agent of the instance it is taken on. An agent
-// that does not answer leaves it Running until JobGrace past its deadline, when it fails.
+// that does not answer leaves it Running until JobGrace past its deadline, when it fails; one
+// that knows no such job restarted and lost it (jobLost).
 func (ctl *Controller) pollJob(ctx context.Context, b *topology.MemgraphBackup, obs *backupObservation, st topology.MemgraphBackupStatus) backupResponse {
 	ordinal, ok := topology.ParseDataInstanceName(st.Instance)
 	if gone := planner.JobGone(obs.cluster != nil, ok, b.Spec.Cluster, st.Instance); gone.Reason != "" {
