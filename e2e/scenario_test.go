@@ -170,16 +170,17 @@ func startScenarioOpts(t *testing.T, ns string, opts scenarioOptions) *scenario 
 // CompositeController.
 func (s *scenario) newMetacontroller() *metacontroller.Controller {
 	s.t.Helper()
-	return s.metacontrollerFor(s.install.controller)
+	return s.metacontrollerFor(s.install.controller, nil)
 }
 
 // metacontrollerFor is a test Metacontroller for cc, calling the scenario's hook.
-func (s *scenario) metacontrollerFor(cc *metacontroller.CompositeController) *metacontroller.Controller {
+func (s *scenario) metacontrollerFor(cc *metacontroller.CompositeController, informers *metacontroller.Informers) *metacontroller.Controller {
 	s.t.Helper()
 	e := needEnv(s.t)
 	mc, err := metacontroller.New(metacontroller.Options{
 		CC: cc, Dynamic: e.Dynamic, Discovery: e.Client.Discovery(), HookAddress: s.hookAddr,
 		Namespace: s.ns, ResyncPeriod: cmp.Or(s.opts.resync, scenarioResync), Workers: s.opts.workers, Logf: s.t.Logf,
+		Informers: informers,
 	})
 	if err != nil {
 		s.t.Fatal(err)

@@ -106,7 +106,7 @@ func (h *handler) handleCustomize(w http.ResponseWriter, r *http.Request) {
 	// nodes are cordoned is known only at sync time, and a label cannot select on
 	// spec.unschedulable.
 	rules = append(rules, wire.RelatedRule{APIVersion: "v1", Resource: "nodes", LabelSelector: &wire.LabelSelector{MatchLabels: map[string]string{}}})
-	rules = append(rules, backups.RestoreRules(cluster)...)
+	rules = append(rules, backups.ClusterRules(cluster)...)
 	h.writeJSON(w, "customize", http.StatusOK, wire.CustomizeResponse{RelatedResources: rules})
 }
 

@@ -58,6 +58,9 @@ type observation struct {
 	ignored      topology.Warnings    // evidence beyond a role's ceiling
 	// restore is where spec.bootstrap.fromBackup's backup is (nil when the spec restores nothing).
 	restore *backups.RestoreSource
+	// backupCopies are what the backup-agent Secret carries for the cluster's backups
+	// (backups.CopyAccess; nil without spec.backup.destination).
+	backupCopies *backups.Copied
 	// problems are why the cluster's pods cannot start (topology.PodProblems), missingSecrets the
 	// Secrets the spec names that are not among the related objects (topology.MissingSecrets).
 	problems       []topology.PodProblem
@@ -119,7 +122,7 @@ func observe(req *syncRequest, body []byte, c *topology.Cluster) (observation, e
 	if o.agentSecret, err = backups.ObservedAgentSecret(req.Children, c); err != nil {
 		return o, err
 	}
-	if o.restore, err = backups.ObserveRestore(req.Related, body, c); err != nil {
+	if o.restore, o.backupCopies, err = backups.ObserveCluster(req.Related, body, c, o.tls.CAPEM, o.tls.Problem, o.auth.Creds, o.auth.Problem); err != nil {
 		return o, err
 	}
 	if paused, _ := c.Paused(); paused {

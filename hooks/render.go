@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"time"
 
+	"github.com/memgraph-hooks/memgraph-hooks/hooks/backups"
 	"github.com/memgraph-hooks/memgraph-hooks/hooks/wire"
 	"github.com/memgraph-hooks/memgraph-hooks/planner"
 	"github.com/memgraph-hooks/memgraph-hooks/topology"
@@ -45,7 +46,7 @@ func desiredChildren(p *admittedParent, obs *observation, out planner.Outcome, n
 	if children, err = renderedChildren(p, obs, out, now); err != nil {
 		return nil, nil, err
 	}
-	if appended, err = p.agentSecretChild(obs.agentSecret); err != nil {
+	if appended, err = p.agentSecretChild(backups.AgentSecretOf(p.cluster, obs.agentSecret, obs.backupCopies)); err != nil {
 		return nil, nil, err
 	}
 	return children, appended, nil

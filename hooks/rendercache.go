@@ -52,7 +52,7 @@ type admittedParent struct {
 	renderings  map[rendering][]byte
 	declared    *topology.Declared
 	declaredFor topology.Replicas
-	agentData   map[string]string // the backup-agent Secret's data agentChild is for
+	agentSecret backups.AgentSecret // the backup-agent Secret agentChild is for
 	agentChild  []byte
 }
 
@@ -171,20 +171,20 @@ func (p *admittedParent) children(r rendering) ([]byte, error) {
 	return raw, nil
 }
 
-// agentSecretChild is backups.AgentSecretChild for data (nil for nil data), remembered for the
-// last data: the Secret's data is the same pass after pass.
-func (p *admittedParent) agentSecretChild(data map[string]string) ([]byte, error) {
-	if data == nil {
+// agentSecretChild is backups.AgentSecretChild for s (nil for s without data), remembered for
+// the last s: the Secret is the same pass after pass.
+func (p *admittedParent) agentSecretChild(s backups.AgentSecret) ([]byte, error) {
+	if s.Data == nil {
 		return nil, nil
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.agentChild == nil || !maps.Equal(p.agentData, data) {
-		raw, err := backups.AgentSecretChild(p.cluster, data)
+	if p.agentChild == nil || !maps.Equal(p.agentSecret.Data, s.Data) || !maps.Equal(p.agentSecret.Annotations, s.Annotations) {
+		raw, err := backups.AgentSecretChild(p.cluster, s)
 		if err != nil {
 			return nil, err
 		}
-		p.agentData, p.agentChild = maps.Clone(data), raw
+		p.agentSecret, p.agentChild = backups.AgentSecret{Data: maps.Clone(s.Data), Annotations: maps.Clone(s.Annotations)}, raw
 	}
 	return p.agentChild, nil
 }

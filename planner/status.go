@@ -114,11 +114,7 @@ func restoreStatus(c *topology.Cluster, out Outcome, st *topology.MemgraphCluste
 		st.Phase, st.Restore = topology.PhaseRestoring, out.Restore
 		return
 	}
-	if from.Name != "" {
-		st.RestoredFrom = "MemgraphBackup " + from.Name
-	} else {
-		st.RestoredFrom = "s3://" + from.Destination.S3.Bucket + "/" + from.Key
-	}
+	st.RestoredFrom = c.RestoreLabel()
 }
 
 // RegisteredCounts counts the registered members of each role a table lists.

@@ -121,14 +121,16 @@ func BackupAgentSecretComplete(data map[string]string) bool {
 }
 
 // BackupAgentSecret is the cluster's backup-agent Secret child in stored form, holding data
-// (base64 values) exactly: the hook generates the data once and returns what it observes after.
-func BackupAgentSecret(c *Cluster, data map[string]string) (map[string]any, error) {
+// (base64 values) and annotations exactly: the hook generates the agents' data once and returns
+// what it observes after, beside what it copies for the cluster's backups.
+func BackupAgentSecret(c *Cluster, data, annotations map[string]string) (map[string]any, error) {
 	mc := c.mc
 	typed := &corev1.Secret{
 		TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Secret"},
 		ObjectMeta: metav1.ObjectMeta{
 			Name: BackupAgentSecretName(mc.Name), Namespace: mc.Namespace,
-			Labels: roleLabels(mc.Name, RoleData, mc.Spec.DataTemplate.Labels),
+			Labels:      roleLabels(mc.Name, RoleData, mc.Spec.DataTemplate.Labels),
+			Annotations: annotations,
 		},
 		Type: corev1.SecretTypeOpaque,
 	}

@@ -125,8 +125,10 @@ func TestCRDRulesMatchGoValidation(t *testing.T) {
 		MsgReservedEnv, MsgReservedEnv, MsgReservedArgs, MsgReservedArgs, MsgDataWAL, MsgCoordinatorStorage, MsgDataStorage,
 		MsgVolumeSize, MsgVolumeSize, MsgTLSSecretName, MsgClusterSecretName, MsgIntraClusterTLS, MsgAuthSecretName, MsgStepTimeout, MsgPreferredMain, MsgPreferredDeclared, MsgHibernateScale,
 		MsgGracePeriod, MsgGracePeriod, MsgSysctlImage, MsgMaxMapCount, MsgReplicationMix, MsgReplicationFixed, MsgOverrideInstance,
-		MsgFromBackupCreateOnly, MsgFromBackupOneOf, MsgFromBackupKeyWithDest, MsgS3Endpoint, MsgS3Bucket, MsgS3Prefix,
-		MsgSecretReference, MsgSecretReference,
+		MsgFromBackupCreateOnly, MsgFromBackupOneOf, MsgFromBackupDestWithKey, MsgFromBackupNeedsStore,
+		// spec.backup.destination and spec.bootstrap.fromBackup.destination share the type
+		MsgS3Endpoint, MsgS3Bucket, MsgS3Prefix, MsgS3Insecure, MsgSecretReference, MsgSecretReference,
+		MsgS3Endpoint, MsgS3Bucket, MsgS3Prefix, MsgS3Insecure, MsgSecretReference, MsgSecretReference,
 		// spec.coordinatorSettings and status.coordinatorSettings share the type
 		MsgInstanceDownTimeout, MsgInstanceDownTimeout, MsgHealthCheckFrequency, MsgHealthCheckFrequency,
 	}

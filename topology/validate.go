@@ -213,7 +213,7 @@ func (mc *MemgraphCluster) celRules(vs *violations) {
 	validatePreferredMain(vs, s)
 	validateShutdown(vs, s)
 	validateReplicationModes(vs, s)
-	validateBootstrap(vs, s)
+	validateBackups(vs, s)
 	*vs = append(*vs, unsafeSettings(&s.CoordinatorSettings)...)
 }
 

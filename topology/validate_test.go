@@ -278,7 +278,8 @@ func TestValidateUpdate(t *testing.T) {
 			mc.Spec.ReplicationModeOverrides = []ReplicationModeOverride{{Instance: "instance_1", Mode: ReplicationAsync}}
 		}, []string{MsgReplicationFixed}},
 		{"fromBackup added to an existing cluster", func(mc *MemgraphCluster) {
-			mc.Spec.Bootstrap = &Bootstrap{FromBackup: &FromBackup{Name: "nightly"}}
+			d := destination()
+			mc.Spec.Bootstrap, mc.Spec.Backup = &Bootstrap{FromBackup: &FromBackup{Name: "nightly"}}, &ClusterBackup{Destination: &d}
 		}, []string{MsgFromBackupCreateOnly}},
 		{"creation rules still apply", func(mc *MemgraphCluster) {
 			mc.Spec.Coordinators = 4

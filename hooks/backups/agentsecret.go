@@ -82,9 +82,9 @@ func ObservedAgentSecret(children wire.Groups, c *topology.Cluster) (map[string]
 	return nil, nil
 }
 
-// AgentSecretChild is the backup-agent Secret child with data, as JSON.
-func AgentSecretChild(c *topology.Cluster, data map[string]string) ([]byte, error) {
-	secret, err := topology.BackupAgentSecret(c, data)
+// AgentSecretChild is the backup-agent Secret child, as JSON.
+func AgentSecretChild(c *topology.Cluster, s AgentSecret) ([]byte, error) {
+	secret, err := topology.BackupAgentSecret(c, s.Data, s.Annotations)
 	if err != nil {
 		return nil, err
 	}
