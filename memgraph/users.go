@@ -135,7 +135,7 @@ func (p Password) IsZero() bool { return p.value == "" }
 const redactedPassword = "<redacted>"
 
 func (p Password) Format(f fmt.State, _ rune) { _, _ = io.WriteString(f, redactedPassword) }
-func (p Password) LogValue() slog.Value      { return slog.StringValue(redactedPassword) }
+func (p Password) LogValue() slog.Value       { return slog.StringValue(redactedPassword) }
 func (p Password) MarshalJSON() ([]byte, error) {
 	return []byte(`"` + redactedPassword + `"`), nil
 }
