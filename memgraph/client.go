@@ -100,9 +100,13 @@ type Client interface {
 	ForceResetClusterState(ctx context.Context) error
 	ShowCoordinatorSettings(ctx context.Context) ([]Setting, error)
 	SetCoordinatorSetting(ctx context.Context, name, value string) error
-	// Users and roles, for a Client of the MAIN data instance (users.go): the reads, and RunAuth,
-	// which sends one auth statement, never retried; its errors show the statement's Text, never
-	// its password.
+}
+
+// UserClient is a Client that also manages users and roles, for a Client of the MAIN data
+// instance (users.go): the reads, and RunAuth, which sends one auth statement, never retried; its
+// errors show the statement's Text, never its password.
+type UserClient interface {
+	Client
 	ShowUsers(ctx context.Context) ([]string, error)
 	ShowRoles(ctx context.Context) ([]RoleInfo, error)
 	ShowPrivileges(ctx context.Context, t AuthTarget, database string) ([]PrivilegeRow, error)

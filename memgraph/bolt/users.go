@@ -7,6 +7,8 @@ import (
 	"github.com/memgraph-hooks/memgraph-hooks/memgraph"
 )
 
+var _ memgraph.UserClient = (*client)(nil)
+
 // The auth reads and statements, sent to the MAIN data instance at c.address. Reads are retried
 // once on a dead pooled connection like ShowInstances; a statement never is.
 

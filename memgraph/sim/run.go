@@ -95,12 +95,17 @@ func (w *World) prepare(in *instance, req bolt.Request) (*bolt.Prepared, *bolt.F
 func (w *World) prepareInstance(in *instance, st *statement, req bolt.Request) (*bolt.Prepared, *bolt.Failure) {
 	var p *bolt.Prepared
 	var f *bolt.Failure
-	if st.kind == stReloadBoltTLS || st.kind == stReloadClusterTLS {
+	switch st.kind {
+	case stReloadBoltTLS, stReloadClusterTLS:
 		p, f = w.prepareReload(in, st, req.ExplicitTx)
-	} else {
+	case stAuth:
+		p, f = w.prepareAuth(in, st.auth, req)
+	case stCreateDatabase:
+		p, f = w.prepareCreateDatabase(in, st.database)
+	default:
 		p, f = w.prepareData(in, st, req)
 	}
-	if msg := unauthorized(in, st.kind); f == nil && msg != "" {
+	if msg := unauthorized(in, st, req.User); f == nil && msg != "" {
 		return nil, bolt.ClientError(msg)
 	}
 	return p, f
