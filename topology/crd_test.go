@@ -129,6 +129,7 @@ func TestCRDRulesMatchGoValidation(t *testing.T) {
 		MsgSecretReference, MsgSecretReference,
 		// spec.coordinatorSettings and status.coordinatorSettings share the type
 		MsgInstanceDownTimeout, MsgInstanceDownTimeout, MsgHealthCheckFrequency, MsgHealthCheckFrequency,
+		MsgRoleName, MsgRoleBuiltin, MsgPrivilegesAll, MsgDatabases,
 	}
 	slices.Sort(messages)
 	slices.Sort(goMessages)
@@ -140,6 +141,7 @@ func TestCRDRulesMatchGoValidation(t *testing.T) {
 	for _, pattern := range []string{
 		clusterNamePattern, clusterDomainPattern, repositoryTagPattern, imageTagPattern, imageDigestPattern,
 		reservedArgsPattern, walArgPattern, s3EndpointPattern, s3BucketPattern, reservedEnvNamesInCEL, preferredMainPattern, stepTimeoutPattern,
+		authNamePattern, databaseNamePattern,
 		fmt.Sprintf("duration(self) >= duration('%s')", minStepTimeout),
 		fmt.Sprintf("duration(self) <= duration('%s')", maxStepTimeout),
 		fmt.Sprintf("self <= %d", MaxCoordinators), fmt.Sprintf("self <= %d", MaxDataInstances),
