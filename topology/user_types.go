@@ -44,7 +44,7 @@ type MemgraphUserList struct {
 }
 
 // MemgraphUserSpec is the user, its password and what it may do.
-// +kubebuilder:validation:XValidation:rule="(has(self.username) ? self.username : ”) == (has(oldSelf.username) ? oldSelf.username : ”)",message="spec.username cannot change: it names the Memgraph user; delete this MemgraphUser (which drops the user, with deletionPolicy Delete) and create another"
+// +kubebuilder:validation:XValidation:rule="has(self.username) == has(oldSelf.username) && (!has(self.username) || self.username == oldSelf.username)",message="spec.username cannot change: it names the Memgraph user; delete this MemgraphUser (which drops the user, with deletionPolicy Delete) and create another"
 // +kubebuilder:validation:XValidation:rule="!has(self.mainDatabase) || (has(self.databases) ? (self.databases.exists(d, d == '*') || self.mainDatabase in self.databases) : self.mainDatabase == 'memgraph')",message="mainDatabase must be one of databases (any database when databases lists *); without databases the user may use the default database memgraph alone, so mainDatabase can only be memgraph"
 type MemgraphUserSpec struct {
 	// Cluster is the MemgraphCluster in the user's namespace whose Memgraph has the user. The
