@@ -107,6 +107,10 @@ func (r PrivilegeRow) UserLevel() string {
 	return ""
 }
 
+// RoleLevel is a role's own level of the row's privilege: a role has no roles of its own, so it is
+// the effective one.
+func (r PrivilegeRow) RoleLevel() string { return r.Effective }
+
 // System reports whether the row is one of Privileges rather than a label, edge-type or property
 // permission.
 func (r PrivilegeRow) System() bool { return slices.Contains(Privileges, r.Privilege) }

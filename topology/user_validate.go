@@ -22,7 +22,16 @@ const (
 	MsgMainDatabaseName     = "mainDatabase must be a database name: letters, digits, '_', '.', '-'"
 	MsgRoleBuiltin          = "roles[].name must not be one of Memgraph 3.12's built-in roles (admin, readwrite, readonly): a MemgraphUser names those as they are; declare a role of another name for other privileges"
 	MsgRoleName             = "roles[].name must be a Memgraph role name: 1 to 128 lower-case letters, digits and '_', '.', '@', '+', '-', not starting with one of '.@+-'"
+	MsgUnknownPrivilege     = "privileges must name Memgraph 3.12's privileges, as GRANT does (ALL, CREATE, DELETE, MATCH, ...)"
 )
+
+// Privileges are the values of MemgraphPrivilege, its CRD enum: ALL and every privilege GRANT
+// names in Memgraph 3.12.
+var Privileges = []MemgraphPrivilege{PrivilegeAll, "CREATE", "DELETE", "MATCH", "MERGE", "SET", "REMOVE", "INDEX", "STATS",
+	"AUTH", "CONSTRAINT", "DUMP", "REPLICATION", "READ_FILE", "DURABILITY", "FREE_MEMORY", "TRIGGER", "CONFIG", "STREAM",
+	"MODULE_READ", "MODULE_WRITE", "WEBSOCKET", "TRANSACTION_MANAGEMENT", "STORAGE_MODE", "MULTI_DATABASE_EDIT",
+	"MULTI_DATABASE_USE", "COORDINATOR", "IMPERSONATE_USER", "PROFILE_RESTRICTION", "PARALLEL_EXECUTION",
+	"SERVER_SIDE_PARAMETERS", "RELOAD_TLS"}
 
 // Patterns shared, character for character, with the CEL rules.
 const (
@@ -76,6 +85,8 @@ func UserViolations(u *MemgraphUser) []Violation {
 	vs.add(s.PasswordSecret != nil && !clusterDomainRE.MatchString(s.PasswordSecret.Name), "spec.passwordSecret.name", MsgSecretReference)
 	vs.add(slices.ContainsFunc(s.Roles, func(r string) bool { return !validAuthName(r) }), "spec.roles", MsgUserRoles)
 	vs.add(!validPrivileges(s.Privileges), "spec.privileges", MsgPrivilegesAll)
+	vs.add(slices.ContainsFunc(s.Privileges, func(p MemgraphPrivilege) bool { return !slices.Contains(Privileges, p) }),
+		"spec.privileges", MsgUnknownPrivilege)
 	vs.add(!validDatabases(s.Databases), "spec.databases", MsgDatabases)
 	vs.add(s.MainDatabase != "" && !databaseNameRE.MatchString(s.MainDatabase), "spec.mainDatabase", MsgMainDatabaseName)
 	vs.add(s.MainDatabase != "" && !mainDatabaseDeclared(s), "spec", MsgUserMainDatabase)

@@ -1,12 +1,15 @@
 package topology
 
 import (
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/yaml"
 )
 
 func appUser() MemgraphUser {
@@ -90,4 +93,50 @@ func TestUserCRDRulesMatchGoValidation(t *testing.T) {
 			t.Errorf("no CEL rule uses %q, which UserViolations uses", pattern)
 		}
 	}
+}
+
+// The privilege enum of both CRDs is Privileges.
+func TestPrivilegeEnumIsPrivileges(t *testing.T) {
+	var want []string
+	for _, p := range Privileges {
+		want = append(want, string(p))
+	}
+	for file, path := range map[string][]string{
+		"memgraph.com_memgraphusers.yaml":    {"spec", "privileges"},
+		"memgraph.com_memgraphclusters.yaml": {"spec", "roles", "[]", "privileges"},
+	} {
+		raw, err := os.ReadFile(filepath.Join("..", "manifests", "crd", file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var crd struct {
+			Spec struct {
+				Versions []struct {
+					Schema struct {
+						OpenAPIV3Schema enumSchema `json:"openAPIV3Schema"`
+					} `json:"schema"`
+				} `json:"versions"`
+			} `json:"spec"`
+		}
+		if err := yaml.Unmarshal(raw, &crd); err != nil {
+			t.Fatal(err)
+		}
+		s := crd.Spec.Versions[0].Schema.OpenAPIV3Schema
+		for _, p := range path {
+			if p == "[]" {
+				s = *s.Items
+				continue
+			}
+			s = s.Properties[p]
+		}
+		if diff := cmp.Diff(want, s.Items.Enum); diff != "" {
+			t.Errorf("%s: the privilege enum (-Privileges +crd):\n%s", file, diff)
+		}
+	}
+}
+
+type enumSchema struct {
+	Properties map[string]enumSchema `json:"properties"`
+	Items      *enumSchema           `json:"items"`
+	Enum       []string              `json:"enum"`
 }
