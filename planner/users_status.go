@@ -69,7 +69,10 @@ func VerdictOfWait(w UserWait) UserVerdict {
 func VerdictOfError(err error) UserVerdict {
 	var e *memgraph.Error
 	var noMain NoMainError
+	var creds HookCredentialsError
 	switch kind := memgraph.KindOf(err); {
+	case errors.As(err, &creds):
+		return UserVerdict{Phase: topology.UserPending, Reason: ReasonHookCredentials, Message: creds.Problem, Resync: UserPendingResync}
 	case errors.As(err, &noMain):
 		return UserVerdict{Phase: topology.UserPending, Reason: ReasonUserNoMain, Message: err.Error(), Resync: UserPendingResync}
 	case kind == memgraph.KindUnreachable || kind == memgraph.KindTimeout || kind == memgraph.KindClosed:
@@ -89,6 +92,12 @@ type NoMainError struct{ Err error }
 
 func (e NoMainError) Error() string { return e.Err.Error() }
 func (e NoMainError) Unwrap() error { return e.Err }
+
+// HookCredentialsError is a cluster the hook cannot reach as it should: spec.tls's or spec.auth's
+// Secret missing or unusable (the problem says which and why).
+type HookCredentialsError struct{ Problem string }
+
+func (e HookCredentialsError) Error() string { return e.Problem }
 
 // VerdictInForce is the verdict of a pass that brought the user to its declaration on MAIN main.
 func VerdictInForce(username, main string, in InForce) UserVerdict {
