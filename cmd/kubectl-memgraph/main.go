@@ -67,7 +67,14 @@ func newRoot(out, errOut io.Writer, connect func() (dynamic.Interface, string, e
 			if err != nil {
 				return err
 			}
-			return printStatus(out, mgc, pods, time.Now())
+			users, err := s.users(cmd.Context(), name)
+			if err != nil {
+				return err
+			}
+			if err := printStatus(out, mgc, pods, time.Now()); err != nil {
+				return err
+			}
+			return printUsers(out, users)
 		}))
 	for _, v := range []struct{ verb, short string }{
 		{"switchover", "Move MAIN to a caught-up data instance (spec.preferredMain)"},
@@ -80,6 +87,7 @@ func newRoot(out, errOut io.Writer, connect func() (dynamic.Interface, string, e
 		root.AddCommand(p.verbCommand(v.verb, v.short))
 	}
 	root.AddCommand(p.backupCommand())
+	root.AddCommand(p.rotatePasswordCommand())
 	return root
 }
 
