@@ -16,16 +16,17 @@ import (
 )
 
 // On a MAIN without any user the first pass creates the cluster's spec.auth user first —
-// Memgraph makes the first user an admin — so that the hook never locks itself out, then the
-// declared user; the cluster's own sync goes on logging in as spec.auth's user, and a handover,
+// Memgraph makes the first user an admin, and creates the built-in roles with it — so that the
+// hook never locks itself out, then the declared user with a built-in role; the cluster's own sync goes on logging in as spec.auth's user, and a handover,
 // which needs SHOW REPLICAS on the MAIN, still happens.
 func TestTheFirstPassCreatesTheHooksOwnUserFirst(t *testing.T) {
 	r := newUserRig(t, false)
 	r.passwords["default/pw"] = passwordSecret("pw", "app-pw", "1")
-	r.declare("app", map[string]any{"passwordSecret": map[string]any{"name": "pw"}, "privileges": []any{"MATCH"}})
+	r.declare("app", map[string]any{"passwordSecret": map[string]any{"name": "pw"}, "privileges": []any{"MATCH"}, "roles": []any{"readonly"}})
 	r.h.world.ResetLog()
 	r.assertPhase(r.sync("app"), topology.UserReady, planner.ReasonUserInForce)
-	want := []string{"CREATE USER `" + authUser + "` IDENTIFIED BY '<redacted>'", "CREATE USER `app` IDENTIFIED BY '<redacted>'", "GRANT MATCH TO USER `app`"}
+	want := []string{"CREATE USER `" + authUser + "` IDENTIFIED BY '<redacted>'", "CREATE USER `app` IDENTIFIED BY '<redacted>'",
+		"SET ROLE FOR `app` TO `readonly`", "GRANT MATCH TO USER `app`"}
 	if got := redacted(r.sentStatements()); !cmp.Equal(got, want) {
 		t.Errorf("statements %q, want %q", got, want)
 	}
@@ -33,7 +34,7 @@ func TestTheFirstPassCreatesTheHooksOwnUserFirst(t *testing.T) {
 		t.Errorf("the hook's user: %s", msg)
 	}
 	if msg := r.run("app", "app-pw", "CREATE (n)"); msg != notAuthorized {
-		t.Errorf("a write by a user with MATCH alone: %q", msg)
+		t.Errorf("a write by a user with readonly and MATCH: %q", msg)
 	}
 	r.h.spec["preferredMain"] = "instance_1"
 	r.h.sync()

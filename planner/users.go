@@ -193,9 +193,14 @@ func UndeclaredRoles(spec UserSpec, declared map[string]RoleSpec) []string {
 	return out
 }
 
-// MissingBuiltinRoles are the built-in roles a user names that SHOW ROLES does not list (an
-// instance whose first user came before any role only has them when Memgraph created them).
-func MissingBuiltinRoles(spec UserSpec, declared map[string]RoleSpec, roles []memgraph.RoleInfo) []string {
+// MissingBuiltinRoles are the built-in roles a user names that SHOW ROLES does not list: an
+// instance has them only when Memgraph created them with its first user, which it does when
+// there is no role yet (auth.cpp 1092–1100) — as on a MAIN without users or roles, whose first
+// user this pass creates (PlanUser).
+func MissingBuiltinRoles(spec UserSpec, declared map[string]RoleSpec, users []string, roles []memgraph.RoleInfo) []string {
+	if len(users) == 0 && len(roles) == 0 {
+		return nil
+	}
 	var out []string
 	for _, r := range spec.Roles {
 		if _, ok := declared[r]; ok {

@@ -209,8 +209,11 @@ func TestRolesAUserMayName(t *testing.T) {
 	}
 	spec.Roles = []string{"admin", "readonly", "reporting"}
 	shown := []memgraph.RoleInfo{{Name: "readonly", Builtin: true}}
-	if got := MissingBuiltinRoles(spec, declared, shown); !cmp.Equal(got, []string{"admin"}) {
+	if got := MissingBuiltinRoles(spec, declared, []string{"hooks"}, shown); !cmp.Equal(got, []string{"admin"}) {
 		t.Errorf("MissingBuiltinRoles = %v", got)
+	}
+	if got := MissingBuiltinRoles(spec, declared, nil, nil); got != nil {
+		t.Errorf("MissingBuiltinRoles on a MAIN whose first user the pass creates = %v", got)
 	}
 }
 

@@ -179,7 +179,7 @@ type MemgraphClusterSpec struct {
 
 	// Roles are the Memgraph roles the cluster's MemgraphUsers may name (user_types.go): each
 	// created, and kept as declared, before a user that names it.
-	// +kubebuilder:validation:MaxItems=64
+	// +kubebuilder:validation:MaxItems=32
 	// +listType=map
 	// +listMapKey=name
 	// +optional

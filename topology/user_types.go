@@ -73,7 +73,8 @@ type MemgraphUserSpec struct {
 	// Roles are the user's roles: roles the cluster declares in spec.roles, or Memgraph's
 	// built-in admin, readwrite and readonly. The user has exactly these.
 	// +kubebuilder:validation:MaxItems=64
-	// +kubebuilder:validation:XValidation:rule="self.all(r, r.size() <= 128 && r.matches('^[a-z0-9_][a-z0-9_.@+-]*$'))",message="roles must list Memgraph role names: 1 to 128 lower-case letters, digits and '_', '.', '@', '+', '-', not starting with one of '.@+-'"
+	// +kubebuilder:validation:items:MaxLength=128
+	// +kubebuilder:validation:XValidation:rule="self.all(r, r.matches('^[a-z0-9_][a-z0-9_.@+-]*$'))",message="roles must list Memgraph role names: 1 to 128 lower-case letters, digits and '_', '.', '@', '+', '-', not starting with one of '.@+-'"
 	// +listType=set
 	// +optional
 	Roles []string `json:"roles,omitempty"`
@@ -91,7 +92,8 @@ type MemgraphUserSpec struct {
 	// Multi-tenancy needs Memgraph Enterprise, which high availability runs anyway.
 	// +kubebuilder:validation:MinItems=1
 	// +kubebuilder:validation:MaxItems=64
-	// +kubebuilder:validation:XValidation:rule="self.all(d, d.size() <= 128 && (d == '*' || d.matches('^[A-Za-z0-9_][A-Za-z0-9_.-]*$')))",message="databases must list database names (letters, digits, '_', '.', '-', at most 128 characters) or * for every database"
+	// +kubebuilder:validation:items:MaxLength=128
+	// +kubebuilder:validation:XValidation:rule="self.all(d, d == '*' || d.matches('^[A-Za-z0-9_][A-Za-z0-9_.-]*$'))",message="databases must list database names (letters, digits, '_', '.', '-', at most 128 characters) or * for every database"
 	// +listType=set
 	// +optional
 	Databases []string `json:"databases,omitempty"`
@@ -145,8 +147,9 @@ type ClusterRole struct {
 	// Databases are the databases the role gives its users; * is every database. Unset, the
 	// default database memgraph alone, as Memgraph gives a new role.
 	// +kubebuilder:validation:MinItems=1
-	// +kubebuilder:validation:MaxItems=64
-	// +kubebuilder:validation:XValidation:rule="self.all(d, d.size() <= 128 && (d == '*' || d.matches('^[A-Za-z0-9_][A-Za-z0-9_.-]*$')))",message="databases must list database names (letters, digits, '_', '.', '-', at most 128 characters) or * for every database"
+	// +kubebuilder:validation:MaxItems=16
+	// +kubebuilder:validation:items:MaxLength=128
+	// +kubebuilder:validation:XValidation:rule="self.all(d, d == '*' || d.matches('^[A-Za-z0-9_][A-Za-z0-9_.-]*$'))",message="databases must list database names (letters, digits, '_', '.', '-', at most 128 characters) or * for every database"
 	// +listType=set
 	// +optional
 	Databases []string `json:"databases,omitempty"`

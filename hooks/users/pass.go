@@ -78,7 +78,7 @@ func (p *pass) sync(ctx context.Context) userResponse {
 	if err != nil {
 		return p.answer(planner.VerdictOfError(err), nil, "")
 	}
-	if missing := planner.MissingBuiltinRoles(p.spec, p.declared, in.roleInfos); len(missing) > 0 {
+	if missing := planner.MissingBuiltinRoles(p.spec, p.declared, in.Users, in.roleInfos); len(missing) > 0 {
 		return p.answer(planner.VerdictOfWait(planner.UserWait{Failed: true, Wait: planner.Wait{Reason: planner.ReasonUnknownRole,
 			Message: fmt.Sprintf("role %s is not declared in the cluster's spec.roles, and the MAIN %s has no such role (Memgraph creates "+
 				"the built-in roles with the first user of an instance that has no role yet); declare it; nothing was sent to Memgraph",
