@@ -47,7 +47,7 @@ func userClient(ns string) dynamic.ResourceInterface {
 
 // startUserScenario is a scenario with the MemgraphUser CRD and a test Metacontroller for the
 // memgraph-users CompositeController of manifests/, and spec.auth's Secret.
-func startUserScenario(t *testing.T, ns string) *scenario {
+func startUserScenario(t *testing.T, ns string) (*scenario, *metacontroller.Controller) {
 	t.Helper()
 	installUserCRD(t)
 	s := startScenario(t, ns)
@@ -67,7 +67,7 @@ func startUserScenario(t *testing.T, ns string) *scenario {
 	if _, err := testEnv.Client.CoreV1().Secrets(ns).Create(ctx, secret, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	return s
+	return s, mc
 }
 
 func (s *scenario) createUser(name, spec string) {
@@ -162,7 +162,7 @@ func (s *scenario) throughRW(cluster, user, password, query string) string {
 // created again under the same name (new volumes: no users) gets the user back, with the same
 // credentials. No password reaches a status or the hook's log.
 func TestMemgraphUsersOnTheControlPlane(t *testing.T) {
-	s := startUserScenario(t, "users")
+	s, users := startUserScenario(t, "users")
 	const name = "mgu"
 	spec := "{dataInstances: 2, storage: {retentionPolicy: Delete}, auth: {secretName: " + userAuthSecret + "}, roles: [{name: reporting, privileges: [MATCH, STATS]}]}"
 	start := time.Now()
@@ -182,6 +182,27 @@ func TestMemgraphUsersOnTheControlPlane(t *testing.T) {
 	}
 	if msg := s.throughRW(name, user, password, "CREATE (n)"); msg != "" {
 		t.Fatalf("a write with the generated credentials through -rw: %s", msg)
+	}
+	since, synced := time.Now(), users.Stats().Snapshot().SyncsCompleted
+	s.world.ResetLog()
+	users.Resync()
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	if err := eventually(ctx, 50*time.Millisecond, func() error {
+		if n := users.Stats().Snapshot().SyncsCompleted - synced; n < 2 {
+			return fmt.Errorf("%d of 2 user syncs completed", n)
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if snap := users.Stats().Snapshot(); len(snap.ChildWrites(since)) > 0 || snap.CountSince("status", since) > 0 {
+		t.Errorf("a resync of converged users wrote: %s", snap.Report())
+	}
+	for _, q := range s.world.Queries() {
+		if !strings.HasPrefix(q.Text, "SHOW ") {
+			t.Errorf("a resync of converged users sent %q to %s", q.Text, q.Host)
+		}
 	}
 	readerUser, readerPassword := s.credentials("reader")
 	if msg := s.throughRW(name, readerUser, readerPassword, "MATCH (n) RETURN count(n)"); msg != "" {
@@ -215,8 +236,6 @@ func TestMemgraphUsersOnTheControlPlane(t *testing.T) {
 		t.Errorf("the rotated password: %s", msg)
 	}
 
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer cancel()
 	start = time.Now()
 	if err := userClient(s.ns).Delete(ctx, "reader", metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
