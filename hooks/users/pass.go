@@ -100,6 +100,9 @@ func (p *pass) sync(ctx context.Context) userResponse {
 	out := p.answer(planner.VerdictInForce(p.spec.Username, main.Name, planner.UserInForce(state)), &state, plan.MainDatabase)
 	if err != nil {
 		out = p.answer(planner.VerdictOfError(err), &state, "")
+		if slices.ContainsFunc(p.sent, func(s string) bool { return strings.HasPrefix(s, string(memgraph.AuthRevokeDatabase)) }) {
+			out.Status.MainDatabase = "" // a REVOKE DATABASE may have cleared it, and SET MAIN DATABASE did not follow
+		}
 	}
 	if applied {
 		out.Status.AppliedPasswordVersion = p.creds.version
