@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/client-go/dynamic"
 )
@@ -125,6 +126,11 @@ func (p *plugin) clusterCommand(verb, short string, run func(cmd *cobra.Command,
 
 // complete lists the namespace's MemgraphClusters for a command's one argument.
 func (p *plugin) complete(cmd *cobra.Command, args []string, _ string) ([]string, cobra.ShellCompDirective) {
+	return p.completeNames(cmd, args, clustersGVR)
+}
+
+// completeNames lists the names of the namespace's objects of gvr for a command's one argument.
+func (p *plugin) completeNames(cmd *cobra.Command, args []string, gvr schema.GroupVersionResource) ([]string, cobra.ShellCompDirective) {
 	if len(args) > 0 {
 		return nil, cobra.ShellCompDirectiveNoFileComp
 	}
@@ -132,7 +138,7 @@ func (p *plugin) complete(cmd *cobra.Command, args []string, _ string) ([]string
 	if err != nil {
 		return nil, cobra.ShellCompDirectiveError
 	}
-	list, err := s.client.Resource(clustersGVR).Namespace(s.namespace).List(cmd.Context(), listAll)
+	list, err := s.client.Resource(gvr).Namespace(s.namespace).List(cmd.Context(), listAll)
 	if err != nil {
 		return nil, cobra.ShellCompDirectiveError
 	}

@@ -79,7 +79,7 @@ func (p *plugin) rotatePasswordCommand() *cobra.Command {
 		Short: "Generate a new password for a MemgraphUser (annotation memgraph.com/rotate-password)",
 		Args:  cobra.ExactArgs(1),
 		ValidArgsFunction: func(cmd *cobra.Command, args []string, _ string) ([]string, cobra.ShellCompDirective) {
-			return p.completeUsers(cmd, args)
+			return p.completeNames(cmd, args, usersGVR)
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			s, err := p.open()
@@ -93,25 +93,6 @@ func (p *plugin) rotatePasswordCommand() *cobra.Command {
 	cmd.Flags().DurationVar(&timeout, "timeout", 2*time.Minute, "how long --wait waits")
 	cmd.Flags().BoolVar(&dryRun, "dry-run", false, "print the kubectl command that asks for the rotation, and change nothing")
 	return cmd
-}
-
-func (p *plugin) completeUsers(cmd *cobra.Command, args []string) ([]string, cobra.ShellCompDirective) {
-	if len(args) > 0 {
-		return nil, cobra.ShellCompDirectiveNoFileComp
-	}
-	s, err := p.open()
-	if err != nil {
-		return nil, cobra.ShellCompDirectiveError
-	}
-	list, err := s.client.Resource(usersGVR).Namespace(s.namespace).List(cmd.Context(), listAll)
-	if err != nil {
-		return nil, cobra.ShellCompDirectiveError
-	}
-	var names []string
-	for _, item := range list.Items {
-		names = append(names, item.GetName())
-	}
-	return names, cobra.ShellCompDirectiveNoFileComp
 }
 
 func (s *session) user(ctx context.Context, name string) (*topology.MemgraphUser, error) {
