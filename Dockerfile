@@ -4,7 +4,10 @@ WORKDIR /src
 COPY go.mod go.sum ./
 RUN go mod download
 COPY . .
-RUN CGO_ENABLED=0 go build -trimpath -ldflags="-s -w" -o /out/memgraph-hooks ./cmd/memgraph-hooks
+# What --version reports (make image passes them): the context has no .git for Go to read.
+ARG VERSION=
+ARG COMMIT=
+RUN CGO_ENABLED=0 go build -trimpath -ldflags="-s -w -X github.com/memgraph-hooks/memgraph-hooks/internal/version.module=${VERSION} -X github.com/memgraph-hooks/memgraph-hooks/internal/version.commit=${COMMIT}" -o /out/memgraph-hooks ./cmd/memgraph-hooks
 
 FROM gcr.io/distroless/static-debian12:nonroot
 COPY --from=build /out/memgraph-hooks /memgraph-hooks

@@ -1,4 +1,7 @@
-# memgraph-hooks — make targets. Each target is self-contained; add new ones below.
+# memgraph-hooks — make targets. Each target is self-contained and documented by its `##`
+# comment, which `make help` (a bare `make`) lists; add new ones below.
+
+.DEFAULT_GOAL := help
 
 GO             ?= go
 CONTROLLER_GEN ?= $(GO) tool controller-gen
@@ -6,7 +9,17 @@ API_PATHS      := ./topology/...
 CRD_DIR        := manifests/crd
 DEEPCOPY_FILE  := topology/zz_generated.deepcopy.go
 
+# The image manifests/deployment.yaml runs (and, from it, every data pod's backup-agent sidecar).
 IMAGE ?= memgraph-hooks:dev
+# What `--version` says of an image: docker's build context has no .git for Go to read them from.
+VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null)
+COMMIT  ?= $(shell git rev-parse HEAD 2>/dev/null)
+
+.PHONY: help
+help: ## List the targets (a bare `make` does this and changes nothing).
+	@echo "Usage: make TARGET [VAR=value ...]"
+	@echo
+	@awk 'BEGIN {FS = ":[^#]*## "} /^[a-z][a-z0-9-]*:.*## / {printf "  %-18s %s\n", $$1, $$2}' $(firstword $(MAKEFILE_LIST))
 
 .PHONY: manifests
 manifests: ## Regenerate the CRD (manifests/crd) and the deepcopy code from topology's API types.
@@ -32,11 +45,11 @@ plugin: ## Build the kubectl plugin into bin/ (put bin/ on PATH, then: kubectl m
 	$(GO) build -o bin/kubectl-memgraph ./cmd/kubectl-memgraph
 
 .PHONY: image
-image: ## Build the hook's image $(IMAGE) with docker (default memgraph-hooks:dev); load it into your cluster (kind load docker-image $(IMAGE)).
-	docker build -t $(IMAGE) .
+image: ## Build the hook's image IMAGE (memgraph-hooks:dev, what manifests/ runs) with docker; then kind load docker-image, or docker push.
+	docker build --build-arg VERSION=$(VERSION) --build-arg COMMIT=$(COMMIT) -t $(IMAGE) .
 
 .PHONY: run
-run: ## Run the hook against its built-in simulated Memgraph (on 127.0.0.1:8080, metrics on :9090).
+run: ## Run the hook against its built-in simulated Memgraph (on 127.0.0.1:18080, metrics on 127.0.0.1:19090).
 	$(GO) run ./cmd/memgraph-hooks --simulate
 
 FUZZTIME       ?= 5m

@@ -3,10 +3,11 @@ package backup_test
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
+	"io"
 	"net/http"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -15,10 +16,14 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/memgraph-hooks/memgraph-hooks/backup"
+	"github.com/memgraph-hooks/memgraph-hooks/memgraph/sim"
 )
 
-// wait polls the job until it is no longer Running.
-func wait(t *testing.T, f *agentFixture, id string) backup.UploadStatus {
+// quick snapshots: 1 KiB per transaction, written and loaded at once.
+var quick = sim.SnapshotCost{BytesPerTransaction: 1 << 10}
+
+// wait polls the job until it is done.
+func wait(t *testing.T, f *agentFixture, id string) backup.JobStatus {
 	t.Helper()
 	deadline := time.Now().Add(20 * time.Second)
 	for {
@@ -26,93 +31,189 @@ func wait(t *testing.T, f *agentFixture, id string) backup.UploadStatus {
 		if err != nil {
 			t.Fatalf("Status(%s): %v", id, err)
 		}
-		if st.State != backup.StateRunning {
+		if st.Done() {
 			return st
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("upload %s still running after 20s", id)
+			t.Fatalf("job %s still %s (%s) after 20s", id, st.State, st.Phase)
 		}
-		time.Sleep(20 * time.Millisecond)
+		time.Sleep(10 * time.Millisecond)
 	}
 }
 
-func TestUploadStreamsTheSnapshotOnceAndReportsTheObject(t *testing.T) {
-	s, f := newStore(t), newAgent(t)
-	path, data := f.snapshot(t, "20261206000000000000_timestamp_42", 3<<20+17)
-	ctx := context.Background()
-	req := backup.UploadRequest{Snapshot: path, SnapshotTimestamp: 42, Object: s.object("prod/db/uid-1"), Credentials: creds}
-	before := time.Now().UTC().Truncate(time.Second)
+func backupJob(s *store, prefix string) backup.JobRequest {
+	return backup.JobRequest{Kind: backup.KindBackup, Memgraph: mg, Role: "main", Deadline: time.Now().Add(time.Minute),
+		Store: s.object(prefix), Credentials: creds}
+}
 
-	st, err := f.client.Start(ctx, f.addr, "uid-1", req)
+// sha256Of is the hex SHA-256 of the object at key.
+func sha256Of(t *testing.T, s *store, key string) (string, int64) {
+	t.Helper()
+	obj, err := s.mem.GetObject(bucket, key, nil)
+	if err != nil {
+		t.Fatalf("object %s: %v", key, err)
+	}
+	defer obj.Contents.Close()
+	h := sha256.New()
+	n, err := io.Copy(h, obj.Contents)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if st.State != backup.StateRunning && st.State != backup.StateCompleted {
-		t.Fatalf("Start: state %q, want Running or Completed", st.State)
+	return hex.EncodeToString(h.Sum(nil)), n
+}
+
+// A backup job snapshots every database of the instance beside the agent (the default one
+// first) and uploads each, under the prefix's layout; it records each snapshot, its timestamp,
+// its object's size and SHA-256 (those of the object in the store) and the bytes sent of the
+// total. Started again, it is returned as it is and nothing more is taken.
+func TestABackupSnapshotsEveryDatabaseAndUploadsIt(t *testing.T) {
+	// 20 MiB (more than one 16 MiB part) written in about 0.3 s.
+	s, f := newStore(t), newAgent(t, sim.SnapshotCost{BytesPerTransaction: 1 << 20, WritePerGiB: 16 * time.Second})
+	ctx := context.Background()
+	f.write(t, "memgraph", 20)
+	if err := f.world.StartPeriodicSnapshot(agentHost, "memgraph"); err != nil {
+		t.Fatal(err)
+	}
+	createDB(t, f, "tenant_a")
+	f.write(t, "tenant_a", 3)
+
+	st, err := f.client.Start(ctx, f.addr, "uid-1", backupJob(s, "prod/ns/mg/nightly"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.State != backup.StateRunning || st.Kind != backup.KindBackup {
+		t.Fatalf("Start: %+v, want a running backup", st)
 	}
 	done := wait(t, f, "uid-1")
-	want := backup.UploadStatus{State: backup.StateCompleted, Job: backup.UploadJob{Snapshot: path, SnapshotTimestamp: 42, Key: "prod/db/uid-1"},
-		Result: backup.UploadResult{Key: "prod/db/uid-1", Size: int64(len(data))}}
-	if diff := cmp.Diff(want, done, cmpopts.IgnoreFields(backup.UploadResult{}, "ETag"), cmpopts.IgnoreFields(backup.UploadJob{}, "StartedAt")); diff != "" {
-		t.Fatalf("status (-want +got):\n%s", diff)
+	if done.State != backup.StateCompleted {
+		t.Fatalf("job %+v, want Completed", done)
 	}
-	if started := done.Job.StartedAt; started.Before(before) || started.After(time.Now()) {
-		t.Errorf("job started at %v, want the moment of Start (after %v)", started, before)
+	want := []backup.DatabaseJob{
+		{Name: "memgraph", SnapshotTimestamp: 20, Done: true},
+		{Name: "tenant_a", SnapshotTimestamp: 3, Done: true},
 	}
-	info, err := backup.StatObject(ctx, s.object("prod/db/uid-1"), creds)
-	if err != nil {
-		t.Fatal(err)
+	if diff := cmp.Diff(want, done.Databases, cmpopts.IgnoreFields(backup.DatabaseJob{}, "Snapshot", "Key", "Size", "SHA256")); diff != "" {
+		t.Fatalf("databases (-want +got):\n%s", diff)
 	}
-	if info.Size != int64(len(data)) {
-		t.Fatalf("object size %d, want %d", info.Size, len(data))
+	var total int64
+	for i, prefix := range []string{"prod/ns/mg/nightly/", "prod/ns/mg/nightly/databases/tenant_a/"} {
+		d := done.Databases[i]
+		if !strings.HasPrefix(d.Key, prefix) || !strings.HasSuffix(d.Key, "_timestamp_"+map[int]string{0: "20", 1: "3"}[i]) ||
+			strings.Contains(strings.TrimPrefix(d.Key, prefix), "/") {
+			t.Errorf("database %s's key %s, want <%s><snapshot file>", d.Name, d.Key, prefix)
+		}
+		sum, size := sha256Of(t, s, d.Key)
+		if sum != d.SHA256 || size != d.Size {
+			t.Errorf("database %s: recorded %d bytes, SHA-256 %s; the object holds %d, %s", d.Name, d.Size, d.SHA256, size, sum)
+		}
+		total += size
 	}
-	puts := s.puts.Load()
-
-	// A second Start, even with another request, returns the job as it is and uploads nothing.
-	again, err := f.client.Start(ctx, f.addr, "uid-1", backup.UploadRequest{Snapshot: "other", Object: s.object("x"), Credentials: creds})
+	if done.BytesDone != total || done.BytesTotal != total || total < 20<<20 {
+		t.Errorf("bytes %d of %d, want all %d", done.BytesDone, done.BytesTotal, total)
+	}
+	if done.SnapshotWaits == 0 || !containsQuery(f, "CREATE SNAPSHOT -> Another snapshot creation is already in progress") {
+		t.Errorf("the periodic snapshot was not waited out: %d waits, queries %v", done.SnapshotWaits, f.queries())
+	}
+	taken, puts := f.count("CREATE SNAPSHOT"), s.puts.Load()
+	again, err := f.client.Start(ctx, f.addr, "uid-1", backupJob(s, "elsewhere"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if diff := cmp.Diff(done, again); diff != "" {
-		t.Fatalf("second Start (-first +second):\n%s", diff)
+		t.Errorf("a second Start (-first +second):\n%s", diff)
 	}
-	if got := s.puts.Load(); got != puts {
-		t.Fatalf("second Start made %d more PUTs to the store", got-puts)
-	}
-	objs, err := backup.ListObjects(ctx, s.object("prod/"), creds)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(objs) != 1 || objs[0].Key != "prod/db/uid-1" || objs[0].Size != int64(len(data)) {
-		t.Fatalf("objects under prod/: %+v", objs)
+	if f.count("CREATE SNAPSHOT") != taken || s.puts.Load() != puts {
+		t.Errorf("a second Start sent %d more CREATE SNAPSHOT and %d more PUTs", f.count("CREATE SNAPSHOT")-taken, s.puts.Load()-puts)
 	}
 }
 
+func containsQuery(f *agentFixture, q string) bool {
+	for _, got := range f.queries() {
+		if got == q {
+			return true
+		}
+	}
+	return false
+}
+
+// createDB creates database name on the fixture's instance.
+func createDB(t *testing.T, f *agentFixture, name string) {
+	t.Helper()
+	client := f.snapshotClient(t)
+	if err := client.CreateDatabase(context.Background(), name); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// An instance that no longer holds the role it was chosen in is not snapshotted: the job fails
+// for good, saying which role it holds.
+func TestABackupOfAnInstanceThatChangedRoleTakesNothing(t *testing.T) {
+	s, f := newStore(t), newAgent(t, quick)
+	req := backupJob(s, "prod")
+	req.Role = "replica"
+	if _, err := f.client.Start(context.Background(), f.addr, "uid-r", req); err != nil {
+		t.Fatal(err)
+	}
+	st := wait(t, f, "uid-r")
+	if st.State != backup.StateFailed || !st.Permanent || !strings.Contains(st.Error, "chosen as replica and is main now") {
+		t.Fatalf("job %+v, want Failed for good, naming both roles", st)
+	}
+	if n := f.count("CREATE SNAPSHOT"); n != 0 {
+		t.Errorf("%d snapshots taken", n)
+	}
+}
+
+// The job logs in as the user its request names; a user without a privilege a query needs fails
+// the job with Memgraph's words, and nothing is uploaded.
+func TestABackupNeedsItsUsersPrivileges(t *testing.T) {
+	user := &sim.Auth{Username: "hooks", Password: "pw", Denied: []sim.Privilege{sim.PrivilegeMultiDatabaseUse}}
+	s, f := newStore(t), newAgentWithUser(t, quick, user)
+	req := backupJob(s, "prod")
+	req.Memgraph.Username, req.Memgraph.Password = "hooks", "pw"
+	if _, err := f.client.Start(context.Background(), f.addr, "uid-p", req); err != nil {
+		t.Fatal(err)
+	}
+	st := wait(t, f, "uid-p")
+	if st.State != backup.StateFailed || !strings.Contains(st.Error, "SHOW DATABASES") ||
+		!strings.Contains(st.Error, `You are not authorized to execute this query on database "memgraph"`) {
+		t.Fatalf("job %+v, want Failed with Memgraph's refusal of SHOW DATABASES", st)
+	}
+	if f.count("CREATE SNAPSHOT") != 0 || s.puts.Load() != 0 {
+		t.Errorf("%d snapshots, %d PUTs", f.count("CREATE SNAPSHOT"), s.puts.Load())
+	}
+	req.Memgraph.Password = "wrong"
+	if _, err := f.client.Start(context.Background(), f.addr, "uid-w", req); err != nil {
+		t.Fatal(err)
+	}
+	if st := wait(t, f, "uid-w"); st.State != backup.StateFailed || !strings.Contains(st.Error, "Authentication failure") {
+		t.Fatalf("job with a wrong password %+v, want Failed with Memgraph's Authentication failure", st)
+	}
+}
+
+// A bucket that does not exist fails the job with the store's own words.
 func TestUploadIntoAMissingBucketFailsWithTheStoresWords(t *testing.T) {
-	s, f := newStore(t), newAgent(t)
-	path, _ := f.snapshot(t, "snap", 100)
-	obj := s.object("k")
-	obj.Bucket = "no-such-bucket"
-	if _, err := f.client.Start(context.Background(), f.addr, "uid-2", backup.UploadRequest{Snapshot: path, Object: obj, Credentials: creds}); err != nil {
+	s, f := newStore(t), newAgent(t, quick)
+	req := backupJob(s, "prod")
+	req.Store.Bucket = "no-such-bucket"
+	if _, err := f.client.Start(context.Background(), f.addr, "uid-2", req); err != nil {
 		t.Fatal(err)
 	}
-	st := wait(t, f, "uid-2")
-	if st.State != backup.StateFailed || !strings.Contains(st.Error, "NoSuchBucket") {
-		t.Fatalf("status %+v, want Failed naming NoSuchBucket", st)
+	if st := wait(t, f, "uid-2"); st.State != backup.StateFailed || !strings.Contains(st.Error, "NoSuchBucket") {
+		t.Fatalf("job %+v, want Failed naming NoSuchBucket", st)
 	}
 }
 
-func TestStatusOfAnUnknownUploadIsTyped(t *testing.T) {
-	f := newAgent(t)
+func TestStatusOfAnUnknownJobIsTyped(t *testing.T) {
+	f := newAgent(t, quick)
 	_, err := f.client.Status(context.Background(), f.addr, "never-started")
-	var unknown *backup.UnknownUploadError
+	var unknown *backup.UnknownJobError
 	if !errors.As(err, &unknown) || unknown.ID != "never-started" {
-		t.Fatalf("Status of an unknown id: %v, want *UnknownUploadError", err)
+		t.Fatalf("Status of an unknown id: %v, want *UnknownJobError", err)
 	}
 }
 
 func TestAgentRefusesBadTokensAndTakesARotatedOne(t *testing.T) {
-	f := newAgent(t)
+	f := newAgent(t, quick)
 	ctx := context.Background()
 	wrong := f.newClient(t, "guess")
 	_, err := wrong.Status(ctx, f.addr, "x")
@@ -125,67 +226,56 @@ func TestAgentRefusesBadTokensAndTakesARotatedOne(t *testing.T) {
 		t.Fatalf("old token after rotation: %v, want a 401 AgentError", err)
 	}
 	rotated := f.newClient(t, "rotated")
-	var unknown *backup.UnknownUploadError
+	var unknown *backup.UnknownJobError
 	if _, err := rotated.Status(ctx, f.addr, "x"); !errors.As(err, &unknown) {
 		t.Fatalf("rotated token: %v, want it admitted (and the id unknown)", err)
 	}
 }
 
+// A request the agent cannot run is refused, naming the field, and leaves no job behind.
 func TestAgentRefusesRequestsItCannotRun(t *testing.T) {
-	s, f := newStore(t), newAgent(t)
-	path, _ := f.snapshot(t, "snap", 10)
-	outside := filepath.Join(filepath.Dir(f.dir), "secret")
-	if err := os.WriteFile(outside, []byte("x"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Symlink(outside, filepath.Join(f.dir, "link")); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Mkdir(filepath.Join(f.dir, ".old"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	ok := backup.UploadRequest{Snapshot: path, Object: s.object("k"), Credentials: creds}
-	with := func(change func(*backup.UploadRequest)) backup.UploadRequest { r := ok; change(&r); return r }
+	s, f := newStore(t), newAgent(t, quick)
+	ok := backupJob(s, "prod")
+	with := func(change func(*backup.JobRequest)) backup.JobRequest { r := ok; change(&r); return r }
 	for _, tc := range []struct {
 		name string
-		req  backup.UploadRequest
-		code int
+		req  backup.JobRequest
 		msg  string
 	}{
-		{"outside the directory", with(func(r *backup.UploadRequest) { r.Snapshot = outside }), 400, "not a file directly in the snapshot directory"},
-		{"dot-dot", with(func(r *backup.UploadRequest) { r.Snapshot = "../secret" }), 400, "not a file directly in the snapshot directory"},
-		{"symlink out", with(func(r *backup.UploadRequest) { r.Snapshot = "link" }), 400, "leads out of the snapshot directory"},
-		{"missing file", with(func(r *backup.UploadRequest) { r.Snapshot = "gone" }), 422, "does not exist"},
-		{"a directory", with(func(r *backup.UploadRequest) { r.Snapshot = ".old" }), 422, "not a regular file"},
-		{"no bucket", with(func(r *backup.UploadRequest) { r.Object.Bucket = "" }), 400, "object.bucket is required"},
-		{"no secret key", with(func(r *backup.UploadRequest) { r.Credentials.SecretAccessKey = "" }), 400, "credentials.secretAccessKey is required"},
+		{"unknown kind", with(func(r *backup.JobRequest) { r.Kind = "copy" }), `kind "copy"`},
+		{"no address", with(func(r *backup.JobRequest) { r.Memgraph.Address = "" }), "memgraph.address is required"},
+		{"no bucket", with(func(r *backup.JobRequest) { r.Store.Bucket = "" }), "store.bucket is required"},
+		{"no secret key", with(func(r *backup.JobRequest) { r.Credentials.SecretAccessKey = "" }), "credentials.secretAccessKey is required"},
+		{"no deadline", with(func(r *backup.JobRequest) { r.Deadline = time.Time{} }), "deadline is required"},
+		{"no role", with(func(r *backup.JobRequest) { r.Role = "" }), `role ""`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := f.client.Start(context.Background(), f.addr, "id-"+strings.ReplaceAll(tc.name, " ", "-"), tc.req)
+			id := "id-" + strings.ReplaceAll(tc.name, " ", "-")
+			_, err := f.client.Start(context.Background(), f.addr, id, tc.req)
 			var ae *backup.AgentError
-			if !errors.As(err, &ae) || ae.StatusCode != tc.code || !strings.Contains(ae.Message, tc.msg) {
-				t.Fatalf("got %v, want %d containing %q", err, tc.code, tc.msg)
+			if !errors.As(err, &ae) || ae.StatusCode != http.StatusBadRequest || !strings.Contains(ae.Message, tc.msg) {
+				t.Fatalf("got %v, want 400 containing %q", err, tc.msg)
 			}
-			var unknown *backup.UnknownUploadError
-			if _, err := f.client.Status(context.Background(), f.addr, "id-"+strings.ReplaceAll(tc.name, " ", "-")); !errors.As(err, &unknown) {
+			var unknown *backup.UnknownJobError
+			if _, err := f.client.Status(context.Background(), f.addr, id); !errors.As(err, &unknown) {
 				t.Fatalf("a refused Start left a job behind: %v", err)
 			}
 		})
 	}
-	if n := s.puts.Load(); n != 0 {
-		t.Fatalf("refused requests made %d PUTs to the store", n)
+	if n := len(f.queries()); n != 0 || s.puts.Load() != 0 {
+		t.Fatalf("refused requests sent %d queries and %d PUTs", n, s.puts.Load())
 	}
 }
 
 func TestAgentNamesTheJSONPathOfAMalformedBody(t *testing.T) {
-	f := newAgent(t)
+	f := newAgent(t, quick)
 	for _, tc := range []struct{ body, msg string }{
-		{`{"snapshot":"s","object":{"bucket":3}}`, "object.bucket must be string"},
-		{`{"snapshot":"s","object":{"bukket":"b"}}`, `unknown field "object.bukket"`},
-		{`{"snapshot":`, "malformed JSON"},
+		{`{"kind":"backup","store":{"bucket":3}}`, "store.bucket must be string"},
+		{`{"kind":"backup","store":{"bukket":"b"}}`, `unknown field "store.bukket"`},
+		{`{"kind":`, "malformed JSON"},
 		{``, "empty request body"},
 	} {
-		req, err := http.NewRequest(http.MethodPut, "https://"+f.addr+backup.UploadsPath+"bad", bytes.NewBufferString(tc.body))
+		req, err := http.NewRequest(http.MethodPut, "https://"+f.addr+backup.JobsPath+"bad", bytes.NewBufferString(tc.body))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -15,9 +15,6 @@ import (
 	"time"
 )
 
-// UploadsPath is the agent's route for upload jobs: PUT starts one (idempotent), GET reads it.
-const UploadsPath = "/v1/uploads/"
-
 // AgentClientConfig is what the hook knows of one cluster's agents: the token and CA of the
 // cluster's backup-agent Secret, and how to reach an advertised address.
 type AgentClientConfig struct {
@@ -68,30 +65,30 @@ func NewAgentClient(cfg AgentClientConfig) (*AgentClient, error) {
 // Close drops idle connections.
 func (c *AgentClient) Close() { c.http.CloseIdleConnections() }
 
-// Start starts the upload job id on the agent at agentAddr (host:port) and returns its status.
-// It is idempotent: a job that exists already is returned as it is, whatever req says, and no
-// second upload starts.
-func (c *AgentClient) Start(ctx context.Context, agentAddr, id string, req UploadRequest) (UploadStatus, error) {
+// Start starts job id on the agent at agentAddr (host:port) and returns its status. It is
+// idempotent: a job that exists already is returned as it is, whatever req says (unless it failed
+// and req.RetryFailed asks to run it again), and nothing is run twice.
+func (c *AgentClient) Start(ctx context.Context, agentAddr, id string, req JobRequest) (JobStatus, error) {
 	body, err := json.Marshal(req)
 	if err != nil {
-		return UploadStatus{}, err
+		return JobStatus{}, err
 	}
 	return c.do(ctx, http.MethodPut, agentAddr, id, body)
 }
 
-// Status reads the upload job id. An id the agent does not know is an *UnknownUploadError.
-func (c *AgentClient) Status(ctx context.Context, agentAddr, id string) (UploadStatus, error) {
+// Status reads job id. An id the agent does not know is an *UnknownJobError.
+func (c *AgentClient) Status(ctx context.Context, agentAddr, id string) (JobStatus, error) {
 	return c.do(ctx, http.MethodGet, agentAddr, id, nil)
 }
 
-func (c *AgentClient) do(ctx context.Context, method, agentAddr, id string, body []byte) (UploadStatus, error) {
+func (c *AgentClient) do(ctx context.Context, method, agentAddr, id string, body []byte) (JobStatus, error) {
 	if id == "" {
-		return UploadStatus{}, errors.New("upload id is empty")
+		return JobStatus{}, errors.New("job id is empty")
 	}
-	u := url.URL{Scheme: "https", Host: agentAddr, Path: UploadsPath + id}
+	u := url.URL{Scheme: "https", Host: agentAddr, Path: JobsPath + id}
 	req, err := http.NewRequestWithContext(ctx, method, u.String(), bytes.NewReader(body))
 	if err != nil {
-		return UploadStatus{}, err
+		return JobStatus{}, err
 	}
 	req.Header.Set("Authorization", "Bearer "+c.token)
 	if body != nil {
@@ -99,32 +96,36 @@ func (c *AgentClient) do(ctx context.Context, method, agentAddr, id string, body
 	}
 	resp, err := c.http.Do(req)
 	if err != nil {
-		return UploadStatus{}, fmt.Errorf("backup agent %s: %w", agentAddr, err)
+		return JobStatus{}, fmt.Errorf("backup agent %s: %w", agentAddr, err)
 	}
 	defer resp.Body.Close()
 	data, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
 	if err != nil {
-		return UploadStatus{}, fmt.Errorf("backup agent %s: reading the answer: %w", agentAddr, err)
+		return JobStatus{}, fmt.Errorf("backup agent %s: reading the answer: %w", agentAddr, err)
 	}
+	var e errorBody
 	switch {
 	case resp.StatusCode == http.StatusOK:
-		var st UploadStatus
+		var st JobStatus
 		if err := json.Unmarshal(data, &st); err != nil {
-			return UploadStatus{}, fmt.Errorf("backup agent %s: undecodable answer: %w", agentAddr, err)
+			return JobStatus{}, fmt.Errorf("backup agent %s: undecodable answer: %w", agentAddr, err)
 		}
 		return st, nil
-	case resp.StatusCode == http.StatusNotFound && method == http.MethodGet:
-		return UploadStatus{}, &UnknownUploadError{Agent: agentAddr, ID: id}
+	case resp.StatusCode == http.StatusNotFound && json.Unmarshal(data, &e) == nil && e.Unknown:
+		return JobStatus{}, &UnknownJobError{Agent: agentAddr, ID: id}
+	case resp.StatusCode == http.StatusNotFound || resp.StatusCode == http.StatusMethodNotAllowed:
+		return JobStatus{}, &AgentError{Agent: agentAddr, StatusCode: resp.StatusCode,
+			Message: "the agent does not serve " + JobsPath + " (it runs an older release: its pod gets the hook's agent image when it is next replaced)"}
 	default:
-		var e errorBody
 		if json.Unmarshal(data, &e) != nil || e.Error == "" {
 			e.Error = string(bytes.TrimSpace(data))
 		}
-		return UploadStatus{}, &AgentError{Agent: agentAddr, StatusCode: resp.StatusCode, Message: e.Error}
+		return JobStatus{}, &AgentError{Agent: agentAddr, StatusCode: resp.StatusCode, Message: e.Error}
 	}
 }
 
-// errorBody is the agent's answer to a request it refuses.
+// errorBody is the agent's answer to a request it refuses; Unknown marks a job it does not know.
 type errorBody struct {
-	Error string `json:"error"`
+	Error   string `json:"error"`
+	Unknown bool   `json:"unknownJob,omitempty"`
 }

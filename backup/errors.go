@@ -47,14 +47,15 @@ func storeError(op string, obj S3Object, err error) error {
 	return &StoreError{Op: op, Bucket: obj.Bucket, Key: obj.Key, StatusCode: resp.StatusCode, Code: resp.Code, Message: msg}
 }
 
-// UnknownUploadError is the agent's answer to Status for an id it does not know: it never
-// started that upload, or it restarted since. The hook fails that backup.
-type UnknownUploadError struct {
+// UnknownJobError is the agent's answer to Status for an id it does not know: it never started
+// that job, or it restarted since. The hook fails a backup whose job it was; a restore is
+// started again.
+type UnknownJobError struct {
 	Agent, ID string
 }
 
-func (e *UnknownUploadError) Error() string {
-	return fmt.Sprintf("backup agent %s has no upload %q (it was never started there, or the agent restarted)", e.Agent, e.ID)
+func (e *UnknownJobError) Error() string {
+	return fmt.Sprintf("backup agent %s has no job %q (it was never started there, or the agent restarted)", e.Agent, e.ID)
 }
 
 // AgentError is any other refusal by the agent: HTTP status and the agent's message.

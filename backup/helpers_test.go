@@ -5,21 +5,26 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"encoding/json"
+	"encoding/pem"
 	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/johannesboyne/gofakes3"
 	"github.com/johannesboyne/gofakes3/backend/s3mem"
+	"github.com/neo4j/neo4j-go-driver/v5/neo4j"
 
 	"github.com/memgraph-hooks/memgraph-hooks/backup"
+	"github.com/memgraph-hooks/memgraph-hooks/memgraph"
+	"github.com/memgraph-hooks/memgraph-hooks/memgraph/bolt"
+	"github.com/memgraph-hooks/memgraph-hooks/memgraph/sim"
 )
 
 const (
@@ -27,33 +32,50 @@ const (
 	bucket    = "backups"
 )
 
-// store is an in-process S3 server holding one bucket; puts counts the object PUTs it served.
+// store is an in-process S3 server holding one bucket, over HTTPS with a CA of its own (which
+// makes minio-go sign parts as it does for a store over TLS: gofakes3 does not decode the
+// aws-chunked parts minio-go streams over plain HTTP); puts counts the PUTs it served.
 type store struct {
+	mem      *s3mem.Backend
 	endpoint string
+	ca       []byte
 	puts     atomic.Int64
 }
 
 func newStore(t *testing.T) *store {
 	t.Helper()
+	return newStoreOn(t, true)
+}
+
+// newStoreOn is a store over HTTPS, or plain HTTP (Endpoint http://…) when https is false.
+func newStoreOn(t *testing.T, https bool) *store {
+	t.Helper()
 	mem := s3mem.New()
 	if err := mem.CreateBucket(bucket); err != nil {
 		t.Fatal(err)
 	}
-	s := &store{}
+	s := &store{mem: mem}
 	fake := gofakes3.New(mem).Server()
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method == http.MethodPut {
 			s.puts.Add(1)
 		}
 		fake.ServeHTTP(w, r)
 	}))
 	t.Cleanup(srv.Close)
-	s.endpoint = strings.TrimPrefix(srv.URL, "http://")
+	if !https {
+		srv.Start()
+		s.endpoint = srv.URL
+		return s
+	}
+	srv.StartTLS()
+	s.endpoint = srv.URL
+	s.ca = pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: srv.Certificate().Raw})
 	return s
 }
 
 func (s *store) object(key string) backup.S3Object {
-	return backup.S3Object{Endpoint: s.endpoint, Bucket: bucket, Key: key, Region: "us-east-1", Insecure: true}
+	return backup.S3Object{Endpoint: s.endpoint, Bucket: bucket, Key: key, Region: "us-east-1", CAPEM: s.ca}
 }
 
 var creds = backup.S3Credentials{AccessKeyID: "test", SecretAccessKey: "test-secret"}
@@ -76,27 +98,54 @@ func (s *tokens) Tokens() [][]byte {
 	return out
 }
 
-// agentFixture is an agent serving HTTPS on loopback under agentHost's certificate, its
-// snapshot directory, and a client that reaches agentHost there.
+// agentFixture is an agent serving HTTPS on loopback under agentHost's certificate beside a
+// simulated data instance (agentHost, with its data directory), and a client that reaches
+// agentHost there.
 type agentFixture struct {
-	dir    string
-	addr   string // the advertised address, agentHost:port
-	tokens *tokens
-	tls    backup.AgentTLS
-	client *backup.AgentClient
+	world   *sim.World
+	dataDir string
+	addr    string // the advertised address, agentHost:port
+	tokens  *tokens
+	tls     backup.AgentTLS
+	client  *backup.AgentClient
+	agent   *backup.Agent
+	pool    *bolt.Pool
 }
 
-func newAgent(t *testing.T) *agentFixture {
+// newAgent is an agent beside a fresh data instance (a standalone MAIN) whose snapshots cost
+// what cost says.
+func newAgent(t *testing.T, cost sim.SnapshotCost) *agentFixture {
 	t.Helper()
-	f := &agentFixture{dir: filepath.Join(t.TempDir(), "snapshots"), tokens: &tokens{t: []string{"s3cret"}}}
-	if err := os.Mkdir(f.dir, 0o755); err != nil {
+	return newAgentWithUser(t, cost, nil)
+}
+
+// newAgentWithUser is newAgent beside an instance that has user (nil: no users).
+func newAgentWithUser(t *testing.T, cost sim.SnapshotCost, user *sim.Auth) *agentFixture {
+	t.Helper()
+	world := sim.NewWorld(sim.WithSnapshotCost(cost))
+	t.Cleanup(world.Close)
+	f := &agentFixture{world: world, dataDir: filepath.Join(t.TempDir(), "data"), tokens: &tokens{t: []string{"s3cret"}}}
+	if err := world.StartData(sim.DataSpec{Host: agentHost, BoltPort: 7687, ManagementPort: 10000, DataDir: f.dataDir, Auth: user}); err != nil {
 		t.Fatal(err)
 	}
 	var err error
 	if f.tls, err = backup.NewAgentTLS([]string{agentHost}); err != nil {
 		t.Fatal(err)
 	}
-	agent, err := backup.NewAgent(backup.AgentConfig{SnapshotDir: f.dir, Tokens: f.tokens})
+	f.pool = bolt.NewPool(bolt.PoolOptions{Resolver: world})
+	t.Cleanup(func() { _ = f.pool.Close() })
+	f.start(t, f.pool)
+	f.client = f.newClient(t, "s3cret")
+	return f
+}
+
+// start serves a new agent (the previous one, if any, is gone: a restarted container).
+func (f *agentFixture) start(t *testing.T, pool *bolt.Pool) {
+	t.Helper()
+	agent, err := backup.NewAgent(backup.AgentConfig{
+		SnapshotDir: filepath.Join(f.dataDir, "snapshots"), Tokens: f.tokens, RetryInterval: 20 * time.Millisecond,
+		Memgraph: backup.SnapshotsVia(pool.Snapshots),
+	})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -108,18 +157,21 @@ func newAgent(t *testing.T) *agentFixture {
 	srv.TLS = cert
 	srv.StartTLS()
 	t.Cleanup(func() { srv.Close(); agent.Close() })
+	if f.agent != nil {
+		f.agent.Close()
+	}
+	f.agent = agent
 	_, port, _ := net.SplitHostPort(srv.Listener.Addr().String())
 	f.addr = net.JoinHostPort(agentHost, port)
-	f.client = f.newClient(t, "s3cret")
-	return f
 }
+
+// mg is the job's target: the fixture's instance.
+var mg = backup.MemgraphTarget{Address: agentHost + ":7687"}
 
 func (f *agentFixture) newClient(t *testing.T, token string) *backup.AgentClient {
 	t.Helper()
-	loopback := f.addr
 	c, err := backup.NewAgentClient(backup.AgentClientConfig{Token: token, CAPEM: f.tls.CA, Resolve: func(a string) string {
-		if a == loopback {
-			_, port, _ := net.SplitHostPort(a)
+		if host, port, _ := net.SplitHostPort(a); host == agentHost {
 			return net.JoinHostPort("127.0.0.1", port)
 		}
 		return a
@@ -131,18 +183,51 @@ func (f *agentFixture) newClient(t *testing.T, token string) *backup.AgentClient
 	return c
 }
 
-// snapshot writes a snapshot file of size bytes and returns its path.
-func (f *agentFixture) snapshot(t *testing.T, name string, size int) (string, []byte) {
+// write commits n transactions on database db of the fixture's instance, over Bolt.
+func (f *agentFixture) write(t *testing.T, db string, n int) {
 	t.Helper()
-	data := make([]byte, size)
-	for i := range data {
-		data[i] = byte(i * 7)
-	}
-	path := filepath.Join(f.dir, name)
-	if err := os.WriteFile(path, data, 0o600); err != nil {
+	ctx := context.Background()
+	drv, err := neo4j.NewDriverWithContext("bolt://"+f.world.Resolve(mg.Address), neo4j.NoAuth())
+	if err != nil {
 		t.Fatal(err)
 	}
-	return path, data
+	defer drv.Close(ctx)
+	for range n {
+		if _, err := neo4j.ExecuteQuery(ctx, drv, "CREATE (n)", nil, neo4j.EagerResultTransformer,
+			neo4j.ExecuteQueryWithDatabase(db)); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// snapshotClient is a SnapshotClient of the fixture's instance.
+func (f *agentFixture) snapshotClient(t *testing.T) memgraph.SnapshotClient {
+	t.Helper()
+	return f.pool.Snapshots(mg.Address, nil, memgraph.Credentials{})
+}
+
+// queries are the texts the instance received, failed ones with their message.
+func (f *agentFixture) queries() []string {
+	var out []string
+	for _, q := range f.world.Queries() {
+		if q.Failed {
+			out = append(out, q.Text+" -> "+q.Message)
+			continue
+		}
+		out = append(out, q.Text)
+	}
+	return out
+}
+
+// count is how many received queries start with prefix.
+func (f *agentFixture) count(prefix string) int {
+	n := 0
+	for _, q := range f.queries() {
+		if strings.HasPrefix(q, prefix) {
+			n++
+		}
+	}
+	return n
 }
 
 // raw sends req to the agent with token over a client that trusts the agent's CA.

@@ -7,7 +7,7 @@ import (
 	"path/filepath"
 )
 
-// errNoSnapshot: the named snapshot is not a file in the snapshot directory.
+// errNoSnapshot: the named snapshot is not a file in a snapshot directory.
 var errNoSnapshot = errors.New("no such snapshot")
 
 // snapshotFile is an open snapshot and its size at opening.
@@ -17,20 +17,28 @@ type snapshotFile struct {
 	size int64
 }
 
-// openSnapshot opens name — a path directly in dir, or a base name — refusing anything else:
-// another directory, "..", a symbolic link leading out of dir, a directory, a device.
-func openSnapshot(dir, name string) (snapshotFile, error) {
-	dir = filepath.Clean(dir)
-	path := filepath.Join(dir, name)
-	if filepath.IsAbs(name) {
-		path = filepath.Clean(name)
+// snapshotDirOK reports whether dir is one of the instance's snapshot directories: the default
+// database's <data>/snapshots, or another database's <data>/databases/<uuid>/snapshots (Memgraph
+// v3.12.0 durability/paths.hpp 22, dbms/dbms_handler.hpp 920–941).
+func snapshotDirOK(dataDir, dir string) bool {
+	if dir == filepath.Join(dataDir, "snapshots") {
+		return true
 	}
-	if filepath.Dir(path) != dir || filepath.Base(path) == ".." || filepath.Base(path) == "." {
-		return snapshotFile{}, fmt.Errorf("snapshot %q is not a file directly in the snapshot directory %s", name, dir)
+	return filepath.Base(dir) == "snapshots" && filepath.Dir(filepath.Dir(dir)) == filepath.Join(dataDir, "databases")
+}
+
+// openSnapshot opens the snapshot file at path (as CREATE SNAPSHOT named it), refusing anything
+// but a regular file directly in one of the instance's snapshot directories under dataDir:
+// another directory, "..", a symbolic link leading out, a directory, a device.
+func openSnapshot(dataDir, path string) (snapshotFile, error) {
+	dataDir = filepath.Clean(dataDir)
+	path = filepath.Clean(path)
+	if !filepath.IsAbs(path) || !snapshotDirOK(dataDir, filepath.Dir(path)) {
+		return snapshotFile{}, fmt.Errorf("snapshot %q is not a file directly in a snapshot directory of %s", path, dataDir)
 	}
-	realDir, err := filepath.EvalSymlinks(dir)
+	realData, err := filepath.EvalSymlinks(dataDir)
 	if err != nil {
-		return snapshotFile{}, fmt.Errorf("%w: snapshot directory %s: %v", errNoSnapshot, dir, err)
+		return snapshotFile{}, fmt.Errorf("%w: data directory %s: %v", errNoSnapshot, dataDir, err)
 	}
 	real, err := filepath.EvalSymlinks(path)
 	if errors.Is(err, os.ErrNotExist) {
@@ -39,8 +47,8 @@ func openSnapshot(dir, name string) (snapshotFile, error) {
 	if err != nil {
 		return snapshotFile{}, fmt.Errorf("snapshot %s: %v", path, err)
 	}
-	if filepath.Dir(real) != realDir {
-		return snapshotFile{}, fmt.Errorf("snapshot %q leads out of the snapshot directory %s", name, dir)
+	if !snapshotDirOK(realData, filepath.Dir(real)) {
+		return snapshotFile{}, fmt.Errorf("snapshot %q leads out of the snapshot directories of %s", path, dataDir)
 	}
 	f, err := os.Open(real)
 	if err != nil {

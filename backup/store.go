@@ -2,7 +2,9 @@ package backup
 
 import (
 	"context"
+	"crypto/sha256"
 	"crypto/x509"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -65,20 +67,98 @@ func (t unknownCAFailsFast) RoundTrip(req *http.Request) (*http.Response, error)
 	return resp, err
 }
 
-// Upload streams size bytes from r to obj. The store's refusal comes back as a *StoreError.
-func Upload(ctx context.Context, obj S3Object, creds S3Credentials, r io.Reader, size int64) (UploadResult, error) {
+// UploadResult is the object an upload wrote: its key, size, ETag and the hex SHA-256 of the
+// bytes sent.
+type UploadResult struct {
+	Key    string
+	Size   int64
+	ETag   string
+	SHA256 string
+}
+
+// The parts of an upload: at least minio-go's 16 MiB, at most maxPartSize, which bounds the
+// agent's memory (minio-go holds one part in memory while it sends it), and at most maxParts.
+const (
+	minPartSize = 16 << 20
+	maxPartSize = 64 << 20
+	maxParts    = 10000
+)
+
+// MaxUploadSize is the largest object Upload writes: 10,000 parts of 64 MiB.
+const MaxUploadSize = int64(maxParts) * maxPartSize
+
+// partSize is the smallest whole number of MiB, at least minPartSize, that fits size in
+// maxParts parts.
+func partSize(size int64) (uint64, error) {
+	if size > MaxUploadSize {
+		return 0, fmt.Errorf("%d bytes is more than the %d an upload holds (%d parts of at most %d MiB, which the agent's memory bounds)",
+			size, MaxUploadSize, maxParts, maxPartSize>>20)
+	}
+	per := (size + maxParts - 1) / maxParts
+	per = (per + 1<<20 - 1) &^ (1<<20 - 1)
+	return uint64(max(per, minPartSize)), nil
+}
+
+// Upload streams size bytes from r to obj, one part at a time, hashing them with SHA-256 as they
+// go; progress, when set, is told how many bytes the store received so far. The store's
+// refusal comes back as a *StoreError.
+func Upload(ctx context.Context, obj S3Object, creds S3Credentials, r io.Reader, size int64, progress func(sent int64)) (UploadResult, error) {
 	if obj.Key == "" {
 		return UploadResult{}, errors.New("object key is empty")
+	}
+	part, err := partSize(size)
+	if err != nil {
+		return UploadResult{}, err
 	}
 	client, err := newStore(obj, creds)
 	if err != nil {
 		return UploadResult{}, err
 	}
-	info, err := client.PutObject(ctx, obj.Bucket, obj.Key, r, size, minio.PutObjectOptions{ContentType: "application/octet-stream"})
+	sum := sha256.New()
+	// A reader that is not an io.ReaderAt makes minio-go send the parts one after the other
+	// from a single buffer, and every byte passes through the hash once, in order.
+	src := io.TeeReader(io.LimitReader(r, size), sum)
+	opts := minio.PutObjectOptions{ContentType: "application/octet-stream", PartSize: part, NumThreads: 1}
+	if progress != nil {
+		opts.Progress = &progressReader{total: size, report: progress}
+	}
+	info, err := client.PutObject(ctx, obj.Bucket, obj.Key, src, size, opts)
 	if err != nil {
 		return UploadResult{}, storeError("upload", obj, err)
 	}
-	return UploadResult{Key: info.Key, Size: info.Size, ETag: info.ETag}, nil
+	return UploadResult{Key: info.Key, Size: info.Size, ETag: info.ETag, SHA256: hex.EncodeToString(sum.Sum(nil))}, nil
+}
+
+// progressReader is minio-go's Progress: each Read is told the bytes just sent (a part sent
+// again counts again, so the count is kept to the total).
+type progressReader struct {
+	total, sent int64
+	report      func(int64)
+}
+
+func (p *progressReader) Read(b []byte) (int, error) {
+	p.sent = min(p.sent+int64(len(b)), p.total)
+	p.report(p.sent)
+	return len(b), nil
+}
+
+// OpenObject opens obj for reading from its start, with what the store says of it; an object
+// that does not exist is a *StoreError for which IsNotFound is true.
+func OpenObject(ctx context.Context, obj S3Object, creds S3Credentials) (io.ReadCloser, ObjectInfo, error) {
+	client, err := newStore(obj, creds)
+	if err != nil {
+		return nil, ObjectInfo{}, err
+	}
+	o, err := client.GetObject(ctx, obj.Bucket, obj.Key, minio.GetObjectOptions{})
+	if err != nil {
+		return nil, ObjectInfo{}, storeError("download", obj, err)
+	}
+	info, err := o.Stat()
+	if err != nil {
+		_ = o.Close()
+		return nil, ObjectInfo{}, storeError("download", obj, err)
+	}
+	return o, objectInfo(info), nil
 }
 
 // StatObject describes obj.Key; an object that does not exist is a *StoreError for which
@@ -126,13 +206,4 @@ func objectInfo(info minio.ObjectInfo) ObjectInfo {
 		Key: info.Key, Size: info.Size, ETag: info.ETag,
 		LastModified: info.LastModified.UTC().Format(time.RFC3339),
 	}
-}
-
-// Download writes obj to the file path (created or replaced).
-func Download(ctx context.Context, obj S3Object, creds S3Credentials, path string) error {
-	client, err := newStore(obj, creds)
-	if err != nil {
-		return err
-	}
-	return storeError("download", obj, client.FGetObject(ctx, obj.Bucket, obj.Key, path, minio.GetObjectOptions{}))
 }

@@ -41,7 +41,7 @@ func TestAStoreOfAnUntrustedCAIsTriedOnce(t *testing.T) {
 	ca := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: srv.Certificate().Raw})
 	obj := backup.S3Object{Endpoint: srv.URL, Bucket: bucket, Key: "snap", Region: "us-east-1"}
 
-	_, err := backup.Upload(context.Background(), obj, creds, strings.NewReader("data"), 4)
+	_, err := backup.Upload(context.Background(), obj, creds, strings.NewReader("data"), 4, nil)
 	var unknown x509.UnknownAuthorityError
 	if !errors.As(err, &unknown) {
 		t.Fatalf("upload without the store's CA: %v, want x509's unknown authority", err)
@@ -51,7 +51,7 @@ func TestAStoreOfAnUntrustedCAIsTriedOnce(t *testing.T) {
 	}
 
 	obj.CAPEM = ca
-	if _, err := backup.Upload(context.Background(), obj, creds, strings.NewReader("data"), 4); err != nil {
+	if _, err := backup.Upload(context.Background(), obj, creds, strings.NewReader("data"), 4, nil); err != nil {
 		t.Fatalf("upload with the store's CA: %v", err)
 	}
 }

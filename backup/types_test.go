@@ -15,8 +15,8 @@ import (
 // to that store: the scheme decides plain HTTP, the region is the CRD's default, the prefix is
 // the key's business and no part of the object's address.
 func TestObjectInWritesToTheDeclaredDestination(t *testing.T) {
-	s := newStore(t)
-	d := topology.S3Destination{Endpoint: "http://" + s.endpoint, Bucket: bucket, Prefix: "nightly",
+	s := newStoreOn(t, false)
+	d := topology.S3Destination{Endpoint: s.endpoint, Bucket: bucket, Prefix: "nightly",
 		CredentialsSecret: topology.SecretReference{Name: "s3-credentials"}}
 	obj := backup.ObjectIn(d, "nightly/db/prod/one/snap", []byte("ca"))
 	want := backup.S3Object{Endpoint: d.Endpoint, Bucket: bucket, Key: "nightly/db/prod/one/snap", Region: "us-east-1", CAPEM: []byte("ca")}
@@ -25,7 +25,7 @@ func TestObjectInWritesToTheDeclaredDestination(t *testing.T) {
 	}
 	obj.CAPEM = nil // the in-process store speaks plain HTTP
 	ctx := context.Background()
-	if _, err := backup.Upload(ctx, obj, creds, strings.NewReader("snapshot"), int64(len("snapshot"))); err != nil {
+	if _, err := backup.Upload(ctx, obj, creds, strings.NewReader("snapshot"), int64(len("snapshot")), nil); err != nil {
 		t.Fatalf("upload to the declared destination: %v", err)
 	}
 	info, err := backup.StatObject(ctx, obj, creds)

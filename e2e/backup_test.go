@@ -4,7 +4,12 @@ package e2e_test
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
+	"io"
+	"net"
+	"os"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -19,6 +24,7 @@ import (
 	"github.com/memgraph-hooks/memgraph-hooks/backup"
 	"github.com/memgraph-hooks/memgraph-hooks/e2e/env"
 	"github.com/memgraph-hooks/memgraph-hooks/e2e/metacontroller"
+	"github.com/memgraph-hooks/memgraph-hooks/memgraph/sim"
 	"github.com/memgraph-hooks/memgraph-hooks/topology"
 )
 
@@ -180,38 +186,116 @@ func (b *backupScenario) committedOnEveryInstance(cluster string) map[string]int
 	return out
 }
 
-// Back up a cluster with acknowledged writes, delete the cluster and its volumes, create it
-// again from the backup: every write is on the MAIN and, caught up, on every replica. A wrong
-// secret fails a backup with the store's own error; Retain keeps the object when the
-// MemgraphBackup goes.
+// backupStatus reads MemgraphBackup name's status.
+func (b *backupScenario) backupStatus(name string) topology.MemgraphBackupStatus {
+	b.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	u, err := backupClient(b.ns).Get(ctx, name, metav1.GetOptions{})
+	if err != nil {
+		b.t.Fatal(err)
+	}
+	raw, _ := u.Object["status"].(map[string]any)
+	var st topology.MemgraphBackupStatus
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(raw, &st); err != nil {
+		b.t.Fatal(err)
+	}
+	return st
+}
+
+// getCluster reads MemgraphCluster name.
+func (b *backupScenario) getCluster(name string) *unstructured.Unstructured {
+	b.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	u, err := b.get(ctx, name)
+	if err != nil {
+		b.t.Fatal(err)
+	}
+	return u
+}
+
+// sha256OfObject downloads the object at key and hashes it.
+func (b *backupScenario) sha256OfObject(key string) (string, int64) {
+	b.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	body, _, err := backup.OpenObject(ctx, backup.S3Object{Endpoint: b.store.Endpoint, Bucket: b.bucket, Key: key, Region: b.store.Region, Insecure: true},
+		backup.S3Credentials{AccessKeyID: b.store.AccessKeyID, SecretAccessKey: b.store.SecretAccessKey})
+	if err != nil {
+		b.t.Fatal(err)
+	}
+	defer body.Close()
+	return sha256Of(b.t, body)
+}
+
+func sha256Of(t *testing.T, r io.Reader) (string, int64) {
+	t.Helper()
+	h := sha256.New()
+	n, err := io.Copy(h, r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return hex.EncodeToString(h.Sum(nil)), n
+}
+
+// The backup of a database whose snapshot takes 20 s (several times the sync budget) and is larger
+// than the S3 client's 16 MiB multipart threshold completes on a caught-up replica, its object's
+// SHA-256 that of the replica's snapshot file; a wrong secret fails a backup with the store's own
+// error. The cluster and its volumes deleted, a new cluster restored from the backup — its
+// restore target's pod killed while Memgraph loads the snapshot — holds every acknowledged write
+// on the MAIN and, caught up, on every replica. Retain keeps the object when the MemgraphBackup
+// goes.
 func TestBackupAndRestoreOnTheControlPlane(t *testing.T) {
 	b := startBackupScenario(t, "backup-restore")
-	const name, writes = "src", 25
+	const name, writes = "src", 20
+	// 2 MiB per write: 40 MiB, written in 20 s (512 s/GiB) and loaded in 5 s (128 s/GiB).
+	b.world.SetSnapshotCost(sim.SnapshotCost{BytesPerTransaction: 2 << 20, WritePerGiB: 512 * time.Second, LoadPerGiB: 128 * time.Second})
 	b.create(name, "{dataInstances: 3, storage: {retentionPolicy: Delete}}")
 	b.waitConverged(name, convergeTimeout)
-	queries := make([]string, writes)
-	for i := range queries {
-		queries[i] = "CREATE (n)"
-	}
-	b.runOn(name, b.mainOrdinal(), queries...)
-
-	start := time.Now()
-	b.createBackup("full", b.backupSpec(name, "full", "s3-credentials", topology.BackupRetain))
-	st := b.waitBackup("full")
-	took := time.Since(start)
-	if st.Phase != topology.BackupCompleted || st.SnapshotTimestamp != writes || st.Instance != b.currentMain() {
-		t.Fatalf("backup %+v, want Completed on the MAIN %s holding %d writes", st, b.currentMain(), writes)
-	}
-	if objs := b.objects(st.Key); len(objs) != 1 || objs[0].Size != st.Size {
-		t.Fatalf("objects %+v, want %s of %d bytes", objs, st.Key, st.Size)
-	}
-	t.Logf("backup of a 3+3 cluster (%d writes): %s, %d bytes", writes, took.Round(time.Millisecond), st.Size)
 
 	b.credentials("wrong-credentials", "not-the-secret")
 	b.createBackup("wrong", b.backupSpec(name, "wrong", "wrong-credentials", topology.BackupRetain))
 	if st := b.waitBackup("wrong"); st.Phase != topology.BackupFailed || !strings.Contains(st.Error, "SignatureDoesNotMatch") {
 		t.Errorf("backup with a wrong secret: %+v, want Failed with the store's SignatureDoesNotMatch", st)
 	}
+
+	queries := make([]string, writes)
+	for i := range queries {
+		queries[i] = "CREATE (n)"
+	}
+	b.runOn(name, b.mainOrdinal(), queries...)
+	start := time.Now()
+	b.createBackup("full", b.backupSpec(name, "full", "s3-credentials", topology.BackupRetain))
+	b.waitFor(time.Minute, func() error {
+		if st := b.backupStatus("full"); st.Phase != topology.BackupRunning || st.Reason != "Snapshotting" {
+			return fmt.Errorf("backup %s (%s)", st.Phase, st.Reason)
+		}
+		return nil
+	})
+	if status, reason, msg := conditionStatus(b.getCluster(name), string(topology.ConditionConverged)); status != "True" {
+		t.Errorf("the cluster is not Converged while it is backed up: %s %s", reason, msg)
+	}
+	st := b.waitBackup("full")
+	took := time.Since(start)
+	if st.Phase != topology.BackupCompleted || st.SnapshotTimestamp != writes || st.InstanceRole != "REPLICA" || st.Instance == b.currentMain() {
+		t.Fatalf("backup %+v, want Completed on a replica, holding %d writes", st, writes)
+	}
+	if took < 20*time.Second || st.Size <= 16<<20 {
+		t.Errorf("the backup took %s for %d bytes: want a snapshot of over 16 MiB that takes 20 s", took, st.Size)
+	}
+	objectSum, objectSize := b.sha256OfObject(st.Key)
+	file, err := os.Open(st.Snapshot)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fileSum, _ := sha256Of(t, file)
+	_ = file.Close()
+	if objectSum != st.Databases[0].SHA256 || objectSum != fileSum || objectSize != st.Size {
+		t.Fatalf("object %s: SHA-256 %s, %d bytes; the status says %s, %d; the snapshot file %s", st.Key, objectSum, objectSize,
+			st.Databases[0].SHA256, st.Size, fileSum)
+	}
+	t.Logf("backup of a 3+3 cluster (%d writes) on %s: %s, %d bytes", writes, st.Instance, took.Round(time.Millisecond), st.Size)
 
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
@@ -230,10 +314,31 @@ func TestBackupAndRestoreOnTheControlPlane(t *testing.T) {
 
 	start = time.Now()
 	b.create(name, "{dataInstances: 3, bootstrap: {fromBackup: {name: full}}}")
+	b.waitFor(2*time.Minute, func() error {
+		restore, _, _ := unstructured.NestedMap(b.getCluster(name).Object, "status", "restore")
+		if restore["phase"] != "Recovering" {
+			return fmt.Errorf("status.restore %v", restore)
+		}
+		return nil
+	})
+	pod := topology.DataSetName(name) + "-0"
+	host := topology.Network{Cluster: name, Namespace: b.ns, ClusterDomain: "cluster.local"}.DataInstance(0).Host
+	b.waitPodReplaced(pod, b.deletePod(pod), host)
 	u := b.waitConverged(name, convergeTimeout)
-	t.Logf("restore into a new 3+3 cluster, from creation to Converged: %s", time.Since(start).Round(time.Millisecond))
+	t.Logf("restore into a new 3+3 cluster, its target's pod killed while it loaded, from creation to Converged: %s", time.Since(start).Round(time.Millisecond))
 	if got, _, _ := unstructured.NestedString(u.Object, "status", "restoredFrom"); got != "MemgraphBackup full" {
 		t.Errorf("status.restoredFrom %q, want MemgraphBackup full", got)
+	}
+	// The one RECOVER SNAPSHOT was cut short by the kill; the restarted instance recovered the
+	// snapshot it had downloaded at start, which the restarted agent's job found in SHOW SNAPSHOTS.
+	var recovers []string
+	for _, q := range b.world.QueryLog(host) {
+		if strings.HasPrefix(q.Text, "RECOVER SNAPSHOT") {
+			recovers = append(recovers, fmt.Sprintf("failed %v: %s", q.Failed, q.Message))
+		}
+	}
+	if len(recovers) != 1 || !strings.Contains(recovers[0], "failed true") {
+		t.Errorf("RECOVER SNAPSHOTs on %s: %v, want one, cut short by the kill", host, recovers)
 	}
 	if err := eventually(ctx, 200*time.Millisecond, func() error {
 		got := b.committedOnEveryInstance(name)
@@ -264,6 +369,105 @@ func TestBackupAndRestoreOnTheControlPlane(t *testing.T) {
 	if objs := b.objects(st.Key); len(objs) != 1 {
 		t.Errorf("with deletionPolicy Retain the object must stay; objects %v", objs)
 	}
+}
+
+// A backup that starts while the periodic snapshot is being written waits it out (status
+// snapshotWaits) and completes. A backup whose agent's pod is killed while it uploads fails with
+// AgentRestarted, and the next one completes.
+func TestBackupWaitsOutAPeriodicSnapshotAndFailsWithItsAgent(t *testing.T) {
+	b := startBackupScenario(t, "backup-agent")
+	const name = "pa"
+	// 1 MiB per write: 8 writes are an 8 MiB snapshot, written in 2 s (256 s/GiB).
+	b.world.SetSnapshotCost(sim.SnapshotCost{BytesPerTransaction: 1 << 20, WritePerGiB: 256 * time.Second})
+	b.create(name, "{dataInstances: 2}")
+	b.waitConverged(name, convergeTimeout)
+	b.runOn(name, b.mainOrdinal(), "CREATE (n)", "CREATE (n)", "CREATE (n)", "CREATE (n)", "CREATE (n)", "CREATE (n)", "CREATE (n)", "CREATE (n)")
+	network := topology.Network{Cluster: name, Namespace: b.ns, ClusterDomain: "cluster.local"}
+	replica := 1 - b.mainOrdinal()
+	host := network.DataInstance(replica).Host
+
+	start := time.Now()
+	if err := b.world.StartPeriodicSnapshot(host, "memgraph"); err != nil {
+		t.Fatal(err)
+	}
+	b.createBackup("during-periodic", b.backupSpec(name, "periodic", "s3-credentials", topology.BackupRetain))
+	st := b.waitBackup("during-periodic")
+	if st.Phase != topology.BackupCompleted || st.SnapshotWaits == 0 || st.Instance != network.DataInstance(replica).Name {
+		t.Fatalf("backup %+v, want Completed on the replica after waiting for the periodic snapshot", st)
+	}
+	refused := false
+	for _, q := range b.world.QueryLog(host) {
+		refused = refused || (q.Text == "CREATE SNAPSHOT" && q.Failed && q.Message == "Another snapshot creation is already in progress")
+	}
+	if !refused {
+		t.Errorf("no CREATE SNAPSHOT was refused on %s for the periodic snapshot", host)
+	}
+	t.Logf("a backup that waited for a periodic snapshot: %s", time.Since(start).Round(time.Millisecond))
+
+	// Through a proxy that lets 2 MiB/s through, the 8 MiB upload takes 4 s.
+	start = time.Now()
+	slow := b.backupSpec(name, "slow", "s3-credentials", topology.BackupRetain)
+	slow["destination"].(map[string]any)["s3"].(map[string]any)["endpoint"] = "http://" + throttled(t, b.store.Endpoint, 2<<20)
+	b.createBackup("killed", slow)
+	b.waitFor(time.Minute, func() error {
+		if st := b.backupStatus("killed"); st.Reason != "Uploading" || st.UploadedBytes == 0 {
+			return fmt.Errorf("backup %s (%s), %d bytes uploaded", st.Phase, st.Reason, st.UploadedBytes)
+		}
+		return nil
+	})
+	pod := fmt.Sprintf("%s-%d", topology.DataSetName(name), replica)
+	b.deletePod(pod)
+	if st := b.waitBackup("killed"); st.Phase != topology.BackupFailed || st.Reason != "AgentRestarted" {
+		t.Fatalf("backup whose agent's pod was killed mid-upload: %+v, want Failed, AgentRestarted", st)
+	}
+	b.waitConverged(name, convergeTimeout)
+	b.createBackup("next", b.backupSpec(name, "next", "s3-credentials", topology.BackupRetain))
+	if st := b.waitBackup("next"); st.Phase != topology.BackupCompleted {
+		t.Fatalf("the next backup: %+v", st)
+	}
+	t.Logf("a backup killed mid-upload, then the next one: %s", time.Since(start).Round(time.Millisecond))
+}
+
+// throttled is the address of a TCP proxy to target that lets rate bytes a second through
+// towards target (answers come back at once).
+func throttled(t *testing.T, target string, rate int) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = ln.Close() })
+	go func() {
+		for {
+			client, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer client.Close()
+				server, err := net.Dial("tcp", target)
+				if err != nil {
+					return
+				}
+				defer server.Close()
+				go func() { _, _ = io.Copy(client, server) }()
+				buf := make([]byte, 32<<10)
+				for {
+					n, err := client.Read(buf)
+					if n > 0 {
+						time.Sleep(time.Duration(n) * time.Second / time.Duration(rate))
+						if _, werr := server.Write(buf[:n]); werr != nil {
+							return
+						}
+					}
+					if err != nil {
+						return
+					}
+				}
+			}()
+		}
+	}()
+	return ln.Addr().String()
 }
 
 // A schedule that keeps 2, run four times on the hook's clock (moved an hour ahead each time),

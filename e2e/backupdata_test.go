@@ -88,10 +88,10 @@ func (s *scenario) agentAddress(cluster string, ordinal int) string {
 	return topology.Network{Cluster: cluster, Namespace: s.ns, ClusterDomain: "cluster.local"}.BackupAgentAddress(ordinal)
 }
 
-// waitUpload polls an upload job until it is no longer Running.
-func waitUpload(t *testing.T, c *backup.AgentClient, addr, id string) backup.UploadStatus {
+// waitJob polls a job until it is done.
+func waitJob(t *testing.T, c *backup.AgentClient, addr, id string) backup.JobStatus {
 	t.Helper()
-	var st backup.UploadStatus
+	var st backup.JobStatus
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	err := eventually(ctx, 50*time.Millisecond, func() error {
@@ -99,8 +99,8 @@ func waitUpload(t *testing.T, c *backup.AgentClient, addr, id string) backup.Upl
 		if st, err = c.Status(ctx, addr, id); err != nil {
 			return err
 		}
-		if st.State == backup.StateRunning {
-			return fmt.Errorf("upload %s still running", id)
+		if !st.Done() {
+			return fmt.Errorf("job %s still %s", id, st.Phase)
 		}
 		return nil
 	})
@@ -110,12 +110,12 @@ func waitUpload(t *testing.T, c *backup.AgentClient, addr, id string) backup.Upl
 	return st
 }
 
-// TestBackupAgentUploadsTheMainsSnapshot: every data pod runs the real backup agent with the
-// Secret the hook generated; writes go through the MAIN over Bolt, CREATE SNAPSHOT writes its
-// file into the MAIN pod's directory, and the MAIN pod's agent streams it into versitygw, where
-// the object has the file's exact size. Wrong credentials fail the upload with the store's
-// own error.
-func TestBackupAgentUploadsTheMainsSnapshot(t *testing.T) {
+// TestBackupAgentJobsOnTheControlPlane: every data pod runs the real backup agent with the Secret
+// the hook generated; a backup job on the MAIN's agent snapshots the MAIN over Bolt (as its pod's
+// agent reaches it) and streams the file into versitygw, where the object has the recorded size.
+// Over HTTPS the request's CA bundle is the only trust; wrong credentials fail the upload with the
+// store's own error and leave no object. A restarted agent knows no job of the old one.
+func TestBackupAgentJobsOnTheControlPlane(t *testing.T) {
 	s := startScenario(t, "backup-data")
 	const name = "bk"
 	s.create(name, "{dataInstances: 2}")
@@ -129,90 +129,95 @@ func TestBackupAgentUploadsTheMainsSnapshot(t *testing.T) {
 	if err := store.CreateBucket(ctx, "backups"); err != nil {
 		t.Fatal(err)
 	}
-
 	main := s.mainOrdinal()
-	rows := s.runOn(name, main, "CREATE (n)", "CREATE (n)", "CREATE (n)", "CREATE SNAPSHOT")
-	if len(rows) != 1 {
-		t.Fatalf("CREATE SNAPSHOT returned %v", rows)
+	s.runOn(name, main, "CREATE (n)", "CREATE (n)", "CREATE (n)")
+	client, addr := s.agentClient(name), s.agentAddress(name, main)
+	network := topology.Network{Cluster: name, Namespace: s.ns, ClusterDomain: "cluster.local", Ports: topology.Ports{Bolt: 7687}}
+	creds := backup.S3Credentials{AccessKeyID: store.AccessKeyID, SecretAccessKey: store.SecretAccessKey}
+	job := func(instance int, store backup.S3Object, creds backup.S3Credentials) backup.JobRequest {
+		return backup.JobRequest{Kind: backup.KindBackup, Memgraph: backup.MemgraphTarget{Address: network.DataInstance(instance).BoltServer},
+			Role: "main", Deadline: time.Now().Add(time.Minute), Store: store, Credentials: creds}
 	}
-	path := rows[0]["path"].(string)
-	info, err := os.Stat(path)
+	plain := backup.S3Object{Endpoint: store.Endpoint, Bucket: "backups", Key: "e2e/" + name + "/one", Region: store.Region, Insecure: true}
+	if _, err := client.Start(ctx, addr, "uid-one", job(main, plain, creds)); err != nil {
+		t.Fatal(err)
+	}
+	st := waitJob(t, client, addr, "uid-one")
+	if st.State != backup.StateCompleted || len(st.Databases) != 1 || st.Databases[0].SnapshotTimestamp != 3 {
+		t.Fatalf("job %+v, want Completed with the 3 writes", st)
+	}
+	info, err := os.Stat(st.Databases[0].Snapshot)
 	if err != nil {
 		t.Fatalf("the snapshot file: %v", err)
 	}
-	if !strings.HasSuffix(path, "_timestamp_3") {
-		t.Errorf("snapshot %s does not hold the 3 writes", path)
-	}
-
-	client, addr := s.agentClient(name), s.agentAddress(name, main)
-	obj := backup.S3Object{Endpoint: store.Endpoint, Bucket: "backups", Key: "e2e/" + name + "/one", Region: store.Region, Insecure: true}
-	creds := backup.S3Credentials{AccessKeyID: store.AccessKeyID, SecretAccessKey: store.SecretAccessKey}
-	if _, err := client.Start(ctx, addr, "uid-one", backup.UploadRequest{Snapshot: path, Object: obj, Credentials: creds}); err != nil {
-		t.Fatal(err)
-	}
-	st := waitUpload(t, client, addr, "uid-one")
-	if st.State != backup.StateCompleted || st.Result.Size != info.Size() {
-		t.Fatalf("upload %+v, want Completed with %d bytes", st, info.Size())
-	}
+	obj := plain
+	obj.Key = st.Databases[0].Key
 	got, err := backup.StatObject(ctx, obj, creds)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got.Size != info.Size() {
-		t.Fatalf("object %s holds %d bytes, the snapshot %d", obj.Key, got.Size, info.Size())
+	if err != nil || got.Size != info.Size() || st.Databases[0].Size != info.Size() {
+		t.Fatalf("object %s: %+v, %v; the snapshot holds %d bytes, the job says %d", obj.Key, got, err, info.Size(), st.Databases[0].Size)
 	}
 
-	// Over HTTPS, the request's CA bundle is the only trust: with it the upload completes,
-	// without it the store's certificate is refused.
-	tlsObj := backup.S3Object{Endpoint: store.TLSEndpoint, Bucket: "backups", Key: "e2e/" + name + "/tls", Region: store.Region, CAPEM: store.CAPEM}
-	if _, err := client.Start(ctx, addr, "uid-tls", backup.UploadRequest{Snapshot: path, Object: tlsObj, Credentials: creds}); err != nil {
+	tlsStore := backup.S3Object{Endpoint: store.TLSEndpoint, Bucket: "backups", Key: "e2e/" + name + "/tls", Region: store.Region, CAPEM: store.CAPEM}
+	if _, err := client.Start(ctx, addr, "uid-tls", job(main, tlsStore, creds)); err != nil {
 		t.Fatal(err)
 	}
-	if st := waitUpload(t, client, addr, "uid-tls"); st.State != backup.StateCompleted || st.Result.Size != info.Size() {
-		t.Fatalf("upload over HTTPS: %+v, want Completed with %d bytes", st, info.Size())
+	if st := waitJob(t, client, addr, "uid-tls"); st.State != backup.StateCompleted {
+		t.Fatalf("a job over HTTPS: %+v, want Completed", st)
 	}
-	tlsObj.CAPEM, tlsObj.Key = nil, "e2e/"+name+"/untrusted"
-	if _, err := client.Start(ctx, addr, "uid-untrusted", backup.UploadRequest{Snapshot: path, Object: tlsObj, Credentials: creds}); err != nil {
+	tlsStore.CAPEM, tlsStore.Key = nil, "e2e/"+name+"/untrusted"
+	if _, err := client.Start(ctx, addr, "uid-untrusted", job(main, tlsStore, creds)); err != nil {
 		t.Fatal(err)
 	}
-	if st := waitUpload(t, client, addr, "uid-untrusted"); st.State != backup.StateFailed || !strings.Contains(st.Error, "certificate") {
-		t.Fatalf("upload to an untrusted certificate: %+v, want Failed naming the certificate", st)
+	if st := waitJob(t, client, addr, "uid-untrusted"); st.State != backup.StateFailed || !strings.Contains(st.Error, "certificate") {
+		t.Fatalf("a job to an untrusted certificate: %+v, want Failed naming the certificate", st)
 	}
-
 	wrong := backup.S3Credentials{AccessKeyID: store.AccessKeyID, SecretAccessKey: "not-the-secret"}
-	obj.Key = "e2e/" + name + "/two"
-	if _, err := client.Start(ctx, addr, "uid-two", backup.UploadRequest{Snapshot: path, Object: obj, Credentials: wrong}); err != nil {
+	plain.Key = "e2e/" + name + "/two"
+	if _, err := client.Start(ctx, addr, "uid-two", job(main, plain, wrong)); err != nil {
 		t.Fatal(err)
 	}
-	if st := waitUpload(t, client, addr, "uid-two"); st.State != backup.StateFailed || !strings.Contains(st.Error, "SignatureDoesNotMatch") {
-		t.Fatalf("upload with a wrong secret: %+v, want Failed with the store's SignatureDoesNotMatch", st)
+	if st := waitJob(t, client, addr, "uid-two"); st.State != backup.StateFailed || !strings.Contains(st.Error, "SignatureDoesNotMatch") {
+		t.Fatalf("a job with a wrong secret: %+v, want Failed with the store's SignatureDoesNotMatch", st)
 	}
-	if _, err := backup.StatObject(ctx, obj, creds); !backup.IsNotFound(err) {
-		t.Fatalf("the failed upload left an object: %v", err)
+	plain.Key = "e2e/" + name + "/two/"
+	if objs := s.objectsIn(plain, creds); len(objs) != 0 {
+		t.Fatalf("the failed upload left objects: %v", objs)
 	}
 
-	// A replica's pod restarted on its claims keeps its snapshot; its new agent knows no job
-	// of the old one, which the client reports as *UnknownUploadError.
+	// A replica's pod restarted on its claims keeps its snapshots; its new agent knows no job of
+	// the old one, which the client reports as *UnknownJobError.
 	replica := 1 - main
-	replicaPath := s.runOn(name, replica, "CREATE SNAPSHOT")[0]["path"].(string)
 	replicaAddr := s.agentAddress(name, replica)
-	if _, err := client.Start(ctx, replicaAddr, "uid-replica", backup.UploadRequest{Snapshot: replicaPath, Object: obj, Credentials: creds}); err != nil {
+	replicaJob := job(replica, backup.S3Object{Endpoint: store.Endpoint, Bucket: "backups", Key: "e2e/" + name + "/replica", Region: store.Region, Insecure: true}, creds)
+	replicaJob.Role = "replica"
+	if _, err := client.Start(ctx, replicaAddr, "uid-replica", replicaJob); err != nil {
 		t.Fatal(err)
 	}
-	waitUpload(t, client, replicaAddr, "uid-replica")
+	replicaSnap := waitJob(t, client, replicaAddr, "uid-replica").Databases[0].Snapshot
 	pod := fmt.Sprintf("%s-%d", topology.DataSetName(name), replica)
-	host := topology.Network{Cluster: name, Namespace: s.ns, ClusterDomain: "cluster.local"}.DataInstance(replica).Host
-	s.waitPodReplaced(pod, s.deletePod(pod), host)
-	var unknown *backup.UnknownUploadError
+	s.waitPodReplaced(pod, s.deletePod(pod), network.DataInstance(replica).Host)
+	var unknown *backup.UnknownJobError
 	s.waitFor(convergeTimeout, func() error {
 		_, err := client.Status(ctx, replicaAddr, "uid-replica")
 		if !errors.As(err, &unknown) {
-			return fmt.Errorf("status of the old job on the restarted agent: %v, want *UnknownUploadError", err)
+			return fmt.Errorf("status of the old job on the restarted agent: %v, want *UnknownJobError", err)
 		}
 		return nil
 	})
 	listed := s.runOn(name, replica, "SHOW SNAPSHOTS")
-	if len(listed) != 1 || listed[0]["path"] != replicaPath {
-		t.Fatalf("SHOW SNAPSHOTS on the restarted replica: %v, want its %s", listed, replicaPath)
+	if len(listed) != 1 || listed[0]["path"] != replicaSnap {
+		t.Fatalf("SHOW SNAPSHOTS on the restarted replica: %v, want its %s", listed, replicaSnap)
 	}
+}
+
+// objectsIn lists the objects under prefix.Key.
+func (s *scenario) objectsIn(prefix backup.S3Object, creds backup.S3Credentials) []backup.ObjectInfo {
+	s.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	out, err := backup.ListObjects(ctx, prefix, creds)
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	return out
 }

@@ -28,10 +28,14 @@ func TestDrainOfTwoCoordinatorsEvictsOneAtATime(t *testing.T) {
 	addNode(t, second)
 	s := startScenario(t, "drain-coord")
 	const name = "quorum"
-	s.create(name, spread(name, "coordinator", "coordinatorTemplate")+"\n"+spread(name, "data", "dataTemplate"))
-	s.waitConverged(name, convergeTimeout)
+	s.create(name, "") // the default anti-affinity spreads each role over both nodes
+	mgc := s.waitConverged(name, convergeTimeout)
 	coordinators := s.podsOf(topology.CoordinatorSetName(name))
 	drained := nodeWithTwo(t, s, coordinators)
+	if status, reason, msg := conditionStatus(mgc, string(topology.ConditionHighlyAvailable)); status != "False" ||
+		reason != string(topology.ReasonSingleNodeRisk) || !strings.Contains(msg, "node "+drained+" holds 2 of 3 coordinators") {
+		t.Errorf("HighlyAvailable %s %s with two coordinators on %s: %s", status, reason, drained, msg)
+	}
 	mark := s.queryMark()
 
 	watch := s.watchDisruptions(name, coordinators)
@@ -62,13 +66,6 @@ func TestDrainOfTwoCoordinatorsEvictsOneAtATime(t *testing.T) {
 		}
 	}
 	s.assertNoMisuse()
-}
-
-// spread is a template field asking the scheduler to prefer one pod of the role per node.
-func spread(cluster, component, field string) string {
-	return field + `: {affinity: {podAntiAffinity: {preferredDuringSchedulingIgnoredDuringExecution: [{weight: 100, podAffinityTerm: ` +
-		`{topologyKey: kubernetes.io/hostname, labelSelector: {matchLabels: {app.kubernetes.io/instance: ` + cluster +
-		`, app.kubernetes.io/component: ` + component + `}}}}]}}}`
 }
 
 // nodeWithTwo is the node that runs two of the pods; the test fails when none does.

@@ -60,19 +60,30 @@ func (s *scenario) podNode(pod string) string {
 	return p.Spec.NodeName
 }
 
-// kubectl drain of the node that runs the MAIN completes: the hook hands MAIN over to the replica
-// on the other node first (its DEMOTE and SET, not a failover of Memgraph's own), the MAIN's
-// budget follows, the drain evicts the old MAIN's pod as a replica, and the cluster converges with
-// every pod on the remaining node.
+// A default cluster on three nodes is spread by the scheduler: a coordinator per node and the data
+// instances on two (the default anti-affinity is preferred, so a drained pod may still join
+// another), and HighlyAvailable says so. kubectl drain of the node that runs the MAIN completes:
+// the hook hands MAIN over to the replica on another node first (its DEMOTE and SET, not a
+// failover of Memgraph's own), the MAIN's budget follows, the drain evicts the old MAIN's pod as a
+// replica, and the cluster converges on the two remaining nodes — one of which now runs two
+// coordinators, which HighlyAvailable names.
 func TestDrainOfTheMainsNodeMovesMainFirst(t *testing.T) {
-	const second = "kwok-node-1"
-	addNode(t, second)
+	addNode(t, "kwok-node-1")
+	addNode(t, "kwok-node-2")
 	s := startScenario(t, "drain")
 	const name = "drain"
-	// The data instances on different nodes (preferred, so that a drained pod may join the other).
-	s.create(name, `dataTemplate: {affinity: {podAntiAffinity: {preferredDuringSchedulingIgnoredDuringExecution: [{weight: 100, podAffinityTerm: `+
-		`{topologyKey: kubernetes.io/hostname, labelSelector: {matchLabels: {app.kubernetes.io/instance: drain, app.kubernetes.io/component: data}}}}]}}}`)
+	s.create(name, "")
 	mgc := s.waitConverged(name, convergeTimeout)
+	coordinatorNodes := map[string]bool{}
+	for _, pod := range s.podsOf(topology.CoordinatorSetName(name)) {
+		coordinatorNodes[s.podNode(pod)] = true
+	}
+	if len(coordinatorNodes) != 3 {
+		t.Errorf("the coordinators run on the nodes %v: the default anti-affinity spreads them over the three", coordinatorNodes)
+	}
+	if status, reason, msg := conditionStatus(mgc, string(topology.ConditionHighlyAvailable)); status != "True" || reason != string(topology.ReasonSpreadAcrossNodes) {
+		t.Errorf("HighlyAvailable %s %s on three nodes: %s", status, reason, msg)
+	}
 	mainPod := mainPodOf(t, name, mgc)
 	oldMain := statusString(mgc, "main")
 	ordinal, _ := topology.PodOrdinal(topology.DataSetName(name), mainPod)
@@ -105,5 +116,10 @@ func TestDrainOfTheMainsNodeMovesMainFirst(t *testing.T) {
 		}
 	}
 	s.assertBudgets(name, topology.DefaultCoordinators, fmt.Sprintf("%s-%d", topology.DataSetName(name), 1-ordinal))
+	crowded := nodeWithTwo(t, s, s.podsOf(topology.CoordinatorSetName(name)))
+	if status, reason, msg := conditionStatus(mgc, string(topology.ConditionHighlyAvailable)); status != "False" ||
+		reason != string(topology.ReasonSingleNodeRisk) || !strings.Contains(msg, "node "+crowded+" holds 2 of 3 coordinators") {
+		t.Errorf("HighlyAvailable %s %s with two coordinators on %s: %s", status, reason, crowded, msg)
+	}
 	s.assertNoMisuse()
 }

@@ -69,7 +69,7 @@ func (s *scenario) mustKubectlMemgraph(args ...string) string {
 
 // TestKubectlPlugin runs every verb of `kubectl memgraph`, through kubectl's plugin mechanism,
 // against a live MemgraphCluster, each with --wait, and checks what each changed: status shows
-// the members, switchover moves MAIN, pause and resume flip Paused, restart replaces every pod,
+// the members and their node, switchover moves MAIN, pause and resume flip Paused, restart replaces every pod,
 // hibernate and wake park and start the cluster; --dry-run and a refusal change nothing.
 func TestKubectlPlugin(t *testing.T) {
 	const name = "plug"
@@ -79,7 +79,9 @@ func TestKubectlPlugin(t *testing.T) {
 	main := s.raft().Main
 
 	out := s.mustKubectlMemgraph("status", name)
-	for _, want := range []string{"MAIN:      " + main, "coordinator_1", "instance_1", "Converged", "Last operations:"} {
+	// Every pod runs on the one node of the control plane: the nodes section says what it takes.
+	for _, want := range []string{"MAIN:      " + main, "coordinator_1", "instance_1", "Converged", "Last operations:",
+		"Nodes:", "the Raft majority (3 of 3 coordinators)", "HighlyAvailable  False"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("status lacks %q", want)
 		}

@@ -47,11 +47,12 @@ func quickstartCommands(t *testing.T) []string {
 // notRunHere are the quickstart's commands this test does not run, each with where it is
 // exercised instead; every other line runs as written.
 var notRunHere = []struct{ prefix, why string }{
-	{"kubectl apply -k https://github.com/metacontroller/", "Metacontroller: the suite runs its stand-in (e2e/metacontroller)"},
+	{"kubectl apply -k 'https://github.com/metacontroller/", "Metacontroller: the suite runs its stand-in (e2e/metacontroller)"},
 	{"make image", "docker cannot run in CI: TestDockerfileBuildsTheBinaryTheInstallRuns runs the Dockerfile's build line"},
 	{"kind load docker-image", "no kind in CI"},
-	{"kubectl apply -k examples/install/", "the hook runs in the test process; TestInstallOverlaysBuildWithKubectl builds the overlay with this kubectl"},
+	{"kubectl apply -k manifests/", "the hook runs in the test process; TestApplyKustomizeManifests applies manifests/ with this kubectl, TestInstallOverlaysBuildWithKubectl builds it"},
 	{"go run ./cmd/memgraph-hooks-secrets | kubectl apply -f -", "run as written by installHookSecrets (security_test.go) for the scenarios' hook"},
+	{"kubectl -n memgraph-hooks rollout status deployment memgraph-hooks", "no hook Deployment runs here: the hook runs in the test process"},
 	{"kubectl port-forward svc/memgraph-rw", "kwok pods serve no port: the test checks -rw's endpoints are the MAIN's pod instead"},
 	{"mgconsole", "no Memgraph here: the simulator answers the hook"},
 	{"go install ./cmd/kubectl-memgraph", "TestKubectlPlugin builds and runs the plugin through kubectl"},

@@ -68,9 +68,12 @@ func installHookSecrets(t *testing.T) {
 	}
 }
 
+// applyHookSecrets runs `go run ./cmd/memgraph-hooks-secrets ARGS | kubectl apply -f -` against
+// the test API server: the helper reads the Secrets that exist through the same kubeconfig.
 func applyHookSecrets(ctx context.Context, args ...string) (string, error) {
 	cmd := exec.CommandContext(ctx, "go", append([]string{"run", "./cmd/memgraph-hooks-secrets"}, args...)...)
 	cmd.Dir = repoRoot
+	cmd.Env = append(os.Environ(), "KUBECONFIG="+testEnv.Kubeconfig)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	yamlOut, err := cmd.Output()
@@ -287,17 +290,31 @@ func TestHookSecretsHelperAppliesCleanly(t *testing.T) {
 		}
 	}
 	before := hookSecret(t, "memgraph-hooks-token", "token")
+	beforeCA := hookSecret(t, "memgraph-hooks-tls", "ca.crt")
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
+	// Run again, as a user repeating the README's install steps: nothing changes, so
+	// Metacontroller, which read the CA and the token when it started, goes on trusting the hook.
 	out, err := applyHookSecrets(ctx)
 	if err != nil {
 		t.Fatalf("applying a second run: %v", err)
 	}
-	if strings.Count(out, "configured") != 2 {
-		t.Errorf("a second run did not update both Secrets:\n%s", out)
+	if strings.Count(out, " unchanged") != 2 {
+		t.Errorf("a second run changed the Secrets:\n%s", out)
 	}
-	if bytes.Equal(before, hookSecret(t, "memgraph-hooks-token", "token")) {
-		t.Error("the token did not change")
+	if !bytes.Equal(before, hookSecret(t, "memgraph-hooks-token", "token")) || !bytes.Equal(beforeCA, hookSecret(t, "memgraph-hooks-tls", "ca.crt")) {
+		t.Error("a second run replaced the token or the CA")
+	}
+	// --rotate makes new ones.
+	out, err = applyHookSecrets(ctx, "--rotate")
+	if err != nil {
+		t.Fatalf("applying a rotation: %v", err)
+	}
+	if strings.Count(out, "configured") != 2 {
+		t.Errorf("--rotate did not update both Secrets:\n%s", out)
+	}
+	if bytes.Equal(before, hookSecret(t, "memgraph-hooks-token", "token")) || bytes.Equal(beforeCA, hookSecret(t, "memgraph-hooks-tls", "ca.crt")) {
+		t.Error("--rotate kept the token or the CA")
 	}
 	s, err := testEnv.Client.CoreV1().Secrets(hookNamespace).Get(ctx, "memgraph-hooks-tls", metav1.GetOptions{})
 	if err != nil || s.Type != "kubernetes.io/tls" {

@@ -13,8 +13,8 @@ import (
 // withAPIServerPods gives every Pod of a request what the API server serves besides the fields
 // the harness models: the pod template's spec (the StatefulSet's), volumes, the scheduler's and
 // kubelet's status, ownerReferences and managedFields — what Metacontroller sends for a real
-// cluster, and most of a real request's bytes. Readiness, labels, revision, image and creation
-// stay the harness's, so the sync's answer is unchanged.
+// cluster, and most of a real request's bytes. Readiness, labels, revision, image, node and
+// creation stay the harness's, so the sync's answer is unchanged.
 func (h *harness) withAPIServerPods(req map[string]any) map[string]any {
 	pods := req["related"].(map[string]any)["Pod.v1"].(map[string]any)
 	for key, p := range pods {
@@ -27,12 +27,15 @@ func (h *harness) withAPIServerPods(req map[string]any) map[string]any {
 		}
 		template := deepCopy(sts["spec"].(map[string]any)["template"].(map[string]any))
 		spec := template["spec"].(map[string]any)
-		spec["nodeName"], spec["hostname"], spec["subdomain"] = "node-1", name, set
+		spec["hostname"], spec["subdomain"] = name, set
 		spec["serviceAccountName"], spec["schedulerName"] = "default", "default-scheduler"
 		spec["volumes"] = append(volumesOf(spec), map[string]any{"name": "lib-storage",
 			"persistentVolumeClaim": map[string]any{"claimName": "lib-storage-" + name}})
 		if c, ok := pod["spec"].(map[string]any); ok {
 			spec["containers"].([]any)[0].(map[string]any)["image"] = c["containers"].([]any)[0].(map[string]any)["image"]
+			if node, ok := c["nodeName"]; ok {
+				spec["nodeName"] = node
+			}
 		}
 		pod["spec"] = spec
 		meta := pod["metadata"].(map[string]any)

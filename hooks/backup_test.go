@@ -2,8 +2,9 @@ package hooks_test
 
 import (
 	"context"
-	"crypto/tls"
+	"crypto/sha256"
 	"encoding/base64"
+	"encoding/hex"
 	"encoding/json"
 	"encoding/pem"
 	"fmt"
@@ -12,9 +13,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
-	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -22,45 +21,37 @@ import (
 	"github.com/johannesboyne/gofakes3"
 	"github.com/johannesboyne/gofakes3/backend/s3mem"
 
-	"github.com/memgraph-hooks/memgraph-hooks/backup"
 	"github.com/memgraph-hooks/memgraph-hooks/hooks"
 	"github.com/memgraph-hooks/memgraph-hooks/memgraph"
+	"github.com/memgraph-hooks/memgraph-hooks/memgraph/sim"
 	"github.com/memgraph-hooks/memgraph-hooks/topology"
 )
 
 const (
-	testBucket     = "backups"
-	agentToken     = "agent-token-0123456789abcdef"
-	backupNS       = "default"
-	s3CredsSecret  = "s3-credentials"
-	s3CASecret     = "s3-ca"
-	snapshotsQuery = "CREATE SNAPSHOT"
+	testBucket    = "backups"
+	backupNS      = "default"
+	s3CredsSecret = "s3-credentials"
+	s3CASecret    = "s3-ca"
 )
 
-// backupRig is a converged cluster on the simulator, each data instance with a data directory,
-// the real backup agent of every data pod (one HTTPS listener, routed by the advertised host,
-// with the cluster's agent certificate), and an in-process S3 store with one bucket.
+// backupRig is a converged 3+3 cluster on the simulator, each data instance with a data
+// directory and the real backup agent of its pod (agentFarm), and an in-process S3 store with
+// one bucket, over HTTPS with a CA of its own (given as Secret s3CASecret) or plain HTTP.
 type backupRig struct {
 	t        *testing.T
 	h        *harness
+	farm     *agentFarm
 	mem      *s3mem.Backend
 	endpoint string
-	agentTLS backup.AgentTLS
-	mu       sync.Mutex
-	agents   map[string]*backup.Agent
 	others   map[string]any // other MemgraphBackups of the namespace, by v2 key
 	noSecret bool           // leave out the destination's credentials Secret
 	storeCA  string         // the store's CA (PEM), in Secret s3CASecret; "" when it serves HTTP
-	resolve  memgraph.Resolver
+	created  time.Time      // the MemgraphBackups' creation
 }
 
-type staticTokens [][]byte
-
-func (s staticTokens) Tokens() [][]byte { return s }
-
-func newBackupRig(t *testing.T) *backupRig {
+func newBackupRig(t *testing.T, opts ...harnessOption) *backupRig {
 	t.Helper()
-	return newBackupRigOn(t, false)
+	return newBackupRigOn(t, false, opts...)
 }
 
 // newBackupRigWithPrivateCA is a backup rig whose store serves HTTPS with a certificate of a CA
@@ -70,9 +61,9 @@ func newBackupRigWithPrivateCA(t *testing.T) *backupRig {
 	return newBackupRigOn(t, true)
 }
 
-func newBackupRigOn(t *testing.T, https bool) *backupRig {
+func newBackupRigOn(t *testing.T, https bool, opts ...harnessOption) *backupRig {
 	t.Helper()
-	r := &backupRig{t: t, mem: s3mem.New(), agents: map[string]*backup.Agent{}, others: map[string]any{}}
+	r := &backupRig{t: t, mem: s3mem.New(), others: map[string]any{}, created: time.Now().UTC().Truncate(time.Second)}
 	if err := r.mem.CreateBucket(testBucket); err != nil {
 		t.Fatal(err)
 	}
@@ -86,63 +77,11 @@ func newBackupRigOn(t *testing.T, https bool) *backupRig {
 	}
 	t.Cleanup(s3.Close)
 	r.endpoint = s3.URL
-	root := t.TempDir()
-	var hosts []string
-	n := topology.Network{Cluster: "memgraph", Namespace: backupNS, ClusterDomain: "cluster.local"}
-	for i := range 3 {
-		hosts = append(hosts, n.DataInstance(i).Host)
-	}
-	var err error
-	if r.agentTLS, err = backup.NewAgentTLS(hosts); err != nil {
-		t.Fatal(err)
-	}
-	cert, err := tls.X509KeyPair(r.agentTLS.Cert, r.agentTLS.Key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
-		host, _, _ := net.SplitHostPort(req.Host)
-		r.agent(filepath.Join(root, host, "snapshots"), host).Handler().ServeHTTP(w, req)
-	}))
-	srv.TLS = &tls.Config{Certificates: []tls.Certificate{cert}}
-	srv.StartTLS()
-	t.Cleanup(srv.Close)
-	agentAddr := srv.Listener.Addr().String()
-	resolve := memgraph.ResolverFunc(func(address string) string {
-		if strings.HasSuffix(address, ":8443") {
-			return agentAddr
-		}
-		return address
-	})
-	r.resolve = resolve
-	r.h = newHarness(t, 3, 2, func(c *harnessConfig) { c.hook.AgentResolver = resolve })
-	r.h.dataRoot = root
+	r.h, r.farm = newHarnessWithAgents(t, 3, 3, opts...)
 	r.h.bootstrap()
 	r.h.sync()
 	r.h.assertConverged()
-	t.Cleanup(func() {
-		r.mu.Lock()
-		defer r.mu.Unlock()
-		for _, a := range r.agents {
-			a.Close()
-		}
-	})
 	return r
-}
-
-// agent is the backup agent of host, serving dir.
-func (r *backupRig) agent(dir, host string) *backup.Agent {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if a, ok := r.agents[host]; ok {
-		return a
-	}
-	a, err := backup.NewAgent(backup.AgentConfig{SnapshotDir: dir, Tokens: staticTokens{[]byte(agentToken)}})
-	if err != nil {
-		r.t.Fatal(err)
-	}
-	r.agents[host] = a
-	return a
 }
 
 func secretOf(name string, data map[string]string) map[string]any {
@@ -154,32 +93,33 @@ func secretOf(name string, data map[string]string) map[string]any {
 }
 
 // mgb is a MemgraphBackup of the rig's cluster, to bucket.
-func mgb(name, bucket string, policy topology.BackupDeletionPolicy) map[string]any {
+func (r *backupRig) mgb(name, bucket string, policy topology.BackupDeletionPolicy) map[string]any {
 	return map[string]any{
 		"apiVersion": "memgraph.com/v1alpha1", "kind": "MemgraphBackup",
 		"metadata": map[string]any{"name": name, "namespace": backupNS, "uid": "uid-" + name, "generation": 1,
-			"creationTimestamp": "2026-01-01T00:00:00Z"},
+			"creationTimestamp": r.created.Format(time.RFC3339)},
 		"spec": map[string]any{"cluster": "memgraph", "deletionPolicy": string(policy), "destination": map[string]any{"s3": map[string]any{
-			"endpoint": "", "bucket": bucket, "prefix": "prod", "credentialsSecret": map[string]any{"name": s3CredsSecret}}}},
+			"endpoint": r.endpoint, "bucket": bucket, "prefix": "prod", "credentialsSecret": map[string]any{"name": s3CredsSecret}}}},
 	}
 }
 
-// request is the request Metacontroller sends for b, its status as last answered.
-func (r *backupRig) request(b map[string]any, finalizing bool) map[string]any {
-	b["spec"].(map[string]any)["destination"].(map[string]any)["s3"].(map[string]any)["endpoint"] = r.endpoint
-	pods := map[string]any{}
-	for pod := range r.h.pods {
-		pods[backupNS+"/"+pod] = r.h.podObject(pod)
-	}
-	secrets := map[string]any{
-		backupNS + "/memgraph-backup-agent": secretOf("memgraph-backup-agent", map[string]string{
-			"token": agentToken, "ca.crt": string(r.agentTLS.CA), "tls.crt": string(r.agentTLS.Cert), "tls.key": string(r.agentTLS.Key)}),
-	}
+// secrets are the related Secrets of the namespace: the agents', and the destination's.
+func (r *backupRig) secrets() map[string]any {
+	secrets := map[string]any{backupNS + "/memgraph-backup-agent": r.farm.secret(backupNS, "memgraph")}
 	if !r.noSecret {
 		secrets[backupNS+"/"+s3CredsSecret] = secretOf(s3CredsSecret, map[string]string{"accessKeyId": "test", "secretAccessKey": "test-secret"})
 	}
 	if r.storeCA != "" {
 		secrets[backupNS+"/"+s3CASecret] = secretOf(s3CASecret, map[string]string{"ca.crt": r.storeCA})
+	}
+	return secrets
+}
+
+// request is the request Metacontroller sends for b, its status as last answered.
+func (r *backupRig) request(b map[string]any, finalizing bool) map[string]any {
+	pods := map[string]any{}
+	for pod := range r.h.pods {
+		pods[backupNS+"/"+pod] = r.h.podObject(pod)
 	}
 	return map[string]any{
 		"controller": map[string]any{"kind": "CompositeController"},
@@ -188,7 +128,7 @@ func (r *backupRig) request(b map[string]any, finalizing bool) map[string]any {
 		"related": map[string]any{
 			"MemgraphCluster.memgraph.com/v1alpha1": map[string]any{backupNS + "/memgraph": r.h.parent()},
 			"Pod.v1":                                pods,
-			"Secret.v1":                             secrets,
+			"Secret.v1":                             r.secrets(),
 			"MemgraphBackup.memgraph.com/v1alpha1":  r.others,
 		},
 		"finalizing": finalizing,
@@ -223,7 +163,8 @@ func (r *backupRig) call(b map[string]any, finalizing bool) backupAnswer {
 	return a
 }
 
-// untilDone calls b's sync until its phase is final.
+// untilDone calls b's sync until its phase is final, moving the simulated clock a minute on
+// between calls (snapshots that take time are written meanwhile).
 func (r *backupRig) untilDone(b map[string]any) backupAnswer {
 	r.t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
@@ -235,57 +176,106 @@ func (r *backupRig) untilDone(b map[string]any) backupAnswer {
 		if time.Now().After(deadline) {
 			r.t.Fatalf("backup still %s (%s: %s) after 10 s", a.Status.Phase, a.Status.Reason, a.Status.Error)
 		}
-		time.Sleep(20 * time.Millisecond)
+		time.Sleep(10 * time.Millisecond)
+		r.h.advance(time.Minute)
 	}
 }
 
-func (r *backupRig) object(key string) (int64, bool) {
-	obj, err := r.mem.HeadObject(testBucket, key)
+// object is the object at key: its size and hex SHA-256.
+func (r *backupRig) object(key string) (int64, string, bool) {
+	obj, err := r.mem.GetObject(testBucket, key, nil)
 	if err != nil {
-		return 0, false
+		return 0, "", false
 	}
-	return obj.Size, true
+	defer obj.Contents.Close()
+	h := sha256.New()
+	n, _ := io.Copy(h, obj.Contents)
+	return n, hex.EncodeToString(h.Sum(nil)), true
 }
 
-func (r *backupRig) snapshotsTaken() int {
-	n := 0
-	for _, q := range r.h.world.Queries() {
-		if q.Text == snapshotsQuery {
-			n++
+// snapshotsTaken counts the CREATE SNAPSHOTs the data instances received, by host.
+func snapshotsTaken(w *sim.World) map[string]int {
+	out := map[string]int{}
+	for _, q := range w.Queries() {
+		if q.Text == memgraph.CreateSnapshotQuery && !q.Failed {
+			out[q.Host]++
 		}
 	}
-	return n
+	return out
 }
 
-// A backup takes a snapshot on the MAIN, which the MAIN's agent uploads: the status names the
-// instance, the version, the snapshot's timestamp (every committed write) and the object, whose
-// size is the object's in the bucket. Called again, a completed backup takes nothing more.
-func TestBackupSnapshotsTheMainAndUploadsIt(t *testing.T) {
+// A backup is taken on a Sync replica proven caught up with the MAIN (spec.backup.target's
+// default, PreferReplica), by that pod's agent: every database, each snapshot uploaded, with its
+// size and SHA-256 those of its object; the status says where, why, and how much was uploaded.
+// Called again, a completed backup takes nothing more.
+func TestBackupSnapshotsEveryDatabaseOnACaughtUpReplica(t *testing.T) {
 	r := newBackupRig(t)
-	if err := r.h.world.Commit("memgraph", 7); err != nil {
-		t.Fatal(err)
-	}
-	b := mgb("nightly", testBucket, topology.BackupRetain)
-	a := r.untilDone(b)
-	st := a.Status
-	if st.Phase != topology.BackupCompleted {
+	r.h.must(r.h.world.Commit("memgraph", 7))
+	r.h.must(r.h.world.Commit("tenant_a", 2))
+	b := r.mgb("nightly", testBucket, topology.BackupRetain)
+	st := r.untilDone(b).Status
+	if st.Phase != topology.BackupCompleted || st.Reason != "Completed" {
 		t.Fatalf("phase %s (%s: %s), want Completed", st.Phase, st.Reason, st.Error)
 	}
-	wantKey := "prod/default/memgraph/nightly/" + filepath.Base(st.Snapshot)
-	if diff := cmp.Diff(topology.MemgraphBackupStatus{ObservedGeneration: 1, Phase: topology.BackupCompleted, Reason: "Completed",
-		Instance: "instance_0", Pod: "memgraph-data-0", MemgraphVersion: "3.12.0", SnapshotTimestamp: 7, Key: wantKey, Size: st.Size,
-		Snapshot: st.Snapshot, StartedAt: st.StartedAt, CompletedAt: st.CompletedAt}, st); diff != "" {
-		t.Errorf("status (-want +got):\n%s", diff)
+	if st.Instance != "instance_1" || st.Pod != "memgraph-data-1" || st.InstanceRole != "REPLICA" ||
+		!strings.Contains(st.InstanceReason, "instance_1 is a Sync replica proven caught up with the MAIN instance_0") {
+		t.Errorf("taken on %s (%s, %s): %q; want the caught-up replica instance_1", st.Instance, st.Pod, st.InstanceRole, st.InstanceReason)
 	}
-	if st.StartedAt == nil || st.CompletedAt == nil || !strings.HasPrefix(st.Snapshot, r.h.dataDir(r.h.hostOf("memgraph-data-0"))) {
-		t.Errorf("startedAt %v, completedAt %v, snapshot %q: want both times and a file of the MAIN", st.StartedAt, st.CompletedAt, st.Snapshot)
+	if len(st.Databases) != 2 || st.Databases[0].Name != "memgraph" || st.Databases[1].Name != "tenant_a" ||
+		st.Databases[0].SnapshotTimestamp != 7 || st.Databases[1].SnapshotTimestamp != 2 {
+		t.Fatalf("databases %+v, want memgraph at 7 and tenant_a at 2", st.Databases)
 	}
-	if size, ok := r.object(wantKey); !ok || size != st.Size || size == 0 {
-		t.Errorf("object %s: size %d, present %v; status says %d", wantKey, size, ok, st.Size)
+	var total int64
+	for _, d := range st.Databases {
+		size, sum, ok := r.object(d.Key)
+		if !ok || size != d.Size || sum != d.SHA256 || size == 0 {
+			t.Errorf("database %s: object %s present %v, %d bytes, %s; the status says %d, %s", d.Name, d.Key, ok, size, sum, d.Size, d.SHA256)
+		}
+		total += size
 	}
-	taken := r.snapshotsTaken()
-	if again := r.call(b, false); !cmp.Equal(again.Status, st) || r.snapshotsTaken() != taken {
-		t.Errorf("a completed backup called again: %+v and %d snapshots, want it unchanged and %d", again.Status, r.snapshotsTaken(), taken)
+	wantKey := "prod/default/memgraph/nightly/" + st.Databases[0].Snapshot[strings.LastIndex(st.Databases[0].Snapshot, "/")+1:]
+	if st.Key != wantKey || st.Snapshot != st.Databases[0].Snapshot || st.SnapshotTimestamp != 7 || st.Size != total ||
+		st.UploadedBytes != total || st.TotalBytes != total || st.MemgraphVersion != "3.12.0" || st.StartedAt == nil ||
+		st.CompletedAt == nil || st.Deadline == nil || !st.Deadline.Time.Equal(r.created.Add(6*time.Hour)) {
+		t.Errorf("status %+v: want the default database's key %s, %d bytes uploaded of %d, the times and the deadline", st, wantKey, total, total)
+	}
+	if !strings.HasPrefix(st.Databases[1].Key, "prod/default/memgraph/nightly/databases/tenant_a/") {
+		t.Errorf("tenant_a's key %s", st.Databases[1].Key)
+	}
+	taken := snapshotsTaken(r.h.world)
+	if diff := cmp.Diff(map[string]int{r.h.hostOf("memgraph-data-1"): 2}, taken); diff != "" {
+		t.Errorf("snapshots by host (-want +got):\n%s", diff)
+	}
+	if again := r.call(b, false); !cmp.Equal(again.Status, st) || !cmp.Equal(snapshotsTaken(r.h.world), taken) {
+		t.Errorf("a completed backup called again: %+v, snapshots %v; want it unchanged", again.Status, snapshotsTaken(r.h.world))
+	}
+}
+
+// With spec.backup.target Main, and with PreferReplica when no replica is proven caught up, the
+// backup is taken on the MAIN, and the status says why.
+func TestBackupOnTheMain(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		setup  func(r *backupRig)
+		reason string
+	}{
+		{"target Main", func(r *backupRig) { r.h.spec["backup"] = map[string]any{"target": "Main"} }, "spec.backup.target is Main"},
+		{"no replica caught up", func(r *backupRig) {
+			for _, pod := range []string{"memgraph-data-1", "memgraph-data-2"} {
+				r.h.must(r.h.world.SetLag(r.h.hostOf(pod), "memgraph", 2))
+			}
+		}, "no Sync or StrictSync replica is proven caught up with the MAIN instance_0 (instance_1 is 2 transactions behind"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := newBackupRig(t)
+			r.h.must(r.h.world.Commit("memgraph", 5))
+			tc.setup(r)
+			st := r.untilDone(r.mgb("nightly", testBucket, topology.BackupRetain)).Status
+			if st.Phase != topology.BackupCompleted || st.Instance != "instance_0" || st.InstanceRole != "MAIN" || !strings.Contains(st.InstanceReason, tc.reason) {
+				t.Fatalf("status %s on %s (%s): %q, %s; want Completed on the MAIN instance_0 saying %q", st.Phase, st.Instance,
+					st.InstanceRole, st.InstanceReason, st.Error, tc.reason)
+			}
+		})
 	}
 }
 
@@ -293,14 +283,14 @@ func TestBackupSnapshotsTheMainAndUploadsIt(t *testing.T) {
 // retried.
 func TestBackupToAMissingBucketFailsWithTheStoresError(t *testing.T) {
 	r := newBackupRig(t)
-	b := mgb("nightly", "no-such-bucket", topology.BackupRetain)
+	b := r.mgb("nightly", "no-such-bucket", topology.BackupRetain)
 	st := r.untilDone(b).Status
 	if st.Phase != topology.BackupFailed || st.Reason != "UploadFailed" || !strings.Contains(st.Error, "NoSuchBucket") {
 		t.Fatalf("status %+v, want Failed, UploadFailed, with NoSuchBucket", st)
 	}
-	taken := r.snapshotsTaken()
-	if again := r.call(b, false); again.Status.Phase != topology.BackupFailed || r.snapshotsTaken() != taken {
-		t.Errorf("a failed backup called again: %+v, %d snapshots (was %d): want it failed and not retried", again.Status, r.snapshotsTaken(), taken)
+	taken := snapshotsTaken(r.h.world)
+	if again := r.call(b, false); again.Status.Phase != topology.BackupFailed || !cmp.Equal(snapshotsTaken(r.h.world), taken) {
+		t.Errorf("a failed backup called again: %+v, snapshots %v (were %v): want it failed and not retried", again.Status, snapshotsTaken(r.h.world), taken)
 	}
 }
 
@@ -318,13 +308,13 @@ func TestBackupWaitsAndTouchesNothing(t *testing.T) {
 		{"hibernated cluster", func() { r.h.spec["hibernate"] = true }, func() { delete(r.h.spec, "hibernate") }, "ClusterHibernated"},
 		{"missing credentials Secret", func() { r.noSecret = true }, func() { r.noSecret = false }, "SecretProblem"},
 		{"an older backup of the cluster is not done", func() {
-			older := mgb("earlier", testBucket, topology.BackupRetain)
-			older["metadata"].(map[string]any)["creationTimestamp"] = "2025-12-31T00:00:00Z"
+			older := r.mgb("earlier", testBucket, topology.BackupRetain)
+			older["metadata"].(map[string]any)["creationTimestamp"] = r.created.Add(-time.Hour).Format(time.RFC3339)
 			r.others[backupNS+"/earlier"] = older
 		}, func() { delete(r.others, backupNS+"/earlier") }, "BackupRunning"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			b := mgb("nightly", testBucket, topology.BackupRetain)
+			b := r.mgb("nightly", testBucket, topology.BackupRetain)
 			if tc.name == "no such cluster" {
 				b["spec"].(map[string]any)["cluster"] = "other"
 			}
@@ -342,23 +332,25 @@ func TestBackupWaitsAndTouchesNothing(t *testing.T) {
 	}
 }
 
-// Deleting a backup: with Delete its object goes before the finalizer does; with Retain it stays.
+// Deleting a backup: with Delete every object goes before the finalizer does; with Retain they
+// stay.
 func TestBackupDeletionPolicy(t *testing.T) {
 	r := newBackupRig(t)
+	r.h.must(r.h.world.Commit("tenant_a", 1))
 	for _, policy := range []topology.BackupDeletionPolicy{topology.BackupRetain, topology.BackupDelete} {
 		t.Run(string(policy), func(t *testing.T) {
-			b := mgb("b-"+strings.ToLower(string(policy)), testBucket, policy)
+			b := r.mgb("b-"+strings.ToLower(string(policy)), testBucket, policy)
 			st := r.untilDone(b).Status
-			if st.Phase != topology.BackupCompleted {
-				t.Fatalf("phase %s: %s", st.Phase, st.Error)
+			if st.Phase != topology.BackupCompleted || len(st.Databases) != 2 {
+				t.Fatalf("phase %s, %d databases: %s", st.Phase, len(st.Databases), st.Error)
 			}
-			a := r.call(b, true)
-			if !a.Finalized {
+			if a := r.call(b, true); !a.Finalized {
 				t.Fatalf("finalize answered %+v, want finalized", a)
 			}
-			_, present := r.object(st.Key)
-			if present != (policy == topology.BackupRetain) {
-				t.Errorf("object %s present %v after deletion with %s", st.Key, present, policy)
+			for _, d := range st.Databases {
+				if _, _, present := r.object(d.Key); present != (policy == topology.BackupRetain) {
+					t.Errorf("object %s present %v after deletion with %s", d.Key, present, policy)
+				}
 			}
 			if again := r.call(b, true); !again.Finalized {
 				t.Errorf("a second finalize call answered %+v, want finalized", again)
@@ -367,30 +359,28 @@ func TestBackupDeletionPolicy(t *testing.T) {
 	}
 }
 
-// A MAIN that changes between the snapshot and the upload fails the backup, with the reason,
-// and nothing is uploaded: the snapshot is of an instance that is no longer MAIN.
-func TestBackupFailsWhenTheMainChangesBeforeTheUpload(t *testing.T) {
+// A replica chosen for the backup that is MAIN when its agent starts is not snapshotted: the
+// backup fails with RoleChanged, and nothing is uploaded.
+func TestBackupFailsWhenTheChosenInstanceChangedRole(t *testing.T) {
 	r := newBackupRig(t)
-	tap := &tapConnector{inner: r.h.pool, afterSnapshot: func() {
+	tap := &tapConnector{inner: r.h.pool, afterLag: func() {
 		id, ok := r.h.world.Leader()
 		if !ok {
 			t.Fatal("no leader")
 		}
 		leader := r.h.pool.Client(r.h.network().Coordinator(id).BoltServer)
 		ctx := context.Background()
-		if err := leader.DemoteInstance(ctx, "instance_0"); err != nil {
-			t.Fatal(err)
-		}
-		if err := leader.SetInstanceToMain(ctx, "instance_1"); err != nil {
-			t.Fatal(err)
-		}
+		r.h.must(leader.DemoteInstance(ctx, "instance_0"))
+		r.h.must(leader.SetInstanceToMain(ctx, "instance_1"))
 	}}
-	r.h.handler = hooks.NewHandler(hooks.Config{Connector: tap, SyncBudget: 5 * time.Second, AgentResolver: r.resolve})
-	b := mgb("nightly", testBucket, topology.BackupRetain)
-	st := r.call(b, false).Status
-	if st.Phase != topology.BackupFailed || st.Reason != "MainChanged" || st.Instance != "instance_0" ||
-		!strings.Contains(st.Error, "instance_1 became MAIN") {
-		t.Fatalf("status %+v, want Failed, MainChanged, taken on instance_0, naming instance_1", st)
+	r.h.handler = hooks.NewHandler(hooks.Config{Connector: tap, SyncBudget: 5 * time.Second, AgentResolver: r.farm.resolver(), Now: time.Now})
+	st := r.untilDone(r.mgb("nightly", testBucket, topology.BackupRetain)).Status
+	if st.Phase != topology.BackupFailed || st.Reason != "RoleChanged" || st.Instance != "instance_0" ||
+		!strings.Contains(st.Error, "chosen as main and is replica now") {
+		t.Fatalf("status %+v, want Failed, RoleChanged, on instance_0", st)
+	}
+	if taken := snapshotsTaken(r.h.world); len(taken) != 0 {
+		t.Errorf("snapshots taken: %v", taken)
 	}
 	objects, err := r.mem.ListBucket(testBucket, nil, gofakes3.ListBucketPage{})
 	if err != nil {
@@ -401,47 +391,101 @@ func TestBackupFailsWhenTheMainChangesBeforeTheUpload(t *testing.T) {
 	}
 }
 
-// A new cluster with bootstrap.fromBackup restores the backup into its first MAIN before any
-// data instance is registered: Restoring, then every write the backup held is on the MAIN and,
-// once the replicas are registered, on every replica; status.restoredFrom names the backup.
+// A snapshot that takes longer than a sync runs beside Memgraph: the backup is Running
+// (Snapshotting) meanwhile, and the MemgraphCluster's converged sync still sends one query.
+func TestConvergedSyncOfAClusterBeingBackedUpIssuesOneQuery(t *testing.T) {
+	r := newBackupRig(t, withWorld(sim.WithSnapshotCost(sim.SnapshotCost{BytesPerTransaction: 1 << 20, WritePerGiB: time.Hour})))
+	r.h.must(r.h.world.Commit("memgraph", 10)) // a 10 MiB snapshot: 35 s of simulated time
+	b := r.mgb("nightly", testBucket, topology.BackupRetain)
+	st := r.call(b, false).Status
+	for deadline := time.Now().Add(5 * time.Second); !r.h.world.SnapshotRunning(r.h.hostOf("memgraph-data-1"), "memgraph"); time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("no snapshot is being written: %+v", st)
+		}
+	}
+	if st = r.call(b, false).Status; st.Phase != topology.BackupRunning || st.Reason != "Snapshotting" || st.Instance != "instance_1" {
+		t.Fatalf("status %+v, want Running, Snapshotting on instance_1", st)
+	}
+	r.h.world.ResetLog()
+	for range 3 {
+		r.h.sync()
+		r.h.assertConverged()
+	}
+	var queries []string
+	for _, q := range r.h.world.Queries() {
+		queries = append(queries, q.Host+": "+q.Text)
+	}
+	want := []string{}
+	for range 3 {
+		want = append(want, r.h.network().Coordinator(1).Host+": SHOW INSTANCES")
+	}
+	if diff := cmp.Diff(want, queries); diff != "" {
+		t.Errorf("queries of three converged syncs while a backup is taken (-want +got):\n%s", diff)
+	}
+	r.h.advance(time.Minute)
+	if st := r.untilDone(b).Status; st.Phase != topology.BackupCompleted || st.Size < 10<<20 {
+		t.Errorf("the backup once the snapshot is written: %s, %d bytes (%s)", st.Phase, st.Size, st.Error)
+	}
+}
+
+// A pod whose agent restarts while it takes the backup (the pod was replaced) fails it with
+// AgentRestarted; the next backup is taken.
+func TestABackupWhoseAgentRestartedFails(t *testing.T) {
+	r := newBackupRig(t, withWorld(sim.WithSnapshotCost(sim.SnapshotCost{BytesPerTransaction: 1 << 20, WritePerGiB: time.Hour})))
+	r.h.must(r.h.world.Commit("memgraph", 2))
+	b := r.mgb("first", testBucket, topology.BackupRetain)
+	if st := r.call(b, false).Status; st.Phase != topology.BackupRunning {
+		t.Fatalf("status %+v, want Running", st)
+	}
+	r.farm.restart(r.h.hostOf("memgraph-data-1"))
+	st := r.call(b, false).Status
+	if st.Phase != topology.BackupFailed || st.Reason != "AgentRestarted" || !strings.Contains(st.Error, "create a new MemgraphBackup") {
+		t.Fatalf("status %+v, want Failed, AgentRestarted", st)
+	}
+	r.h.advance(time.Minute) // the snapshot the first job started is written
+	if st := r.untilDone(r.mgb("second", testBucket, topology.BackupRetain)).Status; st.Phase != topology.BackupCompleted {
+		t.Fatalf("the next backup: %s (%s: %s)", st.Phase, st.Reason, st.Error)
+	}
+}
+
+// A new cluster with bootstrap.fromBackup restores every database of the backup into its first
+// MAIN before any data instance is registered: Restoring, with the restore's progress, then every
+// write the backup held is on the MAIN and, once the replicas are registered, on every replica;
+// status.restoredFrom names the backup.
 func TestRestoreANewClusterFromABackup(t *testing.T) {
 	r := newBackupRig(t)
-	if err := r.h.world.Commit("memgraph", 11); err != nil {
-		t.Fatal(err)
-	}
-	b := mgb("nightly", testBucket, topology.BackupRetain)
+	r.h.must(r.h.world.Commit("memgraph", 11))
+	r.h.must(r.h.world.Commit("tenant_a", 4))
+	b := r.mgb("nightly", testBucket, topology.BackupRetain)
 	if st := r.untilDone(b).Status; st.Phase != topology.BackupCompleted {
 		t.Fatalf("backup %s: %s", st.Phase, st.Error)
 	}
-
-	n := r.restoringCluster(b)
-	n.sync() // StatefulSets created
-	resp := n.sync()
-	if got := resp.Status["restoredFrom"]; got != "MemgraphBackup nightly" {
-		t.Fatalf("restoredFrom %v (phase %v, Converged %v), want MemgraphBackup nightly", got, resp.Status["phase"], resp.Status["conditions"])
+	n, _ := r.restoringCluster(b)
+	resp := n.sync() // the StatefulSets: the pods start
+	var restoring map[string]any
+	for deadline := time.Now().Add(10 * time.Second); resp.Status["restoredFrom"] == nil; resp = n.sync() {
+		if r, ok := resp.Status["restore"].(map[string]any); ok && resp.Status["phase"] == "Restoring" {
+			restoring = r
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("not restored after 10 s: %v", resp.Status)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if restoring["source"] != "MemgraphBackup nightly" || restoring["instance"] != "instance_0" || !strings.Contains(fmt.Sprint(restoring["note"]), "users and roles") {
+		t.Errorf("status.restore while restoring: %v", restoring)
+	}
+	if resp.Status["restoredFrom"] != "MemgraphBackup nightly" || resp.Status["restore"] != nil {
+		t.Errorf("restoredFrom %v, restore %v", resp.Status["restoredFrom"], resp.Status["restore"])
 	}
 	for range 5 {
 		n.sync()
 	}
 	n.assertConverged()
-	leader, ok := n.world.Leader()
-	if !ok {
-		t.Fatal("no leader")
-	}
-	lag, err := n.pool.Client(n.network().Coordinator(leader).BoltServer).ShowReplicationLag(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	caughtUp := map[string]int64{}
-	for _, l := range lag {
-		caughtUp[l.Instance] = l.Databases["memgraph"].CommittedTxns
-	}
-	if diff := cmp.Diff(map[string]int64{"instance_0": 11, "instance_1": 11}, caughtUp); diff != "" {
-		t.Errorf("committed transactions per instance (-want +got):\n%s", diff)
-	}
-	path, err := n.pool.Client(n.network().DataInstance(0).BoltServer).CreateSnapshot(context.Background())
-	if err != nil || !strings.HasSuffix(path, "_timestamp_11") {
-		t.Errorf("a snapshot of the restored MAIN: %q, %v; want timestamp 11", path, err)
+	for _, pod := range []string{"memgraph-data-0", "memgraph-data-1", "memgraph-data-2"} {
+		if diff := cmp.Diff(map[string]int64{"memgraph": 11, "tenant_a": 4}, n.world.Committed(n.hostOf(pod))); diff != "" {
+			t.Errorf("%s holds (-want +got):\n%s", pod, diff)
+		}
 	}
 }
 
@@ -456,6 +500,9 @@ func TestRestoreWaitsForItsBackup(t *testing.T) {
 	if resp.Status["phase"] != "Restoring" || st != "False" || reason != topology.ReasonRegistrationInProgress ||
 		!strings.Contains(msg, "MemgraphBackup default/nightly") {
 		t.Errorf("phase %v, Converged %s %s: %s; want Restoring and the missing backup named", resp.Status["phase"], st, reason, msg)
+	}
+	if restore, _ := resp.Status["restore"].(map[string]any); restore["phase"] != "Pending" || !strings.Contains(fmt.Sprint(restore["message"]), "does not exist") {
+		t.Errorf("status.restore %v, want Pending and why", resp.Status["restore"])
 	}
 	for _, q := range n.world.Queries() {
 		if strings.HasPrefix(q.Text, "REGISTER INSTANCE") || strings.HasPrefix(q.Text, "RECOVER") {
@@ -505,9 +552,8 @@ func customizeRules(t *testing.T, handler http.Handler, path string, parent map[
 // and the namespace's Secrets (its credentials Secret is named only by the MemgraphBackup).
 func TestCustomizeAsksForWhatBackupsAndRestoresRead(t *testing.T) {
 	handler := hooks.NewHandler(hooks.Config{})
-	b := mgb("nightly", testBucket, topology.BackupRetain)
-	b["spec"].(map[string]any)["destination"].(map[string]any)["s3"].(map[string]any)["endpoint"] = "https://s3.example.com"
-	got := customizeRules(t, handler, "/backup/customize", b)
+	r := &backupRig{endpoint: "https://s3.example.com", created: time.Now()}
+	got := customizeRules(t, handler, "/backup/customize", r.mgb("nightly", testBucket, topology.BackupRetain))
 	want := []string{
 		"default memgraphclusters memgraph",
 		"default pods selector map[app.kubernetes.io/instance:memgraph app.kubernetes.io/name:memgraph]",
@@ -526,9 +572,8 @@ func TestCustomizeAsksForWhatBackupsAndRestoresRead(t *testing.T) {
 	}
 }
 
-// An agent that does not answer leaves the backup Pending before anything is written: the hook
-// reads the agent's job before it takes a snapshot.
-func TestBackupWaitsForAnUnreachableAgentBeforeTheSnapshot(t *testing.T) {
+// Agents that do not answer leave the backup Pending, and nothing is snapshotted.
+func TestBackupWaitsForAnUnreachableAgent(t *testing.T) {
 	r := newBackupRig(t)
 	closed, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -536,56 +581,53 @@ func TestBackupWaitsForAnUnreachableAgentBeforeTheSnapshot(t *testing.T) {
 	}
 	dead := closed.Addr().String()
 	_ = closed.Close()
-	r.h.handler = hooks.NewHandler(hooks.Config{Connector: r.h.pool, SyncBudget: 5 * time.Second,
+	r.h.handler = hooks.NewHandler(hooks.Config{Connector: r.h.pool, SyncBudget: 5 * time.Second, Now: time.Now,
 		AgentResolver: memgraph.ResolverFunc(func(string) string { return dead })})
-	a := r.call(mgb("nightly", testBucket, topology.BackupRetain), false)
+	a := r.call(r.mgb("nightly", testBucket, topology.BackupRetain), false)
 	if a.Status.Phase != topology.BackupPending || a.Status.Reason != "AgentUnreachable" || a.ResyncAfterSeconds <= 0 {
 		t.Errorf("answer %+v, want Pending, AgentUnreachable, a call again", a)
 	}
-	if n := r.snapshotsTaken(); n != 0 {
-		t.Errorf("%d snapshots taken while the agent does not answer, want none", n)
+	if taken := snapshotsTaken(r.h.world); len(taken) != 0 {
+		t.Errorf("snapshots %v taken while no agent answers, want none", taken)
 	}
 }
 
 // A backup whose first answer was lost (the next request carries no status) adopts the job that
-// call started: its status names the snapshot, its timestamp, the object's key and the start as
-// the agent recorded them, and no second snapshot is taken.
+// call started, found on its instance's agent: the status names the instance, why it was chosen,
+// its snapshot and the start as the agent recorded them, and no second snapshot is taken.
 func TestBackupAdoptsTheJobOfALostAnswer(t *testing.T) {
-	r := newBackupRig(t)
-	if err := r.h.world.Commit("memgraph", 7); err != nil {
-		t.Fatal(err)
-	}
-	b := mgb("nightly", testBucket, topology.BackupRetain)
+	r := newBackupRig(t, withWorld(sim.WithSnapshotCost(sim.SnapshotCost{BytesPerTransaction: 1 << 20, WritePerGiB: time.Hour})))
+	r.h.must(r.h.world.Commit("memgraph", 7))
+	b := r.mgb("nightly", testBucket, topology.BackupRetain)
 	first := r.call(b, false).Status
-	if first.Phase != topology.BackupRunning || first.Snapshot == "" {
-		t.Fatalf("first call: %+v, want Running with a snapshot", first)
+	if first.Phase != topology.BackupRunning || first.Instance != "instance_1" {
+		t.Fatalf("first call: %+v, want Running on instance_1", first)
 	}
 	delete(b, "status") // Metacontroller never stored the first answer
-	taken := r.snapshotsTaken()
+	r.h.advance(time.Minute)
 	st := r.untilDone(b).Status
-	want := topology.MemgraphBackupStatus{ObservedGeneration: 1, Phase: topology.BackupCompleted, Reason: "Completed",
-		Instance: first.Instance, Pod: first.Pod, MemgraphVersion: first.MemgraphVersion, Snapshot: first.Snapshot,
-		SnapshotTimestamp: 7, Key: first.Key, Size: st.Size, StartedAt: st.StartedAt, CompletedAt: st.CompletedAt}
-	if diff := cmp.Diff(want, st); diff != "" {
-		t.Errorf("adopted backup's status (-want +got):\n%s", diff)
+	if st.Phase != topology.BackupCompleted || st.Instance != first.Instance || st.InstanceRole != "REPLICA" ||
+		st.InstanceReason != first.InstanceReason || !st.StartedAt.Equal(first.StartedAt) || st.SnapshotTimestamp != 7 {
+		t.Errorf("adopted backup's status %+v, want the first call's instance, reason and start", st)
 	}
-	if st.StartedAt == nil || st.Size == 0 || r.snapshotsTaken() != taken {
-		t.Errorf("startedAt %v, size %d, %d snapshots (want a start, an object and still %d)", st.StartedAt, st.Size, r.snapshotsTaken(), taken)
+	if taken := snapshotsTaken(r.h.world); taken[r.h.hostOf("memgraph-data-1")] != 1 || len(taken) != 1 {
+		t.Errorf("snapshots %v, want the one the first call's job took", taken)
 	}
 }
 
-// restoringCluster is a new 3+2 cluster, with data directories, that restores the MemgraphBackup
-// b (spec.bootstrap.fromBackup.name) with the rig's credentials and, when the store has one, CA.
-func (r *backupRig) restoringCluster(b map[string]any) *harness {
-	n := newHarness(r.t, 3, 2)
-	n.dataRoot = r.t.TempDir()
-	n.spec["bootstrap"] = map[string]any{"fromBackup": map[string]any{"name": b["metadata"].(map[string]any)["name"]}}
+// restoringCluster is a new 3+3 cluster, with data directories and agents, that restores the
+// MemgraphBackup b (spec.bootstrap.fromBackup.name) with the rig's credentials and, when the
+// store has one, CA.
+func (r *backupRig) restoringCluster(b map[string]any) (*harness, *agentFarm) {
+	n, farm := newHarnessWithAgents(r.t, 3, 3)
+	name := b["metadata"].(map[string]any)["name"].(string)
+	n.spec["bootstrap"] = map[string]any{"fromBackup": map[string]any{"name": name}}
 	n.secrets = map[string]any{backupNS + "/" + s3CredsSecret: secretOf(s3CredsSecret, map[string]string{"accessKeyId": "test", "secretAccessKey": "test-secret"})}
 	if r.storeCA != "" {
 		n.secrets[backupNS+"/"+s3CASecret] = secretOf(s3CASecret, map[string]string{"ca.crt": r.storeCA})
 	}
-	n.related = map[string]map[string]any{"MemgraphBackup.memgraph.com/v1alpha1": {backupNS + "/" + b["metadata"].(map[string]any)["name"].(string): b}}
-	return n
+	n.related = map[string]map[string]any{"MemgraphBackup.memgraph.com/v1alpha1": {backupNS + "/" + name: b}}
+	return n, farm
 }
 
 // withCASecret names the rig's CA Secret as b's destination's caSecret.
@@ -595,48 +637,39 @@ func withCASecret(b map[string]any) map[string]any {
 }
 
 // A store whose certificate a private CA signed: a backup that names the CA (caSecret) uploads;
-// one that does not fails on the store's certificate. Restoring from it, Memgraph downloads the
-// snapshot itself with no way to be given the CA, so the restore holds registration and its
-// condition says the data pods' image must trust that CA.
+// one that does not fails on the store's certificate. A restore from it fetches the objects with
+// that CA too (the agent does, not Memgraph).
 func TestBackupAndRestoreWithAStoreOfAPrivateCA(t *testing.T) {
 	r := newBackupRigWithPrivateCA(t)
-	if err := r.h.world.Commit("memgraph", 3); err != nil {
-		t.Fatal(err)
-	}
-	if st := r.untilDone(mgb("untrusted", testBucket, topology.BackupRetain)).Status; st.Phase != topology.BackupFailed ||
+	r.h.must(r.h.world.Commit("memgraph", 3))
+	if st := r.untilDone(r.mgb("untrusted", testBucket, topology.BackupRetain)).Status; st.Phase != topology.BackupFailed ||
 		!strings.Contains(st.Error, "certificate") {
 		t.Errorf("a backup to the store without its CA: %s (%s), want Failed on the store's certificate", st.Phase, st.Error)
 	}
-	b := withCASecret(mgb("nightly", testBucket, topology.BackupRetain))
+	b := withCASecret(r.mgb("nightly", testBucket, topology.BackupRetain))
 	st := r.untilDone(b).Status
 	if st.Phase != topology.BackupCompleted {
 		t.Fatalf("a backup with caSecret: %s (%s: %s), want Completed", st.Phase, st.Reason, st.Error)
 	}
-	if _, ok := r.object(st.Key); !ok {
-		t.Fatalf("object %s not in the store", st.Key)
-	}
-
-	n := r.restoringCluster(b)
-	n.sync()
+	n, _ := r.restoringCluster(b)
 	resp := n.sync()
-	status, reason, msg := n.condition(topology.ConditionConverged)
-	if resp.Status["phase"] != "Restoring" || status != "False" || reason != topology.ReasonRegistrationInProgress ||
-		!strings.Contains(msg, "Failed to download snapshot file from s3") || !strings.Contains(msg, "Secret "+s3CASecret) ||
-		!strings.Contains(msg, "image must trust") {
-		t.Errorf("phase %v, Converged %s %s: %s; want Restoring, Memgraph's refusal and what to do about the CA", resp.Status["phase"], status, reason, msg)
-	}
-	for _, q := range n.world.Queries() {
-		if strings.HasPrefix(q.Text, "REGISTER INSTANCE") {
-			t.Errorf("sent %q while the restore fails", q.Text)
+	for deadline := time.Now().Add(10 * time.Second); resp.Status["restoredFrom"] == nil; resp = n.sync() {
+		if time.Now().After(deadline) {
+			_, _, msg := n.condition(topology.ConditionConverged)
+			t.Fatalf("not restored after 10 s: %s", msg)
 		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if got := n.world.Committed(n.hostOf("memgraph-data-0"))["memgraph"]; got != 3 {
+		t.Errorf("the restored MAIN holds %d, want 3", got)
 	}
 }
 
-// A backup whose cluster is deleted while its upload runs fails as ClusterNotFound, naming the
+// A backup whose cluster is deleted while its job runs fails as ClusterNotFound, naming the
 // cluster and the instance, and nothing is retried.
-func TestBackupFailsWhenItsClusterGoesMidUpload(t *testing.T) {
+func TestBackupFailsWhenItsClusterGoesMidJob(t *testing.T) {
 	r := newBackupRig(t)
-	b := mgb("nightly", testBucket, topology.BackupRetain)
+	b := r.mgb("nightly", testBucket, topology.BackupRetain)
 	b["spec"].(map[string]any)["cluster"] = "deleted"
 	b["status"] = map[string]any{"phase": "Running", "reason": "Uploading", "instance": "instance_0", "pod": "deleted-data-0"}
 	st := r.call(b, false).Status
@@ -644,39 +677,45 @@ func TestBackupFailsWhenItsClusterGoesMidUpload(t *testing.T) {
 		!strings.Contains(st.Error, "cluster deleted") || !strings.Contains(st.Error, "instance_0") {
 		t.Errorf("status %+v, want Failed, ClusterNotFound, naming the cluster and the instance", st)
 	}
-	if n := r.snapshotsTaken(); n != 0 {
-		t.Errorf("%d snapshots taken, want none", n)
+	if taken := snapshotsTaken(r.h.world); len(taken) != 0 {
+		t.Errorf("snapshots %v taken, want none", taken)
 	}
 }
 
-// The restore docs/backup.md gives for a snapshot too large for one sync: RECOVER SNAPSHOT sent
-// by hand to the restore target while the cluster holds registration. The hook's own RECOVER then
-// gets Memgraph's "Storage is not clean" and registration stays held; once spec.bootstrap.fromBackup
-// is removed, the hook registers the data instances and makes that instance the first MAIN, on the
-// data it loaded.
-func TestARestoreByHandThenFromBackupRemoved(t *testing.T) {
+// An instance to restore into that holds data of its own (here, a later backup recovered by
+// hand) is never overwritten: the restore fails for good, saying so, and registration stays
+// held; once spec.bootstrap.fromBackup is removed, the hook registers the data instances and makes
+// that instance the first MAIN, on the data it holds.
+func TestARestoreNeverOverwritesDataThenFromBackupRemoved(t *testing.T) {
 	r := newBackupRig(t)
-	if err := r.h.world.Commit("memgraph", 5); err != nil {
-		t.Fatal(err)
-	}
-	b := mgb("nightly", testBucket, topology.BackupRetain)
-	st := r.untilDone(b).Status
-	if st.Phase != topology.BackupCompleted {
+	r.h.must(r.h.world.Commit("memgraph", 5))
+	b := r.mgb("nightly", testBucket, topology.BackupRetain)
+	if st := r.untilDone(b).Status; st.Phase != topology.BackupCompleted {
 		t.Fatalf("backup %s: %s", st.Phase, st.Error)
 	}
-
-	n := r.restoringCluster(b)
+	r.h.must(r.h.world.Commit("memgraph", 3))
+	later := r.untilDone(r.mgb("later", testBucket, topology.BackupRetain)).Status
+	if later.Phase != topology.BackupCompleted || later.SnapshotTimestamp != 8 {
+		t.Fatalf("the later backup %s at %d: %s", later.Phase, later.SnapshotTimestamp, later.Error)
+	}
+	n, _ := r.restoringCluster(b)
 	n.spec["preferredMain"] = "instance_1"
 	n.sync() // the StatefulSets: the pods start, nothing is registered
-	target := n.network().DataInstance(1).BoltServer
 	byHand := memgraph.S3Config{Region: "us-east-1", AccessKey: "test", SecretKey: "test-secret", EndpointURL: r.endpoint}
-	if err := n.pool.Client(target).RecoverSnapshot(context.Background(), "s3://"+testBucket+"/"+st.Key, &byHand); err != nil {
+	target := n.pool.Snapshots(n.network().DataInstance(1).BoltServer, nil, memgraph.Credentials{})
+	if err := target.RecoverSnapshot(context.Background(), "", "s3://"+testBucket+"/"+later.Key, &byHand); err != nil {
 		t.Fatalf("RECOVER SNAPSHOT by hand: %v", err)
 	}
-
-	n.sync()
-	if _, _, msg := n.condition(topology.ConditionConverged); !strings.Contains(msg, "Storage is not clean") {
-		t.Errorf("Converged says %q, want Memgraph's Storage is not clean", msg)
+	var msg string
+	for deadline := time.Now().Add(10 * time.Second); !strings.Contains(msg, "already holds data"); _, _, msg = n.condition(topology.ConditionConverged) {
+		n.sync()
+		if time.Now().After(deadline) {
+			t.Fatalf("Converged says %q, want the restore refused: the instance holds data", msg)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if restore, _ := n.lastResp.Status["restore"].(map[string]any); restore["phase"] != "Failed" {
+		t.Errorf("status.restore %v, want Failed", restore)
 	}
 	delete(n.spec, "bootstrap")
 	for range 6 {
@@ -684,15 +723,11 @@ func TestARestoreByHandThenFromBackupRemoved(t *testing.T) {
 	}
 	n.assertConverged()
 	if main := n.lastResp.Status["main"]; main != "instance_1" {
-		t.Errorf("MAIN %v, want instance_1, the instance restored by hand", main)
+		t.Errorf("MAIN %v, want instance_1, the instance that holds data", main)
 	}
-	lag, err := n.pool.Client(n.network().Coordinator(1).BoltServer).ShowReplicationLag(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, l := range lag {
-		if got := l.Databases["memgraph"].CommittedTxns; got != 5 {
-			t.Errorf("%s holds %d committed transactions, want the backup's 5", l.Instance, got)
+	for _, pod := range []string{"memgraph-data-0", "memgraph-data-1", "memgraph-data-2"} {
+		if got := n.world.Committed(n.hostOf(pod))["memgraph"]; got != 8 {
+			t.Errorf("%s holds %d committed transactions, want the 8 recovered by hand", pod, got)
 		}
 	}
 }

@@ -38,21 +38,14 @@ func (d deadClient) ShowCoordinatorSettings(context.Context) ([]memgraph.Setting
 	return nil, d.err()
 }
 func (d deadClient) SetCoordinatorSetting(context.Context, string, string) error { return d.err() }
-func (d deadClient) CreateSnapshot(context.Context) (string, error)              { return "", d.err() }
-func (d deadClient) ShowSnapshots(context.Context) ([]memgraph.Snapshot, error)  { return nil, d.err() }
-func (d deadClient) RecoverSnapshot(context.Context, string, *memgraph.S3Config) error {
-	return d.err()
-}
 
 // tapConnector wraps a Connector and runs afterLag once, right after the first SHOW
-// REPLICATION LAG it serves, afterDemote once, right after the first DEMOTE INSTANCE, and
-// afterSnapshot once, right after the first CREATE SNAPSHOT: a
+// REPLICATION LAG it serves, and afterDemote once, right after the first DEMOTE INSTANCE: a
 // test's way to change the cluster between a plan and its steps.
 type tapConnector struct {
-	inner         memgraph.Connector
-	afterLag      func()
-	afterDemote   func()
-	afterSnapshot func() // once, right after the first CREATE SNAPSHOT
+	inner       memgraph.Connector
+	afterLag    func()
+	afterDemote func()
 }
 
 func (t *tapConnector) Client(address string) memgraph.Client {
@@ -80,13 +73,4 @@ func (c tapClient) DemoteInstance(ctx context.Context, name string) error {
 		f()
 	}
 	return err
-}
-
-func (c tapClient) CreateSnapshot(ctx context.Context) (string, error) {
-	path, err := c.Client.CreateSnapshot(ctx)
-	if f := c.tap.afterSnapshot; f != nil {
-		c.tap.afterSnapshot = nil
-		f()
-	}
-	return path, err
 }

@@ -124,17 +124,6 @@ func (k cannedClient) SetCoordinatorSetting(context.Context, string, string) err
 	return k.write()
 }
 
-// The fuzzed MemgraphClusters never back up: a snapshot query is a write the test would see.
-func (k cannedClient) CreateSnapshot(context.Context) (string, error) { return "", k.write() }
-func (k cannedClient) ShowSnapshots(context.Context) ([]memgraph.Snapshot, error) {
-	k.c.reads.Add(1)
-	return nil, nil
-}
-
-func (k cannedClient) RecoverSnapshot(context.Context, string, *memgraph.S3Config) error {
-	return k.write()
-}
-
 // ShowCoordinatorSettings answers with no rows: the fuzzed specs declare no settings, so the
 // hook never asks.
 func (k cannedClient) ShowCoordinatorSettings(context.Context) ([]memgraph.Setting, error) {

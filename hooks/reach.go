@@ -18,48 +18,52 @@ import (
 // is reached and its MAIN found, and the agents' clients.
 
 // reach is how the hook reaches c's coordinators (over spec.tls's trust) and data instances
-// (with spec.auth's credentials too), from the Secrets of c's namespace; problems say what is
-// missing.
-func (h *handler) reach(c *topology.Cluster, secrets map[string]*wire.Object) (coordinators, data memgraph.Connector, problems []string) {
-	coordinators, problem := h.connector(clustersecrets.ReadBoltTLS(secrets[c.TLSSecretName()], c))
+// (with spec.auth's credentials too), and how an agent reaches its own pod's Memgraph, from the
+// Secrets of c's namespace; problems say what is missing.
+func (h *handler) reach(c *topology.Cluster, secrets map[string]*wire.Object) backups.Reached {
+	trust := clustersecrets.ReadBoltTLS(secrets[c.TLSSecretName()], c)
+	coordinators, problem := h.connector(trust)
 	if problem != "" {
-		return nil, nil, []string{problem}
+		return backups.Reached{Problems: []string{problem}}
 	}
-	data, problem = catchUpReader{conn: coordinators, auth: clustersecrets.ReadAuth(secrets[c.AuthSecretName()], c)}.connector()
-	if problem != "" {
-		problems = append(problems, problem)
+	auth := clustersecrets.ReadAuth(secrets[c.AuthSecretName()], c)
+	r := backups.Reached{Coordinators: coordinators, Agent: backup.MemgraphTarget{CAPEM: trust.CAPEM}}
+	if r.Data, problem = (catchUpReader{conn: coordinators, auth: auth}).connector(); problem != "" {
+		r.Problems = append(r.Problems, problem)
 	}
-	return coordinators, data, problems
+	if auth.Creds != nil {
+		r.Agent.Username, r.Agent.Password = auth.Creds.Username, auth.Creds.Password
+	}
+	return r
 }
 
-// findMain asks the coordinators for the leader's SHOW INSTANCES and returns the MAIN it names,
-// which must be up.
-func findMain(ctx context.Context, conn memgraph.Connector, c *topology.Cluster) (topology.DataInstance, error) {
+// chooseBackupInstance reads what planner.ChooseBackupInstance needs: the leader's SHOW
+// INSTANCES and, for spec.backup.target PreferReplica, its SHOW REPLICATION LAG and the MAIN's
+// SHOW REPLICAS (the catch-up proofs of a handover). A read that fails is a wait (NoMain), or a
+// missing proof, which makes the MAIN the choice.
+func chooseBackupInstance(ctx context.Context, r backups.Reached, c *topology.Cluster) (planner.BackupChoice, planner.Wait) {
 	d := c.Declare(c.Replicas())
-	disc := discover(ctx, conn, d)
+	disc := discover(ctx, r.Coordinators, d)
 	if !disc.Found() {
-		return topology.DataInstance{}, fmt.Errorf("no coordinator of cluster %s named a ready leader: %s", c.Name(), strings.Join(disc.Problems, "; "))
+		return planner.BackupChoice{}, planner.Wait{Reason: planner.ReasonNoMain,
+			Message: fmt.Sprintf("no coordinator of cluster %s named a ready leader: %s", c.Name(), strings.Join(disc.Problems, "; "))}
 	}
-	view, err := leaderView(ctx, conn, d, disc.View)
+	view, err := leaderView(ctx, r.Coordinators, d, disc.View)
 	if err != nil {
-		return topology.DataInstance{}, fmt.Errorf("the leader of cluster %s: %s", c.Name(), planner.Explain(err))
+		return planner.BackupChoice{}, planner.Wait{Reason: planner.ReasonNoMain, Message: fmt.Sprintf("the leader of cluster %s: %s", c.Name(), planner.Explain(err))}
 	}
-	for _, row := range view.Instances {
-		if row.Role != memgraph.RoleMain || row.IsCoordinator() {
-			continue
+	o := planner.Observed{Instances: view.Instances, Leader: view.Leader}
+	if c.BackupTarget() == topology.BackupPreferReplica {
+		if o.Lag, err = r.Coordinators.Client(view.Coordinator.BoltServer).ShowReplicationLag(ctx); err == nil {
+			o.Replicas = catchUpReader{conn: r.Data}.read(ctx, view.Instances)
 		}
-		ordinal, ok := topology.ParseDataInstanceName(row.Name)
-		if !ok || row.Health != memgraph.HealthUp {
-			return topology.DataInstance{}, fmt.Errorf("the MAIN of cluster %s, %s, is %s", c.Name(), row.Name, row.Health)
-		}
-		return c.Network().DataInstance(ordinal), nil
 	}
-	return topology.DataInstance{}, fmt.Errorf("cluster %s has no MAIN: the leader %s names none", c.Name(), view.Leader)
+	return planner.ChooseBackupInstance(d, c.BackupTarget(), o)
 }
 
 // agentClients makes the clients of one cluster's agents, dialing through resolver when set.
-func agentClients(resolver memgraph.Resolver) func(backup.AgentClientConfig) (backups.UploadAgents, error) {
-	return func(cfg backup.AgentClientConfig) (backups.UploadAgents, error) {
+func agentClients(resolver memgraph.Resolver) func(backup.AgentClientConfig) (backups.Agents, error) {
+	return func(cfg backup.AgentClientConfig) (backups.Agents, error) {
 		if resolver != nil {
 			cfg.Resolve = resolver.Resolve
 		}

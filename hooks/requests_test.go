@@ -32,6 +32,8 @@ func renderRequests(t *testing.T) map[string]any {
 		"sync-new-cluster.json": h.request(),
 	}
 	h.sync()
+	// Scheduled pods carry their node, as the scheduler spreads them over three nodes.
+	h.placePods([]string{"node-1", "node-2", "node-3"}, []string{"node-1", "node-2"})
 	files["sync-pods-ready.json"] = h.request()
 	return files
 }

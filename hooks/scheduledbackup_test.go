@@ -29,7 +29,7 @@ type scheduleRig struct {
 func newScheduleRig(t *testing.T, schedule string, keep int) *scheduleRig {
 	r := &scheduleRig{t: t, now: time.Date(2026, 12, 6, 0, 30, 0, 0, time.UTC), children: map[string]map[string]any{}}
 	r.handler = hooks.NewHandler(hooks.Config{Now: func() time.Time { return r.now }})
-	template := mgb("x", testBucket, topology.BackupDelete)["spec"].(map[string]any)
+	template := (&backupRig{}).mgb("x", testBucket, topology.BackupDelete)["spec"].(map[string]any)
 	template["destination"].(map[string]any)["s3"].(map[string]any)["endpoint"] = "https://s3.example.com"
 	r.parent = map[string]any{
 		"apiVersion": "memgraph.com/v1alpha1", "kind": "MemgraphScheduledBackup",

@@ -147,9 +147,9 @@ func newHandler(cfg Config) *handler {
 	locks := newClusterLocks()
 	h := &handler{cfg: cfg, log: cfg.Logger, locks: locks, metrics: hookmetrics.New(cfg.Registerer, locks.size, cfg.Now),
 		parents: newParentCache(maxCachedParents, cfg.AgentImage), operations: newOperationLog()}
-	h.backups = backups.New(backups.Config{Budget: cfg.SyncBudget, Now: cfg.Now, Log: cfg.Logger, Reach: h.reach, FindMain: findMain,
+	h.backups = backups.New(backups.Config{Budget: cfg.SyncBudget, Now: cfg.Now, Log: cfg.Logger, Reach: h.reach, Choose: chooseBackupInstance,
 		NewAgents: agentClients(cfg.AgentResolver), RemoveObject: backup.RemoveObject, Answer: h.writeJSON, Fail: h.fail})
-	h.users = users.New(users.Config{Budget: cfg.SyncBudget, Now: cfg.Now, Log: cfg.Logger, Reach: h.reach, FindMain: findMain,
+	h.users = users.New(users.Config{Budget: cfg.SyncBudget, Now: cfg.Now, Log: cfg.Logger, Reach: h.reachUsers, FindMain: findMain,
 		NewPassword: cfg.UserPassword, HashCost: cfg.PasswordHashCost, Answer: h.writeJSON, Fail: h.fail})
 	return h
 }

@@ -49,7 +49,8 @@ func (h *handler) handleSync(w http.ResponseWriter, r *http.Request) {
 	if planner.Hibernating(verdicts.Phase) {
 		h.metrics.Clusters.Forget(cluster.Namespace(), cluster.Name()) // nothing runs, on purpose: no alert
 	} else {
-		state := hookmetrics.ClusterState{ClusterSummary: planner.Summarize(out, out.Health(), in.workloads)}
+		state := hookmetrics.ClusterState{ClusterSummary: planner.Summarize(out, out.Health(), in.workloads),
+			MemoryLimitBytes: memoryLimits(cluster)}
 		state.MaxReplicaLag, state.LagObserved = h.replicaLag(ctx, in, out)
 		h.metrics.Clusters.Set(cluster.Namespace(), cluster.Name(), state)
 	}
@@ -129,6 +130,7 @@ func (h *handler) pass(ctx context.Context, in *passInput) planner.Outcome {
 	}
 	out.Paused, out.Hibernation = in.paused, step
 	out.PodReady, out.Problems, out.MissingSecrets = in.obs.ready, in.obs.problems, in.obs.missingSecrets
+	out.PodNodes = in.obs.podNodes
 	out.Sent = in.sent.records
 	out.ClusterTLSProblem = in.obs.tls.Peers
 	return out
@@ -160,8 +162,9 @@ func (h *handler) reconcile(ctx context.Context, in *passInput) (out planner.Out
 	if out.Discovery = discover(ctx, conn, in.declared); !out.Discovery.Found() {
 		return out
 	}
-	in = in.withRestoreHeld(h.restore(ctx, conn, in, out.Discovery.View))
-	out.Declared = in.declared
+	held, restoring := h.restore(ctx, conn, in, out.Discovery.View)
+	in = in.withRestoreHeld(held)
+	out.Declared, out.Restore = in.declared, restoring
 	if rolling {
 		out.Latest, out.Progress, out.Rollout = rolloutOnLeader(ctx, conn, in, out.Discovery.View)
 		return out
@@ -347,4 +350,15 @@ func reread(ctx context.Context, client memgraph.Client, leader topology.Coordin
 	}
 	_, leadership := planner.ReadLeadership(rows)
 	return planner.NewView(leader, rows), leadership == planner.LeaderReady
+}
+
+// memoryLimits is each role's --memory-limit in bytes, for the roles that have one known.
+func memoryLimits(c *topology.Cluster) map[string]int64 {
+	out := map[string]int64{}
+	for _, role := range []string{topology.RoleCoordinator, topology.RoleData} {
+		if bytes, ok := c.MemoryLimitBytes(role); ok {
+			out[role] = bytes
+		}
+	}
+	return out
 }

@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/neo4j/neo4j-go-driver/v5/neo4j"
 
-	"github.com/memgraph-hooks/memgraph-hooks/memgraph"
 	"github.com/memgraph-hooks/memgraph-hooks/planner"
 	"github.com/memgraph-hooks/memgraph-hooks/topology"
 )
@@ -121,12 +121,25 @@ func TestUsersSurviveAFailoverAndComeBackAfterARestore(t *testing.T) {
 // snapshotOnMain takes a snapshot on the MAIN as the hook's user and returns its file's path.
 func (r *userRig) snapshotOnMain() string {
 	r.t.Helper()
-	client := r.h.pool.WithAuth(memgraph.Credentials{Username: authUser, Password: authPassword}).Client(r.mainBolt())
-	path, err := client.CreateSnapshot(context.Background())
+	drv, err := neo4j.NewDriverWithContext("bolt://"+r.h.world.Resolve(r.mainBolt()), neo4j.BasicAuth(authUser, authPassword, ""))
 	if err != nil {
 		r.t.Fatal(err)
 	}
-	return path
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	defer drv.Close(ctx)
+	session := drv.NewSession(ctx, neo4j.SessionConfig{})
+	defer session.Close(ctx)
+	res, err := session.Run(ctx, "CREATE SNAPSHOT", nil)
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	rec, err := res.Single(ctx)
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	path, _ := rec.Get("path")
+	return fmt.Sprint(path)
 }
 
 func (r *userRig) mainBolt() string {

@@ -201,8 +201,8 @@ func TestGoMemoryLimitInsideContainerLimit(t *testing.T) {
 }
 
 // The backup-agent sidecar of every data pod runs the hook's own image: --agent-image expands
-// MEMGRAPH_HOOKS_AGENT_IMAGE, which the container defines as its own image (an overlay that
-// sets the image copies it there, examples/install).
+// MEMGRAPH_HOOKS_AGENT_IMAGE, which the container defines as its own image (an overlay's
+// images: entry rewrites both, image-fields.yaml).
 func TestTheAgentImageIsTheHooksOwn(t *testing.T) {
 	var dep appsv1.Deployment
 	load(t, "deployment.yaml", &dep)

@@ -75,7 +75,9 @@ type InstanceConfig struct {
 // Client runs queries against one Memgraph instance, each as an auto-commit query whose result
 // is fully consumed. ShowInstances, ShowReplicationLag and the Raft writes are coordinator
 // queries, for a Client of a coordinator's address; the others go to a data instance. Every
-// method is bounded by ctx. Errors are *Error values.
+// method is bounded by ctx and answers in a time that does not grow with the data: the queries
+// that do (snapshots, recovery) are SnapshotClient's, which only the backup agent uses. Errors
+// are *Error values.
 type Client interface {
 	ShowInstances(ctx context.Context) ([]Instance, error)
 	ShowReplicationLag(ctx context.Context) ([]InstanceLag, error)
@@ -83,13 +85,6 @@ type Client interface {
 	// replicates to and each database's state. A REPLICA refuses it with KindNotMain, a
 	// coordinator with KindNotCoordinator.
 	ShowReplicas(ctx context.Context) ([]Replica, error)
-	// CreateSnapshot and ShowSnapshots are sent to a data instance (the MAIN, for a backup):
-	// CREATE SNAPSHOT, answering the new snapshot's path, and SHOW SNAPSHOTS.
-	CreateSnapshot(ctx context.Context) (string, error)
-	ShowSnapshots(ctx context.Context) ([]Snapshot, error)
-	// RecoverSnapshot loads a snapshot into a MAIN whose storage is empty (RECOVER SNAPSHOT,
-	// without FORCE); Memgraph then recovers every registered replica from it.
-	RecoverSnapshot(ctx context.Context, uri string, s3 *S3Config) error
 	AddCoordinator(ctx context.Context, id int, cfg CoordinatorConfig) error
 	RegisterInstance(ctx context.Context, name string, cfg InstanceConfig) error
 	SetInstanceToMain(ctx context.Context, name string) error

@@ -77,6 +77,9 @@ const (
 	// KindNotMain: SHOW REPLICAS on a data instance that is a REPLICA (only a MAIN lists its
 	// replicas), for example one demoted since its address was chosen.
 	KindNotMain
+	// KindSnapshotRunning: CREATE SNAPSHOT while a snapshot of the same database is being
+	// written (the periodic one or another CREATE SNAPSHOT). Waiting and sending it again works.
+	KindSnapshotRunning
 )
 
 var kindNames = [...]string{
@@ -106,6 +109,7 @@ var kindNames = [...]string{
 	KindNameExists:          "name exists",
 	KindIDExists:            "id exists",
 	KindNotMain:             "not main",
+	KindSnapshotRunning:     "snapshot running",
 }
 
 func (k Kind) String() string {
@@ -178,6 +182,8 @@ var messageRules = []messageRule{
 	{"Writing to Raft log failed", KindRaftWrite},
 	{"appending to Raft log failed", KindRaftWrite},
 	{"Access to high availability requires", KindLicense},
+	{"Access to multi-tenancy requires", KindLicense},
+	{"Another snapshot creation is already in progress", KindSnapshotRunning},
 	{"Coordinator can run only coordinator queries", KindNotCoordinator},
 	{"Coordinator was not initialized as coordinator", KindNotCoordinator},
 	{"Only coordinator can ", KindNotCoordinator},

@@ -52,3 +52,57 @@ func TestRecoverSnapshotQueryKeepsCredentialsOutOfTheText(t *testing.T) {
 		t.Errorf("a local path: %q %v", query, params)
 	}
 }
+
+func TestParseDatabases(t *testing.T) {
+	got, err := ParseDatabases([]string{"Name", "State", "Health"}, [][]any{{"memgraph", "HOT", "ready"}, {"tenant_b", "COLD", "ready"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []Database{{Name: "memgraph", State: "HOT", Health: "ready"}, {Name: "tenant_b", State: "COLD", Health: "ready"}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+	// A release that lists names alone lists databases that are in memory and ready.
+	got, err = ParseDatabases([]string{"Name"}, [][]any{{"memgraph"}})
+	if err != nil || !cmp.Equal(got, []Database{{Name: "memgraph", State: DatabaseHot, Health: DatabaseReady}}) {
+		t.Errorf("names alone: %v, %v", got, err)
+	}
+	if _, err := ParseDatabases([]string{"name"}, nil); KindOf(err) != KindProtocol {
+		t.Errorf("no Name column: %v, want a protocol error", err)
+	}
+}
+
+func TestParseReplicationRole(t *testing.T) {
+	if role, err := ParseReplicationRole([]string{"replication role"}, [][]any{{"replica"}}); err != nil || role != "replica" {
+		t.Errorf("got %q, %v", role, err)
+	}
+	if _, err := ParseReplicationRole([]string{"replication role"}, nil); KindOf(err) != KindProtocol {
+		t.Errorf("no row: %v, want a protocol error", err)
+	}
+}
+
+// A database is created by its name, back-quoted when it is not a plain identifier.
+func TestCreateDatabaseQuery(t *testing.T) {
+	for name, want := range map[string]string{"tenant_a": "CREATE DATABASE tenant_a", "sales-eu": "CREATE DATABASE `sales-eu`",
+		"odd`name": "CREATE DATABASE `odd``name`", "match": "CREATE DATABASE `match`"} {
+		if got := CreateDatabaseQuery(name); got != want {
+			t.Errorf("CreateDatabaseQuery(%q) = %s, want %s", name, got, want)
+		}
+	}
+	if err := ValidateDatabaseName(""); KindOf(err) != KindInvalidArgument {
+		t.Errorf("an empty name: %v", err)
+	}
+}
+
+// Memgraph's refusals of a snapshot that is already being written and of multi-tenancy without
+// a license have kinds of their own.
+func TestSnapshotRefusalsAreClassified(t *testing.T) {
+	for msg, want := range map[string]Kind{
+		"Another snapshot creation is already in progress":                             KindSnapshotRunning,
+		"Access to multi-tenancy requires an enterprise, ai_platform, or oem license.": KindLicense,
+	} {
+		if got := Classify("Memgraph.TransientError.MemgraphError.MemgraphError", msg); got != want {
+			t.Errorf("Classify(%q) = %v, want %v", msg, got, want)
+		}
+	}
+}

@@ -40,9 +40,6 @@ func Grantable(p string) bool { return p != UngrantablePrivilege && slices.Conta
 // readonly: MATCH and STATS; each with every label and edge type — src/auth/auth.cpp 1092–1150).
 var BuiltinRoles = []string{"admin", "readwrite", "readonly"}
 
-// DefaultDatabase is the database every instance has and a new user or role may use.
-const DefaultDatabase = "memgraph"
-
 // AllDatabases is the wildcard of GRANT, DENY and REVOKE DATABASE and of SHOW DATABASE
 // PRIVILEGES' grants.
 const AllDatabases = "*"
@@ -180,19 +177,6 @@ func ValidateAuthName(name string) error {
 	for _, r := range name {
 		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("_.@+-", r)) {
 			return invalidArgument("user or role name %q may contain only letters, digits and '_', '.', '@', '+', '-'", name)
-		}
-	}
-	return nil
-}
-
-// ValidateDatabaseName checks a database name: 1..253 letters, digits, '_', '-' and '.'.
-func ValidateDatabaseName(name string) error {
-	if name == "" || len(name) > maxNameLength {
-		return invalidArgument("database name %q must be 1..%d characters", name, maxNameLength)
-	}
-	for _, r := range name {
-		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_' || r == '-' || r == '.') {
-			return invalidArgument("database name %q may contain only letters, digits, '_', '-' and '.'", name)
 		}
 	}
 	return nil

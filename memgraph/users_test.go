@@ -92,7 +92,7 @@ func TestInvalidAuthStatementsAreRefusedBeforeSending(t *testing.T) {
 		"no privilege":             {Kind: AuthRevoke, Target: UserTarget("app")},
 		"all and a list":           {Kind: AuthDeny, Target: UserTarget("app"), AllPrivileges: true, Privileges: []string{"DUMP"}},
 		"no role":                  {Kind: AuthSetRoles, Target: UserTarget("app")},
-		"database with a space":    {Kind: AuthGrantDatabase, Target: UserTarget("app"), Database: "a b"},
+		"database with a NUL":      {Kind: AuthGrantDatabase, Target: UserTarget("app"), Database: "a\x00b"},
 		"main database wildcard":   {Kind: AuthSetMainDB, Target: UserTarget("app"), Database: AllDatabases},
 		"unknown kind":             {Kind: "ALTER USER", Target: UserTarget("app")},
 		"name of 129 characters":   {Kind: AuthDropUser, Target: UserTarget(strings.Repeat("a", 129))},

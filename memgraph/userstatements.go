@@ -148,6 +148,9 @@ func ValidateAuthStatement(s AuthStatement) error {
 		}
 		return ValidateDatabaseName(s.Database)
 	case AuthSetMainDB:
+		if s.Database == AllDatabases {
+			return invalidArgument("SET MAIN DATABASE names one database, not %s", AllDatabases)
+		}
 		return ValidateDatabaseName(s.Database)
 	}
 	return invalidArgument("unknown auth statement %q", string(s.Kind))

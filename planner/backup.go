@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/memgraph-hooks/memgraph-hooks/memgraph"
 	"github.com/memgraph-hooks/memgraph-hooks/topology"
@@ -17,14 +18,21 @@ const (
 	ReasonBackupRunning    = "BackupRunning"
 	ReasonNoMain           = "NoMain"
 	ReasonSnapshotFailed   = "SnapshotFailed"
-	ReasonMainChanged      = "MainChanged"
+	ReasonRoleChanged      = "RoleChanged"
 	ReasonAgentUnreachable = "AgentUnreachable"
 	ReasonUploadFailed     = "UploadFailed"
 	ReasonAgentRestarted   = "AgentRestarted"
+	ReasonDeadlineExceeded = "DeadlineExceeded"
+	ReasonAgentRefused     = "AgentRefused"
+	ReasonSnapshotting     = "Snapshotting"
 	ReasonUploading        = "Uploading"
 	ReasonCompleted        = "Completed"
 	ReasonDeleteFailed     = "DeleteFailed"
 )
+
+// BackupTimeout is how long a backup may take from its creation: past it, one that has not
+// completed fails, and its agent gives up waiting for a snapshot already being written.
+const BackupTimeout = 6 * time.Hour
 
 // BackupGate is what a backup that has not started waits on: its cluster, that cluster's
 // hibernation, the Secrets it needs, and the other backups of the same cluster.
@@ -75,17 +83,17 @@ func BackupWaits(g BackupGate, cluster string) Wait {
 	return Wait{ReasonBackupRunning, fmt.Sprintf("MemgraphBackup %s of cluster %s comes first: one backup runs at a time per cluster", strings.Join(blockers, ", "), cluster)}
 }
 
-// UploadGone is why a Running backup fails without asking its agent, in a reason and a sentence;
+// JobGone is why a Running backup fails without asking its agent, in a reason and a sentence;
 // zero while the agent may still answer. A deleted cluster takes its pods and its agents' Secret
 // with it, so nothing can answer; an instance the status names that is no data instance was never
 // an agent's.
-func UploadGone(clusterFound, isDataInstance bool, cluster, instance string) Wait {
+func JobGone(clusterFound, isDataInstance bool, cluster, instance string) Wait {
 	switch {
 	case !clusterFound:
-		return Wait{ReasonClusterNotFound, fmt.Sprintf("cluster %s, whose instance %s was uploading the snapshot, is gone; "+
-			"the snapshot was not uploaded", cluster, instance)}
+		return Wait{ReasonClusterNotFound, fmt.Sprintf("cluster %s, whose instance %s was taking the backup, is gone; "+
+			"nothing more is uploaded", cluster, instance)}
 	case !isDataInstance:
-		return Wait{ReasonAgentRestarted, fmt.Sprintf("the upload's instance %q of cluster %s is gone", instance, cluster)}
+		return Wait{ReasonAgentRestarted, fmt.Sprintf("the backup's instance %q of cluster %s is gone", instance, cluster)}
 	}
 	return Wait{}
 }

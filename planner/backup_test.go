@@ -53,7 +53,7 @@ func decideOnRows(d topology.Declared, rows []memgraph.Instance) Plan {
 
 // A Running backup fails at once when its cluster is gone (its agents went with it) or its
 // status names no data instance; otherwise its agent is asked.
-func TestUploadGone(t *testing.T) {
+func TestJobGone(t *testing.T) {
 	for _, tc := range []struct {
 		name                       string
 		clusterFound, dataInstance bool
@@ -61,14 +61,14 @@ func TestUploadGone(t *testing.T) {
 	}{
 		{"the agent may answer", true, true, Wait{}},
 		{"the cluster is gone", false, true, Wait{ReasonClusterNotFound,
-			"cluster mg, whose instance instance_0 was uploading the snapshot, is gone; the snapshot was not uploaded"}},
+			"cluster mg, whose instance instance_0 was taking the backup, is gone; nothing more is uploaded"}},
 		{"the cluster is gone and the instance is no data instance: the cluster wins", false, false, Wait{ReasonClusterNotFound,
-			"cluster mg, whose instance instance_0 was uploading the snapshot, is gone; the snapshot was not uploaded"}},
-		{"no data instance", true, false, Wait{ReasonAgentRestarted, `the upload's instance "instance_0" of cluster mg is gone`}},
+			"cluster mg, whose instance instance_0 was taking the backup, is gone; nothing more is uploaded"}},
+		{"no data instance", true, false, Wait{ReasonAgentRestarted, `the backup's instance "instance_0" of cluster mg is gone`}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			if diff := cmp.Diff(tc.want, UploadGone(tc.clusterFound, tc.dataInstance, "mg", "instance_0")); diff != "" {
-				t.Errorf("UploadGone (-want +got):\n%s", diff)
+			if diff := cmp.Diff(tc.want, JobGone(tc.clusterFound, tc.dataInstance, "mg", "instance_0")); diff != "" {
+				t.Errorf("JobGone (-want +got):\n%s", diff)
 			}
 		})
 	}

@@ -36,6 +36,16 @@ func (out Outcome) Health() MemberHealth {
 	return ReadMemberHealth(in)
 }
 
+// Placement is where the declared members run, and the MAIN when the pass read one: the input
+// of HighlyAvailable and SingleNodeRisks.
+func (out Outcome) Placement() PlacementInput {
+	in := PlacementInput{Declared: out.Declared, PodNodes: out.PodNodes}
+	if out.Latest.Leader != "" {
+		in.Main = out.Progress.Main
+	}
+	return in
+}
+
 // MainBudgetPod is the pod the MAIN's PodDisruptionBudget protects: the MAIN's when the pass read
 // who is MAIN (after its steps, so the pass that hands MAIN over moves the budget), else observed
 // (the pod the observed budget protects) while it is still a declared data pod — a pass that
@@ -75,13 +85,16 @@ type ClusterSummary struct {
 	// RolloutStep is the pod a rollout in progress replaces, counted from 1 (pods updated + 1);
 	// 0 when no rollout is in progress.
 	RolloutStep int
+	// SingleNodeRisk: one node's loss would take the cluster down (HighlyAvailable is False).
+	SingleNodeRisk bool
 }
 
 // Summarize is what the pass observed of its cluster: the MAIN and the leader as Ready judges
-// them (ServesWrites on the latest table a ready leader answered), the members' health, and the
-// rollout's step on w.
+// them (ServesWrites on the latest table a ready leader answered), the members' health, the
+// rollout's step on w, and whether one node's loss would take it down (HighlyAvailable).
 func Summarize(out Outcome, health MemberHealth, w *Workloads) ClusterSummary {
-	s := ClusterSummary{MembersUp: health.Up, MembersDeclared: health.Declared}
+	s := ClusterSummary{MembersUp: health.Up, MembersDeclared: health.Declared,
+		SingleNodeRisk: HighlyAvailable(out.Placement()).Status == metav1.ConditionFalse}
 	if _, leadership := ReadLeadership(out.Latest.Instances); leadership == LeaderReady {
 		s.LeaderPresent = true
 		s.MainPresent = ServesWrites(out.Declared, out.Latest.Instances, out.PodReady).Status == metav1.ConditionTrue

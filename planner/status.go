@@ -44,13 +44,14 @@ func Status(in StatusInput) topology.MemgraphClusterStatus {
 		Version:             out.Rollout.Version,
 		TargetVersion:       out.Rollout.TargetVersion,
 	}
-	conditions := append(make([]typedCondition, 0, 8), []typedCondition{
+	conditions := append(make([]typedCondition, 0, 9), []typedCondition{
 		{topology.ConditionReady, v.Ready},
 		{topology.ConditionDegraded, health.DegradedIn(v.Phase)},
 		{topology.ConditionConverged, v.Converged},
 		{topology.ConditionUpdated, v.Updated},
 		{topology.ConditionPaused, v.Paused},
 		{topology.ConditionHibernated, v.Hibernated},
+		{topology.ConditionHighlyAvailable, HighlyAvailable(out.Placement())},
 	}...)
 	if cond, ok := SettingsCondition(out.Declared, out.Settings); ok {
 		conditions = append(conditions, typedCondition{topology.ConditionCoordinatorSettings, cond})
@@ -64,12 +65,12 @@ func Status(in StatusInput) topology.MemgraphClusterStatus {
 	}
 	_, paused := c.Paused()
 	_, downgrade := c.AllowDowngrade()
-	for _, warning := range []string{paused, downgrade, out.Rollout.VersionWarning} {
+	for _, warning := range append([]string{paused, downgrade, out.Rollout.VersionWarning}, c.Warnings()...) {
 		if warning != "" {
 			st.Warnings = append(st.Warnings, warning)
 		}
 	}
-	restoreStatus(c, out.Latest, &st)
+	restoreStatus(c, out, &st)
 	if out.Latest.Leader != "" {
 		st.Leader, st.Main = out.Latest.Leader, out.Progress.Main
 		st.Coordinators, st.DataInstances = RegisteredCounts(out.Latest.Instances)
@@ -101,15 +102,16 @@ func RenderCondition(previous []metav1.Condition, typ topology.ConditionType, c 
 	return conds[0]
 }
 
-// restoreStatus sets status.phase Restoring while the restore holds registration, and
-// status.restoredFrom once data instances are registered, from the leader's latest view.
-func restoreStatus(c *topology.Cluster, latest View, st *topology.MemgraphClusterStatus) {
-	from := c.FromBackup()
+// restoreStatus sets status.phase Restoring while the restore holds registration, with the
+// restore's progress (status.restore) when the pass read it, and status.restoredFrom once data
+// instances are registered, from the leader's latest view.
+func restoreStatus(c *topology.Cluster, out Outcome, st *topology.MemgraphClusterStatus) {
+	from, latest := c.FromBackup(), out.Latest
 	if from == nil || latest.Leader == "" || st.Phase != topology.PhaseRunning {
 		return
 	}
 	if Restoring(latest.Instances) {
-		st.Phase = topology.PhaseRestoring
+		st.Phase, st.Restore = topology.PhaseRestoring, out.Restore
 		return
 	}
 	if from.Name != "" {

@@ -25,10 +25,12 @@ type Outcome struct {
 
 	// What the pass observed of the pods and Secrets: every pod of the cluster by name, whether
 	// it is Ready (HealthInput.PodReady); why pods cannot start (topology.PodProblems); the
-	// Secrets the spec names that do not exist (topology.MissingSecrets).
+	// Secrets the spec names that do not exist (topology.MissingSecrets); where pods run.
 	PodReady       map[string]bool
 	Problems       []topology.PodProblem
 	MissingSecrets []topology.MissingSecret
+	// PodNodes is each scheduled pod's node (spec.nodeName), by pod name: HighlyAvailable's input.
+	PodNodes map[string]string
 
 	// Discovery is leader discovery's result; zero when the budget ran out before any
 	// coordinator was asked.
@@ -58,6 +60,10 @@ type Outcome struct {
 
 	// WorkloadsSettled: both StatefulSets are at the declared size and their controller caught up.
 	WorkloadsSettled bool
+
+	// Restore is the restore of spec.bootstrap.fromBackup as the restore stage found it (nil when
+	// it did not look: nothing to restore, or no longer held).
+	Restore *topology.RestoreStatus
 
 	// Paused: the parent carries memgraph.com/paused; the pass returned every child as observed,
 	// planned on one read and wrote nothing.

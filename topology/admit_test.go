@@ -51,6 +51,7 @@ func TestAdmitJudgesExplicitZeros(t *testing.T) {
 		{"empty pull policy", `{"image":{"pullPolicy":""}}`, "image.pullPolicy must be Always, IfNotPresent or Never"},
 		{"empty secret name", `{"secrets":{"name":""}}`, "secrets.name must not be empty"},
 		{"empty retention policy", `{"storage":{"retentionPolicy":""}}`, "storage.retentionPolicy must be Retain or Delete"},
+		{"empty anti-affinity", `{"placement":{"antiAffinity":""}}`, "placement.antiAffinity must be Required, Preferred or None"},
 		{"zero volume", `{"storage":{"data":{"libPVCSize":"0"}}}`, MsgVolumeSize},
 		{"zero volume as a number", `{"storage":{"coordinators":{"logPVCSize":0}}}`, MsgVolumeSize},
 		{"empty preferred MAIN", `{"preferredMain":""}`, "preferredMain must not be empty"},

@@ -1,22 +1,55 @@
 package topology
 
 import (
+	"net/url"
 	"path"
 	"strings"
 )
 
-// BackupObjectKey is where a backup's snapshot goes in the bucket:
-// <prefix>/<namespace>/<cluster>/<backup>/<snapshot file name>, without the leading <prefix>/
-// when prefix is empty. The snapshot's own file name keeps Memgraph's naming (time and durable
-// timestamp), which RECOVER SNAPSHOT keeps too when it copies the file into a snapshot
-// directory.
-func BackupObjectKey(prefix, namespace, cluster, backup, snapshotPath string) string {
-	key := path.Join(namespace, cluster, backup, path.Base(snapshotPath))
+// BackupKeyPrefix is where a backup's objects go in the bucket:
+// <prefix>/<namespace>/<cluster>/<backup>, without the leading <prefix>/ when prefix is empty.
+func BackupKeyPrefix(prefix, namespace, cluster, backup string) string {
+	key := path.Join(namespace, cluster, backup)
 	if prefix == "" {
 		return key
 	}
 	return strings.TrimSuffix(prefix, "/") + "/" + key
 }
+
+// BackupDatabaseKey is one database's snapshot object under a backup's key prefix base: the
+// default database's is <base>/<snapshot file>, any other's
+// <base>/databases/<name, path-escaped>/<snapshot file>. The snapshot keeps Memgraph's file name
+// (creation time and durable timestamp).
+func BackupDatabaseKey(base, database, snapshotPath string) string {
+	if database == DefaultDatabase {
+		return base + "/" + path.Base(snapshotPath)
+	}
+	return base + "/" + backupDatabasesDir + "/" + url.PathEscape(database) + "/" + path.Base(snapshotPath)
+}
+
+// BackupDatabasesPrefix is, for the key of a backup's default database object, the prefix under
+// which its other databases' objects are: <directory of key>/databases/.
+func BackupDatabasesPrefix(defaultKey string) string {
+	return path.Dir(defaultKey) + "/" + backupDatabasesDir + "/"
+}
+
+// BackupDatabaseOf is the database an object under BackupDatabasesPrefix belongs to, read back
+// from its key; ok is false for a key that is not <prefix><name>/<file>.
+func BackupDatabaseOf(databasesPrefix, key string) (string, bool) {
+	rest, ok := strings.CutPrefix(key, databasesPrefix)
+	escaped, file, found := strings.Cut(rest, "/")
+	if !ok || !found || file == "" || strings.Contains(file, "/") {
+		return "", false
+	}
+	name, err := url.PathUnescape(escaped)
+	return name, err == nil && name != ""
+}
+
+// DefaultDatabase is the database every Memgraph instance has, the one a Bolt session without a
+// database selects.
+const DefaultDatabase = "memgraph"
+
+const backupDatabasesDir = "databases"
 
 // BackupRegion is the destination's region, us-east-1 when unset (the CRD's default).
 func BackupRegion(s S3Destination) string {
@@ -32,6 +65,14 @@ func (c *Cluster) FromBackup() *FromBackup {
 		return nil
 	}
 	return c.mc.Spec.Bootstrap.FromBackup
+}
+
+// BackupTarget is spec.backup.target, PreferReplica when unset.
+func (c *Cluster) BackupTarget() BackupTarget {
+	if c.mc.Spec.Backup == nil || c.mc.Spec.Backup.Target == "" {
+		return BackupPreferReplica
+	}
+	return c.mc.Spec.Backup.Target
 }
 
 // RestoreHold is what holds registration before a restore ran (Declared.RestoreHeld): nothing

@@ -4,19 +4,22 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
-// MemgraphBackup is one snapshot of a MemgraphCluster's MAIN, uploaded to S3-compatible object
-// storage. It is taken once: the hook runs CREATE SNAPSHOT on the MAIN, the backup agent beside
-// the MAIN uploads the snapshot file, and the status records the result. A Failed backup is never
-// retried; create a new MemgraphBackup.
+// MemgraphBackup is one snapshot of every database of a MemgraphCluster, uploaded to
+// S3-compatible object storage. It is taken once: the hook chooses the instance (a caught-up
+// replica or the MAIN, spec.backup.target of the cluster) and starts a job on the backup agent
+// beside it, which takes the snapshots and uploads them; the hook polls the job and the status
+// records it. A Failed backup is never retried; create a new MemgraphBackup.
 //
 // +kubebuilder:object:root=true
 // +kubebuilder:subresource:status
 // +kubebuilder:resource:scope=Namespaced,shortName=mgb
 // +kubebuilder:printcolumn:name="Cluster",type=string,JSONPath=".spec.cluster",description="The MemgraphCluster backed up"
 // +kubebuilder:printcolumn:name="Phase",type=string,JSONPath=".status.phase",description="Pending, Running, Completed or Failed"
-// +kubebuilder:printcolumn:name="Instance",type=string,JSONPath=".status.instance",description="The data instance (the MAIN) the snapshot was taken on"
-// +kubebuilder:printcolumn:name="Key",type=string,JSONPath=".status.key",description="The object's key in the bucket"
-// +kubebuilder:printcolumn:name="Size",type=integer,JSONPath=".status.size",description="The object's size in bytes"
+// +kubebuilder:printcolumn:name="Instance",type=string,JSONPath=".status.instance",description="The data instance the snapshots were taken on"
+// +kubebuilder:printcolumn:name="Role",type=string,JSONPath=".status.instanceRole",description="MAIN or REPLICA, when the instance was chosen",priority=1
+// +kubebuilder:printcolumn:name="Key",type=string,JSONPath=".status.key",description="The default database's object's key in the bucket"
+// +kubebuilder:printcolumn:name="Size",type=integer,JSONPath=".status.size",description="The bytes of every object uploaded"
+// +kubebuilder:printcolumn:name="Uploaded",type=integer,JSONPath=".status.uploadedBytes",description="Bytes uploaded so far",priority=1
 // +kubebuilder:printcolumn:name="Reason",type=string,JSONPath=".status.reason",description="Why the backup waits or failed",priority=1
 // +kubebuilder:printcolumn:name="Completed",type=date,JSONPath=".status.completedAt"
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=".metadata.creationTimestamp"
@@ -134,14 +137,14 @@ type MemgraphBackupStatus struct {
 	// +optional
 	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
 
-	// Phase is Pending (waiting to start: Reason says for what), Running (the snapshot is taken
-	// and being uploaded), Completed or Failed (Error says why, in Memgraph's or the object
-	// store's own words).
+	// Phase is Pending (waiting to start: Reason says for what), Running (the agent beside the
+	// instance snapshots every database and uploads each: Reason is Snapshotting or Uploading),
+	// Completed or Failed (Error says why, in Memgraph's or the object store's own words).
 	// +optional
 	Phase BackupPhase `json:"phase,omitempty"`
 
 	// Reason is a CamelCase word for why the backup waits or failed, such as ClusterNotFound,
-	// BackupRunning, MainChanged or UploadFailed.
+	// BackupRunning, RoleChanged or UploadFailed, or what it does while Running.
 	// +optional
 	Reason string `json:"reason,omitempty"`
 
@@ -150,7 +153,7 @@ type MemgraphBackupStatus struct {
 	// +optional
 	Error string `json:"error,omitempty"`
 
-	// StartedAt is when the snapshot was taken and the upload started.
+	// StartedAt is when the backup's job started on the agent.
 	// +optional
 	StartedAt *metav1.Time `json:"startedAt,omitempty"`
 
@@ -158,31 +161,84 @@ type MemgraphBackupStatus struct {
 	// +optional
 	CompletedAt *metav1.Time `json:"completedAt,omitempty"`
 
-	// Instance is the data instance (instance_<n>) that was MAIN and took the snapshot, Pod its
-	// pod.
+	// Deadline is when a backup that has not completed gives up: its creation plus six hours.
+	// Until then a snapshot already being written (the periodic one) is waited for.
+	// +optional
+	Deadline *metav1.Time `json:"deadline,omitempty"`
+
+	// Instance is the data instance (instance_<n>) the snapshots were taken on, Pod its pod.
 	// +optional
 	Instance string `json:"instance,omitempty"`
 	// +optional
 	Pod string `json:"pod,omitempty"`
 
-	// MemgraphVersion is the image tag the MAIN ran: the snapshot's format is that version's.
+	// InstanceRole is the instance's role when it was chosen, MAIN or REPLICA, and
+	// InstanceReason why it was chosen (spec.backup.target of the cluster, and the replicas'
+	// catch-up as the MAIN and the leader report it).
+	// +optional
+	InstanceRole string `json:"instanceRole,omitempty"`
+	// +optional
+	InstanceReason string `json:"instanceReason,omitempty"`
+
+	// MemgraphVersion is the image tag the instance ran: the snapshots' format is that version's.
 	// +optional
 	MemgraphVersion string `json:"memgraphVersion,omitempty"`
 
-	// Snapshot is the snapshot file's path on the MAIN, as SHOW SNAPSHOTS names it.
+	// Snapshot, SnapshotTimestamp and Key are the default database's (memgraph): its snapshot
+	// file's path on the instance, its durable timestamp (the commit timestamp of the last
+	// transaction it holds) and its object's key in the bucket, which a restore by
+	// destination and key names. Databases lists every database.
 	// +optional
 	Snapshot string `json:"snapshot,omitempty"`
-
-	// SnapshotTimestamp is the snapshot's durable timestamp, as SHOW SNAPSHOTS reports it: the
-	// commit timestamp of the last transaction the snapshot holds.
 	// +optional
 	SnapshotTimestamp int64 `json:"snapshotTimestamp,omitempty"`
+	// +optional
+	Key string `json:"key,omitempty"`
 
-	// Key is the object's key in the bucket, Size its size in bytes.
+	// Size is the bytes of every object uploaded, once Completed.
+	// +optional
+	Size int64 `json:"size,omitempty"`
+
+	// UploadedBytes of TotalBytes are uploaded (TotalBytes is known once every snapshot is
+	// written).
+	// +optional
+	UploadedBytes int64 `json:"uploadedBytes,omitempty"`
+	// +optional
+	TotalBytes int64 `json:"totalBytes,omitempty"`
+
+	// SnapshotWaits counts the times CREATE SNAPSHOT found a snapshot of the same database
+	// already being written (the periodic one) and waited for it.
+	// +optional
+	SnapshotWaits int32 `json:"snapshotWaits,omitempty"`
+
+	// Databases are the instance's databases (Enterprise multi-tenancy: every one of them), the
+	// default one first, each with its snapshot and object. Users and roles are not in a
+	// snapshot.
+	// +listType=atomic
+	// +optional
+	Databases []BackupDatabase `json:"databases,omitempty"`
+}
+
+// BackupDatabase is one database of a backup.
+type BackupDatabase struct {
+	Name string `json:"name"`
+	// Snapshot is the snapshot file's path on the instance, SnapshotTimestamp its durable
+	// timestamp.
+	// +optional
+	Snapshot string `json:"snapshot,omitempty"`
+	// +optional
+	SnapshotTimestamp int64 `json:"snapshotTimestamp,omitempty"`
+	// Key is the object's key in the bucket, Size its size in bytes and SHA256 the hex SHA-256
+	// of its bytes as uploaded, which a restore verifies before Memgraph loads the file.
 	// +optional
 	Key string `json:"key,omitempty"`
 	// +optional
 	Size int64 `json:"size,omitempty"`
+	// +optional
+	SHA256 string `json:"sha256,omitempty"`
+	// Skipped says why the database was not backed up (COLD, or broken); unset when it was.
+	// +optional
+	Skipped string `json:"skipped,omitempty"`
 }
 
 // BackupPhase is a MemgraphBackup's status.phase.
@@ -292,6 +348,26 @@ type ScheduledBackupRef struct {
 	// ScheduledAt is the schedule's time the backup stands for.
 	ScheduledAt metav1.Time `json:"scheduledAt"`
 }
+
+// ClusterBackup is spec.backup: how the cluster's backups are taken.
+type ClusterBackup struct {
+	// Target is the data instance a backup's snapshot is taken on. PreferReplica (the default):
+	// a Sync or StrictSync replica proven caught up with the MAIN as a handover target is (SHOW
+	// REPLICATION LAG 0 behind and the MAIN's SHOW REPLICAS ready on every database), else the
+	// MAIN; a backup then costs the MAIN nothing. Main: always the MAIN.
+	// +kubebuilder:default=PreferReplica
+	// +optional
+	Target BackupTarget `json:"target,omitempty"`
+}
+
+// BackupTarget is spec.backup.target.
+// +kubebuilder:validation:Enum=PreferReplica;Main
+type BackupTarget string
+
+const (
+	BackupPreferReplica BackupTarget = "PreferReplica"
+	BackupOnMain        BackupTarget = "Main"
+)
 
 // Bootstrap is how a new cluster gets its data.
 type Bootstrap struct {

@@ -30,7 +30,7 @@ const (
 
 	// DefaultAgentImage is the hook's own image, which the agent runs unless the hook is told
 	// another (--agent-image).
-	DefaultAgentImage = "ghcr.io/memgraph-hooks/memgraph-hooks:v0.1.0"
+	DefaultAgentImage = "memgraph-hooks:dev"
 )
 
 // BackupAgentSecretName is the cluster's backup-agent Secret, a child the hook generates.

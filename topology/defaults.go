@@ -26,6 +26,7 @@ const (
 	DefaultIntraClusterTLS             = true
 	DefaultStepTimeout                 = "10m"
 	DefaultReplicationMode             = ReplicationSync
+	DefaultAntiAffinity                = AntiAffinityPreferred
 
 	DefaultBoltPort        int32 = 7687
 	DefaultManagementPort  int32 = 10000
@@ -74,8 +75,15 @@ func (mc *MemgraphCluster) Defaulted() *MemgraphCluster {
 		s.Hibernate = &v
 	}
 	setString(&s.Rollout.StepTimeout, DefaultStepTimeout)
+	if s.Backup == nil {
+		s.Backup = &ClusterBackup{}
+	}
+	setString((*string)(&s.Backup.Target), string(BackupPreferReplica))
 	if s.ReplicationMode == "" {
 		s.ReplicationMode = DefaultReplicationMode
+	}
+	if s.Placement.AntiAffinity == "" {
+		s.Placement.AntiAffinity = DefaultAntiAffinity
 	}
 	setInt32(&s.Ports.Bolt, DefaultBoltPort)
 	setInt32(&s.Ports.Management, DefaultManagementPort)

@@ -53,6 +53,7 @@ func everyKnob() *MemgraphCluster {
 			},
 		},
 		ClusterDomain: "corp.internal",
+		Placement:     Placement{AntiAffinity: AntiAffinityRequired},
 		Ports:         ClusterPorts{Bolt: 7688, Management: 10001, Replication: 20001, Coordinator: 12001},
 		CoordinatorTemplate: CoordinatorTemplate{
 			PodOptions: podOptions("coordinator"),

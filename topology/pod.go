@@ -88,15 +88,19 @@ func commonArgs(s *MemgraphClusterSpec) []string {
 	}, slices.Concat(boltTLSArgs(s.TLS), clusterTLSArgs(s.TLS))...)
 }
 
+// coordinatorArgs and dataArgs end with the role's --memory-limit (memory.go), then the user's
+// extraArgs.
 func coordinatorArgs(s *MemgraphClusterSpec) []string {
-	return append(commonArgs(s), s.CoordinatorTemplate.ExtraArgs...)
+	o := s.CoordinatorTemplate.PodOptions
+	return slices.Concat(commonArgs(s), memoryLimitArgs(o), o.ExtraArgs)
 }
 
 // dataArgs enable the WAL, without which an HA data instance refuses to start, and turn off the
 // snapshot on exit as the chart does (a replica's snapshot on every restart only costs time).
 func dataArgs(s *MemgraphClusterSpec) []string {
-	args := append(commonArgs(s), "--storage-wal-enabled=true", "--storage-snapshot-on-exit=false")
-	return append(args, s.DataTemplate.ExtraArgs...)
+	o := s.DataTemplate.PodOptions
+	return slices.Concat(commonArgs(s), []string{"--storage-wal-enabled=true", "--storage-snapshot-on-exit=false"},
+		memoryLimitArgs(o), o.ExtraArgs)
 }
 
 func fieldEnv(name, path string) corev1.EnvVar {
@@ -228,10 +232,15 @@ func podSpec(c corev1.Container, o PodOptions, rs RoleStorage, gracePeriod int64
 		AutomountServiceAccountToken:  ptr.To(false),
 		NodeSelector:                  o.NodeSelector,
 		Tolerations:                   o.Tolerations,
-		Affinity:                      o.Affinity,
-		TopologySpreadConstraints:     o.TopologySpreadConstraints,
 		PriorityClassName:             o.PriorityClassName,
 	}
+}
+
+// placePod gives a role's pod its affinity and topology spread: the template's own when it sets
+// them, the placement's defaults otherwise (placement.go).
+func placePod(pod *corev1.PodSpec, o PodOptions, p Placement, cluster, role string) {
+	pod.Affinity = roleAffinity(o.Affinity, p, cluster, role)
+	pod.TopologySpreadConstraints = roleSpread(o.TopologySpreadConstraints, cluster, role)
 }
 
 func image(s *MemgraphClusterSpec) string {
@@ -260,7 +269,9 @@ func coordinatorPodSpec(mc *MemgraphCluster, n Network) corev1.PodSpec {
 		StartupProbe:   fromTimings(s.Ports.Coordinator, p.Startup),
 	}
 	t := s.CoordinatorTemplate
-	return withClusterTLS(withBoltTLS(podSpec(c, t.PodOptions, s.Storage.Coordinators, t.TerminationGracePeriodSeconds), s.TLS), s.TLS)
+	pod := podSpec(c, t.PodOptions, s.Storage.Coordinators, t.TerminationGracePeriodSeconds)
+	placePod(&pod, t.PodOptions, s.Placement, mc.Name, RoleCoordinator)
+	return withClusterTLS(withBoltTLS(pod, s.TLS), s.TLS)
 }
 
 func dataPodSpec(mc *MemgraphCluster) corev1.PodSpec {
@@ -282,7 +293,9 @@ func dataPodSpec(mc *MemgraphCluster) corev1.PodSpec {
 		StartupProbe:   tcpProbe(s.Ports.Bolt, p.Startup.FailureThreshold, p.Startup.TimeoutSeconds, p.Startup.PeriodSeconds),
 	}
 	t := s.DataTemplate
-	pod := withClusterTLS(withBoltTLS(podSpec(c, t.PodOptions, s.Storage.Data, t.TerminationGracePeriodSeconds), s.TLS), s.TLS)
+	pod := podSpec(c, t.PodOptions, s.Storage.Data, t.TerminationGracePeriodSeconds)
+	placePod(&pod, t.PodOptions, s.Placement, mc.Name, RoleData)
+	pod = withClusterTLS(withBoltTLS(pod, s.TLS), s.TLS)
 	if init, ok := sysctlInitContainer(t.SysctlInitContainer); ok {
 		pod.InitContainers = []corev1.Container{init}
 	}

@@ -50,6 +50,12 @@ type MemgraphClusterStatus struct {
 	// +optional
 	RestoredFrom string `json:"restoredFrom,omitempty"`
 
+	// Restore is the restore of spec.bootstrap.fromBackup while the data instances wait for it,
+	// as the backup agent of the instance restored into reports it; unset once they are
+	// registered (RestoredFrom then names the backup).
+	// +optional
+	Restore *RestoreStatus `json:"restore,omitempty"`
+
 	// LastOperation is what the hook last wrote to the coordinators: the Bolt writes of the most
 	// recent pass that wrote anything, their outcome and when. A pass that writes nothing
 	// carries it forward unchanged (the one record of the prior status the hook copies).
@@ -95,6 +101,51 @@ type MemgraphClusterStatus struct {
 	// +listType=atomic
 	// +optional
 	Warnings []string `json:"warnings,omitempty"`
+}
+
+// RestoreStatus is a restore in progress.
+type RestoreStatus struct {
+	// Source is "MemgraphBackup <name>" or the object's s3:// URI.
+	Source string `json:"source"`
+
+	// Instance is the data instance restored into (the one that becomes the first MAIN).
+	// +optional
+	Instance string `json:"instance,omitempty"`
+
+	// Phase is Pending (the restore waits for something Message names), Downloading (an object
+	// streams into Memgraph), Recovering (Memgraph loads it), Completed or Failed.
+	// +optional
+	Phase string `json:"phase,omitempty"`
+
+	// RestoredBytes of TotalBytes have streamed into Memgraph.
+	// +optional
+	RestoredBytes int64 `json:"restoredBytes,omitempty"`
+	// +optional
+	TotalBytes int64 `json:"totalBytes,omitempty"`
+
+	// Databases are the backup's databases, each restored or not yet.
+	// +listType=atomic
+	// +optional
+	Databases []RestoreDatabase `json:"databases,omitempty"`
+
+	// StartedAt is when the agent's restore job started.
+	// +optional
+	StartedAt *metav1.Time `json:"startedAt,omitempty"`
+
+	// Message says what the restore waits for or why it failed, in Memgraph's or the object
+	// store's words where one of them refused.
+	// +optional
+	Message string `json:"message,omitempty"`
+
+	// Note is what a restore does not bring back: users and roles are not in a snapshot.
+	// +optional
+	Note string `json:"note,omitempty"`
+}
+
+// RestoreDatabase is one database of a restore.
+type RestoreDatabase struct {
+	Name     string `json:"name"`
+	Restored bool   `json:"restored"`
 }
 
 // MaxWarnings bounds status.warnings; the last one counts those left out.
@@ -204,6 +255,23 @@ const (
 	// ConditionAutomaticFailover: present (False) only when the spec leaves the coordinators no
 	// failover candidate for some MAIN (reason AutomaticFailoverGap).
 	ConditionAutomaticFailover ConditionType = "AutomaticFailover"
+	// ConditionHighlyAvailable: no single node's loss would take the cluster down, judged from
+	// the pods' spec.nodeName (docs/operations.md, "Placement").
+	ConditionHighlyAvailable ConditionType = "HighlyAvailable"
+)
+
+// The reasons of HighlyAvailable.
+const (
+	// ReasonSpreadAcrossNodes (True): no node holds half the coordinators or more, nor the MAIN
+	// together with every Sync and StrictSync replica.
+	ReasonSpreadAcrossNodes ConditionReason = "SpreadAcrossNodes"
+	// ReasonSingleNodeRisk (False): one node's loss would take the Raft majority (it holds at
+	// least half the coordinators) or every synchronous copy of the data (the MAIN together with
+	// every Sync and StrictSync replica); the message names each such node and what it holds.
+	ReasonSingleNodeRisk ConditionReason = "SingleNodeRisk"
+	// ReasonPodsNotScheduled (Unknown): no pod of the cluster is scheduled on a node yet (or, while
+	// it hibernates, any more).
+	ReasonPodsNotScheduled ConditionReason = "PodsNotScheduled"
 )
 
 // The reasons of CoordinatorSettings and AutomaticFailover.

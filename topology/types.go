@@ -171,11 +171,24 @@ type MemgraphClusterSpec struct {
 	// +optional
 	Bootstrap *Bootstrap `json:"bootstrap,omitempty"`
 
+	// Backup says how the cluster's MemgraphBackups are taken.
+	// +kubebuilder:default={}
+	// +optional
+	Backup *ClusterBackup `json:"backup,omitempty"`
+
 	// Rollout tunes how a change to the pods (a new image, resources, probes, extraArgs, ...)
 	// is rolled out: one pod at a time, replicas first, MAIN and Raft leader handed over first.
 	// +kubebuilder:default={}
 	// +optional
 	Rollout Rollout `json:"rollout,omitempty"`
+
+	// Placement spreads each role's pods over nodes and zones, so that one node's loss takes
+	// neither the coordinators' Raft majority nor every copy of the data. An affinity or
+	// topologySpreadConstraints written in coordinatorTemplate or dataTemplate replaces the
+	// hook's own for that role.
+	// +kubebuilder:default={}
+	// +optional
+	Placement Placement `json:"placement,omitempty"`
 
 	// Roles are the Memgraph roles the cluster's MemgraphUsers may name (user_types.go): each
 	// created, and kept as declared, before a user that names it.
@@ -222,7 +235,7 @@ type Image struct {
 }
 
 // Secrets names the Secret the kubelet injects as the license environment of every pod. The hook
-// never reads it.
+// checks that it exists (the customize hook asks for it by name) and never reads its values.
 // +kubebuilder:validation:XValidation:rule="self.licenseKey != self.organizationKey",message="secrets.licenseKey and secrets.organizationKey must name different keys of the Secret: the license and the organization name are separate values"
 type Secrets struct {
 	// +kubebuilder:default="memgraph-secrets"
@@ -284,10 +297,12 @@ type TLS struct {
 // Auth names the Secret with the Memgraph credentials the hook uses on data instances.
 type Auth struct {
 	// SecretName is a Secret in the cluster's namespace with the keys username and password: a
-	// Memgraph user with the REPLICATION (SHOW REPLICAS), DURABILITY (snapshots for backups and
-	// restores) and RELOAD_TLS (certificate reloads) privileges. The hook reads it through
-	// Metacontroller for each sync, keeps it only for that sync's Bolt connections, and never
-	// logs, stores or returns it.
+	// Memgraph user with the REPLICATION (SHOW REPLICAS, SHOW REPLICATION ROLE), DURABILITY
+	// (snapshots for backups and restores), MULTI_DATABASE_USE and MULTI_DATABASE_EDIT (SHOW
+	// DATABASES, CREATE DATABASE, with access to every database) and RELOAD_TLS (certificate
+	// reloads) privileges. The hook reads it through Metacontroller for each sync, keeps it only
+	// for that sync's Bolt connections and the backup agents' jobs, and never logs, stores or
+	// returns it.
 	// +kubebuilder:validation:MaxLength=253
 	// +kubebuilder:validation:XValidation:rule="self.matches('^[a-z0-9]([-a-z0-9]*[a-z0-9])?([.][a-z0-9]([-a-z0-9]*[a-z0-9])?)*$')",message="auth.secretName must name a Secret in the cluster's namespace: lower-case letters, digits, '-' and '.', such as memgraph-hooks-auth"
 	SecretName string `json:"secretName"`

@@ -48,9 +48,6 @@ var (
 // BuiltinRoles are Memgraph 3.12's built-in roles, which spec.roles may not declare.
 var BuiltinRoles = []string{"admin", "readwrite", "readonly"}
 
-// DefaultDatabase is the database Memgraph gives a new user or role.
-const DefaultDatabase = "memgraph"
-
 func validAuthName(s string) bool { return len(s) <= maxAuthNameLength && authNameRE.MatchString(s) }
 
 func validDatabases(dbs []string) bool {

@@ -100,7 +100,7 @@ func (o *backupOptions) spec(ctx context.Context, s *session, cluster string) (t
 		spec = sb.Spec.BackupTemplate
 	} else {
 		if o.endpoint == "" || o.bucket == "" || o.secret == "" {
-			return spec, errors.New("name a destination: --from-schedule SCHEDULE, or --endpoint, --bucket and --credentials-secret")
+			return spec, usageError{errors.New("name a destination: --from-schedule SCHEDULE, or --endpoint, --bucket and --credentials-secret")}
 		}
 		spec = topology.MemgraphBackupSpec{DeletionPolicy: topology.BackupDeletionPolicy(o.deletionPolicy),
 			Destination: topology.BackupDestination{S3: topology.S3Destination{Endpoint: o.endpoint, Bucket: o.bucket,

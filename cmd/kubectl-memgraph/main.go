@@ -14,18 +14,49 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/client-go/dynamic"
+
+	"github.com/memgraph-hooks/memgraph-hooks/internal/version"
 )
 
 func main() {
-	if err := newRoot(os.Stdout, os.Stderr, nil).Execute(); err != nil {
-		fmt.Fprintln(os.Stderr, "error:", err)
-		os.Exit(1)
+	os.Exit(exitCode(newRoot(os.Stdout, os.Stderr, nil).Execute(), os.Stderr))
+}
+
+// usageError is a command line the plugin cannot run: a flag or argument it does not know, or
+// one missing.
+type usageError struct{ error }
+
+func (e usageError) Unwrap() error { return e.error }
+
+// exitCode reports err and returns the exit code: 2 for a command line that cannot run (with a
+// pointer to --help), 1 for a failure while running, 0 for none.
+func exitCode(err error, stderr io.Writer) int {
+	switch {
+	case err == nil:
+		return 0
+	// cobra reports a subcommand it does not know with this plain error.
+	case errors.As(err, new(usageError)), strings.HasPrefix(err.Error(), "unknown command "):
+		fmt.Fprintf(stderr, "error: %v\nRun 'kubectl memgraph --help' for usage.\n", err)
+		return 2
+	}
+	fmt.Fprintln(stderr, "error:", err)
+	return 1
+}
+
+// usageArgs wraps an argument validator so that its refusals are usage errors.
+func usageArgs(check cobra.PositionalArgs) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		if err := check(cmd, args); err != nil {
+			return usageError{err}
+		}
+		return nil
 	}
 }
 
@@ -39,7 +70,9 @@ func newRoot(out, errOut io.Writer, connect func() (dynamic.Interface, string, e
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		Annotations:   map[string]string{cobra.CommandDisplayNameAnnotation: "kubectl memgraph"},
+		Version:       version.Get().String(),
 	}
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
 	root.SetOut(out)
 	root.SetErr(errOut)
 	flags.AddFlags(root.PersistentFlags())
@@ -112,7 +145,7 @@ func (p *plugin) clusterCommand(verb, short string, run func(cmd *cobra.Command,
 	return &cobra.Command{
 		Use:               verb + " NAME",
 		Short:             short,
-		Args:              cobra.ExactArgs(1),
+		Args:              usageArgs(cobra.ExactArgs(1)),
 		ValidArgsFunction: p.complete,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			s, err := p.open()
@@ -190,8 +223,13 @@ func (p *plugin) verbCommand(verb, short string) *cobra.Command {
 		return nil
 	})
 	if verb == "switchover" {
-		cmd.Flags().StringVar(&to, "to", "", "the data instance to hand MAIN to, instance_<n>")
-		_ = cmd.MarkFlagRequired("to")
+		cmd.Flags().StringVar(&to, "to", "", "the data instance to hand MAIN to, instance_<n> (required)")
+		cmd.PreRunE = func(*cobra.Command, []string) error {
+			if to == "" {
+				return usageError{errors.New("switchover needs --to, the data instance to hand MAIN to (instance_<n>)")}
+			}
+			return nil
+		}
 		_ = cmd.RegisterFlagCompletionFunc("to", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
 			return []string{"instance_0", "instance_1", "instance_2"}, cobra.ShellCompDirectiveNoFileComp
 		})

@@ -302,3 +302,34 @@ func TestCompletion(t *testing.T) {
 		t.Errorf("completing pause's NAME: %v, %q", err, out)
 	}
 }
+
+// The nodes section says what one node's loss would take, as HighlyAvailable judges it: here
+// node-a runs two of three coordinators and the MAIN with every Sync replica.
+func TestStatusNodesSayWhatALossTakes(t *testing.T) {
+	mgc := object(t, storedCluster)
+	var pods []corev1.Pod
+	for _, p := range []struct{ name, node string }{
+		{"memgraph-coordinator-1", "node-a"}, {"memgraph-coordinator-2", "node-a"}, {"memgraph-coordinator-3", "node-b"},
+		{"memgraph-data-0", "node-a"}, {"memgraph-data-1", "node-a"}, {"memgraph-data-2", "node-a"},
+	} {
+		pods = append(pods, corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: p.name, Namespace: "prod"}, Spec: corev1.PodSpec{NodeName: p.node}})
+	}
+	var out bytes.Buffer
+	if err := printStatus(&out, mgc, pods, testNow); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{
+		"node-a": "coordinator_1, coordinator_2 (leader), instance_0, instance_1 (MAIN), instance_2 " +
+			"the Raft majority (2 of 3 coordinators); every copy of the data surely up to date (the MAIN and its Sync and StrictSync replicas)",
+		"node-b": "coordinator_3 -",
+	}
+	got := map[string]string{}
+	for _, line := range strings.Split(out.String(), "\n") {
+		if f := strings.Fields(line); len(f) > 1 && strings.HasPrefix(f[0], "node-") {
+			got[f[0]] = strings.Join(f[1:], " ")
+		}
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("nodes (-want +got):\n%s\n%s", diff, out.String())
+	}
+}

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -11,11 +12,13 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 
+	"github.com/memgraph-hooks/memgraph-hooks/planner"
 	"github.com/memgraph-hooks/memgraph-hooks/topology"
 )
 
 // printStatus writes what `kubectl memgraph status` shows: the cluster line, every member with
-// its role, pod, node, readiness and image, the conditions, the rollout and the last operations.
+// its role, pod, node, readiness and image, the nodes they run on, the conditions, the rollout
+// and the last operations.
 // It reads the stored MemgraphCluster and its pods only; lag lives in Memgraph, not in the API.
 func printStatus(w io.Writer, mgc *unstructured.Unstructured, pods []corev1.Pod, now time.Time) error {
 	var mc topology.MemgraphCluster
@@ -24,6 +27,11 @@ func printStatus(w io.Writer, mgc *unstructured.Unstructured, pods []corev1.Pod,
 	}
 	st := mc.Status
 	fmt.Fprintf(w, "Cluster:   %s/%s\n", mc.Namespace, mc.Name)
+	if neverReported(st) {
+		fmt.Fprintf(w, "Status:    none: the hook has not reported on this cluster yet, so no member's role is known.\n"+
+			"           Is Metacontroller running, and can it call the hook? kubectl describe mgc %s shows its events\n"+
+			"           (docs/troubleshooting.md, \"The hook is never called\").\n", mc.Name)
+	}
 	fmt.Fprintf(w, "Phase:     %s\n", dash(string(st.Phase)))
 	fmt.Fprintf(w, "MAIN:      %s (write through Service %s, read through %s)\n", dash(st.Main), topology.WriteServiceName(mc.Name), topology.ReadServiceName(mc.Name))
 	fmt.Fprintf(w, "Leader:    %s\n", dash(st.Leader))
@@ -37,11 +45,19 @@ func printStatus(w io.Writer, mgc *unstructured.Unstructured, pods []corev1.Pod,
 	fmt.Fprintln(w, "\nMembers:")
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "  NAME\tROLE\tPOD\tNODE\tREADY\tIMAGE")
-	for _, m := range members(mc, pods) {
+	ms := members(mc, pods)
+	for _, m := range ms {
 		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s\n", m.name, m.role, m.pod, dash(m.node), m.ready, dash(m.image))
 	}
 	if err := tw.Flush(); err != nil {
 		return err
+	}
+	if err := printNodes(w, mc, ms); err != nil {
+		return err
+	}
+	if neverReported(st) {
+		fmt.Fprintln(w, "\nConditions, rollout and operations: none reported")
+		return nil
 	}
 	fmt.Fprintln(w, "\nConditions:")
 	tw = tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
@@ -76,6 +92,12 @@ func printStatus(w io.Writer, mgc *unstructured.Unstructured, pods []corev1.Pod,
 	return nil
 }
 
+// neverReported is true of a cluster the hook has never written a status for: every status it
+// writes carries the conditions.
+func neverReported(st topology.MemgraphClusterStatus) bool {
+	return len(st.Conditions) == 0
+}
+
 type member struct{ name, role, pod, node, ready, image string }
 
 // members lists the declared members, coordinators first, each with what its pod shows.
@@ -96,7 +118,10 @@ func members(mc topology.MemgraphCluster, pods []corev1.Pod) []member {
 	for i := range d.Coordinators {
 		name := fmt.Sprintf("coordinator_%d", i+1)
 		role := "follower"
-		if name == mc.Status.Leader {
+		switch mc.Status.Leader {
+		case "":
+			role = "-" // no leader observed: nobody's role is known
+		case name:
 			role = "leader"
 		}
 		add(name, role, fmt.Sprintf("%s-%d", topology.CoordinatorSetName(mc.Name), i+1))
@@ -104,7 +129,10 @@ func members(mc topology.MemgraphCluster, pods []corev1.Pod) []member {
 	for i := range d.DataInstances {
 		name := fmt.Sprintf("instance_%d", i)
 		role := "replica"
-		if name == mc.Status.Main {
+		switch mc.Status.Main {
+		case "":
+			role = "-" // no MAIN observed: nobody's role is known
+		case name:
 			role = "MAIN"
 		}
 		add(name, role, fmt.Sprintf("%s-%d", topology.DataSetName(mc.Name), i))
@@ -167,4 +195,64 @@ func age(now, t time.Time) string {
 		return fmt.Sprintf("%dh", int(d.Hours()))
 	}
 	return fmt.Sprintf("%dd", int(d.Hours()/24))
+}
+
+// printNodes lists the nodes the members' pods run on, what each holds and what its loss alone
+// would take: the Raft majority or every copy of the data that is surely up to date, as the
+// HighlyAvailable condition judges it (planner.SingleNodeRisks, with the MAIN of the status).
+func printNodes(w io.Writer, mc topology.MemgraphCluster, ms []member) error {
+	held := map[string][]string{}
+	var nodes []string
+	for _, m := range ms {
+		if m.node == "" {
+			continue
+		}
+		if held[m.node] == nil {
+			nodes = append(nodes, m.node)
+		}
+		name := m.name
+		if m.role == "MAIN" || m.role == "leader" {
+			name += " (" + m.role + ")"
+		}
+		held[m.node] = append(held[m.node], name)
+	}
+	if len(nodes) == 0 {
+		return nil
+	}
+	slices.Sort(nodes)
+	risks := nodeRisks(mc, ms)
+	fmt.Fprintln(w, "\nNodes:")
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "  NODE\tMEMBERS\tITS LOSS TAKES")
+	for _, node := range nodes {
+		fmt.Fprintf(tw, "  %s\t%s\t%s\n", node, strings.Join(held[node], ", "), dash(risks[node]))
+	}
+	return tw.Flush()
+}
+
+// nodeRisks says, by node, what its loss alone takes; nothing when the stored spec does not
+// admit (the API server would not have stored it).
+func nodeRisks(mc topology.MemgraphCluster, ms []member) map[string]string {
+	c, err := topology.NewCluster(&mc)
+	if err != nil {
+		return nil
+	}
+	in := planner.PlacementInput{Declared: c.Declare(c.Replicas()), PodNodes: map[string]string{}, Main: mc.Status.Main}
+	for _, m := range ms {
+		if m.node != "" {
+			in.PodNodes[m.pod] = m.node
+		}
+	}
+	out := map[string]string{}
+	for _, r := range planner.SingleNodeRisks(in) {
+		var takes []string
+		if len(r.Coordinators) > 0 {
+			takes = append(takes, fmt.Sprintf("the Raft majority (%d of %d coordinators)", len(r.Coordinators), r.Of))
+		}
+		if r.Main != "" {
+			takes = append(takes, "every copy of the data surely up to date (the MAIN and its Sync and StrictSync replicas)")
+		}
+		out[r.Node] = strings.Join(takes, "; ")
+	}
+	return out
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"crypto/tls"
 	"crypto/x509"
 	"encoding/pem"
@@ -15,18 +16,38 @@ import (
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 )
 
+// generate runs the command with args on a cluster that holds no Secret yet.
 func generate(t *testing.T, args ...string) map[string]corev1.Secret {
+	t.Helper()
+	secrets, _ := runOn(t, nothing, args...)
+	return secrets
+}
+
+// runOn runs the command with args on a cluster whose Secrets read returns, and returns the
+// Secrets it wrote and what it said on stderr.
+func runOn(t *testing.T, read secretReader, args ...string) (map[string]corev1.Secret, string) {
 	t.Helper()
 	o, err := parseFlags(args, io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var out bytes.Buffer
-	if err := render(o, &out); err != nil {
+	if o.rotate {
+		read = nil
+	}
+	var out, log bytes.Buffer
+	if err := run(context.Background(), o, read, &out, &log); err != nil {
 		t.Fatal(err)
 	}
+	return decodeSecrets(t, &out), log.String()
+}
+
+// nothing is a cluster without any Secret.
+func nothing(context.Context, string, string) (*corev1.Secret, error) { return nil, nil }
+
+func decodeSecrets(t *testing.T, out io.Reader) map[string]corev1.Secret {
+	t.Helper()
 	secrets := map[string]corev1.Secret{}
-	dec := utilyaml.NewYAMLOrJSONDecoder(&out, 4096)
+	dec := utilyaml.NewYAMLOrJSONDecoder(out, 4096)
 	for {
 		var s corev1.Secret
 		if err := dec.Decode(&s); err == io.EOF {

@@ -13,6 +13,8 @@ import (
 
 	"github.com/memgraph-hooks/memgraph-hooks/backup"
 	"github.com/memgraph-hooks/memgraph-hooks/hooks/serving"
+	"github.com/memgraph-hooks/memgraph-hooks/memgraph"
+	"github.com/memgraph-hooks/memgraph-hooks/memgraph/bolt"
 	"github.com/memgraph-hooks/memgraph-hooks/topology"
 )
 
@@ -36,16 +38,17 @@ func parseAgentFlags(args []string, help io.Writer) (agentOptions, error) {
 	fs := flag.NewFlagSet("memgraph-hooks agent", flag.ContinueOnError)
 	fs.StringVar(&o.listen, "listen", fmt.Sprintf(":%d", topology.BackupAgentPort), "address to serve the agent's HTTPS API on")
 	fs.StringVar(&o.snapshotDir, "snapshot-dir", topology.SnapshotDirectory,
-		"the instance's snapshot directory (the data volume mounted read-only at the memgraph container's path); only files directly in it are uploaded")
+		"the default database's snapshot directory (the data volume mounted read-only at the memgraph container's path); only files directly in it, or in another database's beside it (../databases/<uuid>/snapshots), are uploaded")
 	fs.StringVar(&o.logLevel, "log-level", "info", "debug, info, warn or error")
-	fs.DurationVar(&o.shutdownTimeout, "shutdown-timeout", 10*time.Second, "how long SIGTERM waits for requests in flight (uploads in flight are cancelled)")
+	fs.DurationVar(&o.shutdownTimeout, "shutdown-timeout", 10*time.Second, "how long SIGTERM waits for requests in flight (jobs in flight are cancelled)")
 	fs.StringVar(&o.security.certFile, "tls-cert-file", "", "serve HTTPS with this PEM certificate (chain); required; re-read when it changes")
 	fs.StringVar(&o.security.keyFile, "tls-key-file", "", "the PEM private key of --tls-cert-file; required; re-read when it changes")
 	fs.StringVar(&o.security.tokenFile, "auth-token-file", "",
 		"require Authorization: Bearer <a token the file lists, one per line> on every endpoint but /healthz; required; re-read when it changes")
 	fs.DurationVar(&o.security.reloadInterval, "credentials-reload-interval", serving.DefaultReloadInterval,
 		"how often the certificate, key and token files are checked for changes")
-	err := parseCommandLine(fs, args, help, "Uploads this data pod's Memgraph snapshots to S3-compatible object storage when the hook asks.")
+	err := parseCommandLine(fs, args, help, usage{does: "The backup agent of every data pod (its backup-agent sidecar): backs up its pod's Memgraph to " +
+		"S3-compatible object storage, and restores it, when the hook asks."})
 	switch {
 	case err != nil:
 		return o, err
@@ -78,13 +81,27 @@ func runAgent(o agentOptions) error {
 	if err != nil {
 		return fmt.Errorf("--listen %s: %w", o.listen, err)
 	}
-	agent, err := backup.NewAgent(backup.AgentConfig{SnapshotDir: o.snapshotDir, Tokens: creds.Tokens(), Logger: logger})
+	// Every job's Bolt goes to the Memgraph of this pod, on the loopback interface.
+	pool := bolt.NewPool(bolt.PoolOptions{Resolver: memgraph.ResolverFunc(loopback), Logger: logger})
+	defer func() { _ = pool.Close() }()
+	agent, err := backup.NewAgent(backup.AgentConfig{SnapshotDir: o.snapshotDir, Tokens: creds.Tokens(), Logger: logger,
+		Memgraph: backup.SnapshotsVia(pool.Snapshots)})
 	if err != nil {
 		_ = ln.Close()
 		return err
 	}
 	defer agent.Close()
 	return serveAgent(o, logger, ln, creds, agent.Handler())
+}
+
+// loopback is where the agent dials an advertised host:port: the same port on 127.0.0.1, the
+// pod's own Memgraph (TLS still verifies the advertised host).
+func loopback(address string) string {
+	_, port, err := net.SplitHostPort(address)
+	if err != nil {
+		return address
+	}
+	return net.JoinHostPort("127.0.0.1", port)
 }
 
 // serveAgent serves HTTPS until SIGTERM or an interrupt, then drains requests in flight.

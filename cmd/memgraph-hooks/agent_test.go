@@ -18,6 +18,7 @@ import (
 	"github.com/johannesboyne/gofakes3/backend/s3mem"
 
 	"github.com/memgraph-hooks/memgraph-hooks/backup"
+	"github.com/memgraph-hooks/memgraph-hooks/memgraph/sim"
 )
 
 // A command line the agent cannot run with exits 2 with one line naming the problem.
@@ -47,9 +48,10 @@ func TestAgentBadCommandLinesExitTwo(t *testing.T) {
 	}
 }
 
-// The agent serves HTTPS with the certificate it is given, uploads a snapshot when the client
-// asks, takes a rotated token without a restart, and stops on SIGTERM.
-func TestAgentUploadsAndTakesARotatedToken(t *testing.T) {
+// The agent serves HTTPS with the certificate it is given, backs up the Memgraph of its pod
+// (reached on the loopback interface at the advertised port) when the client asks, takes a
+// rotated token without a restart, and stops on SIGTERM.
+func TestAgentBacksUpAndTakesARotatedToken(t *testing.T) {
 	mem := s3mem.New()
 	if err := mem.CreateBucket("backups"); err != nil {
 		t.Fatal(err)
@@ -58,18 +60,21 @@ func TestAgentUploadsAndTakesARotatedToken(t *testing.T) {
 	defer store.Close()
 
 	dir := t.TempDir()
-	snapDir := filepath.Join(dir, "snapshots")
+	world := sim.NewWorld(sim.WithSnapshotCost(sim.SnapshotCost{BytesPerTransaction: 1000}))
+	defer world.Close()
+	must(t, world.StartData(sim.DataSpec{Host: "data-0.db.svc", BoltPort: 7687, ManagementPort: 10000, DataDir: filepath.Join(dir, "data")}))
+	// The instance listens on a loopback port; advertised at that port, the agent's loopback dial reaches it.
+	_, boltPort, _ := net.SplitHostPort(world.Resolve("data-0.db.svc:7687"))
+	advertised := net.JoinHostPort("data-0.db.svc", boltPort)
 	material, err := backup.NewAgentTLS([]string{"data-0.db.svc"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	files := map[string][]byte{"tls.crt": material.Cert, "tls.key": material.Key, "token": []byte("first-token-0123456789\n"),
-		"snapshots/20261206000000000000_timestamp_9": []byte(strings.Repeat("m", 4321))}
-	must(t, os.Mkdir(snapDir, 0o755))
+	files := map[string][]byte{"tls.crt": material.Cert, "tls.key": material.Key, "token": []byte("first-token-0123456789\n")}
 	for name, data := range files {
 		must(t, os.WriteFile(filepath.Join(dir, name), data, 0o600))
 	}
-	cmd := command(t, "agent", "--listen=127.0.0.1:0", "--snapshot-dir="+snapDir, "--credentials-reload-interval=50ms",
+	cmd := command(t, "agent", "--listen=127.0.0.1:0", "--snapshot-dir="+filepath.Join(dir, "data", "snapshots"), "--credentials-reload-interval=50ms",
 		"--tls-cert-file="+filepath.Join(dir, "tls.crt"), "--tls-key-file="+filepath.Join(dir, "tls.key"),
 		"--auth-token-file="+filepath.Join(dir, "token"))
 	stderr, err := cmd.StderrPipe()
@@ -98,20 +103,21 @@ func TestAgentUploadsAndTakesARotatedToken(t *testing.T) {
 		return c
 	}
 	ctx := context.Background()
-	req := backup.UploadRequest{Snapshot: filepath.Join(snapDir, "20261206000000000000_timestamp_9"),
-		Object:      backup.S3Object{Endpoint: store.URL, Bucket: "backups", Key: "a/b", Region: "us-east-1"},
+	req := backup.JobRequest{Kind: backup.KindBackup, Memgraph: backup.MemgraphTarget{Address: advertised}, Role: "main",
+		Deadline:    time.Now().Add(time.Minute),
+		Store:       backup.S3Object{Endpoint: store.URL, Bucket: "backups", Key: "a/b", Region: "us-east-1"},
 		Credentials: backup.S3Credentials{AccessKeyID: "k", SecretAccessKey: "s"}}
 	if _, err := client("first-token-0123456789").Start(ctx, addr, "job-1", req); err != nil {
 		t.Fatal(err)
 	}
-	var st backup.UploadStatus
+	var st backup.JobStatus
 	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
-		if st, err = client("first-token-0123456789").Status(ctx, addr, "job-1"); err != nil || st.State != backup.StateRunning {
+		if st, err = client("first-token-0123456789").Status(ctx, addr, "job-1"); err != nil || st.Done() {
 			break
 		}
 	}
-	if err != nil || st.State != backup.StateCompleted || st.Result.Size != 4321 {
-		t.Fatalf("upload: %+v, %v; want Completed with 4321 bytes", st, err)
+	if err != nil || st.State != backup.StateCompleted || len(st.Databases) != 1 || st.Databases[0].Size == 0 {
+		t.Fatalf("backup: %+v, %v; want Completed with the default database's snapshot uploaded", st, err)
 	}
 
 	must(t, os.WriteFile(filepath.Join(dir, "token"), []byte("second-token-0123456789\n"), 0o600))
@@ -129,6 +135,16 @@ func TestAgentUploadsAndTakesARotatedToken(t *testing.T) {
 		t.Fatalf("rotated token: %+v, %v", st, err)
 	}
 	stopsOnSIGTERM(t, cmd)
+}
+
+// The agent dials the advertised address's port on the loopback interface: its own pod's
+// Memgraph.
+func TestAgentDialsItsOwnPod(t *testing.T) {
+	for in, want := range map[string]string{"mg-data-0.mg-data.db.svc.cluster.local:7687": "127.0.0.1:7687", "[fd00::1]:7688": "127.0.0.1:7688", "no-port": "no-port"} {
+		if got := loopback(in); got != want {
+			t.Errorf("loopback(%s) = %s, want %s", in, got, want)
+		}
+	}
 }
 
 func must(t *testing.T, err error) {

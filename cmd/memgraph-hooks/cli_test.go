@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"syscall"
@@ -18,43 +19,39 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/memgraph-hooks/memgraph-hooks/internal/clitest"
 )
 
-// The tests below run the real main() in a child process (this test binary, re-executed with
-// runMainEnv set), so exit codes, stdout and stderr are the ones a user sees.
-const runMainEnv = "MEMGRAPH_HOOKS_RUN_MAIN"
-
-func TestMain(m *testing.M) {
-	if os.Getenv(runMainEnv) == "1" {
-		main()
-		os.Exit(0)
-	}
-	os.Exit(m.Run())
-}
+// The tests below run the real main() in a child process, so exit codes, stdout and stderr are
+// the ones a user sees.
+func TestMain(m *testing.M) { clitest.Main(m, main) }
 
 func command(t *testing.T, args ...string) *exec.Cmd {
 	t.Helper()
-	cmd := exec.Command(os.Args[0], args...)
-	cmd.Env = append(os.Environ(), runMainEnv+"=1")
-	return cmd
+	return clitest.Command(t, nil, args...)
 }
 
 // runMain runs main with args and returns its exit code, stdout and stderr.
 func runMain(t *testing.T, args ...string) (int, string, string) {
 	t.Helper()
+	return clitest.Run(t, nil, args...)
+}
+
+// startLogging starts main with args and returns it with its log, line by line; the process is
+// killed when the test ends.
+func startLogging(t *testing.T, args ...string) (*exec.Cmd, *bufio.Scanner, io.ReadCloser) {
+	t.Helper()
 	cmd := command(t, args...)
-	var stdout, stderr strings.Builder
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	err := cmd.Run()
-	var exit *exec.ExitError
-	switch {
-	case err == nil:
-		return 0, stdout.String(), stderr.String()
-	case errors.As(err, &exit):
-		return exit.ExitCode(), stdout.String(), stderr.String()
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
 	}
-	t.Fatalf("running main: %v", err)
-	return 0, "", ""
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cmd.Process.Kill() })
+	return cmd, bufio.NewScanner(stderr), stderr
 }
 
 var (
@@ -137,6 +134,12 @@ func TestBadCommandLinesExitTwo(t *testing.T) {
 		{[]string{"--certificate-projection-grace=0s"}, "--certificate-projection-grace must be positive"},
 		{[]string{"--shutdown-timeout=-1s"}, "--shutdown-timeout must not be negative"},
 		{[]string{"--listen="}, "--listen must not be empty"},
+		{[]string{"--tls-cert-file=/etc/hooks/tls.crt"}, "--tls-cert-file needs --tls-key-file"},
+		{[]string{"--tls-key-file=/etc/hooks/tls.key"}, "--tls-key-file needs --tls-cert-file"},
+		{[]string{"--client-ca-file=/etc/hooks/ca.crt", "--auth-token-file=/etc/hooks/token"}, "--client-ca-file needs HTTPS"},
+		{[]string{"--metrics-auth"}, "--metrics-auth needs --auth-token-file or --client-ca-file"},
+		{[]string{"--credentials-reload-interval=0s"}, "--credentials-reload-interval must be positive"},
+		{[]string{"--agent-image="}, "--agent-image must not be empty"},
 	} {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
 			code, stdout, stderr := runMain(t, tc.args...)
@@ -183,16 +186,7 @@ func TestBindFailureNamesTheAddress(t *testing.T) {
 // "serving hooks" is logged once the listeners exist: the addresses it names answer at once.
 // The metrics have their own listener; SIGTERM ends the process cleanly.
 func TestServesOnceLoggedAndStopsOnSIGTERM(t *testing.T) {
-	cmd := command(t, "--listen=127.0.0.1:0", "--metrics-listen=127.0.0.1:0")
-	stderr, err := cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = cmd.Process.Kill() }()
-	lines := bufio.NewScanner(stderr)
+	cmd, lines, stderr := startLogging(t, "--listen=127.0.0.1:0", "--metrics-listen=127.0.0.1:0")
 	var serving struct{ Msg, Listen, Metrics string }
 	for lines.Scan() {
 		if json.Unmarshal(lines.Bytes(), &serving) == nil && serving.Msg == "serving hooks" {
@@ -245,16 +239,17 @@ func stopsOnSIGTERM(t *testing.T, cmd *exec.Cmd) {
 	}
 }
 
-// --simulate binds loopback unless told otherwise.
+// --simulate binds loopback unless told otherwise, on ports of its own: not 127.0.0.1:8080,
+// where kubectl without a kubeconfig looks for an API server.
 func TestSimulateBindsLoopbackByDefault(t *testing.T) {
 	for _, tc := range []struct {
 		args                  []string
 		listen, metricsListen string
 	}{
 		{nil, ":8080", ":9090"},
-		{[]string{"--simulate"}, "127.0.0.1:8080", "127.0.0.1:9090"},
-		{[]string{"--simulate", "--listen=:8081"}, ":8081", "127.0.0.1:9090"},
-		{[]string{"--simulate", "--metrics-listen="}, "127.0.0.1:8080", ""},
+		{[]string{"--simulate"}, "127.0.0.1:18080", "127.0.0.1:19090"},
+		{[]string{"--simulate", "--listen=:8081"}, ":8081", "127.0.0.1:19090"},
+		{[]string{"--simulate", "--metrics-listen="}, "127.0.0.1:18080", ""},
 	} {
 		o, err := parseFlags(tc.args, io.Discard)
 		if err != nil {
@@ -270,16 +265,7 @@ func TestSimulateBindsLoopbackByDefault(t *testing.T) {
 // client that speaks plain HTTP to the HTTPS listener is logged as a warning, not as plain text.
 func TestEveryLogLineIsJSONWithOneLevel(t *testing.T) {
 	flags, _ := hookFiles(t)
-	cmd := command(t, append([]string{"--listen=127.0.0.1:0", "--metrics-listen="}, flags...)...)
-	stderr, err := cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = cmd.Process.Kill() }()
-	lines := bufio.NewScanner(stderr)
+	cmd, lines, _ := startLogging(t, append([]string{"--listen=127.0.0.1:0", "--metrics-listen="}, flags...)...)
 	var all []string
 	var serving struct{ Msg, Listen string }
 	for serving.Listen == "" && lines.Scan() {
@@ -372,4 +358,86 @@ func TestFileFlagErrorsExitTwoNamingTheFlag(t *testing.T) {
 			}
 		})
 	}
+}
+
+// --help shows the agent subcommand beside the hook's own usage, and names every flag's value
+// by its type (a backquoted word in a flag's usage would replace it).
+func TestHelpNamesTheAgentAndEachValueType(t *testing.T) {
+	code, stdout, _ := runMain(t, "--help")
+	if code != 0 {
+		t.Fatalf("--help exited %d", code)
+	}
+	for _, want := range []string{
+		"Usage: memgraph-hooks [flags]\n",
+		"\n       memgraph-hooks agent [flags] ",
+		"\n  -agent-image string\n",
+		"\n  -listen string\n",
+		"\n  -version\n",
+	} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("--help lacks %q:\n%s", want, stdout)
+		}
+	}
+	for _, m := range regexp.MustCompile(`(?m)^  -[a-z-]+ (.+)$`).FindAllStringSubmatch(stdout, -1) {
+		if !slices.Contains([]string{"string", "duration", "int", "value"}, m[1]) {
+			t.Errorf("a flag's value is named %q, not by its type: %s", m[1], m[0])
+		}
+	}
+}
+
+// --version prints one line, the command, its module version and its commit, and exits 0: for
+// the hook and for its agent subcommand.
+func TestVersion(t *testing.T) {
+	for _, args := range [][]string{{"--version"}, {"agent", "--version"}, {"--version", "--listen=:1"}} {
+		code, stdout, stderr := runMain(t, args...)
+		want := regexp.MustCompile(`^memgraph-hooks( agent)? version \S+, commit \S+( \(modified\))?, go1\.\S+\n$`)
+		if code != 0 || stderr != "" || !want.MatchString(stdout) {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q; want 0 and one version line", args, code, stdout, stderr)
+		}
+	}
+}
+
+// The files the flags name are read before any port is bound: a command line with an unusable
+// file exits 2 naming that flag, even when a port it names is taken too.
+func TestFilesAreCheckedBeforePortsAreBound(t *testing.T) {
+	taken, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer taken.Close()
+	missing := filepath.Join(t.TempDir(), "token")
+	code, _, stderr := runMain(t, "--listen="+taken.Addr().String(), "--metrics-listen=", "--auth-token-file="+missing)
+	if code != 2 || !strings.Contains(stderr, "--auth-token-file: open "+missing) || strings.Contains(stderr, "address already in use") {
+		t.Errorf("exit %d, stderr %q; want 2 naming --auth-token-file and not the port", code, stderr)
+	}
+}
+
+// --simulate says what to try next, and the command it names works: posting the example request
+// to the address it serves on registers the simulated cluster.
+func TestSimulateSaysWhatToTryNext(t *testing.T) {
+	cmd, lines, stderr := startLogging(t, "--simulate", "--listen=127.0.0.1:0", "--metrics-listen=")
+	var hint struct{ Msg, Try string }
+	for hint.Try == "" && lines.Scan() {
+		_ = json.Unmarshal(lines.Bytes(), &hint)
+	}
+	go func() { _, _ = io.Copy(io.Discard, stderr) }()
+	m := regexp.MustCompile(`^curl -s (127\.0\.0\.1:\d+)/sync -d @(\S+) \| jq \.status$`).FindStringSubmatch(hint.Try)
+	if m == nil || !strings.Contains(hint.Msg, "Debugging with curl") {
+		t.Fatalf("no line saying what to try next, with a curl command and the walk-through: %+v", hint)
+	}
+	body, err := os.Open(filepath.Join("../..", m[2]))
+	if err != nil {
+		t.Fatalf("the request file the hint names: %v", err)
+	}
+	defer body.Close()
+	resp, err := http.Post("http://"+m[1]+"/sync", "application/json", body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var out struct{ Status struct{ Main, Leader string } }
+	if err := json.NewDecoder(resp.Body).Decode(&out); err != nil || resp.StatusCode != http.StatusOK || out.Status.Main == "" || out.Status.Leader == "" {
+		t.Errorf("POST %s: %d, %+v, %v; want the cluster registered with a MAIN and a leader", hint.Try, resp.StatusCode, out, err)
+	}
+	stopsOnSIGTERM(t, cmd)
 }

@@ -17,17 +17,21 @@ import (
 
 	"github.com/memgraph-hooks/memgraph-hooks/hooks"
 	"github.com/memgraph-hooks/memgraph-hooks/hooks/serving"
+	"github.com/memgraph-hooks/memgraph-hooks/internal/version"
 )
 
 // What the hook and `memgraph-hooks agent` share: the exit codes, the command line's parsing
 // and checks, the logger, and serving until SIGTERM.
 
-// exitCode reports a command's outcome and returns its exit code: 0 after --help or a clean
-// shutdown; 2 for a command line that cannot run (parseErr, or a *FileError from run: a file flag
-// names a file the command cannot use); 1 for any other failure while running.
+// errVersion is parseCommandLine's answer to --version, which it has printed.
+var errVersion = errors.New("version printed")
+
+// exitCode reports a command's outcome and returns its exit code: 0 after --help, --version or a
+// clean shutdown; 2 for a command line that cannot run (parseErr, or a *FileError from run: a
+// file flag names a file the command cannot use); 1 for any other failure while running.
 func exitCode(command string, parseErr error, run func() error) int {
 	switch {
-	case errors.Is(parseErr, flag.ErrHelp):
+	case errors.Is(parseErr, flag.ErrHelp), errors.Is(parseErr, errVersion):
 		return 0
 	case parseErr != nil:
 		fmt.Fprintf(os.Stderr, "%s: %v\nRun %s --help to list the flags.\n", command, parseErr, command)
@@ -46,29 +50,45 @@ func exitCode(command string, parseErr error, run func() error) int {
 	return 1
 }
 
-// parseCommandLine parses args into fs, which is named after the command. --help prints the
-// usage (does says what the command does) to help and returns flag.ErrHelp; errors are reported
-// once, by exitCode. A command takes only flags.
-func parseCommandLine(fs *flag.FlagSet, args []string, help io.Writer, does string) error {
+// usage is what --help says besides the flags: what the command does, and the usage lines of
+// its subcommands.
+type usage struct {
+	does        string
+	subcommands []string // e.g. "agent [flags]    the backup agent of every data pod"
+}
+
+// parseCommandLine parses args into fs, which is named after the command, with the --version
+// flag every command has. --help prints the usage to help and returns flag.ErrHelp; --version
+// prints the version there and returns errVersion; errors are reported once, by exitCode. A
+// command takes only flags.
+func parseCommandLine(fs *flag.FlagSet, args []string, help io.Writer, u usage) error {
 	fs.SetOutput(io.Discard)
 	fs.Usage = func() {}
+	showVersion := fs.Bool("version", false, "print the module version and the commit this binary was built from, and exit")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			printUsage(fs, help, does)
+			printUsage(fs, help, u)
 		}
 		return err
 	}
 	if fs.NArg() > 0 {
 		return fmt.Errorf("unexpected argument %q: %s takes only flags, and none after it were read", fs.Arg(0), fs.Name())
 	}
+	if *showVersion {
+		fmt.Fprintln(help, version.Line(fs.Name()))
+		return errVersion
+	}
 	return nil
 }
 
-// printUsage prints a command's usage line, what it does and its flags.
-func printUsage(fs *flag.FlagSet, w io.Writer, does string) {
+// printUsage prints a command's usage lines, what it does and its flags.
+func printUsage(fs *flag.FlagSet, w io.Writer, u usage) {
 	fmt.Fprintf(w, "Usage: %s [flags]\n", fs.Name())
+	for _, sub := range u.subcommands {
+		fmt.Fprintf(w, "       %s %s\n", fs.Name(), sub)
+	}
 	fmt.Fprintln(w)
-	fmt.Fprintln(w, does)
+	fmt.Fprintln(w, u.does)
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "Flags:")
 	fs.SetOutput(w)

@@ -7,13 +7,15 @@ import (
 	"net"
 )
 
-// The listeners' defaults: every interface in a Pod, loopback only with --simulate, where the
-// hook talks to a simulated cluster on a workstation and nothing else should reach it.
+// The listeners' defaults: every interface in a Pod; with --simulate, loopback only (the hook
+// talks to a simulated cluster on a workstation and nothing else should reach it), on ports of
+// their own: kubectl without a kubeconfig falls back to an API server at 127.0.0.1:8080, and
+// would otherwise talk to the hook.
 const (
 	defaultListen        = ":8080"
 	defaultMetricsListen = ":9090"
-	simulateListen       = "127.0.0.1:8080"
-	simulateMetrics      = "127.0.0.1:9090"
+	simulateListen       = "127.0.0.1:18080"
+	simulateMetrics      = "127.0.0.1:19090"
 )
 
 // check refuses values the hook cannot run with, and applies --simulate's loopback defaults to

@@ -16,6 +16,7 @@ import (
 
 	"github.com/memgraph-hooks/memgraph-hooks/hooks"
 	"github.com/memgraph-hooks/memgraph-hooks/hooks/serving"
+	"github.com/memgraph-hooks/memgraph-hooks/internal/version"
 	"github.com/memgraph-hooks/memgraph-hooks/memgraph"
 	"github.com/memgraph-hooks/memgraph-hooks/memgraph/bolt"
 	"github.com/memgraph-hooks/memgraph-hooks/planner"
@@ -51,9 +52,9 @@ func main() {
 func parseFlags(args []string, help io.Writer) (options, error) {
 	var o options
 	fs := flag.NewFlagSet("memgraph-hooks", flag.ContinueOnError)
-	fs.StringVar(&o.listen, "listen", defaultListen, "address to serve the hooks on; with --simulate, 127.0.0.1:8080 unless given")
+	fs.StringVar(&o.listen, "listen", defaultListen, "address to serve the hooks on; with --simulate, "+simulateListen+" unless given")
 	fs.StringVar(&o.metricsListen, "metrics-listen", defaultMetricsListen,
-		"address to serve GET /metrics on, apart from the hooks; with --simulate, 127.0.0.1:9090 unless given; empty: none")
+		"address to serve GET /metrics on, apart from the hooks; with --simulate, "+simulateMetrics+" unless given; empty: none")
 	fs.StringVar(&o.logLevel, "log-level", "info", "debug, info, warn or error")
 	fs.DurationVar(&o.syncBudget, "sync-budget", hooks.DefaultSyncBudget,
 		"time one sync may spend on Bolt; keep it well under the CompositeController's webhook timeout (10s)")
@@ -68,9 +69,9 @@ func parseFlags(args []string, help io.Writer) (options, error) {
 	fs.Var(o.resolve, "resolve",
 		"host:port=dial-host:port; dial the second address for the first (repeatable), e.g. to reach coordinators through kubectl port-forward")
 	fs.StringVar(&o.agentImage, "agent-image", topology.DefaultAgentImage,
-		"image of the backup-agent sidecar of every data pod (`memgraph-hooks agent`): the hook's own; changing it rolls the data pods")
+		"image of the backup-agent sidecar of every data pod, which runs memgraph-hooks agent: the hook's own; changing it rolls the data pods")
 	registerSecurityFlags(fs, &o.security)
-	if err := parseCommandLine(fs, args, help, "Serves Metacontroller's sync and customize hooks for MemgraphClusters."); err != nil {
+	if err := parseCommandLine(fs, args, help, hookUsage); err != nil {
 		return o, err
 	}
 	if err := o.check(fs); err != nil {
@@ -79,8 +80,22 @@ func parseFlags(args []string, help io.Writer) (options, error) {
 	return o, o.security.validate()
 }
 
+// hookUsage is what --help says besides the flags.
+var hookUsage = usage{
+	does: "Serves Metacontroller's sync and customize hooks for MemgraphClusters; with --simulate, against a built-in\n" +
+		"simulated Memgraph cluster, for trying the hook with curl (docs/operations.md, \"Debugging with curl\").",
+	subcommands: []string{"agent [flags]    the backup agent of every data pod (memgraph-hooks agent --help)"},
+}
+
+// run reads the credential files, binds the listeners and serves. The files come first: a
+// command line naming a file it cannot use fails on that, whatever the ports.
 func run(o options) error {
 	logger, err := newLogger(o.logLevel)
+	if err != nil {
+		return err
+	}
+	reg := prometheus.NewRegistry()
+	creds, err := o.security.load(logger, reg, o.simulate)
 	if err != nil {
 		return err
 	}
@@ -101,16 +116,11 @@ func run(o options) error {
 	pool := bolt.NewPool(bolt.PoolOptions{Resolver: resolver, Logger: logger})
 	defer pool.Close()
 
-	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 			Name: "memgraph_hooks_bolt_pools",
 			Help: "Coordinator addresses the hook holds Bolt connections to; one nobody asked for a minute is closed, so it follows the clusters that exist.",
 		}, func() float64 { return float64(pool.Stats().Addresses) }))
-	creds, err := o.security.load(logger, reg, o.simulate)
-	if err != nil {
-		return err
-	}
 	cfg := handlerSecurity(o.hookConfig(pool, logger, reg), creds, o.security)
 	return serve(o, logger, lns, creds, hooks.NewHandler(cfg), hooks.MetricsHandler(cfg, reg))
 }
@@ -140,9 +150,13 @@ func serve(o options, logger *slog.Logger, lns listeners, creds *serving.Credent
 		servers = append(servers, srv)
 	}
 	return serveUntilStopped(logger, creds, o.shutdownTimeout, servers, lns.all(), func() {
-		logger.Info("serving hooks", "listen", lns.hooks.Addr().String(), "metrics", lns.metricsAddr(),
+		logger.Info("serving hooks", "version", version.Get().String(), "listen", lns.hooks.Addr().String(), "metrics", lns.metricsAddr(),
 			"syncBudget", o.syncBudget.String(), "simulate", o.simulate,
 			"https", creds.TLS(), "bearerToken", o.security.tokenFile != "", "clientCertificates", creds.ClientCertRequired())
+		if o.simulate {
+			logger.Info("the simulated cluster waits for its first sync: walk through docs/operations.md, \"Debugging with curl\"",
+				"try", "curl -s "+lns.hooks.Addr().String()+"/sync -d @examples/hook-requests/sync-pods-ready.json | jq .status")
+		}
 	})
 }
 

@@ -90,7 +90,7 @@ func TestFlags(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := tuned{6 * time.Second, 2 * time.Minute, 8 << 20, "ghcr.io/memgraph-hooks/memgraph-hooks:v0.1.0"}
+	want := tuned{6 * time.Second, 2 * time.Minute, 8 << 20, "memgraph-hooks:dev"}
 	if diff := cmp.Diff(want, of(defaults.hookConfig(nil, nil, nil))); diff != "" {
 		t.Errorf("the defaults in the handler's configuration (-want +got):\n%s", diff)
 	}

@@ -38,11 +38,18 @@ func registerSecurityFlags(fs *flag.FlagSet, s *securityFlags) {
 		"how often the certificate, client CA and token files are checked for changes")
 }
 
+// validate refuses flags that cannot work together, naming them.
 func (s securityFlags) validate() error {
-	if s.protectMetrics && s.tokenFile == "" && s.clientCAFile == "" {
+	switch {
+	case s.certFile != "" && s.keyFile == "":
+		return errors.New("--tls-cert-file needs --tls-key-file, the certificate's private key")
+	case s.keyFile != "" && s.certFile == "":
+		return errors.New("--tls-key-file needs --tls-cert-file, the certificate it is the key of")
+	case s.clientCAFile != "" && s.certFile == "":
+		return errors.New("--client-ca-file needs HTTPS: give --tls-cert-file and --tls-key-file too")
+	case s.protectMetrics && s.tokenFile == "" && s.clientCAFile == "":
 		return errors.New("--metrics-auth needs --auth-token-file or --client-ca-file")
-	}
-	if s.reloadInterval <= 0 {
+	case s.reloadInterval <= 0:
 		return errors.New("--credentials-reload-interval must be positive")
 	}
 	return nil

@@ -170,14 +170,14 @@ func TestSecurityFlags(t *testing.T) {
 	for _, bad := range [][]string{
 		{"--metrics-auth"},
 		{"--credentials-reload-interval", "0s"},
+		{"--tls-cert-file", flags[1]},
+		{"--client-ca-file", flags[1]},
 	} {
 		if _, err := parseFlags(bad, io.Discard); err == nil {
 			t.Errorf("parseFlags(%q) accepted", bad)
 		}
 	}
 	for _, bad := range [][]string{
-		{"--tls-cert-file", flags[1]},
-		{"--client-ca-file", flags[1]},
 		{"--auth-token-file", filepath.Join(t.TempDir(), "missing")},
 	} {
 		o, err := parseFlags(bad, io.Discard)

@@ -16,6 +16,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/memgraph-hooks/memgraph-hooks/backup"
+	"github.com/memgraph-hooks/memgraph-hooks/memgraph/bolt"
 	"github.com/memgraph-hooks/memgraph-hooks/topology"
 )
 
@@ -29,6 +30,15 @@ func (p *Pods) dataDir(host string) string {
 		return ""
 	}
 	return filepath.Join(p.dataRoot, host)
+}
+
+// agentPool is the Bolt pool every agent reaches its pod's Memgraph through: the World, which
+// resolves a pod's advertised address to its instance. Caller holds p.mu.
+func (p *Pods) agentPool() *bolt.Pool {
+	if p.pool == nil {
+		p.pool = bolt.NewPool(bolt.PoolOptions{Resolver: p.World})
+	}
+	return p.pool
 }
 
 // podAgent is the real backup agent (package backup) serving for one data Pod, as its
@@ -101,6 +111,8 @@ func (p *Pods) startAgent(pod *corev1.Pod, c corev1.Container, host string, port
 	agent, err := backup.NewAgent(backup.AgentConfig{
 		SnapshotDir: filepath.Join(p.dataDir(host), "snapshots"),
 		Tokens:      staticTokens{bytes.TrimSpace(files["--auth-token-file"])},
+		// The pod's own Memgraph, as the agent's loopback dial reaches it in a pod.
+		Memgraph: backup.SnapshotsVia(p.agentPool().Snapshots),
 	})
 	if err != nil {
 		return nil, err

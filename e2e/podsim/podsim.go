@@ -38,6 +38,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/memgraph-hooks/memgraph-hooks/e2e/env"
+	"github.com/memgraph-hooks/memgraph-hooks/memgraph/bolt"
 	"github.com/memgraph-hooks/memgraph-hooks/memgraph/sim"
 	"github.com/memgraph-hooks/memgraph-hooks/topology"
 )
@@ -64,6 +65,7 @@ type Pods struct {
 	tracked  map[string]*instance // by host
 	agents   map[string]*podAgent // by host: data Pods' backup agents (agent.go)
 	dataRoot string               // the data instances' directories (agent.go)
+	pool     *bolt.Pool           // the agents' Bolt to their pods' instances (agent.go)
 	events   []Event
 
 	onGone func(host string)
@@ -172,6 +174,9 @@ func (p *Pods) Stop() {
 	defer p.mu.Unlock()
 	for host := range p.agents {
 		p.stopAgent(host)
+	}
+	if p.pool != nil {
+		_ = p.pool.Close()
 	}
 	_ = os.RemoveAll(p.dataRoot)
 	_ = os.RemoveAll(p.root)

@@ -1,9 +1,10 @@
 // Package backups is the hooks of MemgraphBackups and MemgraphScheduledBackups: taking a backup
-// (a snapshot on the MAIN, uploaded by the MAIN's backup agent), removing its object when it
-// goes, and creating backups on a schedule. What it decides is planner's (BackupWaits,
-// DecideSchedule); how a cluster's Memgraph is reached, and how an answer is written and
-// counted, are the shell's (Config). It shares nothing with a MemgraphCluster's sync but the
-// wire and what ReadSecrets reads.
+// (a job of the backup agent beside the instance chosen, which snapshots every database and
+// uploads each), removing its objects when it goes, and creating backups on a schedule, and the
+// restore source of a restoring cluster. What it decides is planner's (BackupWaits,
+// ChooseBackupInstance, BackupFailure, DecideSchedule); how a cluster's Memgraph is reached, and
+// how an answer is written and counted, are the shell's (Config). No query or call it makes takes
+// longer than the data is big: the agent does that, and the hook starts, polls and reports it.
 package backups
 
 import (
@@ -23,14 +24,14 @@ import (
 )
 
 // A MemgraphBackup's hooks. Its status is the backup's record: a backup is taken once, so the
-// phase it recorded (and where the snapshot was taken) is what the next call continues from —
-// Pending and not yet started, Running with an upload to poll on the pod that took the
-// snapshot, or done for good. Everything else is read again on every call: the cluster, its
-// MAIN, the Secrets, the other backups, the agent's job.
+// phase it recorded (and where it is taken) is what the next call continues from — Pending and
+// not yet started, Running with a job to poll on the instance's agent, or done for good.
+// Everything else is read again on every call: the cluster, its leader's view, the Secrets, the
+// other backups, the agent's job.
 
-// Polling intervals, as resyncAfterSeconds: while an upload runs, and while a backup waits.
+// Polling intervals, as resyncAfterSeconds: while a job runs, and while a backup waits.
 const (
-	uploadPoll  = 2 * time.Second
+	jobPoll     = 2 * time.Second
 	pendingPoll = 10 * time.Second
 )
 
@@ -47,13 +48,14 @@ type Config struct {
 	Budget time.Duration // the shared deadline of every query and call of one hook request
 	Now    func() time.Time
 	Log    *slog.Logger
-	// Reach is how cluster c's coordinators and data instances are reached with the Secrets of
-	// its namespace (spec.tls's trust, spec.auth's credentials); problems say what is missing.
-	Reach func(c *topology.Cluster, secrets map[string]*wire.Object) (coordinators, data memgraph.Connector, problems []string)
-	// FindMain is the data instance the leader of c names MAIN, which must be up.
-	FindMain func(ctx context.Context, conn memgraph.Connector, c *topology.Cluster) (topology.DataInstance, error)
+	// Reach is how cluster c's Memgraph is reached with the Secrets of its namespace (spec.tls's
+	// trust, spec.auth's credentials).
+	Reach func(c *topology.Cluster, secrets map[string]*wire.Object) Reached
+	// Choose reads c's leader (and, for spec.backup.target PreferReplica, the catch-up proofs) and
+	// chooses the instance a backup is taken on (planner.ChooseBackupInstance).
+	Choose func(ctx context.Context, r Reached, c *topology.Cluster) (planner.BackupChoice, planner.Wait)
 	// NewAgents makes the clients of one cluster's agents; RemoveObject removes an uploaded object.
-	NewAgents    func(backup.AgentClientConfig) (UploadAgents, error)
+	NewAgents    func(backup.AgentClientConfig) (Agents, error)
 	RemoveObject func(context.Context, backup.S3Object, backup.S3Credentials) error
 	// Answer writes a hook's answer, Fail a request that could not be served; the shell counts both.
 	Answer func(w http.ResponseWriter, hook string, code int, body any)
@@ -66,10 +68,20 @@ type Controller struct{ cfg Config }
 // New returns the controller of cfg.
 func New(cfg Config) *Controller { return &Controller{cfg: cfg} }
 
-// UploadAgents are the backup agents of one cluster (backup.AgentClient).
-type UploadAgents interface {
-	Start(ctx context.Context, agentAddr, id string, req backup.UploadRequest) (backup.UploadStatus, error)
-	Status(ctx context.Context, agentAddr, id string) (backup.UploadStatus, error)
+// Reached is how one cluster's Memgraph is reached from the hook (its coordinators; its data
+// instances with spec.auth's credentials) and from an agent beside a data instance (Agent:
+// spec.tls's CA and spec.auth's user; the instance's address is the job's). Problems say what is
+// missing.
+type Reached struct {
+	Coordinators, Data memgraph.Connector
+	Agent              backup.MemgraphTarget
+	Problems           []string
+}
+
+// Agents are the backup agents of one cluster (backup.AgentClient).
+type Agents interface {
+	Start(ctx context.Context, agentAddr, id string, req backup.JobRequest) (backup.JobStatus, error)
+	Status(ctx context.Context, agentAddr, id string) (backup.JobStatus, error)
 	Close()
 }
 
@@ -113,7 +125,7 @@ func (ctl *Controller) syncBackup(ctx context.Context, b *topology.MemgraphBacku
 	case topology.BackupCompleted, topology.BackupFailed:
 		return backupResponse{Status: st}
 	case topology.BackupRunning:
-		return ctl.pollUpload(ctx, b, obs, st)
+		return ctl.pollJob(ctx, b, obs, st)
 	}
 	return ctl.startBackup(ctx, b, obs)
 }
@@ -127,8 +139,10 @@ func pending(b *topology.MemgraphBackup, w planner.Wait) backupResponse {
 // failed records a backup's failure for good.
 func (ctl *Controller) failed(st topology.MemgraphBackupStatus, reason, msg string) backupResponse {
 	st.Phase, st.Reason, st.Error = topology.BackupFailed, reason, msg
-	now := metav1.NewTime(ctl.cfg.Now().UTC().Truncate(time.Second))
-	st.CompletedAt = &now
+	if st.CompletedAt == nil {
+		now := metav1.NewTime(ctl.cfg.Now().UTC().Truncate(time.Second))
+		st.CompletedAt = &now
+	}
 	return backupResponse{Status: st}
 }
 

@@ -148,8 +148,8 @@ func ReadSecrets(b *topology.MemgraphBackup, secrets map[string]*wire.Object, wi
 	return out
 }
 
-// ReadCredentials reads the destination's credentials Secret alone, which is all a restore can
-// use: Memgraph downloads the snapshot itself and cannot be given the store's CA.
+// ReadCredentials reads the destination's credentials Secret alone, which is all removing an
+// object, or reading one, needs besides the CA.
 func ReadCredentials(namespace string, s3 topology.S3Destination, secrets map[string]*wire.Object) Secrets {
 	var out Secrets
 	values := out.read(secrets, namespace, s3.CredentialsSecret.Name, "spec.destination.s3.credentialsSecret",

@@ -5,27 +5,28 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/memgraph-hooks/memgraph-hooks/backup"
 	"github.com/memgraph-hooks/memgraph-hooks/hooks/wire"
-	"github.com/memgraph-hooks/memgraph-hooks/memgraph"
 	"github.com/memgraph-hooks/memgraph-hooks/topology"
 )
 
 // RestoreSource is where the backup a cluster restores is, as the related objects say, or what
 // is missing for it.
 type RestoreSource struct {
-	Label   string // "MemgraphBackup <name>" or the s3:// URI
-	URI     string
-	S3      *memgraph.S3Config
-	Problem string
-	// CASecret names the destination's caSecret, "" when it has none. Memgraph downloads the
-	// snapshot itself and RECOVER SNAPSHOT takes no CA (its config holds aws_region,
-	// aws_access_key, aws_secret_key and aws_endpoint_url alone), so the data pods' image must
-	// trust that CA; a failed restore says so.
-	CASecret string
+	Label string // "MemgraphBackup <name>" or the s3:// URI
+	// Store is the default database's object (in the destination, with its caSecret's CA when
+	// it names one), Credentials the destination's.
+	Store       backup.S3Object
+	Credentials backup.S3Credentials
+	// Databases are the backup's databases as its MemgraphBackup recorded them (key, size,
+	// SHA-256, timestamp); empty for an object named by destination and key, whose other
+	// databases the agent finds beside it in the store.
+	Databases []backup.DatabaseJob
+	Problem   string
 }
 
 // ReadRestoreSource resolves spec.bootstrap.fromBackup with the related MemgraphBackup (by name)
-// and the destination's credentials Secret; nil when the spec restores nothing.
+// and the destination's Secrets; nil when the spec restores nothing.
 func ReadRestoreSource(c *topology.Cluster, related map[string]map[string]json.RawMessage, secrets map[string]*wire.Object) (*RestoreSource, error) {
 	from := c.FromBackup()
 	if from == nil {
@@ -48,33 +49,41 @@ func ReadRestoreSource(c *topology.Cluster, related map[string]map[string]json.R
 			return src, nil
 		}
 		dest, key = &b.Spec.Destination, b.Status.Key
+		src.Databases = recordedDatabases(b.Status)
 	}
 	s3 := dest.S3
-	src.URI = "s3://" + s3.Bucket + "/" + key
 	if src.Label == "" {
-		src.Label = src.URI
+		src.Label = "s3://" + s3.Bucket + "/" + key
 	}
-	creds := ReadCredentials(c.Namespace(), s3, secrets)
-	if len(creds.Problems) > 0 {
-		src.Problem = "restoring " + src.Label + " needs " + strings.Join(creds.Problems, "; ")
+	read := ReadCredentials(c.Namespace(), s3, secrets)
+	var ca []byte
+	if s3.CASecret != nil {
+		if values := read.read(secrets, c.Namespace(), s3.CASecret.Name, "the destination's caSecret", topology.S3CAKey); values != nil {
+			ca = []byte(values[0])
+		}
+	}
+	if len(read.Problems) > 0 {
+		src.Problem = "restoring " + src.Label + " needs " + strings.Join(read.Problems, "; ")
 		return src, nil
 	}
-	if s3.CASecret != nil {
-		src.CASecret = s3.CASecret.Name
-	}
-	src.S3 = &memgraph.S3Config{Region: topology.BackupRegion(s3), AccessKey: creds.Creds.AccessKeyID,
-		SecretKey: creds.Creds.SecretAccessKey, EndpointURL: strings.TrimSuffix(s3.Endpoint, "/")}
+	src.Store, src.Credentials = backup.ObjectIn(s3, key, ca), read.Creds
 	return src, nil
 }
 
-// CANote tells, for a store verified with a private CA, that Memgraph cannot be given it; "" for
-// a store without caSecret.
-func (src *RestoreSource) CANote() string {
-	if src.CASecret == "" {
-		return ""
+// recordedDatabases are the databases a completed backup's status records, for a restore to
+// verify; a status that lists none (a backup of the default database alone, as an earlier hook
+// recorded it) gives that one.
+func recordedDatabases(st topology.MemgraphBackupStatus) []backup.DatabaseJob {
+	var out []backup.DatabaseJob
+	for _, d := range st.Databases {
+		if d.Skipped == "" {
+			out = append(out, backup.DatabaseJob{Name: d.Name, Key: d.Key, Size: d.Size, SHA256: d.SHA256, SnapshotTimestamp: d.SnapshotTimestamp})
+		}
 	}
-	return " (Memgraph fetches the snapshot itself and RECOVER SNAPSHOT takes no CA: the data pods' image must trust " +
-		"the CA in Secret " + src.CASecret + ")"
+	if len(out) == 0 {
+		out = []backup.DatabaseJob{{Name: topology.DefaultDatabase, Key: st.Key, Size: st.Size, SnapshotTimestamp: st.SnapshotTimestamp}}
+	}
+	return out
 }
 
 // relatedBackup is the MemgraphBackup name of c's namespace among the related objects.
@@ -116,8 +125,8 @@ func ObserveRestore(related wire.Groups, body []byte, c *topology.Cluster) (*Res
 }
 
 // RestoreRules ask, for a cluster that restores a backup, for the MemgraphBackup it names and
-// for the Secrets of its namespace: the backup's destination names its credentials Secret, which
-// only the MemgraphBackup says (the hook reads only that one).
+// for the Secrets of its namespace: the backup's destination names its credentials and CA
+// Secrets, which only the MemgraphBackup says (the hook reads only those).
 func RestoreRules(c *topology.Cluster) []wire.RelatedRule {
 	from := c.FromBackup()
 	if from == nil {

@@ -6,23 +6,22 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+	"sync"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/memgraph-hooks/memgraph-hooks/backup"
 	"github.com/memgraph-hooks/memgraph-hooks/hooks/wire"
-	"github.com/memgraph-hooks/memgraph-hooks/memgraph"
 	"github.com/memgraph-hooks/memgraph-hooks/planner"
 	"github.com/memgraph-hooks/memgraph-hooks/topology"
 )
 
-// backupCluster is what a backup that starts needs of its cluster: how to reach the coordinators
-// and the data instances (TLS and spec.auth), and the agents' client configuration.
+// backupCluster is what a backup that starts needs of its cluster: how to reach it, and the
+// Secrets the backup reads.
 type backupCluster struct {
 	c       *topology.Cluster
-	conn    memgraph.Connector // the coordinators'
-	data    memgraph.Connector // the data instances', with spec.auth's credentials
+	reach   Reached
 	secrets Secrets
 }
 
@@ -35,97 +34,93 @@ func (ctl *Controller) prepareBackup(b *topology.MemgraphBackup, obs *backupObse
 	var bc backupCluster
 	if c := obs.cluster; c != nil {
 		gate.Hibernated = c.Hibernate()
-		bc = backupCluster{c: c, secrets: ReadSecrets(b, obs.secrets, true)}
-		gate.SecretProblems = bc.secrets.Problems
-		var problems []string
-		bc.conn, bc.data, problems = ctl.cfg.Reach(c, obs.secrets)
-		gate.SecretProblems = append(gate.SecretProblems, problems...)
+		bc = backupCluster{c: c, secrets: ReadSecrets(b, obs.secrets, true), reach: ctl.cfg.Reach(c, obs.secrets)}
+		gate.SecretProblems = append(bc.secrets.Problems, bc.reach.Problems...)
 	}
 	return bc, planner.BackupWaits(gate, b.Spec.Cluster)
 }
 
-// startBackup takes the snapshot on the MAIN and starts its upload on the MAIN's agent: first a
-// read of the agent's job (named by the backup's UID: a job that exists is this backup's, started
-// by a call whose answer was lost, and is adopted; an agent that does not answer leaves the backup
-// Pending before anything is written), then CREATE SNAPSHOT, SHOW SNAPSHOTS for its timestamp, a
-// second look that the MAIN has not moved, and the job's Start, which never uploads twice. A step
-// that could not run (nothing answered) leaves the backup Pending; a refusal fails it.
+// deadline is when backup b gives up: its creation plus planner.BackupTimeout.
+func deadline(b *topology.MemgraphBackup) time.Time {
+	return b.CreationTimestamp.Add(planner.BackupTimeout).UTC()
+}
+
+// startBackup starts the backup's job on the agent of the instance planner.ChooseBackupInstance
+// chooses. First every agent of the cluster is asked for a job named by the backup's UID: one
+// that has it was started by a call whose answer was lost, and its job is adopted (an agent that
+// does not answer cannot have started one that still runs). Then the instance is chosen and the
+// job started, which an agent never runs twice. What could not be reached leaves the backup
+// Pending; a refusal fails it.
 func (ctl *Controller) startBackup(ctx context.Context, b *topology.MemgraphBackup, obs *backupObservation) backupResponse {
 	bc, wait := ctl.prepareBackup(b, obs)
 	if wait.Reason != "" {
 		return pending(b, wait)
 	}
-	main, err := ctl.cfg.FindMain(ctx, bc.conn, bc.c)
-	if err != nil {
-		return pending(b, planner.Wait{Reason: planner.ReasonNoMain, Message: err.Error()})
+	until := deadline(b)
+	st := topology.MemgraphBackupStatus{ObservedGeneration: b.Generation, Deadline: timePtr(until)}
+	if !ctl.cfg.Now().Before(until) {
+		return ctl.failed(st, planner.ReasonDeadlineExceeded, fmt.Sprintf("the backup did not start within %v of its creation", planner.BackupTimeout))
 	}
 	agents, err := ctl.cfg.NewAgents(bc.secrets.AgentCfg)
 	if err != nil {
 		return pending(b, planner.Wait{Reason: planner.ReasonSecretProblem, Message: fmt.Sprintf("Secret %s/%s: %v", b.Namespace, topology.BackupAgentSecretName(b.Spec.Cluster), err)})
 	}
 	defer agents.Close()
-	agent := bc.c.Network().BackupAgentAddress(main.Ordinal)
-	st := topology.MemgraphBackupStatus{ObservedGeneration: b.Generation, Instance: main.Name, Pod: main.Pod,
-		MemgraphVersion: memgraphVersion(obs.pods[main.Pod], bc.c)}
-	var unknown *backup.UnknownUploadError
-	switch job, err := agents.Status(ctx, agent, string(b.UID)); {
-	case err == nil:
-		return ctl.uploadAnswer(adopted(st, job.Job), job)
-	case !errors.As(err, &unknown):
-		return pending(b, planner.Wait{Reason: planner.ReasonAgentUnreachable, Message: err.Error()})
+	if di, job, ok := findJob(ctx, agents, bc.c, string(b.UID)); ok {
+		st.Instance, st.Pod, st.MemgraphVersion = di.Name, di.Pod, memgraphVersion(obs.pods[di.Pod], bc.c)
+		st.InstanceRole, st.InstanceReason = strings.ToUpper(job.ChosenRole), job.Reason
+		return ctl.jobAnswer(st, job)
 	}
-	client := bc.data.Client(main.BoltServer)
-	path, err := client.CreateSnapshot(ctx)
-	if err != nil {
-		return ctl.snapshotFailed(b, st, err)
+	choice, wait := ctl.cfg.Choose(ctx, bc.reach, bc.c)
+	if wait.Reason != "" {
+		return pending(b, wait)
 	}
-	st.Snapshot = path
-	snaps, err := client.ShowSnapshots(ctx)
-	if err != nil {
-		return ctl.snapshotFailed(b, st, err)
-	}
-	if st.SnapshotTimestamp, err = snapshotTimestamp(snaps, path); err != nil {
-		return ctl.failed(st, planner.ReasonSnapshotFailed, err.Error())
-	}
-	if again, err := ctl.cfg.FindMain(ctx, bc.conn, bc.c); err != nil || again.Name != main.Name {
-		return ctl.failed(st, planner.ReasonMainChanged, mainMoved(main.Name, again.Name, err))
-	}
-	return ctl.startUpload(ctx, b, &bc, agents, agent, st)
-}
-
-// adopted is the status of a backup whose job already runs (its Start answer was lost, or
-// another call started it): what the snapshot and the upload were, as the agent recorded them.
-func adopted(st topology.MemgraphBackupStatus, job backup.UploadJob) topology.MemgraphBackupStatus {
-	st.Snapshot, st.SnapshotTimestamp, st.Key = job.Snapshot, job.SnapshotTimestamp, job.Key
-	if !job.StartedAt.IsZero() {
-		started := metav1.NewTime(job.StartedAt.UTC().Truncate(time.Second))
-		st.StartedAt = &started
-	}
-	return st
-}
-
-// startUpload starts the agent's job and records the backup as Running.
-func (ctl *Controller) startUpload(ctx context.Context, b *topology.MemgraphBackup, bc *backupCluster, agents UploadAgents, agent string, st topology.MemgraphBackupStatus) backupResponse {
+	di := choice.Instance
+	st.Instance, st.Pod, st.MemgraphVersion = di.Name, di.Pod, memgraphVersion(obs.pods[di.Pod], bc.c)
+	st.InstanceRole, st.InstanceReason = strings.ToUpper(choice.Role), choice.Reason
+	target := bc.reach.Agent
+	target.Address = di.BoltServer
 	s3 := b.Spec.Destination.S3
-	st.Key = topology.BackupObjectKey(s3.Prefix, b.Namespace, b.Spec.Cluster, b.Name, st.Snapshot)
-	req := backup.UploadRequest{Snapshot: st.Snapshot, SnapshotTimestamp: st.SnapshotTimestamp, Object: backupObject(b, st.Key, bc.secrets.StoreCA), Credentials: bc.secrets.Creds}
-	up, err := agents.Start(ctx, agent, string(b.UID), req)
+	req := backup.JobRequest{Kind: backup.KindBackup, Memgraph: target, Deadline: until, Role: choice.Role, Reason: choice.Reason,
+		Store:       backup.ObjectIn(s3, topology.BackupKeyPrefix(s3.Prefix, b.Namespace, b.Spec.Cluster, b.Name), bc.secrets.StoreCA),
+		Credentials: bc.secrets.Creds}
+	job, err := agents.Start(ctx, bc.c.Network().BackupAgentAddress(di.Ordinal), string(b.UID), req)
 	if err != nil {
 		var refused *backup.AgentError
-		if errors.As(err, &refused) && refused.StatusCode < http.StatusInternalServerError {
-			return ctl.failed(st, planner.ReasonUploadFailed, refused.Message)
+		if errors.As(err, &refused) && refused.StatusCode < http.StatusInternalServerError && refused.StatusCode != http.StatusNotFound {
+			return ctl.failed(st, planner.ReasonAgentRefused, refused.Message)
 		}
 		return pending(b, planner.Wait{Reason: planner.ReasonAgentUnreachable, Message: err.Error()})
 	}
-	now := metav1.NewTime(ctl.cfg.Now().UTC().Truncate(time.Second))
-	st.StartedAt = &now
-	return ctl.uploadAnswer(st, up)
+	return ctl.jobAnswer(st, job)
 }
 
-// pollUpload reads the Running backup's job on the agent of the pod that took the snapshot.
-func (ctl *Controller) pollUpload(ctx context.Context, b *topology.MemgraphBackup, obs *backupObservation, st topology.MemgraphBackupStatus) backupResponse {
+// findJob asks every agent of c, at once, for job id; the first data instance (by ordinal) whose
+// agent has it, and its job.
+func findJob(ctx context.Context, agents Agents, c *topology.Cluster, id string) (topology.DataInstance, backup.JobStatus, bool) {
+	instances := c.Declare(c.Replicas()).DataInstances
+	jobs := make([]*backup.JobStatus, len(instances))
+	var wg sync.WaitGroup
+	for i, di := range instances {
+		wg.Go(func() {
+			if job, err := agents.Status(ctx, c.Network().BackupAgentAddress(di.Ordinal), id); err == nil {
+				jobs[i] = &job
+			}
+		})
+	}
+	wg.Wait()
+	for i, job := range jobs {
+		if job != nil {
+			return instances[i], *job, true
+		}
+	}
+	return topology.DataInstance{}, backup.JobStatus{}, false
+}
+
+// pollJob reads the Running backup's job on the agent of the instance it is taken on.
+func (ctl *Controller) pollJob(ctx context.Context, b *topology.MemgraphBackup, obs *backupObservation, st topology.MemgraphBackupStatus) backupResponse {
 	ordinal, ok := topology.ParseDataInstanceName(st.Instance)
-	if gone := planner.UploadGone(obs.cluster != nil, ok, b.Spec.Cluster, st.Instance); gone.Reason != "" {
+	if gone := planner.JobGone(obs.cluster != nil, ok, b.Spec.Cluster, st.Instance); gone.Reason != "" {
 		return ctl.failed(st, gone.Reason, gone.Message)
 	}
 	secrets := ReadSecrets(b, obs.secrets, true)
@@ -135,62 +130,62 @@ func (ctl *Controller) pollUpload(ctx context.Context, b *topology.MemgraphBacku
 		return backupResponse{Status: st, ResyncAfterSeconds: pendingPoll.Seconds()}
 	}
 	defer agents.Close()
-	up, err := agents.Status(ctx, obs.cluster.Network().BackupAgentAddress(ordinal), string(b.UID))
-	var unknown *backup.UnknownUploadError
+	job, err := agents.Status(ctx, obs.cluster.Network().BackupAgentAddress(ordinal), string(b.UID))
+	var unknown *backup.UnknownJobError
 	switch {
 	case errors.As(err, &unknown):
-		return ctl.failed(st, planner.ReasonAgentRestarted, err.Error()+"; the snapshot was not uploaded: create a new MemgraphBackup")
+		return ctl.failed(st, planner.ReasonAgentRestarted, err.Error()+": its pod restarted while it took the backup, and the backup "+
+			"is not complete; create a new MemgraphBackup")
 	case err != nil:
 		st.Error = err.Error() // still Running: the agent may answer on a later call
-		return backupResponse{Status: st, ResyncAfterSeconds: uploadPoll.Seconds()}
+		return backupResponse{Status: st, ResyncAfterSeconds: jobPoll.Seconds()}
 	}
-	return ctl.uploadAnswer(st, up)
+	return ctl.jobAnswer(st, job)
 }
 
-// uploadAnswer records what the agent said of the job.
-func (ctl *Controller) uploadAnswer(st topology.MemgraphBackupStatus, up backup.UploadStatus) backupResponse {
-	switch up.State {
-	case backup.StateCompleted:
-		st.Phase, st.Reason, st.Error = topology.BackupCompleted, planner.ReasonCompleted, ""
-		st.Key, st.Size = up.Result.Key, up.Result.Size
-		now := metav1.NewTime(ctl.cfg.Now().UTC().Truncate(time.Second))
-		st.CompletedAt = &now
-		return backupResponse{Status: st}
-	case backup.StateFailed:
-		return ctl.failed(st, planner.ReasonUploadFailed, up.Error)
+// jobAnswer records what the agent says of the backup's job: its progress while it runs, every
+// database's snapshot and object, and how it ended.
+func (ctl *Controller) jobAnswer(st topology.MemgraphBackupStatus, job backup.JobStatus) backupResponse {
+	if !job.StartedAt.IsZero() {
+		st.StartedAt = timePtr(job.StartedAt)
 	}
-	st.Phase, st.Reason, st.Error = topology.BackupRunning, planner.ReasonUploading, ""
-	return backupResponse{Status: st, ResyncAfterSeconds: uploadPoll.Seconds()}
-}
-
-// snapshotFailed is a CREATE SNAPSHOT or SHOW SNAPSHOTS that did not go through: Memgraph's
-// refusal fails the backup in Memgraph's words; a MAIN that did not answer leaves it Pending.
-func (ctl *Controller) snapshotFailed(b *topology.MemgraphBackup, st topology.MemgraphBackupStatus, err error) backupResponse {
-	switch memgraph.KindOf(err) {
-	case memgraph.KindUnreachable, memgraph.KindTimeout, memgraph.KindClosed:
-		return pending(b, planner.Wait{Reason: planner.ReasonNoMain, Message: planner.Explain(err)})
+	if !job.Deadline.IsZero() {
+		st.Deadline = timePtr(job.Deadline)
 	}
-	return ctl.failed(st, planner.ReasonSnapshotFailed, planner.Explain(err))
-}
-
-func mainMoved(before, after string, err error) string {
-	if err != nil {
-		return fmt.Sprintf("the snapshot was taken on %s, then the MAIN could not be read again (%v): the upload did not start, so nothing was copied from an instance that may no longer be MAIN; create a new MemgraphBackup", before, err)
-	}
-	return fmt.Sprintf("the snapshot was taken on %s, then %s became MAIN: the upload did not start, so nothing was copied from an instance that is no longer MAIN; create a new MemgraphBackup", before, after)
-}
-
-// snapshotTimestamp is the timestamp SHOW SNAPSHOTS gives the snapshot at path.
-func snapshotTimestamp(snaps []memgraph.Snapshot, path string) (int64, error) {
-	for _, s := range snaps {
-		if s.Path == path {
-			return s.Timestamp, nil
+	st.UploadedBytes, st.TotalBytes, st.SnapshotWaits = job.BytesDone, job.BytesTotal, int32(job.SnapshotWaits)
+	st.Databases, st.Size = nil, 0
+	for _, d := range job.Databases {
+		st.Databases = append(st.Databases, topology.BackupDatabase{Name: d.Name, Snapshot: d.Snapshot, SnapshotTimestamp: d.SnapshotTimestamp,
+			Key: d.Key, Size: d.Size, SHA256: d.SHA256, Skipped: d.Skipped})
+		st.Size += d.Size
+		if d.Name == topology.DefaultDatabase {
+			st.Snapshot, st.SnapshotTimestamp, st.Key = d.Snapshot, d.SnapshotTimestamp, d.Key
 		}
 	}
-	return 0, fmt.Errorf("CREATE SNAPSHOT answered %s, which SHOW SNAPSHOTS does not list", path)
+	switch job.State {
+	case backup.StateCompleted:
+		st.Phase, st.Reason, st.Error = topology.BackupCompleted, planner.ReasonCompleted, ""
+		st.CompletedAt = timePtr(job.FinishedAt)
+		return backupResponse{Status: st}
+	case backup.StateFailed:
+		st.CompletedAt = timePtr(job.FinishedAt)
+		reason := planner.BackupFailure(planner.BackupJob{Role: job.Role, Uploading: job.Phase == backup.PhaseUploading,
+			FinishedAt: job.FinishedAt, Deadline: job.Deadline}, strings.ToLower(st.InstanceRole))
+		return ctl.failed(st, reason, job.Error)
+	}
+	st.Phase, st.Reason, st.Error = topology.BackupRunning, planner.ReasonSnapshotting, ""
+	if job.Phase == backup.PhaseUploading {
+		st.Reason = planner.ReasonUploading
+	}
+	return backupResponse{Status: st, ResyncAfterSeconds: jobPoll.Seconds()}
 }
 
-// memgraphVersion is the image tag the MAIN's pod runs (the spec's when the pod is not seen).
+func timePtr(t time.Time) *metav1.Time {
+	mt := metav1.NewTime(t.UTC().Truncate(time.Second))
+	return &mt
+}
+
+// memgraphVersion is the image tag the instance's pod runs (the spec's when the pod is not seen).
 func memgraphVersion(pod *wire.Object, c *topology.Cluster) string {
 	image := c.Image()
 	if pod != nil {
@@ -214,17 +209,17 @@ func backupObject(b *topology.MemgraphBackup, key string, ca []byte) backup.S3Ob
 	return backup.ObjectIn(b.Spec.Destination.S3, key, ca)
 }
 
-// finalizeBackup is the finalize hook: with deletionPolicy Delete, the object goes before the
-// MemgraphBackup does (RemoveObject, which succeeds on an object already gone); an upload still
-// running is waited for first, so that it cannot land after the removal. With Retain, or when
+// finalizeBackup is the finalize hook: with deletionPolicy Delete, every object goes before the
+// MemgraphBackup does (RemoveObject, which succeeds on an object already gone); a job still
+// running is waited for first, so that no upload lands after the removal. With Retain, or when
 // nothing was uploaded, the MemgraphBackup goes at once.
 func (ctl *Controller) finalizeBackup(ctx context.Context, b *topology.MemgraphBackup, obs *backupObservation) backupResponse {
 	st := b.Status
-	if b.Spec.DeletionPolicy != topology.BackupDelete || st.Key == "" {
+	if b.Spec.DeletionPolicy != topology.BackupDelete || (st.Phase != topology.BackupRunning && len(objectKeys(st)) == 0) {
 		return backupResponse{Status: st, Finalized: true}
 	}
 	if st.Phase == topology.BackupRunning {
-		resp := ctl.pollUpload(ctx, b, obs, st)
+		resp := ctl.pollJob(ctx, b, obs, st)
 		if resp.Status.Phase == topology.BackupRunning {
 			return resp
 		}
@@ -232,12 +227,28 @@ func (ctl *Controller) finalizeBackup(ctx context.Context, b *topology.MemgraphB
 	}
 	secrets := ReadSecrets(b, obs.secrets, false)
 	if len(secrets.Problems) > 0 {
-		st.Reason, st.Error = planner.ReasonDeleteFailed, "deletionPolicy is Delete but the object cannot be removed: "+strings.Join(secrets.Problems, "; ")
+		st.Reason, st.Error = planner.ReasonDeleteFailed, "deletionPolicy is Delete but the objects cannot be removed: "+strings.Join(secrets.Problems, "; ")
 		return backupResponse{Status: st, ResyncAfterSeconds: pendingPoll.Seconds()}
 	}
-	if err := ctl.cfg.RemoveObject(ctx, backupObject(b, st.Key, secrets.StoreCA), secrets.Creds); err != nil {
-		st.Reason, st.Error = planner.ReasonDeleteFailed, err.Error()
-		return backupResponse{Status: st, ResyncAfterSeconds: pendingPoll.Seconds()}
+	for _, key := range objectKeys(st) {
+		if err := ctl.cfg.RemoveObject(ctx, backupObject(b, key, secrets.StoreCA), secrets.Creds); err != nil {
+			st.Reason, st.Error = planner.ReasonDeleteFailed, err.Error()
+			return backupResponse{Status: st, ResyncAfterSeconds: pendingPoll.Seconds()}
+		}
 	}
 	return backupResponse{Status: st, Finalized: true}
+}
+
+// objectKeys are the keys of every object the backup's status names.
+func objectKeys(st topology.MemgraphBackupStatus) []string {
+	var keys []string
+	for _, d := range st.Databases {
+		if d.Key != "" && (d.Size > 0 || d.SHA256 != "") {
+			keys = append(keys, d.Key)
+		}
+	}
+	if len(keys) == 0 && st.Key != "" {
+		keys = append(keys, st.Key)
+	}
+	return keys
 }

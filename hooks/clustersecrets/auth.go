@@ -35,7 +35,7 @@ func ReadAuth(s *wire.Object, c *topology.Cluster) Auth {
 	where := fmt.Sprintf("Secret %s/%s (spec.auth.secretName)", c.Namespace(), name)
 	if s == nil {
 		return Auth{Problem: where + " does not exist: create it in the cluster's namespace with the keys username and " +
-			"password of a Memgraph user with the REPLICATION, DURABILITY and RELOAD_TLS privileges"}
+			"password of a Memgraph user with the REPLICATION, DURABILITY, MULTI_DATABASE_USE, MULTI_DATABASE_EDIT and RELOAD_TLS privileges"}
 	}
 	var values [2]string
 	for i, key := range []string{authUsernameKey, authPasswordKey} {

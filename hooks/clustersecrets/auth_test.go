@@ -40,7 +40,7 @@ func TestReadAuth(t *testing.T) {
 		{"both keys", withAuth, secret(map[string]string{"username": b64("hook"), "password": b64("s3cret-pw")}),
 			&memgraph.Credentials{Username: "hook", Password: "s3cret-pw"}, ""},
 		{"no Secret", withAuth, nil, nil,
-			"Secret db/mg-auth (spec.auth.secretName) does not exist: create it in the cluster's namespace with the keys username and password of a Memgraph user with the REPLICATION, DURABILITY and RELOAD_TLS privileges"},
+			"Secret db/mg-auth (spec.auth.secretName) does not exist: create it in the cluster's namespace with the keys username and password of a Memgraph user with the REPLICATION, DURABILITY, MULTI_DATABASE_USE, MULTI_DATABASE_EDIT and RELOAD_TLS privileges"},
 		{"no password", withAuth, secret(map[string]string{"username": b64("hook")}), nil,
 			"Secret db/mg-auth (spec.auth.secretName) has no password: it needs the keys username and password"},
 		{"a password that is not base64", withAuth, secret(map[string]string{"username": b64("hook"), "password": "s3cret-pw!"}), nil,

@@ -33,6 +33,8 @@ type Trust struct {
 	// instance is to serve; Stamp is topology.CertificateStamp of the Secrets (rotation).
 	Leaf  [sha256.Size]byte
 	Stamp string
+	// CAPEM is the Secret's ca.crt, which a backup agent verifies its own pod's Memgraph with.
+	CAPEM []byte
 }
 
 // Read finds the spec.tls (Bolt's and intra-cluster) and spec.auth Secrets among the related objects (the customize
@@ -75,7 +77,8 @@ func ReadBoltTLS(s *wire.Object, c *topology.Cluster) Trust {
 	if problem != "" {
 		return Trust{Problem: where + " " + problem}
 	}
-	return Trust{Config: trust, Leaf: memgraph.Digest(leaf)}
+	ca, _ := base64.StdEncoding.DecodeString(s.Data[topology.BoltCAKey]) // checkTLSSecret decoded it
+	return Trust{Config: trust, Leaf: memgraph.Digest(leaf), CAPEM: ca}
 }
 
 // certificateStamp identifies the TLS material of the spec.tls Secret (bolt) and, when another

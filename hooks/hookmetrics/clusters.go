@@ -8,6 +8,7 @@ import (
 
 	"github.com/memgraph-hooks/memgraph-hooks/memgraph"
 	"github.com/memgraph-hooks/memgraph-hooks/planner"
+	"github.com/memgraph-hooks/memgraph-hooks/topology"
 )
 
 // ClusterState is what a sync pass observed of one cluster, as the per-cluster gauges show it.
@@ -18,6 +19,9 @@ type ClusterState struct {
 	// LagStale; after that it is left out rather than shown as a stale number or as 0.
 	MaxReplicaLag int64
 	LagObserved   bool
+	// MemoryLimitBytes is the --memory-limit each role's Memgraph runs with, by role
+	// (topology.Cluster.MemoryLimitBytes); a role without one known has no series.
+	MemoryLimitBytes map[string]int64
 }
 
 const (
@@ -30,10 +34,11 @@ const (
 // seriesKey names a cluster's series.
 type seriesKey struct{ namespace, name string }
 
-// ClusterGauges are the per-cluster gauges, labelled {namespace, name}. The hook hears of no
-// deletion (no finalize hook) and runs replicated, so a replica may never see the last sync of a
-// cluster that is gone: a cluster's series expire ttl after the last sync this process served
-// for it, checked whenever the gauges are collected or set. forget removes them at once.
+// ClusterGauges are the per-cluster gauges, labelled {namespace, name} (and role, for the memory
+// limit). The hook hears of no deletion (no finalize hook) and runs replicated, so a replica may
+// never see the last sync of a cluster that is gone: a cluster's series expire ttl after the last
+// sync this process served for it, checked whenever the gauges are collected or set. forget
+// removes them at once.
 type ClusterGauges struct {
 	mu       sync.Mutex
 	now      func() time.Time
@@ -41,7 +46,9 @@ type ClusterGauges struct {
 	lastSync map[seriesKey]time.Time
 	lastLag  map[seriesKey]time.Time // when each cluster's lag was last read
 
-	mainPresent, leaderPresent, membersUp, membersDeclared, maxReplicaLag, rolloutStep *prometheus.GaugeVec
+	mainPresent, leaderPresent, membersUp, membersDeclared, maxReplicaLag, rolloutStep, singleNodeRisk *prometheus.GaugeVec
+	// memoryLimit is labelled {namespace, name, role}.
+	memoryLimit *prometheus.GaugeVec
 }
 
 func newClusterGauges(now func() time.Time, ttl time.Duration) *ClusterGauges {
@@ -62,11 +69,17 @@ func newClusterGauges(now func() time.Time, ttl time.Duration) *ClusterGauges {
 			"Transactions the replica furthest behind the MAIN lacks, on any database (SHOW REPLICATION LAG on the leader, read at most every 30 s); absent when no read succeeded for 90 s."),
 		rolloutStep: gauge("memgraph_hooks_cluster_rollout_step",
 			"The pod a rollout in progress replaces, counted from 1 (pods updated + 1); 0 when no rollout is in progress."),
+		singleNodeRisk: gauge("memgraph_hooks_cluster_single_node_risk",
+			"1 when one node's loss would take the cluster down (it holds at least half the coordinators, or the MAIN with every Sync and StrictSync replica: HighlyAvailable False, SingleNodeRisk), else 0."),
+		memoryLimit: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "memgraph_hooks_cluster_memory_limit_bytes",
+			Help: "The --memory-limit, in bytes, the role's Memgraph runs with once its pods run the current template: the hook's share of the container's memory limit, or the one extraArgs pass; absent when there is none."},
+			[]string{"namespace", "name", "role"}),
 	}
 }
 
 func (g *ClusterGauges) vecs() []*prometheus.GaugeVec {
-	return []*prometheus.GaugeVec{g.mainPresent, g.leaderPresent, g.membersUp, g.membersDeclared, g.maxReplicaLag, g.rolloutStep}
+	return []*prometheus.GaugeVec{g.mainPresent, g.leaderPresent, g.membersUp, g.membersDeclared, g.maxReplicaLag, g.rolloutStep,
+		g.singleNodeRisk, g.memoryLimit}
 }
 
 // Set records a sync's observation of the cluster and expires the clusters not synced for ttl.
@@ -81,6 +94,14 @@ func (g *ClusterGauges) Set(namespace, name string, s ClusterState) {
 	g.membersUp.WithLabelValues(namespace, name).Set(float64(s.MembersUp))
 	g.membersDeclared.WithLabelValues(namespace, name).Set(float64(s.MembersDeclared))
 	g.rolloutStep.WithLabelValues(namespace, name).Set(float64(s.RolloutStep))
+	g.singleNodeRisk.WithLabelValues(namespace, name).Set(boolGauge(s.SingleNodeRisk))
+	for _, role := range []string{topology.RoleCoordinator, topology.RoleData} {
+		if bytes, ok := s.MemoryLimitBytes[role]; ok {
+			g.memoryLimit.WithLabelValues(namespace, name, role).Set(float64(bytes))
+		} else {
+			g.memoryLimit.DeleteLabelValues(namespace, name, role)
+		}
+	}
 	key := seriesKey{namespace, name}
 	switch read, ok := g.lastLag[key]; {
 	case s.LagObserved:
@@ -120,7 +141,7 @@ func (g *ClusterGauges) delete(key seriesKey) {
 	delete(g.lastSync, key)
 	delete(g.lastLag, key)
 	for _, v := range g.vecs() {
-		v.DeleteLabelValues(key.namespace, key.name)
+		v.DeletePartialMatch(prometheus.Labels{"namespace": key.namespace, "name": key.name})
 	}
 }
 

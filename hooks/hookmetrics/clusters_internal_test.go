@@ -3,6 +3,7 @@ package hookmetrics
 import (
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -48,7 +49,7 @@ func gaugesFixture(t *testing.T) (*ClusterGauges, *prometheus.Registry, *fakeClo
 	return g, reg, clock
 }
 
-// scraped is every series reg exposes, as `name{namespace,name} value` lines, sorted.
+// scraped is every series reg exposes, as `name{namespace/name[,role]} value` lines, sorted.
 func scraped(t *testing.T, reg *prometheus.Registry) []string {
 	t.Helper()
 	families, err := reg.Gather()
@@ -62,7 +63,11 @@ func scraped(t *testing.T, reg *prometheus.Registry) []string {
 			for _, l := range m.GetLabel() {
 				labels[l.GetName()] = l.GetValue()
 			}
-			lines = append(lines, fmt.Sprintf("%s{%s/%s} %g", mf.GetName(), labels["namespace"], labels["name"], m.GetGauge().GetValue()))
+			series := labels["namespace"] + "/" + labels["name"]
+			if role, ok := labels["role"]; ok {
+				series += "," + role
+			}
+			lines = append(lines, fmt.Sprintf("%s{%s} %g", mf.GetName(), series, m.GetGauge().GetValue()))
 		}
 	}
 	slices.Sort(lines)
@@ -72,9 +77,11 @@ func scraped(t *testing.T, reg *prometheus.Registry) []string {
 // convergedState is a 3+2 cluster with every member up, a replica 4 transactions behind.
 var convergedState = ClusterState{ClusterSummary: planner.ClusterSummary{MainPresent: true, LeaderPresent: true, MembersUp: 5, MembersDeclared: 5}, MaxReplicaLag: 4, LagObserved: true}
 
-// seriesOf lists the six series of one cluster as scraped renders them.
+// seriesOf lists the seven series every cluster has (six, and the lag when lag >= 0), with no
+// single-node risk, as scraped renders them.
 func seriesOf(cluster string, main, leader, up, declared, lag, step float64) []string {
 	lines := []string{
+		fmt.Sprintf("memgraph_hooks_cluster_single_node_risk{%s} 0", cluster),
 		fmt.Sprintf("memgraph_hooks_cluster_leader_present{%s} %g", cluster, leader),
 		fmt.Sprintf("memgraph_hooks_cluster_main_present{%s} %g", cluster, main),
 		fmt.Sprintf("memgraph_hooks_cluster_members_declared{%s} %g", cluster, declared),
@@ -114,6 +121,42 @@ func TestClusterGaugesAppearAndUpdate(t *testing.T) {
 	g.Set("db", "mg", down)
 	if diff := cmp.Diff(seriesOf("db/mg", 0, 1, 4, 5, -1, 3), scraped(t, reg)); diff != "" {
 		t.Errorf("with no lag read for longer than LagStale (-want +got):\n%s", diff)
+	}
+}
+
+// The single-node risk follows each sync; a role's memory limit is a series while the role has
+// one, and goes with the cluster's other series when it is forgotten or expires.
+func TestClusterGaugesRiskAndMemoryLimit(t *testing.T) {
+	g, reg, clock := gaugesFixture(t)
+	crowded := convergedState
+	crowded.SingleNodeRisk = true
+	crowded.MemoryLimitBytes = map[string]int64{"coordinator": 409 << 20, "data": 6553 << 20}
+	g.Set("db", "mg", crowded)
+	want := merged(slices.DeleteFunc(seriesOf("db/mg", 1, 1, 5, 5, 4, 0), func(l string) bool {
+		return strings.HasPrefix(l, "memgraph_hooks_cluster_single_node_risk")
+	}), []string{
+		"memgraph_hooks_cluster_single_node_risk{db/mg} 1",
+		fmt.Sprintf("memgraph_hooks_cluster_memory_limit_bytes{db/mg,coordinator} %g", float64(409<<20)),
+		fmt.Sprintf("memgraph_hooks_cluster_memory_limit_bytes{db/mg,data} %g", float64(6553<<20)),
+	})
+	if diff := cmp.Diff(want, scraped(t, reg)); diff != "" {
+		t.Errorf("a crowded cluster with memory limits (-want +got):\n%s", diff)
+	}
+	spread := convergedState
+	spread.MemoryLimitBytes = map[string]int64{"data": 1 << 30}
+	g.Set("db", "mg", spread)
+	want = merged(seriesOf("db/mg", 1, 1, 5, 5, 4, 0), []string{fmt.Sprintf("memgraph_hooks_cluster_memory_limit_bytes{db/mg,data} %g", float64(1<<30))})
+	if diff := cmp.Diff(want, scraped(t, reg)); diff != "" {
+		t.Errorf("spread, the coordinators' limit gone (-want +got):\n%s", diff)
+	}
+	g.Forget("db", "mg")
+	if got := scraped(t, reg); len(got) != 0 {
+		t.Errorf("series after forgetting the cluster: %q", got)
+	}
+	g.Set("db", "mg", spread)
+	clock.advance(clusterSeriesTTL + time.Second)
+	if got := scraped(t, reg); len(got) != 0 {
+		t.Errorf("series after the cluster expired: %q", got)
 	}
 }
 
@@ -179,7 +222,7 @@ func TestClusterGaugesExpire(t *testing.T) {
 	}
 }
 
-// The series are six per cluster synced within the TTL, however many syncs there were.
+// The series are seven per cluster synced within the TTL, however many syncs there were.
 func TestClusterGaugesCardinalityIsBoundedByClusters(t *testing.T) {
 	g, reg, clock := gaugesFixture(t)
 	for round := range 20 {
@@ -188,15 +231,15 @@ func TestClusterGaugesCardinalityIsBoundedByClusters(t *testing.T) {
 		}
 		clock.advance(10 * time.Second)
 	}
-	if got := len(scraped(t, reg)); got != 50*6 {
-		t.Errorf("%d series for 50 clusters, want %d", got, 50*6)
+	if got := len(scraped(t, reg)); got != 50*7 {
+		t.Errorf("%d series for 50 clusters, want %d", got, 50*7)
 	}
 	// Clusters deleted one after another: only those synced within the TTL remain.
 	for i := range 200 {
 		g.Set("churn", fmt.Sprintf("mg-%d", i), convergedState)
 		clock.advance(clusterSeriesTTL / 10)
 	}
-	if got, most := len(scraped(t, reg)), 11*6; got > most {
+	if got, most := len(scraped(t, reg)), 11*7; got > most {
 		t.Errorf("%d series while clusters come and go, want at most %d", got, most)
 	}
 }
@@ -210,8 +253,8 @@ func TestClusterGaugesRegisterOnce(t *testing.T) {
 		t.Fatal("a second registration made a second set of cluster gauges")
 	}
 	a.Clusters.Set("db", "mg", convergedState)
-	if got := len(scraped(t, reg)); got < 6 {
-		t.Errorf("%d series on the shared registry, want the cluster's 6 among them", got)
+	if got := len(scraped(t, reg)); got < 7 {
+		t.Errorf("%d series on the shared registry, want the cluster's 7 among them", got)
 	}
 }
 

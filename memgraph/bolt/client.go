@@ -68,34 +68,6 @@ func (c *client) ShowReplicas(ctx context.Context) ([]memgraph.Replica, error) {
 	return out, c.annotate(err, memgraph.ShowReplicasQuery)
 }
 
-// CreateSnapshot is a write to the data instance at c.address, never retried: a second one
-// would take a second snapshot.
-func (c *client) CreateSnapshot(ctx context.Context) (string, error) {
-	t, err := c.run(ctx, memgraph.CreateSnapshotQuery, false)
-	if err != nil {
-		return "", err
-	}
-	path, err := memgraph.ParseCreateSnapshot(t.keys, t.rows)
-	return path, c.annotate(err, memgraph.CreateSnapshotQuery)
-}
-
-func (c *client) ShowSnapshots(ctx context.Context) ([]memgraph.Snapshot, error) {
-	t, err := c.run(ctx, memgraph.ShowSnapshotsQuery, true)
-	if err != nil {
-		return nil, err
-	}
-	out, err := memgraph.ParseSnapshots(t.keys, t.rows)
-	return out, c.annotate(err, memgraph.ShowSnapshotsQuery)
-}
-
-// RecoverSnapshot is a write, never retried. The object store's credentials travel as query
-// parameters, so that no log line or error (which show the query's text) carries them.
-func (c *client) RecoverSnapshot(ctx context.Context, uri string, s3 *memgraph.S3Config) error {
-	query, params := memgraph.RecoverSnapshotQuery(uri, s3)
-	_, err := c.runParams(ctx, query, params, false)
-	return err
-}
-
 func (c *client) AddCoordinator(ctx context.Context, id int, cfg memgraph.CoordinatorConfig) error {
 	if err := memgraph.ValidateCoordinator(id, cfg); err != nil {
 		return c.annotate(err, "")
@@ -189,12 +161,17 @@ func (c *client) run(ctx context.Context, query string, read bool) (table, error
 // runParams is run with query parameters, which carry values (such as credentials) that must
 // not be part of the query's text: the text is what logs and errors show.
 func (c *client) runParams(ctx context.Context, query string, params map[string]any, read bool) (table, error) {
-	return c.runShown(ctx, query, query, params, read)
+	return c.runIn(ctx, "", query, params, read)
 }
 
-// runShown sends query but shows shown in its place in logs and errors: an auth statement's text
+// runIn is runParams in a database of the instance ("" is the session's default).
+func (c *client) runIn(ctx context.Context, database, query string, params map[string]any, read bool) (table, error) {
+	return c.runShown(ctx, database, query, query, params, read)
+}
+
+// runShown is runIn showing shown in query's place in logs and errors: an auth statement's text
 // without its password.
-func (c *client) runShown(ctx context.Context, query, shown string, params map[string]any, read bool) (table, error) {
+func (c *client) runShown(ctx context.Context, database, query, shown string, params map[string]any, read bool) (table, error) {
 	if c.pool.opts.QueryTimeout > 0 {
 		if _, ok := ctx.Deadline(); !ok {
 			var cancel context.CancelFunc
@@ -214,13 +191,13 @@ func (c *client) runShown(ctx context.Context, query, shown string, params map[s
 	if err != nil {
 		return table{}, c.classify(ctx, shown, &phaseTracker{}, err)
 	}
-	t, tracker, err := runOnce(ctx, entry.driver, query, params)
+	t, tracker, err := runOnce(ctx, entry.driver, database, query, params)
 	// An attempt that ended with the context still live, or that said HELLO, went through the
 	// driver's dial path.
 	done(err == nil || tracker.sentHello.Load() || ctx.Err() == nil)
 	if err != nil && read && tracker.diedOnReuse(err) && ctx.Err() == nil {
 		c.pool.opts.Logger.DebugContext(ctx, "memgraph: pooled connection was dead, retrying", "address", c.address, "query", shown)
-		t, tracker, err = runOnce(ctx, entry.driver, query, params)
+		t, tracker, err = runOnce(ctx, entry.driver, database, query, params)
 	}
 	if err != nil {
 		err = c.classify(ctx, shown, tracker, err)
@@ -241,12 +218,13 @@ func (c *client) log(ctx context.Context, query, dial string, start time.Time, e
 	logger.DebugContext(ctx, "memgraph: query", attrs...)
 }
 
-// runOnce runs query on a session of its own (sessions are cheap; the connection comes from
-// the driver's pool and goes back on Close). session.Run pipelines RUN and PULL; Memgraph
+// runOnce runs query on a session of its own, in database ("" is the server's default: the
+// driver then sends no "db"); sessions are cheap, the connection comes from the driver's pool and
+// goes back on Close. session.Run pipelines RUN and PULL; Memgraph
 // reports an operation's failure on PULL, so the result is always read to the end.
-func runOnce(ctx context.Context, driver neo4j.DriverWithContext, query string, params map[string]any) (table, *phaseTracker, error) {
+func runOnce(ctx context.Context, driver neo4j.DriverWithContext, database, query string, params map[string]any) (table, *phaseTracker, error) {
 	tracker := &phaseTracker{}
-	session := driver.NewSession(ctx, neo4j.SessionConfig{AccessMode: neo4j.AccessModeWrite, BoltLogger: tracker})
+	session := driver.NewSession(ctx, neo4j.SessionConfig{AccessMode: neo4j.AccessModeWrite, BoltLogger: tracker, DatabaseName: database})
 	// Close returns the connection to the pool (with a RESET after a failure); its error
 	// cannot change the query's outcome.
 	defer func() { _ = session.Close(ctx) }()

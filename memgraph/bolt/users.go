@@ -84,7 +84,7 @@ func (c *client) RunAuth(ctx context.Context, s memgraph.AuthStatement) error {
 	if err := memgraph.ValidateAuthStatement(s); err != nil {
 		return c.annotate(err, s.Text())
 	}
-	_, err := c.runShown(ctx, s.Query(), s.Text(), nil, false)
+	_, err := c.runShown(ctx, "", s.Query(), s.Text(), nil, false)
 	return scrub(err, s)
 }
 

@@ -23,6 +23,10 @@ const (
 	PrivilegeDurability Privilege = "DURABILITY"
 	// PrivilegeReloadTLS: RELOAD BOLT_SERVER TLS and RELOAD INTRA_CLUSTER TLS (196).
 	PrivilegeReloadTLS Privilege = "RELOAD_TLS"
+	// PrivilegeMultiDatabaseUse: SHOW DATABASES (181–183); PrivilegeMultiDatabaseEdit: CREATE
+	// DATABASE (155–159).
+	PrivilegeMultiDatabaseUse  Privilege = "MULTI_DATABASE_USE"
+	PrivilegeMultiDatabaseEdit Privilege = "MULTI_DATABASE_EDIT"
 	// PrivilegeAuth: every auth query but SHOW CURRENT USER (44–52).
 	PrivilegeAuth Privilege = "AUTH"
 )
@@ -56,8 +60,8 @@ func (h *handler) Authenticate(scheme, principal, credentials string) bool {
 }
 
 // requiredPrivileges are the privileges a statement needs (required_privileges.cpp): the
-// replication, snapshot and reload queries theirs, an auth query AUTH (SHOW CURRENT USER none),
-// CREATE DATABASE MULTI_DATABASE_EDIT, and a Cypher query one per clause it has (MATCH, CREATE,
+// replication, snapshot, reload and database queries theirs, an auth query AUTH (SHOW CURRENT
+// USER none), and a Cypher query one per clause it has (MATCH, CREATE,
 // MERGE, DELETE, SET, REMOVE).
 func requiredPrivileges(st *statement) privSet {
 	switch st.kind {
@@ -67,13 +71,15 @@ func requiredPrivileges(st *statement) privSet {
 		return privilegeBit(PrivilegeDurability)
 	case stReloadBoltTLS, stReloadClusterTLS:
 		return privilegeBit(PrivilegeReloadTLS)
+	case stShowDatabases:
+		return privilegeBit(PrivilegeMultiDatabaseUse)
+	case stCreateDatabase:
+		return privilegeBit(PrivilegeMultiDatabaseEdit)
 	case stAuth:
 		if st.auth.action == aShowCurrentUser {
 			return 0
 		}
 		return privilegeBit(PrivilegeAuth)
-	case stCreateDatabase:
-		return privilegeBit("MULTI_DATABASE_EDIT")
 	case stOther:
 		return st.clauses
 	}
@@ -81,20 +87,20 @@ func requiredPrivileges(st *statement) privSet {
 }
 
 // unauthorized is Interpreter::CheckAuthorized's refusal, after the query was prepared
-// (glue/SessionHL.cpp 450–453), of a query on a data instance that has users, by a session
-// whose user lacks a privilege it needs, may not use the database, no longer exists, or logged
-// in before there were users (QueryUserOrRole::IsAuthorized, glue/query_user.cpp 19–43); "" when
-// it may run.
-func unauthorized(in *instance, st *statement, user string) string {
+// (glue/SessionHL.cpp 450–453), of a query in database db on a data instance that has users, by
+// a session whose user lacks a privilege it needs there, may not use db, no longer exists, or
+// logged in before there were users (QueryUserOrRole::IsAuthorized, glue/query_user.cpp 19–43);
+// "" when it may run.
+func unauthorized(in *instance, st *statement, user, db string) string {
 	need := requiredPrivileges(st)
 	data := in.auth
 	if in.coord || need == 0 || !data.accessControlled() {
 		return ""
 	}
-	if u := data.user(user); u != nil && data.authorized(u, need, defaultDB) {
+	if u := data.user(user); u != nil && data.authorized(u, need, db) {
 		return ""
 	}
-	return msgNotAuthorized(defaultDB)
+	return msgNotAuthorized(db)
 }
 
 // msgNotAuthorized is CheckAuthorized's text (src/query/interpreter.cpp 10400–10419). Prepare

@@ -280,24 +280,3 @@ func (w *World) changeDatabases(in *instance, data *authData, st *authStmt) bolt
 	}
 	return bolt.Outcome{Type: "rw"}
 }
-
-// prepareCreateDatabase prepares CREATE DATABASE (interpreter.cpp 7886–7935): refused on a
-// REPLICA; on a MAIN a new database with no transactions, which its replicas get with the next
-// heartbeat, and one row saying what happened.
-func (w *World) prepareCreateDatabase(in *instance, name string) (*bolt.Prepared, *bolt.Failure) {
-	if w.dataRole(in) != "main" {
-		return nil, bolt.ClientError("Query forbidden on the replica!")
-	}
-	return &bolt.Prepared{Fields: []string{"STATUS"}, Exec: func(context.Context) bolt.Outcome {
-		if _, ok := in.txns[name]; ok {
-			return bolt.Outcome{Rows: [][]any{{name + " already exists."}}, Type: "rw"}
-		}
-		in.txns[name] = 0
-		for _, c := range w.dataClusters() {
-			if w.mainOf(c) == in {
-				w.heartbeatAll(c)
-			}
-		}
-		return bolt.Outcome{Rows: [][]any{{"Successfully created database " + name}}, Type: "rw"}
-	}}, nil
-}

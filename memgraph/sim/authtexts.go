@@ -46,10 +46,6 @@ func msgAmbiguous(name string) string {
 	return fmt.Sprintf("Ambiguous: '%s' is both a user and a role. Specify USER or ROLE.", name)
 }
 
-func msgUnknownDatabase(db string) string {
-	return fmt.Sprintf("Tried to retrieve an unknown database \"%s\".", db)
-}
-
 func msgSetMainDatabase(db, name string) string {
 	return fmt.Sprintf("Couldn't set default database '%s' for '%s'!", db, name)
 }

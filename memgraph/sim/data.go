@@ -29,19 +29,27 @@ func (w *World) dataRole(in *instance) string {
 
 // prepareData answers a query sent to a data instance. Coordinator queries are refused with
 // "Only coordinator …" at RUN; writes on a replica, or on a restarted MAIN not yet re-promoted,
-// are refused at RUN; a write on a MAIN commits one transaction on the default database and
-// replicates it (boltWrite).
+// are refused at RUN; a write on a MAIN commits one transaction on the session's database
+// (databases.go) and replicates it (boltWrite).
 func (w *World) prepareData(in *instance, st *statement, req bolt.Request) (*bolt.Prepared, *bolt.Failure) {
 	if msg, ok := onlyCoordinator[st.kind]; ok {
 		return nil, bolt.ClientError(msg)
 	}
+	db, named := sessionDatabase(req)
+	if _, ok := in.txns[db]; named && !ok {
+		return nil, &bolt.Failure{Code: bolt.CodeTransientError, Message: msgUnknownDatabase(db)}
+	}
 	switch st.kind {
 	case stCreateSnapshot:
-		return w.prepareCreateSnapshot(in, req.ExplicitTx)
+		return w.prepareCreateSnapshot(in, db, req.ExplicitTx)
 	case stShowSnapshots:
-		return w.prepareShowSnapshots(in, req.ExplicitTx)
+		return w.prepareShowSnapshots(in, db, req.ExplicitTx)
 	case stRecoverSnapshot:
-		return w.prepareRecoverSnapshot(in, st, req)
+		return w.prepareRecoverSnapshot(in, db, st, req)
+	case stCreateDatabase:
+		return w.prepareCreateDatabase(in, st)
+	case stShowDatabases:
+		return w.prepareShowDatabases(in)
 	}
 	role := w.dataRole(in)
 	switch st.kind {
@@ -70,7 +78,7 @@ func (w *World) prepareData(in *instance, st *statement, req bolt.Request) (*bol
 			return nil, bolt.ClientError(msgWriteOnMain)
 		}
 		return &bolt.Prepared{Fields: []string{}, Exec: func(context.Context) bolt.Outcome {
-			return w.boltWrite(in, defaultDB)
+			return w.boltWrite(in, db)
 		}}, nil
 	}
 	return &bolt.Prepared{Fields: []string{}, Exec: func(context.Context) bolt.Outcome { return bolt.Outcome{Type: "r"} }}, nil

@@ -39,6 +39,7 @@ func (w *World) stop(in *instance) *bolt.Server {
 func (w *World) halt(in *instance) *bolt.Server {
 	srv := in.server
 	in.server, in.alive, in.recoverAt = nil, false, time.Time{}
+	abortRuns(in)
 	w.deaths[in.host] = w.cur
 	if in.coord {
 		w.reelect()
@@ -115,6 +116,9 @@ func (w *World) restart(host string, wipe bool, setVersion func(*instance)) erro
 		return nil
 	}
 	in.writeBlocked, in.cache = true, nil
+	if !wipe {
+		w.recoverAtStart(in)
+	}
 	if in.version() != was {
 		w.checkStartedVersion(in)
 	}

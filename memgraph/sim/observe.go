@@ -187,3 +187,16 @@ func (w *World) Leader() (id int, ok bool) {
 	}
 	return best.leader, true
 }
+
+// Committed is what every database of the data instance at host holds: its committed
+// transactions, by database (nil for no such data instance).
+func (w *World) Committed(host string) map[string]int64 {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.advance()
+	in, ok := w.instances[host]
+	if !ok || in.coord {
+		return nil
+	}
+	return maps.Clone(in.txns)
+}

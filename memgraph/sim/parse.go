@@ -35,12 +35,14 @@ const (
 	stCreateSnapshot
 	stShowSnapshots
 	stRecoverSnapshot
+	// Multi-tenancy (data instances): CREATE DATABASE and SHOW DATABASES.
+	stCreateDatabase
+	stShowDatabases
 	// RELOAD … TLS (ReloadSSLQuery), which coordinators and data instances of either role run.
 	stReloadBoltTLS
 	stReloadClusterTLS
-	// Users and roles (authparse.go), and CREATE DATABASE.
+	// Users and roles (authparse.go).
 	stAuth
-	stCreateDatabase
 )
 
 // isCoordinatorQuery reports whether the statement is a CoordinatorQuery in Memgraph's AST.
@@ -73,9 +75,8 @@ type statement struct {
 	// RECOVER SNAPSHOT: the path literal, unevaluated, and FORCE.
 	snapshot any
 	force    bool
-	// stAuth: the auth query; stCreateDatabase: the database's name.
-	auth     *authStmt
-	database string
+	// stAuth: the auth query.
+	auth *authStmt
 	// stOther: the privileges its clauses need.
 	clauses privSet
 }
@@ -98,7 +99,8 @@ func parseQuery(src string) (*statement, error) {
 	}
 	// Statements parsed to the end must not have trailing input; replication admin queries and
 	// other Cypher are only classified by their leading keywords.
-	if st.kind.isCoordinatorQuery() || st.kind == stShowReplicationRole || st.kind == stShowReplicas || st.kind.isSnapshotQuery() {
+	if st.kind.isCoordinatorQuery() || st.kind == stShowReplicationRole || st.kind == stShowReplicas || st.kind.isSnapshotQuery() ||
+		st.kind == stCreateDatabase || st.kind == stShowDatabases {
 		p.accept(";")
 		if t := p.peek(); t.kind != tokEOF {
 			return nil, p.unexpected(t, "<EOF>")
@@ -195,10 +197,7 @@ func (p *parser) statement() (*statement, error) {
 	case p.isKw(0, "CREATE") && p.isKw(1, "DATABASE"):
 		p.pos += 2
 		name, err := p.symbolicName()
-		if err == nil && p.peek().kind != tokEOF && !p.accept(";") {
-			err = p.unexpected(p.peek(), "<EOF>")
-		}
-		return &statement{kind: stCreateDatabase, database: name, write: true}, err
+		return &statement{kind: stCreateDatabase, name: name, write: true}, err
 	case p.isKw(0, "CREATE") && p.isKw(1, "SNAPSHOT"):
 		p.pos += 2
 		return &statement{kind: stCreateSnapshot}, nil
@@ -268,6 +267,9 @@ func (p *parser) show() (*statement, error) {
 	case p.isKw(1, "SNAPSHOTS"):
 		p.pos += 2
 		return &statement{kind: stShowSnapshots}, nil
+	case p.isKw(1, "DATABASES"):
+		p.pos += 2
+		return &statement{kind: stShowDatabases}, nil
 	}
 	return p.other(), nil
 }

@@ -100,12 +100,11 @@ func (w *World) prepareInstance(in *instance, st *statement, req bolt.Request) (
 		p, f = w.prepareReload(in, st, req.ExplicitTx)
 	case stAuth:
 		p, f = w.prepareAuth(in, st.auth, req)
-	case stCreateDatabase:
-		p, f = w.prepareCreateDatabase(in, st.database)
 	default:
 		p, f = w.prepareData(in, st, req)
 	}
-	if msg := unauthorized(in, st, req.User); f == nil && msg != "" {
+	db, _ := sessionDatabase(req)
+	if msg := unauthorized(in, st, req.User, db); f == nil && msg != "" {
 		return nil, bolt.ClientError(msg)
 	}
 	return p, f

@@ -9,7 +9,7 @@ import (
 
 // advance brings every timed behaviour up to the clock's time, one event at a time in time
 // order, each evaluated at its own instant (w.cur): late joins, coordinators giving up at
-// start-up, replicas' recoveries, elections, leadership expiries, yields, reconciliation
+// start-up, replicas' recoveries, snapshots written and loaded, elections, leadership expiries, yields, reconciliation
 // attempts of not-ready leaders, failovers of MAINs the leader has seen down for
 // instance_down_timeout_sec, and re-promotions of restarted MAINs. Caller holds w.mu.
 func (w *World) advance() {
@@ -37,8 +37,9 @@ func (w *World) settle() {
 }
 
 // nextEvent returns the earliest pending event and how to apply it (nil when none is pending).
-// Ties go to the first found, in a fixed order: joins, start-up exits, recoveries, then per
-// cluster (oldest first) election, expiry, yield, reconciliation, failover, re-promotion.
+// Ties go to the first found, in a fixed order: joins, start-up exits, recoveries, snapshots
+// written, snapshots loaded, then per cluster (oldest first) election, expiry, yield,
+// reconciliation, failover, re-promotion.
 func (w *World) nextEvent() (time.Time, func()) {
 	var best time.Time
 	var apply func()
@@ -50,7 +51,7 @@ func (w *World) nextEvent() (time.Time, func()) {
 	for _, j := range w.joins {
 		consider(j.at, func() { w.completeJoin(j) })
 	}
-	for _, next := range []func() (time.Time, func(), bool){w.uninitializedExit, w.recoveryEnd} {
+	for _, next := range []func() (time.Time, func(), bool){w.uninitializedExit, w.recoveryEnd, w.snapshotEnd, w.loadEnd} {
 		if at, f, ok := next(); ok {
 			consider(at, f)
 		}

@@ -102,15 +102,15 @@
 // privilege but Auth.Denied, and the built-in roles); credentials are never printed. The auth
 // queries (authparse.go: SHOW USERS, SHOW ROLES, SHOW PRIVILEGES, SHOW ROLES FOR, SHOW DATABASE
 // PRIVILEGES, CREATE and DROP USER and ROLE, SET PASSWORD, SET and CLEAR ROLE, GRANT, DENY and
-// REVOKE of privileges and databases, SET MAIN DATABASE) and CREATE DATABASE answer with
-// Memgraph's columns, notifications and texts: refused in an explicit transaction, a change
+// REVOKE of privileges and databases, SET MAIN DATABASE) answer with Memgraph's columns,
+// notifications and texts: refused in an explicit transaction, a change
 // refused on a REPLICA, the first user bringing the built-in roles and becoming an admin. The
 // MAIN replicates every change to the replicas it reaches at once, and a replica it did not
 // reach gets them all when it next does. Every query that needs a privilege — AUTH for the auth
 // queries, the replication, snapshot and reload queries theirs, and MATCH, CREATE, MERGE,
 // DELETE, SET and REMOVE for those clauses — is refused after Prepare with CheckAuthorized's text
-// when the session's user lacks it on the default database, no longer exists, or the session
-// logged in before there were users.
+// when the session's user lacks it on the session's database (or may not use it), no longer
+// exists, or the session logged in before there were users.
 //
 // # Approximations that remain
 //
@@ -139,16 +139,20 @@
 //     health check needs instance_down_timeout_sec to notice); names are not verified, only
 //     chains. Reachability is judged from the leader: a refused member or data instance counts as
 //     down, a refused replica does not confirm commits.
-//   - ROUTE is not modelled, nor are databases beyond CREATE DATABASE (sessions run on the
-//     default database), label, edge-type and property permissions (the built-in roles show
-//     their rows, nothing enforces them), user profiles, impersonation, auth modules, password
-//     hashes other than bcrypt, or the name and password regex flags beyond their defaults.
-//   - Snapshots (snapshots.go, recoversnapshot.go) are JSON files of the default database's
-//     transaction count in <DataSpec.DataDir>/snapshots, written at once (never "already
-//     running", never aborted); there are no WAL files, no periodic or exit snapshots, no
-//     retention of old snapshots, and a restarted instance keeps its data without reading them.
-//     RECOVER SNAPSHOT's epoch change is not modelled (the simulator has no epochs); its
-//     force-recovery of every replica is, and so is the file a failed S3 download leaves.
+//   - ROUTE, COLD (suspended) and dropped databases are not modelled; databases are created,
+//     listed and selected per session (databases.go). Nor are label, edge-type and property
+//     permissions (the built-in roles show their rows, nothing enforces them), user profiles,
+//     impersonation, auth modules, password hashes other than bcrypt, or the name and password
+//     regex flags beyond their defaults.
+//   - Snapshots (snapshots.go, recoversnapshot.go) are a JSON header and a payload of
+//     SnapshotCost.BytesPerTransaction per transaction in each database's snapshot directory,
+//     written and loaded for SnapshotCost's time per GiB, one per database at a time. The periodic
+//     snapshot runs only when a test starts it (StartPeriodicSnapshot); there are no WAL files, no
+//     exit snapshots, no retention of old snapshots, and a restarted instance keeps its data in
+//     memory: it reads its snapshot directory only for a database that holds nothing (a RECOVER
+//     SNAPSHOT stopped while it loaded), and at once. RECOVER SNAPSHOT's epoch change is not
+//     modelled (the simulator has no epochs); its force-recovery of every replica is, and so is
+//     the file a failed S3 download leaves. A snapshot holds no users: RECOVER SNAPSHOT leaves them.
 package sim
 
 import (
@@ -189,7 +193,8 @@ type DataSpec struct {
 	TLS            *tls.Config // as CoordinatorSpec.TLS
 	Files          TLSFiles    // as CoordinatorSpec.Files
 	Version        string      // as CoordinatorSpec.Version
-	// DataDir is --data-directory: snapshots are files in its "snapshots" directory. Empty: a
+	// DataDir is --data-directory: the default database's snapshots are files in its
+	// "snapshots" directory, another database's in "databases/<uuid>/snapshots". Empty: a
 	// temporary directory of the world's own, removed by Close.
 	DataDir string
 	// Auth is the one user the instance has; nil: no users, so any basic or none credentials
@@ -205,6 +210,7 @@ type options struct {
 	clock           Clock
 	readyDelay      time.Duration
 	recoveryTime    time.Duration // WithReplicaRecoveryTime
+	snapshotCost    SnapshotCost  // WithSnapshotCost
 	transferTime    time.Duration // WithLeadershipTransferTime
 	electionTimeout time.Duration // WithElectionTimeout
 }
@@ -303,6 +309,10 @@ type instance struct {
 	// cache is, while this instance is MAIN, its per-replica (by registered name) per-database
 	// committed count, advance-only (recovery.go); a new process or a promotion starts it empty.
 	cache map[string]map[string]int64
+	// snapshotRuns and loadRuns are the snapshots being written and loaded, by database
+	// (snapshots.go, recoversnapshot.go); a stopped process has none.
+	snapshotRuns map[string]*snapshotRun
+	loadRuns     map[string]*loadRun
 }
 
 func (i *instance) version() string {

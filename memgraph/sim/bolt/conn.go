@@ -24,6 +24,7 @@ type conn struct {
 	user         string // the principal the Authenticator accepted
 	failed       bool
 	inTx         bool
+	txExtra      map[string]any // BEGIN's extra (its "db" selects the transaction's database)
 	txQueries    int64
 	pending      *stream
 	enc          encoder // reused by send: writeMessage copies what it encodes
@@ -124,6 +125,7 @@ func (c *conn) dispatch(m Structure) error {
 			return c.failure(ClientError("Nested transactions are not supported."))
 		}
 		c.inTx, c.txQueries, c.pending = true, 0, nil
+		c.txExtra, _ = field[map[string]any](m, 0)
 		return c.success(nil)
 	case tagCommit, tagRollback:
 		if !c.inTx {
@@ -232,6 +234,9 @@ func (c *conn) run(m Structure) error {
 	}
 	params, _ := field[map[string]any](m, 1)
 	extra, _ := field[map[string]any](m, 2)
+	if c.inTx {
+		extra = c.txExtra
+	}
 	p, f := c.handler.Run(Request{Query: query, Params: params, Extra: extra, ExplicitTx: c.inTx, User: c.user})
 	if f != nil {
 		return c.failure(f)

@@ -79,7 +79,7 @@ type Prepared struct {
 type Request struct {
 	Query      string
 	Params     map[string]any
-	Extra      map[string]any
+	Extra      map[string]any // RUN's extra, or BEGIN's inside an explicit transaction
 	ExplicitTx bool
 	// User is the principal the connection logged in as, when its handler is an Authenticator
 	// that accepted it ("" without one, or for the "none" scheme).

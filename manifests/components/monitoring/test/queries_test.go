@@ -30,6 +30,8 @@ var clusterGauges = []string{
 	"memgraph_hooks_cluster_members_declared",
 	"memgraph_hooks_cluster_max_replica_lag",
 	"memgraph_hooks_cluster_rollout_step",
+	"memgraph_hooks_cluster_single_node_risk",
+	"memgraph_hooks_cluster_memory_limit_bytes",
 }
 
 // prometheusSeries are the series Prometheus itself writes for every target.
