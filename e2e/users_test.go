@@ -45,12 +45,13 @@ func userClient(ns string) dynamic.ResourceInterface {
 	return testEnv.Dynamic.Resource(topology.GroupVersion.WithResource(topology.UserResource)).Namespace(ns)
 }
 
-// startUserScenario is a scenario with the MemgraphUser CRD and a test Metacontroller for the
-// memgraph-users CompositeController of manifests/, and spec.auth's Secret.
-func startUserScenario(t *testing.T, ns string) (*scenario, *metacontroller.Controller) {
+// startUserScenario is a backup scenario (to restore a cluster from a backup) with the
+// MemgraphUser CRD, a test Metacontroller for the memgraph-users CompositeController of
+// manifests/, and spec.auth's Secret.
+func startUserScenario(t *testing.T, ns string) (*backupScenario, *metacontroller.Controller) {
 	t.Helper()
 	installUserCRD(t)
-	s := startScenario(t, ns)
+	s := startBackupScenario(t, ns)
 	cc, err := metacontroller.LoadCompositeController(repoPath("manifests"), "memgraph-users")
 	if err != nil {
 		t.Fatal(err)
@@ -111,8 +112,8 @@ func ready(st topology.MemgraphUserStatus) error {
 	return nil
 }
 
-// credentials are the username and password of MemgraphUser name's generated Secret.
-func (s *scenario) credentials(name string) (string, string) {
+// userCredentials are the username and password of MemgraphUser name's generated Secret.
+func (s *scenario) userCredentials(name string) (string, string) {
 	s.t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
@@ -158,9 +159,10 @@ func (s *scenario) throughRW(cluster, user, password, query string) string {
 
 // A MemgraphUser's generated credentials connect through -rw and write; a read-only user is
 // refused a write with Memgraph's text; kubectl memgraph rotate-password gives a new password
-// that works while the old one is refused; deleting a MemgraphUser refuses its login; a cluster
-// created again under the same name (new volumes: no users) gets the user back, with the same
-// credentials. No password reaches a status or the hook's log.
+// that works while the old one is refused; deleting a MemgraphUser refuses its login; the
+// cluster backed up, deleted with its volumes and restored from the backup under the same name
+// (a snapshot holds no users) gets the user back, whose credentials read the restored data. No
+// password reaches a status or the hook's log.
 func TestMemgraphUsersOnTheControlPlane(t *testing.T) {
 	s, users := startUserScenario(t, "users")
 	const name = "mgu"
@@ -176,7 +178,7 @@ func TestMemgraphUsersOnTheControlPlane(t *testing.T) {
 	app := s.waitUser("app", "Ready", ready)
 	s.waitUser("reader", "Ready", ready)
 	t.Logf("two users Ready %s after their creation", time.Since(start).Round(time.Millisecond))
-	user, password := s.credentials("app")
+	user, password := s.userCredentials("app")
 	if user != "app" || len(password) != 32 {
 		t.Fatalf("generated credentials: user %q, a password of %d characters", user, len(password))
 	}
@@ -204,7 +206,7 @@ func TestMemgraphUsersOnTheControlPlane(t *testing.T) {
 			t.Errorf("a resync of converged users sent %q to %s", q.Text, q.Host)
 		}
 	}
-	readerUser, readerPassword := s.credentials("reader")
+	readerUser, readerPassword := s.userCredentials("reader")
 	if msg := s.throughRW(name, readerUser, readerPassword, "MATCH (n) RETURN count(n)"); msg != "" {
 		t.Errorf("a read by the read-only user: %s", msg)
 	}
@@ -225,7 +227,7 @@ func TestMemgraphUsersOnTheControlPlane(t *testing.T) {
 	start = time.Now()
 	s.mustKubectlMemgraph("rotate-password", "app", "--wait")
 	t.Logf("rotate-password --wait took %s", time.Since(start).Round(time.Millisecond))
-	_, rotated := s.credentials("app")
+	_, rotated := s.userCredentials("app")
 	if rotated == password {
 		t.Fatal("the rotation kept the password")
 	}
@@ -254,6 +256,13 @@ func TestMemgraphUsersOnTheControlPlane(t *testing.T) {
 	}
 
 	start = time.Now()
+	s.createBackup("before", s.backupSpec(name, "before", "s3-credentials", topology.BackupRetain))
+	backedUp := s.waitBackup("before")
+	if backedUp.Phase != topology.BackupCompleted || backedUp.SnapshotTimestamp < 2 {
+		t.Fatalf("backup %+v, want Completed, holding the two writes", backedUp)
+	}
+	t.Logf("backup of the cluster: %s", time.Since(start).Round(time.Millisecond))
+	start = time.Now()
 	if err := mgcClient(s.ns).Delete(ctx, name, metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
@@ -266,18 +275,24 @@ func TestMemgraphUsersOnTheControlPlane(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	s.create(name, spec)
-	s.waitConverged(name, convergeTimeout)
-	s.waitUser("app", "Ready on the new cluster", func(st topology.MemgraphUserStatus) error {
+	s.create(name, strings.TrimSuffix(spec, "}")+", bootstrap: {fromBackup: {name: before}}}")
+	restored := s.waitConverged(name, convergeTimeout)
+	if got, _, _ := unstructured.NestedString(restored.Object, "status", "restoredFrom"); got != "MemgraphBackup before" {
+		t.Errorf("status.restoredFrom %q, want MemgraphBackup before", got)
+	}
+	s.waitUser("app", "Ready on the restored cluster", func(st topology.MemgraphUserStatus) error {
 		if err := ready(st); err != nil {
 			return err
 		}
 		if msg := s.throughRW(name, user, rotated, "MATCH (n) RETURN count(n)"); msg != "" {
-			return fmt.Errorf("login on the new cluster: %s", msg)
+			return fmt.Errorf("login on the restored cluster: %s", msg)
 		}
 		return nil
 	})
-	t.Logf("the cluster deleted and created again, the user back in %s", time.Since(start).Round(time.Millisecond))
+	if got := s.committedOnEveryInstance(name)[s.currentMain()]; got != backedUp.SnapshotTimestamp {
+		t.Errorf("the restored MAIN holds %d transactions, want the backup's %d", got, backedUp.SnapshotTimestamp)
+	}
+	t.Logf("the cluster deleted and restored from its backup, the user back in %s", time.Since(start).Round(time.Millisecond))
 
 	final, err := userClient(s.ns).Get(ctx, "app", metav1.GetOptions{})
 	if err != nil {
