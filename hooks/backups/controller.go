@@ -88,8 +88,8 @@ type Agents interface {
 // HandleSync serves a MemgraphBackup's sync and finalize hooks (finalizing tells them
 // apart).
 func (ctl *Controller) HandleSync(w http.ResponseWriter, r *http.Request) {
-	var req backupRequest
-	if err := decodeBackupRequest(r, &req); err != nil {
+	var req wire.CompositeRequest
+	if err := wire.DecodeRequest(r, &req); err != nil {
 		ctl.cfg.Fail(w, "backup", err)
 		return
 	}
@@ -152,8 +152,8 @@ func (ctl *Controller) failed(st topology.MemgraphBackupStatus, reason, msg stri
 // and the cluster's <cluster>-backup-agent Secret; the hook reads only those), and the
 // namespace's MemgraphBackups (one backup at a time per cluster).
 func (ctl *Controller) HandleCustomize(w http.ResponseWriter, r *http.Request) {
-	var req backupRequest
-	if err := decodeBackupRequest(r, &req); err != nil {
+	var req wire.CompositeRequest
+	if err := wire.DecodeRequest(r, &req); err != nil {
 		ctl.cfg.Fail(w, "backup-customize", err)
 		return
 	}

@@ -44,8 +44,8 @@ type observedRun struct {
 // HandleScheduledSync serves a MemgraphScheduledBackup's sync hook: the children are the
 // MemgraphBackups planner.DecideSchedule keeps and creates, at the hook's clock.
 func (ctl *Controller) HandleScheduledSync(w http.ResponseWriter, r *http.Request) {
-	var req backupRequest
-	if err := decodeBackupRequest(r, &req); err != nil {
+	var req wire.CompositeRequest
+	if err := wire.DecodeRequest(r, &req); err != nil {
 		ctl.cfg.Fail(w, "scheduledbackup", err)
 		return
 	}

@@ -73,8 +73,8 @@ func (ctl *Controller) HandleSync(w http.ResponseWriter, r *http.Request) {
 		ctl.cfg.Fail(w, "user", err)
 		return
 	}
-	var req userRequest
-	if err := decodeRequest(r, &req); err != nil {
+	var req wire.CompositeRequest
+	if err := wire.DecodeRequest(r, &req); err != nil {
 		ctl.cfg.Fail(w, "user", err)
 		return
 	}
@@ -110,8 +110,8 @@ func (ctl *Controller) HandleSync(w http.ResponseWriter, r *http.Request) {
 // and the Secrets of its namespace (spec.passwordSecret's, and the cluster's spec.tls and
 // spec.auth Secrets, whose names only the cluster's spec holds; the hook reads only those).
 func (ctl *Controller) HandleCustomize(w http.ResponseWriter, r *http.Request) {
-	var req userRequest
-	if err := decodeRequest(r, &req); err != nil {
+	var req wire.CompositeRequest
+	if err := wire.DecodeRequest(r, &req); err != nil {
 		ctl.cfg.Fail(w, "user-customize", err)
 		return
 	}

@@ -1,31 +1,13 @@
 package users
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
-	"net/http"
 
 	"github.com/memgraph-hooks/memgraph-hooks/hooks/wire"
 	"github.com/memgraph-hooks/memgraph-hooks/planner"
 	"github.com/memgraph-hooks/memgraph-hooks/topology"
 )
-
-// userRequest is the part of a MemgraphUser's hook request the hook reads.
-type userRequest struct {
-	Parent     json.RawMessage                       `json:"parent"`
-	Children   map[string]map[string]json.RawMessage `json:"children"`
-	Related    map[string]map[string]json.RawMessage `json:"related"`
-	Finalizing bool                                  `json:"finalizing"`
-}
-
-func decodeRequest(r *http.Request, req *userRequest) error {
-	body, err := wire.ReadBody(new(bytes.Buffer), r.Body, r.ContentLength)
-	if err != nil {
-		return err
-	}
-	return wire.DecodeBody(body, req)
-}
 
 // decodeUser decodes the parent MemgraphUser; a spec admission would refuse is not a bad request
 // but a condition (UserGate.SpecProblems), so that nothing is sent for it and the user sees why.
@@ -64,7 +46,7 @@ type observation struct {
 }
 
 // observe reads the related cluster and Secrets and the generated Secret child of u's request.
-func observe(u *topology.MemgraphUser, req *userRequest) (observation, error) {
+func observe(u *topology.MemgraphUser, req *wire.CompositeRequest) (observation, error) {
 	obs := observation{secrets: map[string]*wire.Object{}}
 	for _, key := range wire.SortedKeys(req.Related[wire.ClusterKind]) {
 		raw := req.Related[wire.ClusterKind][key]
