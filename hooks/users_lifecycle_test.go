@@ -1,7 +1,6 @@
 package hooks_test
 
 import (
-	"context"
 	"fmt"
 	"strings"
 	"sync"
@@ -9,7 +8,6 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/neo4j/neo4j-go-driver/v5/neo4j"
 
 	"github.com/memgraph-hooks/memgraph-hooks/planner"
 	"github.com/memgraph-hooks/memgraph-hooks/topology"
@@ -17,8 +15,9 @@ import (
 
 // On a MAIN without any user the first pass creates the cluster's spec.auth user first —
 // Memgraph makes the first user an admin, and creates the built-in roles with it — so that the
-// hook never locks itself out, then the declared user with a built-in role; the cluster's own sync goes on logging in as spec.auth's user, and a handover,
-// which needs SHOW REPLICAS on the MAIN, still happens.
+// hook never locks itself out, then the declared user with a built-in role; the cluster's own
+// sync goes on logging in as spec.auth's user, and a handover, which needs SHOW REPLICAS on the
+// MAIN, still happens.
 func TestTheFirstPassCreatesTheHooksOwnUserFirst(t *testing.T) {
 	r := newUserRig(t, false)
 	r.passwords["default/pw"] = passwordSecret("pw", "app-pw", "1")
@@ -121,24 +120,11 @@ func TestUsersSurviveAFailoverAndComeBackAfterARestore(t *testing.T) {
 // snapshotOnMain takes a snapshot on the MAIN as the hook's user and returns its file's path.
 func (r *userRig) snapshotOnMain() string {
 	r.t.Helper()
-	drv, err := neo4j.NewDriverWithContext("bolt://"+r.h.world.Resolve(r.mainBolt()), neo4j.BasicAuth(authUser, authPassword, ""))
-	if err != nil {
-		r.t.Fatal(err)
+	records, msg := r.query(authUser, authPassword, "CREATE SNAPSHOT")
+	if msg != "" || len(records) != 1 {
+		r.t.Fatalf("CREATE SNAPSHOT: %d records, %q", len(records), msg)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	defer drv.Close(ctx)
-	session := drv.NewSession(ctx, neo4j.SessionConfig{})
-	defer session.Close(ctx)
-	res, err := session.Run(ctx, "CREATE SNAPSHOT", nil)
-	if err != nil {
-		r.t.Fatal(err)
-	}
-	rec, err := res.Single(ctx)
-	if err != nil {
-		r.t.Fatal(err)
-	}
-	path, _ := rec.Get("path")
+	path, _ := records[0].Get("path")
 	return fmt.Sprint(path)
 }
 

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
 	"reflect"
@@ -190,46 +191,37 @@ func (r *userRig) secretValue(name, key string) string {
 // succeeded, else the FAILURE's message.
 func (r *userRig) run(user, password, query string) string {
 	r.t.Helper()
-	main := r.h.mains()[0]
-	var ord int
-	fmt.Sscanf(main, "instance_%d", &ord)
-	addr := r.h.world.Resolve(r.h.network().DataInstance(ord).BoltServer)
-	drv, err := neo4j.NewDriverWithContext("bolt://"+addr, neo4j.BasicAuth(user, password, ""))
+	_, msg := r.query(user, password, query)
+	return msg
+}
+
+// query runs one query as user with password on the MAIN over the real driver, auto-commit
+// (Memgraph refuses auth queries in a transaction): its records and "" when it succeeded, else
+// the FAILURE's message.
+func (r *userRig) query(user, password, query string) ([]*neo4j.Record, string) {
+	r.t.Helper()
+	drv, err := neo4j.NewDriverWithContext("bolt://"+r.h.world.Resolve(r.mainBolt()), neo4j.BasicAuth(user, password, ""))
 	if err != nil {
 		r.t.Fatal(err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	defer drv.Close(ctx)
 	session := drv.NewSession(ctx, neo4j.SessionConfig{})
 	defer session.Close(ctx)
-	res, err := session.Run(ctx, query, nil) // auto-commit: Memgraph refuses auth queries in a transaction
+	var records []*neo4j.Record
+	res, err := session.Run(ctx, query, nil)
 	if err == nil {
-		_, err = res.Consume(ctx)
+		records, err = res.Collect(ctx)
 	}
 	var ne *neo4j.Neo4jError
 	switch {
 	case err == nil:
-		return ""
-	case asNeo4jError(err, &ne):
-		return ne.Msg
+		return records, ""
+	case errors.As(err, &ne):
+		return nil, ne.Msg
 	}
-	return err.Error()
-}
-
-func asNeo4jError(err error, target **neo4j.Neo4jError) bool {
-	for err != nil {
-		if ne, ok := err.(*neo4j.Neo4jError); ok {
-			*target = ne
-			return true
-		}
-		u, ok := err.(interface{ Unwrap() error })
-		if !ok {
-			return false
-		}
-		err = u.Unwrap()
-	}
-	return false
+	return nil, err.Error()
 }
 
 // sentStatements are the auth statements the data instances received since the log was reset.
