@@ -14,6 +14,7 @@ import (
 
 	"golang.org/x/crypto/bcrypt"
 
+	"github.com/memgraph-hooks/memgraph-hooks/hooks/pending"
 	"github.com/memgraph-hooks/memgraph-hooks/hooks/wire"
 	"github.com/memgraph-hooks/memgraph-hooks/memgraph"
 	"github.com/memgraph-hooks/memgraph-hooks/topology"
@@ -41,7 +42,7 @@ type Config struct {
 // Controller serves the MemgraphUser hooks.
 type Controller struct {
 	cfg       Config
-	generated *generatedPasswords
+	generated *pending.Cache[string]
 }
 
 // New returns the controller of cfg.
@@ -52,7 +53,7 @@ func New(cfg Config) *Controller {
 	if cfg.HashCost == 0 {
 		cfg.HashCost = bcrypt.DefaultCost
 	}
-	return &Controller{cfg: cfg, generated: newGeneratedPasswords()}
+	return &Controller{cfg: cfg, generated: pending.New[string]()}
 }
 
 // userResponse is a MemgraphUser's hook answer: the generated Secret as its one child (none with

@@ -4,7 +4,6 @@ import (
 	"crypto/rand"
 	"encoding/base64"
 	"fmt"
-	"sync"
 
 	"github.com/memgraph-hooks/memgraph-hooks/topology"
 )
@@ -36,12 +35,12 @@ func (ctl *Controller) credentialsOf(u *topology.MemgraphUser, obs *observation)
 	request := u.Annotations[topology.AnnotationRotatePassword]
 	if g := obs.generated; g != nil && g.Metadata.Annotations[topology.AnnotationRotatedFor] == request {
 		if password, ok := decoded(g.Data[topology.UserPasswordKey]); ok && password != "" {
-			ctl.generated.forget(generationKey(u, request))
+			ctl.generated.Forget(generationKey(u, request))
 			child, err := topology.UserSecret(u, obs.cluster, password, request)
 			return credentials{password: password, version: name + "/" + g.Metadata.ResourceVersion, secret: name, child: child}, err
 		}
 	}
-	password, err := ctl.generated.get(generationKey(u, request), ctl.cfg.NewPassword)
+	password, err := ctl.generated.Get(generationKey(u, request), ctl.cfg.NewPassword)
 	if err != nil {
 		return credentials{}, fmt.Errorf("generate a password for MemgraphUser %s: %w", u.Name, err)
 	}
@@ -107,41 +106,4 @@ func randIndex(n int) int {
 			return int(one[0]) % n
 		}
 	}
-}
-
-// generatedPasswords remembers passwords generated and returned in a child the hook has not
-// observed yet, so that calls before Metacontroller creates the Secret return the same one;
-// bounded: past maxPending entries it starts over.
-type generatedPasswords struct {
-	mu      sync.Mutex
-	pending map[string]string
-}
-
-const maxPending = 1024
-
-func newGeneratedPasswords() *generatedPasswords {
-	return &generatedPasswords{pending: map[string]string{}}
-}
-
-func (g *generatedPasswords) get(key string, generate func() (string, error)) (string, error) {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	if p, ok := g.pending[key]; ok {
-		return p, nil
-	}
-	p, err := generate()
-	if err != nil {
-		return "", err
-	}
-	if len(g.pending) >= maxPending {
-		clear(g.pending)
-	}
-	g.pending[key] = p
-	return p, nil
-}
-
-func (g *generatedPasswords) forget(key string) {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	delete(g.pending, key)
 }
