@@ -189,10 +189,13 @@ func nameOr(name, def string) string {
 type crdRule struct{ path, rule, message string }
 
 // crdRules walks the generated CRD's schema and returns every x-kubernetes-validations rule.
-func crdRules(t *testing.T) []crdRule {
+func crdRules(t *testing.T) []crdRule { return crdRulesAt(t, crdPath()) }
+
+// crdRulesAt is crdRules of the generated CRD at path.
+func crdRulesAt(t *testing.T, path string) []crdRule {
 	t.Helper()
 	var crd map[string]any
-	if err := yaml.Unmarshal(readFile(t, crdPath()), &crd); err != nil {
+	if err := yaml.Unmarshal(readFile(t, path), &crd); err != nil {
 		t.Fatal(err)
 	}
 	versions, _, _ := unstructured.NestedSlice(crd, "spec", "versions")

@@ -24,6 +24,7 @@ import (
 	"github.com/memgraph-hooks/memgraph-hooks/hooks/backups"
 	"github.com/memgraph-hooks/memgraph-hooks/hooks/hookmetrics"
 	"github.com/memgraph-hooks/memgraph-hooks/hooks/serving"
+	"github.com/memgraph-hooks/memgraph-hooks/hooks/users"
 	"github.com/memgraph-hooks/memgraph-hooks/hooks/wire"
 	"github.com/memgraph-hooks/memgraph-hooks/memgraph"
 	"github.com/memgraph-hooks/memgraph-hooks/planner"
@@ -69,6 +70,11 @@ type Config struct {
 	// of topology.BackupAgentSecretKeys) when none is observed; nil generates a random token and
 	// key pair (backups.NewAgentSecretData). Tests fix it to make responses reproducible.
 	AgentSecretData func(c *topology.Cluster) (map[string]string, error)
+	// UserPassword generates the password of a MemgraphUser's generated Secret; nil draws 32
+	// random letters and digits (users.NewPassword). PasswordHashCost is the bcrypt cost of the
+	// password hashes sent to Memgraph (0: bcrypt's default, 10). Tests fix both.
+	UserPassword     func() (string, error)
+	PasswordHashCost int
 	// ProjectionGrace is how long after a TLS Secret's content is first seen the kubelet is
 	// counted on to have projected it into every pod (planner.RotationInput.Grace); zero means
 	// planner.ProjectionGrace.
@@ -84,11 +90,13 @@ type handler struct {
 	// operations keeps status.lastOperation from going backwards (operationLog).
 	operations *operationLog
 	backups    *backups.Controller // the MemgraphBackup and MemgraphScheduledBackup hooks
+	users      *users.Controller   // the MemgraphUser hooks
 }
 
 // NewHandler returns the hook's HTTP API: POST /sync and POST /customize (MemgraphClusters), POST
 // /backup/sync and /backup/customize (MemgraphBackups), POST /scheduledbackup/sync
-// (MemgraphScheduledBackups), GET (and HEAD) /healthz and /readyz. A wrong method gets a 405 with an Allow header.
+// (MemgraphScheduledBackups), POST /user/sync and /user/customize (MemgraphUsers), GET (and HEAD)
+// /healthz and /readyz. A wrong method gets a 405 with an Allow header.
 func NewHandler(cfg Config) http.Handler {
 	h := newHandler(cfg)
 	r := chi.NewRouter()
@@ -100,6 +108,8 @@ func NewHandler(cfg Config) http.Handler {
 	r.Post("/backup/sync", h.backups.HandleSync)
 	r.Post("/backup/customize", h.backups.HandleCustomize)
 	r.Post("/scheduledbackup/sync", h.backups.HandleScheduledSync)
+	r.Post("/user/sync", h.users.HandleSync)
+	r.Post("/user/customize", h.users.HandleCustomize)
 	for _, path := range []string{"/healthz", "/readyz"} {
 		r.Get(path, ok)
 		r.Head(path, ok)
@@ -140,6 +150,8 @@ func newHandler(cfg Config) *handler {
 	h.backups = backups.New(backups.Config{Budget: cfg.SyncBudget, Now: cfg.Now, Log: cfg.Logger, Reach: h.reach, Choose: chooseBackupInstance,
 		NewAgents: agentClients(cfg.AgentResolver), RemoveObject: backup.RemoveObject, Answer: h.writeJSON, Fail: h.fail,
 		Metrics: h.metrics.Backups})
+	h.users = users.New(users.Config{Budget: cfg.SyncBudget, Now: cfg.Now, Log: cfg.Logger, Reach: h.reachUsers, FindMain: findMain,
+		NewPassword: cfg.UserPassword, HashCost: cfg.PasswordHashCost, Answer: h.writeJSON, Fail: h.fail})
 	return h
 }
 

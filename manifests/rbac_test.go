@@ -97,3 +97,21 @@ func TestMetacontrollerRoleCoversTheBackupControllers(t *testing.T) {
 		}
 	}
 }
+
+// Metacontroller may run the MemgraphUser CompositeController: read the parents, write their
+// status and finalizer, and manage the generated Secret it declares as a child.
+func TestMetacontrollerRoleCoversTheUserController(t *testing.T) {
+	role := metacontrollerRole(t)
+	for _, tc := range []struct {
+		group, resource string
+		want            []string
+	}{
+		{"memgraph.com", "memgraphusers", []string{"get", "list", "watch", "update", "patch"}},
+		{"memgraph.com", "memgraphusers/status", []string{"get", "update", "patch"}},
+		{"", "secrets", []string{"get", "list", "watch", "create", "update", "patch", "delete"}},
+	} {
+		if diff := cmp.Diff(tc.want, verbsOn(role, tc.group, tc.resource)); diff != "" {
+			t.Errorf("verbs on %s/%s (-want +got):\n%s", tc.group, tc.resource, diff)
+		}
+	}
+}

@@ -97,6 +97,19 @@ type Client interface {
 	SetCoordinatorSetting(ctx context.Context, name, value string) error
 }
 
+// UserClient is a Client that also manages users and roles, for a Client of the MAIN data
+// instance (users.go): the reads, and RunAuth, which sends one auth statement, never retried; its
+// errors show the statement's Text, never its password.
+type UserClient interface {
+	Client
+	ShowUsers(ctx context.Context) ([]string, error)
+	ShowRoles(ctx context.Context) ([]RoleInfo, error)
+	ShowPrivileges(ctx context.Context, t AuthTarget, database string) ([]PrivilegeRow, error)
+	ShowRolesForUser(ctx context.Context, user string) ([]string, error)
+	ShowDatabasePrivileges(ctx context.Context, t AuthTarget) (DatabaseAccess, error)
+	RunAuth(ctx context.Context, s AuthStatement) error
+}
+
 // Connector hands out Clients for Bolt addresses ("host:port" as declared or as reported in
 // SHOW INSTANCES): coordinators', and a MAIN data instance's for ShowReplicas. Implementations
 // pool connections per address.

@@ -131,6 +131,7 @@ func TestCRDRulesMatchGoValidation(t *testing.T) {
 		MsgS3Endpoint, MsgS3Bucket, MsgS3Prefix, MsgS3Insecure, MsgSecretReference, MsgSecretReference,
 		// spec.coordinatorSettings and status.coordinatorSettings share the type
 		MsgInstanceDownTimeout, MsgInstanceDownTimeout, MsgHealthCheckFrequency, MsgHealthCheckFrequency,
+		MsgRoleName, MsgRoleBuiltin, MsgPrivilegesAll, MsgDatabases,
 	}
 	slices.Sort(messages)
 	slices.Sort(goMessages)
@@ -142,6 +143,7 @@ func TestCRDRulesMatchGoValidation(t *testing.T) {
 	for _, pattern := range []string{
 		clusterNamePattern, clusterDomainPattern, repositoryTagPattern, imageTagPattern, imageDigestPattern,
 		reservedArgsPattern, walArgPattern, s3EndpointPattern, s3BucketPattern, reservedEnvNamesInCEL, preferredMainPattern, stepTimeoutPattern,
+		authNamePattern, databaseNamePattern,
 		fmt.Sprintf("duration(self) >= duration('%s')", minStepTimeout),
 		fmt.Sprintf("duration(self) <= duration('%s')", maxStepTimeout),
 		fmt.Sprintf("self <= %d", MaxCoordinators), fmt.Sprintf("self <= %d", MaxDataInstances),

@@ -190,6 +190,14 @@ type MemgraphClusterSpec struct {
 	// +kubebuilder:default={}
 	// +optional
 	Placement Placement `json:"placement,omitempty"`
+
+	// Roles are the Memgraph roles the cluster's MemgraphUsers may name (user_types.go): each
+	// created, and kept as declared, before a user that names it.
+	// +kubebuilder:validation:MaxItems=32
+	// +listType=map
+	// +listMapKey=name
+	// +optional
+	Roles []ClusterRole `json:"roles,omitempty"`
 }
 
 // Rollout tunes rolling upgrades.

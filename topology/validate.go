@@ -214,6 +214,7 @@ func (mc *MemgraphCluster) celRules(vs *violations) {
 	validateShutdown(vs, s)
 	validateReplicationModes(vs, s)
 	validateBackups(vs, s)
+	validateRoles(vs, s)
 	*vs = append(*vs, unsafeSettings(&s.CoordinatorSettings)...)
 }
 

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/client-go/dynamic"
 
@@ -100,7 +101,14 @@ func newRoot(out, errOut io.Writer, connect func() (dynamic.Interface, string, e
 			if err != nil {
 				return err
 			}
-			return printStatus(out, mgc, pods, time.Now())
+			users, err := s.users(cmd.Context(), name)
+			if err != nil {
+				return err
+			}
+			if err := printStatus(out, mgc, pods, time.Now()); err != nil {
+				return err
+			}
+			return printUsers(out, users)
 		}))
 	for _, v := range []struct{ verb, short string }{
 		{"switchover", "Move MAIN to a caught-up data instance (spec.preferredMain)"},
@@ -113,6 +121,7 @@ func newRoot(out, errOut io.Writer, connect func() (dynamic.Interface, string, e
 		root.AddCommand(p.verbCommand(v.verb, v.short))
 	}
 	root.AddCommand(p.backupCommand())
+	root.AddCommand(p.rotatePasswordCommand())
 	return root
 }
 
@@ -150,6 +159,11 @@ func (p *plugin) clusterCommand(verb, short string, run func(cmd *cobra.Command,
 
 // complete lists the namespace's MemgraphClusters for a command's one argument.
 func (p *plugin) complete(cmd *cobra.Command, args []string, _ string) ([]string, cobra.ShellCompDirective) {
+	return p.completeNames(cmd, args, clustersGVR)
+}
+
+// completeNames lists the names of the namespace's objects of gvr for a command's one argument.
+func (p *plugin) completeNames(cmd *cobra.Command, args []string, gvr schema.GroupVersionResource) ([]string, cobra.ShellCompDirective) {
 	if len(args) > 0 {
 		return nil, cobra.ShellCompDirectiveNoFileComp
 	}
@@ -157,7 +171,7 @@ func (p *plugin) complete(cmd *cobra.Command, args []string, _ string) ([]string
 	if err != nil {
 		return nil, cobra.ShellCompDirectiveError
 	}
-	list, err := s.client.Resource(clustersGVR).Namespace(s.namespace).List(cmd.Context(), listAll)
+	list, err := s.client.Resource(gvr).Namespace(s.namespace).List(cmd.Context(), listAll)
 	if err != nil {
 		return nil, cobra.ShellCompDirectiveError
 	}

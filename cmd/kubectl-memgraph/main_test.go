@@ -117,7 +117,7 @@ func testPods(t *testing.T) []runtime.Object {
 func fakeClient(t *testing.T, objs ...runtime.Object) dynamic.Interface {
 	scheme := runtime.NewScheme()
 	return dynamicfake.NewSimpleDynamicClientWithCustomListKinds(scheme, map[schema.GroupVersionResource]string{
-		clustersGVR: "MemgraphClusterList", podsGVR: "PodList", statefulSetsGVR: "StatefulSetList",
+		clustersGVR: "MemgraphClusterList", podsGVR: "PodList", statefulSetsGVR: "StatefulSetList", usersGVR: "MemgraphUserList",
 	}, objs...)
 }
 

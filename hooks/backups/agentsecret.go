@@ -3,7 +3,6 @@ package backups
 import (
 	"encoding/base64"
 	"encoding/json"
-	"sync"
 
 	"github.com/memgraph-hooks/memgraph-hooks/backup"
 	"github.com/memgraph-hooks/memgraph-hooks/hooks/wire"
@@ -25,45 +24,6 @@ func NewAgentSecretData(c *topology.Cluster) (map[string]string, error) {
 		topology.BackupAgentKeyKey:   enc(material.Key),
 		topology.BackupAgentCAKey:    enc(material.CA),
 	}, nil
-}
-
-// AgentSecretCache holds generated backup-agent Secret data not yet observed, bounded: past
-// maxPendingAgentSecrets entries it starts over (a cluster whose Secret is never created gets new data).
-type AgentSecretCache struct {
-	mu      sync.Mutex
-	pending map[string]map[string]string
-}
-
-const maxPendingAgentSecrets = 1024
-
-// NewAgentSecretCache returns an empty cache.
-func NewAgentSecretCache() *AgentSecretCache {
-	return &AgentSecretCache{pending: map[string]map[string]string{}}
-}
-
-// Get is key's data: remembered, or generated and remembered.
-func (a *AgentSecretCache) Get(key string, generate func() (map[string]string, error)) (map[string]string, error) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if data, ok := a.pending[key]; ok {
-		return data, nil
-	}
-	data, err := generate()
-	if err != nil {
-		return nil, err
-	}
-	if len(a.pending) >= maxPendingAgentSecrets {
-		clear(a.pending)
-	}
-	a.pending[key] = data
-	return data, nil
-}
-
-// Forget drops key's data: its Secret is observed.
-func (a *AgentSecretCache) Forget(key string) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	delete(a.pending, key)
 }
 
 // ObservedAgentSecret is the data of the cluster's backup-agent Secret among the children,

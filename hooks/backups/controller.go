@@ -105,8 +105,8 @@ type Agents interface {
 // HandleSync serves a MemgraphBackup's sync and finalize hooks (finalizing tells them
 // apart).
 func (ctl *Controller) HandleSync(w http.ResponseWriter, r *http.Request) {
-	var req backupRequest
-	if err := decodeBackupRequest(r, &req); err != nil {
+	var req wire.CompositeRequest
+	if err := wire.DecodeRequest(r, &req); err != nil {
 		ctl.cfg.Fail(w, "backup", err)
 		return
 	}
@@ -194,8 +194,8 @@ func (ctl *Controller) failed(st topology.MemgraphBackupStatus, reason, msg stri
 // backup alone, whose spec never changes: Metacontroller's answer cached per UID and generation
 // never goes stale.
 func (ctl *Controller) HandleCustomize(w http.ResponseWriter, r *http.Request) {
-	var req backupRequest
-	if err := decodeBackupRequest(r, &req); err != nil {
+	var req wire.CompositeRequest
+	if err := wire.DecodeRequest(r, &req); err != nil {
 		ctl.cfg.Fail(w, "backup-customize", err)
 		return
 	}

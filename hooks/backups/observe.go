@@ -1,11 +1,9 @@
 package backups
 
 import (
-	"bytes"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
-	"net/http"
 	"strings"
 	"time"
 
@@ -14,25 +12,6 @@ import (
 	"github.com/memgraph-hooks/memgraph-hooks/planner"
 	"github.com/memgraph-hooks/memgraph-hooks/topology"
 )
-
-// backupRequest is the part of a MemgraphBackup's (or MemgraphScheduledBackup's) hook request the
-// hook reads: the parent, its children and related objects as sent, and whether Metacontroller
-// calls the finalize hook.
-type backupRequest struct {
-	Parent     json.RawMessage                       `json:"parent"`
-	Children   map[string]map[string]json.RawMessage `json:"children"`
-	Related    map[string]map[string]json.RawMessage `json:"related"`
-	Finalizing bool                                  `json:"finalizing"`
-}
-
-// decodeBackupRequest reads a hook request's body into req.
-func decodeBackupRequest(r *http.Request, req *backupRequest) error {
-	body, err := wire.ReadBody(new(bytes.Buffer), r.Body, r.ContentLength)
-	if err != nil {
-		return err
-	}
-	return wire.DecodeBody(body, req)
-}
 
 // decodeBackup decodes a MemgraphBackup at path and checks its spec as admission does: a spec
 // that breaks a rule is a bad request naming the field.

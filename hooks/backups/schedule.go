@@ -52,8 +52,8 @@ type observedRun struct {
 // held by its finalizer, still exists and says (backupOwnerReference) whether their objects go
 // with them; the schedule goes once they are gone.
 func (ctl *Controller) HandleScheduledSync(w http.ResponseWriter, r *http.Request) {
-	var req backupRequest
-	if err := decodeBackupRequest(r, &req); err != nil {
+	var req wire.CompositeRequest
+	if err := wire.DecodeRequest(r, &req); err != nil {
 		ctl.cfg.Fail(w, "scheduledbackup", err)
 		return
 	}

@@ -101,7 +101,7 @@ func (w *World) restart(host string, wipe bool, setVersion func(*instance)) erro
 		if in.coord {
 			in.cluster = w.newCluster(in)
 		} else {
-			in.txns, in.lag = map[string]int64{defaultDB: 0}, map[string]int64{}
+			in.txns, in.lag, in.auth = map[string]int64{defaultDB: 0}, map[string]int64{}, seedAuth(in.dspec.Auth)
 			if err := w.wipeSnapshots(in); err != nil {
 				return err
 			}

@@ -77,7 +77,11 @@ func (w *World) dataLivenessChanged(in *instance) {
 // counts minus its configured lag, and the MAIN caches its count.
 func (w *World) catchUp(c *cluster, in *instance) {
 	main := w.mainOf(c)
-	if main == nil || main == in || !in.alive || w.versionBlocked(main, in) || !in.recoverAt.IsZero() {
+	if main == nil || main == in || !in.alive || w.versionBlocked(main, in) {
+		return
+	}
+	w.systemRecover(main, in)
+	if !in.recoverAt.IsZero() {
 		return
 	}
 	if w.opts.recoveryTime > 0 && behind(main, in) {

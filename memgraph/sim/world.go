@@ -93,14 +93,24 @@
 //
 // # Auth
 //
-// A data instance with DataSpec.Auth accepts only Bolt logins (HELLO in Bolt 4, LOGON in Bolt 5)
-// with the basic (or none) scheme and exactly those credentials; others get FAILURE
+// Each data instance has users and roles (authdata.go) with Memgraph 3.12's privileges, database
+// access and built-in roles. Without a user any basic or none Bolt login (HELLO in Bolt 4, LOGON
+// in Bolt 5) works; once one exists only a user's name with its password does — stored as given,
+// or as the bcrypt hash a "bcrypt:" password names — and others get FAILURE
 // "Memgraph.ClientError.Security.Unauthenticated" "Authentication failure" and the connection
-// closes. Without it any basic or none login works. Coordinators ignore auth. Credentials are
-// never printed. The queries a data instance answers that need a privilege — SHOW REPLICAS and
-// SHOW REPLICATION ROLE (REPLICATION), CREATE SNAPSHOT, SHOW SNAPSHOTS and RECOVER SNAPSHOT
-// (DURABILITY), RELOAD … TLS (RELOAD_TLS) — are refused after Prepare with CheckAuthorized's text
-// for a user denied it (Auth.Denied).
+// closes. Coordinators ignore auth. DataSpec.Auth is the user an instance starts with (every
+// privilege but Auth.Denied, and the built-in roles); credentials are never printed. The auth
+// queries (authparse.go: SHOW USERS, SHOW ROLES, SHOW PRIVILEGES, SHOW ROLES FOR, SHOW DATABASE
+// PRIVILEGES, CREATE and DROP USER and ROLE, SET PASSWORD, SET and CLEAR ROLE, GRANT, DENY and
+// REVOKE of privileges and databases, SET MAIN DATABASE) answer with Memgraph's columns,
+// notifications and texts: refused in an explicit transaction, a change
+// refused on a REPLICA, the first user bringing the built-in roles and becoming an admin. The
+// MAIN replicates every change to the replicas it reaches at once, and a replica it did not
+// reach gets them all when it next does. Every query that needs a privilege — AUTH for the auth
+// queries, the replication, snapshot and reload queries theirs, and MATCH, CREATE, MERGE,
+// DELETE, SET and REMOVE for those clauses — is refused after Prepare with CheckAuthorized's text
+// when the session's user lacks it on the session's database (or may not use it), no longer
+// exists, or the session logged in before there were users.
 //
 // # Approximations that remain
 //
@@ -129,10 +139,11 @@
 //     health check needs instance_down_timeout_sec to notice); names are not verified, only
 //     chains. Reachability is judged from the leader: a refused member or data instance counts as
 //     down, a refused replica does not confirm commits.
-//   - ROUTE, COLD (suspended) and dropped databases, and auth beyond one user per data
-//     instance and the privileges above (roles, the privileges of reads and writes, per-database
-//     grants, auth modules) are not modelled; databases are created, listed and selected per
-//     session (databases.go).
+//   - ROUTE, COLD (suspended) and dropped databases are not modelled; databases are created,
+//     listed and selected per session (databases.go). Nor are label, edge-type and property
+//     permissions (the built-in roles show their rows, nothing enforces them), user profiles,
+//     impersonation, auth modules, password hashes other than bcrypt, or the name and password
+//     regex flags beyond their defaults.
 //   - Snapshots (snapshots.go, recoversnapshot.go) are a JSON header and a payload of
 //     SnapshotCost.BytesPerTransaction per transaction in each database's snapshot directory,
 //     written and loaded for SnapshotCost's time per GiB, one per database at a time. The periodic
@@ -141,7 +152,7 @@
 //     memory: it reads its snapshot directory only for a database that holds nothing (a RECOVER
 //     SNAPSHOT stopped while it loaded), and at once. RECOVER SNAPSHOT's epoch change is not
 //     modelled (the simulator has no epochs); its force-recovery of every replica is, and so is
-//     the file a failed S3 download leaves.
+//     the file a failed S3 download leaves. A snapshot holds no users: RECOVER SNAPSHOT leaves them.
 package sim
 
 import (
@@ -287,7 +298,8 @@ type instance struct {
 	// itself); one that is not within CoordinatorInitTimeout exits.
 	initialized bool
 
-	txns map[string]int64 // data instances: committed transactions per database
+	txns map[string]int64 // data instances: committed transactions per database (its databases)
+	auth *authData        // data instances: users and roles (authdata.go)
 	lag  map[string]int64 // data instances: txns kept behind the main per database
 	// writeBlocked: the process restarted and, as MAIN, refuses writes until the leader
 	// re-promotes it (writable.go).
@@ -414,7 +426,7 @@ func (w *World) StartData(spec DataSpec) error {
 		}
 		return fmt.Errorf("sim: host %s already exists (use Restart, Wipe or Remove)", spec.Host)
 	}
-	in := &instance{host: spec.Host, dspec: spec, txns: map[string]int64{defaultDB: 0}, lag: map[string]int64{}}
+	in := &instance{host: spec.Host, dspec: spec, txns: map[string]int64{defaultDB: 0}, lag: map[string]int64{}, auth: seedAuth(spec.Auth)}
 	if err := w.listen(in); err != nil {
 		return err
 	}

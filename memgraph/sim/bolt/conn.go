@@ -21,6 +21,7 @@ type conn struct {
 	major, minor byte
 	helloDone    bool
 	authed       bool
+	user         string // the principal the Authenticator accepted
 	failed       bool
 	inTx         bool
 	txExtra      map[string]any // BEGIN's extra (its "db" selects the transaction's database)
@@ -139,7 +140,7 @@ func (c *conn) dispatch(m Structure) error {
 		if !c.needsLogon() {
 			return errClose
 		}
-		c.authed = false
+		c.authed, c.user = false, ""
 		return c.success(nil)
 	case tagRoute:
 		if r, ok := c.handler.(Router); ok {
@@ -208,7 +209,14 @@ func (c *conn) authenticate(auth map[string]any) bool {
 	}
 	principal, _ := auth["principal"].(string)
 	credentials, _ := auth["credentials"].(string)
-	return a.Authenticate(scheme, principal, credentials)
+	if !a.Authenticate(scheme, principal, credentials) {
+		return false
+	}
+	if scheme == "none" {
+		principal = ""
+	}
+	c.user = principal
+	return true
 }
 
 // refuseLogin sends Memgraph's authentication FAILURE and closes the connection.
@@ -229,7 +237,7 @@ func (c *conn) run(m Structure) error {
 	if c.inTx {
 		extra = c.txExtra
 	}
-	p, f := c.handler.Run(Request{Query: query, Params: params, Extra: extra, ExplicitTx: c.inTx})
+	p, f := c.handler.Run(Request{Query: query, Params: params, Extra: extra, ExplicitTx: c.inTx, User: c.user})
 	if f != nil {
 		return c.failure(f)
 	}
