@@ -104,9 +104,9 @@ func TestEveryCommandOnFreshCluster(t *testing.T) {
 		{"DEMOTE INSTANCE via follower", func() error { return c3.DemoteInstance(ctx, "instance_1") }},
 		{"SET INSTANCE TO MAIN", func() error { return c1.SetInstanceToMain(ctx, "instance_2") }},
 		{"UNREGISTER INSTANCE replica", func() error { return c1.UnregisterInstance(ctx, "instance_3") }},
-		{"REMOVE COORDINATOR follower", func() error { return c1.RemoveCoordinator(ctx, 3) }},
 		{"UPDATE CONFIG FOR INSTANCE via follower", func() error { return c3.UpdateInstanceConfig(ctx, "instance_1", "lb-1.example.com:7687") }},
 		{"UPDATE CONFIG FOR COORDINATOR", func() error { return c1.UpdateCoordinatorConfig(ctx, 2, "lb-c2.example.com:7687") }},
+		{"REMOVE COORDINATOR follower", func() error { return c1.RemoveCoordinator(ctx, 3) }},
 		{"YIELD LEADERSHIP on leader", func() error { return c1.YieldLeadership(ctx) }},
 	}
 	for _, s := range steps {
@@ -117,8 +117,8 @@ func TestEveryCommandOnFreshCluster(t *testing.T) {
 	want = []memgraph.Instance{
 		coordRow("a", 1, coordConfig("a", 1).BoltServer, memgraph.HealthUp, memgraph.RoleFollower),
 		coordRow("a", 2, "lb-c2.example.com:7687", memgraph.HealthUp, memgraph.RoleLeader),
-		dataRow("a", 0, memgraph.HealthUp, memgraph.RoleReplica),
-		withBolt(dataRow("a", 1, memgraph.HealthUp, memgraph.RoleMain), "lb-1.example.com:7687"),
+		withBolt(dataRow("a", 0, memgraph.HealthUp, memgraph.RoleReplica), "lb-1.example.com:7687"),
+		dataRow("a", 1, memgraph.HealthUp, memgraph.RoleMain),
 	}
 	if diff := cmp.Diff(want, showInstances(t, ctx, c1), ignoreLastResp); diff != "" {
 		t.Errorf("after the write steps (-want +got)\n%s", diff)

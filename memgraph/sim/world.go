@@ -129,7 +129,9 @@
 //     health check needs instance_down_timeout_sec to notice); names are not verified, only
 //     chains. Reachability is judged from the leader: a refused member or data instance counts as
 //     down, a refused replica does not confirm commits.
-//   - ROUTE, COLD (suspended) and dropped databases, and auth beyond one user per data
+//   - ROUTE (routing.go) reads the replicas' lag from the MAIN's counts at the moment it is asked,
+//     not from the leader's cache of the MAIN's last health check.
+//   - COLD (suspended) and dropped databases, and auth beyond one user per data
 //     instance and the privileges above (roles, the privileges of reads and writes, per-database
 //     grants, auth modules) are not modelled; databases are created, listed and selected per
 //     session (databases.go).
