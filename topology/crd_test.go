@@ -127,6 +127,7 @@ func TestCRDRulesMatchGoValidation(t *testing.T) {
 		MsgGracePeriod, MsgGracePeriod, MsgSysctlImage, MsgMaxMapCount, MsgReplicationMix, MsgReplicationFixed, MsgOverrideInstance,
 		MsgFromBackupCreateOnly, MsgFromBackupOneOf, MsgFromBackupKeyWithDest, MsgS3Endpoint, MsgS3Bucket, MsgS3Prefix,
 		MsgSecretReference, MsgSecretReference,
+		MsgSourceRangesType, MsgSourceRange, MsgHostnameInstance, MsgHostnameForm,
 		// spec.coordinatorSettings and status.coordinatorSettings share the type
 		MsgInstanceDownTimeout, MsgInstanceDownTimeout, MsgHealthCheckFrequency, MsgHealthCheckFrequency,
 	}
@@ -139,7 +140,7 @@ func TestCRDRulesMatchGoValidation(t *testing.T) {
 	all := strings.Join(rules, "\n")
 	for _, pattern := range []string{
 		clusterNamePattern, clusterDomainPattern, repositoryTagPattern, imageTagPattern, imageDigestPattern,
-		reservedArgsPattern, walArgPattern, s3EndpointPattern, s3BucketPattern, reservedEnvNamesInCEL, preferredMainPattern, stepTimeoutPattern,
+		reservedArgsPattern, walArgPattern, "'" + InstancePlaceholder + "'", "isCIDR(r)", s3EndpointPattern, s3BucketPattern, reservedEnvNamesInCEL, preferredMainPattern, stepTimeoutPattern,
 		fmt.Sprintf("duration(self) >= duration('%s')", minStepTimeout),
 		fmt.Sprintf("duration(self) <= duration('%s')", maxStepTimeout),
 		fmt.Sprintf("self <= %d", MaxCoordinators), fmt.Sprintf("self <= %d", MaxDataInstances),
