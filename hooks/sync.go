@@ -316,7 +316,7 @@ func (h *handler) onLeader(ctx context.Context, conn memgraph.Connector, in *pas
 	}
 	read := planOn(in, lv)
 	client := in.sent.client(conn.Client(lv.Coordinator.BoltServer))
-	catchUp := catchUpReader{conn: conn, auth: in.obs.auth}
+	catchUp := catchUpReader{conn: conn, auth: in.obs.auth, declared: in.declared}
 	if read.plan.NeedsCatchUpReads {
 		lag, err := client.ShowReplicationLag(ctx)
 		if err != nil {
