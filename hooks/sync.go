@@ -76,7 +76,7 @@ type passInput struct {
 }
 
 func (h *handler) passInput(p *admittedParent, obs *observation, dryRun bool) *passInput {
-	d := p.declare(obs.current)
+	d := p.cluster.Advertise(p.declare(obs.current), obs.external)
 	d.PreferredMain = planner.PreferredOffCordon(d, obs.podNodes, obs.cordoned)
 	d.RestoreHeld = p.cluster.RestoreHold()
 	paused, _ := p.cluster.Paused()
