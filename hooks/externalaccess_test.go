@@ -99,9 +99,9 @@ func TestExternalAddressesFollowTheLoadBalancers(t *testing.T) {
 	lbs := map[string]string{"coordinator_1": "198.51.100.1:7687", "coordinator_2": "198.51.100.2:7687",
 		"coordinator_3": "lb-3.example.com:7687", "instance_0": "198.51.100.10:7687", "instance_1": "198.51.100.11:7687"}
 	h.ingress = map[string][]any{
-		externalServiceOf(n.Coordinator(1).Pod): {map[string]any{"ip": "198.51.100.1"}},
-		externalServiceOf(n.Coordinator(2).Pod): {map[string]any{"ip": "2001:db8::2"}, map[string]any{"ip": "198.51.100.2"}},
-		externalServiceOf(n.Coordinator(3).Pod): {map[string]any{"hostname": "lb-3.example.com"}},
+		externalServiceOf(n.Coordinator(1).Pod):  {map[string]any{"ip": "198.51.100.1"}},
+		externalServiceOf(n.Coordinator(2).Pod):  {map[string]any{"ip": "2001:db8::2"}, map[string]any{"ip": "198.51.100.2"}},
+		externalServiceOf(n.Coordinator(3).Pod):  {map[string]any{"hostname": "lb-3.example.com"}},
 		externalServiceOf(n.DataInstance(0).Pod): {map[string]any{"ip": "198.51.100.10"}},
 		externalServiceOf(n.DataInstance(1).Pod): {map[string]any{"ip": "198.51.100.11"}},
 	}
