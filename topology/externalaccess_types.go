@@ -30,6 +30,7 @@ type ExternalAccess struct {
 
 	// LoadBalancerSourceRanges restrict which client addresses (CIDRs) the load balancers
 	// accept. Type LoadBalancer only.
+	// +kubebuilder:validation:MinItems=1
 	// +kubebuilder:validation:MaxItems=64
 	// +kubebuilder:validation:items:MaxLength=43
 	// +kubebuilder:validation:XValidation:rule="self.all(r, isCIDR(r))",message="externalAccess.loadBalancerSourceRanges must be CIDRs such as 203.0.113.0/24 or 2001:db8::/32"
@@ -42,6 +43,7 @@ type ExternalAccess struct {
 	// puts it on the member's Service as external-dns's hostname annotation
 	// (external-dns.alpha.kubernetes.io/hostname) and, once the Service has its load balancer
 	// (or its node port), gives clients the hostname rather than the address.
+	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=253
 	// +kubebuilder:validation:XValidation:rule="self.contains('{instance}')",message="externalAccess.hostnameTemplate must contain {instance}, which becomes each member's pod name: without it every member would get the same hostname, and a routing client could not tell them apart"
 	// +kubebuilder:validation:XValidation:rule="self.replace('{instance}', 'x').matches('^[a-z0-9]([-a-z0-9]*[a-z0-9])?([.][a-z0-9]([-a-z0-9]*[a-z0-9])?)*$')",message="externalAccess.hostnameTemplate must be a DNS name once {instance} is replaced, such as {instance}.graph.example.com: lower-case letters, digits, '-' and '.', without a leading or trailing dot"
