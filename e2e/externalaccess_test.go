@@ -6,8 +6,10 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"maps"
 	"math/rand/v2"
 	"net"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -149,14 +151,16 @@ func externalStatus(u *unstructured.Unstructured) map[string]string {
 }
 
 // openLoadBalancers gives each member a "load balancer": a listener on port 7687 of a loopback
-// address of its own (127.a.b.<n>, a and b random so that concurrent runs do not meet), which
-// forwards every connection to wherever the simulator serves the member's in-cluster bolt_server.
+// address of its own (127.a.b.<n>, n in the members' order, a and b random so that concurrent
+// runs do not meet), which forwards every connection to wherever the simulator serves the
+// member's in-cluster bolt_server.
 func openLoadBalancers(t *testing.T, world *sim.World, inCluster map[string]string) map[string]string {
 	t.Helper()
 	for range 5 {
 		prefix := fmt.Sprintf("127.%d.%d.", 1+rand.IntN(254), 1+rand.IntN(254))
 		out, lns, i := map[string]string{}, []net.Listener{}, 0
-		for member, target := range inCluster {
+		for _, member := range slices.Sorted(maps.Keys(inCluster)) {
+			target := inCluster[member]
 			i++
 			ln, err := net.Listen("tcp", fmt.Sprintf("%s%d:7687", prefix, i))
 			if err != nil {
