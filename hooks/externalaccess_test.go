@@ -238,3 +238,35 @@ func TestExternalAddressesOnNodePorts(t *testing.T) {
 	}
 	h.assertNoMisuse()
 }
+
+// A hostnameTemplate without {instance}, stored under a CRD without its rule, is ignored and
+// said so: the Services carry no external-dns hostname, and members are advertised at their
+// load balancers' addresses.
+func TestHostnameTemplateWithoutInstanceIsAConditionNotAnOutage(t *testing.T) {
+	h := newHarness(t, 3, 2)
+	h.spec["externalAccess"] = map[string]any{"type": "LoadBalancer", "hostnameTemplate": "graph.example.com"}
+	n := h.network()
+	h.ingress = map[string][]any{}
+	for _, pod := range []string{n.Coordinator(1).Pod, n.Coordinator(2).Pod, n.Coordinator(3).Pod, n.DataInstance(0).Pod, n.DataInstance(1).Pod} {
+		h.ingress[externalServiceOf(pod)] = []any{map[string]any{"ip": "198.51.100.7"}}
+	}
+	h.bootstrap()
+	h.sync()
+	h.assertConverged()
+	if st, reason, msg := h.condition(topology.ConditionExternalAccess); st != "False" || reason != topology.ReasonHostnameTemplateInvalid ||
+		!strings.Contains(msg, "must contain {instance}") {
+		t.Errorf("ExternalAccess %s/%s: %s", st, reason, msg)
+	}
+	for _, c := range h.lastResp.Children {
+		meta := c["metadata"].(map[string]any)
+		if annotations, _ := meta["annotations"].(map[string]any); annotations[topology.AnnotationExternalDNSHostname] != nil {
+			t.Errorf("Service %s carries the ignored template's hostname %v", meta["name"], annotations[topology.AnnotationExternalDNSHostname])
+		}
+	}
+	for name, addr := range h.boltServers() {
+		if addr != "198.51.100.7:7687" {
+			t.Errorf("%s advertised at %q, want its load balancer's 198.51.100.7:7687", name, addr)
+		}
+	}
+	h.assertNoMisuse()
+}
