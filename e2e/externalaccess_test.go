@@ -48,7 +48,7 @@ func TestExternalAccessRoutingDriver(t *testing.T) {
 		d := n.DataInstance(i)
 		inCluster[d.Name], pods[d.Name] = d.BoltServer, d.Pod
 	}
-	if st, reason, msg := conditionStatus(s.getNow(name), string(topology.ConditionExternalAccess)); st != "False" ||
+	if st, reason, msg := conditionStatus(s.getCluster(name), string(topology.ConditionExternalAccess)); st != "False" ||
 		reason != string(topology.ReasonAddressPending) {
 		t.Errorf("before any load balancer: ExternalAccess %s/%s: %s", st, reason, msg)
 	}
@@ -72,7 +72,7 @@ func TestExternalAccessRoutingDriver(t *testing.T) {
 			}
 			return nil
 		})
-	if diff := cmp.Diff(lbs, externalStatus(s.getNow(name))); diff != "" {
+	if diff := cmp.Diff(lbs, externalStatus(s.getCluster(name))); diff != "" {
 		t.Errorf("status.externalAccess (-want +got):\n%s", diff)
 	}
 	s.assertNoChurn(2) // the API server's node ports and the load balancers' status are not fought over
@@ -111,18 +111,6 @@ func TestExternalAccessRoutingDriver(t *testing.T) {
 func hostOf(n topology.Network, member string) string {
 	ord, _ := topology.ParseDataInstanceName(member)
 	return n.DataInstance(ord).Host
-}
-
-// getNow is the MemgraphCluster as it is now.
-func (s *scenario) getNow(name string) *unstructured.Unstructured {
-	s.t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	u, err := s.get(ctx, name)
-	if err != nil {
-		s.t.Fatal(err)
-	}
-	return u
 }
 
 // setLoadBalancer writes ip into Service svc's status.loadBalancer.ingress, as a cloud's load
