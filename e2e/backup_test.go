@@ -227,13 +227,13 @@ func (b *backupScenario) backupStatus(name string) topology.MemgraphBackupStatus
 }
 
 // getCluster reads MemgraphCluster name.
-func (b *backupScenario) getCluster(name string) *unstructured.Unstructured {
-	b.t.Helper()
+func (s *scenario) getCluster(name string) *unstructured.Unstructured {
+	s.t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	u, err := b.get(ctx, name)
+	u, err := s.get(ctx, name)
 	if err != nil {
-		b.t.Fatal(err)
+		s.t.Fatal(err)
 	}
 	return u
 }

@@ -6,6 +6,7 @@ import (
 	"github.com/memgraph-hooks/memgraph-hooks/hooks/clustersecrets"
 	"github.com/memgraph-hooks/memgraph-hooks/memgraph"
 	"github.com/memgraph-hooks/memgraph-hooks/planner"
+	"github.com/memgraph-hooks/memgraph-hooks/topology"
 )
 
 // catchUpReader reads the second proof a MAIN handover needs besides SHOW REPLICATION LAG:
@@ -14,13 +15,15 @@ import (
 type catchUpReader struct {
 	conn memgraph.Connector
 	auth clustersecrets.Auth
+	// declared gives the MAIN's in-cluster address (planner.CatchUpSource).
+	declared topology.Declared
 }
 
 // read asks the MAIN of rows for SHOW REPLICAS; nil when no row reports a MAIN. A read that
 // cannot be made or fails is recorded with its reason, which every handover's waiting message
 // then names.
 func (r catchUpReader) read(ctx context.Context, rows []memgraph.Instance) *planner.MainReplicas {
-	main, bolt, ok := planner.CatchUpSource(rows)
+	main, bolt, ok := planner.CatchUpSource(r.declared, rows)
 	if !ok {
 		return nil
 	}

@@ -71,7 +71,7 @@ func (h *handler) drain(ctx context.Context, conn memgraph.Connector, in *passIn
 		return drainPass{step: drainWaits(lv.Leader + " leads but is not ready yet")}
 	}
 	client := in.sent.client(conn.Client(lv.Coordinator.BoltServer))
-	catchUp := catchUpReader{conn: conn, auth: in.obs.auth}
+	catchUp := catchUpReader{conn: conn, auth: in.obs.auth, declared: in.declared}
 	observed := planner.Observe(lv.Instances, nil, in.obs.current)
 	if observed.Lag, err = client.ShowReplicationLag(ctx); err != nil {
 		observed.Lag = nil // no proof: the drain planner waits for one

@@ -131,6 +131,10 @@ func run(ctx context.Context, c memgraph.Client, cmd planner.Command) error {
 		return c.YieldLeadership(ctx)
 	case planner.SetCoordinatorSetting:
 		return c.SetCoordinatorSetting(ctx, cmd.Name, cmd.Value)
+	case planner.UpdateInstanceConfig:
+		return c.UpdateInstanceConfig(ctx, cmd.Name, cmd.BoltServer)
+	case planner.UpdateCoordinatorConfig:
+		return c.UpdateCoordinatorConfig(ctx, cmd.ID, cmd.BoltServer)
 	}
 	return fmt.Errorf("no way to run %T (%s)", cmd, cmd)
 }

@@ -81,6 +81,10 @@ type harness struct {
 	dataRoot string
 	// related are more related objects each request carries, by type key then v2 key.
 	related map[string]map[string]any
+	// ingress and nodePorts are what Kubernetes assigned Services, by name: their
+	// status.loadBalancer.ingress, and the node port of their first port.
+	ingress   map[string][]any
+	nodePorts map[string]int64
 }
 
 // dataDir is the data instance host's data directory: under dataRoot, or none.
@@ -260,6 +264,9 @@ func (h *harness) podLabels(pod string) map[string]any {
 // of the spec it last observed.
 func (h *harness) settle(obj map[string]any) map[string]any {
 	out := deepCopy(obj)
+	if out["kind"] == "Service" {
+		return h.assigned(out)
+	}
 	if out["kind"] != "StatefulSet" {
 		return out
 	}
@@ -287,6 +294,19 @@ func (h *harness) settle(obj map[string]any) map[string]any {
 	out["status"] = map[string]any{"observedGeneration": max(c.observed, 1), "replicas": replicas, "readyReplicas": ready,
 		"updateRevision": update, "currentRevision": current}
 	return out
+}
+
+// assigned gives a returned Service what Kubernetes assigned it (h.ingress, h.nodePorts).
+func (h *harness) assigned(svc map[string]any) map[string]any {
+	name := svc["metadata"].(map[string]any)["name"].(string)
+	if ingress, ok := h.ingress[name]; ok {
+		svc["status"] = map[string]any{"loadBalancer": map[string]any{"ingress": ingress}}
+	}
+	if port, ok := h.nodePorts[name]; ok {
+		ports := svc["spec"].(map[string]any)["ports"].([]any)
+		ports[0].(map[string]any)["nodePort"] = port
+	}
+	return svc
 }
 
 // setController is what the harness's StatefulSet controller knows about one StatefulSet.

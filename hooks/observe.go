@@ -68,6 +68,9 @@ type observation struct {
 	// frozen are, while paused, the StatefulSets, Services, PodDisruptionBudgets and Secrets in
 	// the parent's namespace as observed, by type then key: the children a paused pass returns.
 	frozen []map[string]any
+	// external is what spec.externalAccess's addresses come from (readExternalAccess); empty
+	// without it.
+	external topology.ExternalObservation
 	// agentSecret is the data (base64 values) of the backup-agent Secret child when it exists
 	// and is complete (topology.BackupAgentSecretComplete); otherwise the shell generates it
 	// (ensureAgentSecret) before rendering.
@@ -117,6 +120,9 @@ func observe(req *syncRequest, body []byte, c *topology.Cluster) (observation, e
 		return o, err
 	}
 	if err := o.readDrainEvidence(req, c); err != nil {
+		return o, err
+	}
+	if err := o.readExternalAccess(req, c); err != nil {
 		return o, err
 	}
 	if o.agentSecret, err = backups.ObservedAgentSecret(req.Children, c); err != nil {

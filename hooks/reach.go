@@ -61,7 +61,7 @@ func chooseBackupInstance(ctx context.Context, r backups.Reached, c *topology.Cl
 	o := planner.Observed{Instances: view.Instances, Leader: view.Leader}
 	if c.BackupTarget() == topology.BackupPreferReplica {
 		if o.Lag, err = r.Coordinators.Client(view.Coordinator.BoltServer).ShowReplicationLag(ctx); err == nil {
-			o.Replicas = catchUpReader{conn: r.Data}.read(ctx, view.Instances)
+			o.Replicas = catchUpReader{conn: r.Data, declared: d}.read(ctx, view.Instances)
 		}
 	}
 	return planner.ChooseBackupInstance(d, c.BackupTarget(), o)

@@ -125,6 +125,16 @@ func (c sentClient) RemoveCoordinator(ctx context.Context, id int) error {
 	return c.log.sent(planner.KindRemoveCoordinator, memgraph.RemoveCoordinatorQuery(id), c.Client.RemoveCoordinator(ctx, id))
 }
 
+func (c sentClient) UpdateInstanceConfig(ctx context.Context, name, boltServer string) error {
+	return c.log.sent(planner.KindUpdateConfig, memgraph.UpdateInstanceConfigQuery(name, boltServer),
+		c.Client.UpdateInstanceConfig(ctx, name, boltServer))
+}
+
+func (c sentClient) UpdateCoordinatorConfig(ctx context.Context, id int, boltServer string) error {
+	return c.log.sent(planner.KindUpdateConfig, memgraph.UpdateCoordinatorConfigQuery(id, boltServer),
+		c.Client.UpdateCoordinatorConfig(ctx, id, boltServer))
+}
+
 func (c sentClient) YieldLeadership(ctx context.Context) error {
 	return c.log.sent(planner.KindYieldLeadership, memgraph.YieldLeadershipQuery, c.Client.YieldLeadership(ctx))
 }

@@ -76,7 +76,7 @@ type passInput struct {
 }
 
 func (h *handler) passInput(p *admittedParent, obs *observation, dryRun bool) *passInput {
-	d := p.declare(obs.current)
+	d := p.cluster.Advertise(p.declare(obs.current), obs.external)
 	d.PreferredMain = planner.PreferredOffCordon(d, obs.podNodes, obs.cordoned)
 	d.RestoreHeld = p.cluster.RestoreHold()
 	paused, _ := p.cluster.Paused()
@@ -316,7 +316,7 @@ func (h *handler) onLeader(ctx context.Context, conn memgraph.Connector, in *pas
 	}
 	read := planOn(in, lv)
 	client := in.sent.client(conn.Client(lv.Coordinator.BoltServer))
-	catchUp := catchUpReader{conn: conn, auth: in.obs.auth}
+	catchUp := catchUpReader{conn: conn, auth: in.obs.auth, declared: in.declared}
 	if read.plan.NeedsCatchUpReads {
 		lag, err := client.ShowReplicationLag(ctx)
 		if err != nil {

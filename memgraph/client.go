@@ -91,6 +91,10 @@ type Client interface {
 	DemoteInstance(ctx context.Context, name string) error
 	UnregisterInstance(ctx context.Context, name string) error
 	RemoveCoordinator(ctx context.Context, id int) error
+	// UpdateInstanceConfig and UpdateCoordinatorConfig change a registered member's bolt_server
+	// in place (UPDATE CONFIG): what SHOW INSTANCES reports and routing clients are given.
+	UpdateInstanceConfig(ctx context.Context, name, boltServer string) error
+	UpdateCoordinatorConfig(ctx context.Context, id int, boltServer string) error
 	YieldLeadership(ctx context.Context) error
 	ForceResetClusterState(ctx context.Context) error
 	ShowCoordinatorSettings(ctx context.Context) ([]Setting, error)

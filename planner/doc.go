@@ -50,16 +50,24 @@
 //     nothing on it and holds the StatefulSets (Progress.LeaderNotReady); ReadLeadership lets the
 //     hook treat it as "no leader yet".
 //
-// # Drift
+// # Advertised addresses and drift
 //
-// A registered declared member whose reported addresses differ from its declared identity is
-// reported (Progress.Drift) and not rewritten. Memgraph can change only a bolt_server in place
-// (UPDATE CONFIG, which the Client does not offer); any other endpoint needs UNREGISTER+REGISTER
-// or REMOVE+ADD COORDINATOR, which Memgraph refuses for the alive MAIN and the leader and which,
-// for a coordinator, is a Raft membership change. Our identities derive from admission-checked,
-// immutable inputs (names, namespace, clusterDomain, ports that extraArgs may not override), so
-// a drifted registration was made by someone else; destroying a live member to "fix" it is not
-// the planner's call. The seed operator does not rewrite registrations either.
+// A member's bolt_server is only what SHOW INSTANCES reports and what the coordinators hand
+// routing clients (Memgraph v3.12.0 coordination/utils.hpp CreateRoutingTable); management,
+// replication and Raft use the other endpoints, and the hook dials the in-cluster names. Each
+// declared member is registered at topology.Member.AdvertisedBoltServer — its external address
+// (spec.externalAccess) once Kubernetes assigned one, else its in-cluster name — and a registered
+// member whose bolt_server alone differs gets UPDATE CONFIG, in place (Progress.AddressUpdates):
+// Memgraph only appends the change to Raft (coordinator_instance.cpp 1677–1757), live, for any
+// role, so an address that changes never unregisters anything.
+//
+// A registered declared member whose other reported addresses differ from its declared identity
+// is reported (Progress.Drift) and not rewritten, its bolt_server neither. Any other endpoint
+// needs UNREGISTER+REGISTER or REMOVE+ADD COORDINATOR, which Memgraph refuses for the alive MAIN
+// and the leader and which, for a coordinator, is a Raft membership change. Our identities derive
+// from admission-checked, immutable inputs (names, namespace, clusterDomain, ports that extraArgs
+// may not override), so such a registration was made by someone else; destroying a live member
+// to "fix" it is not the planner's call.
 //
 // # Retirement
 //
@@ -99,7 +107,7 @@
 //
 // # Order
 //
-// ADD COORDINATOR…, REGISTER INSTANCE…, SET MAIN (if provably none), handover (a retirement's
+// ADD COORDINATOR…, REGISTER INSTANCE…, UPDATE CONFIG…, SET MAIN (if provably none), handover (a retirement's
 // or a switchover's, never both), UNREGISTER…,
 // REMOVE COORDINATOR…, ADD COORDINATOR of a retiring leader never ADDed, YIELD LEADERSHIP. Registering first matters: a declared coordinator that
 // lost its membership is re-added before retiring ones are removed, so Raft membership never

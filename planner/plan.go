@@ -20,7 +20,7 @@ type Plan struct {
 }
 
 // Decide diffs the declared topology against the leader's view. Order: ADD COORDINATOR…,
-// REGISTER INSTANCE…, SET INSTANCE TO MAIN (only when provably none), the MAIN handover,
+// REGISTER INSTANCE…, UPDATE CONFIG…, SET INSTANCE TO MAIN (only when provably none), the MAIN handover,
 // UNREGISTER INSTANCE…, REMOVE COORDINATOR…, YIELD LEADERSHIP. See the package doc for why.
 //
 // An observation of a leader that is not ready (LeaderNotReady) plans nothing and holds the
@@ -46,6 +46,7 @@ func Decide(d topology.Declared, o Observed) Plan {
 	var cmds []Command
 	cmds = append(cmds, planCoordinatorRegistration(d, v, &p)...)
 	cmds = append(cmds, planDataRegistration(d, v, m, &p)...)
+	cmds = append(cmds, planAdvertisement(d, v, &p)...)
 	cmds = append(cmds, planPromotion(d, v, m, r.data, &p)...)
 	cmds = append(cmds, planDataRetirement(d, v, m, r.data, o.Workloads, &p)...)
 	cmds = append(cmds, planCoordinatorRetirement(v, r.coordinators, &p)...)

@@ -36,6 +36,7 @@ func Status(in StatusInput) topology.MemgraphClusterStatus {
 			DataInstances: topology.RolePods{Ready: readyCount(out.PodReady, dataPods), Desired: int32(len(dataPods))},
 		},
 		CoordinatorSettings: out.Settings.Applied(),
+		ExternalAccess:      out.Declared.External.Status(),
 		Members:             health.Members(),
 		Phase:               v.Phase,
 		LastOperation:       in.LastOperation,
@@ -44,7 +45,7 @@ func Status(in StatusInput) topology.MemgraphClusterStatus {
 		Version:             out.Rollout.Version,
 		TargetVersion:       out.Rollout.TargetVersion,
 	}
-	conditions := append(make([]typedCondition, 0, 9), []typedCondition{
+	conditions := append(make([]typedCondition, 0, 10), []typedCondition{
 		{topology.ConditionReady, v.Ready},
 		{topology.ConditionDegraded, health.DegradedIn(v.Phase)},
 		{topology.ConditionConverged, v.Converged},
@@ -58,6 +59,9 @@ func Status(in StatusInput) topology.MemgraphClusterStatus {
 	}
 	if cond, ok := FailoverGapCondition(out.Declared); ok {
 		conditions = append(conditions, typedCondition{topology.ConditionAutomaticFailover, cond})
+	}
+	if cond, ok := ExternalAccessCondition(out.Declared, out.Latest); ok {
+		conditions = append(conditions, typedCondition{topology.ConditionExternalAccess, cond})
 	}
 	st.Conditions = make([]metav1.Condition, 0, len(conditions))
 	for _, cond := range conditions {

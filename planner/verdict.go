@@ -111,7 +111,7 @@ const (
 // the pass speaks for both; past discovery, Ready tells whether a MAIN is elected and Converged
 // names the first blocker in this order: a leader read that failed, a step that failed or did
 // not finish, half-joined coordinators, a retiring MAIN without a caught-up survivor, a yield,
-// retirement, the budget, pending registrations, a dry run, a drain the hook acts or waits on, a
+// retirement, the budget, pending registrations, a dry run, bolt_servers to update, a drain the hook acts or waits on, a
 // rollout not done, a preferred MAIN
 // not able to take over yet, StatefulSets not yet at the declared size. What the steps changed is
 // judged on Now, what the plan set out to do on Plan. Updated is the rollout's own verdict,
@@ -302,6 +302,9 @@ func (o Outcome) converged() (Condition, float64) {
 			listNames(append(append([]string{}, now.PendingCoordinators...), now.PendingDataInstances...))), ResyncProgressing
 	case o.DryRun && len(o.Plan.Commands) > 0:
 		return isFalse(topology.ReasonRegistrationInProgress, "dry run: %d planned steps not executed", len(o.Plan.Commands)), ResyncProgressing
+	case len(now.AddressUpdates) > 0:
+		return isFalse(topology.ReasonRegistrationInProgress, "updating the bolt_server clients are given: %s",
+			listNames(describeUpdates(now.AddressUpdates))), ResyncProgressing
 	case o.Drain.Verdict != DrainNone:
 		resync := float64(ResyncWaiting)
 		if o.Drain.Verdict == DrainAct {
@@ -326,6 +329,15 @@ func (o Outcome) converged() (Condition, float64) {
 	return isTrue(topology.ReasonAllInstancesRegistered, "%s and %s registered%s%s",
 		describeCount(len(o.Declared.Coordinators), "coordinator"),
 		describeCount(len(o.Declared.DataInstances), "data instance"), preferredNote(o.Declared, now), driftNote(now.Drift)), ResyncConverged
+}
+
+// describeUpdates renders each address update as "instance_0 x → y".
+func describeUpdates(updates []AddressUpdate) []string {
+	out := make([]string, len(updates))
+	for i, u := range updates {
+		out[i] = fmt.Sprintf("%s %s → %s", u.Name, u.From, u.To)
+	}
+	return out
 }
 
 // preferredNote says that the preferred MAIN was reached.

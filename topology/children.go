@@ -16,7 +16,8 @@ import (
 // DesiredChildren renders the cluster's children in a fixed order: StatefulSet <cluster>-coordinator,
 // StatefulSet <cluster>-data, headless Service <cluster>-coordinator, headless Service
 // <cluster>-data, client Service <cluster>, Services <cluster>-rw (selecting no pod until
-// RenderMain points it at the MAIN) and <cluster>-ro (services.go), PodDisruptionBudgets
+// RenderMain points it at the MAIN) and <cluster>-ro (services.go), with spec.externalAccess a
+// Service <pod>-external per declared member (externalaccess.go), PodDisruptionBudgets
 // <cluster>-coordinator and <cluster>-data (budgets.go; the MAIN's budget is MainBudget, rendered
 // once MAIN is known, followmain.go). Replica counts and rolling-update partitions are the
 // caller's decision; they are rendered as given. The partition is always rendered, so that the
@@ -49,9 +50,14 @@ func DesiredChildren(c *Cluster, replicas Replicas, partitions Partitions, gener
 		clientService(mc),
 		writeService(mc, ""),
 		readService(mc),
+	}
+	for _, svc := range externalServices(mc, c.network, c.replicas) {
+		typed = append(typed, svc)
+	}
+	typed = append(typed,
 		coordinatorBudget(mc),
 		dataBudget(mc),
-	}
+	)
 	children := make([]map[string]any, 0, len(typed))
 	for i, obj := range typed {
 		m, err := toStoredForm(obj)

@@ -22,8 +22,10 @@ type Cluster struct {
 	// restartStamp is AnnotationCertificateRestart's value for both pod templates
 	// (WithCertificateRestart); "" for none.
 	restartStamp string
-	// withheld are the declared coordinator settings AdmitWithholding took out of the spec.
-	withheld []Violation
+	// withheld are the declared coordinator settings AdmitWithholding took out of the spec;
+	// withheldTemplate the rules spec.externalAccess.hostnameTemplate broke when it took that out.
+	withheld         []Violation
+	withheldTemplate []Violation
 }
 
 // admitted wraps a defaulted, valid object.

@@ -129,6 +129,7 @@ func TestCRDRulesMatchGoValidation(t *testing.T) {
 		// spec.backup.destination and spec.bootstrap.fromBackup.destination share the type
 		MsgS3Endpoint, MsgS3Bucket, MsgS3Prefix, MsgS3Insecure, MsgSecretReference, MsgSecretReference,
 		MsgS3Endpoint, MsgS3Bucket, MsgS3Prefix, MsgS3Insecure, MsgSecretReference, MsgSecretReference,
+		MsgSourceRangesType, MsgSourceRange, MsgHostnameInstance, MsgHostnameForm,
 		// spec.coordinatorSettings and status.coordinatorSettings share the type
 		MsgInstanceDownTimeout, MsgInstanceDownTimeout, MsgHealthCheckFrequency, MsgHealthCheckFrequency,
 		MsgRoleName, MsgRoleBuiltin, MsgPrivilegesAll, MsgDatabases,
@@ -142,7 +143,7 @@ func TestCRDRulesMatchGoValidation(t *testing.T) {
 	all := strings.Join(rules, "\n")
 	for _, pattern := range []string{
 		clusterNamePattern, clusterDomainPattern, repositoryTagPattern, imageTagPattern, imageDigestPattern,
-		reservedArgsPattern, walArgPattern, s3EndpointPattern, s3BucketPattern, reservedEnvNamesInCEL, preferredMainPattern, stepTimeoutPattern,
+		reservedArgsPattern, walArgPattern, s3EndpointPattern, s3BucketPattern, reservedEnvNamesInCEL, preferredMainPattern, "'" + InstancePlaceholder + "'", "isCIDR(r)", stepTimeoutPattern,
 		authNamePattern, databaseNamePattern,
 		fmt.Sprintf("duration(self) >= duration('%s')", minStepTimeout),
 		fmt.Sprintf("duration(self) <= duration('%s')", maxStepTimeout),

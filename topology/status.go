@@ -90,6 +90,11 @@ type MemgraphClusterStatus struct {
 	// +optional
 	CoordinatorSettings *CoordinatorSettings `json:"coordinatorSettings,omitempty"`
 
+	// ExternalAccess is each member's address outside the Kubernetes cluster
+	// (spec.externalAccess), or what it waits for. Unset without spec.externalAccess.
+	// +optional
+	ExternalAccess *ExternalAccessStatus `json:"externalAccess,omitempty"`
+
 	// +listType=map
 	// +listMapKey=type
 	// +optional
@@ -258,6 +263,30 @@ const (
 	// ConditionHighlyAvailable: no single node's loss would take the cluster down, judged from
 	// the pods' spec.nodeName (docs/operations.md, "Placement").
 	ConditionHighlyAvailable ConditionType = "HighlyAvailable"
+	// ConditionExternalAccess: every member's Service has an address clients outside the
+	// Kubernetes cluster can use, and the coordinators give routing clients exactly those
+	// addresses. Present only when spec.externalAccess is set.
+	ConditionExternalAccess ConditionType = "ExternalAccess"
+)
+
+// The reasons of ExternalAccess.
+const (
+	// ReasonAddressesAdvertised (True): every member's bolt_server in the leader's SHOW INSTANCES
+	// is its external address.
+	ReasonAddressesAdvertised ConditionReason = "AddressesAdvertised"
+	// ReasonAddressPending (False): a member's Service has no address yet (no load balancer
+	// ingress, no node port, its pod not scheduled, its node not seen), or the coordinators do not
+	// give clients the assigned address yet; the message names each member and what it waits for.
+	ReasonAddressPending ConditionReason = "AddressPending"
+	// ReasonAddressUnusable (False): Kubernetes assigned an address Memgraph cannot advertise — a
+	// load balancer with IPv6 addresses alone (a bolt_server is host:port with one colon), a node
+	// without any address, a hostname longer than DNS allows; the message names each member and
+	// the remedy. Such a member stays advertised at its in-cluster name.
+	ReasonAddressUnusable ConditionReason = "AddressUnusable"
+	// ReasonHostnameTemplateInvalid (False): spec.externalAccess.hostnameTemplate breaks a rule of
+	// the CRD (it was stored without it): the hook ignores it and advertises the Services'
+	// addresses; the message is the rule's.
+	ReasonHostnameTemplateInvalid ConditionReason = "HostnameTemplateInvalid"
 )
 
 // The reasons of HighlyAvailable.

@@ -198,6 +198,12 @@ type MemgraphClusterSpec struct {
 	// +listMapKey=name
 	// +optional
 	Roles []ClusterRole `json:"roles,omitempty"`
+
+	// ExternalAccess reaches every member from outside the Kubernetes cluster, each through a
+	// Service of its own, and has the coordinators give routing clients (neo4j://) those
+	// addresses. Unset, routing clients are given the members' in-cluster names.
+	// +optional
+	ExternalAccess *ExternalAccess `json:"externalAccess,omitempty"`
 }
 
 // Rollout tunes rolling upgrades.

@@ -46,6 +46,10 @@ const (
 	MsgReplicationMix     = "replicationMode and replicationModeOverrides must not mix Sync and StrictSync: Memgraph refuses to register a STRICT_SYNC instance beside a SYNC one (and the reverse); use Sync or StrictSync, each with Async where wanted"
 	MsgReplicationFixed   = "replicationMode and replicationModeOverrides cannot change once the cluster exists: Memgraph has no ALTER for a registered instance's mode, the MAIN is registered with a mode too and is never unregistered, and Memgraph refuses Sync and StrictSync side by side, so re-registering one instance at a time cannot switch a cluster between them; declare the mode when creating the cluster, or create a new cluster with the mode and move the data"
 	MsgOverrideInstance   = "replicationModeOverrides[].instance must name a data instance as SHOW INSTANCES names it, instance_<n> such as instance_1"
+	MsgSourceRangesType   = "externalAccess.loadBalancerSourceRanges applies to type LoadBalancer only: Kubernetes refuses it on a NodePort Service; remove it, or use type LoadBalancer"
+	MsgSourceRange        = "externalAccess.loadBalancerSourceRanges must be CIDRs such as 203.0.113.0/24 or 2001:db8::/32"
+	MsgHostnameInstance   = "externalAccess.hostnameTemplate must contain {instance}, which becomes each member's pod name: without it every member would get the same hostname, and a routing client could not tell them apart"
+	MsgHostnameForm       = "externalAccess.hostnameTemplate must be a DNS name once {instance} is replaced, such as {instance}.graph.example.com: lower-case letters, digits, '-' and '.', without a leading or trailing dot"
 	MsgDataStorage        = "storage.data is immutable: it shapes the StatefulSet's volumeClaimTemplates, which Kubernetes cannot change in place. Delete the MemgraphCluster (and its retained PersistentVolumeClaims, if the volumes must change too) and create it again with the new storage"
 )
 
@@ -215,6 +219,7 @@ func (mc *MemgraphCluster) celRules(vs *violations) {
 	validateReplicationModes(vs, s)
 	validateBackups(vs, s)
 	validateRoles(vs, s)
+	validateExternalAccess(vs, s.ExternalAccess)
 	*vs = append(*vs, unsafeSettings(&s.CoordinatorSettings)...)
 }
 

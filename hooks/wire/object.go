@@ -20,9 +20,9 @@ const RevisionLabel = "controller-revision-hash"
 // managedFields it never reads. A value of the wrong type is a bad request naming its JSON path
 // (Locate, which decodes the lists as list to name an element's index); an absent (or null)
 // field is absent.
-type Object = objectOf[[]Container, []PodCondition, []Taint, []ContainerStatus]
+type Object = objectOf[[]Container, []PodCondition, []Taint, []ContainerStatus, []ServicePort, []Ingress, []NodeAddress]
 
-type objectOf[Containers, Conditions, Taints, Statuses any] struct {
+type objectOf[Containers, Conditions, Taints, Statuses, Ports, Ingresses, Addresses any] struct {
 	Metadata ObjectMeta `json:"metadata"`
 	Spec     struct {
 		Replicas *int32 `json:"replicas"` // a StatefulSet's
@@ -38,6 +38,8 @@ type objectOf[Containers, Conditions, Taints, Statuses any] struct {
 		} `json:"selector"` // the MAIN's PodDisruptionBudget's
 		Unschedulable bool   `json:"unschedulable"` // a Node's
 		Taints        Taints `json:"taints"`        // a Node's
+		Type          string `json:"type"`          // a Service's
+		Ports         Ports  `json:"ports"`         // a Service's
 	} `json:"spec"`
 	Status struct {
 		Replicas           int32      `json:"replicas"`
@@ -49,6 +51,10 @@ type objectOf[Containers, Conditions, Taints, Statuses any] struct {
 		// A Pod's: why a container waits (PodProblems).
 		InitContainerStatuses Statuses `json:"initContainerStatuses"`
 		ContainerStatuses     Statuses `json:"containerStatuses"`
+		LoadBalancer          struct {
+			Ingress Ingresses `json:"ingress"`
+		} `json:"loadBalancer"` // a Service's
+		Addresses Addresses `json:"addresses"` // a Node's
 	} `json:"status"`
 	Type string            `json:"type"` // a Secret's
 	Data map[string]string `json:"data"` // a Secret's
@@ -58,6 +64,24 @@ type Container struct {
 	Name  string   `json:"name"`
 	Image string   `json:"image"`
 	Args  []string `json:"args"` // a Pod's: whether it runs with intra-cluster TLS
+}
+
+// ServicePort is what the hook reads of a Service's port: which one it is and its node port.
+type ServicePort struct {
+	Name     string `json:"name"`
+	NodePort int32  `json:"nodePort"`
+}
+
+// Ingress is one entry of a Service's status.loadBalancer.ingress.
+type Ingress struct {
+	IP       string `json:"ip"`
+	Hostname string `json:"hostname"`
+}
+
+// NodeAddress is one entry of a Node's status.addresses.
+type NodeAddress struct {
+	Type    string `json:"type"`
+	Address string `json:"address"`
 }
 
 type Taint struct {

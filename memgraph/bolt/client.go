@@ -110,6 +110,20 @@ func (c *client) RemoveCoordinator(ctx context.Context, id int) error {
 	return c.write(ctx, memgraph.RemoveCoordinatorQuery(id))
 }
 
+func (c *client) UpdateInstanceConfig(ctx context.Context, name, boltServer string) error {
+	if err := memgraph.ValidateUpdateInstanceConfig(name, boltServer); err != nil {
+		return c.annotate(err, "")
+	}
+	return c.write(ctx, memgraph.UpdateInstanceConfigQuery(name, boltServer))
+}
+
+func (c *client) UpdateCoordinatorConfig(ctx context.Context, id int, boltServer string) error {
+	if err := memgraph.ValidateUpdateCoordinatorConfig(id, boltServer); err != nil {
+		return c.annotate(err, "")
+	}
+	return c.write(ctx, memgraph.UpdateCoordinatorConfigQuery(id, boltServer))
+}
+
 func (c *client) YieldLeadership(ctx context.Context) error {
 	return c.write(ctx, memgraph.YieldLeadershipQuery)
 }

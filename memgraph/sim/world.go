@@ -139,7 +139,9 @@
 //     health check needs instance_down_timeout_sec to notice); names are not verified, only
 //     chains. Reachability is judged from the leader: a refused member or data instance counts as
 //     down, a refused replica does not confirm commits.
-//   - ROUTE, COLD (suspended) and dropped databases are not modelled; databases are created,
+//   - ROUTE (routing.go) reads the replicas' lag from the MAIN's counts at the moment it is asked,
+//     not from the leader's cache of the MAIN's last health check.
+//   - COLD (suspended) and dropped databases are not modelled; databases are created,
 //     listed and selected per session (databases.go). Nor are label, edge-type and property
 //     permissions (the built-in roles show their rows, nothing enforces them), user profiles,
 //     impersonation, auth modules, password hashes other than bcrypt, or the name and password

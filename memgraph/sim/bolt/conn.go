@@ -144,7 +144,8 @@ func (c *conn) dispatch(m Structure) error {
 		return c.success(nil)
 	case tagRoute:
 		if r, ok := c.handler.(Router); ok {
-			rt, f := r.Route()
+			db, hasDB := c.routeDB(m)
+			rt, f := r.Route(db, hasDB)
 			if f != nil {
 				return c.failure(f)
 			}
@@ -155,9 +156,22 @@ func (c *conn) dispatch(m Structure) error {
 	return errClose // unknown message: Memgraph drops the connection
 }
 
-// Router is implemented by handlers that answer ROUTE (coordinators).
+// routeDB is the database a ROUTE message names (Memgraph states/handlers.hpp ReadDB): Bolt 4.3
+// sends it as the third field, 4.4 and 5 as "db" in the third field's map; anything else names
+// none.
+func (c *conn) routeDB(m Structure) (string, bool) {
+	if c.major == 4 && c.minor == 3 {
+		return field[string](m, 2)
+	}
+	extra, _ := field[map[string]any](m, 2)
+	db, ok := extra["db"].(string)
+	return db, ok
+}
+
+// Router is implemented by handlers that answer ROUTE: the routing table for database db (the
+// default database when hasDB is false), or the refusal.
 type Router interface {
-	Route() (map[string]any, *Failure)
+	Route(db string, hasDB bool) (map[string]any, *Failure)
 }
 
 // Authenticator is implemented by handlers that check credentials. Without it every client is
