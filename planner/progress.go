@@ -69,6 +69,10 @@ type Progress struct {
 	// process); a retiring one holds the coordinators' StatefulSet at its size.
 	HalfJoined []string
 
+	// Rebuild is what the plan does about the rebuild the memgraph.com/rebuild annotation asks
+	// for (planRebuild); zero without the annotation.
+	Rebuild RebuildStep
+
 	// Drift lists registered declared members whose registration differs from the declared
 	// addresses. The plan does not rewrite them (see the package doc).
 	Drift []Drift

@@ -153,6 +153,10 @@ type Declared struct {
 	// RestoreHeld, when set, says why no data instance may be registered yet: the cluster
 	// restores spec.bootstrap.fromBackup into its first MAIN before anything else.
 	RestoreHeld string
+	// Rebuild is AnnotationRebuild's value: the data instance to unregister and hold
+	// unregistered while its volume is replaced ("" when none). Not checked: the planner says what
+	// a value that names no declared data instance means.
+	Rebuild string
 }
 
 func CoordinatorSetName(cluster string) string { return cluster + "-coordinator" }
