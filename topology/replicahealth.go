@@ -32,7 +32,9 @@ func (h ReplicaHealth) StuckAfterDuration() time.Duration {
 }
 
 // ReplicaStuckAfter is spec.replicaHealth.stuckAfter (ReplicaHealth.StuckAfterDuration).
-func (c *Cluster) ReplicaStuckAfter() time.Duration { return c.mc.Spec.ReplicaHealth.StuckAfterDuration() }
+func (c *Cluster) ReplicaStuckAfter() time.Duration {
+	return c.mc.Spec.ReplicaHealth.StuckAfterDuration()
+}
 
 // AnnotationRebuild on a MemgraphCluster names one data instance (instance_<n>) to rebuild: the
 // hook unregisters it — never the MAIN, never the last Sync replica caught up with the MAIN —
