@@ -61,6 +61,9 @@ type Outcome struct {
 	// WorkloadsSettled: both StatefulSets are at the declared size and their controller caught up.
 	WorkloadsSettled bool
 
+	// MainReplicas is the MAIN's SHOW REPLICAS as the pass read it for the catch-up proofs; nil
+	// when it did not.
+	MainReplicas *MainReplicas
 	// ReplicaRecords are status.replicas: read from the MAIN's SHOW REPLICAS in this pass
 	// (ReplicaRecords), or carried forward (CarryReplicaRecords).
 	ReplicaRecords []topology.ReplicaStatus
