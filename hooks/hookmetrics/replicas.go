@@ -48,7 +48,9 @@ func newReplicaGauges(now func() time.Time, ttl time.Duration) *ReplicaGauges {
 	}
 }
 
-func (g *ReplicaGauges) vecs() []*prometheus.GaugeVec { return []*prometheus.GaugeVec{g.state, g.degraded} }
+func (g *ReplicaGauges) vecs() []*prometheus.GaugeVec {
+	return []*prometheus.GaugeVec{g.state, g.degraded}
+}
 
 // Set records a sync's replica records and the problems Degraded reports among them, and
 // expires the clusters not synced for ttl.
