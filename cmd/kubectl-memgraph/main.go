@@ -113,8 +113,12 @@ func newRoot(out, errOut io.Writer, connect func() (dynamic.Interface, string, e
 		root.AddCommand(p.verbCommand(v.verb, v.short))
 	}
 	root.AddCommand(p.backupCommand())
+	root.AddCommand(p.rebuildCommand())
 	return root
 }
+
+// pollInterval is how often a waiting command reads the cluster again.
+var pollInterval = time.Second
 
 // plugin is what every command of the tree shares: the connection to the cluster and the output.
 type plugin struct {
@@ -127,7 +131,7 @@ func (p *plugin) open() (*session, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &session{client: client, namespace: ns, out: p.out, poll: time.Second}, nil
+	return &session{client: client, namespace: ns, out: p.out, poll: pollInterval}, nil
 }
 
 // clusterCommand is a command on the one MemgraphCluster its argument names, completed from the
