@@ -214,6 +214,8 @@ func held(mgc *unstructured.Unstructured, instance string) (done bool, progress,
 	}
 	msg := conditionMessage(st, topology.ConditionRebuild)
 	switch {
+	case r.Phase == topology.RebuildRefused && msg == "":
+		return false, "", "status.rebuild.phase is Refused"
 	case r.Phase == topology.RebuildRefused:
 		return false, "", msg
 	case r.Phase != topology.RebuildHeld:
