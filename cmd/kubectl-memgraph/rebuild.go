@@ -87,7 +87,7 @@ func (s *session) rebuild(ctx context.Context, cluster, instance string) error {
 			return err
 		}
 	}
-	if err := s.waitFor(ctx, cluster, func(mgc *unstructured.Unstructured) (bool, string, error) {
+	if err := s.waitFor(ctx, cluster, instance+" to replicate again", func(mgc *unstructured.Unstructured) (bool, string, error) {
 		return replicating(mgc, instance)
 	}); err != nil {
 		return err
@@ -150,7 +150,7 @@ func (s *session) replaceVolume(ctx context.Context, cluster string, rec *rebuil
 		return err
 	}
 	refusal := ""
-	err := s.waitFor(ctx, cluster, func(mgc *unstructured.Unstructured) (bool, string, error) {
+	err := s.waitFor(ctx, cluster, "the hook to hold "+rec.Instance, func(mgc *unstructured.Unstructured) (bool, string, error) {
 		done, progress, why := held(mgc, rec.Instance)
 		refusal = why
 		return done || why != "", progress, nil
@@ -175,7 +175,7 @@ func (s *session) replaceVolume(ctx context.Context, cluster string, rec *rebuil
 			return err
 		}
 	}
-	err = s.waitFor(ctx, cluster, func(*unstructured.Unstructured) (bool, string, error) {
+	err = s.waitFor(ctx, cluster, "the old claim and pod of "+rec.Instance+" to go", func(*unstructured.Unstructured) (bool, string, error) {
 		for _, o := range []struct {
 			gvr             schema.GroupVersionResource
 			kind, name, uid string
@@ -331,31 +331,4 @@ func (s *session) deleteIf(ctx context.Context, gvr schema.GroupVersionResource,
 	}
 	fmt.Fprintf(s.out, "%s/%s deleted\n", kind, name)
 	return nil
-}
-
-// waitFor polls the cluster until check says done, printing each new line of progress.
-func (s *session) waitFor(ctx context.Context, cluster string, check func(*unstructured.Unstructured) (bool, string, error)) error {
-	last := ""
-	for {
-		mgc, err := s.get(ctx, cluster)
-		if err != nil {
-			return err
-		}
-		done, progress, err := check(mgc)
-		if err != nil {
-			return err
-		}
-		if progress != "" && progress != last {
-			fmt.Fprintf(s.out, "%s  %s\n", time.Now().Format("15:04:05"), progress)
-			last = progress
-		}
-		if done {
-			return nil
-		}
-		select {
-		case <-ctx.Done():
-			return fmt.Errorf("gave up waiting (last: %s): %w", last, ctx.Err())
-		case <-time.After(s.poll):
-		}
-	}
 }
