@@ -29,6 +29,8 @@ var (
 	secretsGVR  = schema.GroupVersionResource{Version: "v1", Resource: "secrets"}
 	eventsGVR   = schema.GroupVersionResource{Version: "v1", Resource: "events"}
 	budgetsGVR  = schema.GroupVersionResource{Group: "policy", Version: "v1", Resource: "poddisruptionbudgets"}
+	// usersGVR are the MemgraphUsers, which name their cluster in spec.cluster.
+	usersGVR = topology.GroupVersion.WithResource("memgraphusers")
 )
 
 // Redacted replaces every value of a Secret's data and stringData in a report.
@@ -200,8 +202,12 @@ func (s *session) collect(ctx context.Context, a *archive, mgc *unstructured.Uns
 		c, _, _ := unstructured.NestedString(u.Object, "spec", "backupTemplate", "cluster")
 		return c == cluster
 	})
+	users := list(usersGVR, s.namespace, "", func(u unstructured.Unstructured) bool {
+		c, _, _ := unstructured.NestedString(u.Object, "spec", "cluster")
+		return c == cluster
+	})
 	referenced := map[string]bool{}
-	for _, u := range append([]unstructured.Unstructured{*mgc}, append(backups, schedules...)...) {
+	for _, u := range slices.Concat([]unstructured.Unstructured{*mgc}, backups, schedules, users) {
 		secretNames(u.Object["spec"], referenced)
 	}
 	files := []struct {
@@ -217,6 +223,7 @@ func (s *session) collect(ctx context.Context, a *archive, mgc *unstructured.Uns
 		{"persistentvolumeclaims.yaml", list(claimsGVR, s.namespace, selector, nil)},
 		{"memgraphbackups.yaml", backups},
 		{"memgraphscheduledbackups.yaml", schedules},
+		{"memgraphusers.yaml", users},
 	}
 	involved := map[string]bool{}
 	for _, f := range files {

@@ -81,6 +81,16 @@ kind: Secret
 metadata: {name: s3-credentials, namespace: prod}
 data: {AWS_SECRET_ACCESS_KEY: czNjcjN0LXBhc3N3b3Jk}
 ---
+apiVersion: memgraph.com/v1alpha1
+kind: MemgraphUser
+metadata: {name: alice, namespace: prod}
+spec: {cluster: memgraph, passwordSecret: {name: alice-password}}
+---
+apiVersion: v1
+kind: Secret
+metadata: {name: alice-password, namespace: prod}
+data: {password: czNjcjN0LXBhc3N3b3Jk}
+---
 apiVersion: v1
 kind: Pod
 metadata:
@@ -144,7 +154,7 @@ func TestReportArchiveHasEverythingButSecretData(t *testing.T) {
 	client := dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(), map[schema.GroupVersionResource]string{
 		clustersGVR: "MemgraphClusterList", podsGVR: "PodList", statefulSetsGVR: "StatefulSetList", servicesGVR: "ServiceList",
 		budgetsGVR: "PodDisruptionBudgetList", secretsGVR: "SecretList", claimsGVR: "PersistentVolumeClaimList", eventsGVR: "EventList",
-		backupsGVR: "MemgraphBackupList", schedulesGVR: "MemgraphScheduledBackupList",
+		backupsGVR: "MemgraphBackupList", schedulesGVR: "MemgraphScheduledBackupList", usersGVR: "MemgraphUserList",
 	}, objs...)
 	path := filepath.Join(t.TempDir(), "report.tar.gz")
 	var out, errOut bytes.Buffer
@@ -166,17 +176,18 @@ func TestReportArchiveHasEverythingButSecretData(t *testing.T) {
 	want := []string{"report/events.yaml", "report/logs/hook/memgraph-hooks-abc/memgraph-hooks.log",
 		"report/logs/members/memgraph-coordinator-1/memgraph.log", "report/logs/members/memgraph-coordinator-2/memgraph.log",
 		"report/logs/members/memgraph-data-0/memgraph.log", "report/logs/members/memgraph-data-1/memgraph.log",
-		"report/memgraphbackups.yaml", "report/memgraphcluster.yaml", "report/memgraphscheduledbackups.yaml",
+		"report/memgraphbackups.yaml", "report/memgraphcluster.yaml", "report/memgraphscheduledbackups.yaml", "report/memgraphusers.yaml",
 		"report/not-collected.txt", "report/persistentvolumeclaims.yaml", "report/poddisruptionbudgets.yaml", "report/pods.yaml",
 		"report/secrets.yaml", "report/services.yaml", "report/statefulsets.yaml", "report/summary.txt"}
 	if diff := cmp.Diff(want, names); diff != "" {
 		t.Errorf("files (-want +got):\n%s", diff)
 	}
 	for file, wants := range map[string][]string{
-		"report/secrets.yaml":      {"name: memgraph-auth", "password: REDACTED", "name: memgraph-cluster-tls", "tls.key: REDACTED", "AWS_SECRET_ACCESS_KEY: REDACTED"},
-		"report/events.yaml":       {"Back-off restarting failed container memgraph"},
-		"report/statefulsets.yaml": {"name: memgraph-data"},
-		"report/summary.txt":       {"MAIN:      instance_1", "Last operations:", "SET INSTANCE instance_1 TO MAIN"},
+		"report/secrets.yaml":                                    {"name: memgraph-auth", "password: REDACTED", "name: memgraph-cluster-tls", "tls.key: REDACTED", "AWS_SECRET_ACCESS_KEY: REDACTED", "name: alice-password"},
+		"report/memgraphusers.yaml":                              {"name: alice"},
+		"report/events.yaml":                                     {"Back-off restarting failed container memgraph"},
+		"report/statefulsets.yaml":                               {"name: memgraph-data"},
+		"report/summary.txt":                                     {"MAIN:      instance_1", "Last operations:", "SET INSTANCE instance_1 TO MAIN"},
 		"report/logs/hook/memgraph-hooks-abc/memgraph-hooks.log": {"memgraph-hooks/memgraph-hooks-abc/memgraph-hooks last 50 lines"},
 		"report/not-collected.txt":                               {"logs/members/memgraph-coordinator-3/memgraph.log"},
 	} {
