@@ -72,6 +72,9 @@ type harness struct {
 	// keepVolumes: a shed pod's instance is stopped with its state and restarted on it when its
 	// pod comes back (claims retained), instead of removed for good.
 	keepVolumes bool
+	// freshVolumes are hosts whose claims were deleted with their pod (replaceVolume): the next
+	// pod of that name starts the instance on fresh state.
+	freshVolumes map[string]bool
 	// podNodes are the nodes pods run on (spec.nodeName), nodes the related Nodes, keyed by name
 	// as Metacontroller's v2 request keys cluster-scoped objects; nil sends none.
 	podNodes map[string]string
@@ -577,6 +580,9 @@ func (h *harness) createPod(sts map[string]any, pod string, i int, start func(ve
 	switch {
 	case h.brokenImages[st.image]:
 		st.starting = true
+	case h.started[host] && h.freshVolumes[host]:
+		h.must(h.world.Wipe(host))
+		delete(h.freshVolumes, host)
 	case h.started[host]:
 		h.must(h.world.RestartAt(host, imageTag(st.image)))
 	default:

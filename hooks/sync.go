@@ -48,11 +48,15 @@ func (h *handler) handleSync(w http.ResponseWriter, r *http.Request) {
 	}
 	if planner.Hibernating(verdicts.Phase) {
 		h.metrics.Clusters.Forget(cluster.Namespace(), cluster.Name()) // nothing runs, on purpose: no alert
+		h.metrics.Replicas.Forget(cluster.Namespace(), cluster.Name())
 	} else {
-		state := hookmetrics.ClusterState{ClusterSummary: planner.Summarize(out, out.Health(), in.workloads),
+		health := out.Health()
+		state := hookmetrics.ClusterState{ClusterSummary: planner.Summarize(out, health, in.workloads),
 			MemoryLimitBytes: memoryLimits(cluster)}
 		state.MaxReplicaLag, state.LagObserved = h.replicaLag(ctx, in, out)
 		h.metrics.Clusters.Set(cluster.Namespace(), cluster.Name(), state)
+		h.metrics.Replicas.Set(cluster.Namespace(), cluster.Name(), out.ReplicaRecords,
+			planner.ReplicaProblems(out.ReplicaRecords, health.Down, cluster.ReplicaStuckAfter(), h.cfg.Now()))
 	}
 	reason := string(verdicts.Converged.Reason)
 	h.metrics.SyncDuration.WithLabelValues(reason).Observe(time.Since(start).Seconds())
@@ -79,6 +83,7 @@ func (h *handler) passInput(p *admittedParent, obs *observation, dryRun bool) *p
 	d := p.cluster.Advertise(p.declare(obs.current), obs.external)
 	d.PreferredMain = planner.PreferredOffCordon(d, obs.podNodes, obs.cordoned)
 	d.RestoreHeld = p.cluster.RestoreHold()
+	d.Rebuild = p.cluster.RebuildTarget()
 	paused, _ := p.cluster.Paused()
 	return &passInput{cluster: p.cluster, obs: obs, declared: d, dryRun: dryRun, paused: paused, sent: newSentLog(h.cfg.Now, h.countCommand),
 		workloads: obs.rolloutWorkloads(p.cluster, p.templateHashes(obs.certificateRecord().Restart), h.cfg.Now()),
@@ -133,6 +138,7 @@ func (h *handler) pass(ctx context.Context, in *passInput) planner.Outcome {
 	out.PodNodes = in.obs.podNodes
 	out.Sent = in.sent.records
 	out.ClusterTLSProblem = in.obs.tls.Peers
+	out.ReplicaRecords = h.replicaHealth(ctx, in, out)
 	return out
 }
 
@@ -285,13 +291,14 @@ type leaderPass struct {
 	execution planner.Execution
 	latest    planner.View
 	progress  planner.Progress
-	err       error  // reading the leader's table or its replication lag failed
-	notReady  string // the leader answered from its local Raft copy: plan nothing
+	err       error                 // reading the leader's table or its replication lag failed
+	notReady  string                // the leader answered from its local Raft copy: plan nothing
+	replicas  *planner.MainReplicas // the MAIN's SHOW REPLICAS, when read for the catch-up proofs
 }
 
 // onto is out with what the stage on the leader found.
 func (led leaderPass) onto(out planner.Outcome) planner.Outcome {
-	out.LeaderErr, out.LeaderNotReady = led.err, led.notReady
+	out.LeaderErr, out.LeaderNotReady, out.MainReplicas = led.err, led.notReady, led.replicas
 	if led.planned {
 		out.Plan, out.Replicas, out.Execution = led.plan, led.plan.Replicas, led.execution
 	}
@@ -326,7 +333,7 @@ func (h *handler) onLeader(ctx context.Context, conn memgraph.Connector, in *pas
 		read.observed.Lag, read.observed.Replicas = lag, catchUp.read(ctx, lv.Instances)
 		read.plan = planner.Decide(in.declared, read.observed)
 	}
-	led := leaderPass{planned: true, plan: read.plan, latest: lv, progress: read.plan.Progress}
+	led := leaderPass{planned: true, plan: read.plan, latest: lv, progress: read.plan.Progress, replicas: read.observed.Replicas}
 	if in.dryRun || len(read.plan.Commands) == 0 {
 		return led
 	}

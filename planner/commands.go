@@ -64,8 +64,13 @@ func (s SetInstanceToMain) String() string  { return memgraph.SetInstanceToMainQ
 func (SetInstanceToMain) Kind() CommandKind { return KindSetInstanceToMain }
 func (SetInstanceToMain) command()          {}
 
-// UnregisterInstance removes a retiring data instance that is not the MAIN.
-type UnregisterInstance struct{ Name string }
+// UnregisterInstance removes a data instance that is not the MAIN: a retiring one, or, with
+// Rebuild, the one the memgraph.com/rebuild annotation names (planRebuild), which a fresh read
+// must prove still safe to unregister right before the step (Precondition).
+type UnregisterInstance struct {
+	Name    string
+	Rebuild bool
+}
 
 func (u UnregisterInstance) String() string  { return memgraph.UnregisterInstanceQuery(u.Name) }
 func (UnregisterInstance) Kind() CommandKind { return KindUnregisterInstance }

@@ -73,6 +73,10 @@ type Progress struct {
 	// to be advertised at; the plan updates each in place (UPDATE CONFIG).
 	AddressUpdates []AddressUpdate
 
+	// Rebuild is what the plan does about the rebuild the memgraph.com/rebuild annotation asks
+	// for (planRebuild); zero without the annotation.
+	Rebuild RebuildStep
+
 	// Drift lists registered declared members whose registration carries other addresses than
 	// the declared ones besides the bolt_server. The plan does not rewrite them (see the package
 	// doc).

@@ -52,6 +52,9 @@ func planDataRegistration(d topology.Declared, v rowIndex, m mainState, p *Progr
 			p.Drift = append(p.Drift, dataDrift(di, row)...)
 			continue
 		}
+		if rebuildHolds(d, di.Name) {
+			continue // unregistered for a rebuild: planRebuild reports it
+		}
 		p.PendingDataInstances = append(p.PendingDataInstances, di.Name)
 		if !m.noMain() && !mainAnswered(v, m) {
 			held = append(held, di.Name)

@@ -30,6 +30,7 @@ func Status(in StatusInput) topology.MemgraphClusterStatus {
 	c, out, v := in.Cluster, in.Outcome, in.Verdicts
 	coordinatorPods, dataPods := out.Declared.PodNames()
 	health := out.Health()
+	problems := ReplicaProblems(out.ReplicaRecords, health.Down, c.ReplicaStuckAfter(), in.Now)
 	st := topology.MemgraphClusterStatus{
 		Pods: topology.PodCounts{
 			Coordinators:  topology.RolePods{Ready: readyCount(out.PodReady, coordinatorPods), Desired: int32(len(coordinatorPods))},
@@ -47,7 +48,7 @@ func Status(in StatusInput) topology.MemgraphClusterStatus {
 	}
 	conditions := append(make([]typedCondition, 0, 10), []typedCondition{
 		{topology.ConditionReady, v.Ready},
-		{topology.ConditionDegraded, health.DegradedIn(v.Phase)},
+		{topology.ConditionDegraded, Degraded(DegradedInput{Health: health, Problems: problems, Phase: v.Phase, Cluster: c.Name()})},
 		{topology.ConditionConverged, v.Converged},
 		{topology.ConditionUpdated, v.Updated},
 		{topology.ConditionPaused, v.Paused},
@@ -63,6 +64,11 @@ func Status(in StatusInput) topology.MemgraphClusterStatus {
 	if cond, ok := ExternalAccessCondition(out.Declared, out.Latest); ok {
 		conditions = append(conditions, typedCondition{topology.ConditionExternalAccess, cond})
 	}
+	if r := out.Rebuild(); r.Declared() {
+		st.Rebuild = &topology.RebuildStatus{Instance: r.Instance, Phase: r.Phase}
+		conditions = append(conditions, typedCondition{topology.ConditionRebuild, RebuildCondition(r)})
+	}
+	st.Replicas = out.ReplicaRecords
 	st.Conditions = make([]metav1.Condition, 0, len(conditions))
 	for _, cond := range conditions {
 		st.Conditions = append(st.Conditions, RenderCondition(c.PriorConditions(), cond.typ, cond.c, c.Generation(), in.Now))

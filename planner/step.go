@@ -63,6 +63,11 @@ func JudgeStep(cmd Command, err error) StepVerdict {
 		if _, ok := cmd.(SetInstanceToMain); ok {
 			return StepDone
 		}
+	case memgraph.KindNoSuchInstance:
+		// A rebuild's goal is its instance unregistered: another writer did it first.
+		if u, ok := cmd.(UnregisterInstance); ok && u.Rebuild {
+			return StepDone
+		}
 	case memgraph.KindNameExists:
 		// A member registered under the same name is the goal; a conflict on an endpoint
 		// registered under another name (KindAlreadyExists) is not.
@@ -116,10 +121,15 @@ const (
 // a MAIN; the coordinators failed over to, or elected, the member being retired) are re-checked;
 // the read costs one query (two for a handover) and precedes only these rare steps.
 func PreconditionReads(cmd Command) Reads {
-	switch cmd.(type) {
+	switch c := cmd.(type) {
 	case Handover:
 		return ReadInstancesAndCatchUp
-	case SetInstanceToMain, ForceResetClusterState, UnregisterInstance, RemoveCoordinator:
+	case UnregisterInstance:
+		if c.Rebuild {
+			return ReadInstancesAndCatchUp
+		}
+		return ReadInstances
+	case SetInstanceToMain, ForceResetClusterState, RemoveCoordinator:
 		return ReadInstances
 	}
 	return ReadNothing
@@ -168,6 +178,8 @@ func Precondition(d topology.Declared, current topology.Replicas, w *Workloads, 
 		}
 	case UnregisterInstance:
 		switch {
+		case c.Rebuild:
+			return rebuildStillDue(d, o, c)
 		case v.data[c.Name].Role == memgraph.RoleMain:
 			return c.Name + " became MAIN"
 		case observeMain(v).name == "":
@@ -183,4 +195,22 @@ func Precondition(d topology.Declared, current topology.Replicas, w *Workloads, 
 		}
 	}
 	return ""
+}
+
+// rebuildStillDue is "" when Decide, on the fresh read, still unregisters the rebuild's instance
+// (its MAIN, its Sync copies and the catch-up proofs as they are now), else why not.
+func rebuildStillDue(d topology.Declared, o Observed, c UnregisterInstance) string {
+	if o.Lag == nil {
+		return "SHOW REPLICATION LAG could not be read right before the rebuild's UNREGISTER"
+	}
+	plan := Decide(d, o)
+	for _, again := range plan.Commands {
+		if again == Command(c) {
+			return ""
+		}
+	}
+	if msg := plan.Progress.Rebuild.Message; msg != "" {
+		return msg
+	}
+	return "the cluster changed since the rebuild's UNREGISTER was planned; planning again next pass"
 }

@@ -61,6 +61,13 @@ type Outcome struct {
 	// WorkloadsSettled: both StatefulSets are at the declared size and their controller caught up.
 	WorkloadsSettled bool
 
+	// MainReplicas is the MAIN's SHOW REPLICAS as the pass read it for the catch-up proofs; nil
+	// when it did not.
+	MainReplicas *MainReplicas
+	// ReplicaRecords are status.replicas: read from the MAIN's SHOW REPLICAS in this pass
+	// (ReplicaRecords), or carried forward (CarryReplicaRecords).
+	ReplicaRecords []topology.ReplicaStatus
+
 	// Restore is the restore of spec.bootstrap.fromBackup as the restore stage found it (nil when
 	// it did not look: nothing to restore, or no longer held).
 	Restore *topology.RestoreStatus
@@ -111,8 +118,8 @@ const (
 // the pass speaks for both; past discovery, Ready tells whether a MAIN is elected and Converged
 // names the first blocker in this order: a leader read that failed, a step that failed or did
 // not finish, half-joined coordinators, a retiring MAIN without a caught-up survivor, a yield,
-// retirement, the budget, pending registrations, a dry run, bolt_servers to update, a drain the hook acts or waits on, a
-// rollout not done, a preferred MAIN
+// retirement, the budget, pending registrations, a dry run, bolt_servers to update, a rebuild
+// (memgraph.com/rebuild), a drain the hook acts or waits on, a rollout not done, a preferred MAIN
 // not able to take over yet, StatefulSets not yet at the declared size. What the steps changed is
 // judged on Now, what the plan set out to do on Plan. Updated is the rollout's own verdict,
 // whatever stopped the pass.
@@ -305,6 +312,13 @@ func (o Outcome) converged() (Condition, float64) {
 	case len(now.AddressUpdates) > 0:
 		return isFalse(topology.ReasonRegistrationInProgress, "updating the bolt_server clients are given: %s",
 			listNames(describeUpdates(now.AddressUpdates))), ResyncProgressing
+	case o.Rebuild().Declared():
+		r := o.Rebuild()
+		resync := float64(ResyncWaiting)
+		if r.Phase == topology.RebuildUnregistering {
+			resync = ResyncProgressing
+		}
+		return isFalse(topology.ReasonRebuildInProgress, "%s", r.Message), resync
 	case o.Drain.Verdict != DrainNone:
 		resync := float64(ResyncWaiting)
 		if o.Drain.Verdict == DrainAct {

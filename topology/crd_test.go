@@ -123,7 +123,7 @@ func TestCRDRulesMatchGoValidation(t *testing.T) {
 		MsgClusterName, MsgCoordinators, MsgCoordinatorsMax, MsgDataInstances, MsgDataInstancesMax, MsgImageRepository,
 		MsgImageTag, MsgSecretKeys, MsgClusterDomain, MsgPortsDistinct, MsgReservedLabels, MsgReservedLabels,
 		MsgReservedEnv, MsgReservedEnv, MsgReservedArgs, MsgReservedArgs, MsgDataWAL, MsgCoordinatorStorage, MsgDataStorage,
-		MsgVolumeSize, MsgVolumeSize, MsgTLSSecretName, MsgClusterSecretName, MsgIntraClusterTLS, MsgAuthSecretName, MsgStepTimeout, MsgPreferredMain, MsgPreferredDeclared, MsgHibernateScale,
+		MsgVolumeSize, MsgVolumeSize, MsgTLSSecretName, MsgClusterSecretName, MsgIntraClusterTLS, MsgAuthSecretName, MsgStepTimeout, MsgStuckAfter, MsgPreferredMain, MsgPreferredDeclared, MsgHibernateScale,
 		MsgGracePeriod, MsgGracePeriod, MsgSysctlImage, MsgMaxMapCount, MsgReplicationMix, MsgReplicationFixed, MsgOverrideInstance,
 		MsgFromBackupCreateOnly, MsgFromBackupOneOf, MsgFromBackupDestWithKey, MsgFromBackupNeedsStore,
 		// spec.backup.destination and spec.bootstrap.fromBackup.destination share the type

@@ -168,6 +168,10 @@ type Declared struct {
 	// External is where each declared member is reached from outside the Kubernetes cluster
 	// (spec.externalAccess, Cluster.Advertise); nil without it.
 	External *ExternalAccessView
+	// Rebuild is AnnotationRebuild's value: the data instance to unregister and hold
+	// unregistered while its volume is replaced ("" when none). Not checked: the planner says what
+	// a value that names no declared data instance means.
+	Rebuild string
 }
 
 func CoordinatorSetName(cluster string) string { return cluster + "-coordinator" }

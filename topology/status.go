@@ -4,14 +4,17 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
-// The hook reads back two things of its prior status, and copies them without deciding anything
-// on them: each condition's lastTransitionTime, carried over while the condition's status holds
-// (meta.SetStatusCondition), and lastOperation, carried over by a pass that writes nothing, so
-// that a steady cluster's status never changes. Nothing of it is ever an input to a decision.
+// The hook reads back three things of its prior status, and copies them without deciding any
+// Bolt step on them: each condition's lastTransitionTime, carried over while the condition's
+// status holds (meta.SetStatusCondition); lastOperation, carried over by a pass that writes
+// nothing, so that a steady cluster's status never changes; and the replicas' records, carried
+// over between two reads of SHOW REPLICAS, each record's since kept while the replica's health
+// holds — the one thing a report reads from it is how long a replica has been unhealthy
+// (Degraded, ReplicaStuck).
 
 // MemgraphClusterStatus is what the sync hook observed; of a prior status, only a condition's
-// lastTransitionTime (while its status holds) and lastOperation (while no pass writes) are kept.
-// Metacontroller sets observedGeneration itself.
+// lastTransitionTime (while its status holds), lastOperation (while no pass writes) and the
+// replicas' records (between reads) are kept. Metacontroller sets observedGeneration itself.
 type MemgraphClusterStatus struct {
 	// +optional
 	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
@@ -94,6 +97,19 @@ type MemgraphClusterStatus struct {
 	// (spec.externalAccess), or what it waits for. Unset without spec.externalAccess.
 	// +optional
 	ExternalAccess *ExternalAccessStatus `json:"externalAccess,omitempty"`
+
+	// Replicas are the replicas the MAIN's SHOW REPLICAS lists, in ordinal order, with
+	// Memgraph's state for each: read at most every 30 s, carried forward in between.
+	// +kubebuilder:validation:MaxItems=128
+	// +listType=map
+	// +listMapKey=name
+	// +optional
+	Replicas []ReplicaStatus `json:"replicas,omitempty"`
+
+	// Rebuild is the rebuild the memgraph.com/rebuild annotation asks for, as last judged; unset
+	// without the annotation. The Rebuild condition says the same in words.
+	// +optional
+	Rebuild *RebuildStatus `json:"rebuild,omitempty"`
 
 	// +listType=map
 	// +listMapKey=type

@@ -183,6 +183,12 @@ type MemgraphClusterSpec struct {
 	// +optional
 	Rollout Rollout `json:"rollout,omitempty"`
 
+	// ReplicaHealth says when a replica that is not replicating counts as stuck (condition
+	// Degraded, reason ReplicaStuck).
+	// +kubebuilder:default={}
+	// +optional
+	ReplicaHealth ReplicaHealth `json:"replicaHealth,omitempty"`
+
 	// Placement spreads each role's pods over nodes and zones, so that one node's loss takes
 	// neither the coordinators' Raft majority nor every copy of the data. An affinity or
 	// topologySpreadConstraints written in coordinatorTemplate or dataTemplate replaces the

@@ -40,6 +40,7 @@ const (
 	MsgPreferredDeclared  = "preferredMain must be one of the declared data instances, instance_0 to instance_<dataInstances-1>: a dataInstances shrink that would retire the preferred MAIN is refused; set preferredMain to an instance that stays (or remove it), then shrink"
 	MsgHibernateScale     = "coordinators must not change while the cluster hibernates, nor in the update that sets or clears hibernate: the coordinators come back from their Raft logs at the declared count, and another count could leave them without a majority; wake the cluster (hibernate: false) first, then scale"
 	MsgStepTimeout        = "rollout.stepTimeout must be a duration from 1m to 168h written in hours, minutes and seconds, such as 10m, 90s or 1h30m: how long a replaced pod may take to be Ready and caught up before the rollout reports RolloutStuck"
+	MsgStuckAfter         = "replicaHealth.stuckAfter must be a duration from 1m to 168h written in hours, minutes and seconds, such as 10m, 90s or 1h30m: how long a replica may stay in recovery or invalid before Degraded reports it ReplicaStuck"
 	MsgGracePeriod        = "terminationGracePeriodSeconds must be from 1 to 86400 (one day): how long Kubernetes waits after SIGTERM before it kills Memgraph; 0 would kill it without a clean shutdown"
 	MsgSysctlImage        = "sysctlInitContainer.image is required when sysctlInitContainer.enabled is true: the init container runs sysctl from an image you choose, with a shell and sysctl, such as docker.io/library/busybox:1.37.0; set image, or set enabled to false"
 	MsgMaxMapCount        = "sysctlInitContainer.maxMapCount must be from 65530 (the kernel's default) to 2147483647: the init container only ever raises vm.max_map_count, and Memgraph asks for at least 524288"
@@ -214,6 +215,8 @@ func (mc *MemgraphCluster) celRules(vs *violations) {
 	vs.add(s.Auth != nil && !clusterDomainRE.MatchString(s.Auth.SecretName), "spec.auth.secretName", MsgAuthSecretName)
 	_, ok := stepTimeoutSeconds(s.Rollout.StepTimeout)
 	vs.add(!ok, "spec.rollout.stepTimeout", MsgStepTimeout)
+	_, ok = stepTimeoutSeconds(s.ReplicaHealth.StuckAfter)
+	vs.add(!ok, "spec.replicaHealth.stuckAfter", MsgStuckAfter)
 	validatePreferredMain(vs, s)
 	validateShutdown(vs, s)
 	validateReplicationModes(vs, s)

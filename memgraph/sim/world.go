@@ -2,7 +2,8 @@
 // coordinators sharing Raft state and data instances, each answering real Bolt on its own
 // loopback listener, with Memgraph's texts, error phases, failover rules and timing. Tests
 // inject faults (kill, restart, wipe, restart at another version, lag, latency, dropped
-// connections, forced leadership, slow coordinator joins) and observe the Raft state, every query
+// connections, forced leadership, slow coordinator joins, a diverged replica, recoveries that
+// fail) and observe the Raft state, every query
 // each instance received, the writes acknowledged, and protocol misuses.
 //
 // # Time
@@ -76,7 +77,11 @@
 // replica that was that far behind all along, sets the cache to the lagged count). SHOW REPLICAS
 // on the MAIN data instance tells: per database {ts: cached count, behind: cached − MAIN's
 // (≤ 0), status}, status "recovery" while the replica is behind (recovering or lagged), "invalid"
-// while it is down or cannot read the MAIN's messages, else "ready".
+// while it is down or cannot read the MAIN's messages, or after a recovery that failed until
+// the MAIN's next check a second later (FailRecovery: such a replica loops between the two, as
+// Memgraph's does), "diverged" for a replica Diverge marked (a state Memgraph 3.12 reaches only
+// on a MAIN no coordinator manages), else "ready"; "replicating", a transaction on its way, is
+// never seen here.
 //
 // A Bolt write on a MAIN whose SYNC or STRICT_SYNC replica cannot confirm it (down, recovering,
 // lagged, or older) fails at PULL with Memgraph's "Replication Exception: Failed to replicate to
@@ -308,6 +313,10 @@ type instance struct {
 	writeBlocked bool
 	// recoverAt: a replica found behind its MAIN recovers until then (zero: not recovering).
 	recoverAt time.Time
+	// diverged: the data branched off any MAIN's (Diverge); recoveryFails: every recovery of it
+	// fails (FailRecovery), after which its MAIN holds it MAYBE_BEHIND until retryAt.
+	diverged, recoveryFails bool
+	retryAt                 time.Time
 	// cache is, while this instance is MAIN, its per-replica (by registered name) per-database
 	// committed count, advance-only (recovery.go); a new process or a promotion starts it empty.
 	cache map[string]map[string]int64
