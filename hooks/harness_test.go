@@ -81,6 +81,11 @@ type harness struct {
 	dataRoot string
 	// related are more related objects each request carries, by type key then v2 key.
 	related map[string]map[string]any
+	// generations: the parent's metadata.generation grows with each change of its spec, as the
+	// API server's does (specSeen is the spec it was last counted for); otherwise it stays 1.
+	generations bool
+	generation  int64
+	specSeen    string
 }
 
 // dataDir is the data instance host's data directory: under dataRoot, or none.
@@ -188,7 +193,7 @@ func (h *harness) network() topology.Network {
 }
 
 func (h *harness) parent() map[string]any {
-	meta := map[string]any{"name": h.name, "namespace": h.ns, "uid": "uid-1", "generation": 1}
+	meta := map[string]any{"name": h.name, "namespace": h.ns, "uid": "uid-1", "generation": h.specGeneration()}
 	if h.annotations != nil {
 		meta["annotations"] = h.annotations
 	}
@@ -198,6 +203,22 @@ func (h *harness) parent() map[string]any {
 		"spec":     h.spec,
 		"status":   h.lastResp.Status,
 	}
+}
+
+// specGeneration is the parent's metadata.generation: 1, or with generations one more for each
+// change of the spec.
+func (h *harness) specGeneration() int64 {
+	if !h.generations {
+		return 1
+	}
+	spec, err := json.Marshal(h.spec)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	if string(spec) != h.specSeen {
+		h.generation, h.specSeen = h.generation+1, string(spec)
+	}
+	return h.generation
 }
 
 // request renders the sync request Metacontroller would send now (hook version v2 keys).

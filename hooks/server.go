@@ -11,6 +11,7 @@
 package hooks
 
 import (
+	"cmp"
 	"errors"
 	"log/slog"
 	"net/http"
@@ -62,8 +63,9 @@ type Config struct {
 	// backup-agent port) to the one to dial; nil dials it as advertised. TLS still verifies the
 	// advertised name.
 	AgentResolver memgraph.Resolver
-	// AgentImage is the image of every data pod's backup-agent sidecar ("" is
-	// topology.DefaultAgentImage): the hook's own.
+	// AgentImage is the image of the backup-agent sidecar of a new cluster's data pods ("" is
+	// topology.DefaultAgentImage): the hook's own. A cluster keeps the image it was first given
+	// as long as the hook speaks its agent's API (planner.NextAgentPin).
 	AgentImage string
 	// AgentSecretData generates a cluster's backup-agent Secret data (base64 values, every key
 	// of topology.BackupAgentSecretKeys) when none is observed; nil generates a random token and
@@ -136,7 +138,7 @@ func newHandler(cfg Config) *handler {
 	}
 	locks := newClusterLocks()
 	h := &handler{cfg: cfg, log: cfg.Logger, locks: locks, metrics: hookmetrics.New(cfg.Registerer, locks.size, cfg.Now),
-		parents: newParentCache(maxCachedParents, cfg.AgentImage), operations: newOperationLog()}
+		parents: newParentCache(maxCachedParents, cmp.Or(cfg.AgentImage, topology.DefaultAgentImage)), operations: newOperationLog()}
 	h.backups = backups.New(backups.Config{Budget: cfg.SyncBudget, Now: cfg.Now, Log: cfg.Logger, Reach: h.reach, Choose: chooseBackupInstance,
 		NewAgents: agentClients(cfg.AgentResolver), RemoveObject: backup.RemoveObject, Answer: h.writeJSON, Fail: h.fail})
 	return h

@@ -210,6 +210,7 @@ func (mc *MemgraphCluster) celRules(vs *violations) {
 	vs.add(s.Auth != nil && !clusterDomainRE.MatchString(s.Auth.SecretName), "spec.auth.secretName", MsgAuthSecretName)
 	_, ok := stepTimeoutSeconds(s.Rollout.StepTimeout)
 	vs.add(!ok, "spec.rollout.stepTimeout", MsgStepTimeout)
+	validateWindows(vs, s.MaintenanceWindows)
 	validatePreferredMain(vs, s)
 	validateShutdown(vs, s)
 	validateReplicationModes(vs, s)
