@@ -58,10 +58,10 @@ type observation struct {
 	records [2]topology.TemplateRecord
 	stamps  [2]topology.TemplateStamps
 	agent   topology.AgentPin
-	window       *int32               // the data StatefulSet's hibernation window (spec.ordinals.start)
-	tls          clustersecrets.Trust // from the spec.tls Secret among the related objects
-	auth         clustersecrets.Auth  // from the spec.auth Secret among the related objects
-	ignored      topology.Warnings    // evidence beyond a role's ceiling
+	window  *int32               // the data StatefulSet's hibernation window (spec.ordinals.start)
+	tls     clustersecrets.Trust // from the spec.tls Secret among the related objects
+	auth    clustersecrets.Auth  // from the spec.auth Secret among the related objects
+	ignored topology.Warnings    // evidence beyond a role's ceiling
 	// restore is where spec.bootstrap.fromBackup's backup is (nil when the spec restores nothing).
 	restore *backups.RestoreSource
 	// problems are why the cluster's pods cannot start (topology.PodProblems), missingSecrets the

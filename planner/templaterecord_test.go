@@ -155,8 +155,12 @@ func TestRolloutOfAHookReleaseWaitsForAWindow(t *testing.T) {
 		reason:     topology.ReasonWaitingForMaintenanceWindow,
 		message:    waiting + "; 1 of 6 pods updated",
 	}, {
-		name:       "a change of the spec is never held",
-		in:         func() RolloutInput { in := spec; in.Maintenance = MaintenanceAt([]topology.Window{saturdays}, in.Now.Time); return in }(),
+		name: "a change of the spec is never held",
+		in: func() RolloutInput {
+			in := spec
+			in.Maintenance = MaintenanceAt([]topology.Window{saturdays}, in.Now.Time)
+			return in
+		}(),
 		partitions: partitions(3, 2),
 		reason:     topology.ReasonRolloutInProgress,
 		message:    "replacing mg-data-2 (instance_2); next: replace mg-data-1 (instance_1); 0 of 6 pods updated",
