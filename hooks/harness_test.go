@@ -124,6 +124,12 @@ func withForceResetTimeout(d time.Duration) harnessOption {
 	return func(c *harnessConfig) { c.pool.ForceResetTimeout = d }
 }
 
+// withMainlessSettle sets the hook's pause before it makes a MAIN (hooks.Config.MainlessSettle),
+// for tests of concurrent writers; 0 is the hook's default.
+func withMainlessSettle(d time.Duration) harnessOption {
+	return func(c *harnessConfig) { c.hook.MainlessSettle = d }
+}
+
 // withWorld adds simulator options (the clock is always the harness's manual clock).
 func withWorld(opts ...sim.Option) harnessOption {
 	return func(c *harnessConfig) { c.world = append(c.world, opts...) }
@@ -146,7 +152,9 @@ var epoch = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 // only when a test advances it (h.advance), so every timed behaviour is deterministic.
 func newHarness(t testing.TB, coordinators, data int, opts ...harnessOption) *harness {
 	t.Helper()
-	cfg := harnessConfig{hook: hooks.Config{SyncBudget: 5 * time.Second}, pool: bolt.PoolOptions{ForceResetTimeout: 300 * time.Millisecond}}
+	// One hook process at a time, so no pause before a MAIN is made (withMainlessSettle).
+	cfg := harnessConfig{hook: hooks.Config{SyncBudget: 5 * time.Second, MainlessSettle: -1},
+		pool: bolt.PoolOptions{ForceResetTimeout: 300 * time.Millisecond}}
 	for _, o := range opts {
 		o(&cfg)
 	}

@@ -37,6 +37,9 @@ const (
 	// (manifests/compositecontroller.yaml), leaving room for rendering and the network.
 	DefaultSyncBudget   = 6 * time.Second
 	DefaultMaxBodyBytes = 8 << 20
+	// DefaultMainlessSettle is far longer than the DEMOTE-to-SET gap of a handover (two Raft
+	// writes back to back) and far shorter than the sync budget.
+	DefaultMainlessSettle = time.Second
 )
 
 // Config wires the handler.
@@ -71,6 +74,12 @@ type Config struct {
 	// of topology.BackupAgentSecretKeys) when none is observed; nil generates a random token and
 	// key pair (backups.NewAgentSecretData). Tests fix it to make responses reproducible.
 	AgentSecretData func(c *topology.Cluster) (map[string]string, error)
+	// MainlessSettle is how long a pass waits, when the leader shows no MAIN right before SET
+	// INSTANCE … TO MAIN or FORCE RESET CLUSTER STATE, before it reads again and runs the step
+	// only if there is still none (planner.ReadInstancesSettled): another hook replica may be
+	// between the DEMOTE and the SET of a handover. Zero means DefaultMainlessSettle, a negative
+	// value no pause.
+	MainlessSettle time.Duration
 	// ProjectionGrace is how long after a TLS Secret's content is first seen the kubelet is
 	// counted on to have projected it into every pod (planner.RotationInput.Grace); zero means
 	// planner.ProjectionGrace.
@@ -120,6 +129,9 @@ func NewHandler(cfg Config) http.Handler {
 func newHandler(cfg Config) *handler {
 	if cfg.SyncBudget <= 0 {
 		cfg.SyncBudget = DefaultSyncBudget
+	}
+	if cfg.MainlessSettle == 0 {
+		cfg.MainlessSettle = DefaultMainlessSettle
 	}
 	if cfg.ProjectionGrace <= 0 {
 		cfg.ProjectionGrace = planner.ProjectionGrace

@@ -57,6 +57,13 @@ func MaintenanceAt(windows []topology.Window, now time.Time) Maintenance {
 // that a hook release brought roll now? Yes while a window is open, or when none is declared.
 func (m Maintenance) MayRoll() bool { return !m.Declared || m.Open }
 
+// heldForWindow is the one place a decision asks the windows: a set whose next record is
+// record (NextTemplateRecord) waits with its rollout — a hook release's change alone — until a
+// window lets it roll.
+func (w *Workloads) heldForWindow(record topology.TemplateRecord) bool {
+	return record.HookChange && !w.Maintenance.MayRoll()
+}
+
 // waiting says what a hook release's change waits for, for the Updated condition.
 func (m Maintenance) waiting() string {
 	msg := "the pod template change of a hook release waits for a maintenance window (spec.maintenanceWindows)"

@@ -119,9 +119,7 @@ func (p *rolloutPlan) decideStep(step *RolloutStep) {
 // waitsForWindow: the role's pending rollout is a hook release's change alone, and no
 // maintenance window lets it roll now. Nothing of the role is released then (the partition
 // rests: every pod keeps its revision, and one already released stays released).
-func (p *rolloutPlan) waitsForWindow(r *rolloutRole) bool {
-	return r.record.HookChange && !p.in.Maintenance.MayRoll()
-}
+func (p *rolloutPlan) waitsForWindow(r *rolloutRole) bool { return p.in.heldForWindow(r.record) }
 
 // rollsThroughRetirement: the data rollout goes on while data members retire, when the scale-down
 // waits for a retiring MAIN that no survivor can take over and the partition can release the
