@@ -82,7 +82,7 @@ func (h *handler) passInput(p *admittedParent, obs *observation, dryRun bool) *p
 	d.RestoreHeld = p.cluster.RestoreHold()
 	paused, _ := p.cluster.Paused()
 	return &passInput{cluster: p.cluster, obs: obs, declared: d, dryRun: dryRun, paused: paused, sent: newSentLog(h.cfg.Now, h.countCommand),
-		settle: h.cfg.MainlessSettle,
+		settle:    h.cfg.MainlessSettle,
 		workloads: obs.rolloutWorkloads(p.cluster, p.templateHashesFor(obs), h.cfg.Now()),
 		// Unobserved, nothing changes: not even the widened retiring range may grow a StatefulSet.
 		held: planner.Hold(d, obs.returned),
