@@ -43,6 +43,7 @@ type scenario struct {
 	world    *sim.World
 	pods     *podsim.Pods
 	mc       *metacontroller.Controller
+	nodes    *metacontroller.Decorator // labels the cordoned Nodes, as the install's DecoratorController
 	hook     *hookServer  // the in-process hook; nil when proc runs
 	proc     *hookProcess // the hook binary, when scenarioOptions.process
 	hookAddr string       // where the driver reaches the hook
@@ -163,6 +164,15 @@ func startScenarioOpts(t *testing.T, ns string, opts scenarioOptions) *scenario 
 		t.Fatal(err)
 	}
 	t.Cleanup(s.stop)
+	nodes, err := metacontroller.NewDecorator(s.install.nodes, metacontroller.Options{
+		Dynamic: e.Dynamic, Discovery: e.Client.Discovery(), HookAddress: s.hookAddr, Logf: t.Logf})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := nodes.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	s.nodes = nodes
 	return s
 }
 
@@ -205,6 +215,9 @@ func (s *scenario) stop() {
 		s.report()
 	}
 	s.mc.Stop()
+	if s.nodes != nil {
+		s.nodes.Stop()
+	}
 	s.pods.Stop()
 	if s.hook != nil {
 		s.hook.Close()

@@ -98,7 +98,7 @@ type handler struct {
 }
 
 // NewHandler returns the hook's HTTP API: POST /sync and POST /customize (MemgraphClusters), POST
-// /backup/sync and /backup/customize (MemgraphBackups), POST /scheduledbackup/sync
+// /nodes/sync (the Nodes' cordon label, handleNodeSync), POST /backup/sync and /backup/customize (MemgraphBackups), POST /scheduledbackup/sync
 // (MemgraphScheduledBackups), GET (and HEAD) /healthz and /readyz. A wrong method gets a 405 with an Allow header.
 func NewHandler(cfg Config) http.Handler {
 	h := newHandler(cfg)
@@ -108,6 +108,7 @@ func NewHandler(cfg Config) http.Handler {
 	r.Use(h.limitBody)
 	r.Post("/sync", h.handleSync)
 	r.Post("/customize", h.handleCustomize)
+	r.Post("/nodes/sync", h.handleNodeSync)
 	r.Post("/backup/sync", h.backups.HandleSync)
 	r.Post("/backup/customize", h.backups.HandleCustomize)
 	r.Post("/scheduledbackup/sync", h.backups.HandleScheduledSync)

@@ -158,7 +158,24 @@ func LoadCompositeController(dir, name string) (*CompositeController, error) {
 // (recursively), in file and document order; a driver plays one each.
 func LoadCompositeControllers(dir string) ([]*CompositeController, error) {
 	var found []*CompositeController
-	err := filepath.WalkDir(dir, func(path string, d os.DirEntry, err error) error {
+	err := walkDocuments(dir, "CompositeController", func(path string, doc []byte) error {
+		cc, err := ParseCompositeController(doc)
+		if err == nil {
+			cc.Source = path
+			found = append(found, cc)
+		}
+		return err
+	})
+	if err == nil && len(found) == 0 {
+		err = fmt.Errorf("no CompositeController in %s", dir)
+	}
+	return found, err
+}
+
+// walkDocuments calls parse with each YAML document of kind among the files under dir
+// (recursively), in file and document order; an error names the file.
+func walkDocuments(dir, kind string, parse func(path string, doc []byte) error) error {
+	return filepath.WalkDir(dir, func(path string, d os.DirEntry, err error) error {
 		if err != nil || d.IsDir() || !(strings.HasSuffix(path, ".yaml") || strings.HasSuffix(path, ".yml")) {
 			return err
 		}
@@ -170,22 +187,15 @@ func LoadCompositeControllers(dir string) ([]*CompositeController, error) {
 			var probe struct {
 				Kind string `json:"kind"`
 			}
-			if yaml.Unmarshal(doc, &probe) != nil || probe.Kind != "CompositeController" {
+			if yaml.Unmarshal(doc, &probe) != nil || probe.Kind != kind {
 				continue
 			}
-			cc, err := ParseCompositeController(doc)
-			if err != nil {
+			if err := parse(path, doc); err != nil {
 				return fmt.Errorf("%s: %w", path, err)
 			}
-			cc.Source = path
-			found = append(found, cc)
 		}
 		return nil
 	})
-	if err == nil && len(found) == 0 {
-		err = fmt.Errorf("no CompositeController in %s", dir)
-	}
-	return found, err
 }
 
 func yamlDocuments(path string) ([][]byte, error) {
