@@ -44,9 +44,9 @@ type scenario struct {
 	pods     *podsim.Pods
 	mc       *metacontroller.Controller
 	nodes    *metacontroller.Decorator // labels the cordoned Nodes, as the install's DecoratorController
-	hook     *hookServer  // the in-process hook; nil when proc runs
-	proc     *hookProcess // the hook binary, when scenarioOptions.process
-	hookAddr string       // where the driver reaches the hook
+	hook     *hookServer               // the in-process hook; nil when proc runs
+	proc     *hookProcess              // the hook binary, when scenarioOptions.process
+	hookAddr string                    // where the driver reaches the hook
 	hookLog  *syncBuffer
 	links    *links      // between the hook and the coordinators, when scenarioOptions.links
 	replicas *replicaSet // the in-process hook's replicas, when scenarioOptions.replicas > 1
