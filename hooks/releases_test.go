@@ -113,4 +113,3 @@ func releaseFiles(t *testing.T) []string {
 	slices.SortFunc(out, semver.Compare)
 	return out
 }
-
