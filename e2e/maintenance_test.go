@@ -144,11 +144,10 @@ func TestAHookUpgradeWaitsForTheMaintenanceWindow(t *testing.T) {
 		t.Errorf("pods of the held cluster replaced outside its window: %s", diff)
 	}
 
-	rec := hs.recordRollout("held", 3, 2)
+	rec := hs.recordRollout("held", 3, 2) // stopped by the test's cleanup
 	hs.patchSpec("held", `{"maintenanceWindows":[{"schedule":"* * * * *","duration":"168h"}]}`)
 	hs.waitRolloutStarted("held")
 	hs.waitConverged("held", rolloutTimeout)
-	rec.stop()
 	hs.everyPodReplaced("held", heldPods)
 	rec.mu.Lock()
 	for _, v := range rec.violations {
