@@ -8,7 +8,8 @@
 // resyncAfterSeconds and resyncPeriodSeconds, and plays the finalize hook: the finalizer
 // metacontroller.io/compositecontroller-<name> on every parent, the finalize hook instead of
 // the sync hook once the parent is being deleted, the finalizer removed once it answers
-// finalized. It counts every write it makes so tests can assert
+// finalized; and a DecoratorController of one resource (Decorator), whose answers label the
+// objects. It counts every write it makes so tests can assert
 // that a converged cluster costs nothing. It never ships.
 package metacontroller
 
