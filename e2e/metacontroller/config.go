@@ -220,14 +220,24 @@ func yamlDocuments(path string) ([][]byte, error) {
 	}
 }
 
-// ParseCompositeController parses one CompositeController document (YAML or JSON).
-func ParseCompositeController(doc []byte) (*CompositeController, error) {
-	var raw rawCC
-	if err := yaml.Unmarshal(doc, &raw); err != nil {
+// unmarshalDocument decodes doc into raw, the fields a driver reads, and returns the whole
+// object as well (sent to hooks as "controller").
+func unmarshalDocument(doc []byte, raw any) (map[string]any, error) {
+	if err := yaml.Unmarshal(doc, raw); err != nil {
 		return nil, err
 	}
 	var obj map[string]any
 	if err := yaml.Unmarshal(doc, &obj); err != nil {
+		return nil, err
+	}
+	return obj, nil
+}
+
+// ParseCompositeController parses one CompositeController document (YAML or JSON).
+func ParseCompositeController(doc []byte) (*CompositeController, error) {
+	var raw rawCC
+	obj, err := unmarshalDocument(doc, &raw)
+	if err != nil {
 		return nil, err
 	}
 	s := raw.Spec
@@ -261,7 +271,6 @@ func ParseCompositeController(doc []byte) (*CompositeController, error) {
 	if s.Hooks == nil {
 		return nil, errors.New("no hooks defined")
 	}
-	var err error
 	if cc.Sync, err = parseHook("sync", s.Hooks.Sync); err != nil {
 		return nil, err
 	}

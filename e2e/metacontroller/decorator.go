@@ -14,7 +14,6 @@ import (
 	"k8s.io/client-go/dynamic/dynamicinformer"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/util/workqueue"
-	"sigs.k8s.io/yaml"
 )
 
 // DecoratorController is the part of a DecoratorController spec this driver honours: one
@@ -52,11 +51,8 @@ type rawDC struct {
 // ParseDecoratorController parses one DecoratorController document (YAML or JSON).
 func ParseDecoratorController(doc []byte) (*DecoratorController, error) {
 	var raw rawDC
-	if err := yaml.Unmarshal(doc, &raw); err != nil {
-		return nil, err
-	}
-	var obj map[string]any
-	if err := yaml.Unmarshal(doc, &obj); err != nil {
+	obj, err := unmarshalDocument(doc, &raw)
+	if err != nil {
 		return nil, err
 	}
 	s := raw.Spec
