@@ -164,15 +164,7 @@ func startScenarioOpts(t *testing.T, ns string, opts scenarioOptions) *scenario 
 		t.Fatal(err)
 	}
 	t.Cleanup(s.stop)
-	nodes, err := metacontroller.NewDecorator(s.install.nodes, metacontroller.Options{
-		Dynamic: e.Dynamic, Discovery: e.Client.Discovery(), HookAddress: s.hookAddr, Logf: t.Logf})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := nodes.Start(ctx); err != nil {
-		t.Fatal(err)
-	}
-	s.nodes = nodes
+	s.startNodeDecorator(ctx)
 	return s
 }
 
@@ -198,16 +190,35 @@ func (s *scenario) metacontrollerFor(cc *metacontroller.CompositeController) *me
 }
 
 // restartMetacontroller stops the test Metacontroller and starts a new one, as a restart of
-// Metacontroller's pod does: it reads the hooks' Secrets again.
+// Metacontroller's pod does: it reads the hooks' Secrets again, for the CompositeController and
+// the Node decorator.
 func (s *scenario) restartMetacontroller() {
 	s.t.Helper()
 	s.mc.Stop()
+	s.nodes.Stop()
 	s.mc = s.newMetacontroller()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	if err := s.mc.Start(ctx); err != nil {
 		s.t.Fatal(err)
 	}
+	s.startNodeDecorator(ctx)
+}
+
+// startNodeDecorator starts the test Metacontroller's DecoratorController of the Nodes,
+// calling the scenario's hook.
+func (s *scenario) startNodeDecorator(ctx context.Context) {
+	s.t.Helper()
+	e := needEnv(s.t)
+	nodes, err := metacontroller.NewDecorator(s.install.nodes, metacontroller.Options{
+		Dynamic: e.Dynamic, Discovery: e.Client.Discovery(), HookAddress: s.hookAddr, Logf: s.t.Logf})
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	if err := nodes.Start(ctx); err != nil {
+		s.t.Fatal(err)
+	}
+	s.nodes = nodes
 }
 
 func (s *scenario) stop() {
