@@ -41,6 +41,11 @@ func TestFleetLoad(t *testing.T) {
 		names = append(names, name)
 		addrs = append(addrs, coordinatorAddressesIn(ns, name, 3)...)
 	}
+	// Each fake Node takes 500 pods (env's generous capacity): a fleet of more than 100 clusters
+	// of five pods gets more Nodes.
+	for i := 1; i <= (5*n-1)/500; i++ {
+		addNode(t, fmt.Sprintf("fleet-node-%d", i))
+	}
 	// The CompositeController's own resync period and Metacontroller's default of 5 workers;
 	// Pods are polled once a second (250 of them at 50 clusters).
 	s := startScenarioOpts(t, ns, scenarioOptions{process: true, links: addrs, workers: 5,
