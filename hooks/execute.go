@@ -35,18 +35,22 @@ type executor struct {
 	log   *slog.Logger
 	// sent records and counts the writes client sends (sentLog.client wraps the leader's client).
 	sent *sentLog
+	// settle is the pause before the second read of planner.ReadInstancesSettled
+	// (Config.MainlessSettle).
+	settle time.Duration
 }
 
 // execute runs cmds and reports what that achieved. Every log line names the queries the command
 // actually sent (a handover's restore only when it ran); each is counted once (sentLog.settle).
 func (x executor) execute(ctx context.Context, cmds []planner.Command) planner.Execution {
 	var ex planner.Execution
+	var ran []planner.Command // the commands behind ex.Ran
 	for _, cmd := range cmds {
 		if ctx.Err() != nil {
 			ex.BudgetExhausted = true
 			return ex
 		}
-		if reason := x.precondition(ctx, cmd); reason != "" {
+		if reason := x.precondition(ctx, cmd, ran); reason != "" {
 			x.log.Info("skipping a step the cluster no longer permits", "query", cmd.String(), "reason", reason)
 			continue
 		}
@@ -55,14 +59,14 @@ func (x executor) execute(ctx context.Context, cmds []planner.Command) planner.E
 		switch {
 		case err == nil:
 			x.log.Info("executed", "queries", x.sent.settle("ok"))
-			ex.Ran = append(ex.Ran, cmd.String())
+			ex.Ran, ran = append(ex.Ran, cmd.String()), append(ran, cmd)
 		case ctx.Err() != nil:
 			x.log.Info("step cut short by the sync budget", "queries", x.sent.settle("budget_exhausted"), "memgraph", planner.Explain(err))
 			ex.BudgetExhausted = true
 			return ex
 		case verdict == planner.StepDone:
 			x.log.Info("step already done by a concurrent writer", "queries", x.sent.settle("already_done"), "memgraph", planner.Explain(err))
-			ex.Ran = append(ex.Ran, cmd.String())
+			ex.Ran, ran = append(ex.Ran, cmd.String()), append(ran, cmd)
 		case verdict == planner.StepInProgress || verdict == planner.StepLeaderMoved:
 			x.log.Info("step did not finish; re-observing next pass", "queries", x.sent.settle("interrupted"), "memgraph", planner.Explain(err))
 			ex.Stopped = &planner.Stop{Query: cmd.String(), Verdict: verdict, Err: err}
@@ -76,10 +80,10 @@ func (x executor) execute(ctx context.Context, cmds []planner.Command) planner.E
 	return ex
 }
 
-// precondition reads what planner.PreconditionReads asks for and returns planner.Precondition's
-// reason to skip the step ("" to run it).
-func (x executor) precondition(ctx context.Context, cmd planner.Command) string {
-	reads := planner.PreconditionReads(cmd)
+// precondition reads what planner.PreconditionReads asks for, after the steps ran already in
+// this pass, and returns planner.Precondition's reason to skip the step ("" to run it).
+func (x executor) precondition(ctx context.Context, cmd planner.Command, ran []planner.Command) string {
+	reads := planner.PreconditionReads(cmd, ran)
 	if reads == planner.ReadNothing {
 		return ""
 	}
@@ -92,6 +96,16 @@ func (x executor) precondition(ctx context.Context, cmd planner.Command) string 
 	if h, ok := cmd.(planner.Handover); ok && x.drain != nil {
 		return planner.DrainPrecondition(x.declared, *x.drain, h, f)
 	}
+	reason := planner.Precondition(x.declared, x.current, x.workloads, cmd, f)
+	if reads != planner.ReadInstancesSettled || reason != "" || x.settle <= 0 {
+		return reason
+	}
+	select {
+	case <-ctx.Done():
+		return "" // the step runs and its own error says the budget ran out
+	case <-time.After(x.settle):
+	}
+	f.Instances, f.InstancesErr = x.client.ShowInstances(ctx)
 	return planner.Precondition(x.declared, x.current, x.workloads, cmd, f)
 }
 

@@ -88,6 +88,11 @@ type harness struct {
 	// status.loadBalancer.ingress, and the node port of their first port.
 	ingress   map[string][]any
 	nodePorts map[string]int64
+	// generations: the parent's metadata.generation grows with each change of its spec, as the
+	// API server's does (specSeen is the spec it was last counted for); otherwise it stays 1.
+	generations bool
+	generation  int64
+	specSeen    string
 }
 
 // dataDir is the data instance host's data directory: under dataRoot, or none.
@@ -126,6 +131,12 @@ func withForceResetTimeout(d time.Duration) harnessOption {
 	return func(c *harnessConfig) { c.pool.ForceResetTimeout = d }
 }
 
+// withMainlessSettle sets the hook's pause before it makes a MAIN (hooks.Config.MainlessSettle),
+// for tests of concurrent writers; 0 is the hook's default.
+func withMainlessSettle(d time.Duration) harnessOption {
+	return func(c *harnessConfig) { c.hook.MainlessSettle = d }
+}
+
 // withWorld adds simulator options (the clock is always the harness's manual clock).
 func withWorld(opts ...sim.Option) harnessOption {
 	return func(c *harnessConfig) { c.world = append(c.world, opts...) }
@@ -148,7 +159,9 @@ var epoch = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 // only when a test advances it (h.advance), so every timed behaviour is deterministic.
 func newHarness(t testing.TB, coordinators, data int, opts ...harnessOption) *harness {
 	t.Helper()
-	cfg := harnessConfig{hook: hooks.Config{SyncBudget: 5 * time.Second}, pool: bolt.PoolOptions{ForceResetTimeout: 300 * time.Millisecond}}
+	// One hook process at a time, so no pause before a MAIN is made (withMainlessSettle).
+	cfg := harnessConfig{hook: hooks.Config{SyncBudget: 5 * time.Second, MainlessSettle: -1},
+		pool: bolt.PoolOptions{ForceResetTimeout: 300 * time.Millisecond}}
 	for _, o := range opts {
 		o(&cfg)
 	}
@@ -195,7 +208,7 @@ func (h *harness) network() topology.Network {
 }
 
 func (h *harness) parent() map[string]any {
-	meta := map[string]any{"name": h.name, "namespace": h.ns, "uid": "uid-1", "generation": 1}
+	meta := map[string]any{"name": h.name, "namespace": h.ns, "uid": "uid-1", "generation": h.specGeneration()}
 	if h.annotations != nil {
 		meta["annotations"] = h.annotations
 	}
@@ -205,6 +218,22 @@ func (h *harness) parent() map[string]any {
 		"spec":     h.spec,
 		"status":   h.lastResp.Status,
 	}
+}
+
+// specGeneration is the parent's metadata.generation: 1, or with generations one more for each
+// change of the spec.
+func (h *harness) specGeneration() int64 {
+	if !h.generations {
+		return 1
+	}
+	spec, err := json.Marshal(h.spec)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	if string(spec) != h.specSeen {
+		h.generation, h.specSeen = h.generation+1, string(spec)
+	}
+	return h.generation
 }
 
 // request renders the sync request Metacontroller would send now (hook version v2 keys).

@@ -52,10 +52,16 @@ type observation struct {
 	// certificates are the StatefulSets' records of a certificate rotation
 	// (topology.CertificateRecord); coordinators first.
 	certificates [2]topology.CertificateRecord
-	window       *int32               // the data StatefulSet's hibernation window (spec.ordinals.start)
-	tls          clustersecrets.Trust // from the spec.tls Secret among the related objects
-	auth         clustersecrets.Auth  // from the spec.auth Secret among the related objects
-	ignored      topology.Warnings    // evidence beyond a role's ceiling
+	// records are the StatefulSets' records of what their pod templates were rendered from, and
+	// stamps the stamps those templates carry; agent is the backup agent's pin on the data
+	// StatefulSet; coordinators first.
+	records [2]topology.TemplateRecord
+	stamps  [2]topology.TemplateStamps
+	agent   topology.AgentPin
+	window  *int32               // the data StatefulSet's hibernation window (spec.ordinals.start)
+	tls     clustersecrets.Trust // from the spec.tls Secret among the related objects
+	auth    clustersecrets.Auth  // from the spec.auth Secret among the related objects
+	ignored topology.Warnings    // evidence beyond a role's ceiling
 	// restore is where spec.bootstrap.fromBackup's backup is (nil when the spec restores nothing).
 	restore *backups.RestoreSource
 	// backupCopies are what the backup-agent Secret carries for the cluster's backups
@@ -175,6 +181,12 @@ func (o *observation) readSet(i int, r topology.RoleSet, s *wire.Object, path st
 	o.settled[i] = trusted && s.Status.ObservedGeneration >= s.Metadata.Generation && have == want && s.Status.ReadyReplicas == want
 	a := s.Metadata.Annotations
 	o.certificates[i] = topology.CertificateRecord{Restart: a.CertificateRestart, Seen: a.CertificateSeen, Reloaded: a.CertificateReloaded}
+	o.records[i] = topology.ReadTemplateRecord(a.SpecGeneration, a.HookRelease, a.TemplateChange)
+	stamps := s.Spec.Template.Metadata.Annotations
+	o.stamps[i] = topology.TemplateStamps{RestartedAt: stamps.RestartedAt, CertificateRestart: stamps.CertificateRestart}
+	if i == 1 {
+		o.agent = topology.ReadAgentPin(a.AgentImage, a.AgentProtocol)
+	}
 	o.hashes[i], o.sets[i] = s.Metadata.Annotations.TemplateHash, planner.RolloutSet{
 		Exists: true, Generation: s.Metadata.Generation, ObservedGeneration: s.Status.ObservedGeneration,
 		UpdateRevision: s.Status.UpdateRevision, CurrentRevision: s.Status.CurrentRevision,
@@ -289,15 +301,17 @@ func observedChildren(req *syncRequest, body []byte, namespace string) ([]map[st
 // template (the hashes DesiredChildren will annotate, admittedParent.templateHashes).
 func (o *observation) rolloutWorkloads(c *topology.Cluster, desired [2]string, now time.Time) *planner.Workloads {
 	allowDowngrade, _ := c.AllowDowngrade() // an ambiguous value is no permission; status says so
-	sets := o.sets
+	sets, provenance := o.sets, o.provenance(c)
 	for i := range sets {
 		sets[i].Current = *role32(&o.current, i)
 		sets[i].TemplateChanging = sets[i].Exists && o.hashes[i] != desired[i]
+		sets[i].Provenance = provenance[i]
 		sets[i].Pods = append([]planner.RolloutPod(nil), sets[i].Pods...)
 	}
 	return &planner.Workloads{Coordinators: sets[0], Data: sets[1], Now: metav1.NewTime(now),
 		StepTimeout: metav1.Duration{Duration: time.Duration(c.StepTimeoutSeconds()) * time.Second},
-		Image:       c.Image(), AllowDowngrade: allowDowngrade, CordonedNodes: o.cordoned, ClusterTLS: c.IntraClusterTLS()}
+		Image:       c.Image(), AllowDowngrade: allowDowngrade, CordonedNodes: o.cordoned, ClusterTLS: c.IntraClusterTLS(),
+		Maintenance: planner.MaintenanceAt(c.MaintenanceWindows(), now), SpecGeneration: c.Generation()}
 }
 
 // certificateRecord is the certificate rotation's record on the observed StatefulSets: the

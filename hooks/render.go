@@ -56,7 +56,8 @@ func desiredChildren(p *admittedParent, obs *observation, out planner.Outcome, n
 func renderedChildren(p *admittedParent, obs *observation, out planner.Outcome, now time.Time) ([]byte, error) {
 	r := rendering{replicas: out.Replicas, partitions: out.Rollout.Partitions, generations: out.Rollout.TemplateGenerations,
 		mainPod: planner.MainBudgetPod(out, obs.mainBudgetPod), heldPod: obs.mainBudgetPod, restart: obs.certificateRecord().Restart,
-		record: planner.NextCertificateRecord(obs.certificateRecord(), obs.tls.Stamp, out, now)}
+		record: planner.NextCertificateRecord(obs.certificateRecord(), obs.tls.Stamp, out, now),
+		agent:  p.agentPin(obs), records: out.Rollout.Records}
 	if w := out.Hibernation.Window; w != nil {
 		r.window, r.windowed = *w, true
 	}

@@ -44,10 +44,12 @@ func newParentCache(limit int, agentImage string) *parentCache {
 // admittedParent is an admitted cluster and what has been rendered from it.
 type admittedParent struct {
 	cluster *topology.Cluster
+	// agentImage is the hook's own backup-agent image (Config.AgentImage): a new cluster's pin.
+	agentImage string
 
 	mu          sync.Mutex
 	hashesDone  bool
-	hashesFor   string    // the certificate restart stamp the hashes are for
+	hashesFor   hashInput // what the hashes are for
 	hashes      [2]string // coordinators, data; "?" when they could not be computed
 	renderings  map[rendering][]byte
 	declared    *topology.Declared
@@ -70,6 +72,16 @@ type rendering struct {
 	// (topology.AnnotationCertificateRestart), record the rotation's record on the StatefulSets.
 	restart string
 	record  topology.CertificateRecord
+	// agent is the backup agent's pin (its image in the data pods' template), records what the
+	// StatefulSets record of their templates (topology.RenderTemplateRecords).
+	agent   topology.AgentPin
+	records [2]topology.TemplateRecord
+}
+
+// hashInput is what the pod-template hashes depend on besides the cluster: the certificate
+// restart stamp and the backup agent's image.
+type hashInput struct {
+	restart, agentImage string
 }
 
 // admit returns the admitted parent for raw, admitting it (decodeParent) unless it is cached.
@@ -84,7 +96,7 @@ func (pc *parentCache) admit(raw []byte) (*admittedParent, error) {
 	if err != nil {
 		return nil, err
 	}
-	p = &admittedParent{cluster: cluster.WithAgentImage(pc.agentImage)}
+	p = &admittedParent{cluster: cluster, agentImage: pc.agentImage}
 	if pc.limit <= 0 {
 		return p, nil
 	}
@@ -104,17 +116,18 @@ func (pc *parentCache) admit(raw []byte) (*admittedParent, error) {
 }
 
 // templateHashes are topology.PodTemplateHashes of the cluster with the certificate restart
-// stamp restart (coordinators first), "?" for both when they cannot be computed (a hash that
-// cannot be computed counts as a change, which holds every pod).
-func (p *admittedParent) templateHashes(restart string) [2]string {
+// stamp restart and the backup agent's image agentImage (coordinators first), "?" for both when
+// they cannot be computed (a hash that cannot be computed counts as a change, which holds every
+// pod).
+func (p *admittedParent) templateHashes(restart, agentImage string) [2]string {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if !p.hashesDone || p.hashesFor != restart {
-		c, d, err := topology.PodTemplateHashes(p.cluster.WithCertificateRestart(restart))
+	if in := (hashInput{restart, agentImage}); !p.hashesDone || p.hashesFor != in {
+		c, d, err := topology.PodTemplateHashes(p.cluster.WithCertificateRestart(restart).WithAgentImage(agentImage))
 		if err != nil {
 			c, d = "?", "?"
 		}
-		p.hashes, p.hashesDone, p.hashesFor = [2]string{c, d}, true, restart
+		p.hashes, p.hashesDone, p.hashesFor = [2]string{c, d}, true, in
 	}
 	return p.hashes
 }
@@ -144,11 +157,13 @@ func (p *admittedParent) children(r rendering) ([]byte, error) {
 	if ok {
 		return raw, nil
 	}
-	children, err := topology.DesiredChildren(p.cluster.WithCertificateRestart(r.restart), r.replicas, r.partitions, r.generations)
+	c := p.cluster.WithCertificateRestart(r.restart).WithAgentImage(r.agent.Image)
+	children, err := topology.DesiredChildren(c, r.replicas, r.partitions, r.generations)
 	if err != nil {
 		return nil, err
 	}
 	topology.RenderCertificateRecord(p.cluster, children, r.record)
+	topology.RenderTemplateRecords(p.cluster, children, r.records, r.agent)
 	var window *int32
 	if r.windowed {
 		window = &r.window

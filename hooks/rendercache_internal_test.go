@@ -56,7 +56,7 @@ func assertRendersAsUncached(t *testing.T, p *admittedParent, raw []byte, r rend
 	if err != nil {
 		t.Fatal(err)
 	}
-	if h := p.templateHashes(""); h != [2]string{wantCoordinators, wantData} {
+	if h := p.templateHashes("", ""); h != [2]string{wantCoordinators, wantData} {
 		t.Errorf("%s: cached template hashes %s, uncached %s %s", clusterKey(fresh), h, wantCoordinators, wantData)
 	}
 	if diff := cmp.Diff(fresh.Declare(r.replicas), p.declare(r.replicas)); diff != "" {

@@ -11,6 +11,7 @@
 package hooks
 
 import (
+	"cmp"
 	"errors"
 	"log/slog"
 	"net/http"
@@ -37,6 +38,9 @@ const (
 	// (manifests/compositecontroller.yaml), leaving room for rendering and the network.
 	DefaultSyncBudget   = 6 * time.Second
 	DefaultMaxBodyBytes = 8 << 20
+	// DefaultMainlessSettle is far longer than the DEMOTE-to-SET gap of a handover (two Raft
+	// writes back to back) and far shorter than the sync budget.
+	DefaultMainlessSettle = time.Second
 )
 
 // Config wires the handler.
@@ -63,8 +67,9 @@ type Config struct {
 	// backup-agent port) to the one to dial; nil dials it as advertised. TLS still verifies the
 	// advertised name.
 	AgentResolver memgraph.Resolver
-	// AgentImage is the image of every data pod's backup-agent sidecar ("" is
-	// topology.DefaultAgentImage): the hook's own.
+	// AgentImage is the image of the backup-agent sidecar of a new cluster's data pods ("" is
+	// topology.DefaultAgentImage): the hook's own. A cluster keeps the image it was first given
+	// as long as the hook speaks its agent's API (planner.NextAgentPin).
 	AgentImage string
 	// AgentSecretData generates a cluster's backup-agent Secret data (base64 values, every key
 	// of topology.BackupAgentSecretKeys) when none is observed; nil generates a random token and
@@ -75,6 +80,12 @@ type Config struct {
 	// password hashes sent to Memgraph (0: bcrypt's default, 10). Tests fix both.
 	UserPassword     func() (string, error)
 	PasswordHashCost int
+	// MainlessSettle is how long a pass waits, when the leader shows no MAIN right before SET
+	// INSTANCE … TO MAIN or FORCE RESET CLUSTER STATE, before it reads again and runs the step
+	// only if there is still none (planner.ReadInstancesSettled): another hook replica may be
+	// between the DEMOTE and the SET of a handover. Zero means DefaultMainlessSettle, a negative
+	// value no pause.
+	MainlessSettle time.Duration
 	// ProjectionGrace is how long after a TLS Secret's content is first seen the kubelet is
 	// counted on to have projected it into every pod (planner.RotationInput.Grace); zero means
 	// planner.ProjectionGrace.
@@ -95,8 +106,9 @@ type handler struct {
 
 // NewHandler returns the hook's HTTP API: POST /sync and POST /customize (MemgraphClusters), POST
 // /backup/sync and /backup/customize (MemgraphBackups), POST /scheduledbackup/sync
-// (MemgraphScheduledBackups), POST /user/sync and /user/customize (MemgraphUsers), GET (and HEAD)
-// /healthz and /readyz. A wrong method gets a 405 with an Allow header.
+// (MemgraphScheduledBackups), POST /user/sync and /user/customize (MemgraphUsers), POST
+// /nodes/sync (the Nodes' cordon label, handleNodeSync), GET (and HEAD) /healthz and /readyz. A
+// wrong method gets a 405 with an Allow header.
 func NewHandler(cfg Config) http.Handler {
 	h := newHandler(cfg)
 	r := chi.NewRouter()
@@ -105,6 +117,7 @@ func NewHandler(cfg Config) http.Handler {
 	r.Use(h.limitBody)
 	r.Post("/sync", h.handleSync)
 	r.Post("/customize", h.handleCustomize)
+	r.Post("/nodes/sync", h.handleNodeSync)
 	r.Post("/backup/sync", h.backups.HandleSync)
 	r.Post("/backup/customize", h.backups.HandleCustomize)
 	r.Post("/scheduledbackup/sync", h.backups.HandleScheduledSync)
@@ -129,6 +142,9 @@ func newHandler(cfg Config) *handler {
 	if cfg.SyncBudget <= 0 {
 		cfg.SyncBudget = DefaultSyncBudget
 	}
+	if cfg.MainlessSettle == 0 {
+		cfg.MainlessSettle = DefaultMainlessSettle
+	}
 	if cfg.ProjectionGrace <= 0 {
 		cfg.ProjectionGrace = planner.ProjectionGrace
 	}
@@ -146,7 +162,7 @@ func newHandler(cfg Config) *handler {
 	}
 	locks := newClusterLocks()
 	h := &handler{cfg: cfg, log: cfg.Logger, locks: locks, metrics: hookmetrics.New(cfg.Registerer, locks.size, cfg.Now),
-		parents: newParentCache(maxCachedParents, cfg.AgentImage), operations: newOperationLog()}
+		parents: newParentCache(maxCachedParents, cmp.Or(cfg.AgentImage, topology.DefaultAgentImage)), operations: newOperationLog()}
 	h.backups = backups.New(backups.Config{Budget: cfg.SyncBudget, Now: cfg.Now, Log: cfg.Logger, Reach: h.reach, Choose: chooseBackupInstance,
 		NewAgents: agentClients(cfg.AgentResolver), RemoveObject: backup.RemoveObject, Answer: h.writeJSON, Fail: h.fail,
 		Metrics: h.metrics.Backups})

@@ -77,6 +77,7 @@ type passInput struct {
 	paused    bool
 	unviewed  *planner.RolloutStep // rolloutWithoutView, once planned
 	sent      *sentLog             // the Bolt writes the pass sends
+	settle    time.Duration        // Config.MainlessSettle
 }
 
 func (h *handler) passInput(p *admittedParent, obs *observation, dryRun bool) *passInput {
@@ -86,7 +87,8 @@ func (h *handler) passInput(p *admittedParent, obs *observation, dryRun bool) *p
 	d.Rebuild = p.cluster.RebuildTarget()
 	paused, _ := p.cluster.Paused()
 	return &passInput{cluster: p.cluster, obs: obs, declared: d, dryRun: dryRun, paused: paused, sent: newSentLog(h.cfg.Now, h.countCommand),
-		workloads: obs.rolloutWorkloads(p.cluster, p.templateHashes(obs.certificateRecord().Restart), h.cfg.Now()),
+		settle:    h.cfg.MainlessSettle,
+		workloads: obs.rolloutWorkloads(p.cluster, p.templateHashesFor(obs), h.cfg.Now()),
 		// Unobserved, nothing changes: not even the widened retiring range may grow a StatefulSet.
 		held: planner.Hold(d, obs.returned),
 	}
@@ -252,7 +254,7 @@ func (in *passInput) progressOn(view planner.View) planner.Progress {
 // executor runs commands on client for this pass.
 func (in *passInput) executor(client memgraph.Client, catchUp catchUpReader, log *slog.Logger) executor {
 	return executor{client: client, catchUp: catchUp, declared: in.declared, current: in.obs.current, workloads: in.workloads,
-		log: log, sent: in.sent}
+		log: log, sent: in.sent, settle: in.settle}
 }
 
 // reading is a view of the cluster and the plan made on it.

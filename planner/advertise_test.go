@@ -136,7 +136,7 @@ func TestUpdateConfigStepsJudgedLikeAnyOther(t *testing.T) {
 			t.Errorf("JudgeStep(UPDATE CONFIG, %v) = %v, want %v", tc.kind, got, tc.want)
 		}
 	}
-	if PreconditionReads(cmd) != ReadNothing || PreconditionReads(UpdateCoordinatorConfig{ID: 1}) != ReadNothing {
+	if PreconditionReads(cmd, nil) != ReadNothing || PreconditionReads(UpdateCoordinatorConfig{ID: 1}, nil) != ReadNothing {
 		t.Error("UPDATE CONFIG reads something before it runs; it is idempotent and harms no member")
 	}
 	if got := Writes(cmd, nil); !cmp.Equal(got, []string{"UPDATE instance_1 bolt_server TO " + lbAddr(11)}) {

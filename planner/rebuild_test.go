@@ -169,8 +169,8 @@ func TestRebuildHeldInstanceIsNotRegistered(t *testing.T) {
 func TestRebuildPrecondition(t *testing.T) {
 	d := rebuilding(declared(3, 3, 3, 3), "instance_1")
 	cmd := UnregisterInstance{Name: "instance_1", Rebuild: true}
-	if PreconditionReads(cmd) != ReadInstancesAndCatchUp {
-		t.Fatalf("PreconditionReads = %v, want ReadInstancesAndCatchUp", PreconditionReads(cmd))
+	if PreconditionReads(cmd, nil) != ReadInstancesAndCatchUp {
+		t.Fatalf("PreconditionReads = %v, want ReadInstancesAndCatchUp", PreconditionReads(cmd, nil))
 	}
 	three := rows(coords(3, 1), one(mainRow(0), replica(1), replica(2)))
 	for _, tc := range []struct {

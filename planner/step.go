@@ -2,6 +2,7 @@ package planner
 
 import (
 	"errors"
+	"slices"
 
 	"github.com/memgraph-hooks/memgraph-hooks/memgraph"
 	"github.com/memgraph-hooks/memgraph-hooks/topology"
@@ -114,25 +115,50 @@ const (
 	// ReadInstancesAndCatchUp: SHOW INSTANCES, then (when it answered) SHOW REPLICATION LAG and the
 	// MAIN's SHOW REPLICAS.
 	ReadInstancesAndCatchUp
+	// ReadInstancesSettled: SHOW INSTANCES, and when Precondition lets the step run on it, SHOW
+	// INSTANCES again after a pause, for Precondition to judge once more: a step that makes a
+	// MAIN for a cluster without one must not run while another writer (a second hook replica)
+	// is between the DEMOTE and the SET of its handover, which a single read may fall into.
+	ReadInstancesSettled
 )
 
-// PreconditionReads names the reads Precondition needs before cmd. Only the steps Memgraph
-// refuses outright once the cluster moved since the plan was read (another hook replica elected
-// a MAIN; the coordinators failed over to, or elected, the member being retired) are re-checked;
-// the read costs one query (two for a handover) and precedes only these rare steps.
-func PreconditionReads(cmd Command) Reads {
+// PreconditionReads names the reads Precondition needs before cmd, after the steps ran already
+// in the same pass. Only the steps Memgraph refuses outright once
+// the cluster moved since the plan was read (another hook replica elected a MAIN; the
+// coordinators failed over to, or elected, the member being retired) are re-checked; the read
+// costs one query (two for a handover) and precedes only these rare steps. A MAIN is made only
+// on two reads a pause apart (ReadInstancesSettled), unless the pass itself just registered a
+// data instance (a new cluster's first election, or one whose registrations a budget cut
+// short): a handover needs every member it moves MAIN between registered, so another writer's
+// is not halfway through while members are still being registered.
+func PreconditionReads(cmd Command, ran []Command) Reads {
 	switch c := cmd.(type) {
 	case Handover:
 		return ReadInstancesAndCatchUp
+	case SetInstanceToMain:
+		if registeredData(ran) {
+			return ReadInstances
+		}
+		return ReadInstancesSettled
+	case ForceResetClusterState:
+		return ReadInstancesSettled
 	case UnregisterInstance:
 		if c.Rebuild {
 			return ReadInstancesAndCatchUp
 		}
 		return ReadInstances
-	case SetInstanceToMain, ForceResetClusterState, RemoveCoordinator:
+	case RemoveCoordinator:
 		return ReadInstances
 	}
 	return ReadNothing
+}
+
+// registeredData says whether the steps ran include the registration of a data instance.
+func registeredData(ran []Command) bool {
+	return slices.ContainsFunc(ran, func(c Command) bool {
+		_, ok := c.(RegisterInstance)
+		return ok
+	})
 }
 
 // Fresh is what the hook read on the leader right before a step (PreconditionReads).

@@ -342,7 +342,16 @@ func (o Outcome) converged() (Condition, float64) {
 	}
 	return isTrue(topology.ReasonAllInstancesRegistered, "%s and %s registered%s%s",
 		describeCount(len(o.Declared.Coordinators), "coordinator"),
-		describeCount(len(o.Declared.DataInstances), "data instance"), preferredNote(o.Declared, now), driftNote(now.Drift)), ResyncConverged
+		describeCount(len(o.Declared.DataInstances), "data instance"), preferredNote(o.Declared, now), driftNote(now.Drift)+windowNote(o.Rollout)), ResyncConverged
+}
+
+// windowNote says that a hook release's pod template change waits for a maintenance window: the
+// cluster is as the spec declares it, and Updated says what waits.
+func windowNote(r RolloutStep) string {
+	if !r.WaitsForWindow() {
+		return ""
+	}
+	return "; a hook release's pod template change waits for a maintenance window (see Updated)"
 }
 
 // describeUpdates renders each address update as "instance_0 x → y".

@@ -130,6 +130,7 @@ func TestCRDRulesMatchGoValidation(t *testing.T) {
 		MsgS3Endpoint, MsgS3Bucket, MsgS3Prefix, MsgS3Insecure, MsgSecretReference, MsgSecretReference,
 		MsgS3Endpoint, MsgS3Bucket, MsgS3Prefix, MsgS3Insecure, MsgSecretReference, MsgSecretReference,
 		MsgSourceRangesType, MsgSourceRange, MsgHostnameInstance, MsgHostnameForm,
+		MsgWindowSchedule, MsgWindowDuration,
 		// spec.coordinatorSettings and status.coordinatorSettings share the type
 		MsgInstanceDownTimeout, MsgInstanceDownTimeout, MsgHealthCheckFrequency, MsgHealthCheckFrequency,
 		MsgRoleName, MsgRoleBuiltin, MsgPrivilegesAll, MsgDatabases,

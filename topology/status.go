@@ -414,6 +414,10 @@ const (
 	// ReasonRolloutInProgress: pods are being replaced one at a time; the message names the pod,
 	// how many are done and the next step.
 	ReasonRolloutInProgress ConditionReason = "RolloutInProgress"
+	// ReasonWaitingForMaintenanceWindow: the pods' template differs from their StatefulSet's only
+	// by what a release of the hook changed, and no window of spec.maintenanceWindows is open;
+	// every pod keeps running, and the message names the next window's start.
+	ReasonWaitingForMaintenanceWindow ConditionReason = "WaitingForMaintenanceWindow"
 	// ReasonRolloutBlocked: the next pod cannot be released safely (e.g. it runs the MAIN and no
 	// survivor is caught up to take it over); nothing is released until that changes.
 	ReasonRolloutBlocked ConditionReason = "RolloutBlocked"

@@ -210,7 +210,37 @@ type MemgraphClusterSpec struct {
 	// addresses. Unset, routing clients are given the members' in-cluster names.
 	// +optional
 	ExternalAccess *ExternalAccess `json:"externalAccess,omitempty"`
+
+	// MaintenanceWindows are when a pod-template change that the spec did not ask for — one a
+	// new release of the hook brings — may roll the pods. Outside them such a change waits, every
+	// pod keeps running, and the Updated condition says WaitingForMaintenanceWindow with the next
+	// window's start. A change made to the spec, a restart (memgraph.com/restartedAt, kubectl
+	// memgraph restart) and the safety actions (a switchover before a drain, a failover) never
+	// wait. Unset or empty, a hook release's change rolls at once, like any other.
+	// +kubebuilder:validation:MaxItems=16
+	// +listType=atomic
+	// +optional
+	MaintenanceWindows []MaintenanceWindow `json:"maintenanceWindows,omitempty"`
 }
+
+// MaintenanceWindow is a recurring time during which a hook release's pod-template change may
+// roll the pods: it opens at each time of the schedule and stays open for the duration.
+type MaintenanceWindow struct {
+	// Schedule is a cron schedule in UTC with five fields (minute hour day-of-month month
+	// day-of-week), such as "0 2 * * 6" for Saturdays at 02:00 UTC.
+	// +kubebuilder:validation:MinLength=9
+	// +kubebuilder:validation:MaxLength=128
+	// +kubebuilder:validation:XValidation:rule="self.split(' ').filter(f, f != '').size() == 5",message="maintenanceWindows[].schedule must be a cron schedule of five fields in UTC (minute hour day-of-month month day-of-week), such as \"0 2 * * 6\" for Saturdays at 02:00"
+	Schedule string `json:"schedule"`
+
+	// Duration is how long each window stays open, from 1m to 168h, written in hours, minutes
+	// and seconds, such as 4h or 1h30m. A window that opens while the last one is still open
+	// extends it.
+	// +kubebuilder:validation:MaxLength=32
+	// +kubebuilder:validation:XValidation:rule="self.matches('^([0-9]+(h|m|s))+$') && duration(self) >= duration('1m') && duration(self) <= duration('168h')",message="maintenanceWindows[].duration must be a duration from 1m to 168h written in hours, minutes and seconds, such as 4h or 1h30m: how long each window stays open"
+	Duration string `json:"duration"`
+}
+
 
 // Rollout tunes rolling upgrades.
 type Rollout struct {

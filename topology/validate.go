@@ -217,6 +217,7 @@ func (mc *MemgraphCluster) celRules(vs *violations) {
 	vs.add(!ok, "spec.rollout.stepTimeout", MsgStepTimeout)
 	_, ok = stepTimeoutSeconds(s.ReplicaHealth.StuckAfter)
 	vs.add(!ok, "spec.replicaHealth.stuckAfter", MsgStuckAfter)
+	validateWindows(vs, s.MaintenanceWindows)
 	validatePreferredMain(vs, s)
 	validateShutdown(vs, s)
 	validateReplicationModes(vs, s)

@@ -40,6 +40,15 @@ type objectOf[Containers, Conditions, Taints, Statuses, Ports, Ingresses, Addres
 		Taints        Taints `json:"taints"`        // a Node's
 		Type          string `json:"type"`          // a Service's
 		Ports         Ports  `json:"ports"`         // a Service's
+		// A StatefulSet's: the stamps of its pod template (topology.TemplateStamps).
+		Template struct {
+			Metadata struct {
+				Annotations struct {
+					RestartedAt        string `json:"memgraph.com/restartedAt"`         // topology.AnnotationRestartedAt
+					CertificateRestart string `json:"memgraph.com/certificate-restart"` // topology.AnnotationCertificateRestart
+				} `json:"annotations"`
+			} `json:"metadata"`
+		} `json:"template"`
 	} `json:"spec"`
 	Status struct {
 		Replicas           int32      `json:"replicas"`
@@ -122,6 +131,11 @@ type ObjectMeta struct {
 		CertificateRestart  string `json:"memgraph.com/certificate-restart"`     // topology.AnnotationCertificateRestart
 		CertificateSeen     string `json:"memgraph.com/certificate-seen"`        // topology.AnnotationCertificateSeen
 		CertificateReloaded string `json:"memgraph.com/certificate-reloaded"`    // topology.AnnotationCertificateReloaded
+		SpecGeneration      string `json:"memgraph.com/spec-generation"`         // topology.AnnotationSpecGeneration
+		HookRelease         string `json:"memgraph.com/hook-release"`            // topology.AnnotationHookRelease
+		TemplateChange      string `json:"memgraph.com/template-change"`         // topology.AnnotationTemplateChange
+		AgentImage          string `json:"memgraph.com/backup-agent-image"`      // topology.AnnotationAgentImage
+		AgentProtocol       string `json:"memgraph.com/backup-agent-protocol"`   // topology.AnnotationAgentProtocol
 	} `json:"annotations"`
 }
 
