@@ -241,7 +241,6 @@ type MaintenanceWindow struct {
 	Duration string `json:"duration"`
 }
 
-
 // Rollout tunes rolling upgrades.
 type Rollout struct {
 	// StepTimeout is how long a replaced pod may take, from its creation, to be Ready, back in
