@@ -2,7 +2,6 @@ package hookmetrics
 
 import (
 	"slices"
-	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -26,10 +25,7 @@ var ReplicaStates = []string{memgraph.ReplicaReady, memgraph.ReplicaReplicating,
 // REPLICAS. Like ClusterGauges, a cluster's series expire ttl after the last sync this process
 // served for it.
 type ReplicaGauges struct {
-	mu       sync.Mutex
-	now      func() time.Time
-	ttl      time.Duration
-	lastSync map[seriesKey]time.Time
+	clusterSeries
 	lastRead map[seriesKey]time.Time
 	listed   map[seriesKey][]string // the instances each cluster has series for
 
@@ -37,8 +33,9 @@ type ReplicaGauges struct {
 }
 
 func newReplicaGauges(now func() time.Time, ttl time.Duration) *ReplicaGauges {
-	return &ReplicaGauges{
-		now: now, ttl: ttl, lastSync: map[seriesKey]time.Time{}, lastRead: map[seriesKey]time.Time{}, listed: map[seriesKey][]string{},
+	g := &ReplicaGauges{
+		clusterSeries: clusterSeries{now: now, ttl: ttl, lastSync: map[seriesKey]time.Time{}},
+		lastRead:      map[seriesKey]time.Time{}, listed: map[seriesKey][]string{},
 		state: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "memgraph_hooks_replica_state",
 			Help: "1 for the state the MAIN's SHOW REPLICAS reports for the replica (its worst database's data_info status: ready, replicating, recovery, invalid or diverged), 0 for the others; read at most every 30 s. Present for the replicas the MAIN lists."},
 			[]string{"namespace", "name", "instance", "state"}),
@@ -46,6 +43,12 @@ func newReplicaGauges(now func() time.Time, ttl time.Duration) *ReplicaGauges {
 			Help: "1 while the Degraded condition reports the replica: reason ReplicaDiverged (diverged), or ReplicaStuck (recovery or invalid for spec.replicaHealth.stuckAfter or longer while up); absent otherwise."},
 			[]string{"namespace", "name", "instance", "reason"}),
 	}
+	g.gauges = g.vecs()
+	g.forget = func(key seriesKey) {
+		delete(g.lastRead, key)
+		delete(g.listed, key)
+	}
+	return g
 }
 
 func (g *ReplicaGauges) vecs() []*prometheus.GaugeVec {
@@ -102,44 +105,4 @@ func (g *ReplicaGauges) ReplicasRead(namespace, name string) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	g.lastRead[seriesKey{namespace, name}] = g.now()
-}
-
-// Forget removes the cluster's series and its read time.
-func (g *ReplicaGauges) Forget(namespace, name string) {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	g.delete(seriesKey{namespace, name})
-}
-
-func (g *ReplicaGauges) expire(now time.Time) {
-	for key, last := range g.lastSync {
-		if now.Sub(last) > g.ttl {
-			g.delete(key)
-		}
-	}
-}
-
-func (g *ReplicaGauges) delete(key seriesKey) {
-	delete(g.lastSync, key)
-	delete(g.lastRead, key)
-	delete(g.listed, key)
-	for _, v := range g.vecs() {
-		v.DeletePartialMatch(prometheus.Labels{"namespace": key.namespace, "name": key.name})
-	}
-}
-
-// Describe and Collect make ReplicaGauges one prometheus.Collector; Collect expires first.
-func (g *ReplicaGauges) Describe(ch chan<- *prometheus.Desc) {
-	for _, v := range g.vecs() {
-		v.Describe(ch)
-	}
-}
-
-func (g *ReplicaGauges) Collect(ch chan<- prometheus.Metric) {
-	g.mu.Lock()
-	g.expire(g.now())
-	g.mu.Unlock()
-	for _, v := range g.vecs() {
-		v.Collect(ch)
-	}
 }
