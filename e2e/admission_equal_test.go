@@ -72,6 +72,8 @@ var admissionEdges = []string{
 	"rollout: {stepTimeout: 168h}",
 	"rollout: {stepTimeout: 168h1s}",
 	"rollout: {stepTimeout: 90000ms}",
+	"replicaHealth: {stuckAfter: 168h1s}",
+	"replicaHealth: {stuckAfter: 90000ms}",
 	"rollout: {stepTimeout: " + strings.Repeat("1h", 17) + "}",
 }
 
