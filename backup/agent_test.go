@@ -69,15 +69,17 @@ func sha256Of(t *testing.T, s *store, key string) (string, int64) {
 // its object's size and SHA-256 (those of the object in the store) and the bytes sent of the
 // total. Started again, it is returned as it is and nothing more is taken.
 func TestABackupSnapshotsEveryDatabaseAndUploadsIt(t *testing.T) {
-	// 20 MiB (more than one 16 MiB part) written in about 0.3 s.
-	s, f := newStore(t), newAgent(t, sim.SnapshotCost{BytesPerTransaction: 1 << 20, WritePerGiB: 16 * time.Second})
+	// 20 MiB (more than one 16 MiB part) written in about 1.25 s: the periodic snapshot started
+	// last, right before the job, is still being written when the job asks for its own, even on
+	// a loaded machine under -race.
+	s, f := newStore(t), newAgent(t, sim.SnapshotCost{BytesPerTransaction: 1 << 20, WritePerGiB: 64 * time.Second})
 	ctx := context.Background()
 	f.write(t, "memgraph", 20)
+	createDB(t, f, "tenant_a")
+	f.write(t, "tenant_a", 3)
 	if err := f.world.StartPeriodicSnapshot(agentHost, "memgraph"); err != nil {
 		t.Fatal(err)
 	}
-	createDB(t, f, "tenant_a")
-	f.write(t, "tenant_a", 3)
 
 	st, err := f.client.Start(ctx, f.addr, "uid-1", backupJob(s, "prod/ns/mg/nightly"))
 	if err != nil {
