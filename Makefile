@@ -94,7 +94,7 @@ fuzz-decode: ## Fuzz the typed decode of POST /sync for FUZZTIME: every refusal 
 
 .PHONY: unit
 unit: ## Unit, simulator and hook scenario tests (race detector on).
-	$(GO) test -race -count=1 -timeout 20m ./...
+	$(GO) test -race -count=1 -timeout 30m ./...
 
 MONITORING_TEST := manifests/components/monitoring/test
 

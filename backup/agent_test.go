@@ -9,6 +9,7 @@ import (
 	"io"
 	"net/http"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -16,6 +17,7 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/memgraph-hooks/memgraph-hooks/backup"
+	"github.com/memgraph-hooks/memgraph-hooks/internal/s3test"
 	"github.com/memgraph-hooks/memgraph-hooks/memgraph/sim"
 )
 
@@ -49,7 +51,7 @@ func backupJob(s *store, prefix string) backup.JobRequest {
 // sha256Of is the hex SHA-256 of the object at key.
 func sha256Of(t *testing.T, s *store, key string) (string, int64) {
 	t.Helper()
-	obj, err := s.mem.GetObject(bucket, key, nil)
+	obj, err := s.Mem.GetObject(bucket, key, nil)
 	if err != nil {
 		t.Fatalf("object %s: %v", key, err)
 	}
@@ -67,15 +69,17 @@ func sha256Of(t *testing.T, s *store, key string) (string, int64) {
 // its object's size and SHA-256 (those of the object in the store) and the bytes sent of the
 // total. Started again, it is returned as it is and nothing more is taken.
 func TestABackupSnapshotsEveryDatabaseAndUploadsIt(t *testing.T) {
-	// 20 MiB (more than one 16 MiB part) written in about 0.3 s.
-	s, f := newStore(t), newAgent(t, sim.SnapshotCost{BytesPerTransaction: 1 << 20, WritePerGiB: 16 * time.Second})
+	// 20 MiB (more than one 16 MiB part) written in about 1.25 s: the periodic snapshot started
+	// last, right before the job, is still being written when the job asks for its own, even on
+	// a loaded machine under -race.
+	s, f := newStore(t), newAgent(t, sim.SnapshotCost{BytesPerTransaction: 1 << 20, WritePerGiB: 64 * time.Second})
 	ctx := context.Background()
 	f.write(t, "memgraph", 20)
+	createDB(t, f, "tenant_a")
+	f.write(t, "tenant_a", 3)
 	if err := f.world.StartPeriodicSnapshot(agentHost, "memgraph"); err != nil {
 		t.Fatal(err)
 	}
-	createDB(t, f, "tenant_a")
-	f.write(t, "tenant_a", 3)
 
 	st, err := f.client.Start(ctx, f.addr, "uid-1", backupJob(s, "prod/ns/mg/nightly"))
 	if err != nil {
@@ -89,10 +93,10 @@ func TestABackupSnapshotsEveryDatabaseAndUploadsIt(t *testing.T) {
 		t.Fatalf("job %+v, want Completed", done)
 	}
 	want := []backup.DatabaseJob{
-		{Name: "memgraph", SnapshotTimestamp: 20, Done: true},
-		{Name: "tenant_a", SnapshotTimestamp: 3, Done: true},
+		{Name: "memgraph", SnapshotTimestamp: 20, Verified: backup.VerifiedByChecksum, Done: true},
+		{Name: "tenant_a", SnapshotTimestamp: 3, Verified: backup.VerifiedByChecksum, Done: true},
 	}
-	if diff := cmp.Diff(want, done.Databases, cmpopts.IgnoreFields(backup.DatabaseJob{}, "Snapshot", "Key", "Size", "SHA256")); diff != "" {
+	if diff := cmp.Diff(want, done.Databases, cmpopts.IgnoreFields(backup.DatabaseJob{}, "Snapshot", "Key", "Size", "SHA256", "CRC32C")); diff != "" {
 		t.Fatalf("databases (-want +got):\n%s", diff)
 	}
 	var total int64
@@ -103,8 +107,10 @@ func TestABackupSnapshotsEveryDatabaseAndUploadsIt(t *testing.T) {
 			t.Errorf("database %s's key %s, want <%s><snapshot file>", d.Name, d.Key, prefix)
 		}
 		sum, size := sha256Of(t, s, d.Key)
-		if sum != d.SHA256 || size != d.Size {
-			t.Errorf("database %s: recorded %d bytes, SHA-256 %s; the object holds %d, %s", d.Name, d.Size, d.SHA256, size, sum)
+		data, _ := s.Object(bucket, d.Key)
+		if sum != d.SHA256 || size != d.Size || s3test.CRC32C(data) != d.CRC32C {
+			t.Errorf("database %s: recorded %d bytes, SHA-256 %s, CRC32C %s; the object holds %d, %s, %s", d.Name, d.Size, d.SHA256,
+				d.CRC32C, size, sum, s3test.CRC32C(data))
 		}
 		total += size
 	}
@@ -114,7 +120,7 @@ func TestABackupSnapshotsEveryDatabaseAndUploadsIt(t *testing.T) {
 	if done.SnapshotWaits == 0 || !containsQuery(f, "CREATE SNAPSHOT -> Another snapshot creation is already in progress") {
 		t.Errorf("the periodic snapshot was not waited out: %d waits, queries %v", done.SnapshotWaits, f.queries())
 	}
-	taken, puts := f.count("CREATE SNAPSHOT"), s.puts.Load()
+	taken, puts := f.count("CREATE SNAPSHOT"), s.Puts.Load()
 	again, err := f.client.Start(ctx, f.addr, "uid-1", backupJob(s, "elsewhere"))
 	if err != nil {
 		t.Fatal(err)
@@ -122,8 +128,8 @@ func TestABackupSnapshotsEveryDatabaseAndUploadsIt(t *testing.T) {
 	if diff := cmp.Diff(done, again); diff != "" {
 		t.Errorf("a second Start (-first +second):\n%s", diff)
 	}
-	if f.count("CREATE SNAPSHOT") != taken || s.puts.Load() != puts {
-		t.Errorf("a second Start sent %d more CREATE SNAPSHOT and %d more PUTs", f.count("CREATE SNAPSHOT")-taken, s.puts.Load()-puts)
+	if f.count("CREATE SNAPSHOT") != taken || s.Puts.Load() != puts {
+		t.Errorf("a second Start sent %d more CREATE SNAPSHOT and %d more PUTs", f.count("CREATE SNAPSHOT")-taken, s.Puts.Load()-puts)
 	}
 }
 
@@ -178,8 +184,8 @@ func TestABackupNeedsItsUsersPrivileges(t *testing.T) {
 		!strings.Contains(st.Error, `You are not authorized to execute this query on database "memgraph"`) {
 		t.Fatalf("job %+v, want Failed with Memgraph's refusal of SHOW DATABASES", st)
 	}
-	if f.count("CREATE SNAPSHOT") != 0 || s.puts.Load() != 0 {
-		t.Errorf("%d snapshots, %d PUTs", f.count("CREATE SNAPSHOT"), s.puts.Load())
+	if f.count("CREATE SNAPSHOT") != 0 || s.Puts.Load() != 0 {
+		t.Errorf("%d snapshots, %d PUTs", f.count("CREATE SNAPSHOT"), s.Puts.Load())
 	}
 	req.Memgraph.Password = "wrong"
 	if _, err := f.client.Start(context.Background(), f.addr, "uid-w", req); err != nil {
@@ -190,7 +196,8 @@ func TestABackupNeedsItsUsersPrivileges(t *testing.T) {
 	}
 }
 
-// A bucket that does not exist fails the job with the store's own words.
+// A bucket that does not exist fails the job with the store's own words, before anything is
+// snapshotted: the bucket is checked first.
 func TestUploadIntoAMissingBucketFailsWithTheStoresWords(t *testing.T) {
 	s, f := newStore(t), newAgent(t, quick)
 	req := backupJob(s, "prod")
@@ -198,8 +205,79 @@ func TestUploadIntoAMissingBucketFailsWithTheStoresWords(t *testing.T) {
 	if _, err := f.client.Start(context.Background(), f.addr, "uid-2", req); err != nil {
 		t.Fatal(err)
 	}
-	if st := wait(t, f, "uid-2"); st.State != backup.StateFailed || !strings.Contains(st.Error, "NoSuchBucket") {
-		t.Fatalf("job %+v, want Failed naming NoSuchBucket", st)
+	if st := wait(t, f, "uid-2"); st.State != backup.StateFailed || st.Phase != backup.PhaseCheckingStore || !strings.Contains(st.Error, "NoSuchBucket") {
+		t.Fatalf("job %+v, want Failed checking the store, naming NoSuchBucket", st)
+	}
+	if n := f.count("CREATE SNAPSHOT"); n != 0 {
+		t.Errorf("%d snapshots taken for a bucket that does not exist", n)
+	}
+}
+
+// damaging changes a byte of the first n object PUTs on their way to the store, which refuses
+// each (BadDigest: the bytes do not match the checksum the upload carries).
+func damaging(n int64) func(http.Handler) http.Handler {
+	var seen atomic.Int64
+	return func(store http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.Method == http.MethodPut && seen.Add(1) <= n {
+				body, _ := io.ReadAll(r.Body)
+				if i := bytes.Index(body, []byte("\r\n")); i > 0 && i+2 < len(body) {
+					body[i+2] ^= 0xff // the first byte of the first chunk's data
+				}
+				r.Body = io.NopCloser(bytes.NewReader(body))
+			}
+			store.ServeHTTP(w, r)
+		})
+	}
+}
+
+// unavailable answers 503 Service Unavailable to every request.
+func unavailable(http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusServiceUnavailable) })
+}
+
+// An upload the store refuses as damaged in transit is sent again from the file's start, the
+// job saying meanwhile what it retries, and the backup completes with the object as it was
+// snapshotted. A store that never answers fails the job at its deadline, having snapshotted
+// nothing.
+func TestAStoreThatRefusesOrDoesNotAnswerIsTriedAgainUntilTheDeadline(t *testing.T) {
+	s, f := newStoreOn(t, true, s3test.WithFront(damaging(3))), newAgent(t, quick)
+	f.write(t, "memgraph", 2)
+	if _, err := f.client.Start(context.Background(), f.addr, "uid-damaged", backupJob(s, "prod")); err != nil {
+		t.Fatal(err)
+	}
+	var retrying string
+	for deadline := time.Now().Add(20 * time.Second); retrying == ""; time.Sleep(2 * time.Millisecond) {
+		st, err := f.client.Status(context.Background(), f.addr, "uid-damaged")
+		if err != nil || time.Now().After(deadline) || st.Done() {
+			t.Fatalf("the job never said it retries: %+v, %v", st, err)
+		}
+		retrying = st.Retrying
+	}
+	if !strings.Contains(retrying, "BadDigest") || !strings.Contains(retrying, "trying again") {
+		t.Errorf("while retrying the job says %q", retrying)
+	}
+	st := wait(t, f, "uid-damaged")
+	if st.State != backup.StateCompleted || st.Retrying != "" || len(st.Databases) != 1 {
+		t.Fatalf("job %+v, want Completed once the store takes the upload", st)
+	}
+	data, _ := s.Object(bucket, st.Databases[0].Key)
+	if s3test.CRC32C(data) != st.Databases[0].CRC32C || int64(len(data)) != st.Databases[0].Size || s.Puts.Load() != 4 {
+		t.Errorf("stored %d bytes, CRC32C %s after %d PUTs; the job recorded %+v", len(data), s3test.CRC32C(data), s.Puts.Load(), st.Databases[0])
+	}
+
+	down := newStoreOn(t, true, s3test.WithFront(unavailable))
+	req := backupJob(down, "prod")
+	req.Deadline = time.Now().Add(2 * time.Second)
+	if _, err := f.client.Start(context.Background(), f.addr, "uid-down", req); err != nil {
+		t.Fatal(err)
+	}
+	st = wait(t, f, "uid-down")
+	if st.State != backup.StateFailed || st.Permanent || st.Phase != backup.PhaseCheckingStore || !strings.Contains(st.Error, "deadline passed") {
+		t.Fatalf("job %+v, want Failed at its deadline while checking the store", st)
+	}
+	if n := f.count("CREATE SNAPSHOT"); n != 1 {
+		t.Errorf("%d snapshots, want the first job's alone", n)
 	}
 }
 
@@ -262,8 +340,8 @@ func TestAgentRefusesRequestsItCannotRun(t *testing.T) {
 			}
 		})
 	}
-	if n := len(f.queries()); n != 0 || s.puts.Load() != 0 {
-		t.Fatalf("refused requests sent %d queries and %d PUTs", n, s.puts.Load())
+	if n := len(f.queries()); n != 0 || s.Puts.Load() != 0 {
+		t.Fatalf("refused requests sent %d queries and %d PUTs", n, s.Puts.Load())
 	}
 }
 

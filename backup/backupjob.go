@@ -4,19 +4,26 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"slices"
 
 	"github.com/memgraph-hooks/memgraph-hooks/memgraph"
 	"github.com/memgraph-hooks/memgraph-hooks/topology"
 )
 
-// runBackup snapshots every database of the Memgraph beside the agent, then uploads each
-// snapshot: the instance must still hold the role it was chosen in; each CREATE SNAPSHOT refused
-// because a snapshot of that database is already being written (the periodic one) is sent again
-// once that one is done, for as long as the deadline allows (Memgraph v3.12.0
+// runBackup checks the bucket, then snapshots every database of the Memgraph beside the agent,
+// then uploads each snapshot: the store must accept the credentials and have the bucket before
+// anything is snapshotted; the instance must still hold the role it was chosen in; each CREATE
+// SNAPSHOT refused because a snapshot of that database is already being written (the periodic
+// one) is sent again once that one is done, for as long as the deadline allows (Memgraph v3.12.0
 // inmemory/storage.cpp 4224–4229); each file is opened as soon as Memgraph answers its path, so
-// that the snapshot retention deleting it meanwhile cannot take it away.
+// that the snapshot retention deleting it meanwhile cannot take it away. A store that does not
+// answer, or answers that it is busy, is tried again until the deadline (storeRetrying).
 func (a *Agent) runBackup(ctx context.Context, id string, req JobRequest) error {
+	a.update(id, func(st *JobStatus) { st.Phase = PhaseCheckingStore })
+	if err := a.storeRetrying(ctx, id, func() error { return CheckBucket(ctx, req.Store, req.Credentials) }); err != nil {
+		return err
+	}
 	client, err := a.cfg.Memgraph(req.Memgraph)
 	if err != nil {
 		return err
@@ -52,6 +59,17 @@ func (a *Agent) runBackup(ctx context.Context, id string, req JobRequest) error 
 		a.update(id, func(st *JobStatus) { st.Databases[i] = dbs[i] })
 	}
 	return a.uploadAll(ctx, id, req, dbs, files)
+}
+
+// storeRetrying runs try, a request to the store, until it succeeds, fails with an error
+// Transient says is not worth another try, or the job's deadline ends it; the job's status says
+// meanwhile what it waits to try again (JobStatus.Retrying).
+func (a *Agent) storeRetrying(ctx context.Context, id string, try func() error) error {
+	var last error
+	err := a.retrying(ctx, func() error { last = try(); return last }, Transient,
+		func() { a.update(id, func(st *JobStatus) { st.Retrying = last.Error() + "; trying again" }) })
+	a.update(id, func(st *JobStatus) { st.Retrying = "" })
+	return err
 }
 
 // backupDatabases are the databases to back up, the default one first; those that are not HOT
@@ -123,7 +141,8 @@ func (a *Agent) snapshot(ctx context.Context, id string, client memgraph.Snapsho
 	return f, nil
 }
 
-// uploadAll uploads the open snapshot files, in order, reporting the bytes sent of the total.
+// uploadAll uploads the open snapshot files, in order, reporting the bytes sent of the total;
+// an upload the store did not take (storeRetrying) is sent again from the file's start.
 func (a *Agent) uploadAll(ctx context.Context, id string, req JobRequest, dbs []DatabaseJob, files []snapshotFile) error {
 	var total int64
 	for _, f := range files {
@@ -140,8 +159,16 @@ func (a *Agent) uploadAll(ctx context.Context, id string, req JobRequest, dbs []
 		next++
 		obj := req.Store
 		obj.Key = dbs[i].Key
-		res, err := Upload(ctx, obj, req.Credentials, f.file, f.size, func(sent int64) {
-			a.update(id, func(st *JobStatus) { st.BytesDone = done + sent })
+		var res UploadResult
+		err := a.storeRetrying(ctx, id, func() error {
+			if _, err := f.file.Seek(0, io.SeekStart); err != nil {
+				return permanent("the snapshot of database %s: %v", dbs[i].Name, err)
+			}
+			var err error
+			res, err = Upload(ctx, obj, req.Credentials, f.file, f.size, func(sent int64) {
+				a.update(id, func(st *JobStatus) { st.BytesDone = done + sent })
+			})
+			return err
 		})
 		if err != nil {
 			var se *StoreError
@@ -151,7 +178,7 @@ func (a *Agent) uploadAll(ctx context.Context, id string, req JobRequest, dbs []
 			return fmt.Errorf("uploading database %s: %w", dbs[i].Name, err)
 		}
 		done += res.Size
-		dbs[i].Size, dbs[i].SHA256, dbs[i].Done = res.Size, res.SHA256, true
+		dbs[i].Size, dbs[i].SHA256, dbs[i].CRC32C, dbs[i].Verified, dbs[i].Done = res.Size, res.SHA256, res.CRC32C, res.Verified, true
 		a.update(id, func(st *JobStatus) { st.BytesDone, st.Databases[i] = done, dbs[i] })
 	}
 	return nil

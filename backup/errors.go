@@ -1,6 +1,8 @@
 package backup
 
 import (
+	"context"
+	"crypto/x509"
 	"errors"
 	"fmt"
 	"net/http"
@@ -67,4 +69,36 @@ type AgentError struct {
 
 func (e *AgentError) Error() string {
 	return fmt.Sprintf("backup agent %s: %d %s: %s", e.Agent, e.StatusCode, http.StatusText(e.StatusCode), e.Message)
+}
+
+// Transient reports whether a store's error is one that trying again may mend: the store did
+// not answer or the connection broke (a network error), it answered that it is busy or failed
+// inside (5xx, SlowDown, 429, RequestTimeout), a checksum did not match what arrived (BadDigest:
+// damaged in transit; the upload is sent again), or the stored object was not what was sent.
+// A refusal (a wrong key, a bucket that does not exist, access denied, any other 4xx), a
+// certificate nobody trusts, and what the agent itself refuses (permanent) are not.
+func Transient(err error) bool {
+	var (
+		se       *StoreError
+		mismatch *MismatchError
+		p        *permanentError
+		unknown  x509.UnknownAuthorityError
+		hostname x509.HostnameError
+		invalid  x509.CertificateInvalidError
+	)
+	switch {
+	case err == nil, errors.As(err, &p), errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
+		return false
+	case errors.As(err, &mismatch):
+		return true
+	case errors.As(err, &se):
+		switch se.Code {
+		case "SlowDown", "RequestTimeout", "InternalError", "ServiceUnavailable", "BadDigest", "XAmzContentChecksumMismatch":
+			return true
+		}
+		return se.StatusCode >= http.StatusInternalServerError || se.StatusCode == http.StatusTooManyRequests
+	case errors.As(err, &unknown), errors.As(err, &hostname), errors.As(err, &invalid):
+		return false
+	}
+	return true
 }

@@ -5,7 +5,6 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"encoding/json"
-	"encoding/pem"
 	"io"
 	"net"
 	"net/http"
@@ -13,15 +12,13 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
-	"github.com/johannesboyne/gofakes3"
-	"github.com/johannesboyne/gofakes3/backend/s3mem"
 	"github.com/neo4j/neo4j-go-driver/v5/neo4j"
 
 	"github.com/memgraph-hooks/memgraph-hooks/backup"
+	"github.com/memgraph-hooks/memgraph-hooks/internal/s3test"
 	"github.com/memgraph-hooks/memgraph-hooks/memgraph"
 	"github.com/memgraph-hooks/memgraph-hooks/memgraph/bolt"
 	"github.com/memgraph-hooks/memgraph-hooks/memgraph/sim"
@@ -32,14 +29,12 @@ const (
 	bucket    = "backups"
 )
 
-// store is an in-process S3 server holding one bucket, over HTTPS with a CA of its own (which
-// makes minio-go sign parts as it does for a store over TLS: gofakes3 does not decode the
-// aws-chunked parts minio-go streams over plain HTTP); puts counts the PUTs it served.
+// store is an in-process S3 store holding one bucket (internal/s3test: it verifies the CRC32C
+// every upload carries and reports it back), over HTTPS with a CA of its own or plain HTTP.
 type store struct {
-	mem      *s3mem.Backend
+	*s3test.Server
 	endpoint string
 	ca       []byte
-	puts     atomic.Int64
 }
 
 func newStore(t *testing.T) *store {
@@ -48,30 +43,13 @@ func newStore(t *testing.T) *store {
 }
 
 // newStoreOn is a store over HTTPS, or plain HTTP (Endpoint http://…) when https is false.
-func newStoreOn(t *testing.T, https bool) *store {
+func newStoreOn(t *testing.T, https bool, opts ...s3test.Option) *store {
 	t.Helper()
-	mem := s3mem.New()
-	if err := mem.CreateBucket(bucket); err != nil {
-		t.Fatal(err)
+	if https {
+		opts = append(opts, s3test.WithTLS())
 	}
-	s := &store{mem: mem}
-	fake := gofakes3.New(mem).Server()
-	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Method == http.MethodPut {
-			s.puts.Add(1)
-		}
-		fake.ServeHTTP(w, r)
-	}))
-	t.Cleanup(srv.Close)
-	if !https {
-		srv.Start()
-		s.endpoint = srv.URL
-		return s
-	}
-	srv.StartTLS()
-	s.endpoint = srv.URL
-	s.ca = pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: srv.Certificate().Raw})
-	return s
+	srv := s3test.New(t, []string{bucket}, opts...)
+	return &store{Server: srv, endpoint: srv.URL, ca: srv.CAPEM}
 }
 
 func (s *store) object(key string) backup.S3Object {

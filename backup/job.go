@@ -55,10 +55,11 @@ const (
 	StateCompleted = "Completed"
 	StateFailed    = "Failed"
 
-	PhaseSnapshotting = "Snapshotting" // CREATE SNAPSHOT, waiting for one already being written
-	PhaseUploading    = "Uploading"
-	PhaseDownloading  = "Downloading" // a restore: the object streams into Memgraph
-	PhaseRecovering   = "Recovering"  // a restore: Memgraph loads the snapshot it downloaded
+	PhaseCheckingStore = "CheckingStore" // a backup: the bucket answers, before anything is snapshotted
+	PhaseSnapshotting  = "Snapshotting"  // CREATE SNAPSHOT, waiting for one already being written
+	PhaseUploading     = "Uploading"
+	PhaseDownloading   = "Downloading" // a restore: the object streams into Memgraph
+	PhaseRecovering    = "Recovering"  // a restore: Memgraph loads the snapshot it downloaded
 )
 
 // JobStatus is what the agent records of a job, from its start: what it was asked and what it
@@ -88,6 +89,9 @@ type JobStatus struct {
 	SnapshotWaits int `json:"snapshotWaits,omitempty"`
 	// Error is why the job failed, in Memgraph's, the store's or the file system's words.
 	Error string `json:"error,omitempty"`
+	// Retrying is, while the job runs, the error of the store that it waits to try again
+	// (a store that did not answer, or answered it is busy); "" once a try succeeded.
+	Retrying string `json:"retrying,omitempty"`
 	// Permanent: the failure is one that trying again does not mend (the storage holds data,
 	// the object's checksum differs), as opposed to the deadline passing.
 	Permanent bool `json:"permanent,omitempty"`
@@ -105,6 +109,11 @@ type DatabaseJob struct {
 	// SHA256 is the hex SHA-256 of the object's bytes: computed while uploading, verified while
 	// restoring before Memgraph has the whole file.
 	SHA256 string `json:"sha256,omitempty"`
+	// CRC32C is the object's full-object CRC32C (base64): sent with the upload for the store to
+	// verify, read back from the store after it, and verified while restoring.
+	CRC32C string `json:"crc32c,omitempty"`
+	// Verified is how the stored object was found to hold what was uploaded (UploadResult).
+	Verified string `json:"verified,omitempty"`
 	// Done: snapshotted and uploaded, or restored.
 	Done bool `json:"done,omitempty"`
 	// Skipped says why a database was not backed up (COLD, or broken), "" when it was.

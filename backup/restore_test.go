@@ -120,7 +120,7 @@ func TestARestoreOfAChangedObjectFailsOnItsChecksum(t *testing.T) {
 	key := b.Databases[0].Key
 	tampered := bytes.Repeat([]byte{'x'}, int(b.Databases[0].Size))
 	meta := map[string]string{"Last-Modified": time.Now().UTC().Format(http.TimeFormat)}
-	if _, err := s.mem.PutObject(bucket, key, meta, bytes.NewReader(tampered), int64(len(tampered)), nil); err != nil {
+	if _, err := s.Mem.PutObject(bucket, key, meta, bytes.NewReader(tampered), int64(len(tampered)), nil); err != nil {
 		t.Fatal(err)
 	}
 	f := newAgent(t, quick)
@@ -128,8 +128,8 @@ func TestARestoreOfAChangedObjectFailsOnItsChecksum(t *testing.T) {
 		t.Fatal(err)
 	}
 	st := wait(t, f, "restore")
-	if st.State != backup.StateFailed || !st.Permanent || !strings.Contains(st.Error, "SHA-256") {
-		t.Fatalf("restore %+v, want Failed for good on the SHA-256", st)
+	if st.State != backup.StateFailed || !st.Permanent || !strings.Contains(st.Error, "checksum") || !strings.Contains(st.Error, "SHA-256") {
+		t.Fatalf("restore %+v, want Failed for good on the checksum, SHA-256", st)
 	}
 	if got := f.world.Committed(agentHost)["memgraph"]; got != 0 {
 		t.Errorf("the instance holds %d", got)
@@ -181,5 +181,49 @@ func TestARestoreStoppedWhileLoadingFinishesAtStart(t *testing.T) {
 	}
 	if diff := cmp.Diff(map[string]int64{"memgraph": 5, "tenant_a": 2}, f.world.Committed(agentHost)); diff != "" {
 		t.Fatalf("the restored instance (-want +got):\n%s", diff)
+	}
+}
+
+// Without the backup's record (a restore by key), the bytes are verified against the CRC32C the
+// store kept when the object arrived: an object changed behind the store's back fails the
+// restore on its checksum, and nothing is loaded.
+func TestARestoreByKeyVerifiesTheStoresChecksum(t *testing.T) {
+	s := newStore(t)
+	b := backedUp(t, s)
+	data, _ := s.Object(bucket, b.Databases[0].Key)
+	data[len(data)/2] ^= 0xff
+	s.Tamper(t, bucket, b.Databases[0].Key, data)
+	f := newAgent(t, quick)
+	req := restoreJob(s, b)
+	req.Databases = nil
+	if _, err := f.client.Start(context.Background(), f.addr, "restore", req); err != nil {
+		t.Fatal(err)
+	}
+	st := wait(t, f, "restore")
+	if st.State != backup.StateFailed || !st.Permanent || !strings.Contains(st.Error, "checksum") || !strings.Contains(st.Error, "CRC32C") {
+		t.Fatalf("restore %+v, want Failed for good on the CRC32C", st)
+	}
+	if got := f.world.Committed(agentHost)["memgraph"]; got != 0 {
+		t.Errorf("the instance holds %d", got)
+	}
+}
+
+// An object uploaded anew under the backup's key (the store verified it, and keeps its CRC32C)
+// is another object than the backup recorded: nothing of it is sent to Memgraph.
+func TestARestoreRefusesAnotherObjectUnderTheKey(t *testing.T) {
+	s := newStore(t)
+	b := backedUp(t, s)
+	other := bytes.Repeat([]byte{'y'}, int(b.Databases[0].Size))
+	obj := s.object(b.Databases[0].Key)
+	if _, err := backup.Upload(context.Background(), obj, creds, bytes.NewReader(other), int64(len(other)), nil); err != nil {
+		t.Fatal(err)
+	}
+	f := newAgent(t, quick)
+	if _, err := f.client.Start(context.Background(), f.addr, "restore", restoreJob(s, b)); err != nil {
+		t.Fatal(err)
+	}
+	st := wait(t, f, "restore")
+	if st.State != backup.StateFailed || !st.Permanent || !strings.Contains(st.Error, "the store keeps CRC32C") || st.BytesDone != 0 {
+		t.Fatalf("restore %+v, want Failed for good before a byte is sent: the store's CRC32C is not the record's", st)
 	}
 }

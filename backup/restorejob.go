@@ -68,7 +68,7 @@ func listRestore(ctx context.Context, req JobRequest) ([]DatabaseJob, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := []DatabaseJob{{Name: topology.DefaultDatabase, Key: info.Key, Size: info.Size, SnapshotTimestamp: timestampOf(info.Key)}}
+	out := []DatabaseJob{{Name: topology.DefaultDatabase, Key: info.Key, Size: info.Size, CRC32C: info.CRC32C, SnapshotTimestamp: timestampOf(info.Key)}}
 	prefix := req.Store
 	prefix.Key = topology.BackupDatabasesPrefix(req.Store.Key)
 	others, err := ListObjects(ctx, prefix, req.Credentials)
@@ -130,7 +130,7 @@ func (a *Agent) restoreDatabase(ctx context.Context, id string, client memgraph.
 	obj := req.Store
 	obj.Key = db.Key
 	name := snapshotName(a.cfg.Now(), db.SnapshotTimestamp)
-	src := &streamSource{obj: obj, creds: req.Credentials, size: db.Size, sha256: db.SHA256,
+	src := &streamSource{obj: obj, creds: req.Credentials, size: db.Size, sha256: db.SHA256, crc32c: db.CRC32C,
 		progress: func(sent int64) { a.update(id, func(st *JobStatus) { st.BytesDone = done + sent }) },
 		complete: func() { a.update(id, func(st *JobStatus) { st.Phase = PhaseRecovering }) }}
 	url, forget := stream.serve(src, name)
@@ -138,7 +138,7 @@ func (a *Agent) restoreDatabase(ctx context.Context, id string, client memgraph.
 	a.update(id, func(st *JobStatus) { st.Phase = PhaseDownloading })
 	err = client.RecoverSnapshot(ctx, db.Name, url, nil)
 	if err == nil {
-		db.SHA256 = src.verified()
+		db.SHA256, db.CRC32C = src.verified()
 		return nil
 	}
 	return restoreError(db.Name, err, src.failure())

@@ -3,7 +3,6 @@ package backup
 import (
 	"context"
 	"crypto/rand"
-	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -79,19 +78,20 @@ func (s *restoreStream) get(w http.ResponseWriter, r *http.Request) {
 }
 
 // streamSource is one database's object as a restore streams it: where it is, what the backup
-// recorded of it (size and SHA-256, when known), and what happened.
+// recorded of it (size, SHA-256 and CRC32C, when known), and what happened.
 type streamSource struct {
 	obj      S3Object
 	creds    S3Credentials
 	size     int64
 	sha256   string
+	crc32c   string
 	progress func(sent int64)
 	complete func() // every byte went out, verified
 
-	mu    sync.Mutex
-	taken bool
-	err   error
-	sum   string
+	mu       sync.Mutex
+	taken    bool
+	err      error
+	sha, crc string
 }
 
 // take reports whether this is the source's first fetch.
@@ -118,16 +118,18 @@ func (src *streamSource) failure() error {
 	return src.err
 }
 
-// verified is the hex SHA-256 of the bytes sent, once they all went out.
-func (src *streamSource) verified() string {
+// verified is the hex SHA-256 and the base64 CRC32C of the bytes sent, once they all went out.
+func (src *streamSource) verified() (sha, crc string) {
 	src.mu.Lock()
 	defer src.mu.Unlock()
-	return src.sum
+	return src.sha, src.crc
 }
 
-// send streams the object with its Content-Length, holding back its last chunk until the size
-// and the SHA-256 of the whole are checked: a mismatch cuts the connection short, so Memgraph
-// never has the whole file, fails the download and deletes what it got.
+// send streams the object with its Content-Length, holding back its last chunk until the size,
+// the SHA-256 and the CRC32C of the whole are checked against the backup's record (and the
+// CRC32C against the store's own, when the record has none): a mismatch cuts the connection
+// short, so Memgraph never has the whole file, fails the download and deletes what it got. A
+// store that keeps another CRC32C than the record says holds another object: nothing is sent.
 func (src *streamSource) send(ctx context.Context, w http.ResponseWriter) {
 	body, info, err := OpenObject(ctx, src.obj, src.creds)
 	if err != nil {
@@ -136,29 +138,41 @@ func (src *streamSource) send(ctx context.Context, w http.ResponseWriter) {
 		return
 	}
 	defer body.Close()
-	if src.size > 0 && info.Size != src.size {
-		src.fail(permanent("object s3://%s/%s holds %d bytes; the backup recorded %d", src.obj.Bucket, src.obj.Key, info.Size, src.size))
-		http.Error(w, "size mismatch", http.StatusBadGateway)
+	var refused error
+	switch {
+	case src.size > 0 && info.Size != src.size:
+		refused = permanent("checksum: object s3://%s/%s holds %d bytes; the backup recorded %d", src.obj.Bucket, src.obj.Key, info.Size, src.size)
+	case src.crc32c != "" && info.CRC32C != "" && info.CRC32C != src.crc32c:
+		refused = permanent("checksum: the store keeps CRC32C %s for object s3://%s/%s; the backup recorded %s: it is not the object that was uploaded",
+			info.CRC32C, src.obj.Bucket, src.obj.Key, src.crc32c)
+	}
+	if refused != nil {
+		src.fail(refused)
+		http.Error(w, "the object is not what the backup recorded", http.StatusBadGateway)
 		return
+	}
+	if src.crc32c == "" {
+		src.crc32c = info.CRC32C
 	}
 	w.Header().Set("Content-Type", "application/octet-stream")
 	w.Header().Set("Content-Length", strconv.FormatInt(info.Size, 10))
 	w.WriteHeader(http.StatusOK)
-	sum, err := src.copyVerified(w, body, info.Size)
+	sha, crc, err := src.copyVerified(w, body, info.Size)
 	if err != nil {
 		src.fail(err)
 		panic(http.ErrAbortHandler) // the client sees the transfer cut short
 	}
 	src.mu.Lock()
-	src.sum = sum
+	src.sha, src.crc = sha, crc
 	src.mu.Unlock()
 	src.complete()
 }
 
 // copyVerified copies size bytes from body to w, one chunk behind the reads, and writes the
-// last chunk only once the whole has the expected size and SHA-256.
-func (src *streamSource) copyVerified(w io.Writer, body io.Reader, size int64) (string, error) {
-	h := sha256.New()
+// last chunk only once the whole has the expected size, SHA-256 and CRC32C; it returns the two
+// checksums of what it sent.
+func (src *streamSource) copyVerified(w io.Writer, body io.Reader, size int64) (sha, crc string, err error) {
+	h := newSums()
 	bufs := [2][]byte{make([]byte, 1<<20), make([]byte, 1<<20)}
 	var pending []byte
 	var read, sent int64
@@ -169,7 +183,7 @@ func (src *streamSource) copyVerified(w io.Writer, body io.Reader, size int64) (
 		h.Write(buf[:n])
 		if n > 0 && pending != nil {
 			if _, werr := w.Write(pending); werr != nil {
-				return "", fmt.Errorf("streaming to Memgraph: %w", werr)
+				return "", "", fmt.Errorf("streaming to Memgraph: %w", werr)
 			}
 			sent += int64(len(pending))
 			src.progress(sent)
@@ -181,22 +195,25 @@ func (src *streamSource) copyVerified(w io.Writer, body io.Reader, size int64) (
 			break
 		}
 		if err != nil {
-			return "", storeError("download", src.obj, err)
+			return "", "", storeError("download", src.obj, err)
 		}
 	}
-	sum := hex.EncodeToString(h.Sum(nil))
+	sum := h.sha256()
 	switch {
 	case read != size:
-		return "", fmt.Errorf("object s3://%s/%s ended after %d of its %d bytes", src.obj.Bucket, src.obj.Key, read, size)
+		return "", "", fmt.Errorf("object s3://%s/%s ended after %d of its %d bytes", src.obj.Bucket, src.obj.Key, read, size)
 	case src.sha256 != "" && sum != src.sha256:
-		return "", permanent("object s3://%s/%s has SHA-256 %s; the backup recorded %s: it was changed or damaged since it was uploaded",
+		return "", "", permanent("checksum: object s3://%s/%s has SHA-256 %s; the backup recorded %s: it was changed or damaged since it was uploaded",
 			src.obj.Bucket, src.obj.Key, sum, src.sha256)
+	case src.crc32c != "" && h.crc32c() != src.crc32c:
+		return "", "", permanent("checksum: object s3://%s/%s has CRC32C %s; %s was recorded when it was uploaded: it was changed or damaged since",
+			src.obj.Bucket, src.obj.Key, h.crc32c(), src.crc32c)
 	}
 	if pending != nil {
 		if _, err := w.Write(pending); err != nil {
-			return "", fmt.Errorf("streaming to Memgraph: %w", err)
+			return "", "", fmt.Errorf("streaming to Memgraph: %w", err)
 		}
 		src.progress(sent + int64(len(pending)))
 	}
-	return sum, nil
+	return sum, h.crc32c(), nil
 }

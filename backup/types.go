@@ -38,4 +38,7 @@ type ObjectInfo struct {
 	Size         int64
 	ETag         string
 	LastModified string // RFC 3339, UTC
+	// CRC32C is the full-object CRC32C (base64) the store keeps with the object, when it keeps
+	// one and was asked for it (StatObject, OpenObject); "" otherwise.
+	CRC32C string
 }

@@ -72,6 +72,11 @@ var admissionEdges = []string{
 	"rollout: {stepTimeout: 168h}",
 	"rollout: {stepTimeout: 168h1s}",
 	"rollout: {stepTimeout: 90000ms}",
+	"replicaHealth: {stuckAfter: 168h1s}",
+	"replicaHealth: {stuckAfter: 90000ms}",
+	"maintenanceWindows: [{schedule: '0  2 * * 6', duration: 1m}]",
+	"maintenanceWindows: [{schedule: '0 2 * * 6 *', duration: 4h}]",
+	"maintenanceWindows: [{schedule: '0 2 * * 6', duration: 59s}]",
 	"rollout: {stepTimeout: " + strings.Repeat("1h", 17) + "}",
 }
 

@@ -76,6 +76,14 @@ var celCases = []celCase{
 		invalid: "rollout: {stepTimeout: 59s}", valid: "rollout: {stepTimeout: 1m}"},
 	{name: "rollout step timeout without a unit", field: "spec.rollout.stepTimeout",
 		invalid: "rollout: {stepTimeout: '600'}", valid: "rollout: {stepTimeout: 1h30m}"},
+	{name: "replica stuck threshold below a minute", field: "spec.replicaHealth.stuckAfter",
+		invalid: "replicaHealth: {stuckAfter: 59s}", valid: "replicaHealth: {stuckAfter: 1m}"},
+	{name: "replica stuck threshold without a unit", field: "spec.replicaHealth.stuckAfter",
+		invalid: "replicaHealth: {stuckAfter: '600'}", valid: "replicaHealth: {stuckAfter: 2h}"},
+	{name: "maintenance window schedule of four fields", field: "spec.maintenanceWindows[].schedule",
+		invalid: "maintenanceWindows: [{schedule: '0 2 * 6', duration: 4h}]", valid: "maintenanceWindows: [{schedule: '0 2 * * 6', duration: 4h}]"},
+	{name: "maintenance window longer than a week", field: "spec.maintenanceWindows[].duration",
+		invalid: "maintenanceWindows: [{schedule: '0 2 * * 6', duration: 169h}]", valid: "maintenanceWindows: [{schedule: '0 2 * * 6', duration: 1h30m}]"},
 	{name: "coordinator grace period zero", field: "spec.coordinatorTemplate.terminationGracePeriodSeconds",
 		invalid: "coordinatorTemplate: {terminationGracePeriodSeconds: 0}", valid: "coordinatorTemplate: {terminationGracePeriodSeconds: 1}"},
 	{name: "data grace period beyond a day", field: "spec.dataTemplate.terminationGracePeriodSeconds",
@@ -189,10 +197,13 @@ func nameOr(name, def string) string {
 type crdRule struct{ path, rule, message string }
 
 // crdRules walks the generated CRD's schema and returns every x-kubernetes-validations rule.
-func crdRules(t *testing.T) []crdRule {
+func crdRules(t *testing.T) []crdRule { return crdRulesAt(t, crdPath()) }
+
+// crdRulesAt is crdRules of the generated CRD at path.
+func crdRulesAt(t *testing.T, path string) []crdRule {
 	t.Helper()
 	var crd map[string]any
-	if err := yaml.Unmarshal(readFile(t, crdPath()), &crd); err != nil {
+	if err := yaml.Unmarshal(readFile(t, path), &crd); err != nil {
 		t.Fatal(err)
 	}
 	versions, _, _ := unstructured.NestedSlice(crd, "spec", "versions")

@@ -18,11 +18,16 @@ import (
 const clusterController = "memgraph-hooks"
 
 // installation is what a scenario plays of an install: the hook's Deployment (its arguments and
-// Secret volumes) and the CompositeController the test Metacontroller follows.
+// Secret volumes), the CompositeController the test Metacontroller follows and the
+// DecoratorController that labels the cordoned Nodes.
 type installation struct {
 	deployment appsv1.Deployment
 	controller *metacontroller.CompositeController
+	nodes      *metacontroller.DecoratorController
 }
+
+// nodeDecorator is the DecoratorController of the Nodes (manifests/node-decorator.yaml).
+const nodeDecorator = "memgraph-nodes"
 
 // installationOf reads manifests/ when dir is empty, otherwise what `kubectl kustomize <dir>`
 // builds: the objects a user applies with kubectl apply -k.
@@ -33,7 +38,11 @@ func installationOf(t *testing.T, dir []string) installation {
 		if err != nil {
 			t.Fatalf("read the CompositeController from manifests/: %v", err)
 		}
-		return installation{deployment: shippedDeployment(t), controller: cc}
+		dc, err := metacontroller.LoadDecoratorController(repoPath("manifests"), nodeDecorator)
+		if err != nil {
+			t.Fatalf("read the DecoratorController from manifests/: %v", err)
+		}
+		return installation{deployment: shippedDeployment(t), controller: cc, nodes: dc}
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
@@ -60,10 +69,18 @@ func installationOf(t *testing.T, dir []string) installation {
 			if cc.Name == clusterController {
 				in.controller = cc
 			}
+		case "DecoratorController":
+			dc, err := metacontroller.ParseDecoratorController([]byte(doc))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if dc.Name == nodeDecorator {
+				in.nodes = dc
+			}
 		}
 	}
-	if in.deployment.Name == "" || in.controller == nil {
-		t.Fatalf("%s builds no Deployment or no CompositeController", strings.Join(dir, "/"))
+	if in.deployment.Name == "" || in.controller == nil || in.nodes == nil {
+		t.Fatalf("%s builds no Deployment, no CompositeController or no DecoratorController of the Nodes", strings.Join(dir, "/"))
 	}
 	return in
 }

@@ -16,6 +16,7 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/memgraph-hooks/memgraph-hooks/hooks/hookmetrics"
 	"github.com/memgraph-hooks/memgraph-hooks/topology"
 )
 
@@ -27,7 +28,8 @@ var (
 // TestFleetLoad creates -fleet MemgraphClusters at once and runs the hook binary against them as
 // the Deployment runs it (a child process, so its resources are its own): every cluster
 // converges with no hook answer other than 200, then a steady state of resyncs costs exactly one
-// Bolt query per sync and no write to any child or status. It reports the hook's peak RSS and CPU
+// Bolt query per sync (SHOW INSTANCES), plus the lag gauge's SHOW REPLICATION LAG at most once
+// per cluster per hookmetrics.LagRefresh, and no write to any child or status. It reports the hook's peak RSS and CPU
 // time. Deleting the clusters empties the hook's per-cluster state: the lock map at once and, with
 // -fleet-drain, the Bolt pool within its idle timeout. CI runs 3 clusters; make load runs 50.
 func TestFleetLoad(t *testing.T) {
@@ -38,6 +40,11 @@ func TestFleetLoad(t *testing.T) {
 		name := fmt.Sprintf("mg-%02d", i)
 		names = append(names, name)
 		addrs = append(addrs, coordinatorAddressesIn(ns, name, 3)...)
+	}
+	// Each fake Node takes 500 pods (env's generous capacity): a fleet of more than 100 clusters
+	// of five pods gets more Nodes.
+	for i := 1; i <= (5*n-1)/500; i++ {
+		addNode(t, fmt.Sprintf("fleet-node-%d", i))
 	}
 	// The CompositeController's own resync period and Metacontroller's default of 5 workers;
 	// Pods are polled once a second (250 of them at 50 clusters).
@@ -67,14 +74,19 @@ func TestFleetLoad(t *testing.T) {
 	}
 
 	steady := time.Now()
-	syncs, queries, childWrites, statusWrites := s.steadyState(n, 2)
-	t.Logf("FLEET steady state measured in %s", time.Since(steady).Round(time.Second))
+	syncs, queries, lagReads, childWrites, statusWrites := s.steadyState(n, 2)
+	took := time.Since(steady)
+	t.Logf("FLEET steady state measured in %s", took.Round(time.Second))
 	if queries != syncs || childWrites != 0 || statusWrites != 0 {
-		t.Errorf("steady state: %d syncs cost %d Bolt queries, %d child writes and %d status writes; want one query per sync and no write",
+		t.Errorf("steady state: %d syncs cost %d SHOW INSTANCES, %d child writes and %d status writes; want one query per sync and no write",
 			syncs, queries, childWrites, statusWrites)
 	}
-	t.Logf("FLEET clusters=%d converged_in=%s hook_calls=%d non_200=%d peak_rss_mib=%.1f cpu_seconds=%.1f steady_syncs=%d steady_bolt_queries=%d steady_child_writes=%d",
-		n, convergedIn.Round(time.Second), calls, len(failed), float64(rss)/(1<<20), cpu.Seconds(), syncs, queries, childWrites)
+	if most := n * (int(took/hookmetrics.LagRefresh) + 1); lagReads > most {
+		t.Errorf("steady state: %d SHOW REPLICATION LAG in %s for %d clusters; want at most one per cluster per %s (%d)",
+			lagReads, took.Round(time.Second), n, hookmetrics.LagRefresh, most)
+	}
+	t.Logf("FLEET clusters=%d converged_in=%s hook_calls=%d non_200=%d peak_rss_mib=%.1f cpu_seconds=%.1f steady_syncs=%d steady_show_instances=%d steady_lag_reads=%d steady_child_writes=%d steady_status_writes=%d",
+		n, convergedIn.Round(time.Second), calls, len(failed), float64(rss)/(1<<20), cpu.Seconds(), syncs, queries, lagReads, childWrites, statusWrites)
 
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
@@ -125,9 +137,9 @@ func (s *scenario) hookCalls() (int, []string) {
 }
 
 // steadyState resyncs every parent rounds times with syncs held around the measurement, and
-// returns the syncs that ran, the Bolt queries the simulator received, and the child and status
-// writes the driver made meanwhile.
-func (s *scenario) steadyState(parents, rounds int) (syncs, queries, childWrites, statusWrites int) {
+// returns the syncs that ran, the SHOW INSTANCES and SHOW REPLICATION LAG the simulator received
+// (any other query fails the test), and the child and status writes the driver made meanwhile.
+func (s *scenario) steadyState(parents, rounds int) (syncs, instances, lagReads, childWrites, statusWrites int) {
 	s.t.Helper()
 	s.mc.Pause()
 	before := s.mc.Stats().Snapshot()
@@ -147,14 +159,22 @@ func (s *scenario) steadyState(parents, rounds int) (syncs, queries, childWrites
 	qs := s.world.Queries()[mark:]
 	s.mc.Resume()
 	for _, q := range qs {
-		if q.Text != "SHOW INSTANCES" {
+		switch q.Text {
+		case "SHOW INSTANCES":
+			instances++
+		case "SHOW REPLICATION LAG":
+			lagReads++
+		default:
 			s.t.Errorf("a steady-state sync sent %q", q.Text)
 		}
 	}
 	if errs := len(after.Errors) - len(before.Errors); errs > 0 {
 		s.t.Errorf("%d syncs failed in the steady state", errs)
 	}
-	return after.SyncsStarted - before.SyncsStarted, len(qs), len(after.ChildWrites(since)), after.CountSince("status", since)
+	for _, w := range after.ChildWrites(since) {
+		s.t.Logf("steady-state child write: %s", w)
+	}
+	return after.SyncsStarted - before.SyncsStarted, instances, lagReads, len(after.ChildWrites(since)), after.CountSince("status", since)
 }
 
 // hookMetric reads an unlabelled metric from the hook binary's metrics listener.

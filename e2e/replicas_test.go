@@ -165,6 +165,16 @@ func (c meetingClient) RemoveCoordinator(ctx context.Context, id int) error {
 	return c.Client.RemoveCoordinator(ctx, id)
 }
 
+func (c meetingClient) UpdateInstanceConfig(ctx context.Context, name, boltServer string) error {
+	c.meet()
+	return c.Client.UpdateInstanceConfig(ctx, name, boltServer)
+}
+
+func (c meetingClient) UpdateCoordinatorConfig(ctx context.Context, id int, boltServer string) error {
+	c.meet()
+	return c.Client.UpdateCoordinatorConfig(ctx, id, boltServer)
+}
+
 func (c meetingClient) YieldLeadership(ctx context.Context) error {
 	c.meet()
 	return c.Client.YieldLeadership(ctx)

@@ -43,9 +43,10 @@ type scenario struct {
 	world    *sim.World
 	pods     *podsim.Pods
 	mc       *metacontroller.Controller
-	hook     *hookServer  // the in-process hook; nil when proc runs
-	proc     *hookProcess // the hook binary, when scenarioOptions.process
-	hookAddr string       // where the driver reaches the hook
+	nodes    *metacontroller.Decorator // labels the cordoned Nodes, as the install's DecoratorController
+	hook     *hookServer               // the in-process hook; nil when proc runs
+	proc     *hookProcess              // the hook binary, when scenarioOptions.process
+	hookAddr string                    // where the driver reaches the hook
 	hookLog  *syncBuffer
 	links    *links      // between the hook and the coordinators, when scenarioOptions.links
 	replicas *replicaSet // the in-process hook's replicas, when scenarioOptions.replicas > 1
@@ -163,6 +164,7 @@ func startScenarioOpts(t *testing.T, ns string, opts scenarioOptions) *scenario 
 		t.Fatal(err)
 	}
 	t.Cleanup(s.stop)
+	s.startNodeDecorator(ctx)
 	return s
 }
 
@@ -170,16 +172,17 @@ func startScenarioOpts(t *testing.T, ns string, opts scenarioOptions) *scenario 
 // CompositeController.
 func (s *scenario) newMetacontroller() *metacontroller.Controller {
 	s.t.Helper()
-	return s.metacontrollerFor(s.install.controller)
+	return s.metacontrollerFor(s.install.controller, nil)
 }
 
 // metacontrollerFor is a test Metacontroller for cc, calling the scenario's hook.
-func (s *scenario) metacontrollerFor(cc *metacontroller.CompositeController) *metacontroller.Controller {
+func (s *scenario) metacontrollerFor(cc *metacontroller.CompositeController, informers *metacontroller.Informers) *metacontroller.Controller {
 	s.t.Helper()
 	e := needEnv(s.t)
 	mc, err := metacontroller.New(metacontroller.Options{
 		CC: cc, Dynamic: e.Dynamic, Discovery: e.Client.Discovery(), HookAddress: s.hookAddr,
 		Namespace: s.ns, ResyncPeriod: cmp.Or(s.opts.resync, scenarioResync), Workers: s.opts.workers, Logf: s.t.Logf,
+		Informers: informers,
 	})
 	if err != nil {
 		s.t.Fatal(err)
@@ -188,16 +191,35 @@ func (s *scenario) metacontrollerFor(cc *metacontroller.CompositeController) *me
 }
 
 // restartMetacontroller stops the test Metacontroller and starts a new one, as a restart of
-// Metacontroller's pod does: it reads the hooks' Secrets again.
+// Metacontroller's pod does: it reads the hooks' Secrets again, for the CompositeController and
+// the Node decorator.
 func (s *scenario) restartMetacontroller() {
 	s.t.Helper()
 	s.mc.Stop()
+	s.nodes.Stop()
 	s.mc = s.newMetacontroller()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	if err := s.mc.Start(ctx); err != nil {
 		s.t.Fatal(err)
 	}
+	s.startNodeDecorator(ctx)
+}
+
+// startNodeDecorator starts the test Metacontroller's DecoratorController of the Nodes,
+// calling the scenario's hook.
+func (s *scenario) startNodeDecorator(ctx context.Context) {
+	s.t.Helper()
+	e := needEnv(s.t)
+	nodes, err := metacontroller.NewDecorator(s.install.nodes, metacontroller.Options{
+		Dynamic: e.Dynamic, Discovery: e.Client.Discovery(), HookAddress: s.hookAddr, Logf: s.t.Logf})
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	if err := nodes.Start(ctx); err != nil {
+		s.t.Fatal(err)
+	}
+	s.nodes = nodes
 }
 
 func (s *scenario) stop() {
@@ -205,6 +227,9 @@ func (s *scenario) stop() {
 		s.report()
 	}
 	s.mc.Stop()
+	if s.nodes != nil {
+		s.nodes.Stop()
+	}
 	s.pods.Stop()
 	if s.hook != nil {
 		s.hook.Close()

@@ -328,7 +328,8 @@ func TestHookSecretsHelperAppliesCleanly(t *testing.T) {
 func TestMetacontrollerCallsTheHookOverHTTPSWithTheToken(t *testing.T) {
 	var mu sync.Mutex
 	var calls, plain, withoutToken int
-	var token string
+	// Read before the scenario starts: its Node decorator calls the hook at once.
+	token := strings.TrimSpace(string(hookSecret(t, "memgraph-hooks-token", "token")))
 	s := startScenarioWith(t, "https-token", func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			mu.Lock()
@@ -343,7 +344,6 @@ func TestMetacontrollerCallsTheHookOverHTTPSWithTheToken(t *testing.T) {
 			next.ServeHTTP(w, r)
 		})
 	})
-	token = strings.TrimSpace(string(hookSecret(t, "memgraph-hooks-token", "token")))
 	s.create("secure", "{}")
 	s.declaredMembers(s.waitConverged("secure", convergeTimeout), 3, 2)
 	mu.Lock()

@@ -16,6 +16,12 @@ import (
 //go:embed minimal-cluster.yaml
 var MinimalCluster []byte
 
+// Backups is backups.yaml: the quickstart cluster with spec.backup.destination, a
+// MemgraphScheduledBackup of it and a MemgraphBackup.
+//
+//go:embed backups.yaml
+var Backups []byte
+
 // MinimalClusterIn is MinimalCluster as JSON, placed in namespace as `kubectl apply -n namespace`
 // would place it.
 func MinimalClusterIn(namespace string) ([]byte, error) {

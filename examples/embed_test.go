@@ -1,9 +1,12 @@
 package examples_test
 
 import (
+	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	kjson "sigs.k8s.io/json"
 	"sigs.k8s.io/yaml"
 
 	"github.com/memgraph-hooks/memgraph-hooks/examples"
@@ -56,5 +59,64 @@ func TestMinimalClusterIsTheQuickstartCluster(t *testing.T) {
 	}
 	if diff := cmp.Diff(wantNames, names); diff != "" {
 		t.Errorf("children (-want +got):\n%s", diff)
+	}
+}
+
+// The backup example: its cluster is the quickstart cluster with a destination the hook admits,
+// and its schedule and backup name that cluster and no store, as admission wants them.
+func TestBackupsExample(t *testing.T) {
+	var kinds []string
+	for _, doc := range strings.Split(string(examples.Backups), "\n---\n") {
+		var obj struct {
+			Kind     string `json:"kind"`
+			Metadata struct {
+				Namespace string `json:"namespace"`
+			} `json:"metadata"`
+		}
+		if err := yaml.Unmarshal([]byte(doc), &obj); err != nil {
+			t.Fatal(err)
+		}
+		if obj.Metadata.Namespace != "" {
+			t.Errorf("%s names namespace %s", obj.Kind, obj.Metadata.Namespace)
+		}
+		kinds = append(kinds, obj.Kind)
+		raw, err := yaml.YAMLToJSON([]byte(doc))
+		if err != nil {
+			t.Fatal(err)
+		}
+		switch obj.Kind {
+		case topology.Kind:
+			var withNS map[string]any
+			_ = json.Unmarshal(raw, &withNS)
+			withNS["metadata"].(map[string]any)["namespace"] = "default"
+			raw, _ = json.Marshal(withNS)
+			c, err := topology.Admit(raw)
+			if err != nil {
+				t.Fatalf("the cluster: %v", err)
+			}
+			if d := c.BackupDestination(); d == nil || d.S3.Bucket != "memgraph-backups" || c.Name() != "memgraph" {
+				t.Errorf("the cluster %s names destination %+v", c.Name(), d)
+			}
+		case topology.ScheduledBackupKind:
+			var sb topology.MemgraphScheduledBackup
+			if strict, err := kjson.UnmarshalStrict(raw, &sb); err != nil || len(strict) > 0 {
+				t.Fatalf("the schedule: %v %v", err, strict)
+			}
+			if vs := topology.ScheduledBackupViolations("spec", &sb.Spec); len(vs) > 0 || sb.Spec.BackupTemplate.Cluster != "memgraph" ||
+				sb.Spec.BackupOwnerReference != topology.BackupOwnerNone {
+				t.Errorf("the schedule %+v: %v", sb.Spec, vs)
+			}
+		case topology.BackupKind:
+			var b topology.MemgraphBackup
+			if strict, err := kjson.UnmarshalStrict(raw, &b); err != nil || len(strict) > 0 {
+				t.Fatalf("the backup: %v %v", err, strict)
+			}
+			if vs := topology.BackupViolations("spec", &b.Spec); len(vs) > 0 || b.Spec.Cluster != "memgraph" {
+				t.Errorf("the backup %+v: %v", b.Spec, vs)
+			}
+		}
+	}
+	if diff := cmp.Diff([]string{topology.Kind, topology.ScheduledBackupKind, topology.BackupKind}, kinds); diff != "" {
+		t.Errorf("kinds (-want +got):\n%s", diff)
 	}
 }

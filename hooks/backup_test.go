@@ -6,24 +6,22 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
-	"encoding/pem"
 	"fmt"
-	"io"
-	"log"
+	"maps"
 	"net"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/johannesboyne/gofakes3"
-	"github.com/johannesboyne/gofakes3/backend/s3mem"
 
 	"github.com/memgraph-hooks/memgraph-hooks/hooks"
+	"github.com/memgraph-hooks/memgraph-hooks/internal/s3test"
 	"github.com/memgraph-hooks/memgraph-hooks/memgraph"
 	"github.com/memgraph-hooks/memgraph-hooks/memgraph/sim"
+	"github.com/memgraph-hooks/memgraph-hooks/planner"
 	"github.com/memgraph-hooks/memgraph-hooks/topology"
 )
 
@@ -36,17 +34,19 @@ const (
 
 // backupRig is a converged 3+3 cluster on the simulator, each data instance with a data
 // directory and the real backup agent of its pod (agentFarm), and an in-process S3 store with
-// one bucket, over HTTPS with a CA of its own (given as Secret s3CASecret) or plain HTTP.
+// one bucket (internal/s3test: it verifies the checksums uploads carry), over HTTPS with a CA of
+// its own (given as Secret s3CASecret) or plain HTTP; the cluster's spec.backup.destination
+// names it.
 type backupRig struct {
-	t        *testing.T
-	h        *harness
-	farm     *agentFarm
-	mem      *s3mem.Backend
-	endpoint string
-	others   map[string]any // other MemgraphBackups of the namespace, by v2 key
-	noSecret bool           // leave out the destination's credentials Secret
-	storeCA  string         // the store's CA (PEM), in Secret s3CASecret; "" when it serves HTTP
-	created  time.Time      // the MemgraphBackups' creation
+	t       *testing.T
+	h       *harness
+	farm    *agentFarm
+	store   *s3test.Server
+	others  map[string]any // other MemgraphBackups of the namespace, by v2 key
+	storeCA string         // the store's CA (PEM), in Secret s3CASecret; "" when it serves HTTP
+	created time.Time      // the MemgraphBackups' creation
+	// schedules are the related MemgraphScheduledBackups, by v2 key.
+	schedules map[string]any
 }
 
 func newBackupRig(t *testing.T, opts ...harnessOption) *backupRig {
@@ -63,25 +63,43 @@ func newBackupRigWithPrivateCA(t *testing.T) *backupRig {
 
 func newBackupRigOn(t *testing.T, https bool, opts ...harnessOption) *backupRig {
 	t.Helper()
-	r := &backupRig{t: t, mem: s3mem.New(), others: map[string]any{}, created: time.Now().UTC().Truncate(time.Second)}
-	if err := r.mem.CreateBucket(testBucket); err != nil {
-		t.Fatal(err)
-	}
-	s3 := httptest.NewUnstartedServer(gofakes3.New(r.mem).Server())
+	r := &backupRig{t: t, others: map[string]any{}, schedules: map[string]any{}, created: time.Now().UTC().Truncate(time.Second)}
+	var storeOpts []s3test.Option
 	if https {
-		s3.Config.ErrorLog = log.New(io.Discard, "", 0) // the refused handshakes are the point
-		s3.StartTLS()
-		r.storeCA = string(pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: s3.Certificate().Raw}))
-	} else {
-		s3.Start()
+		storeOpts = append(storeOpts, s3test.WithTLS())
 	}
-	t.Cleanup(s3.Close)
-	r.endpoint = s3.URL
+	r.store = s3test.New(t, []string{testBucket}, storeOpts...)
+	r.storeCA = string(r.store.CAPEM)
 	r.h, r.farm = newHarnessWithAgents(t, 3, 3, opts...)
+	r.h.spec["backup"] = map[string]any{"destination": map[string]any{"s3": r.destination(testBucket)}}
+	r.h.secrets = r.storeSecrets()
 	r.h.bootstrap()
 	r.h.sync()
 	r.h.assertConverged()
 	return r
+}
+
+// destination is the cluster's spec.backup.destination.s3, to bucket of the rig's store.
+func (r *backupRig) destination(bucket string) map[string]any {
+	return map[string]any{"endpoint": r.store.URL, "bucket": bucket, "prefix": "prod", "insecure": r.storeCA == "",
+		"credentialsSecret": map[string]any{"name": s3CredsSecret}}
+}
+
+// storeSecrets are the store's credentials Secret and, when it serves HTTPS, its CA's.
+func (r *backupRig) storeSecrets() map[string]any {
+	secrets := map[string]any{backupNS + "/" + s3CredsSecret: secretOf(s3CredsSecret, map[string]string{"accessKeyId": "test", "secretAccessKey": "test-secret"})}
+	if r.storeCA != "" {
+		secrets[backupNS+"/"+s3CASecret] = secretOf(s3CASecret, map[string]string{"ca.crt": r.storeCA})
+	}
+	return secrets
+}
+
+// editCluster changes the cluster's spec or Secrets, and syncs it: its hook copies what its
+// backups read into its backup-agent Secret.
+func (r *backupRig) editCluster(edit func(spec map[string]any, secrets map[string]any)) {
+	r.t.Helper()
+	edit(r.h.spec, r.h.secrets)
+	r.h.sync()
 }
 
 func secretOf(name string, data map[string]string) map[string]any {
@@ -92,27 +110,24 @@ func secretOf(name string, data map[string]string) map[string]any {
 	return map[string]any{"apiVersion": "v1", "kind": "Secret", "metadata": map[string]any{"name": name, "namespace": backupNS}, "data": enc}
 }
 
-// mgb is a MemgraphBackup of the rig's cluster, to bucket.
-func (r *backupRig) mgb(name, bucket string, policy topology.BackupDeletionPolicy) map[string]any {
+// mgb is a MemgraphBackup of the rig's cluster.
+func (r *backupRig) mgb(name string, policy topology.BackupDeletionPolicy) map[string]any {
 	return map[string]any{
 		"apiVersion": "memgraph.com/v1alpha1", "kind": "MemgraphBackup",
 		"metadata": map[string]any{"name": name, "namespace": backupNS, "uid": "uid-" + name, "generation": 1,
 			"creationTimestamp": r.created.Format(time.RFC3339)},
-		"spec": map[string]any{"cluster": "memgraph", "deletionPolicy": string(policy), "destination": map[string]any{"s3": map[string]any{
-			"endpoint": r.endpoint, "bucket": bucket, "prefix": "prod", "credentialsSecret": map[string]any{"name": s3CredsSecret}}}},
+		"spec": map[string]any{"cluster": "memgraph", "deletionPolicy": string(policy)},
 	}
 }
 
-// secrets are the related Secrets of the namespace: the agents', and the destination's.
+// secrets are the related Secrets of a backup: its cluster's backup-agent Secret, as the
+// cluster's hook last returned it.
 func (r *backupRig) secrets() map[string]any {
-	secrets := map[string]any{backupNS + "/memgraph-backup-agent": r.farm.secret(backupNS, "memgraph")}
-	if !r.noSecret {
-		secrets[backupNS+"/"+s3CredsSecret] = secretOf(s3CredsSecret, map[string]string{"accessKeyId": "test", "secretAccessKey": "test-secret"})
+	secret, ok := r.h.children["Secret/"+topology.BackupAgentSecretName("memgraph")]
+	if !ok {
+		return map[string]any{}
 	}
-	if r.storeCA != "" {
-		secrets[backupNS+"/"+s3CASecret] = secretOf(s3CASecret, map[string]string{"ca.crt": r.storeCA})
-	}
-	return secrets
+	return map[string]any{backupNS + "/" + topology.BackupAgentSecretName("memgraph"): secret}
 }
 
 // request is the request Metacontroller sends for b, its status as last answered.
@@ -126,10 +141,11 @@ func (r *backupRig) request(b map[string]any, finalizing bool) map[string]any {
 		"parent":     b,
 		"children":   map[string]any{},
 		"related": map[string]any{
-			"MemgraphCluster.memgraph.com/v1alpha1": map[string]any{backupNS + "/memgraph": r.h.parent()},
-			"Pod.v1":                                pods,
-			"Secret.v1":                             r.secrets(),
-			"MemgraphBackup.memgraph.com/v1alpha1":  r.others,
+			"MemgraphCluster.memgraph.com/v1alpha1":         map[string]any{backupNS + "/memgraph": r.h.parent()},
+			"Pod.v1":                                        pods,
+			"Secret.v1":                                     r.secrets(),
+			"MemgraphBackup.memgraph.com/v1alpha1":          r.others,
+			"MemgraphScheduledBackup.memgraph.com/v1alpha1": r.schedules,
 		},
 		"finalizing": finalizing,
 	}
@@ -183,14 +199,12 @@ func (r *backupRig) untilDone(b map[string]any) backupAnswer {
 
 // object is the object at key: its size and hex SHA-256.
 func (r *backupRig) object(key string) (int64, string, bool) {
-	obj, err := r.mem.GetObject(testBucket, key, nil)
-	if err != nil {
+	data, ok := r.store.Object(testBucket, key)
+	if !ok {
 		return 0, "", false
 	}
-	defer obj.Contents.Close()
-	h := sha256.New()
-	n, _ := io.Copy(h, obj.Contents)
-	return n, hex.EncodeToString(h.Sum(nil)), true
+	sum := sha256.Sum256(data)
+	return int64(len(data)), hex.EncodeToString(sum[:]), true
 }
 
 // snapshotsTaken counts the CREATE SNAPSHOTs the data instances received, by host.
@@ -212,7 +226,7 @@ func TestBackupSnapshotsEveryDatabaseOnACaughtUpReplica(t *testing.T) {
 	r := newBackupRig(t)
 	r.h.must(r.h.world.Commit("memgraph", 7))
 	r.h.must(r.h.world.Commit("tenant_a", 2))
-	b := r.mgb("nightly", testBucket, topology.BackupRetain)
+	b := r.mgb("nightly", topology.BackupRetain)
 	st := r.untilDone(b).Status
 	if st.Phase != topology.BackupCompleted || st.Reason != "Completed" {
 		t.Fatalf("phase %s (%s: %s), want Completed", st.Phase, st.Reason, st.Error)
@@ -259,7 +273,9 @@ func TestBackupOnTheMain(t *testing.T) {
 		setup  func(r *backupRig)
 		reason string
 	}{
-		{"target Main", func(r *backupRig) { r.h.spec["backup"] = map[string]any{"target": "Main"} }, "spec.backup.target is Main"},
+		{"target Main", func(r *backupRig) {
+			r.editCluster(func(spec, _ map[string]any) { spec["backup"].(map[string]any)["target"] = "Main" })
+		}, "spec.backup.target is Main"},
 		{"no replica caught up", func(r *backupRig) {
 			for _, pod := range []string{"memgraph-data-1", "memgraph-data-2"} {
 				r.h.must(r.h.world.SetLag(r.h.hostOf(pod), "memgraph", 2))
@@ -270,7 +286,7 @@ func TestBackupOnTheMain(t *testing.T) {
 			r := newBackupRig(t)
 			r.h.must(r.h.world.Commit("memgraph", 5))
 			tc.setup(r)
-			st := r.untilDone(r.mgb("nightly", testBucket, topology.BackupRetain)).Status
+			st := r.untilDone(r.mgb("nightly", topology.BackupRetain)).Status
 			if st.Phase != topology.BackupCompleted || st.Instance != "instance_0" || st.InstanceRole != "MAIN" || !strings.Contains(st.InstanceReason, tc.reason) {
 				t.Fatalf("status %s on %s (%s): %q, %s; want Completed on the MAIN instance_0 saying %q", st.Phase, st.Instance,
 					st.InstanceRole, st.InstanceReason, st.Error, tc.reason)
@@ -279,16 +295,23 @@ func TestBackupOnTheMain(t *testing.T) {
 	}
 }
 
-// A bucket that does not exist fails the backup with the store's own words, once: it is never
-// retried.
+// A bucket that does not exist fails the backup with the store's own words, before anything is
+// snapshotted, once: it is never retried.
 func TestBackupToAMissingBucketFailsWithTheStoresError(t *testing.T) {
 	r := newBackupRig(t)
-	b := r.mgb("nightly", "no-such-bucket", topology.BackupRetain)
+	r.editCluster(func(spec, _ map[string]any) {
+		spec["backup"] = map[string]any{"destination": map[string]any{"s3": r.destination("no-such-bucket")}}
+	})
+	b := r.mgb("nightly", topology.BackupRetain)
 	st := r.untilDone(b).Status
-	if st.Phase != topology.BackupFailed || st.Reason != "UploadFailed" || !strings.Contains(st.Error, "NoSuchBucket") {
+	if st.Phase != topology.BackupFailed || st.Reason != "UploadFailed" || !strings.Contains(st.Error, "NoSuchBucket") ||
+		st.Bucket != "no-such-bucket" {
 		t.Fatalf("status %+v, want Failed, UploadFailed, with NoSuchBucket", st)
 	}
 	taken := snapshotsTaken(r.h.world)
+	if len(taken) != 0 {
+		t.Errorf("snapshots %v taken for a bucket that does not exist", taken)
+	}
 	if again := r.call(b, false); again.Status.Phase != topology.BackupFailed || !cmp.Equal(snapshotsTaken(r.h.world), taken) {
 		t.Errorf("a failed backup called again: %+v, snapshots %v (were %v): want it failed and not retried", again.Status, snapshotsTaken(r.h.world), taken)
 	}
@@ -306,15 +329,22 @@ func TestBackupWaitsAndTouchesNothing(t *testing.T) {
 	}{
 		{"no such cluster", func() {}, func() {}, "ClusterNotFound"},
 		{"hibernated cluster", func() { r.h.spec["hibernate"] = true }, func() { delete(r.h.spec, "hibernate") }, "ClusterHibernated"},
-		{"missing credentials Secret", func() { r.noSecret = true }, func() { r.noSecret = false }, "SecretProblem"},
+		{"no destination", func() { r.editCluster(func(spec, _ map[string]any) { delete(spec, "backup") }) },
+			func() {
+				r.editCluster(func(spec, _ map[string]any) {
+					spec["backup"] = map[string]any{"destination": map[string]any{"s3": r.destination(testBucket)}}
+				})
+			}, "NoDestination"},
+		{"missing credentials Secret", func() { r.editCluster(func(_, secrets map[string]any) { delete(secrets, backupNS+"/"+s3CredsSecret) }) },
+			func() { r.editCluster(func(_, secrets map[string]any) { maps.Copy(secrets, r.storeSecrets()) }) }, "SecretProblem"},
 		{"an older backup of the cluster is not done", func() {
-			older := r.mgb("earlier", testBucket, topology.BackupRetain)
+			older := r.mgb("earlier", topology.BackupRetain)
 			older["metadata"].(map[string]any)["creationTimestamp"] = r.created.Add(-time.Hour).Format(time.RFC3339)
 			r.others[backupNS+"/earlier"] = older
 		}, func() { delete(r.others, backupNS+"/earlier") }, "BackupRunning"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			b := r.mgb("nightly", testBucket, topology.BackupRetain)
+			b := r.mgb("nightly", topology.BackupRetain)
 			if tc.name == "no such cluster" {
 				b["spec"].(map[string]any)["cluster"] = "other"
 			}
@@ -339,7 +369,7 @@ func TestBackupDeletionPolicy(t *testing.T) {
 	r.h.must(r.h.world.Commit("tenant_a", 1))
 	for _, policy := range []topology.BackupDeletionPolicy{topology.BackupRetain, topology.BackupDelete} {
 		t.Run(string(policy), func(t *testing.T) {
-			b := r.mgb("b-"+strings.ToLower(string(policy)), testBucket, policy)
+			b := r.mgb("b-"+strings.ToLower(string(policy)), policy)
 			st := r.untilDone(b).Status
 			if st.Phase != topology.BackupCompleted || len(st.Databases) != 2 {
 				t.Fatalf("phase %s, %d databases: %s", st.Phase, len(st.Databases), st.Error)
@@ -374,7 +404,7 @@ func TestBackupFailsWhenTheChosenInstanceChangedRole(t *testing.T) {
 		r.h.must(leader.SetInstanceToMain(ctx, "instance_1"))
 	}}
 	r.h.handler = hooks.NewHandler(hooks.Config{Connector: tap, SyncBudget: 5 * time.Second, AgentResolver: r.farm.resolver(), Now: time.Now})
-	st := r.untilDone(r.mgb("nightly", testBucket, topology.BackupRetain)).Status
+	st := r.untilDone(r.mgb("nightly", topology.BackupRetain)).Status
 	if st.Phase != topology.BackupFailed || st.Reason != "RoleChanged" || st.Instance != "instance_0" ||
 		!strings.Contains(st.Error, "chosen as main and is replica now") {
 		t.Fatalf("status %+v, want Failed, RoleChanged, on instance_0", st)
@@ -382,7 +412,7 @@ func TestBackupFailsWhenTheChosenInstanceChangedRole(t *testing.T) {
 	if taken := snapshotsTaken(r.h.world); len(taken) != 0 {
 		t.Errorf("snapshots taken: %v", taken)
 	}
-	objects, err := r.mem.ListBucket(testBucket, nil, gofakes3.ListBucketPage{})
+	objects, err := r.store.Mem.ListBucket(testBucket, nil, gofakes3.ListBucketPage{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -396,7 +426,7 @@ func TestBackupFailsWhenTheChosenInstanceChangedRole(t *testing.T) {
 func TestConvergedSyncOfAClusterBeingBackedUpIssuesOneQuery(t *testing.T) {
 	r := newBackupRig(t, withWorld(sim.WithSnapshotCost(sim.SnapshotCost{BytesPerTransaction: 1 << 20, WritePerGiB: time.Hour})))
 	r.h.must(r.h.world.Commit("memgraph", 10)) // a 10 MiB snapshot: 35 s of simulated time
-	b := r.mgb("nightly", testBucket, topology.BackupRetain)
+	b := r.mgb("nightly", topology.BackupRetain)
 	st := r.call(b, false).Status
 	for deadline := time.Now().Add(5 * time.Second); !r.h.world.SnapshotRunning(r.h.hostOf("memgraph-data-1"), "memgraph"); time.Sleep(5 * time.Millisecond) {
 		if time.Now().After(deadline) {
@@ -428,24 +458,64 @@ func TestConvergedSyncOfAClusterBeingBackedUpIssuesOneQuery(t *testing.T) {
 	}
 }
 
-// A pod whose agent restarts while it takes the backup (the pod was replaced) fails it with
-// AgentRestarted; the next backup is taken.
-func TestABackupWhoseAgentRestartedFails(t *testing.T) {
+// A pod whose agent restarts while it takes the backup (the pod was replaced) loses the job:
+// the backup goes back to Pending (AgentRestarted), the objects the lost job uploaded are
+// removed, and the backup is taken again and completes. Past its deadline a lost job fails it.
+func TestABackupWhoseAgentRestartedIsTakenAgain(t *testing.T) {
 	r := newBackupRig(t, withWorld(sim.WithSnapshotCost(sim.SnapshotCost{BytesPerTransaction: 1 << 20, WritePerGiB: time.Hour})))
 	r.h.must(r.h.world.Commit("memgraph", 2))
-	b := r.mgb("first", testBucket, topology.BackupRetain)
+	b := r.mgb("first", topology.BackupRetain)
 	if st := r.call(b, false).Status; st.Phase != topology.BackupRunning {
 		t.Fatalf("status %+v, want Running", st)
 	}
+	// What the lost job had uploaded of a database before its pod went.
+	const partial = "prod/default/memgraph/first/databases/tenant_a/20261206000000000000_timestamp_3"
+	r.store.Tamper(t, testBucket, partial, []byte("a snapshot of tenant_a"))
+	status := b["status"].(map[string]any)
+	status["databases"] = []any{map[string]any{"name": "tenant_a", "key": partial, "size": 22}}
 	r.farm.restart(r.h.hostOf("memgraph-data-1"))
-	st := r.call(b, false).Status
-	if st.Phase != topology.BackupFailed || st.Reason != "AgentRestarted" || !strings.Contains(st.Error, "create a new MemgraphBackup") {
-		t.Fatalf("status %+v, want Failed, AgentRestarted", st)
+	a := r.call(b, false)
+	if st := a.Status; st.Phase != topology.BackupPending || st.Reason != "AgentRestarted" || !strings.Contains(st.Error, "taken again from its start") {
+		t.Fatalf("status %+v, want Pending, AgentRestarted", st)
+	}
+	if a.ResyncAfterSeconds < planner.PendingPollMin.Seconds() {
+		t.Errorf("resyncAfterSeconds %v, want a pending poll of at least %v", a.ResyncAfterSeconds, planner.PendingPollMin)
+	}
+	if _, _, ok := r.object(partial); ok {
+		t.Errorf("the lost job's object %s is still in the store", partial)
 	}
 	r.h.advance(time.Minute) // the snapshot the first job started is written
-	if st := r.untilDone(r.mgb("second", testBucket, topology.BackupRetain)).Status; st.Phase != topology.BackupCompleted {
-		t.Fatalf("the next backup: %s (%s: %s)", st.Phase, st.Reason, st.Error)
+	st := r.untilDone(b).Status
+	if st.Phase != topology.BackupCompleted {
+		t.Fatalf("the backup taken again: %s (%s: %s)", st.Phase, st.Reason, st.Error)
 	}
+	if _, _, ok := r.object(st.Key); !ok {
+		t.Errorf("the completed backup's object %s is not in the store", st.Key)
+	}
+
+	late := r.mgb("late", topology.BackupRetain)
+	if st := r.call(late, false).Status; st.Phase != topology.BackupRunning {
+		t.Fatalf("status %+v, want Running", st)
+	}
+	r.farm.restart(r.h.hostOf(podOf(t, late)))
+	// The same backup six hours on: its deadline, as its creation and status say, has passed.
+	past := time.Now().Add(-time.Minute).UTC().Format(time.RFC3339)
+	late["metadata"].(map[string]any)["creationTimestamp"] = time.Now().Add(-6*time.Hour - time.Minute).UTC().Format(time.RFC3339)
+	late["status"].(map[string]any)["deadline"] = past
+	if st := r.call(late, false).Status; st.Phase != topology.BackupFailed || st.Reason != "DeadlineExceeded" ||
+		!strings.Contains(st.Error, "did not complete by its deadline") {
+		t.Fatalf("a lost job past the deadline: %+v, want Failed, DeadlineExceeded", st)
+	}
+}
+
+// podOf is the pod backup b is taken on, as its status says.
+func podOf(t *testing.T, b map[string]any) string {
+	t.Helper()
+	pod, _ := b["status"].(map[string]any)["pod"].(string)
+	if pod == "" {
+		t.Fatalf("backup %v names no pod", b["status"])
+	}
+	return pod
 }
 
 // A new cluster with bootstrap.fromBackup restores every database of the backup into its first
@@ -456,7 +526,7 @@ func TestRestoreANewClusterFromABackup(t *testing.T) {
 	r := newBackupRig(t)
 	r.h.must(r.h.world.Commit("memgraph", 11))
 	r.h.must(r.h.world.Commit("tenant_a", 4))
-	b := r.mgb("nightly", testBucket, topology.BackupRetain)
+	b := r.mgb("nightly", topology.BackupRetain)
 	if st := r.untilDone(b).Status; st.Phase != topology.BackupCompleted {
 		t.Fatalf("backup %s: %s", st.Phase, st.Error)
 	}
@@ -493,6 +563,8 @@ func TestRestoreANewClusterFromABackup(t *testing.T) {
 func TestRestoreWaitsForItsBackup(t *testing.T) {
 	n := newHarness(t, 3, 2)
 	n.spec["bootstrap"] = map[string]any{"fromBackup": map[string]any{"name": "nightly"}}
+	n.spec["backup"] = map[string]any{"destination": map[string]any{"s3": map[string]any{"endpoint": "https://s3.example.com", "bucket": testBucket,
+		"credentialsSecret": map[string]any{"name": s3CredsSecret}}}}
 	n.sync()
 	n.sync()
 	resp := n.sync()
@@ -547,28 +619,40 @@ func customizeRules(t *testing.T, handler http.Handler, path string, parent map[
 	return out
 }
 
-// A MemgraphBackup asks for its cluster, the cluster's pods, the namespace's Secrets and
-// MemgraphBackups; a cluster restoring a backup asks, besides its own, for that MemgraphBackup
-// and the namespace's Secrets (its credentials Secret is named only by the MemgraphBackup).
-func TestCustomizeAsksForWhatBackupsAndRestoresRead(t *testing.T) {
+// No customize hook asks for every Secret of the namespace. A MemgraphBackup asks for its
+// cluster, the cluster's pods, the cluster's backup-agent Secret (by name), the namespace's
+// MemgraphBackups and, when a schedule owns it, that schedule; a cluster asks, besides its own,
+// for the Secrets its spec.backup.destination names and the MemgraphBackup it restores, by name.
+func TestCustomizeAsksOnlyForTheSecretsTheClusterNames(t *testing.T) {
 	handler := hooks.NewHandler(hooks.Config{})
-	r := &backupRig{endpoint: "https://s3.example.com", created: time.Now()}
-	got := customizeRules(t, handler, "/backup/customize", r.mgb("nightly", testBucket, topology.BackupRetain))
+	r := &backupRig{created: time.Now()}
+	b := r.mgb("nightly-1", topology.BackupRetain)
+	b["metadata"].(map[string]any)["ownerReferences"] = []any{map[string]any{"apiVersion": "memgraph.com/v1alpha1",
+		"kind": "MemgraphScheduledBackup", "name": "nightly", "uid": "uid-s", "controller": true}}
+	got := customizeRules(t, handler, "/backup/customize", b)
 	want := []string{
 		"default memgraphclusters memgraph",
 		"default pods selector map[app.kubernetes.io/instance:memgraph app.kubernetes.io/name:memgraph]",
-		"default secrets selector map[]",
+		"default secrets memgraph-backup-agent",
 		"default memgraphbackups selector map[]",
+		"default memgraphscheduledbackups nightly",
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("/backup/customize (-want +got):\n%s", diff)
 	}
 	cluster := map[string]any{"apiVersion": "memgraph.com/v1alpha1", "kind": "MemgraphCluster",
 		"metadata": map[string]any{"name": "restored", "namespace": "default"},
-		"spec":     map[string]any{"bootstrap": map[string]any{"fromBackup": map[string]any{"name": "nightly"}}}}
+		"spec": map[string]any{"bootstrap": map[string]any{"fromBackup": map[string]any{"name": "nightly"}},
+			"backup": map[string]any{"destination": map[string]any{"s3": map[string]any{"endpoint": "https://s3.example.com", "bucket": "b-1",
+				"credentialsSecret": map[string]any{"name": s3CredsSecret}, "caSecret": map[string]any{"name": s3CASecret}}}}}}
 	got = customizeRules(t, handler, "/customize", cluster)
-	if len(got) < 2 || !cmp.Equal(got[len(got)-2:], []string{"default secrets selector map[]", "default memgraphbackups nightly"}) {
-		t.Errorf("/customize of a restoring cluster asks for %v, want the namespace's Secrets and MemgraphBackup nightly last", got)
+	if len(got) < 2 || !cmp.Equal(got[len(got)-2:], []string{"default secrets s3-credentials,s3-ca", "default memgraphbackups nightly"}) {
+		t.Errorf("/customize of a restoring cluster asks for %v, want its store's Secrets and MemgraphBackup nightly last", got)
+	}
+	for _, rule := range got {
+		if strings.Contains(rule, "secrets selector") {
+			t.Errorf("/customize asks for %q", rule)
+		}
 	}
 }
 
@@ -583,7 +667,7 @@ func TestBackupWaitsForAnUnreachableAgent(t *testing.T) {
 	_ = closed.Close()
 	r.h.handler = hooks.NewHandler(hooks.Config{Connector: r.h.pool, SyncBudget: 5 * time.Second, Now: time.Now,
 		AgentResolver: memgraph.ResolverFunc(func(string) string { return dead })})
-	a := r.call(r.mgb("nightly", testBucket, topology.BackupRetain), false)
+	a := r.call(r.mgb("nightly", topology.BackupRetain), false)
 	if a.Status.Phase != topology.BackupPending || a.Status.Reason != "AgentUnreachable" || a.ResyncAfterSeconds <= 0 {
 		t.Errorf("answer %+v, want Pending, AgentUnreachable, a call again", a)
 	}
@@ -598,7 +682,7 @@ func TestBackupWaitsForAnUnreachableAgent(t *testing.T) {
 func TestBackupAdoptsTheJobOfALostAnswer(t *testing.T) {
 	r := newBackupRig(t, withWorld(sim.WithSnapshotCost(sim.SnapshotCost{BytesPerTransaction: 1 << 20, WritePerGiB: time.Hour})))
 	r.h.must(r.h.world.Commit("memgraph", 7))
-	b := r.mgb("nightly", testBucket, topology.BackupRetain)
+	b := r.mgb("nightly", topology.BackupRetain)
 	first := r.call(b, false).Status
 	if first.Phase != topology.BackupRunning || first.Instance != "instance_1" {
 		t.Fatalf("first call: %+v, want Running on instance_1", first)
@@ -616,37 +700,39 @@ func TestBackupAdoptsTheJobOfALostAnswer(t *testing.T) {
 }
 
 // restoringCluster is a new 3+3 cluster, with data directories and agents, that restores the
-// MemgraphBackup b (spec.bootstrap.fromBackup.name) with the rig's credentials and, when the
-// store has one, CA.
+// MemgraphBackup b (spec.bootstrap.fromBackup.name) from the rig's store, its own
+// spec.backup.destination (as the rig's cluster names it), with the rig's Secrets.
 func (r *backupRig) restoringCluster(b map[string]any) (*harness, *agentFarm) {
 	n, farm := newHarnessWithAgents(r.t, 3, 3)
 	name := b["metadata"].(map[string]any)["name"].(string)
 	n.spec["bootstrap"] = map[string]any{"fromBackup": map[string]any{"name": name}}
-	n.secrets = map[string]any{backupNS + "/" + s3CredsSecret: secretOf(s3CredsSecret, map[string]string{"accessKeyId": "test", "secretAccessKey": "test-secret"})}
-	if r.storeCA != "" {
-		n.secrets[backupNS+"/"+s3CASecret] = secretOf(s3CASecret, map[string]string{"ca.crt": r.storeCA})
-	}
+	n.spec["backup"] = r.h.spec["backup"]
+	n.secrets = r.storeSecrets()
 	n.related = map[string]map[string]any{"MemgraphBackup.memgraph.com/v1alpha1": {backupNS + "/" + name: b}}
 	return n, farm
 }
 
-// withCASecret names the rig's CA Secret as b's destination's caSecret.
-func withCASecret(b map[string]any) map[string]any {
-	b["spec"].(map[string]any)["destination"].(map[string]any)["s3"].(map[string]any)["caSecret"] = map[string]any{"name": s3CASecret}
-	return b
+// withCASecret names the rig's CA Secret as the cluster's destination's caSecret.
+func (r *backupRig) withCASecret() {
+	r.editCluster(func(spec, _ map[string]any) {
+		s3 := r.destination(testBucket)
+		s3["caSecret"] = map[string]any{"name": s3CASecret}
+		spec["backup"] = map[string]any{"destination": map[string]any{"s3": s3}}
+	})
 }
 
-// A store whose certificate a private CA signed: a backup that names the CA (caSecret) uploads;
-// one that does not fails on the store's certificate. A restore from it fetches the objects with
+// A store whose certificate a private CA signed: a backup of a cluster whose destination names
+// the CA (caSecret) uploads; one that does not fails on the store's certificate. A restore from it fetches the objects with
 // that CA too (the agent does, not Memgraph).
 func TestBackupAndRestoreWithAStoreOfAPrivateCA(t *testing.T) {
 	r := newBackupRigWithPrivateCA(t)
 	r.h.must(r.h.world.Commit("memgraph", 3))
-	if st := r.untilDone(r.mgb("untrusted", testBucket, topology.BackupRetain)).Status; st.Phase != topology.BackupFailed ||
+	if st := r.untilDone(r.mgb("untrusted", topology.BackupRetain)).Status; st.Phase != topology.BackupFailed ||
 		!strings.Contains(st.Error, "certificate") {
 		t.Errorf("a backup to the store without its CA: %s (%s), want Failed on the store's certificate", st.Phase, st.Error)
 	}
-	b := withCASecret(r.mgb("nightly", testBucket, topology.BackupRetain))
+	r.withCASecret()
+	b := r.mgb("nightly", topology.BackupRetain)
 	st := r.untilDone(b).Status
 	if st.Phase != topology.BackupCompleted {
 		t.Fatalf("a backup with caSecret: %s (%s: %s), want Completed", st.Phase, st.Reason, st.Error)
@@ -669,7 +755,7 @@ func TestBackupAndRestoreWithAStoreOfAPrivateCA(t *testing.T) {
 // cluster and the instance, and nothing is retried.
 func TestBackupFailsWhenItsClusterGoesMidJob(t *testing.T) {
 	r := newBackupRig(t)
-	b := r.mgb("nightly", testBucket, topology.BackupRetain)
+	b := r.mgb("nightly", topology.BackupRetain)
 	b["spec"].(map[string]any)["cluster"] = "deleted"
 	b["status"] = map[string]any{"phase": "Running", "reason": "Uploading", "instance": "instance_0", "pod": "deleted-data-0"}
 	st := r.call(b, false).Status
@@ -689,19 +775,19 @@ func TestBackupFailsWhenItsClusterGoesMidJob(t *testing.T) {
 func TestARestoreNeverOverwritesDataThenFromBackupRemoved(t *testing.T) {
 	r := newBackupRig(t)
 	r.h.must(r.h.world.Commit("memgraph", 5))
-	b := r.mgb("nightly", testBucket, topology.BackupRetain)
+	b := r.mgb("nightly", topology.BackupRetain)
 	if st := r.untilDone(b).Status; st.Phase != topology.BackupCompleted {
 		t.Fatalf("backup %s: %s", st.Phase, st.Error)
 	}
 	r.h.must(r.h.world.Commit("memgraph", 3))
-	later := r.untilDone(r.mgb("later", testBucket, topology.BackupRetain)).Status
+	later := r.untilDone(r.mgb("later", topology.BackupRetain)).Status
 	if later.Phase != topology.BackupCompleted || later.SnapshotTimestamp != 8 {
 		t.Fatalf("the later backup %s at %d: %s", later.Phase, later.SnapshotTimestamp, later.Error)
 	}
 	n, _ := r.restoringCluster(b)
 	n.spec["preferredMain"] = "instance_1"
 	n.sync() // the StatefulSets: the pods start, nothing is registered
-	byHand := memgraph.S3Config{Region: "us-east-1", AccessKey: "test", SecretKey: "test-secret", EndpointURL: r.endpoint}
+	byHand := memgraph.S3Config{Region: "us-east-1", AccessKey: "test", SecretKey: "test-secret", EndpointURL: r.store.URL}
 	target := n.pool.Snapshots(n.network().DataInstance(1).BoltServer, nil, memgraph.Credentials{})
 	if err := target.RecoverSnapshot(context.Background(), "", "s3://"+testBucket+"/"+later.Key, &byHand); err != nil {
 		t.Fatalf("RECOVER SNAPSHOT by hand: %v", err)

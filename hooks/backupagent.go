@@ -2,6 +2,7 @@ package hooks
 
 import (
 	"github.com/memgraph-hooks/memgraph-hooks/hooks/backups"
+	"github.com/memgraph-hooks/memgraph-hooks/hooks/pending"
 	"github.com/memgraph-hooks/memgraph-hooks/topology"
 )
 
@@ -25,4 +26,4 @@ func ensureAgentSecret(obs *observation, c *topology.Cluster, generate func(*top
 }
 
 // generatedAgentSecrets are the agent Secrets generated and not yet observed, of every cluster.
-var generatedAgentSecrets = backups.NewAgentSecretCache()
+var generatedAgentSecrets = pending.New[map[string]string]()

@@ -138,7 +138,7 @@ func atRest(t *testing.T, ns string) func(parent, coordinators, data, pods map[s
 	if err != nil {
 		t.Fatal(err)
 	}
-	coordinatorHash, dataHash, err := topology.PodTemplateHashes(c, "")
+	coordinatorHash, dataHash, err := topology.PodTemplateHashes(c, "", "")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -73,7 +73,7 @@ func clusterKey(c *topology.Cluster) string { return wire.ObjectKey(c.Namespace(
 // the sync sees their readiness, problems and nodes, for the Secrets the spec names (secretRule):
 // the license, which the sync names when it is missing, spec.tls's, whose ca.crt the sync
 // verifies the members with, and spec.auth's, whose credentials read SHOW REPLICAS, and for the
-// Nodes, whose cordons the drain stage reads.
+// cordoned Nodes, which the drain stage reads.
 func (h *handler) handleCustomize(w http.ResponseWriter, r *http.Request) {
 	if _, err := wire.ParseQuery(r.URL.RawQuery); err != nil {
 		h.fail(w, "customize", err)
@@ -102,11 +102,12 @@ func (h *handler) handleCustomize(w http.ResponseWriter, r *http.Request) {
 	if rule, ok := secretRule(cluster); ok {
 		rules = append(rules, rule)
 	}
-	// Every Node (cluster-scoped; a customize hook of version v2 may select them): which pods'
-	// nodes are cordoned is known only at sync time, and a label cannot select on
-	// spec.unschedulable.
-	rules = append(rules, wire.RelatedRule{APIVersion: "v1", Resource: "nodes", LabelSelector: &wire.LabelSelector{MatchLabels: map[string]string{}}})
-	rules = append(rules, backups.RestoreRules(cluster)...)
+	// The cordoned Nodes (cluster-scoped; a customize hook of version v2 may select them), which
+	// the hook's Node decorator labels (handleNodeSync): a label selector cannot select on
+	// spec.unschedulable itself, and every Node would make each sync grow with the cluster.
+	rules = append(rules, wire.RelatedRule{APIVersion: "v1", Resource: "nodes",
+		LabelSelector: &wire.LabelSelector{MatchLabels: map[string]string{topology.LabelNodeCordoned: topology.NodeCordonedValue}}})
+	rules = append(rules, backups.ClusterRules(cluster)...)
 	h.writeJSON(w, "customize", http.StatusOK, wire.CustomizeResponse{RelatedResources: rules})
 }
 

@@ -28,12 +28,14 @@ func (d deadClient) AddCoordinator(context.Context, int, memgraph.CoordinatorCon
 func (d deadClient) RegisterInstance(context.Context, string, memgraph.InstanceConfig) error {
 	return d.err()
 }
-func (d deadClient) SetInstanceToMain(context.Context, string) error  { return d.err() }
-func (d deadClient) DemoteInstance(context.Context, string) error     { return d.err() }
-func (d deadClient) UnregisterInstance(context.Context, string) error { return d.err() }
-func (d deadClient) RemoveCoordinator(context.Context, int) error     { return d.err() }
-func (d deadClient) YieldLeadership(context.Context) error            { return d.err() }
-func (d deadClient) ForceResetClusterState(context.Context) error     { return d.err() }
+func (d deadClient) SetInstanceToMain(context.Context, string) error            { return d.err() }
+func (d deadClient) DemoteInstance(context.Context, string) error               { return d.err() }
+func (d deadClient) UnregisterInstance(context.Context, string) error           { return d.err() }
+func (d deadClient) RemoveCoordinator(context.Context, int) error               { return d.err() }
+func (d deadClient) UpdateInstanceConfig(context.Context, string, string) error { return d.err() }
+func (d deadClient) UpdateCoordinatorConfig(context.Context, int, string) error { return d.err() }
+func (d deadClient) YieldLeadership(context.Context) error                      { return d.err() }
+func (d deadClient) ForceResetClusterState(context.Context) error               { return d.err() }
 func (d deadClient) ShowCoordinatorSettings(context.Context) ([]memgraph.Setting, error) {
 	return nil, d.err()
 }

@@ -114,12 +114,14 @@ func (k cannedClient) AddCoordinator(context.Context, int, memgraph.CoordinatorC
 func (k cannedClient) RegisterInstance(context.Context, string, memgraph.InstanceConfig) error {
 	return k.write()
 }
-func (k cannedClient) SetInstanceToMain(context.Context, string) error  { return k.write() }
-func (k cannedClient) DemoteInstance(context.Context, string) error     { return k.write() }
-func (k cannedClient) UnregisterInstance(context.Context, string) error { return k.write() }
-func (k cannedClient) RemoveCoordinator(context.Context, int) error     { return k.write() }
-func (k cannedClient) YieldLeadership(context.Context) error            { return k.write() }
-func (k cannedClient) ForceResetClusterState(context.Context) error     { return k.write() }
+func (k cannedClient) SetInstanceToMain(context.Context, string) error            { return k.write() }
+func (k cannedClient) DemoteInstance(context.Context, string) error               { return k.write() }
+func (k cannedClient) UnregisterInstance(context.Context, string) error           { return k.write() }
+func (k cannedClient) RemoveCoordinator(context.Context, int) error               { return k.write() }
+func (k cannedClient) UpdateInstanceConfig(context.Context, string, string) error { return k.write() }
+func (k cannedClient) UpdateCoordinatorConfig(context.Context, int, string) error { return k.write() }
+func (k cannedClient) YieldLeadership(context.Context) error                      { return k.write() }
+func (k cannedClient) ForceResetClusterState(context.Context) error               { return k.write() }
 func (k cannedClient) SetCoordinatorSetting(context.Context, string, string) error {
 	return k.write()
 }

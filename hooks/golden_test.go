@@ -79,6 +79,7 @@ func goldenResponses(t *testing.T) map[string][]byte {
 func goldenDayTwo(t *testing.T, out map[string][]byte) {
 	h := newHarness(t, 3, 3)
 	h.keepVolumes = true // the claims outlive the pods, as hibernation keeps them
+	h.generations = true // each edit of the spec is a generation: the new image is the spec's change
 	h.bootstrap()
 	h.assertConverged()
 	h.pauseAShrinkWithAHumanEdit()

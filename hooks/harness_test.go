@@ -72,6 +72,9 @@ type harness struct {
 	// keepVolumes: a shed pod's instance is stopped with its state and restarted on it when its
 	// pod comes back (claims retained), instead of removed for good.
 	keepVolumes bool
+	// freshVolumes are hosts whose claims were deleted with their pod (replaceVolume): the next
+	// pod of that name starts the instance on fresh state.
+	freshVolumes map[string]bool
 	// podNodes are the nodes pods run on (spec.nodeName), nodes the related Nodes, keyed by name
 	// as Metacontroller's v2 request keys cluster-scoped objects; nil sends none.
 	podNodes map[string]string
@@ -81,6 +84,15 @@ type harness struct {
 	dataRoot string
 	// related are more related objects each request carries, by type key then v2 key.
 	related map[string]map[string]any
+	// ingress and nodePorts are what Kubernetes assigned Services, by name: their
+	// status.loadBalancer.ingress, and the node port of their first port.
+	ingress   map[string][]any
+	nodePorts map[string]int64
+	// generations: the parent's metadata.generation grows with each change of its spec, as the
+	// API server's does (specSeen is the spec it was last counted for); otherwise it stays 1.
+	generations bool
+	generation  int64
+	specSeen    string
 }
 
 // dataDir is the data instance host's data directory: under dataRoot, or none.
@@ -119,6 +131,12 @@ func withForceResetTimeout(d time.Duration) harnessOption {
 	return func(c *harnessConfig) { c.pool.ForceResetTimeout = d }
 }
 
+// withMainlessSettle sets the hook's pause before it makes a MAIN (hooks.Config.MainlessSettle),
+// for tests of concurrent writers; 0 is the hook's default.
+func withMainlessSettle(d time.Duration) harnessOption {
+	return func(c *harnessConfig) { c.hook.MainlessSettle = d }
+}
+
 // withWorld adds simulator options (the clock is always the harness's manual clock).
 func withWorld(opts ...sim.Option) harnessOption {
 	return func(c *harnessConfig) { c.world = append(c.world, opts...) }
@@ -141,7 +159,9 @@ var epoch = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 // only when a test advances it (h.advance), so every timed behaviour is deterministic.
 func newHarness(t testing.TB, coordinators, data int, opts ...harnessOption) *harness {
 	t.Helper()
-	cfg := harnessConfig{hook: hooks.Config{SyncBudget: 5 * time.Second}, pool: bolt.PoolOptions{ForceResetTimeout: 300 * time.Millisecond}}
+	// One hook process at a time, so no pause before a MAIN is made (withMainlessSettle).
+	cfg := harnessConfig{hook: hooks.Config{SyncBudget: 5 * time.Second, MainlessSettle: -1},
+		pool: bolt.PoolOptions{ForceResetTimeout: 300 * time.Millisecond}}
 	for _, o := range opts {
 		o(&cfg)
 	}
@@ -188,7 +208,7 @@ func (h *harness) network() topology.Network {
 }
 
 func (h *harness) parent() map[string]any {
-	meta := map[string]any{"name": h.name, "namespace": h.ns, "uid": "uid-1", "generation": 1}
+	meta := map[string]any{"name": h.name, "namespace": h.ns, "uid": "uid-1", "generation": h.specGeneration()}
 	if h.annotations != nil {
 		meta["annotations"] = h.annotations
 	}
@@ -198,6 +218,22 @@ func (h *harness) parent() map[string]any {
 		"spec":     h.spec,
 		"status":   h.lastResp.Status,
 	}
+}
+
+// specGeneration is the parent's metadata.generation: 1, or with generations one more for each
+// change of the spec.
+func (h *harness) specGeneration() int64 {
+	if !h.generations {
+		return 1
+	}
+	spec, err := json.Marshal(h.spec)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	if string(spec) != h.specSeen {
+		h.generation, h.specSeen = h.generation+1, string(spec)
+	}
+	return h.generation
 }
 
 // request renders the sync request Metacontroller would send now (hook version v2 keys).
@@ -260,6 +296,9 @@ func (h *harness) podLabels(pod string) map[string]any {
 // of the spec it last observed.
 func (h *harness) settle(obj map[string]any) map[string]any {
 	out := deepCopy(obj)
+	if out["kind"] == "Service" {
+		return h.assigned(out)
+	}
 	if out["kind"] != "StatefulSet" {
 		return out
 	}
@@ -287,6 +326,19 @@ func (h *harness) settle(obj map[string]any) map[string]any {
 	out["status"] = map[string]any{"observedGeneration": max(c.observed, 1), "replicas": replicas, "readyReplicas": ready,
 		"updateRevision": update, "currentRevision": current}
 	return out
+}
+
+// assigned gives a returned Service what Kubernetes assigned it (h.ingress, h.nodePorts).
+func (h *harness) assigned(svc map[string]any) map[string]any {
+	name := svc["metadata"].(map[string]any)["name"].(string)
+	if ingress, ok := h.ingress[name]; ok {
+		svc["status"] = map[string]any{"loadBalancer": map[string]any{"ingress": ingress}}
+	}
+	if port, ok := h.nodePorts[name]; ok {
+		ports := svc["spec"].(map[string]any)["ports"].([]any)
+		ports[0].(map[string]any)["nodePort"] = port
+	}
+	return svc
 }
 
 // setController is what the harness's StatefulSet controller knows about one StatefulSet.
@@ -557,6 +609,9 @@ func (h *harness) createPod(sts map[string]any, pod string, i int, start func(ve
 	switch {
 	case h.brokenImages[st.image]:
 		st.starting = true
+	case h.started[host] && h.freshVolumes[host]:
+		h.must(h.world.Wipe(host))
+		delete(h.freshVolumes, host)
 	case h.started[host]:
 		h.must(h.world.RestartAt(host, imageTag(st.image)))
 	default:

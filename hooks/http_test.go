@@ -153,6 +153,8 @@ func dropTransitionTimes(resp map[string]any) {
 	}
 }
 
+// The customize hook asks for the cluster's pods, the Secrets its spec names and the Nodes that
+// carry the Node decorator's label — the cordoned ones, never every Node.
 func TestCustomizeAsksForTheClustersPods(t *testing.T) {
 	handler := hooks.NewHandler(hooks.Config{Connector: unreachable{}})
 	code, body := serve(t, handler, http.MethodPost, "/customize", mustJSON(t, map[string]any{"parent": validParent()}))
@@ -161,7 +163,7 @@ func TestCustomizeAsksForTheClustersPods(t *testing.T) {
 	}
 	want := `{"relatedResources":[{"apiVersion":"v1","resource":"pods","namespace":"default","labelSelector":{"matchLabels":{"app.kubernetes.io/instance":"memgraph","app.kubernetes.io/name":"memgraph"}}},` +
 		`{"apiVersion":"v1","resource":"secrets","namespace":"default","names":["memgraph-secrets"]},` +
-		`{"apiVersion":"v1","resource":"nodes","labelSelector":{"matchLabels":{}}}]}`
+		`{"apiVersion":"v1","resource":"nodes","labelSelector":{"matchLabels":{"memgraph.com/cordoned":"true"}}}]}`
 	var got, wantObj any
 	_ = json.Unmarshal([]byte(body), &got)
 	_ = json.Unmarshal([]byte(want), &wantObj)

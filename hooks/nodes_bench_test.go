@@ -1,21 +1,34 @@
 package hooks_test
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"maps"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+
+	"github.com/memgraph-hooks/memgraph-hooks/hooks"
 )
 
-// The customize hook asks for every Node (a label cannot select a cordon), so each sync request
-// carries the Kubernetes cluster's Nodes whole, as the API server serves them. BenchmarkSyncWithNodes
-// measures what that costs a converged 3x2 sync: the same request with and without N Nodes,
-// in alternating rounds of one run, reported as the CPU ratio nodes ÷ none and the request size.
+// A sync carries the Nodes the customize hook's rule selects: those the Node decorator labels
+// as cordoned. BenchmarkSyncWithNodes plays Metacontroller's part for a Kubernetes cluster of N
+// Nodes of which some are cordoned: every Node goes
+// through the hook's /nodes/sync and gets the labels it answers, the cluster's /customize rule
+// selects among them, and a converged 3x2 sync carries what it selects. It reports, from
+// alternating rounds of one run, the CPU ratio of that sync to the same sync without Nodes, and
+// the request's size: the cost follows the cordoned Nodes (none in the steady state, one while
+// kubectl drain takes a node at a time, 1% during a surge upgrade of a node pool), not the
+// Kubernetes cluster's size.
 func BenchmarkSyncWithNodes(b *testing.B) {
-	for _, n := range []int{10, 100, 1000} {
-		b.Run(fmt.Sprintf("nodes-%d", n), func(b *testing.B) {
+	for _, tc := range []struct{ nodes, cordoned int }{{10, 0}, {1000, 0}, {1000, 1}, {1000, 10}} {
+		n, cordoned := tc.nodes, tc.cordoned
+		b.Run(fmt.Sprintf("nodes-%d/cordoned-%d", n, cordoned), func(b *testing.B) {
 			base := newConvergedBench(b, 3, 2, true)
 			with := base
 			var req map[string]any
@@ -27,9 +40,9 @@ func BenchmarkSyncWithNodes(b *testing.B) {
 			if existing, ok := related["Node.v1"].(map[string]any); ok {
 				maps.Copy(nodes, existing)
 			}
-			for i := range n {
-				name := fmt.Sprintf("worker-%04d", i)
-				nodes[name] = apiServerNode(name)
+			maps.Copy(nodes, selectedNodes(b, req["parent"], n, cordoned))
+			if len(nodes) != cordoned {
+				b.Fatalf("the sync carries %d Nodes; want the %d cordoned", len(nodes), cordoned)
 			}
 			related["Node.v1"] = nodes
 			var err error
@@ -51,6 +64,71 @@ func BenchmarkSyncWithNodes(b *testing.B) {
 			b.ReportMetric(withNodes.perOp(withNodes.bytes)/1024, "sync-KiB-alloc/op")
 		})
 	}
+}
+
+// selectedNodes are the Nodes, of a Kubernetes cluster of n whose first cordoned are cordoned,
+// that Metacontroller puts into parent's sync request: each Node labelled as the hook's
+// /nodes/sync answers, then filtered by the Nodes' rule of the hook's /customize answer.
+func selectedNodes(b *testing.B, parent any, n, cordoned int) map[string]any {
+	b.Helper()
+	handler := hooks.NewHandler(hooks.Config{Connector: unreachable{}})
+	post := func(path string, body any, out any) {
+		raw, err := json.Marshal(body)
+		if err != nil {
+			b.Fatal(err)
+		}
+		rec := httptest.NewRecorder()
+		handler.ServeHTTP(rec, httptest.NewRequest(http.MethodPost, path, bytes.NewReader(raw)))
+		if rec.Code != http.StatusOK {
+			b.Fatalf("%s: %d %s", path, rec.Code, rec.Body)
+		}
+		if err := json.Unmarshal(rec.Body.Bytes(), out); err != nil {
+			b.Fatal(err)
+		}
+	}
+	var customize struct {
+		RelatedResources []struct {
+			Resource      string
+			LabelSelector *metav1.LabelSelector
+		}
+	}
+	post("/customize", map[string]any{"parent": parent}, &customize)
+	selector := labels.Nothing()
+	for _, rule := range customize.RelatedResources {
+		if rule.Resource == "nodes" {
+			var err error
+			if selector, err = metav1.LabelSelectorAsSelector(rule.LabelSelector); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	out := map[string]any{}
+	for i := range n {
+		name := fmt.Sprintf("worker-%04d", i)
+		node := apiServerNode(name)
+		if i < cordoned {
+			node["spec"].(map[string]any)["unschedulable"] = true
+		}
+		var decorated struct{ Labels map[string]*string }
+		post("/nodes/sync", map[string]any{"object": node}, &decorated)
+		nodeLabels := node["metadata"].(map[string]any)["labels"].(map[string]any)
+		set := labels.Set{}
+		for k, v := range nodeLabels {
+			set[k] = v.(string)
+		}
+		for k, v := range decorated.Labels {
+			if v == nil {
+				delete(nodeLabels, k)
+				delete(set, k)
+			} else {
+				nodeLabels[k], set[k] = *v, *v
+			}
+		}
+		if selector.Matches(set) {
+			out[name] = node
+		}
+	}
+	return out
 }
 
 // apiServerNode is a Node as a kubelet on a cloud VM reports it (~5 KiB of JSON): labels,

@@ -51,12 +51,21 @@ type observation struct {
 	// certificates are the StatefulSets' records of a certificate rotation
 	// (topology.CertificateRecord); coordinators first.
 	certificates [2]topology.CertificateRecord
-	window       *int32               // the data StatefulSet's hibernation window (spec.ordinals.start)
-	tls          clustersecrets.Trust // from the spec.tls Secret among the related objects
-	auth         clustersecrets.Auth  // from the spec.auth Secret among the related objects
-	ignored      topology.Warnings    // evidence beyond a role's ceiling
+	// records are the StatefulSets' records of what their pod templates were rendered from, and
+	// stamps the stamps those templates carry; agent is the backup agent's pin on the data
+	// StatefulSet; coordinators first.
+	records [2]topology.TemplateRecord
+	stamps  [2]topology.TemplateStamps
+	agent   topology.AgentPin
+	window  *int32               // the data StatefulSet's hibernation window (spec.ordinals.start)
+	tls     clustersecrets.Trust // from the spec.tls Secret among the related objects
+	auth    clustersecrets.Auth  // from the spec.auth Secret among the related objects
+	ignored topology.Warnings    // evidence beyond a role's ceiling
 	// restore is where spec.bootstrap.fromBackup's backup is (nil when the spec restores nothing).
 	restore *backups.RestoreSource
+	// backupCopies are what the backup-agent Secret carries for the cluster's backups
+	// (backups.CopyAccess; nil without spec.backup.destination).
+	backupCopies *backups.Copied
 	// problems are why the cluster's pods cannot start (topology.PodProblems), missingSecrets the
 	// Secrets the spec names that are not among the related objects (topology.MissingSecrets).
 	problems       []topology.PodProblem
@@ -64,6 +73,9 @@ type observation struct {
 	// frozen are, while paused, the StatefulSets, Services, PodDisruptionBudgets and Secrets in
 	// the parent's namespace as observed, by type then key: the children a paused pass returns.
 	frozen []map[string]any
+	// external is what spec.externalAccess's addresses come from (readExternalAccess); empty
+	// without it.
+	external topology.ExternalObservation
 	// agentSecret is the data (base64 values) of the backup-agent Secret child when it exists
 	// and is complete (topology.BackupAgentSecretComplete); otherwise the shell generates it
 	// (ensureAgentSecret) before rendering.
@@ -115,10 +127,13 @@ func observe(req *syncRequest, body []byte, c *topology.Cluster) (observation, e
 	if err := o.readNodesAndBudget(req, c); err != nil {
 		return o, err
 	}
+	if err := o.readExternalAccess(req, c); err != nil {
+		return o, err
+	}
 	if o.agentSecret, err = backups.ObservedAgentSecret(req.Children, c); err != nil {
 		return o, err
 	}
-	if o.restore, err = backups.ObserveRestore(req.Related, body, c); err != nil {
+	if o.restore, o.backupCopies, err = backups.ObserveCluster(req.Related, body, c, o.tls.CAPEM, o.tls.Problem, o.auth.Creds, o.auth.Problem); err != nil {
 		return o, err
 	}
 	if paused, _ := c.Paused(); paused {
@@ -165,6 +180,12 @@ func (o *observation) readSet(i int, r topology.RoleSet, s *wire.Object, path st
 	o.reconciled[i] = trusted && s.Status.ObservedGeneration >= s.Metadata.Generation && have == want && s.Status.ReadyReplicas == want
 	a := s.Metadata.Annotations
 	o.certificates[i] = topology.CertificateRecord{Restart: a.CertificateRestart, Seen: a.CertificateSeen, Reloaded: a.CertificateReloaded}
+	o.records[i] = topology.ReadTemplateRecord(a.SpecGeneration, a.HookRelease, a.TemplateChange)
+	stamps := s.Spec.Template.Metadata.Annotations
+	o.stamps[i] = topology.TemplateStamps{RestartedAt: stamps.RestartedAt, CertificateRestart: stamps.CertificateRestart}
+	if i == 1 {
+		o.agent = topology.ReadAgentPin(a.AgentImage, a.AgentProtocol)
+	}
 	o.hashes[i], o.sets[i] = s.Metadata.Annotations.TemplateHash, planner.RolloutSet{
 		Exists: true, Generation: s.Metadata.Generation, ObservedGeneration: s.Status.ObservedGeneration,
 		UpdateRevision: s.Status.UpdateRevision, CurrentRevision: s.Status.CurrentRevision,
@@ -279,10 +300,11 @@ func observedChildren(req *syncRequest, body []byte, namespace string) ([]map[st
 // template (the hashes topology.Render will annotate, admittedParent.templateHashes).
 func (o *observation) rolloutWorkloads(c *topology.Cluster, desired [2]string, now time.Time) *planner.Workloads {
 	allowDowngrade, _ := c.AllowDowngrade() // an ambiguous value is no permission; status says so
-	sets := o.sets
+	sets, provenance := o.sets, o.provenance(c)
 	for i := range sets {
 		sets[i].Span = *role32(&o.span, i)
 		sets[i].TemplateChanging = sets[i].Exists && o.hashes[i] != desired[i]
+		sets[i].Provenance = provenance[i]
 		sets[i].Pods = append([]planner.RolloutPod(nil), sets[i].Pods...)
 	}
 	return &planner.Workloads{Coordinators: sets[0], Data: sets[1], Now: metav1.NewTime(now),

@@ -83,6 +83,14 @@ func (x *performer) within(ctx context.Context, share int, grace bool) (context.
 
 func (x *performer) read(ctx context.Context, r planner.Read) planner.Result {
 	var got planner.Result
+	if r.After > 0 {
+		select {
+		case <-ctx.Done():
+			got.Err = ctx.Err()
+			return got
+		case <-time.After(r.After):
+		}
+	}
 	switch r.What {
 	case planner.ReadInstances:
 		got.Rows, got.Err = x.conn.Client(r.From).ShowInstances(ctx)
@@ -184,6 +192,10 @@ func send(ctx context.Context, c memgraph.Client, cmd planner.Command) error {
 		return c.YieldLeadership(ctx)
 	case planner.SetCoordinatorSetting:
 		return c.SetCoordinatorSetting(ctx, cmd.Name, cmd.Value)
+	case planner.UpdateInstanceConfig:
+		return c.UpdateInstanceConfig(ctx, cmd.Name, cmd.BoltServer)
+	case planner.UpdateCoordinatorConfig:
+		return c.UpdateCoordinatorConfig(ctx, cmd.ID, cmd.BoltServer)
 	}
 	return fmt.Errorf("no way to send %T (%s)", cmd, cmd)
 }

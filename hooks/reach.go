@@ -2,12 +2,12 @@ package hooks
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"github.com/memgraph-hooks/memgraph-hooks/backup"
 	"github.com/memgraph-hooks/memgraph-hooks/hooks/backups"
 	"github.com/memgraph-hooks/memgraph-hooks/hooks/clustersecrets"
-	"github.com/memgraph-hooks/memgraph-hooks/hooks/wire"
 	"github.com/memgraph-hooks/memgraph-hooks/memgraph"
 	"github.com/memgraph-hooks/memgraph-hooks/planner"
 	"github.com/memgraph-hooks/memgraph-hooks/topology"
@@ -16,16 +16,23 @@ import (
 // What the backup controllers (package backups) take from the shell: how a cluster's Memgraph
 // is reached and its MAIN found, and the agents' clients.
 
-// reach is how the hook reaches c's coordinators (over spec.tls's trust) and data instances
-// (with spec.auth's credentials too), and how an agent reaches its own pod's Memgraph, from the
-// Secrets of c's namespace; problems say what is missing.
-func (h *handler) reach(c *topology.Cluster, secrets map[string]*wire.Object) backups.Reached {
-	trust := clustersecrets.ReadBoltTLS(secrets[c.TLSSecretName()], c)
+// reach is how the hook reaches c's coordinators (over spec.tls's CA) and data instances (with
+// spec.auth's credentials too), and how an agent reaches its own pod's Memgraph, from what c's
+// backup-agent Secret carries (backups.Access); problems say what is wrong.
+func (h *handler) reach(c *topology.Cluster, a backups.Access) backups.Reached {
+	var trust clustersecrets.Trust
+	if c.TLSSecretName() != "" {
+		config, err := memgraph.NewBoltTLS(a.BoltCA)
+		if err != nil {
+			return backups.Reached{Problems: []string{fmt.Sprintf("the CA of Secret %s/%s (spec.tls.secretName): %v", c.Namespace(), c.TLSSecretName(), err)}}
+		}
+		trust = clustersecrets.Trust{Config: config, CAPEM: a.BoltCA}
+	}
 	coordinators, problem := h.connector(trust)
 	if problem != "" {
 		return backups.Reached{Problems: []string{problem}}
 	}
-	auth := clustersecrets.ReadAuth(secrets[c.AuthSecretName()], c)
+	auth := clustersecrets.Auth{Creds: a.Memgraph}
 	r := backups.Reached{Coordinators: coordinators, Agent: backup.MemgraphTarget{CAPEM: trust.CAPEM}}
 	if r.Data, problem = withAuth(coordinators, auth); problem != "" {
 		r.Problems = append(r.Problems, problem)

@@ -293,9 +293,9 @@ func TestDryRunPlansButExecutesNothing(t *testing.T) {
 	assertOnlyReads(t, h.world.Queries())
 }
 
-// A member registered by hand with another address is left as it is (Memgraph can only change
-// a bolt_server in place, and rewriting the rest means unregistering), but the status says so.
-func TestAddressDriftIsReportedNotRewritten(t *testing.T) {
+// A member registered by hand with another bolt_server gets its declared one back in place
+// (UPDATE CONFIG): nothing is unregistered, and the MAIN stays where it is.
+func TestBoltServerRegisteredElsewhereIsUpdatedInPlace(t *testing.T) {
 	h := newHarness(t, 3, 2)
 	h.bootstrap()
 	n := h.network()
@@ -308,9 +308,21 @@ func TestAddressDriftIsReportedNotRewritten(t *testing.T) {
 	h.world.ResetLog()
 	h.sync()
 	h.assertConverged()
-	_, _, msg := h.condition(topology.ConditionConverged)
-	if !strings.Contains(msg, `instance_1 bolt_server is "`+d.Host+`:7688"`) {
-		t.Errorf("Converged message %q does not report instance_1's drifted bolt_server", msg)
+	var writes []string
+	for _, q := range h.world.Queries() {
+		if !strings.HasPrefix(q.Text, "SHOW ") {
+			writes = append(writes, q.Text)
+		}
 	}
-	assertOnlyReads(t, h.world.Queries())
+	if diff := cmp.Diff([]string{memgraph.UpdateInstanceConfigQuery("instance_1", d.BoltServer)}, writes); diff != "" {
+		t.Errorf("writes (-want +got):\n%s", diff)
+	}
+	for _, r := range h.showInstances() {
+		if r.Name == "instance_1" && r.BoltServer != d.BoltServer {
+			t.Errorf("instance_1 bolt_server %q, want %q", r.BoltServer, d.BoltServer)
+		}
+	}
+	if diff := cmp.Diff([]string{"instance_0"}, h.mains()); diff != "" {
+		t.Errorf("MAINs (-want +got):\n%s", diff)
+	}
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"time"
 
+	"github.com/memgraph-hooks/memgraph-hooks/hooks/backups"
 	"github.com/memgraph-hooks/memgraph-hooks/hooks/wire"
 	"github.com/memgraph-hooks/memgraph-hooks/planner"
 	"github.com/memgraph-hooks/memgraph-hooks/topology"
@@ -42,7 +43,7 @@ func desiredChildren(p *admittedParent, obs *observation, done planner.Done) (ch
 	if children, err = p.children(done.Children); err != nil {
 		return nil, nil, err
 	}
-	if appended, err = p.agentSecretChild(obs.agentSecret); err != nil {
+	if appended, err = p.agentSecretChild(backups.AgentSecretOf(p.cluster, obs.agentSecret, obs.backupCopies)); err != nil {
 		return nil, nil, err
 	}
 	return children, appended, nil

@@ -44,15 +44,17 @@ func newParentCache(limit int, agentImage string) *parentCache {
 // admittedParent is an admitted cluster and what has been rendered from it.
 type admittedParent struct {
 	cluster *topology.Cluster
+	// agentImage is the hook's own backup-agent image (Config.AgentImage): a new cluster's pin.
+	agentImage string
 
 	mu          sync.Mutex
 	hashesDone  bool
-	hashesFor   string    // the certificate restart stamp the hashes are for
+	hashesFor   hashInput // what the hashes are for
 	hashes      [2]string // coordinators, data; "?" when they could not be computed
 	renderings  map[renderKey][]byte
 	declared    *topology.Declared
 	declaredFor topology.Replicas
-	agentData   map[string]string // the backup-agent Secret's data agentChild is for
+	agentSecret backups.AgentSecret // the backup-agent Secret agentChild is for
 	agentChild  []byte
 }
 
@@ -72,6 +74,12 @@ func keyOf(r topology.Rendering) renderKey {
 	return k
 }
 
+// hashInput is what the pod-template hashes depend on besides the cluster: the certificate
+// restart stamp and the backup agent's image.
+type hashInput struct {
+	restart, agentImage string
+}
+
 // admit returns the admitted parent for raw, admitting it (decodeParent) unless it is cached.
 func (pc *parentCache) admit(raw []byte) (*admittedParent, error) {
 	pc.mu.Lock()
@@ -84,7 +92,7 @@ func (pc *parentCache) admit(raw []byte) (*admittedParent, error) {
 	if err != nil {
 		return nil, err
 	}
-	p = &admittedParent{cluster: cluster.WithAgentImage(pc.agentImage)}
+	p = &admittedParent{cluster: cluster, agentImage: pc.agentImage}
 	if pc.limit <= 0 {
 		return p, nil
 	}
@@ -104,17 +112,18 @@ func (pc *parentCache) admit(raw []byte) (*admittedParent, error) {
 }
 
 // templateHashes are topology.PodTemplateHashes of the cluster with the certificate restart
-// stamp restart (coordinators first), "?" for both when they cannot be computed (a hash that
-// cannot be computed counts as a change, which holds every pod).
-func (p *admittedParent) templateHashes(restart string) [2]string {
+// stamp restart and the backup agent's image agentImage (coordinators first), "?" for both when
+// they cannot be computed (a hash that cannot be computed counts as a change, which holds every
+// pod).
+func (p *admittedParent) templateHashes(restart, agentImage string) [2]string {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if !p.hashesDone || p.hashesFor != restart {
-		c, d, err := topology.PodTemplateHashes(p.cluster, restart)
+	if in := (hashInput{restart, agentImage}); !p.hashesDone || p.hashesFor != in {
+		c, d, err := topology.PodTemplateHashes(p.cluster, restart, agentImage)
 		if err != nil {
 			c, d = "?", "?"
 		}
-		p.hashes, p.hashesDone, p.hashesFor = [2]string{c, d}, true, restart
+		p.hashes, p.hashesDone, p.hashesFor = [2]string{c, d}, true, in
 	}
 	return p.hashes
 }
@@ -159,20 +168,20 @@ func (p *admittedParent) children(r topology.Rendering) ([]byte, error) {
 	return raw, nil
 }
 
-// agentSecretChild is backups.AgentSecretChild for data (nil for nil data), remembered for the
-// last data: the Secret's data is the same pass after pass.
-func (p *admittedParent) agentSecretChild(data map[string]string) ([]byte, error) {
-	if data == nil {
+// agentSecretChild is backups.AgentSecretChild for s (nil for s without data), remembered for
+// the last s: the Secret is the same pass after pass.
+func (p *admittedParent) agentSecretChild(s backups.AgentSecret) ([]byte, error) {
+	if s.Data == nil {
 		return nil, nil
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.agentChild == nil || !maps.Equal(p.agentData, data) {
-		raw, err := backups.AgentSecretChild(p.cluster, data)
+	if p.agentChild == nil || !maps.Equal(p.agentSecret.Data, s.Data) || !maps.Equal(p.agentSecret.Annotations, s.Annotations) {
+		raw, err := backups.AgentSecretChild(p.cluster, s)
 		if err != nil {
 			return nil, err
 		}
-		p.agentData, p.agentChild = maps.Clone(data), raw
+		p.agentSecret, p.agentChild = backups.AgentSecret{Data: maps.Clone(s.Data), Annotations: maps.Clone(s.Annotations)}, raw
 	}
 	return p.agentChild, nil
 }

@@ -52,11 +52,11 @@ func assertRendersAsUncached(t *testing.T, p *admittedParent, raw []byte, r topo
 	if err != nil {
 		t.Fatal(err)
 	}
-	wantCoordinators, wantData, err := topology.PodTemplateHashes(fresh, "")
+	wantCoordinators, wantData, err := topology.PodTemplateHashes(fresh, "", "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if h := p.templateHashes(""); h != [2]string{wantCoordinators, wantData} {
+	if h := p.templateHashes("", ""); h != [2]string{wantCoordinators, wantData} {
 		t.Errorf("%s: cached template hashes %s, uncached %s %s", clusterKey(fresh), h, wantCoordinators, wantData)
 	}
 	if diff := cmp.Diff(fresh.Declare(r.Replicas), p.declare(r.Replicas)); diff != "" {

@@ -11,6 +11,7 @@
 package hooks
 
 import (
+	"cmp"
 	"errors"
 	"log/slog"
 	"net/http"
@@ -24,6 +25,7 @@ import (
 	"github.com/memgraph-hooks/memgraph-hooks/hooks/backups"
 	"github.com/memgraph-hooks/memgraph-hooks/hooks/hookmetrics"
 	"github.com/memgraph-hooks/memgraph-hooks/hooks/serving"
+	"github.com/memgraph-hooks/memgraph-hooks/hooks/users"
 	"github.com/memgraph-hooks/memgraph-hooks/hooks/wire"
 	"github.com/memgraph-hooks/memgraph-hooks/memgraph"
 	"github.com/memgraph-hooks/memgraph-hooks/planner"
@@ -36,6 +38,9 @@ const (
 	// (manifests/compositecontroller.yaml), leaving room for rendering and the network.
 	DefaultSyncBudget   = 6 * time.Second
 	DefaultMaxBodyBytes = 8 << 20
+	// DefaultMainlessSettle is far longer than the DEMOTE-to-SET gap of a handover (two Raft
+	// writes back to back) and far shorter than the sync budget.
+	DefaultMainlessSettle = time.Second
 )
 
 // Config wires the handler.
@@ -62,13 +67,25 @@ type Config struct {
 	// backup-agent port) to the one to dial; nil dials it as advertised. TLS still verifies the
 	// advertised name.
 	AgentResolver memgraph.Resolver
-	// AgentImage is the image of every data pod's backup-agent sidecar ("" is
-	// topology.DefaultAgentImage): the hook's own.
+	// AgentImage is the image of the backup-agent sidecar of a new cluster's data pods ("" is
+	// topology.DefaultAgentImage): the hook's own. A cluster keeps the image it was first given
+	// as long as the hook speaks its agent's API (planner.NextAgentPin).
 	AgentImage string
 	// AgentSecretData generates a cluster's backup-agent Secret data (base64 values, every key
 	// of topology.BackupAgentSecretKeys) when none is observed; nil generates a random token and
 	// key pair (backups.NewAgentSecretData). Tests fix it to make responses reproducible.
 	AgentSecretData func(c *topology.Cluster) (map[string]string, error)
+	// UserPassword generates the password of a MemgraphUser's generated Secret; nil draws 32
+	// random letters and digits (users.NewPassword). PasswordHashCost is the bcrypt cost of the
+	// password hashes sent to Memgraph (0: bcrypt's default, 10). Tests fix both.
+	UserPassword     func() (string, error)
+	PasswordHashCost int
+	// MainlessSettle is how long a pass waits, when the leader shows no MAIN right before SET
+	// INSTANCE … TO MAIN or FORCE RESET CLUSTER STATE, before it reads again and runs the step
+	// only if there is still none (planner.Input.MainlessSettle): another hook replica may be
+	// between the DEMOTE and the SET of a handover. Zero means DefaultMainlessSettle, a negative
+	// value no pause.
+	MainlessSettle time.Duration
 	// ProjectionGrace is how long after a TLS Secret's content is first seen the kubelet is
 	// counted on to have projected it into every pod (planner.RotationInput.Grace); zero means
 	// planner.ProjectionGrace.
@@ -84,11 +101,14 @@ type handler struct {
 	// operations keeps status.lastOperation from going backwards (operationLog).
 	operations *operationLog
 	backups    *backups.Controller // the MemgraphBackup and MemgraphScheduledBackup hooks
+	users      *users.Controller   // the MemgraphUser hooks
 }
 
 // NewHandler returns the hook's HTTP API: POST /sync and POST /customize (MemgraphClusters), POST
 // /backup/sync and /backup/customize (MemgraphBackups), POST /scheduledbackup/sync
-// (MemgraphScheduledBackups), GET (and HEAD) /healthz and /readyz. A wrong method gets a 405 with an Allow header.
+// (MemgraphScheduledBackups), POST /user/sync and /user/customize (MemgraphUsers), POST
+// /nodes/sync (the Nodes' cordon label, handleNodeSync), GET (and HEAD) /healthz and /readyz. A
+// wrong method gets a 405 with an Allow header.
 func NewHandler(cfg Config) http.Handler {
 	h := newHandler(cfg)
 	r := chi.NewRouter()
@@ -97,9 +117,12 @@ func NewHandler(cfg Config) http.Handler {
 	r.Use(h.limitBody)
 	r.Post("/sync", h.handleSync)
 	r.Post("/customize", h.handleCustomize)
+	r.Post("/nodes/sync", h.handleNodeSync)
 	r.Post("/backup/sync", h.backups.HandleSync)
 	r.Post("/backup/customize", h.backups.HandleCustomize)
 	r.Post("/scheduledbackup/sync", h.backups.HandleScheduledSync)
+	r.Post("/user/sync", h.users.HandleSync)
+	r.Post("/user/customize", h.users.HandleCustomize)
 	for _, path := range []string{"/healthz", "/readyz"} {
 		r.Get(path, ok)
 		r.Head(path, ok)
@@ -119,6 +142,9 @@ func newHandler(cfg Config) *handler {
 	if cfg.SyncBudget <= 0 {
 		cfg.SyncBudget = DefaultSyncBudget
 	}
+	if cfg.MainlessSettle == 0 {
+		cfg.MainlessSettle = DefaultMainlessSettle
+	}
 	if cfg.ProjectionGrace <= 0 {
 		cfg.ProjectionGrace = planner.ProjectionGrace
 	}
@@ -136,9 +162,12 @@ func newHandler(cfg Config) *handler {
 	}
 	locks := newClusterLocks()
 	h := &handler{cfg: cfg, log: cfg.Logger, locks: locks, metrics: hookmetrics.New(cfg.Registerer, locks.size, cfg.Now),
-		parents: newParentCache(maxCachedParents, cfg.AgentImage), operations: newOperationLog()}
+		parents: newParentCache(maxCachedParents, cmp.Or(cfg.AgentImage, topology.DefaultAgentImage)), operations: newOperationLog()}
 	h.backups = backups.New(backups.Config{Budget: cfg.SyncBudget, Now: cfg.Now, Log: cfg.Logger, Reach: h.reach, Choose: chooseBackupInstance,
-		NewAgents: agentClients(cfg.AgentResolver), RemoveObject: backup.RemoveObject, Answer: h.writeJSON, Fail: h.fail})
+		NewAgents: agentClients(cfg.AgentResolver), RemoveObject: backup.RemoveObject, Answer: h.writeJSON, Fail: h.fail,
+		Metrics: h.metrics.Backups})
+	h.users = users.New(users.Config{Budget: cfg.SyncBudget, Now: cfg.Now, Log: cfg.Logger, Reach: h.reachUsers, FindMain: findMain,
+		NewPassword: cfg.UserPassword, HashCost: cfg.PasswordHashCost, Answer: h.writeJSON, Fail: h.fail})
 	return h
 }
 

@@ -58,14 +58,16 @@ func (h *handler) handleSync(w http.ResponseWriter, r *http.Request) {
 func (h *handler) input(p *admittedParent, obs *observation, dryRun bool, conn memgraph.Connector, connProblem string) *planner.Input {
 	c, now := p.cluster, h.cfg.Now()
 	_, probes := conn.(memgraph.CertificateProbe)
-	in := &planner.Input{Cluster: c, Declared: p.declare(obs.span), Span: obs.span, Returned: obs.returned,
-		SetsReconciled: obs.reconciled, Workloads: obs.rolloutWorkloads(c, p.templateHashes(obs.certificateRecord().Restart), now),
+	agent := p.agentPin(obs)
+	in := &planner.Input{Cluster: c, Declared: c.Advertise(p.declare(obs.span), obs.external), Span: obs.span, Returned: obs.returned,
+		SetsReconciled: obs.reconciled, Workloads: obs.rolloutWorkloads(c, p.templateHashes(obs.certificateRecord().Restart, agent.Image), now),
 		PodReady: obs.ready, PodNodes: obs.podNodes, Nodes: obs.nodes, ClusterTLSPods: obs.clusterTLS, MainBudgetPod: obs.mainBudgetPod,
 		Certificate: obs.certificateRecord(), Window: obs.window, Problems: obs.problems, MissingSecrets: obs.missingSecrets,
 		TLS: planner.TLSInput{Problem: connProblem, Enabled: obs.tls.Config != nil, Leaf: obs.tls.Leaf, Stamp: obs.tls.Stamp,
 			ClusterProblem: obs.tls.Peers},
 		DryRun: dryRun, Now: now, ProjectionGrace: h.cfg.ProjectionGrace, CanProbe: probes,
-		LagDue: h.metrics.Clusters.LagDue(c.Namespace(), c.Name())}
+		LagDue: h.metrics.Clusters.LagDue(c.Namespace(), c.Name()), ReplicasDue: h.metrics.Replicas.ReplicaReadDue(c.Namespace(), c.Name()),
+		MainlessSettle: h.cfg.MainlessSettle, Agent: agent}
 	if src := obs.restore; src != nil {
 		in.RestoreSource = planner.RestoreSource{Label: src.Label, Problem: src.Problem}
 	}
@@ -75,8 +77,12 @@ func (h *handler) input(p *admittedParent, obs *observation, dryRun bool, conn m
 // gauge sets the cluster's gauges from the pass, or drops them while it hibernates (nothing
 // runs, on purpose: no alert).
 func (h *handler) gauge(c *topology.Cluster, done planner.Done) {
+	if done.ReplicasRead {
+		h.metrics.Replicas.ReplicasRead(c.Namespace(), c.Name())
+	}
 	if done.Summary == nil {
 		h.metrics.Clusters.Forget(c.Namespace(), c.Name())
+		h.metrics.Replicas.Forget(c.Namespace(), c.Name())
 		return
 	}
 	state := hookmetrics.ClusterState{ClusterSummary: *done.Summary, MemoryLimitBytes: memoryLimits(c)}
@@ -84,6 +90,7 @@ func (h *handler) gauge(c *topology.Cluster, done planner.Done) {
 		state.MaxReplicaLag, state.LagObserved = hookmetrics.MaxReplicaLag(done.Lag), true
 	}
 	h.metrics.Clusters.Set(c.Namespace(), c.Name(), state)
+	h.metrics.Replicas.Set(c.Namespace(), c.Name(), done.Outcome.ReplicaRecords, done.ReplicaProblems)
 }
 
 // memoryLimits is each role's --memory-limit in bytes, for the roles that have one known.

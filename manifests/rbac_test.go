@@ -41,8 +41,10 @@ func verbsOn(role rbacv1.ClusterRole, group, resource string) []string {
 }
 
 // Metacontroller may manage every child kind the CompositeController lists, and may only read
-// Nodes: the hook reads their cordons, and nothing may ever write them.
-func TestMetacontrollerRoleCoversTheChildrenAndOnlyReadsNodes(t *testing.T) {
+// Nodes and update them — the label memgraph.com/cordoned its DecoratorController memgraph-nodes
+// sets and takes off (Metacontroller v4.17.2 writes a decorated object's labels with an update,
+// pkg/controller/decorator/controller.go) — never create, patch or delete one.
+func TestMetacontrollerRoleCoversTheChildrenAndOnlyLabelsNodes(t *testing.T) {
 	var cc struct {
 		Spec struct {
 			ChildResources []struct {
@@ -74,8 +76,30 @@ func TestMetacontrollerRoleCoversTheChildrenAndOnlyReadsNodes(t *testing.T) {
 	if !slices.Contains(kinds, "policy/poddisruptionbudgets") {
 		t.Errorf("the CompositeController's children %v have no PodDisruptionBudgets", kinds)
 	}
-	if diff := cmp.Diff([]string{"get", "list", "watch"}, verbsOn(role, "", "nodes")); diff != "" {
+	if diff := cmp.Diff([]string{"get", "list", "watch", "update"}, verbsOn(role, "", "nodes")); diff != "" {
 		t.Errorf("verbs on nodes (-want +got):\n%s", diff)
+	}
+	var decorator struct {
+		Kind     string
+		Metadata struct{ Name string }
+		Spec     struct {
+			Resources []struct {
+				APIVersion string `json:"apiVersion"`
+				Resource   string `json:"resource"`
+			} `json:"resources"`
+			Attachments []any `json:"attachments"`
+		} `json:"spec"`
+	}
+	raw, err = os.ReadFile("node-decorator.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := yaml.Unmarshal(raw, &decorator); err != nil {
+		t.Fatal(err)
+	}
+	if decorator.Kind != "DecoratorController" || len(decorator.Spec.Resources) != 1 || decorator.Spec.Resources[0].Resource != "nodes" ||
+		len(decorator.Spec.Attachments) > 0 {
+		t.Errorf("node-decorator.yaml: %+v, want a DecoratorController of Nodes alone, without attachments", decorator)
 	}
 }
 
@@ -94,6 +118,24 @@ func TestMetacontrollerRoleCoversTheBackupControllers(t *testing.T) {
 	} {
 		if diff := cmp.Diff(tc.want, verbsOn(role, "memgraph.com", tc.resource)); diff != "" {
 			t.Errorf("verbs on memgraph.com/%s (-want +got):\n%s", tc.resource, diff)
+		}
+	}
+}
+
+// Metacontroller may run the MemgraphUser CompositeController: read the parents, write their
+// status and finalizer, and manage the generated Secret it declares as a child.
+func TestMetacontrollerRoleCoversTheUserController(t *testing.T) {
+	role := metacontrollerRole(t)
+	for _, tc := range []struct {
+		group, resource string
+		want            []string
+	}{
+		{"memgraph.com", "memgraphusers", []string{"get", "list", "watch", "update", "patch"}},
+		{"memgraph.com", "memgraphusers/status", []string{"get", "update", "patch"}},
+		{"", "secrets", []string{"get", "list", "watch", "create", "update", "patch", "delete"}},
+	} {
+		if diff := cmp.Diff(tc.want, verbsOn(role, tc.group, tc.resource)); diff != "" {
+			t.Errorf("verbs on %s/%s (-want +got):\n%s", tc.group, tc.resource, diff)
 		}
 	}
 }

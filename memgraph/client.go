@@ -91,10 +91,27 @@ type Client interface {
 	DemoteInstance(ctx context.Context, name string) error
 	UnregisterInstance(ctx context.Context, name string) error
 	RemoveCoordinator(ctx context.Context, id int) error
+	// UpdateInstanceConfig and UpdateCoordinatorConfig change a registered member's bolt_server
+	// in place (UPDATE CONFIG): what SHOW INSTANCES reports and routing clients are given.
+	UpdateInstanceConfig(ctx context.Context, name, boltServer string) error
+	UpdateCoordinatorConfig(ctx context.Context, id int, boltServer string) error
 	YieldLeadership(ctx context.Context) error
 	ForceResetClusterState(ctx context.Context) error
 	ShowCoordinatorSettings(ctx context.Context) ([]Setting, error)
 	SetCoordinatorSetting(ctx context.Context, name, value string) error
+}
+
+// UserClient is a Client that also manages users and roles, for a Client of the MAIN data
+// instance (users.go): the reads, and RunAuth, which sends one auth statement, never retried; its
+// errors show the statement's Text, never its password.
+type UserClient interface {
+	Client
+	ShowUsers(ctx context.Context) ([]string, error)
+	ShowRoles(ctx context.Context) ([]RoleInfo, error)
+	ShowPrivileges(ctx context.Context, t AuthTarget, database string) ([]PrivilegeRow, error)
+	ShowRolesForUser(ctx context.Context, user string) ([]string, error)
+	ShowDatabasePrivileges(ctx context.Context, t AuthTarget) (DatabaseAccess, error)
+	RunAuth(ctx context.Context, s AuthStatement) error
 }
 
 // Connector hands out Clients for Bolt addresses ("host:port" as declared or as reported in

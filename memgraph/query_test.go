@@ -40,6 +40,10 @@ func TestRenderQueries(t *testing.T) {
 		{"unregister", UnregisterInstanceQuery("instance_4"), "UNREGISTER INSTANCE instance_4"},
 		{"unregister keyword any case", UnregisterInstanceQuery("Instance"), "UNREGISTER INSTANCE `Instance`"},
 		{"remove coordinator", RemoveCoordinatorQuery(3), "REMOVE COORDINATOR 3"},
+		{"update instance config", UpdateInstanceConfigQuery("instance_0", "203.0.113.7:7687"),
+			"UPDATE CONFIG FOR INSTANCE instance_0 {'bolt_server': '203.0.113.7:7687'}"},
+		{"update coordinator config", UpdateCoordinatorConfigQuery(2, "graph-coordinator-2.example.com:7687"),
+			"UPDATE CONFIG FOR COORDINATOR 2 {'bolt_server': 'graph-coordinator-2.example.com:7687'}"},
 		// Rendering never splices: even input validation would refuse stays inert.
 		{"backquote in name", UnregisterInstanceQuery("a` DETACH DELETE n //"), "UNREGISTER INSTANCE `a`` DETACH DELETE n //`"},
 	}
@@ -99,6 +103,12 @@ func TestValidation(t *testing.T) {
 		{"coordinator id negative", ValidateCoordinatorID(-2), false},
 		{"coordinator id too big", ValidateCoordinatorID(1 << 31), false},
 		{"coordinator bad address", ValidateCoordinator(2, CoordinatorConfig{"c:1", "c:2", "c"}), false},
+		{"update instance ok", ValidateUpdateInstanceConfig("instance_1", "lb.example.com:7687"), true},
+		{"update instance ipv6", ValidateUpdateInstanceConfig("instance_1", "2001:db8::1:7687"), false},
+		{"update instance bad name", ValidateUpdateInstanceConfig("a b", "h:1"), false},
+		{"update coordinator ok", ValidateUpdateCoordinatorConfig(1, "198.51.100.4:31001"), true},
+		{"update coordinator id zero", ValidateUpdateCoordinatorConfig(0, "h:1"), false},
+		{"update coordinator no port", ValidateUpdateCoordinatorConfig(1, "h"), false},
 	}
 	for _, tc := range tests {
 		if tc.valid {

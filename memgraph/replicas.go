@@ -14,21 +14,30 @@ const (
 )
 
 // Status values of a database in SHOW REPLICAS's data_info (Memgraph v3.12.0
-// src/query/interpreter.cpp, replica_state_to_tv): the MAIN's replication client's state for
-// that replica and database.
+// src/query/interpreter.cpp 2067–2082, replica_state_to_tv): the MAIN's replication client's
+// state for that replica and database (src/storage/v2/replication/enums.hpp ReplicaState). These
+// five are every word 3.12 sends.
 const (
-	// ReplicaReady: the replica has applied everything the MAIN sent it.
+	// ReplicaReady (READY): the replica holds everything the MAIN committed and takes the next
+	// transaction as it comes.
 	ReplicaReady = "ready"
-	// ReplicaReplicating: a transaction is being sent to the replica.
+	// ReplicaReplicating (REPLICATING): a transaction is on its way to the replica
+	// (replication_client.cpp 430); ready again once it is confirmed.
 	ReplicaReplicating = "replicating"
-	// ReplicaRecovery: the replica is catching up from snapshots and WAL files (under HA also
-	// after a divergence, which is then recovered with a force reset).
+	// ReplicaRecovery (RECOVERY): the MAIN found the replica behind and sends it snapshot and WAL
+	// files (replication_client.cpp 282–300, 664–950) — a fresh volume from its latest snapshot on;
+	// under coordinators also after a divergence, recovered from 0 with a force reset (208–222).
 	ReplicaRecovery = "recovery"
-	// ReplicaInvalid: Memgraph's MAYBE_BEHIND, the client's initial state and the one after a
-	// failed replication RPC; the MAIN's heartbeat checks the replica again.
+	// ReplicaInvalid (MAYBE_BEHIND): every client's initial state (replication_client.hpp 251–252),
+	// and the one after a failed replication RPC, a lost connection or a failed recovery step
+	// (341–359, 880–912); the MAIN checks the replica again every
+	// --replication-replica-check-frequency-sec (1 s) and recovers it when behind.
 	ReplicaInvalid = "invalid"
-	// ReplicaDiverged: the replica's history branched from the MAIN's. Only replication managed
-	// without coordinators stays in it (src/storage/v2/replication/replication_client.cpp).
+	// ReplicaDiverged (DIVERGED_FROM_MAIN): the replica's history branched off the MAIN's (it was
+	// MAIN once and holds writes this MAIN never had). Only a MAIN no coordinator manages stays in
+	// it (replication_client.cpp 196–207, 224–232; IsDataInstanceManagedByCoordinator,
+	// src/flags/coord_flag_env_handler.cpp 49–51), and it sends such a replica nothing until it is
+	// unregistered and replaced by one with clean data; an HA MAIN force-recovers it (recovery).
 	ReplicaDiverged = "diverged"
 )
 

@@ -14,6 +14,7 @@ import (
 const (
 	ReasonClusterNotFound  = "ClusterNotFound"
 	ReasonClusterHibernate = "ClusterHibernated"
+	ReasonNoDestination    = "NoDestination"
 	ReasonSecretProblem    = "SecretProblem"
 	ReasonBackupRunning    = "BackupRunning"
 	ReasonNoMain           = "NoMain"
@@ -24,22 +25,22 @@ const (
 	ReasonAgentRestarted   = "AgentRestarted"
 	ReasonDeadlineExceeded = "DeadlineExceeded"
 	ReasonAgentRefused     = "AgentRefused"
+	ReasonCheckingStore    = "CheckingStore"
 	ReasonSnapshotting     = "Snapshotting"
 	ReasonUploading        = "Uploading"
 	ReasonCompleted        = "Completed"
 	ReasonDeleteFailed     = "DeleteFailed"
+	ReasonObjectsKept      = "ObjectsKept"
 )
 
-// BackupTimeout is how long a backup may take from its creation: past it, one that has not
-// completed fails, and its agent gives up waiting for a snapshot already being written.
-const BackupTimeout = 6 * time.Hour
-
 // BackupGate is what a backup that has not started waits on: its cluster, that cluster's
-// hibernation, the Secrets it needs, and the other backups of the same cluster.
+// hibernation and destination, the Secrets it needs, and the other backups of the same cluster.
 type BackupGate struct {
 	Name           string // the backup's
+	Now            time.Time
 	ClusterFound   bool
 	Hibernated     bool
+	NoDestination  bool
 	SecretProblems []string // what is wrong with each Secret the backup needs, in words
 	Others         []OtherBackup
 }
@@ -50,6 +51,8 @@ type OtherBackup struct {
 	Phase topology.BackupPhase
 	// Older: created before this backup (by creation time, then name).
 	Older bool
+	// Deadline is its status.deadline, else its creation plus its spec.timeout.
+	Deadline time.Time
 }
 
 // Wait is why a backup stays Pending, in a reason and a sentence; zero when it may start.
@@ -60,19 +63,23 @@ type Wait struct {
 
 // BackupWaits decides whether a backup that has not started may start now. One backup at a time
 // per cluster: a Running one blocks every other, and among those not started only the oldest
-// goes, so two calls for two backups never both start.
+// goes, so two calls for two backups never both start. A backup past its deadline blocks no
+// other (Blocks): it fails, whatever held it.
 func BackupWaits(g BackupGate, cluster string) Wait {
 	switch {
 	case !g.ClusterFound:
 		return Wait{ReasonClusterNotFound, fmt.Sprintf("MemgraphCluster %s does not exist in the backup's namespace; the backup starts once it does", cluster)}
 	case g.Hibernated:
 		return Wait{ReasonClusterHibernate, fmt.Sprintf("MemgraphCluster %s hibernates (spec.hibernate): no pod runs to take a snapshot; the backup starts once the cluster is awake", cluster)}
+	case g.NoDestination:
+		return Wait{ReasonNoDestination, fmt.Sprintf("MemgraphCluster %s has no spec.backup.destination: its backups go only to the store "+
+			"the cluster names; the backup starts once it names one", cluster)}
 	case len(g.SecretProblems) > 0:
 		return Wait{ReasonSecretProblem, strings.Join(g.SecretProblems, "; ")}
 	}
 	var blockers []string
 	for _, o := range g.Others {
-		if o.Phase == topology.BackupRunning || (!o.Phase.Done() && o.Older) {
+		if Blocks(o, g.Now) {
 			blockers = append(blockers, o.Name)
 		}
 	}
@@ -81,6 +88,19 @@ func BackupWaits(g BackupGate, cluster string) Wait {
 	}
 	sort.Strings(blockers)
 	return Wait{ReasonBackupRunning, fmt.Sprintf("MemgraphBackup %s of cluster %s comes first: one backup runs at a time per cluster", strings.Join(blockers, ", "), cluster)}
+}
+
+// Blocks reports whether another backup of the cluster keeps this one from starting at now: a
+// Running one until its deadline plus JobGrace (its agent stops at the deadline; its hook records
+// the end within the grace, or fails it), an older one not started until its deadline.
+func Blocks(o OtherBackup, now time.Time) bool {
+	switch {
+	case o.Phase == topology.BackupRunning:
+		return o.Deadline.IsZero() || now.Before(o.Deadline.Add(JobGrace))
+	case !o.Phase.Done() && o.Older:
+		return o.Deadline.IsZero() || now.Before(o.Deadline)
+	}
+	return false
 }
 
 // JobGone is why a Running backup fails without asking its agent, in a reason and a sentence;

@@ -7,25 +7,25 @@ import (
 )
 
 // BackupJob is what a backup's agent job says of itself when it failed: the role the instance
-// held when the job began ("" when it could not be read), whether it failed uploading, and when
-// it ended against its deadline.
+// held when the job began ("" when it could not be read), whether it failed talking to the store
+// (checking the bucket or uploading), and when it ended against its deadline.
 type BackupJob struct {
 	Role                 string
-	Uploading            bool
+	Store                bool
 	FinishedAt, Deadline time.Time
 }
 
 // BackupFailure is the reason a backup whose job failed records: RoleChanged when the instance no
 // longer held the role it was chosen in, DeadlineExceeded when the job ran out of time,
-// UploadFailed when the store refused or the upload broke off, else SnapshotFailed (Memgraph
-// refused a query).
+// UploadFailed when the store refused (checking the bucket or uploading) or the upload broke off,
+// else SnapshotFailed (Memgraph refused a query).
 func BackupFailure(j BackupJob, chosenRole string) string {
 	switch {
 	case j.Role != "" && j.Role != chosenRole:
 		return ReasonRoleChanged
 	case !j.Deadline.IsZero() && !j.FinishedAt.Before(j.Deadline):
 		return ReasonDeadlineExceeded
-	case j.Uploading:
+	case j.Store:
 		return ReasonUploadFailed
 	}
 	return ReasonSnapshotFailed

@@ -91,9 +91,9 @@ func TestBackupFailure(t *testing.T) {
 		job  BackupJob
 		want string
 	}{
-		{"the instance holds another role", BackupJob{Role: "main", Uploading: true, FinishedAt: deadline, Deadline: deadline}, ReasonRoleChanged},
-		{"the deadline passed", BackupJob{Role: "replica", Uploading: true, FinishedAt: deadline, Deadline: deadline}, ReasonDeadlineExceeded},
-		{"the upload failed", BackupJob{Role: "replica", Uploading: true, FinishedAt: deadline.Add(-time.Hour), Deadline: deadline}, ReasonUploadFailed},
+		{"the instance holds another role", BackupJob{Role: "main", Store: true, FinishedAt: deadline, Deadline: deadline}, ReasonRoleChanged},
+		{"the deadline passed", BackupJob{Role: "replica", Store: true, FinishedAt: deadline, Deadline: deadline}, ReasonDeadlineExceeded},
+		{"the store refused, or the upload failed", BackupJob{Role: "replica", Store: true, FinishedAt: deadline.Add(-time.Hour), Deadline: deadline}, ReasonUploadFailed},
 		{"Memgraph refused", BackupJob{Role: "replica", FinishedAt: deadline.Add(-time.Hour), Deadline: deadline}, ReasonSnapshotFailed},
 		{"the role could not be read", BackupJob{FinishedAt: deadline.Add(-time.Hour), Deadline: deadline}, ReasonSnapshotFailed},
 	} {

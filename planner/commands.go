@@ -30,6 +30,7 @@ const (
 	KindRemoveCoordinator      CommandKind = "REMOVE COORDINATOR"
 	KindForceResetClusterState CommandKind = "FORCE RESET"
 	KindYieldLeadership        CommandKind = "YIELD LEADERSHIP"
+	KindUpdateConfig           CommandKind = "UPDATE CONFIG"
 )
 
 // AddCoordinator adds a declared coordinator to the Raft cluster with exactly its declared
@@ -63,8 +64,13 @@ func (s SetInstanceToMain) String() string  { return memgraph.SetInstanceToMainQ
 func (SetInstanceToMain) Kind() CommandKind { return KindSetInstanceToMain }
 func (SetInstanceToMain) command()          {}
 
-// UnregisterInstance removes a retiring data instance that is not the MAIN.
-type UnregisterInstance struct{ Name string }
+// UnregisterInstance removes a data instance that is not the MAIN: a retiring one, or, with
+// Rebuild, the one the memgraph.com/rebuild annotation names (planRebuild), which a fresh read
+// must prove still safe to unregister right before the step (Precondition).
+type UnregisterInstance struct {
+	Name    string
+	Rebuild bool
+}
 
 func (u UnregisterInstance) String() string  { return memgraph.UnregisterInstanceQuery(u.Name) }
 func (UnregisterInstance) Kind() CommandKind { return KindUnregisterInstance }
@@ -95,3 +101,29 @@ type YieldLeadership struct{}
 func (YieldLeadership) String() string    { return memgraph.YieldLeadershipQuery }
 func (YieldLeadership) Kind() CommandKind { return KindYieldLeadership }
 func (YieldLeadership) command()          {}
+
+// UpdateInstanceConfig changes a registered declared data instance's bolt_server in place to the
+// address clients are to be given (topology.Member.Advertised). It touches nothing else: the
+// instance stays up and keeps its role, and Memgraph only appends the change to Raft.
+type UpdateInstanceConfig struct {
+	Name       string
+	BoltServer string
+}
+
+func (u UpdateInstanceConfig) String() string {
+	return memgraph.UpdateInstanceConfigQuery(u.Name, u.BoltServer)
+}
+func (UpdateInstanceConfig) Kind() CommandKind { return KindUpdateConfig }
+func (UpdateInstanceConfig) command()          {}
+
+// UpdateCoordinatorConfig is UpdateInstanceConfig for a registered declared coordinator.
+type UpdateCoordinatorConfig struct {
+	ID         int
+	BoltServer string
+}
+
+func (u UpdateCoordinatorConfig) String() string {
+	return memgraph.UpdateCoordinatorConfigQuery(u.ID, u.BoltServer)
+}
+func (UpdateCoordinatorConfig) Kind() CommandKind { return KindUpdateConfig }
+func (UpdateCoordinatorConfig) command()          {}

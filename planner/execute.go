@@ -30,13 +30,14 @@ func (p *pass) planGuard(cmd Command, f Fresh) string {
 // read). Every log line names the queries the step actually sent.
 func (p *pass) execute(to string, cmds []Command, g guard) (Execution, flow) {
 	var ex Execution
+	var ran []Command // the commands behind ex.Ran
 	planView := p.view
 	for _, cmd := range cmds {
 		if p.expired {
 			ex.BudgetExhausted = true
 			return ex, goOn
 		}
-		reason, f := p.precondition(to, cmd, planView, g)
+		reason, f := p.precondition(to, cmd, ran, planView, g)
 		if f == waiting {
 			return ex, waiting
 		}
@@ -52,14 +53,14 @@ func (p *pass) execute(to string, cmds []Command, g guard) (Execution, flow) {
 		switch {
 		case err == nil:
 			p.log(LevelInfo, "executed", "queries", p.judged("ok"))
-			ex.Ran = append(ex.Ran, cmd.String())
+			ex.Ran, ran = append(ex.Ran, cmd.String()), append(ran, cmd)
 		case p.expired:
 			p.log(LevelInfo, "step cut short by the sync budget", "queries", p.judged("budget_exhausted"), "memgraph", Explain(err))
 			ex.BudgetExhausted = true
 			return ex, goOn
 		case verdict == StepDone:
 			p.log(LevelInfo, "step already done by a concurrent writer", "queries", p.judged("already_done"), "memgraph", Explain(err))
-			ex.Ran = append(ex.Ran, cmd.String())
+			ex.Ran, ran = append(ex.Ran, cmd.String()), append(ran, cmd)
 		case verdict == StepInProgress || verdict == StepLeaderMoved:
 			p.log(LevelInfo, "step did not finish; re-observing next pass", "queries", p.judged("interrupted"), "memgraph", Explain(err))
 			ex.Stopped = &Stop{Query: cmd.String(), Verdict: verdict, Err: err}
@@ -73,11 +74,13 @@ func (p *pass) execute(to string, cmds []Command, g guard) (Execution, flow) {
 	return ex, goOn
 }
 
-// precondition reads what preconditionReads asks for right before cmd — in a view of its own
-// when nothing was written since the plan was read, so that it sees the cluster as it is now —
-// and returns g's reason to skip the step ("" to run it).
-func (p *pass) precondition(to string, cmd Command, planView int, g guard) (string, flow) {
-	reads := preconditionReads(cmd)
+// precondition reads what preconditionReads asks for right before cmd, after the steps ran
+// already in this pass — in a view of its own when nothing was written since the plan was read,
+// so that it sees the cluster as it is now — and returns g's reason to skip the step ("" to run
+// it). A settled read (readTableSettled) the step passes is made again after Input.MainlessSettle,
+// in a view of its own, and judged once more.
+func (p *pass) precondition(to string, cmd Command, ran []Command, planView int, g guard) (string, flow) {
+	reads := preconditionReads(cmd, ran)
 	if reads == readNothing {
 		return "", goOn
 	}
@@ -99,7 +102,19 @@ func (p *pass) precondition(to string, cmd Command, planView int, g guard) (stri
 			return "", waiting
 		}
 	}
-	return g(cmd, f), goOn
+	reason := g(cmd, f)
+	if reads != readTableSettled || reason != "" || p.in.MainlessSettle <= 0 || p.expired {
+		return reason, goOn
+	}
+	p.freshView()
+	again, ok := p.read(Read{What: ReadInstances, From: to, After: p.in.MainlessSettle})
+	if !ok {
+		return "", waiting
+	}
+	if p.expired {
+		return "", goOn // the step runs and its own error says the budget ran out
+	}
+	return g(cmd, Fresh{Instances: again.Rows, InstancesErr: again.Err}), goOn
 }
 
 // mainReplicas reads the second proof a MAIN handover needs besides SHOW REPLICATION LAG: SHOW
@@ -107,7 +122,7 @@ func (p *pass) precondition(to string, cmd Command, planView int, g guard) (stri
 // that cannot be made or fails is recorded with its reason, which every handover's waiting
 // message then names.
 func (p *pass) mainReplicas(rows []memgraph.Instance) (*MainReplicas, bool) {
-	main, bolt, ok := CatchUpSource(rows)
+	main, bolt, ok := CatchUpSource(p.d, rows)
 	if !ok {
 		return nil, true
 	}

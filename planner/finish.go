@@ -35,26 +35,71 @@ func (p *pass) readLag() flow {
 	return goOn
 }
 
+// replicaHealth is status.replicas for the pass: the MAIN's SHOW REPLICAS turned into records
+// (ReplicaRecords) when the pass read it — as a catch-up proof, or because the shell says a read
+// is due (Input.ReplicasDue: at most every 30 s per cluster and hook process, as a rule in the
+// same passes as the lag gauge's read) — else the prior records carried forward
+// (CarryReplicaRecords). Either way only the replicas the latest ready leader's table lists as
+// replicas keep a record. Nothing replicates while the cluster hibernates or wakes: no record.
+func (p *pass) replicaHealth() flow {
+	out := &p.out
+	prior := p.in.Cluster.PriorReplicas()
+	if out.Hibernation.InCharge {
+		out.ReplicaRecords = nil
+		return goOn
+	}
+	main, _, ok := CatchUpSource(out.Declared, out.Latest.Instances)
+	if _, leadership := ReadLeadership(out.Latest.Instances); !ok || leadership != LeaderReady {
+		out.ReplicaRecords = CarryReplicaRecords(prior, out.Latest)
+		return goOn
+	}
+	read := out.MainReplicas
+	if read == nil || read.Main != main || read.Problem != "" {
+		if !p.in.ReplicasDue || p.expired || p.in.TLS.Problem != "" {
+			read = nil
+		} else {
+			var ok bool
+			p.replicasRead = true
+			if read, ok = p.mainReplicas(out.Latest.Instances); !ok {
+				return waiting
+			}
+			if read != nil && read.Problem != "" {
+				p.log(LevelDebug, "SHOW REPLICAS for the replicas' health", "main", read.Main, "error", read.Problem)
+			}
+		}
+	}
+	if read == nil || read.Problem != "" {
+		out.ReplicaRecords = CarryReplicaRecords(prior, out.Latest)
+		return goOn
+	}
+	out.ReplicaRecords = CarryReplicaRecords(ReplicaRecords(read.Rows, prior, p.in.Now), out.Latest)
+	return goOn
+}
+
 // finish is the Done of a pass whose stages all ran or stopped.
 func (p *pass) finish() Done {
 	out := p.out
 	out.Sent = p.records
 	v := Verdict(out)
 	done := Done{cluster: p.in.Cluster, Outcome: out, Verdicts: v, Children: p.children(out), Operation: lastOperation(out),
-		Events: p.events, Counts: p.counts, Lag: p.lag.rows, LagRead: p.lag.read}
+		Events: p.events, Counts: p.counts, Lag: p.lag.rows, LagRead: p.lag.read, ReplicasRead: p.replicasRead}
 	if !Hibernating(v.Phase) {
-		s := Summarize(out, out.Health(), p.workloads)
+		health := out.Health()
+		s := Summarize(out, health, p.workloads)
 		done.Summary = &s
+		done.ReplicaProblems = ReplicaProblems(out.ReplicaRecords, health.Down, p.in.Cluster.ReplicaStuckAfter(), p.in.Now)
 	}
 	return done
 }
 
 // children is what the pass's children are rendered at: the outcome's replica counts and
-// rollout, the hibernation window, the MAIN's budget, and the certificate rotation's record.
+// rollout, the hibernation window, the MAIN's budget, the certificate rotation's record, the
+// templates' records and the backup agent's pin.
 func (p *pass) children(out Outcome) topology.Rendering {
 	return topology.Rendering{Replicas: out.Replicas, Partitions: out.Rollout.Partitions, Generations: out.Rollout.TemplateGenerations,
 		Window: out.Hibernation.Window, MainPod: MainBudgetPod(out, p.in.MainBudgetPod), HeldPod: p.in.MainBudgetPod,
-		Restart: p.in.Certificate.Restart, Record: NextCertificateRecord(p.in.Certificate, p.in.TLS.Stamp, out, p.in.Now)}
+		Restart: p.in.Certificate.Restart, Record: NextCertificateRecord(p.in.Certificate, p.in.TLS.Stamp, out, p.in.Now),
+		Records: out.Rollout.Records, Agent: p.in.Agent}
 }
 
 // lastOperation is the pass's own status.lastOperation record: its plan's writes, else the

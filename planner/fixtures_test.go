@@ -122,6 +122,14 @@ func qRegister(n int) string {
 	return fmt.Sprintf("REGISTER INSTANCE instance_%d WITH CONFIG {'bolt_server': '%s:7687', 'management_server': '%s:10000', 'replication_server': '%s:20000'}", n, h, h, h)
 }
 
+func qUpdateCoordinator(id int, bolt string) string {
+	return fmt.Sprintf("UPDATE CONFIG FOR COORDINATOR %d {'bolt_server': '%s'}", id, bolt)
+}
+
+func qUpdateInstance(n int, bolt string) string {
+	return fmt.Sprintf("UPDATE CONFIG FOR INSTANCE instance_%d {'bolt_server': '%s'}", n, bolt)
+}
+
 func qMain(n int) string       { return fmt.Sprintf("SET INSTANCE instance_%d TO MAIN", n) }
 func qUnregister(n int) string { return fmt.Sprintf("UNREGISTER INSTANCE instance_%d", n) }
 func qRemove(id int) string    { return fmt.Sprintf("REMOVE COORDINATOR %d", id) }

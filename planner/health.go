@@ -83,6 +83,8 @@ func (in HealthInput) whyDown(m topology.Member, rows map[string]memgraph.Instan
 		return "pod " + m.Pod + " is not Ready"
 	case in.Instances == nil:
 		return ""
+	case (!listed || !row.Registered()) && rebuildHolds(in.Declared, m.Name):
+		return "held unregistered for a rebuild (annotation " + topology.AnnotationRebuild + ")"
 	case !listed || !row.Registered():
 		return "not registered with the coordinators"
 	case row.Health != memgraph.HealthUp:

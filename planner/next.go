@@ -48,6 +48,9 @@ type Read struct {
 	Grace bool
 	// Job names the agent's job (ReadRestoreJob).
 	Job string
+	// After > 0: the read is made that long after the step is asked for (a settled read, see
+	// Input.MainlessSettle); a budget that runs out first fails the read.
+	After time.Duration
 }
 
 // Write asks the shell to send one write, to To (the leader, a member, or a backup agent).
@@ -77,6 +80,11 @@ type Done struct {
 	Summary *ClusterSummary
 	Lag     []memgraph.InstanceLag
 	LagRead bool
+	// ReplicaProblems are the replicas status.replicas shows diverged or stuck, for the replica
+	// gauges (nil while the cluster hibernates: its series are dropped); ReplicasRead that the
+	// pass asked the MAIN for SHOW REPLICAS because Input.ReplicasDue said so.
+	ReplicaProblems []ReplicaProblem
+	ReplicasRead    bool
 	// Events are the pass's lines for the hook's log, in order; Counts its write queries, by kind
 	// and how each step ended.
 	Events []Event
@@ -155,6 +163,15 @@ type Input struct {
 	LagDue bool
 	// BudgetGone: the budget ran out before the pass could take its cluster's lock.
 	BudgetGone bool
+	// MainlessSettle is the pause between the two reads a step that makes a MAIN for a cluster
+	// without one is made on (readTableSettled); 0 reads once.
+	MainlessSettle time.Duration
+	// ReplicasDue: status.replicas is due for a new SHOW REPLICAS on the MAIN this pass (the
+	// pass reads it anyway when a catch-up proof needs it).
+	ReplicasDue bool
+	// Agent is the backup agent's pin the data pods' template carries in this pass
+	// (NextAgentPin), rendered as Rendering.Agent.
+	Agent topology.AgentPin
 }
 
 // TLSInput is what spec.tls's Secrets give a pass.

@@ -39,13 +39,20 @@ type MainReplicas struct {
 }
 
 // CatchUpSource is where the hook reads SHOW REPLICAS for an observation of rows: the data
-// instance Decide takes as the MAIN, and its bolt_server as registered. ok is false when no row
-// reports a MAIN (then no handover is planned, and nothing needs reading).
-func CatchUpSource(rows []memgraph.Instance) (main, boltServer string, ok bool) {
+// instance Decide takes as the MAIN, at its in-cluster address when it is a declared or retiring
+// member (its registered bolt_server may be an address for clients outside the Kubernetes
+// cluster), else at its bolt_server as registered. ok is false when no row reports a MAIN (then
+// no handover is planned, and nothing needs reading).
+func CatchUpSource(d topology.Declared, rows []memgraph.Instance) (main, boltServer string, ok bool) {
 	v := index(Observed{Instances: rows})
 	main = observeMain(v).name
 	if main == "" {
 		return "", "", false
+	}
+	for _, members := range [][]topology.DataInstance{d.DataInstances, d.RetiringDataInstances} {
+		if di, ok := topology.Find(members, main); ok {
+			return main, di.BoltServer, true
+		}
 	}
 	return main, v.data[main].BoltServer, true
 }

@@ -44,6 +44,10 @@ func Writes(cmd Command, err error) []string {
 		return []string{"YIELD LEADERSHIP"}
 	case SetCoordinatorSetting:
 		return []string{"SET " + c.Name + " TO " + c.Value}
+	case UpdateInstanceConfig:
+		return []string{"UPDATE " + c.Name + " bolt_server TO " + c.BoltServer}
+	case UpdateCoordinatorConfig:
+		return []string{"UPDATE " + topology.CoordinatorName(c.ID) + " bolt_server TO " + c.BoltServer}
 	}
 	return []string{cmd.String()}
 }

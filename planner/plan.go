@@ -20,8 +20,9 @@ type Plan struct {
 }
 
 // Decide diffs the declared topology against the leader's view. Order: ADD COORDINATOR…,
-// REGISTER INSTANCE…, SET INSTANCE TO MAIN (only when provably none), the MAIN handover,
-// UNREGISTER INSTANCE…, REMOVE COORDINATOR…, YIELD LEADERSHIP. See the package doc for why.
+// REGISTER INSTANCE…, UPDATE CONFIG…, SET INSTANCE TO MAIN (only when provably none), the MAIN
+// handover, UNREGISTER INSTANCE… (retiring instances, then a rebuild's), REMOVE COORDINATOR…,
+// YIELD LEADERSHIP. See the package doc for why.
 //
 // An observation of a leader that is not ready (LeaderNotReady) plans nothing and holds the
 // StatefulSets: it is no evidence about any instance.
@@ -46,11 +47,13 @@ func Decide(d topology.Declared, o Observed) Plan {
 	var cmds []Command
 	cmds = append(cmds, planCoordinatorRegistration(d, v, &p)...)
 	cmds = append(cmds, planDataRegistration(d, v, m, &p)...)
+	cmds = append(cmds, planAdvertisement(d, v, &p)...)
 	cmds = append(cmds, planPromotion(d, v, m, r.data, &p)...)
 	cmds = append(cmds, planDataRetirement(d, v, m, r.data, o.Workloads, &p)...)
+	cmds = append(cmds, planRebuild(d, v, m, &p)...)
 	cmds = append(cmds, planCoordinatorRetirement(v, r.coordinators, &p)...)
 	res := Plan{Commands: cmds, Replicas: permittedReplicas(d, o.Span, r), Progress: p}
-	res.NeedsCatchUpReads = mainNeedsCatchUp(d, m, r) || registrationNeedsProof(d, v, m)
+	res.NeedsCatchUpReads = mainNeedsCatchUp(d, m, r) || registrationNeedsProof(d, v, m) || rebuildNeedsProof(d, v, m)
 	if o.Workloads != nil {
 		// Its gates need every declared member registered and up, a MAIN and nothing retiring,
 		// so besides a switchover it only ever adds a step to an otherwise empty plan. One MAIN
@@ -86,18 +89,19 @@ func NeedsCatchUpReads(d topology.Declared, o Observed) bool {
 	v := index(o)
 	r := retiringMembers(d, v)
 	m := observeMain(v)
-	return mainNeedsCatchUp(d, m, r) || registrationNeedsProof(d, v, m) ||
+	return mainNeedsCatchUp(d, m, r) || registrationNeedsProof(d, v, m) || rebuildNeedsProof(d, v, m) ||
 		o.Workloads != nil && RolloutNeedsCatchUpReads(rolloutInput(d, o, permittedReplicas(d, o.Span, r)))
 }
 
 // registrationNeedsProof: a declared data instance is not registered while a MAIN row exists,
-// which must be proven alive first (planDataRegistration).
+// which must be proven alive first (planDataRegistration). One held for a rebuild is not to be
+// registered.
 func registrationNeedsProof(d topology.Declared, v rowIndex, m mainState) bool {
 	if m.name == "" {
 		return false
 	}
 	for _, di := range d.DataInstances {
-		if !v.dataRegistered(di.Name) {
+		if !v.dataRegistered(di.Name) && !rebuildHolds(d, di.Name) {
 			return true
 		}
 	}

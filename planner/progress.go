@@ -69,8 +69,17 @@ type Progress struct {
 	// process); a retiring one holds the coordinators' StatefulSet at its size.
 	HalfJoined []string
 
-	// Drift lists registered declared members whose registration differs from the declared
-	// addresses. The plan does not rewrite them (see the package doc).
+	// AddressUpdates are registered declared members whose bolt_server is not the one they are
+	// to be advertised at; the plan updates each in place (UPDATE CONFIG).
+	AddressUpdates []AddressUpdate
+
+	// Rebuild is what the plan does about the rebuild the memgraph.com/rebuild annotation asks
+	// for (planRebuild); zero without the annotation.
+	Rebuild RebuildStep
+
+	// Drift lists registered declared members whose registration carries other addresses than
+	// the declared ones besides the bolt_server. The plan does not rewrite them (see the package
+	// doc).
 	Drift []Drift
 }
 

@@ -52,6 +52,9 @@ func planDataRegistration(d topology.Declared, v rowIndex, m mainState, p *Progr
 			p.Drift = append(p.Drift, dataDrift(di, row)...)
 			continue
 		}
+		if rebuildHolds(d, di.Name) {
+			continue // unregistered for a rebuild: planRebuild reports it
+		}
 		p.PendingDataInstances = append(p.PendingDataInstances, di.Name)
 		if !m.noMain() && !mainAnswered(v, m) {
 			held = append(held, di.Name)
@@ -92,7 +95,7 @@ func awaitedMain(v rowIndex, m mainState) string {
 
 func coordinatorConfig(c topology.Coordinator) memgraph.CoordinatorConfig {
 	return memgraph.CoordinatorConfig{
-		BoltServer:        c.BoltServer,
+		BoltServer:        c.AdvertisedBoltServer(),
 		CoordinatorServer: c.CoordinatorServer,
 		ManagementServer:  c.ManagementServer,
 	}
@@ -100,7 +103,7 @@ func coordinatorConfig(c topology.Coordinator) memgraph.CoordinatorConfig {
 
 func instanceConfig(di topology.DataInstance) memgraph.InstanceConfig {
 	return memgraph.InstanceConfig{
-		BoltServer:        di.BoltServer,
+		BoltServer:        di.AdvertisedBoltServer(),
 		ManagementServer:  di.ManagementServer,
 		ReplicationServer: di.ReplicationServer,
 		Mode:              registrationMode(di.Mode),
@@ -118,22 +121,31 @@ func registrationMode(m topology.ReplicationMode) memgraph.ReplicationMode {
 	return memgraph.ModeSync
 }
 
-// coordinatorDrift compares every address SHOW INSTANCES reports for a coordinator.
+// coordinatorDrift compares every address SHOW INSTANCES reports for a coordinator. A
+// bolt_server alone that differs is no drift: the plan updates it in place
+// (planAdvertisement); beside another address that differs, the registration is someone
+// else's, and every difference is reported.
 func coordinatorDrift(c topology.Coordinator, row memgraph.Instance) []Drift {
-	return drifts(c.Name,
-		[3]string{"bolt_server", row.BoltServer, c.BoltServer},
+	return withBoltDrift(c.Member, row, drifts(c.Name,
 		[3]string{"coordinator_server", row.CoordinatorServer, c.CoordinatorServer},
 		[3]string{"management_server", row.ManagementServer, c.ManagementServer},
-	)
+	))
 }
 
 // dataDrift compares the addresses SHOW INSTANCES reports for a data instance (it does not
-// report the replication_server).
+// report the replication_server), as coordinatorDrift does.
 func dataDrift(di topology.DataInstance, row memgraph.Instance) []Drift {
-	return drifts(di.Name,
-		[3]string{"bolt_server", row.BoltServer, di.BoltServer},
+	return withBoltDrift(di.Member, row, drifts(di.Name,
 		[3]string{"management_server", row.ManagementServer, di.ManagementServer},
-	)
+	))
+}
+
+// withBoltDrift puts a differing bolt_server in front of the other drifts, when there are any.
+func withBoltDrift(m topology.Member, row memgraph.Instance, others []Drift) []Drift {
+	if len(others) == 0 {
+		return nil
+	}
+	return append(drifts(m.Name, [3]string{"bolt_server", row.BoltServer, m.AdvertisedBoltServer()}), others...)
 }
 
 // drifts turns (field, observed, declared) triples into Drift entries where they differ.

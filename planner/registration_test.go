@@ -110,15 +110,17 @@ func TestPlanRegistration(t *testing.T) {
 		replicas: replicas(3, 2),
 		progress: Progress{Leader: "coordinator_1", PendingDataInstances: names("instance", 0), Promote: "instance_1"},
 	}, {
-		name: "address drift of a coordinator and a data instance is reported, not rewritten",
+		name: "a bolt_server alone that differs is updated in place; another address that differs is reported, not rewritten",
 		d:    declared(3, 2, 3, 2),
 		o: Observed{Instances: rows(one(coord(1, memgraph.RoleLeader), movedBolt, coord(3, memgraph.RoleFollower)),
 			one(mainRow(0), movedData)), Leader: "coordinator_1", Span: replicas(3, 2)},
+		want:     []string{qUpdateCoordinator(2, addr(coordHost(2), 7687))},
 		replicas: replicas(3, 2),
-		progress: Progress{Leader: "coordinator_1", Main: "instance_0", Drift: []Drift{
-			{Name: "coordinator_2", Field: "bolt_server", Observed: "coordinator-2.example:7687", Declared: addr(coordHost(2), 7687)},
-			{Name: "instance_1", Field: "management_server", Observed: "10.0.0.7:10000", Declared: addr(dataHost(1), 10000)},
-		}},
+		progress: Progress{Leader: "coordinator_1", Main: "instance_0",
+			AddressUpdates: []AddressUpdate{{Name: "coordinator_2", From: "coordinator-2.example:7687", To: addr(coordHost(2), 7687)}},
+			Drift: []Drift{
+				{Name: "instance_1", Field: "management_server", Observed: "10.0.0.7:10000", Declared: addr(dataHost(1), 10000)},
+			}},
 	}, {
 		name: "an extra instance a human registered as MAIN is left alone and not overridden",
 		d:    declared(3, 2, 3, 2),

@@ -21,7 +21,8 @@ type pass struct {
 	pending Step
 
 	d topology.Declared // Input.Declared, with the pass's preferred MAIN and restore hold
-	// workloads are Input.Workloads with the cordoned Nodes (a handover avoids a replica on one).
+	// workloads are Input.Workloads with the cordoned Nodes (a handover avoids a replica on one)
+	// and the maintenance windows open now.
 	workloads *Workloads
 	held      topology.Replicas // the replica counts returned while no plan stands (Hold)
 	// unviewed is the rollout's step planned on the StatefulSets alone at held, once planned.
@@ -32,6 +33,8 @@ type pass struct {
 	hibernation HibernationStep
 	out         Outcome
 	lag         lagReading
+	// replicasRead: the pass read SHOW REPLICAS because Input.ReplicasDue said so.
+	replicasRead bool
 	journal
 }
 
@@ -57,10 +60,12 @@ func newPass(in *Input, record []Result) *pass {
 	if in.Workloads != nil {
 		w := *in.Workloads
 		w.CordonedNodes = cordoned
+		w.Maintenance, w.SpecGeneration = MaintenanceAt(in.Cluster.MaintenanceWindows(), in.Now), in.Cluster.Generation()
 		p.workloads = &w
 	}
 	p.d.PreferredMain = PreferredOffCordon(p.d, in.PodNodes, cordoned)
 	p.d.RestoreHeld = in.Cluster.RestoreHold()
+	p.d.Rebuild = in.Cluster.RebuildTarget()
 	// Unobserved, nothing changes: not even the widened retiring range may grow a StatefulSet.
 	p.held = Hold(p.d, in.Returned)
 	return p

@@ -81,7 +81,10 @@ type RolloutSet struct {
 	// TemplateChanging: the children this sync returns change the set's pod template (the
 	// pod-template hash differs from the observed one), so UpdateRevision is about to be stale.
 	TemplateChanging bool
-	Pods             []RolloutPod
+	// Provenance is where the set's pod template comes from (NextTemplateRecord): a rollout that
+	// is a hook release's change alone rolls only when Maintenance.MayRoll.
+	Provenance TemplateProvenance
+	Pods       []RolloutPod
 }
 
 // Workloads is what a sync knows about the pods besides the cluster's own view: both
@@ -99,6 +102,10 @@ type Workloads struct {
 	CordonedNodes map[string]bool
 	// ClusterTLS: the spec asks for intra-cluster TLS (topology.Cluster.IntraClusterTLS).
 	ClusterTLS bool
+	// Maintenance is what spec.maintenanceWindows say now (MaintenanceAt).
+	Maintenance Maintenance
+	// SpecGeneration is the MemgraphCluster's metadata.generation, which the StatefulSets record.
+	SpecGeneration int64
 }
 
 // RolloutInput is everything PlanRollout looks at.
@@ -119,6 +126,9 @@ type RolloutStep struct {
 	// TemplateGenerations are the AnnotationTemplateGeneration values to return: the generation
 	// each set's pod template arrived with, or arrives with in this sync's update.
 	TemplateGenerations topology.TemplateGenerations
+	// Records are the records to return on the StatefulSets (NextTemplateRecord), coordinators
+	// first.
+	Records [2]topology.TemplateRecord
 	// Handover moves MAIN off the data instance whose pod is next; a later sync releases the
 	// pod once the MAIN has moved.
 	Handover *Handover
@@ -151,8 +161,15 @@ func (s RolloutStep) Commands() []Command {
 // Done reports a finished (or never started) rollout.
 func (s RolloutStep) Done() bool { return s.Reason == topology.ReasonUpToDate }
 
-// InProgress reports a rollout that is not done; the zero step (none planned) is not one.
-func (s RolloutStep) InProgress() bool { return s.Reason != "" && !s.Done() }
+// InProgress reports a rollout that is not done and not waiting for a maintenance window; the
+// zero step (none planned) is not one.
+func (s RolloutStep) InProgress() bool { return s.Reason != "" && !s.Done() && !s.WaitsForWindow() }
+
+// WaitsForWindow reports a hook release's template change that waits for a maintenance window:
+// nothing rolls, by design, so the cluster is not in the middle of anything.
+func (s RolloutStep) WaitsForWindow() bool {
+	return s.Reason == topology.ReasonWaitingForMaintenanceWindow
+}
 
 // PlanRollout decides the partitions of both StatefulSets and the step the rollout takes. See
 // the invariants above.
@@ -174,6 +191,7 @@ func planRollout(in RolloutInput) (RolloutStep, bool) {
 			Coordinators:  p.coordinators.templateGeneration(),
 			DataInstances: p.data.templateGeneration(),
 		},
+		Records: [2]topology.TemplateRecord{p.coordinators.record, p.data.record},
 	}
 	p.decide(&step)
 	p.releaseOlderThanMain(&step)

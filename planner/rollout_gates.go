@@ -23,6 +23,8 @@ func newRolloutPlan(in RolloutInput) *rolloutPlan {
 		data:         newRolloutRole(topology.RoleData, in.Data, dataMembers(in.Declared), in.Replicas.DataInstances),
 		coordinators: newRolloutRole(topology.RoleCoordinator, in.Coordinators, coordinatorMembers(in.Declared), in.Replicas.Coordinators),
 	}
+	p.data.record = NextTemplateRecord(in.Data, in.Data.Provenance, in.SpecGeneration)
+	p.coordinators.record = NextTemplateRecord(in.Coordinators, in.Coordinators.Provenance, in.SpecGeneration)
 	if in.Cluster != nil && !leaderNotReady(*in.Cluster) && in.Cluster.Leader != "" {
 		p.v = in.rows
 		if p.v == nil {
@@ -36,14 +38,19 @@ func newRolloutPlan(in RolloutInput) *rolloutPlan {
 }
 
 // active is the role whose rollout goes now: the data instances until they are done, then the
-// coordinators; nil when both are done.
+// coordinators; nil when both are done or wait for a maintenance window (heldForWindow).
 func (p *rolloutPlan) active() *rolloutRole {
 	for _, r := range []*rolloutRole{&p.data, &p.coordinators} {
-		if st := r.state(); st == roleStale || st == roleRolling {
+		if r.pending() && !p.waitsForWindow(r) {
 			return r
 		}
 	}
 	return nil
+}
+
+// heldForWindow says whether a role's rollout waits for a maintenance window.
+func (p *rolloutPlan) heldForWindow() bool {
+	return p.data.pending() && p.waitsForWindow(&p.data) || p.coordinators.pending() && p.waitsForWindow(&p.coordinators)
 }
 
 func (p *rolloutPlan) retiring() bool { return p.data.retiring() || p.coordinators.retiring() }
@@ -63,6 +70,9 @@ func (p *rolloutPlan) decide(step *RolloutStep) {
 func (p *rolloutPlan) decideStep(step *RolloutStep) {
 	r := p.active()
 	switch {
+	case r == nil && p.heldForWindow():
+		step.Reason, step.Message = topology.ReasonWaitingForMaintenanceWindow, p.withCounts(p.in.Maintenance.waiting())
+		return
 	case r == nil:
 		step.Reason, step.Message = topology.ReasonUpToDate, p.upToDateMessage()
 		return
@@ -105,6 +115,11 @@ func (p *rolloutPlan) decideStep(step *RolloutStep) {
 	}
 	p.releaseOrHandOver(step, r, c)
 }
+
+// waitsForWindow: the role's pending rollout is a hook release's change alone, and no
+// maintenance window lets it roll now. Nothing of the role is released then (the partition
+// rests: every pod keeps its revision, and one already released stays released).
+func (p *rolloutPlan) waitsForWindow(r *rolloutRole) bool { return p.in.heldForWindow(r.record) }
 
 // rollsThroughRetirement: the data rollout goes on while data members retire, when the scale-down
 // waits for a retiring MAIN that no survivor can take over and the partition can release the

@@ -17,6 +17,7 @@ type rolloutRole struct {
 	members  []rolloutMember // declared, by index
 	returned int32           // the replica count this sync returns
 	pods     map[int]RolloutPod
+	record   topology.TemplateRecord // the record this sync returns on the set (NextTemplateRecord)
 }
 
 func newRolloutRole(kind string, set RolloutSet, members []rolloutMember, returned int32) rolloutRole {
@@ -81,6 +82,12 @@ func (r *rolloutRole) state() roleState {
 		return roleComplete
 	}
 	return roleRolling
+}
+
+// pending: the role has pods to roll (stale or rolling).
+func (r *rolloutRole) pending() bool {
+	st := r.state()
+	return st == roleStale || st == roleRolling
 }
 
 func (r *rolloutRole) updated(pod RolloutPod) bool { return pod.Revision == r.set.UpdateRevision }

@@ -23,6 +23,8 @@ type ScheduleInput struct {
 	Schedule string // cron, five fields or a descriptor, UTC
 	Suspend  bool
 	Keep     int
+	// MaxAge drops completed runs scheduled longer ago (0: age drops nothing).
+	MaxAge time.Duration
 	// Created is when the MemgraphScheduledBackup was created: no run is due before it.
 	Created time.Time
 	// Backups are its children as observed.
@@ -30,11 +32,14 @@ type ScheduleInput struct {
 }
 
 // ScheduledRun is one MemgraphBackup a schedule created: its name, the scheduled time it stands
-// for and its phase ("" until its own hook has set one).
+// for and its phase ("" until its own hook has set one); once done, when it ended, and for a
+// failed one its reason and error.
 type ScheduledRun struct {
-	Name        string
-	ScheduledAt time.Time
-	Phase       topology.BackupPhase
+	Name          string
+	ScheduledAt   time.Time
+	Phase         topology.BackupPhase
+	CompletedAt   time.Time
+	Reason, Error string
 }
 
 // ScheduleDecision is what the schedule must do now.
@@ -50,12 +55,20 @@ type ScheduleDecision struct {
 	ResyncAfter time.Duration
 	// Invalid says why the schedule does not parse; nothing is created then.
 	Invalid string
+	// Interval is the longest time between two consecutive scheduled times (ScheduleInterval);
+	// zero when the schedule is invalid.
+	Interval time.Duration
+	// LastCompleted is the newest run that completed, LastEnded the newest that completed or
+	// failed (by scheduled time); nil when there is none.
+	LastCompleted, LastEnded *ScheduledRun
 }
 
 // ScheduledBackupName is the name of the run of schedule scheduled at: the schedule's name and
-// the scheduled time in Unix minutes (a cron schedule's resolution), so that two calls agree.
+// the scheduled time in Unix seconds, so that two calls agree. Two scheduled times of a schedule
+// are at least a second apart (cron's resolution; an @every delay is whole seconds, at least
+// one), so two runs never share a name.
 func ScheduledBackupName(schedule string, at time.Time) string {
-	return schedule + "-" + strconv.FormatInt(at.Unix()/60, 10)
+	return schedule + "-" + strconv.FormatInt(at.Unix(), 10)
 }
 
 // ParseSchedule parses a cron schedule in UTC: five fields or a descriptor (@daily, @every 6h).
@@ -74,18 +87,21 @@ func ParseSchedule(spec string) (cron.Schedule, error) {
 // DecideSchedule is the schedule decision. At most one run is created per call, for the latest
 // scheduled time that is due and newer than every existing run (missed runs are caught up once,
 // not one by one), and none while a run of the schedule is still Pending or Running or while
-// suspended. Retention keeps the newest Keep Completed runs; a Failed run counts for nothing:
-// it goes once a newer run completed, and at most Keep of them stay (the newest, so that failures
-// are seen); a run not done is never dropped.
+// suspended. Retention (retain) drops only completed runs, oldest first, beyond Keep or older
+// than MaxAge, never the newest completed one; a Failed run counts for nothing: it goes once a
+// newer run completed, and at most Keep of them stay (the newest, so that failures are seen); a
+// run not done is never dropped.
 func DecideSchedule(in ScheduleInput) ScheduleDecision {
 	runs := newestFirst(in.Backups)
 	d := ScheduleDecision{}
-	d.Keep, d.Drop = retain(runs, in.Keep)
+	d.Keep, d.Drop = retain(runs, in.Keep, in.MaxAge, in.Now)
+	d.LastCompleted, d.LastEnded = lastRuns(runs)
 	sched, err := ParseSchedule(in.Schedule)
 	if err != nil {
 		d.Invalid = err.Error()
 		return d
 	}
+	d.Interval = ScheduleInterval(sched, in.Now)
 	if in.Suspend {
 		return d
 	}
@@ -144,8 +160,10 @@ func nextDue(sched cron.Schedule, newest, now time.Time) time.Time {
 	return sched.Next(maxTime(now, newest))
 }
 
-// retain splits runs (newest first) into those kept and those dropped.
-func retain(runs []ScheduledRun, keep int) (kept, dropped []ScheduledRun) {
+// retain splits runs (newest first) into those kept and those dropped at now: a completed run
+// beyond keep, or scheduled more than maxAge (when set) before now, goes, unless it is the newest
+// completed one.
+func retain(runs []ScheduledRun, keep int, maxAge time.Duration, now time.Time) (kept, dropped []ScheduledRun) {
 	completed, failed := 0, 0
 	for _, r := range runs {
 		switch {
@@ -153,7 +171,8 @@ func retain(runs []ScheduledRun, keep int) (kept, dropped []ScheduledRun) {
 			kept = append(kept, r)
 		case r.Phase == topology.BackupCompleted:
 			completed++
-			if completed <= keep {
+			tooOld := maxAge > 0 && now.Sub(r.ScheduledAt) > maxAge
+			if completed == 1 || (completed <= keep && !tooOld) {
 				kept = append(kept, r)
 			} else {
 				dropped = append(dropped, r)
@@ -166,6 +185,44 @@ func retain(runs []ScheduledRun, keep int) (kept, dropped []ScheduledRun) {
 		}
 	}
 	return kept, dropped
+}
+
+// lastRuns are, of runs (newest first), the newest completed and the newest done.
+func lastRuns(runs []ScheduledRun) (completed, ended *ScheduledRun) {
+	for i := range runs {
+		r := runs[i]
+		if completed == nil && r.Phase == topology.BackupCompleted {
+			completed = &r
+		}
+		if ended == nil && r.Phase.Done() {
+			ended = &r
+		}
+	}
+	return completed, ended
+}
+
+// intervalRuns is how many consecutive scheduled times ScheduleInterval looks at: enough to see
+// a weekday schedule's weekend and a monthly one's shortest and longest month.
+const intervalRuns = 64
+
+// ScheduleInterval is the longest time between two consecutive scheduled times of sched from
+// now on, among the next intervalRuns: an @every schedule's delay; a weekday-only schedule's
+// weekend. A backup missing for twice this long means backups stopped.
+func ScheduleInterval(sched cron.Schedule, now time.Time) time.Duration {
+	if every, ok := sched.(cron.ConstantDelaySchedule); ok {
+		return every.Delay
+	}
+	var longest time.Duration
+	prev := sched.Next(now)
+	for range intervalRuns {
+		next := sched.Next(prev)
+		if next.IsZero() || prev.IsZero() {
+			break
+		}
+		longest = max(longest, next.Sub(prev))
+		prev = next
+	}
+	return longest
 }
 
 func anyRunning(runs []ScheduledRun) bool {

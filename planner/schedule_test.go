@@ -94,7 +94,7 @@ func TestDecideSchedule(t *testing.T) {
 			in := hourly
 			tc.edit(&in)
 			got := DecideSchedule(in)
-			if diff := cmp.Diff(tc.want, got, cmpopts.EquateEmpty()); diff != "" {
+			if diff := cmp.Diff(tc.want, got, cmpopts.EquateEmpty(), ignoreOutcome); diff != "" {
 				t.Errorf("(-want +got):\n%s", diff)
 			}
 		})
@@ -127,9 +127,114 @@ func TestLatestDueAfterALongGap(t *testing.T) {
 	}
 }
 
-// Two calls with the same input agree on the name, which is the scheduled time in Unix minutes.
+// ignoreOutcome leaves out of a comparison what DecideSchedule reports beside the decision: the
+// interval and the last runs, which tests of their own check.
+var ignoreOutcome = cmpopts.IgnoreFields(ScheduleDecision{}, "Interval", "LastCompleted", "LastEnded")
+
+// Two calls with the same input agree on the name, which is the scheduled time in Unix seconds.
 func TestScheduledBackupName(t *testing.T) {
-	if got, want := ScheduledBackupName("nightly", clockAt("01:00")), "nightly-29941980"; got != want {
+	if got, want := ScheduledBackupName("nightly", clockAt("01:00")), "nightly-1796518800"; got != want {
 		t.Errorf("name %q, want %q", got, want)
+	}
+}
+
+// Every run of an @every 30s schedule, two a minute, has a name of its own, and a second call at
+// the same time names the run it created the same.
+func TestRunNamesNeverCollide(t *testing.T) {
+	in := ScheduleInput{Name: "fast", Schedule: "@every 30s", Keep: 1000, Created: clockAt("01:00")}
+	seen := map[string]time.Time{}
+	for i := 1; i <= 10; i++ {
+		in.Now = clockAt("01:00").Add(time.Duration(i)*30*time.Second + time.Second)
+		d := DecideSchedule(in)
+		if d.Create == nil {
+			t.Fatalf("call %d at %s created nothing", i, in.Now)
+		}
+		if again := DecideSchedule(in); again.Create == nil || again.Create.Name != d.Create.Name {
+			t.Fatalf("a second call at %s named the run %v, the first %q", in.Now, again.Create, d.Create.Name)
+		}
+		if at, dup := seen[d.Create.Name]; dup {
+			t.Fatalf("runs of %s and %s are both named %q", at, d.Create.ScheduledAt, d.Create.Name)
+		}
+		seen[d.Create.Name] = d.Create.ScheduledAt
+		done := *d.Create
+		done.Phase = runCompleted
+		in.Backups = append(in.Backups, done)
+	}
+}
+
+// maxAge drops completed runs scheduled longer ago, oldest first, beside keep; never the newest
+// completed run, however old, and never a run not done.
+func TestRetentionByAge(t *testing.T) {
+	for _, tc := range []struct {
+		name          string
+		keepN         int
+		maxAge        time.Duration
+		now           string
+		runs          []ScheduledRun
+		kept, dropped []ScheduledRun
+	}{
+		{"runs older than maxAge go", 10, 2 * time.Hour, "04:10",
+			[]ScheduledRun{run("04:00", runCompleted), run("03:00", runCompleted), run("02:00", runCompleted), run("01:00", runCompleted)},
+			[]ScheduledRun{run("04:00", runCompleted), run("03:00", runCompleted)},
+			[]ScheduledRun{run("02:00", runCompleted), run("01:00", runCompleted)}},
+		{"keep drops what maxAge spares", 1, 24 * time.Hour, "04:10",
+			[]ScheduledRun{run("04:00", runCompleted), run("03:00", runCompleted)},
+			[]ScheduledRun{run("04:00", runCompleted)}, []ScheduledRun{run("03:00", runCompleted)}},
+		{"the newest completed run stays, however old", 10, time.Hour, "23:00",
+			[]ScheduledRun{run("04:00", runFailed), run("03:00", runCompleted), run("02:00", runCompleted)},
+			[]ScheduledRun{run("04:00", runFailed), run("03:00", runCompleted)}, []ScheduledRun{run("02:00", runCompleted)}},
+		{"a run not done is never dropped by age", 10, time.Hour, "23:00",
+			[]ScheduledRun{run("05:00", runRunning), run("04:00", runPending), run("03:00", runCompleted)},
+			[]ScheduledRun{run("05:00", runRunning), run("04:00", runPending), run("03:00", runCompleted)}, nil},
+		{"no maxAge: age drops nothing", 10, 0, "23:00",
+			[]ScheduledRun{run("03:00", runCompleted), run("02:00", runCompleted)},
+			[]ScheduledRun{run("03:00", runCompleted), run("02:00", runCompleted)}, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			in := ScheduleInput{Name: "nightly", Schedule: "0 * * * *", Keep: tc.keepN, MaxAge: tc.maxAge, Created: clockAt("00:00"),
+				Now: clockAt(tc.now), Backups: tc.runs, Suspend: true}
+			got := DecideSchedule(in)
+			if diff := cmp.Diff(tc.kept, got.Keep, cmpopts.EquateEmpty()); diff != "" {
+				t.Errorf("kept (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(tc.dropped, got.Drop, cmpopts.EquateEmpty()); diff != "" {
+				t.Errorf("dropped (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// The newest completed run and the newest run that ended, by scheduled time.
+func TestLastRuns(t *testing.T) {
+	in := ScheduleInput{Name: "nightly", Schedule: "0 * * * *", Keep: 10, Created: clockAt("00:00"), Now: clockAt("05:10"), Suspend: true,
+		Backups: []ScheduledRun{run("01:00", runCompleted), run("04:00", runRunning), run("03:00", runFailed), run("02:00", runCompleted)}}
+	d := DecideSchedule(in)
+	if d.LastCompleted == nil || d.LastCompleted.Name != run("02:00", "").Name || d.LastEnded == nil || d.LastEnded.Name != run("03:00", "").Name {
+		t.Errorf("last completed %+v, last ended %+v; want 02:00's and 03:00's", d.LastCompleted, d.LastEnded)
+	}
+	in.Backups = []ScheduledRun{run("04:00", runRunning)}
+	if d := DecideSchedule(in); d.LastCompleted != nil || d.LastEnded != nil {
+		t.Errorf("with no run done: %+v, %+v", d.LastCompleted, d.LastEnded)
+	}
+}
+
+// The longest time between consecutive scheduled times: a weekday schedule's weekend, a monthly
+// schedule's longest month, an @every schedule's delay.
+func TestScheduleInterval(t *testing.T) {
+	for spec, want := range map[string]time.Duration{
+		"0 * * * *":   time.Hour,
+		"0 3 * * *":   24 * time.Hour,
+		"0 3 * * 1-5": 72 * time.Hour,
+		"0 3 1 * *":   31 * 24 * time.Hour,
+		"@every 6h":   6 * time.Hour,
+		"@daily":      24 * time.Hour,
+	} {
+		sched, err := ParseSchedule(spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := ScheduleInterval(sched, clockAt("05:00")); got != want {
+			t.Errorf("%s: %v, want %v", spec, got, want)
+		}
 	}
 }

@@ -57,6 +57,9 @@ func (p *pass) complete() flow {
 	p.out.Paused, p.out.Hibernation = p.paused(), p.hibernation
 	p.out.PodReady, p.out.Problems, p.out.MissingSecrets = p.in.PodReady, p.in.Problems, p.in.MissingSecrets
 	p.out.PodNodes, p.out.ClusterTLSProblem = p.in.PodNodes, p.in.TLS.ClusterProblem
+	if p.replicaHealth() == waiting {
+		return waiting
+	}
 	return p.readLag()
 }
 
@@ -263,6 +266,7 @@ func (p *pass) onLeader(found View) (planned bool, f flow) {
 		plan = Decide(p.d, observed)
 		p.out.Progress = plan.Progress
 	}
+	p.out.MainReplicas = observed.Replicas
 	p.out.Plan, p.out.Replicas = plan, plan.Replicas
 	if p.in.DryRun || len(plan.Commands) == 0 {
 		return true, goOn

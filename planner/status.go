@@ -30,12 +30,14 @@ func Status(in StatusInput) topology.MemgraphClusterStatus {
 	c, out, v := in.Cluster, in.Outcome, in.Verdicts
 	coordinatorPods, dataPods := out.Declared.PodNames()
 	health := out.Health()
+	problems := ReplicaProblems(out.ReplicaRecords, health.Down, c.ReplicaStuckAfter(), in.Now)
 	st := topology.MemgraphClusterStatus{
 		Pods: topology.PodCounts{
 			Coordinators:  topology.RolePods{Ready: readyCount(out.PodReady, coordinatorPods), Desired: int32(len(coordinatorPods))},
 			DataInstances: topology.RolePods{Ready: readyCount(out.PodReady, dataPods), Desired: int32(len(dataPods))},
 		},
 		CoordinatorSettings: out.Settings.Applied(),
+		ExternalAccess:      out.Declared.External.Status(),
 		Members:             health.Members(),
 		Phase:               v.Phase,
 		LastOperation:       in.LastOperation,
@@ -44,9 +46,9 @@ func Status(in StatusInput) topology.MemgraphClusterStatus {
 		Version:             out.Rollout.Version,
 		TargetVersion:       out.Rollout.TargetVersion,
 	}
-	conditions := append(make([]typedCondition, 0, 9), []typedCondition{
+	conditions := append(make([]typedCondition, 0, 10), []typedCondition{
 		{topology.ConditionReady, v.Ready},
-		{topology.ConditionDegraded, health.DegradedIn(v.Phase)},
+		{topology.ConditionDegraded, Degraded(DegradedInput{Health: health, Problems: problems, Phase: v.Phase, Cluster: c.Name()})},
 		{topology.ConditionConverged, v.Converged},
 		{topology.ConditionUpdated, v.Updated},
 		{topology.ConditionPaused, v.Paused},
@@ -59,6 +61,14 @@ func Status(in StatusInput) topology.MemgraphClusterStatus {
 	if cond, ok := FailoverGapCondition(out.Declared); ok {
 		conditions = append(conditions, typedCondition{topology.ConditionAutomaticFailover, cond})
 	}
+	if cond, ok := ExternalAccessCondition(out.Declared, out.Latest); ok {
+		conditions = append(conditions, typedCondition{topology.ConditionExternalAccess, cond})
+	}
+	if r := out.Rebuild(); r.Declared() {
+		st.Rebuild = &topology.RebuildStatus{Instance: r.Instance, Phase: r.Phase}
+		conditions = append(conditions, typedCondition{topology.ConditionRebuild, RebuildCondition(r)})
+	}
+	st.Replicas = out.ReplicaRecords
 	st.Conditions = make([]metav1.Condition, 0, len(conditions))
 	for _, cond := range conditions {
 		st.Conditions = append(st.Conditions, RenderCondition(c.PriorConditions(), cond.typ, cond.c, c.Generation(), in.Now))
@@ -114,11 +124,7 @@ func restoreStatus(c *topology.Cluster, out Outcome, st *topology.MemgraphCluste
 		st.Phase, st.Restore = topology.PhaseRestoring, out.Restore
 		return
 	}
-	if from.Name != "" {
-		st.RestoredFrom = "MemgraphBackup " + from.Name
-	} else {
-		st.RestoredFrom = "s3://" + from.Destination.S3.Bucket + "/" + from.Key
-	}
+	st.RestoredFrom = c.RestoreLabel()
 }
 
 // RegisteredCounts counts the registered members of each role a table lists.

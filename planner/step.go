@@ -2,6 +2,7 @@ package planner
 
 import (
 	"errors"
+	"slices"
 
 	"github.com/memgraph-hooks/memgraph-hooks/memgraph"
 	"github.com/memgraph-hooks/memgraph-hooks/topology"
@@ -63,6 +64,11 @@ func JudgeStep(cmd Command, err error) StepVerdict {
 		if _, ok := cmd.(SetInstanceToMain); ok {
 			return StepDone
 		}
+	case memgraph.KindNoSuchInstance:
+		// A rebuild's goal is its instance unregistered: another writer did it first.
+		if u, ok := cmd.(UnregisterInstance); ok && u.Rebuild {
+			return StepDone
+		}
 	case memgraph.KindNameExists:
 		// A member registered under the same name is the goal; a conflict on an endpoint
 		// registered under another name (KindAlreadyExists) is not.
@@ -109,23 +115,54 @@ const (
 	// readTableAndCatchUp: SHOW INSTANCES, then (when it answered) SHOW REPLICATION LAG and the
 	// MAIN's SHOW REPLICAS.
 	readTableAndCatchUp
+	// readTableSettled: SHOW INSTANCES, and when Precondition lets the step run on it, SHOW
+	// INSTANCES again after a pause (Input.MainlessSettle), for Precondition to judge once more:
+	// a step that makes a MAIN for a cluster without one must not run while another writer (a
+	// second hook replica) is between the DEMOTE and the SET of its handover, which a single read
+	// may fall into.
+	readTableSettled
 )
 
-// preconditionReads names the reads Precondition needs before cmd. Only the steps Memgraph
-// refuses outright once the cluster moved since the plan was read (another hook replica elected
-// a MAIN; the coordinators failed over to, or elected, the member being retired) are re-checked;
-// the read costs one query (two for a handover) and precedes only these rare steps.
-func preconditionReads(cmd Command) stepReads {
-	switch cmd.(type) {
+// preconditionReads names the reads Precondition needs before cmd, after the steps ran already
+// in the same pass. Only the steps Memgraph refuses outright once the cluster moved since the
+// plan was read (another hook replica elected a MAIN; the coordinators failed over to, or
+// elected, the member being retired) are re-checked; the read costs one query (two for a
+// handover) and precedes only these rare steps. A MAIN is made only on two reads a pause apart
+// (readTableSettled), unless the pass itself just registered a data instance (a new cluster's
+// first election, or one whose registrations a budget cut short): a handover needs every member
+// it moves MAIN between registered, so another writer's is not halfway through while members
+// are still being registered.
+func preconditionReads(cmd Command, ran []Command) stepReads {
+	switch c := cmd.(type) {
 	case Handover:
 		return readTableAndCatchUp
-	case SetInstanceToMain, ForceResetClusterState, UnregisterInstance, RemoveCoordinator:
+	case SetInstanceToMain:
+		if registeredData(ran) {
+			return readTable
+		}
+		return readTableSettled
+	case ForceResetClusterState:
+		return readTableSettled
+	case UnregisterInstance:
+		if c.Rebuild {
+			return readTableAndCatchUp
+		}
+		return readTable
+	case RemoveCoordinator:
 		return readTable
 	}
 	return readNothing
 }
 
-// Fresh is what the hook read on the leader right before a step (preconditionReads).
+// registeredData says whether the steps ran include the registration of a data instance.
+func registeredData(ran []Command) bool {
+	return slices.ContainsFunc(ran, func(c Command) bool {
+		_, ok := c.(RegisterInstance)
+		return ok
+	})
+}
+
+// Fresh is what the pass read on the leader right before a step (preconditionReads).
 type Fresh struct {
 	Instances    []memgraph.Instance
 	InstancesErr error
@@ -168,6 +205,8 @@ func Precondition(d topology.Declared, span topology.Replicas, w *Workloads, cmd
 		}
 	case UnregisterInstance:
 		switch {
+		case c.Rebuild:
+			return rebuildStillDue(d, o, c)
 		case v.data[c.Name].Role == memgraph.RoleMain:
 			return c.Name + " became MAIN"
 		case observeMain(v).name == "":
@@ -183,4 +222,22 @@ func Precondition(d topology.Declared, span topology.Replicas, w *Workloads, cmd
 		}
 	}
 	return ""
+}
+
+// rebuildStillDue is "" when Decide, on the fresh read, still unregisters the rebuild's instance
+// (its MAIN, its Sync copies and the catch-up proofs as they are now), else why not.
+func rebuildStillDue(d topology.Declared, o Observed, c UnregisterInstance) string {
+	if o.Lag == nil {
+		return "SHOW REPLICATION LAG could not be read right before the rebuild's UNREGISTER"
+	}
+	plan := Decide(d, o)
+	for _, again := range plan.Commands {
+		if again == Command(c) {
+			return ""
+		}
+	}
+	if msg := plan.Progress.Rebuild.Message; msg != "" {
+		return msg
+	}
+	return "the cluster changed since the rebuild's UNREGISTER was planned; planning again next pass"
 }

@@ -107,6 +107,30 @@ func TestJudgeRecheck(t *testing.T) {
 	}
 }
 
+// A new cluster's first election follows the registrations of its pass: one read suffices,
+// no other writer's handover can be halfway through while members are still being registered.
+// Any other MAIN is made on two reads a pause apart.
+func TestAMainIsMadeOnTwoReadsUnlessThePassRegistered(t *testing.T) {
+	set := SetInstanceToMain{Name: "instance_0"}
+	for _, tc := range []struct {
+		name string
+		ran  []Command
+		want stepReads
+	}{
+		{"nothing ran before", nil, readTableSettled},
+		{"the pass registered the target", []Command{RegisterInstance{Name: "instance_0"}}, readTable},
+		{"the pass registered another data instance", []Command{RegisterInstance{Name: "instance_1"}}, readTable},
+		{"the pass added a coordinator only", []Command{AddCoordinator{ID: 3}}, readTableSettled},
+	} {
+		if got := preconditionReads(set, tc.ran); got != tc.want {
+			t.Errorf("%s: preconditionReads = %v, want %v", tc.name, got, tc.want)
+		}
+	}
+	if got := preconditionReads(ForceResetClusterState{}, []Command{RegisterInstance{Name: "instance_0"}}); got != readTableSettled {
+		t.Errorf("FORCE RESET: preconditionReads = %v, want readTableSettled", got)
+	}
+}
+
 func TestPrecondition(t *testing.T) {
 	d := declared(3, 2, 3, 3)
 	handover := Handover{From: "instance_2", To: "instance_0"}
@@ -119,13 +143,13 @@ func TestPrecondition(t *testing.T) {
 		want  string
 	}{
 		{"ADD COORDINATOR reads nothing", AddCoordinator{ID: 2}, readNothing, Fresh{}, ""},
-		{"a failed read proves nothing: the step runs", SetInstanceToMain{Name: "instance_0"}, readTable,
+		{"a failed read proves nothing: the step runs", SetInstanceToMain{Name: "instance_0"}, readTableSettled,
 			Fresh{InstancesErr: errors.New("unreachable")}, ""},
-		{"SET MAIN while still none", SetInstanceToMain{Name: "instance_0"}, readTable,
+		{"SET MAIN while still none", SetInstanceToMain{Name: "instance_0"}, readTableSettled,
 			Fresh{Instances: rows(coords(3, 1), one(replica(0), replica(1)))}, ""},
-		{"SET MAIN after another writer elected one", SetInstanceToMain{Name: "instance_0"}, readTable,
+		{"SET MAIN after another writer elected one", SetInstanceToMain{Name: "instance_0"}, readTableSettled,
 			Fresh{Instances: rows(coords(3, 1), one(replica(0), mainRow(1)))}, "instance_1 is MAIN already"},
-		{"FORCE RESET after the coordinators failed over", ForceResetClusterState{}, readTable,
+		{"FORCE RESET after the coordinators failed over", ForceResetClusterState{}, readTableSettled,
 			Fresh{Instances: rows(coords(3, 1), one(mainRow(0), replica(2)))}, "instance_0 is MAIN already"},
 		{"UNREGISTER of a replica", UnregisterInstance{Name: "instance_2"}, readTable,
 			Fresh{Instances: rows(coords(3, 1), one(mainRow(0), replica(2)))}, ""},
@@ -150,7 +174,7 @@ func TestPrecondition(t *testing.T) {
 			"SHOW REPLICATION LAG failed right before the handover: connection refused"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := preconditionReads(tc.cmd); got != tc.reads {
+			if got := preconditionReads(tc.cmd, nil); got != tc.reads {
 				t.Errorf("preconditionReads = %v, want %v", got, tc.reads)
 			}
 			if got := Precondition(d, replicas(3, 3), nil, tc.cmd, reportedFresh(tc.f)); got != tc.want {

@@ -74,10 +74,12 @@ func preferred(d topology.Declared, candidates []string) string {
 }
 
 // awaitsReplacement says why a rollout still has to replace the named data instance's pod, or
-// "" when the pod runs the revision the data StatefulSet rolls to, or nothing is known of it.
+// "" when the pod runs the revision the data StatefulSet rolls to, nothing is known of it, or the
+// rollout waits for a maintenance window (the switchover does not wait for it).
 func awaitsReplacement(w *Workloads, name string) string {
 	ordinal, ok := topology.ParseDataInstanceName(name)
-	if w == nil || !ok || !w.Data.Exists || w.Data.UpdateRevision == "" {
+	if w == nil || !ok || !w.Data.Exists || w.Data.UpdateRevision == "" ||
+		w.heldForWindow(NextTemplateRecord(w.Data, w.Data.Provenance, w.SpecGeneration)) {
 		return ""
 	}
 	for _, pod := range w.Data.Pods {

@@ -61,6 +61,13 @@ type Outcome struct {
 	// AtDeclaredSize: both StatefulSets are at the declared size and their controller caught up.
 	AtDeclaredSize bool
 
+	// MainReplicas is the MAIN's SHOW REPLICAS as the pass read it for the catch-up proofs; nil
+	// when it did not.
+	MainReplicas *MainReplicas
+	// ReplicaRecords are status.replicas: read from the MAIN's SHOW REPLICAS in this pass
+	// (ReplicaRecords), or carried forward (CarryReplicaRecords).
+	ReplicaRecords []topology.ReplicaStatus
+
 	// Restore is the restore of spec.bootstrap.fromBackup as the restore stage found it (nil when
 	// it did not look: nothing to restore, or no longer held).
 	Restore *topology.RestoreStatus
@@ -111,8 +118,8 @@ const (
 // the pass speaks for both; past discovery, Ready tells whether a MAIN is elected and Converged
 // names the first blocker in this order: a leader read that failed, a step that failed or did
 // not finish, half-joined coordinators, a retiring MAIN without a caught-up survivor, a yield,
-// retirement, the budget, pending registrations, a dry run, a drain the hook acts or waits on, a
-// rollout not done, a preferred MAIN
+// retirement, the budget, pending registrations, a dry run, bolt_servers to update, a rebuild
+// (memgraph.com/rebuild), a drain the hook acts or waits on, a rollout not done, a preferred MAIN
 // not able to take over yet, StatefulSets not yet at the declared size. What the steps changed is
 // judged on Now, what the plan set out to do on Plan. Updated is the rollout's own verdict,
 // whatever stopped the pass.
@@ -302,6 +309,16 @@ func (o Outcome) converged() (Condition, float64) {
 			listNames(append(append([]string{}, now.PendingCoordinators...), now.PendingDataInstances...))), ResyncProgressing
 	case o.DryRun && len(o.Plan.Commands) > 0:
 		return isFalse(topology.ReasonRegistrationInProgress, "dry run: %d planned steps not executed", len(o.Plan.Commands)), ResyncProgressing
+	case len(now.AddressUpdates) > 0:
+		return isFalse(topology.ReasonRegistrationInProgress, "updating the bolt_server clients are given: %s",
+			listNames(describeUpdates(now.AddressUpdates))), ResyncProgressing
+	case o.Rebuild().Declared():
+		r := o.Rebuild()
+		resync := float64(ResyncWaiting)
+		if r.Phase == topology.RebuildUnregistering {
+			resync = ResyncProgressing
+		}
+		return isFalse(topology.ReasonRebuildInProgress, "%s", r.Message), resync
 	case o.Drain.Verdict != DrainNone:
 		resync := float64(ResyncWaiting)
 		if o.Drain.Verdict == DrainAct {
@@ -325,7 +342,25 @@ func (o Outcome) converged() (Condition, float64) {
 	}
 	return isTrue(topology.ReasonAllInstancesRegistered, "%s and %s registered%s%s",
 		describeCount(len(o.Declared.Coordinators), "coordinator"),
-		describeCount(len(o.Declared.DataInstances), "data instance"), preferredNote(o.Declared, now), driftNote(now.Drift)), ResyncConverged
+		describeCount(len(o.Declared.DataInstances), "data instance"), preferredNote(o.Declared, now), driftNote(now.Drift)+windowNote(o.Rollout)), ResyncConverged
+}
+
+// windowNote says that a hook release's pod template change waits for a maintenance window: the
+// cluster is as the spec declares it, and Updated says what waits.
+func windowNote(r RolloutStep) string {
+	if !r.WaitsForWindow() {
+		return ""
+	}
+	return "; a hook release's pod template change waits for a maintenance window (see Updated)"
+}
+
+// describeUpdates renders each address update as "instance_0 x → y".
+func describeUpdates(updates []AddressUpdate) []string {
+	out := make([]string, len(updates))
+	for i, u := range updates {
+		out[i] = fmt.Sprintf("%s %s → %s", u.Name, u.From, u.To)
+	}
+	return out
 }
 
 // preferredNote says that the preferred MAIN was reached.

@@ -128,6 +128,10 @@ func TestVerdict(t *testing.T) {
 			want{topology.ReasonMainElected, topology.ReasonRegistrationInProgress, ResyncProgressing, "registering coordinator_3, instance_2"}},
 		{"a dry run", passOn(func(o *Outcome) { o.DryRun, o.Plan.Commands = true, []Command{RegisterInstance{Name: "instance_2"}} }),
 			want{topology.ReasonMainElected, topology.ReasonRegistrationInProgress, ResyncProgressing, "dry run: 1 planned steps not executed"}},
+		{"bolt_servers to update", passOn(func(o *Outcome) {
+			o.Progress.AddressUpdates = []AddressUpdate{{Name: "instance_1", From: "mg-data-1:7687", To: "198.51.100.11:7687"}}
+		}), want{topology.ReasonMainElected, topology.ReasonRegistrationInProgress, ResyncProgressing,
+			"updating the bolt_server clients are given: instance_1 mg-data-1:7687 → 198.51.100.11:7687"}},
 		{"a rollout in progress outranks unsettled StatefulSets", passOn(func(o *Outcome) {
 			o.Rollout = RolloutStep{Reason: topology.ReasonRolloutInProgress, Message: "replacing mg-data-1 (instance_1); 1 of 5 pods updated"}
 			o.AtDeclaredSize = false

@@ -29,8 +29,10 @@ func Admit(raw []byte) (*Cluster, error) { return admitParent(raw, false) }
 // under an older CRD that lacked a rule: a declared coordinator setting Memgraph 3.12 takes but
 // cannot run with (settingfloors.go) refuses nothing. The Cluster withholds it instead — Declare
 // leaves it out of Declared.Settings and lists it, with the rule's message, in
-// Declared.WithheldSettings — so the hook never sends it and says why. Any other broken rule
-// refuses the parent as Admit does, the withheld settings named with it.
+// Declared.WithheldSettings — so the hook never sends it and says why. So is a
+// spec.externalAccess.hostnameTemplate that breaks its rules: it is ignored, and
+// ExternalAccessView.TemplateWithheld says why. Any other broken rule refuses the parent as Admit
+// does, the withheld fields named with it.
 func AdmitWithholding(raw []byte) (*Cluster, error) { return admitParent(raw, true) }
 
 func admitParent(raw []byte, withhold bool) (*Cluster, error) {
@@ -68,15 +70,16 @@ func admitParent(raw []byte, withhold bool) (*Cluster, error) {
 	if errs := validation.IsDNS1123Label(mc.Namespace); len(errs) > 0 {
 		vs.add(true, "metadata.namespace", MsgNamespace)
 	}
-	var withheld violations
+	var withheld, template violations
 	if withhold {
 		withheld = withholdUnsafe(&mc.Spec.CoordinatorSettings)
+		template = withholdHostnameTemplate(&mc.Spec)
 	}
 	mc.celRules(&vs)
 	if len(vs) > 0 {
-		return nil, append(vs, withheld...).err(mc)
+		return nil, append(append(vs, withheld...), template...).err(mc)
 	}
 	c := admitted(mc)
-	c.withheld = withheld
+	c.withheld, c.withheldTemplate = withheld, template
 	return c, nil
 }

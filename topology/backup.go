@@ -67,6 +67,46 @@ func (c *Cluster) FromBackup() *FromBackup {
 	return c.mc.Spec.Bootstrap.FromBackup
 }
 
+// BackupDestination is spec.backup.destination, the one store the cluster's backups go to; nil
+// when unset.
+func (c *Cluster) BackupDestination() *BackupDestination {
+	if c.mc.Spec.Backup == nil {
+		return nil
+	}
+	return c.mc.Spec.Backup.Destination
+}
+
+// RestoreDestination is the store spec.bootstrap.fromBackup reads from: its own destination
+// when it names one, else spec.backup.destination; nil when the cluster restores nothing (or,
+// in a spec that skipped admission, names no store).
+func (c *Cluster) RestoreDestination() *BackupDestination {
+	from := c.FromBackup()
+	switch {
+	case from == nil:
+		return nil
+	case from.Destination != nil:
+		return from.Destination
+	}
+	return c.BackupDestination()
+}
+
+// RestoreLabel names the backup spec.bootstrap.fromBackup restores: "MemgraphBackup <name>",
+// or the s3:// URI of its default database's object; "" when the cluster restores nothing.
+func (c *Cluster) RestoreLabel() string {
+	from := c.FromBackup()
+	switch {
+	case from == nil:
+		return ""
+	case from.Name != "":
+		return "MemgraphBackup " + from.Name
+	}
+	bucket := ""
+	if d := c.RestoreDestination(); d != nil {
+		bucket = d.S3.Bucket
+	}
+	return "s3://" + bucket + "/" + from.Key
+}
+
 // BackupTarget is spec.backup.target, PreferReplica when unset.
 func (c *Cluster) BackupTarget() BackupTarget {
 	if c.mc.Spec.Backup == nil || c.mc.Spec.Backup.Target == "" {

@@ -4,11 +4,12 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
-// MemgraphBackup is one snapshot of every database of a MemgraphCluster, uploaded to
-// S3-compatible object storage. It is taken once: the hook chooses the instance (a caught-up
-// replica or the MAIN, spec.backup.target of the cluster) and starts a job on the backup agent
-// beside it, which takes the snapshots and uploads them; the hook polls the job and the status
-// records it. A Failed backup is never retried; create a new MemgraphBackup.
+// MemgraphBackup is one snapshot of every database of a MemgraphCluster, uploaded to the
+// cluster's own object store (its spec.backup.destination: a MemgraphBackup names no store). It
+// is taken once: the hook chooses the instance (a caught-up replica or the MAIN,
+// spec.backup.target of the cluster) and starts a job on the backup agent beside it, which takes
+// the snapshots and uploads them; the hook polls the job and the status records it. A Failed
+// backup is never retried; create a new MemgraphBackup.
 //
 // +kubebuilder:object:root=true
 // +kubebuilder:subresource:status
@@ -22,13 +23,14 @@ import (
 // +kubebuilder:printcolumn:name="Uploaded",type=integer,JSONPath=".status.uploadedBytes",description="Bytes uploaded so far",priority=1
 // +kubebuilder:printcolumn:name="Reason",type=string,JSONPath=".status.reason",description="Why the backup waits or failed",priority=1
 // +kubebuilder:printcolumn:name="Completed",type=date,JSONPath=".status.completedAt"
+// +kubebuilder:printcolumn:name="Deadline",type=date,JSONPath=".status.deadline",description="When a backup that has not completed fails: its creation plus spec.timeout",priority=1
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=".metadata.creationTimestamp"
 type MemgraphBackup struct {
 	metav1.TypeMeta   `json:",inline"`
 	metav1.ObjectMeta `json:"metadata,omitempty"`
 
 	// Spec cannot change once the backup exists: a backup is taken once.
-	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="a MemgraphBackup's spec is immutable: a backup is taken once, of one cluster, to one destination; create a new MemgraphBackup instead"
+	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="a MemgraphBackup's spec is immutable: a backup is taken once, of one cluster; create a new MemgraphBackup instead"
 	Spec   MemgraphBackupSpec   `json:"spec"`
 	Status MemgraphBackupStatus `json:"status,omitempty"`
 }
@@ -42,22 +44,33 @@ type MemgraphBackupList struct {
 	Items           []MemgraphBackup `json:"items"`
 }
 
-// MemgraphBackupSpec is what to back up and where to.
+// MemgraphBackupSpec is what to back up. Where to is the cluster's: its
+// spec.backup.destination, the one store its data may go to.
 type MemgraphBackupSpec struct {
-	// Cluster is the name of the MemgraphCluster to back up, in the backup's namespace.
+	// Cluster is the name of the MemgraphCluster to back up, in the backup's namespace. The
+	// backup goes to that cluster's spec.backup.destination.
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=40
 	// +kubebuilder:validation:XValidation:rule="self.matches('^[a-z]([-a-z0-9]*[a-z0-9])?$')",message="cluster must name a MemgraphCluster in the backup's namespace: lower-case letters, digits and '-', starting with a letter"
 	Cluster string `json:"cluster"`
 
-	// Destination is where the snapshot is uploaded.
-	Destination BackupDestination `json:"destination"`
-
-	// DeletionPolicy says what deleting the MemgraphBackup does to its object: Retain (the
-	// default) leaves it in the bucket, Delete removes it before the MemgraphBackup goes.
+	// DeletionPolicy says what deleting the MemgraphBackup does to its objects: Retain (the
+	// default) leaves them in the bucket, Delete removes them before the MemgraphBackup goes. A
+	// backup of a MemgraphScheduledBackup whose backupOwnerReference is none keeps its objects
+	// when the schedule is deleted, whatever this says.
 	// +kubebuilder:default=Retain
 	// +optional
 	DeletionPolicy BackupDeletionPolicy `json:"deletionPolicy,omitempty"`
+
+	// Timeout is how long the whole backup may take from its creation, in hours, minutes and
+	// seconds (6h, 90m, 1h30m), from 10s to 168h: the backup's deadline (status.deadline) is its
+	// creation plus Timeout. A backup that has not started by then (its Secret is missing, no
+	// MAIN is up, its agent does not answer) or not completed (the store did not answer) fails,
+	// DeadlineExceeded, saying what held it, and never blocks a later backup past its deadline.
+	// +kubebuilder:default="6h"
+	// +kubebuilder:validation:XValidation:rule="self.matches('^([0-9]+(h|m|s))+$') && duration(self) >= duration('10s') && duration(self) <= duration('168h')",message="timeout must be a duration from 10s to 168h written in hours, minutes and seconds, such as 6h, 90m or 1h30m: how long the backup may take from its creation"
+	// +optional
+	Timeout string `json:"timeout,omitempty"`
 }
 
 // BackupDeletionPolicy is spec.deletionPolicy.
@@ -69,7 +82,8 @@ const (
 	BackupDelete BackupDeletionPolicy = "Delete"
 )
 
-// BackupDestination is the object store a backup goes to.
+// BackupDestination is the object store a cluster's backups go to (spec.backup.destination), or
+// a restore reads from (spec.bootstrap.fromBackup.destination).
 type BackupDestination struct {
 	S3 S3Destination `json:"s3"`
 }
@@ -77,13 +91,21 @@ type BackupDestination struct {
 // S3Destination is a bucket of an S3-compatible object store and the Secrets to reach it with.
 // The object's key is <prefix>/<namespace>/<cluster>/<backup name>/<snapshot file name> (without
 // the leading <prefix>/ when prefix is empty).
+// +kubebuilder:validation:XValidation:rule="!self.endpoint.startsWith('http://') || (has(self.insecure) && self.insecure)",message="destination.s3.endpoint is plain http://: the database's snapshots and the store's requests would cross the network unencrypted; use the store's https:// URL, or set destination.s3.insecure: true to accept plain HTTP"
 type S3Destination struct {
-	// Endpoint is the store's URL, https://host[:port] (or http:// for a store without TLS), such
-	// as https://s3.eu-west-1.amazonaws.com or https://minio.storage.svc:9000.
+	// Endpoint is the store's URL, https://host[:port] (or http://host[:port] for a store without
+	// TLS, with Insecure), such as https://s3.eu-west-1.amazonaws.com or
+	// https://minio.storage.svc:9000.
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=512
 	// +kubebuilder:validation:XValidation:rule="self.matches('^https?://[A-Za-z0-9.-]+(:[0-9]{1,5})?/?$')",message="destination.s3.endpoint must be the object store's URL without a path, https://host[:port] or http://host[:port], such as https://s3.eu-west-1.amazonaws.com"
 	Endpoint string `json:"endpoint"`
+
+	// Insecure allows an http:// endpoint: snapshots and requests then cross the network in
+	// plain text (the requests are signed; the payload is not, but carries a CRC32C the store
+	// verifies). It does not turn off the verification of an https:// endpoint's certificate.
+	// +optional
+	Insecure bool `json:"insecure,omitempty"`
 
 	// Bucket is the bucket's name; it must exist.
 	// +kubebuilder:validation:MinLength=3
@@ -103,12 +125,13 @@ type S3Destination struct {
 	// +optional
 	Region string `json:"region,omitempty"`
 
-	// CredentialsSecret names a Secret in the backup's namespace with the keys accessKeyId and
-	// secretAccessKey. The hook reads it through Metacontroller for each call and hands the
-	// credentials to the backup agent for the one upload; it never logs, stores or returns them.
+	// CredentialsSecret names a Secret in the cluster's namespace with the keys accessKeyId and
+	// secretAccessKey. The cluster's hook copies them into the cluster's <cluster>-backup-agent
+	// Secret, which its backups read, and hands them to a backup agent for one job; the hook
+	// never logs or stores them.
 	CredentialsSecret SecretReference `json:"credentialsSecret"`
 
-	// CASecret names a Secret in the backup's namespace whose ca.crt is the CA the store's
+	// CASecret names a Secret in the cluster's namespace whose ca.crt is the CA the store's
 	// certificate is verified with; unset, the system's trusted CAs are used.
 	// +optional
 	CASecret *SecretReference `json:"caSecret,omitempty"`
@@ -161,10 +184,19 @@ type MemgraphBackupStatus struct {
 	// +optional
 	CompletedAt *metav1.Time `json:"completedAt,omitempty"`
 
-	// Deadline is when a backup that has not completed gives up: its creation plus six hours.
-	// Until then a snapshot already being written (the periodic one) is waited for.
+	// Deadline is when a backup that has not completed gives up: its creation plus
+	// spec.timeout. Until then a snapshot already being written (the periodic one) is waited
+	// for, and a store or agent that does not answer is tried again.
 	// +optional
 	Deadline *metav1.Time `json:"deadline,omitempty"`
+
+	// Endpoint and Bucket are the store the backup's objects went to: its cluster's
+	// spec.backup.destination when the backup started. Deleting the objects (deletionPolicy
+	// Delete) and restoring the backup by name read the objects there.
+	// +optional
+	Endpoint string `json:"endpoint,omitempty"`
+	// +optional
+	Bucket string `json:"bucket,omitempty"`
 
 	// Instance is the data instance (instance_<n>) the snapshots were taken on, Pod its pod.
 	// +optional
@@ -236,6 +268,17 @@ type BackupDatabase struct {
 	Size int64 `json:"size,omitempty"`
 	// +optional
 	SHA256 string `json:"sha256,omitempty"`
+	// CRC32C is the object's full-object CRC32C (base64, as S3 spells it): the upload carried
+	// it, the store verified it on arrival, and the agent read it back from the store after the
+	// upload and found it equal to its own. A restore verifies it too.
+	// +optional
+	CRC32C string `json:"crc32c,omitempty"`
+	// Verified is how the agent found, after the upload, that the store holds what it sent:
+	// checksum (the store reported the object's size and CRC32C, equal to what was sent) or
+	// read back (a store that reports no checksum: the object was read back whole and its SHA-256
+	// found equal).
+	// +optional
+	Verified string `json:"verified,omitempty"`
 	// Skipped says why the database was not backed up (COLD, or broken); unset when it was.
 	// +optional
 	Skipped string `json:"skipped,omitempty"`
@@ -257,7 +300,9 @@ func (p BackupPhase) Done() bool { return p == BackupCompleted || p == BackupFai
 
 // MemgraphScheduledBackup takes MemgraphBackups of a cluster on a cron schedule and keeps the
 // newest completed ones. Its MemgraphBackups are its children: Metacontroller creates them and
-// deletes those the schedule drops (with deletionPolicy Delete, their objects too).
+// deletes those the schedule drops (with deletionPolicy Delete, their objects too). Deleting the
+// schedule deletes its MemgraphBackups too; their objects stay in the store unless
+// backupOwnerReference is self.
 //
 // +kubebuilder:object:root=true
 // +kubebuilder:subresource:status
@@ -266,7 +311,9 @@ func (p BackupPhase) Done() bool { return p == BackupCompleted || p == BackupFai
 // +kubebuilder:printcolumn:name="Schedule",type=string,JSONPath=".spec.schedule",description="Cron schedule, UTC"
 // +kubebuilder:printcolumn:name="Suspend",type=boolean,JSONPath=".spec.suspend"
 // +kubebuilder:printcolumn:name="Keep",type=integer,JSONPath=".spec.keep"
+// +kubebuilder:printcolumn:name="Max Age",type=string,JSONPath=".spec.maxAge",priority=1
 // +kubebuilder:printcolumn:name="Last",type=date,JSONPath=".status.lastScheduleTime",description="When the newest backup was scheduled"
+// +kubebuilder:printcolumn:name="Last Success",type=date,JSONPath=".status.lastSuccessfulBackup.time",description="When the newest backup that completed completed"
 // +kubebuilder:printcolumn:name="Next",type=string,JSONPath=".status.nextScheduleTime",description="When the next backup is due"
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=".metadata.creationTimestamp"
 type MemgraphScheduledBackup struct {
@@ -301,7 +348,7 @@ type MemgraphScheduledBackupSpec struct {
 	BackupTemplate MemgraphBackupSpec `json:"backupTemplate"`
 
 	// Keep is how many completed backups to keep: when a newer one completes, the oldest
-	// completed backup beyond Keep is deleted (and, with deletionPolicy Delete, its object). A
+	// completed backup beyond Keep is deleted (and, with deletionPolicy Delete, its objects). A
 	// running backup is never deleted; a failed one counts for nothing and is deleted once a
 	// newer backup completes.
 	// +kubebuilder:default=7
@@ -310,20 +357,50 @@ type MemgraphScheduledBackupSpec struct {
 	// +optional
 	Keep int32 `json:"keep,omitempty"`
 
+	// MaxAge deletes, beside Keep, the completed backups scheduled longer ago than it (and, with
+	// deletionPolicy Delete, their objects), oldest first: a number of hours, days or weeks such
+	// as 36h, 30d or 8w. The newest completed backup is never deleted, however old. Unset, age
+	// deletes nothing.
+	// +kubebuilder:validation:XValidation:rule="self.matches('^[1-9][0-9]{0,4}[hdw]$')",message="maxAge must be a whole number of hours, days or weeks, such as 36h, 30d or 8w"
+	// +optional
+	MaxAge string `json:"maxAge,omitempty"`
+
+	// BackupOwnerReference says what deleting the schedule does to the data of its backups. Its
+	// MemgraphBackups are its children and go with it either way. none (the default): every
+	// object they put in the store stays, whatever their deletionPolicy; a restore by
+	// destination and key still reads it. self: they are deleted as their deletionPolicy says.
+	// +kubebuilder:default=none
+	// +optional
+	BackupOwnerReference BackupOwnerReference `json:"backupOwnerReference,omitempty"`
+
 	// Suspend stops new backups from being scheduled; backups already running finish.
 	// +kubebuilder:default=false
 	// +optional
 	Suspend bool `json:"suspend,omitempty"`
 }
 
+// BackupOwnerReference is spec.backupOwnerReference of a MemgraphScheduledBackup.
+// +kubebuilder:validation:Enum=none;self
+type BackupOwnerReference string
+
+const (
+	BackupOwnerNone BackupOwnerReference = "none"
+	BackupOwnerSelf BackupOwnerReference = "self"
+)
+
 // MemgraphScheduledBackupStatus is what the schedule observed of its backups.
 type MemgraphScheduledBackupStatus struct {
 	// +optional
 	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
 
-	// LastScheduleTime is the scheduled time of the newest backup that exists.
+	// LastScheduleTime is the scheduled time of the newest backup the schedule created.
 	// +optional
 	LastScheduleTime *metav1.Time `json:"lastScheduleTime,omitempty"`
+
+	// LastSuccessfulBackup is the newest of the schedule's backups that completed: its name and
+	// when it completed. It is kept when that MemgraphBackup is deleted by hand.
+	// +optional
+	LastSuccessfulBackup *SuccessfulBackup `json:"lastSuccessfulBackup,omitempty"`
 
 	// NextScheduleTime is when the next backup is due; unset while suspended or when the schedule
 	// does not parse.
@@ -335,10 +412,19 @@ type MemgraphScheduledBackupStatus struct {
 	// +optional
 	Backups []ScheduledBackupRef `json:"backups,omitempty"`
 
+	// Conditions are Scheduled (False while suspended, when the schedule does not parse, or
+	// while the schedule is deleted) and LastBackupSucceeded (whether the newest of its backups
+	// that ended completed; False names the one that failed and why).
 	// +listType=map
 	// +listMapKey=type
 	// +optional
 	Conditions []metav1.Condition `json:"conditions,omitempty"`
+}
+
+// SuccessfulBackup is a MemgraphBackup that completed, and when.
+type SuccessfulBackup struct {
+	Name string      `json:"name"`
+	Time metav1.Time `json:"time"`
 }
 
 // ScheduledBackupRef is one backup of a schedule.
@@ -358,6 +444,14 @@ type ClusterBackup struct {
 	// +kubebuilder:default=PreferReplica
 	// +optional
 	Target BackupTarget `json:"target,omitempty"`
+
+	// Destination is the one object store the cluster's data may go to: every MemgraphBackup of
+	// the cluster uploads there, and a MemgraphBackup names no store of its own. Choosing it is
+	// editing the cluster; creating a MemgraphBackup only reads the database into it. A restore
+	// (bootstrap.fromBackup) reads from it unless fromBackup names a destination. Unset, the
+	// cluster's backups wait (Pending, NoDestination) until it is set, or fail at their deadline.
+	// +optional
+	Destination *BackupDestination `json:"destination,omitempty"`
 }
 
 // BackupTarget is spec.backup.target.
@@ -376,22 +470,28 @@ type Bootstrap struct {
 	FromBackup *FromBackup `json:"fromBackup,omitempty"`
 }
 
-// FromBackup names the backup a new cluster restores: a MemgraphBackup in the cluster's
-// namespace (Name), or, when that object is gone, the object itself (Destination and Key).
-// +kubebuilder:validation:XValidation:rule="has(self.name) != (has(self.destination) || has(self.key))",message="bootstrap.fromBackup must name either a MemgraphBackup (name) or an object (destination and key), not both"
-// +kubebuilder:validation:XValidation:rule="has(self.destination) == has(self.key)",message="bootstrap.fromBackup.destination and bootstrap.fromBackup.key go together: the key of the object in that destination, as the MemgraphBackup's status.key named it"
+// FromBackup names the backup a new cluster restores: a Completed MemgraphBackup in the
+// cluster's namespace (Name), whose objects are in the cluster's spec.backup.destination; or,
+// when that object is gone, the default database's object (Key, as the MemgraphBackup's
+// status.key said) in spec.backup.destination, or in Destination when the object is in another
+// store (another cluster's bucket).
+// +kubebuilder:validation:XValidation:rule="has(self.name) != has(self.key)",message="bootstrap.fromBackup must name either a MemgraphBackup (name) or the key of its default database's object (key, and destination when the object is not in spec.backup.destination), not both"
+// +kubebuilder:validation:XValidation:rule="!has(self.destination) || has(self.key)",message="bootstrap.fromBackup.destination goes with bootstrap.fromBackup.key: the key of the object in that destination, as the MemgraphBackup's status.key named it; a MemgraphBackup named by name is read from spec.backup.destination"
 type FromBackup struct {
-	// Name is a Completed MemgraphBackup in the cluster's namespace.
+	// Name is a Completed MemgraphBackup in the cluster's namespace; its objects are read from
+	// the cluster's spec.backup.destination, which must be the store it went to.
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=253
 	// +optional
 	Name string `json:"name,omitempty"`
 
-	// Destination is the object store holding the backup.
+	// Destination is the object store holding the backup, when it is not the cluster's own
+	// spec.backup.destination: only read from, never written to.
 	// +optional
 	Destination *BackupDestination `json:"destination,omitempty"`
 
-	// Key is the object's key in Destination's bucket.
+	// Key is the default database's object's key in the store (Destination's, else
+	// spec.backup.destination's); the other databases' objects are beside it.
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=1024
 	// +optional

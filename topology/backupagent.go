@@ -33,6 +33,44 @@ const (
 	DefaultAgentImage = "memgraph-hooks:dev"
 )
 
+// The agent's image is pinned per cluster: the data StatefulSet records the image its sidecar
+// runs and the version of the agent's API that image serves (AnnotationAgentImage,
+// AnnotationAgentProtocol), and a new hook release with a new --agent-image leaves it as it is
+// while the hook still speaks that version (planner.NextAgentPin), so that a release of the hook
+// does not by itself restart every data pod.
+const (
+	// AgentProtocol is the version of the agent's API that this release's agent serves: 2 is
+	// the jobs API (PUT and GET /v1/jobs/{id}: backups and restores run by the agent beside
+	// Memgraph). Version 1 is the uploads API of v0.1.0 (PUT and GET /v1/uploads/{id}), whose
+	// agent only uploads a snapshot the hook has Memgraph write over Bolt.
+	AgentProtocol = 2
+	// OldestAgentProtocol is the oldest version of the agent's API the hook speaks. Version 1
+	// is not spoken: its backups need the hook to run CREATE SNAPSHOT, whose duration grows with
+	// the data, inside a sync.
+	OldestAgentProtocol = 2
+
+	AnnotationAgentImage    = "memgraph.com/backup-agent-image"
+	AnnotationAgentProtocol = "memgraph.com/backup-agent-protocol"
+)
+
+// AgentPin is the backup agent's image a cluster's data pods run and the version of the
+// agent's API it serves (0: unknown, an earlier release rendered it).
+// +kubebuilder:object:generate=false
+type AgentPin struct {
+	Image    string
+	Protocol int
+}
+
+// ReadAgentPin reads the pin from the data StatefulSet's annotations as observed; a protocol that
+// is not a positive integer reads as unknown.
+func ReadAgentPin(image, protocol string) AgentPin {
+	p := AgentPin{Image: image}
+	if n, err := strconv.Atoi(protocol); err == nil && n > 0 {
+		p.Protocol = n
+	}
+	return p
+}
+
 // BackupAgentSecretName is the cluster's backup-agent Secret, a child the hook generates.
 func BackupAgentSecretName(cluster string) string { return cluster + "-backup-agent" }
 
@@ -121,14 +159,16 @@ func BackupAgentSecretComplete(data map[string]string) bool {
 }
 
 // BackupAgentSecret is the cluster's backup-agent Secret child in stored form, holding data
-// (base64 values) exactly: the hook generates the data once and returns what it observes after.
-func BackupAgentSecret(c *Cluster, data map[string]string) (map[string]any, error) {
+// (base64 values) and annotations exactly: the hook generates the agents' data once and returns
+// what it observes after, beside what it copies for the cluster's backups.
+func BackupAgentSecret(c *Cluster, data, annotations map[string]string) (map[string]any, error) {
 	mc := c.mc
 	typed := &corev1.Secret{
 		TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Secret"},
 		ObjectMeta: metav1.ObjectMeta{
 			Name: BackupAgentSecretName(mc.Name), Namespace: mc.Namespace,
-			Labels: roleLabels(mc.Name, RoleData, mc.Spec.DataTemplate.Labels),
+			Labels:      roleLabels(mc.Name, RoleData, mc.Spec.DataTemplate.Labels),
+			Annotations: annotations,
 		},
 		Type: corev1.SecretTypeOpaque,
 	}

@@ -26,6 +26,8 @@ var renderCases = []struct {
 	{"default", minimalCluster, Replicas{Coordinators: 3, DataInstances: 2}, Partitions{Coordinators: 3, DataInstances: 2}},
 	{"retain-delete", retainDeleted, Replicas{Coordinators: 3, DataInstances: 2}, Partitions{Coordinators: 3, DataInstances: 2}},
 	{"every-knob", everyKnob, Replicas{Coordinators: 5, DataInstances: 3}, Partitions{Coordinators: 5, DataInstances: 1}},
+	{"external-load-balancer", externalLoadBalancer, Replicas{Coordinators: 3, DataInstances: 2}, Partitions{Coordinators: 3, DataInstances: 2}},
+	{"external-node-port", externalNodePort, Replicas{Coordinators: 3, DataInstances: 2}, Partitions{Coordinators: 3, DataInstances: 2}},
 }
 
 // admit is NewCluster of a fixture that must be valid.
@@ -364,7 +366,7 @@ func TestDesiredChildrenAnnotateTemplateGenerations(t *testing.T) {
 func TestPodTemplateHashes(t *testing.T) {
 	hashes := func(mc *MemgraphCluster) [2]string {
 		t.Helper()
-		c, d, err := PodTemplateHashes(admit(t, mc), "")
+		c, d, err := PodTemplateHashes(admit(t, mc), "", "")
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -19,8 +19,10 @@ type Cluster struct {
 	replicas Replicas
 	// agentImage is the backup agent's image (WithAgentImage); "" is DefaultAgentImage.
 	agentImage string
-	// withheld are the declared coordinator settings AdmitWithholding took out of the spec.
-	withheld []Violation
+	// withheld are the declared coordinator settings AdmitWithholding took out of the spec;
+	// withheldTemplate the rules spec.externalAccess.hostnameTemplate broke when it took that out.
+	withheld         []Violation
+	withheldTemplate []Violation
 }
 
 // admitted wraps a defaulted, valid object.

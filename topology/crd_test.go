@@ -123,12 +123,17 @@ func TestCRDRulesMatchGoValidation(t *testing.T) {
 		MsgClusterName, MsgCoordinators, MsgCoordinatorsMax, MsgDataInstances, MsgDataInstancesMax, MsgImageRepository,
 		MsgImageTag, MsgSecretKeys, MsgClusterDomain, MsgPortsDistinct, MsgReservedLabels, MsgReservedLabels,
 		MsgReservedEnv, MsgReservedEnv, MsgReservedArgs, MsgReservedArgs, MsgDataWAL, MsgCoordinatorStorage, MsgDataStorage,
-		MsgVolumeSize, MsgVolumeSize, MsgTLSSecretName, MsgClusterSecretName, MsgIntraClusterTLS, MsgAuthSecretName, MsgStepTimeout, MsgPreferredMain, MsgPreferredDeclared, MsgHibernateScale,
+		MsgVolumeSize, MsgVolumeSize, MsgTLSSecretName, MsgClusterSecretName, MsgIntraClusterTLS, MsgAuthSecretName, MsgStepTimeout, MsgStuckAfter, MsgPreferredMain, MsgPreferredDeclared, MsgHibernateScale,
 		MsgGracePeriod, MsgGracePeriod, MsgSysctlImage, MsgMaxMapCount, MsgReplicationMix, MsgReplicationFixed, MsgOverrideInstance,
-		MsgFromBackupCreateOnly, MsgFromBackupOneOf, MsgFromBackupKeyWithDest, MsgS3Endpoint, MsgS3Bucket, MsgS3Prefix,
-		MsgSecretReference, MsgSecretReference,
+		MsgFromBackupCreateOnly, MsgFromBackupOneOf, MsgFromBackupDestWithKey, MsgFromBackupNeedsStore,
+		// spec.backup.destination and spec.bootstrap.fromBackup.destination share the type
+		MsgS3Endpoint, MsgS3Bucket, MsgS3Prefix, MsgS3Insecure, MsgSecretReference, MsgSecretReference,
+		MsgS3Endpoint, MsgS3Bucket, MsgS3Prefix, MsgS3Insecure, MsgSecretReference, MsgSecretReference,
+		MsgSourceRangesType, MsgSourceRange, MsgHostnameInstance, MsgHostnameForm,
+		MsgWindowSchedule, MsgWindowDuration,
 		// spec.coordinatorSettings and status.coordinatorSettings share the type
 		MsgInstanceDownTimeout, MsgInstanceDownTimeout, MsgHealthCheckFrequency, MsgHealthCheckFrequency,
+		MsgRoleName, MsgRoleBuiltin, MsgPrivilegesAll, MsgDatabases,
 	}
 	slices.Sort(messages)
 	slices.Sort(goMessages)
@@ -139,7 +144,8 @@ func TestCRDRulesMatchGoValidation(t *testing.T) {
 	all := strings.Join(rules, "\n")
 	for _, pattern := range []string{
 		clusterNamePattern, clusterDomainPattern, repositoryTagPattern, imageTagPattern, imageDigestPattern,
-		reservedArgsPattern, walArgPattern, s3EndpointPattern, s3BucketPattern, reservedEnvNamesInCEL, preferredMainPattern, stepTimeoutPattern,
+		reservedArgsPattern, walArgPattern, s3EndpointPattern, s3BucketPattern, reservedEnvNamesInCEL, preferredMainPattern, "'" + InstancePlaceholder + "'", "isCIDR(r)", stepTimeoutPattern,
+		authNamePattern, databaseNamePattern,
 		fmt.Sprintf("duration(self) >= duration('%s')", minStepTimeout),
 		fmt.Sprintf("duration(self) <= duration('%s')", maxStepTimeout),
 		fmt.Sprintf("self <= %d", MaxCoordinators), fmt.Sprintf("self <= %d", MaxDataInstances),

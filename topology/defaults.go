@@ -26,6 +26,7 @@ const (
 	DefaultIntraClusterTLS             = true
 	DefaultStepTimeout                 = "10m"
 	DefaultReplicationMode             = ReplicationSync
+	DefaultStuckAfter                  = "10m"
 	DefaultAntiAffinity                = AntiAffinityPreferred
 
 	DefaultBoltPort        int32 = 7687
@@ -75,6 +76,7 @@ func (mc *MemgraphCluster) Defaulted() *MemgraphCluster {
 		s.Hibernate = &v
 	}
 	setString(&s.Rollout.StepTimeout, DefaultStepTimeout)
+	setString(&s.ReplicaHealth.StuckAfter, DefaultStuckAfter)
 	if s.Backup == nil {
 		s.Backup = &ClusterBackup{}
 	}

@@ -48,8 +48,20 @@ type Member struct {
 	Name             string // coordinator_<id> or instance_<ordinal>, as SHOW INSTANCES names it
 	Pod              string
 	Host             string // the pod's FQDN; a coordinator's --coordinator-hostname
-	BoltServer       string
+	BoltServer       string // in-cluster: what the hook dials, and advertises without Advertised
 	ManagementServer string
+	// Advertised is the bolt_server clients are to be given when it is not BoltServer: the
+	// member's external address (spec.externalAccess, Cluster.Advertise); "" otherwise.
+	Advertised string
+}
+
+// AdvertisedBoltServer is the bolt_server the member is to be registered with: Advertised, or
+// BoltServer without it.
+func (m Member) AdvertisedBoltServer() string {
+	if m.Advertised != "" {
+		return m.Advertised
+	}
+	return m.BoltServer
 }
 
 // Core returns the role-independent identity.
@@ -153,6 +165,13 @@ type Declared struct {
 	// RestoreHeld, when set, says why no data instance may be registered yet: the cluster
 	// restores spec.bootstrap.fromBackup into its first MAIN before anything else.
 	RestoreHeld string
+	// External is where each declared member is reached from outside the Kubernetes cluster
+	// (spec.externalAccess, Cluster.Advertise); nil without it.
+	External *ExternalAccessView
+	// Rebuild is AnnotationRebuild's value: the data instance to unregister and hold
+	// unregistered while its volume is replaced ("" when none). Not checked: the planner says what
+	// a value that names no declared data instance means.
+	Rebuild string
 }
 
 func CoordinatorSetName(cluster string) string { return cluster + "-coordinator" }

@@ -30,6 +30,13 @@ const (
 	// current pod template arrived (TemplateGenerations).
 	AnnotationTemplateGeneration = "memgraph.com/pod-template-generation"
 
+	// LabelNodeCordoned is on the Nodes that are cordoned (spec.unschedulable, or the
+	// node.kubernetes.io/unschedulable taint), with NodeCordonedValue: the hook's
+	// DecoratorController on Nodes sets it and takes it off, and a MemgraphCluster's customize
+	// hook selects the Nodes that carry it.
+	LabelNodeCordoned = "memgraph.com/cordoned"
+	NodeCordonedValue = "true"
+
 	NameValue      = "memgraph"
 	ManagedByValue = "memgraph-hooks"
 

@@ -30,12 +30,18 @@ type Rendering struct {
 	// certificate rotation's record on both StatefulSets (rotation.go).
 	Restart string
 	Record  CertificateRecord
+	// Records are what each StatefulSet records of its pod template (record.go), coordinators
+	// first; Agent the backup agent's pin: the image the data pods' template runs (its default
+	// without one) and, with an image, its record on the data StatefulSet (backupagent.go).
+	Records [2]TemplateRecord
+	Agent   AgentPin
 }
 
 // Render renders the cluster's children for r in a fixed order: StatefulSet
 // <cluster>-coordinator, StatefulSet <cluster>-data, headless Service <cluster>-coordinator,
 // headless Service <cluster>-data, client Service <cluster>, Services <cluster>-rw (selecting
-// the MAIN's pod, or none) and <cluster>-ro (services.go), PodDisruptionBudgets
+// the MAIN's pod, or none) and <cluster>-ro (services.go), with spec.externalAccess a Service
+// <pod>-external per declared member (externalaccess.go), PodDisruptionBudgets
 // <cluster>-coordinator and <cluster>-data (budgets.go), and <cluster>-main once the MAIN is
 // known. The partition is always rendered, so that the stored StatefulSet never differs from what
 // the hook returns (the API server would store 0).
@@ -84,14 +90,16 @@ func (c *Cluster) children(r Rendering) ([]any, error) {
 				Clip(r.MainPod), mc.Name, DataSetName(mc.Name))
 		}
 	}
-	coordinators, data := c.statefulSets(r.Replicas, r.Partitions, r.Restart)
+	coordinators, data := c.statefulSets(r.Replicas, r.Partitions, r.Restart, r.Agent.Image)
 	for i, sts := range []*appsv1.StatefulSet{coordinators, data} {
 		if err := annotateTemplate(sts, []int64{r.Generations.Coordinators, r.Generations.DataInstances}[i]); err != nil {
 			return nil, err
 		}
 		recordCertificate(sts, r.Record)
+		recordTemplate(sts, r.Records[i])
 		hibernationShape(c, sts, r.Window)
 	}
+	pinAgent(data, r.Agent)
 	children := []any{
 		coordinators,
 		data,
@@ -100,9 +108,11 @@ func (c *Cluster) children(r Rendering) ([]any, error) {
 		clientService(mc),
 		writeService(mc, r.MainPod),
 		readService(mc),
-		coordinatorBudget(mc),
-		dataBudgetBeside(mc, r.HeldPod),
 	}
+	for _, svc := range externalServices(mc, c.network, c.replicas) {
+		children = append(children, svc)
+	}
+	children = append(children, coordinatorBudget(mc), dataBudgetBeside(mc, r.HeldPod))
 	if r.MainPod != "" {
 		children = append(children, mainBudget(mc, r.MainPod))
 	}
@@ -110,10 +120,14 @@ func (c *Cluster) children(r Rendering) ([]any, error) {
 }
 
 // statefulSets are the two StatefulSets at replicas and partitions, their pod templates stamped
-// with the certificate restart.
-func (c *Cluster) statefulSets(replicas Replicas, partitions Partitions, restart string) (coordinators, data *appsv1.StatefulSet) {
+// with the certificate restart, the data pods running the backup agent from agentImage (the
+// cluster's own without one).
+func (c *Cluster) statefulSets(replicas Replicas, partitions Partitions, restart, agentImage string) (coordinators, data *appsv1.StatefulSet) {
+	if agentImage == "" {
+		agentImage = c.agentImageOrDefault()
+	}
 	coordinators = coordinatorStatefulSet(c.mc, c.network, replicas.Coordinators, partitions.Coordinators)
-	data = dataStatefulSet(c.mc, c.agentImageOrDefault(), replicas.DataInstances, partitions.DataInstances)
+	data = dataStatefulSet(c.mc, agentImage, replicas.DataInstances, partitions.DataInstances)
 	stampTemplates(restart, coordinators, data)
 	return coordinators, data
 }
@@ -121,13 +135,14 @@ func (c *Cluster) statefulSets(replicas Replicas, partitions Partitions, restart
 // PodTemplateHashes are the AnnotationTemplateHash values Render puts on each role's
 // StatefulSet with the certificate restart stamp restart: a sync compares them with the observed
 // StatefulSets' to know whether the children it returns change a pod template (and so a
-// revision the StatefulSet controller has not computed yet). Only the two pod templates are
+// revision the StatefulSet controller has not computed yet), with the data pods running the
+// backup agent from agentImage (as Rendering.Agent.Image). Only the two pod templates are
 // rendered; replicas and partitions are not part of them.
-func PodTemplateHashes(c *Cluster, restart string) (coordinators, data string, err error) {
+func PodTemplateHashes(c *Cluster, restart, agentImage string) (coordinators, data string, err error) {
 	if c == nil || c.mc == nil {
 		return "", "", errors.New("no admitted MemgraphCluster to render")
 	}
-	cs, ds := c.statefulSets(Replicas{}, Partitions{}, restart)
+	cs, ds := c.statefulSets(Replicas{}, Partitions{}, restart, agentImage)
 	if coordinators, err = templateHash(cs); err != nil {
 		return "", "", err
 	}

@@ -4,14 +4,17 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
-// The hook reads back two things of its prior status, and copies them without deciding anything
-// on them: each condition's lastTransitionTime, carried over while the condition's status holds
-// (meta.SetStatusCondition), and lastOperation, carried over by a pass that writes nothing, so
-// that a steady cluster's status never changes. Nothing of it is ever an input to a decision.
+// The hook reads back three things of its prior status, and copies them without deciding any
+// Bolt step on them: each condition's lastTransitionTime, carried over while the condition's
+// status holds (meta.SetStatusCondition); lastOperation, carried over by a pass that writes
+// nothing, so that a steady cluster's status never changes; and the replicas' records, carried
+// over between two reads of SHOW REPLICAS, each record's since kept while the replica's health
+// holds — the one thing a report reads from it is how long a replica has been unhealthy
+// (Degraded, ReplicaStuck).
 
 // MemgraphClusterStatus is what the sync hook observed; of a prior status, only a condition's
-// lastTransitionTime (while its status holds) and lastOperation (while no pass writes) are kept.
-// Metacontroller sets observedGeneration itself.
+// lastTransitionTime (while its status holds), lastOperation (while no pass writes) and the
+// replicas' records (between reads) are kept. Metacontroller sets observedGeneration itself.
 type MemgraphClusterStatus struct {
 	// +optional
 	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
@@ -89,6 +92,24 @@ type MemgraphClusterStatus struct {
 	// spec does not declare is not shown. Unset when none is declared or the pass did not read them.
 	// +optional
 	CoordinatorSettings *CoordinatorSettings `json:"coordinatorSettings,omitempty"`
+
+	// ExternalAccess is each member's address outside the Kubernetes cluster
+	// (spec.externalAccess), or what it waits for. Unset without spec.externalAccess.
+	// +optional
+	ExternalAccess *ExternalAccessStatus `json:"externalAccess,omitempty"`
+
+	// Replicas are the replicas the MAIN's SHOW REPLICAS lists, in ordinal order, with
+	// Memgraph's state for each: read at most every 30 s, carried forward in between.
+	// +kubebuilder:validation:MaxItems=128
+	// +listType=map
+	// +listMapKey=name
+	// +optional
+	Replicas []ReplicaStatus `json:"replicas,omitempty"`
+
+	// Rebuild is the rebuild the memgraph.com/rebuild annotation asks for, as last judged; unset
+	// without the annotation. The Rebuild condition says the same in words.
+	// +optional
+	Rebuild *RebuildStatus `json:"rebuild,omitempty"`
 
 	// +listType=map
 	// +listMapKey=type
@@ -258,6 +279,30 @@ const (
 	// ConditionHighlyAvailable: no single node's loss would take the cluster down, judged from
 	// the pods' spec.nodeName (docs/operations.md, "Placement").
 	ConditionHighlyAvailable ConditionType = "HighlyAvailable"
+	// ConditionExternalAccess: every member's Service has an address clients outside the
+	// Kubernetes cluster can use, and the coordinators give routing clients exactly those
+	// addresses. Present only when spec.externalAccess is set.
+	ConditionExternalAccess ConditionType = "ExternalAccess"
+)
+
+// The reasons of ExternalAccess.
+const (
+	// ReasonAddressesAdvertised (True): every member's bolt_server in the leader's SHOW INSTANCES
+	// is its external address.
+	ReasonAddressesAdvertised ConditionReason = "AddressesAdvertised"
+	// ReasonAddressPending (False): a member's Service has no address yet (no load balancer
+	// ingress, no node port, its pod not scheduled, its node not seen), or the coordinators do not
+	// give clients the assigned address yet; the message names each member and what it waits for.
+	ReasonAddressPending ConditionReason = "AddressPending"
+	// ReasonAddressUnusable (False): Kubernetes assigned an address Memgraph cannot advertise — a
+	// load balancer with IPv6 addresses alone (a bolt_server is host:port with one colon), a node
+	// without any address, a hostname longer than DNS allows; the message names each member and
+	// the remedy. Such a member stays advertised at its in-cluster name.
+	ReasonAddressUnusable ConditionReason = "AddressUnusable"
+	// ReasonHostnameTemplateInvalid (False): spec.externalAccess.hostnameTemplate breaks a rule of
+	// the CRD (it was stored without it): the hook ignores it and advertises the Services'
+	// addresses; the message is the rule's.
+	ReasonHostnameTemplateInvalid ConditionReason = "HostnameTemplateInvalid"
 )
 
 // The reasons of HighlyAvailable.
@@ -369,6 +414,10 @@ const (
 	// ReasonRolloutInProgress: pods are being replaced one at a time; the message names the pod,
 	// how many are done and the next step.
 	ReasonRolloutInProgress ConditionReason = "RolloutInProgress"
+	// ReasonWaitingForMaintenanceWindow: the pods' template differs from their StatefulSet's only
+	// by what a release of the hook changed, and no window of spec.maintenanceWindows is open;
+	// every pod keeps running, and the message names the next window's start.
+	ReasonWaitingForMaintenanceWindow ConditionReason = "WaitingForMaintenanceWindow"
 	// ReasonRolloutBlocked: the next pod cannot be released safely (e.g. it runs the MAIN and no
 	// survivor is caught up to take it over); nothing is released until that changes.
 	ReasonRolloutBlocked ConditionReason = "RolloutBlocked"

@@ -52,6 +52,7 @@ type MemgraphClusterList struct {
 // +kubebuilder:validation:XValidation:rule="((!has(self.hibernate) || !self.hibernate) && (!has(oldSelf.hibernate) || !oldSelf.hibernate)) || self.coordinators == oldSelf.coordinators",message="coordinators must not change while the cluster hibernates, nor in the update that sets or clears hibernate: the coordinators come back from their Raft logs at the declared count, and another count could leave them without a majority; wake the cluster (hibernate: false) first, then scale"
 // +kubebuilder:validation:XValidation:rule="!has(self.replicationModeOverrides) || ((has(self.replicationMode) ? self.replicationMode : 'Sync') != 'Sync' || self.replicationModeOverrides.all(o, o.mode != 'StrictSync')) && ((has(self.replicationMode) ? self.replicationMode : 'Sync') != 'StrictSync' || self.replicationModeOverrides.all(o, o.mode != 'Sync')) && (!self.replicationModeOverrides.exists(o, o.mode == 'Sync') || !self.replicationModeOverrides.exists(o, o.mode == 'StrictSync'))",message="replicationMode and replicationModeOverrides must not mix Sync and StrictSync: Memgraph refuses to register a STRICT_SYNC instance beside a SYNC one (and the reverse); use Sync or StrictSync, each with Async where wanted"
 // +kubebuilder:validation:XValidation:rule="(has(self.replicationMode) ? self.replicationMode : 'Sync') == (has(oldSelf.replicationMode) ? oldSelf.replicationMode : 'Sync') && (has(self.replicationModeOverrides) ? self.replicationModeOverrides : []) == (has(oldSelf.replicationModeOverrides) ? oldSelf.replicationModeOverrides : [])",message="replicationMode and replicationModeOverrides cannot change once the cluster exists: Memgraph has no ALTER for a registered instance's mode, the MAIN is registered with a mode too and is never unregistered, and Memgraph refuses Sync and StrictSync side by side, so re-registering one instance at a time cannot switch a cluster between them; declare the mode when creating the cluster, or create a new cluster with the mode and move the data"
+// +kubebuilder:validation:XValidation:rule="!has(self.bootstrap) || !has(self.bootstrap.fromBackup) || has(self.bootstrap.fromBackup.destination) || (has(self.backup) && has(self.backup.destination))",message="bootstrap.fromBackup reads the backup from spec.backup.destination unless it names a store of its own: set spec.backup.destination (the store the backup is in, where the cluster's own backups will go too), or bootstrap.fromBackup.destination with key"
 // +kubebuilder:validation:XValidation:rule="!has(self.bootstrap) || !has(self.bootstrap.fromBackup) || (has(oldSelf.bootstrap) && has(oldSelf.bootstrap.fromBackup) && self.bootstrap.fromBackup == oldSelf.bootstrap.fromBackup)",message="bootstrap.fromBackup can only be set when the cluster is created: restoring replaces the data, and an existing cluster already has data of its own. To restore a backup, create a new MemgraphCluster with bootstrap.fromBackup (under another name, or after deleting this one and its PersistentVolumeClaims)"
 type MemgraphClusterSpec struct {
 	// Coordinators is the number of coordinators, the Raft members that elect MAIN. Odd and at
@@ -182,6 +183,12 @@ type MemgraphClusterSpec struct {
 	// +optional
 	Rollout Rollout `json:"rollout,omitempty"`
 
+	// ReplicaHealth says when a replica that is not replicating counts as stuck (condition
+	// Degraded, reason ReplicaStuck).
+	// +kubebuilder:default={}
+	// +optional
+	ReplicaHealth ReplicaHealth `json:"replicaHealth,omitempty"`
+
 	// Placement spreads each role's pods over nodes and zones, so that one node's loss takes
 	// neither the coordinators' Raft majority nor every copy of the data. An affinity or
 	// topologySpreadConstraints written in coordinatorTemplate or dataTemplate replaces the
@@ -189,6 +196,49 @@ type MemgraphClusterSpec struct {
 	// +kubebuilder:default={}
 	// +optional
 	Placement Placement `json:"placement,omitempty"`
+
+	// Roles are the Memgraph roles the cluster's MemgraphUsers may name (user_types.go): each
+	// created, and kept as declared, before a user that names it.
+	// +kubebuilder:validation:MaxItems=32
+	// +listType=map
+	// +listMapKey=name
+	// +optional
+	Roles []ClusterRole `json:"roles,omitempty"`
+
+	// ExternalAccess reaches every member from outside the Kubernetes cluster, each through a
+	// Service of its own, and has the coordinators give routing clients (neo4j://) those
+	// addresses. Unset, routing clients are given the members' in-cluster names.
+	// +optional
+	ExternalAccess *ExternalAccess `json:"externalAccess,omitempty"`
+
+	// MaintenanceWindows are when a pod-template change that the spec did not ask for — one a
+	// new release of the hook brings — may roll the pods. Outside them such a change waits, every
+	// pod keeps running, and the Updated condition says WaitingForMaintenanceWindow with the next
+	// window's start. A change made to the spec, a restart (memgraph.com/restartedAt, kubectl
+	// memgraph restart) and the safety actions (a switchover before a drain, a failover) never
+	// wait. Unset or empty, a hook release's change rolls at once, like any other.
+	// +kubebuilder:validation:MaxItems=16
+	// +listType=atomic
+	// +optional
+	MaintenanceWindows []MaintenanceWindow `json:"maintenanceWindows,omitempty"`
+}
+
+// MaintenanceWindow is a recurring time during which a hook release's pod-template change may
+// roll the pods: it opens at each time of the schedule and stays open for the duration.
+type MaintenanceWindow struct {
+	// Schedule is a cron schedule in UTC with five fields (minute hour day-of-month month
+	// day-of-week), such as "0 2 * * 6" for Saturdays at 02:00 UTC.
+	// +kubebuilder:validation:MinLength=9
+	// +kubebuilder:validation:MaxLength=128
+	// +kubebuilder:validation:XValidation:rule="self.split(' ').filter(f, f != '').size() == 5",message="maintenanceWindows[].schedule must be a cron schedule of five fields in UTC (minute hour day-of-month month day-of-week), such as \"0 2 * * 6\" for Saturdays at 02:00"
+	Schedule string `json:"schedule"`
+
+	// Duration is how long each window stays open, from 1m to 168h, written in hours, minutes
+	// and seconds, such as 4h or 1h30m. A window that opens while the last one is still open
+	// extends it.
+	// +kubebuilder:validation:MaxLength=32
+	// +kubebuilder:validation:XValidation:rule="self.matches('^([0-9]+(h|m|s))+$') && duration(self) >= duration('1m') && duration(self) <= duration('168h')",message="maintenanceWindows[].duration must be a duration from 1m to 168h written in hours, minutes and seconds, such as 4h or 1h30m: how long each window stays open"
+	Duration string `json:"duration"`
 }
 
 // Rollout tunes rolling upgrades.

@@ -40,12 +40,17 @@ const (
 	MsgPreferredDeclared  = "preferredMain must be one of the declared data instances, instance_0 to instance_<dataInstances-1>: a dataInstances shrink that would retire the preferred MAIN is refused; set preferredMain to an instance that stays (or remove it), then shrink"
 	MsgHibernateScale     = "coordinators must not change while the cluster hibernates, nor in the update that sets or clears hibernate: the coordinators come back from their Raft logs at the declared count, and another count could leave them without a majority; wake the cluster (hibernate: false) first, then scale"
 	MsgStepTimeout        = "rollout.stepTimeout must be a duration from 1m to 168h written in hours, minutes and seconds, such as 10m, 90s or 1h30m: how long a replaced pod may take to be Ready and caught up before the rollout reports RolloutStuck"
+	MsgStuckAfter         = "replicaHealth.stuckAfter must be a duration from 1m to 168h written in hours, minutes and seconds, such as 10m, 90s or 1h30m: how long a replica may stay in recovery or invalid before Degraded reports it ReplicaStuck"
 	MsgGracePeriod        = "terminationGracePeriodSeconds must be from 1 to 86400 (one day): how long Kubernetes waits after SIGTERM before it kills Memgraph; 0 would kill it without a clean shutdown"
 	MsgSysctlImage        = "sysctlInitContainer.image is required when sysctlInitContainer.enabled is true: the init container runs sysctl from an image you choose, with a shell and sysctl, such as docker.io/library/busybox:1.37.0; set image, or set enabled to false"
 	MsgMaxMapCount        = "sysctlInitContainer.maxMapCount must be from 65530 (the kernel's default) to 2147483647: the init container only ever raises vm.max_map_count, and Memgraph asks for at least 524288"
 	MsgReplicationMix     = "replicationMode and replicationModeOverrides must not mix Sync and StrictSync: Memgraph refuses to register a STRICT_SYNC instance beside a SYNC one (and the reverse); use Sync or StrictSync, each with Async where wanted"
 	MsgReplicationFixed   = "replicationMode and replicationModeOverrides cannot change once the cluster exists: Memgraph has no ALTER for a registered instance's mode, the MAIN is registered with a mode too and is never unregistered, and Memgraph refuses Sync and StrictSync side by side, so re-registering one instance at a time cannot switch a cluster between them; declare the mode when creating the cluster, or create a new cluster with the mode and move the data"
 	MsgOverrideInstance   = "replicationModeOverrides[].instance must name a data instance as SHOW INSTANCES names it, instance_<n> such as instance_1"
+	MsgSourceRangesType   = "externalAccess.loadBalancerSourceRanges applies to type LoadBalancer only: Kubernetes refuses it on a NodePort Service; remove it, or use type LoadBalancer"
+	MsgSourceRange        = "externalAccess.loadBalancerSourceRanges must be CIDRs such as 203.0.113.0/24 or 2001:db8::/32"
+	MsgHostnameInstance   = "externalAccess.hostnameTemplate must contain {instance}, which becomes each member's pod name: without it every member would get the same hostname, and a routing client could not tell them apart"
+	MsgHostnameForm       = "externalAccess.hostnameTemplate must be a DNS name once {instance} is replaced, such as {instance}.graph.example.com: lower-case letters, digits, '-' and '.', without a leading or trailing dot"
 	MsgDataStorage        = "storage.data is immutable: it shapes the StatefulSet's volumeClaimTemplates, which Kubernetes cannot change in place. Delete the MemgraphCluster (and its retained PersistentVolumeClaims, if the volumes must change too) and create it again with the new storage"
 )
 
@@ -210,10 +215,15 @@ func (mc *MemgraphCluster) celRules(vs *violations) {
 	vs.add(s.Auth != nil && !clusterDomainRE.MatchString(s.Auth.SecretName), "spec.auth.secretName", MsgAuthSecretName)
 	_, ok := stepTimeoutSeconds(s.Rollout.StepTimeout)
 	vs.add(!ok, "spec.rollout.stepTimeout", MsgStepTimeout)
+	_, ok = stepTimeoutSeconds(s.ReplicaHealth.StuckAfter)
+	vs.add(!ok, "spec.replicaHealth.stuckAfter", MsgStuckAfter)
+	validateWindows(vs, s.MaintenanceWindows)
 	validatePreferredMain(vs, s)
 	validateShutdown(vs, s)
 	validateReplicationModes(vs, s)
-	validateBootstrap(vs, s)
+	validateBackups(vs, s)
+	validateRoles(vs, s)
+	validateExternalAccess(vs, s.ExternalAccess)
 	*vs = append(*vs, unsafeSettings(&s.CoordinatorSettings)...)
 }
 

@@ -29,6 +29,14 @@ func messagesOf(t *testing.T, err error) []string {
 	return out
 }
 
+// withExternal is the minimal cluster with spec.externalAccess of type LoadBalancer, edited.
+func withExternal(edit func(e *ExternalAccess)) func() *MemgraphCluster {
+	return with(func(mc *MemgraphCluster) {
+		mc.Spec.ExternalAccess = &ExternalAccess{Type: ExternalLoadBalancer}
+		edit(mc.Spec.ExternalAccess)
+	})
+}
+
 func with(edit func(mc *MemgraphCluster)) func() *MemgraphCluster {
 	return func() *MemgraphCluster {
 		mc := minimalCluster()
@@ -153,6 +161,10 @@ func TestValidate(t *testing.T) {
 			with(func(mc *MemgraphCluster) { mc.Spec.Rollout.StepTimeout = "90s" }), MsgStepTimeout},
 		{"step timeout without a unit", with(func(mc *MemgraphCluster) { mc.Spec.Rollout.StepTimeout = "600" }),
 			with(func(mc *MemgraphCluster) { mc.Spec.Rollout.StepTimeout = "1h30m" }), MsgStepTimeout},
+		{"stuck-after below a minute", with(func(mc *MemgraphCluster) { mc.Spec.ReplicaHealth.StuckAfter = "30s" }),
+			with(func(mc *MemgraphCluster) { mc.Spec.ReplicaHealth.StuckAfter = "1m" }), MsgStuckAfter},
+		{"stuck-after without a unit", with(func(mc *MemgraphCluster) { mc.Spec.ReplicaHealth.StuckAfter = "600" }),
+			with(func(mc *MemgraphCluster) { mc.Spec.ReplicaHealth.StuckAfter = "2h" }), MsgStuckAfter},
 		{"unknown pull policy", with(func(mc *MemgraphCluster) { mc.Spec.Image.PullPolicy = "Sometimes" }),
 			with(func(mc *MemgraphCluster) { mc.Spec.Image.PullPolicy = corev1.PullNever }), "image.pullPolicy must be Always, IfNotPresent or Never"},
 		{"unknown retention policy", with(func(mc *MemgraphCluster) { mc.Spec.Storage.RetentionPolicy = "Keep" }),
@@ -193,6 +205,16 @@ func TestValidate(t *testing.T) {
 			with(func(mc *MemgraphCluster) { mc.Spec.PreferredMain, mc.Spec.DataInstances = "instance_2", 3 }), MsgPreferredDeclared},
 		{"preferred MAIN beyond 128", with(func(mc *MemgraphCluster) { mc.Spec.PreferredMain = "instance_999" }),
 			with(func(mc *MemgraphCluster) { mc.Spec.PreferredMain, mc.Spec.DataInstances = "instance_127", 128 }), MsgPreferredDeclared},
+		{"source ranges on a NodePort", withExternal(func(e *ExternalAccess) { e.Type, e.LoadBalancerSourceRanges = ExternalNodePort, []string{"10.0.0.0/8"} }),
+			withExternal(func(e *ExternalAccess) { e.LoadBalancerSourceRanges = []string{"10.0.0.0/8"} }), MsgSourceRangesType},
+		{"a source range that is no CIDR", withExternal(func(e *ExternalAccess) { e.LoadBalancerSourceRanges = []string{"10.0.0.300/8"} }),
+			withExternal(func(e *ExternalAccess) { e.LoadBalancerSourceRanges = []string{"2001:db8::/32", "10.0.0.1/32"} }), MsgSourceRange},
+		{"an IPv4-mapped source range", withExternal(func(e *ExternalAccess) { e.LoadBalancerSourceRanges = []string{"::ffff:10.0.0.0/104"} }),
+			withExternal(func(e *ExternalAccess) { e.LoadBalancerSourceRanges = []string{"10.0.0.0/8"} }), MsgSourceRange},
+		{"a hostname template without {instance}", withExternal(func(e *ExternalAccess) { e.HostnameTemplate = "graph.example.com" }),
+			withExternal(func(e *ExternalAccess) { e.HostnameTemplate = "{instance}.graph.example.com" }), MsgHostnameInstance},
+		{"a hostname template that is no DNS name", withExternal(func(e *ExternalAccess) { e.HostnameTemplate = "{instance}.Graph_Example.com." }),
+			withExternal(func(e *ExternalAccess) { e.HostnameTemplate = "db-{instance}.graph.example.com" }), MsgHostnameForm},
 		{"preferred MAIN with a sign", with(func(mc *MemgraphCluster) { mc.Spec.PreferredMain = "instance_-1" }),
 			with(func(mc *MemgraphCluster) { mc.Spec.PreferredMain = "instance_1" }), MsgPreferredMain},
 		{"negative coordinator grace period", with(func(mc *MemgraphCluster) { mc.Spec.CoordinatorTemplate.TerminationGracePeriodSeconds = -1 }),
@@ -278,7 +300,8 @@ func TestValidateUpdate(t *testing.T) {
 			mc.Spec.ReplicationModeOverrides = []ReplicationModeOverride{{Instance: "instance_1", Mode: ReplicationAsync}}
 		}, []string{MsgReplicationFixed}},
 		{"fromBackup added to an existing cluster", func(mc *MemgraphCluster) {
-			mc.Spec.Bootstrap = &Bootstrap{FromBackup: &FromBackup{Name: "nightly"}}
+			d := destination()
+			mc.Spec.Bootstrap, mc.Spec.Backup = &Bootstrap{FromBackup: &FromBackup{Name: "nightly"}}, &ClusterBackup{Destination: &d}
 		}, []string{MsgFromBackupCreateOnly}},
 		{"creation rules still apply", func(mc *MemgraphCluster) {
 			mc.Spec.Coordinators = 4

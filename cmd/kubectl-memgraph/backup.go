@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
@@ -21,18 +20,18 @@ var (
 	schedulesGVR = topology.GroupVersion.WithResource(topology.ScheduledBackupResource)
 )
 
-// backupOptions are the backup verb's flags: where the backup goes, from a schedule's template or
-// spelled out.
+// backupOptions are the backup verb's flags: the backup's deletion policy and timeout, from a
+// schedule's template or spelled out. Where it goes is the cluster's spec.backup.destination.
 type backupOptions struct {
-	name, fromSchedule                       string
-	endpoint, bucket, prefix, region, secret string
-	deletionPolicy                           string
-	dryRun, wait                             bool
-	timeout                                  time.Duration
+	name, fromSchedule            string
+	deletionPolicy, backupTimeout string
+	dryRun, wait                  bool
+	timeout                       time.Duration
 }
 
-// backupCommand creates a MemgraphBackup of a cluster (docs/backup.md): the destination of a
-// MemgraphScheduledBackup's template (--from-schedule), or the one the flags spell out.
+// backupCommand creates a MemgraphBackup of a cluster (docs/backup.md), which goes to the
+// cluster's spec.backup.destination: with the deletion policy and timeout of a
+// MemgraphScheduledBackup's template (--from-schedule), or of the flags.
 func (p *plugin) backupCommand() *cobra.Command {
 	var o backupOptions
 	out := p.out
@@ -53,6 +52,11 @@ func (p *plugin) backupCommand() *cobra.Command {
 		}
 		delete(obj, "status")
 		delete(obj["metadata"].(map[string]any), "creationTimestamp")
+		if !o.dryRun {
+			if err := s.checkDestination(cmd.Context(), cluster); err != nil {
+				return err
+			}
+		}
 		if o.dryRun {
 			raw, err := yaml.Marshal(obj)
 			if err != nil {
@@ -72,13 +76,9 @@ func (p *plugin) backupCommand() *cobra.Command {
 	})
 	f := cmd.Flags()
 	f.StringVar(&o.name, "name", "", "the MemgraphBackup's name (default <cluster>-<UTC time>)")
-	f.StringVar(&o.fromSchedule, "from-schedule", "", "take the destination and deletion policy of this MemgraphScheduledBackup's backupTemplate")
-	f.StringVar(&o.endpoint, "endpoint", "", "the object store's URL, https://host[:port] (or http://)")
-	f.StringVar(&o.bucket, "bucket", "", "the bucket")
-	f.StringVar(&o.prefix, "prefix", "", "a key prefix, such as backups/production")
-	f.StringVar(&o.region, "region", "", "the bucket's region (us-east-1 when unset)")
-	f.StringVar(&o.secret, "credentials-secret", "", "the Secret with accessKeyId and secretAccessKey")
-	f.StringVar(&o.deletionPolicy, "deletion-policy", string(topology.BackupRetain), "Retain or Delete: what deleting the MemgraphBackup does to its object")
+	f.StringVar(&o.fromSchedule, "from-schedule", "", "take the deletion policy and timeout of this MemgraphScheduledBackup's backupTemplate")
+	f.StringVar(&o.deletionPolicy, "deletion-policy", string(topology.BackupRetain), "Retain or Delete: what deleting the MemgraphBackup does to its objects")
+	f.StringVar(&o.backupTimeout, "backup-timeout", topology.DefaultBackupTimeout, "spec.timeout: how long the backup may take from its creation (10s to 168h)")
 	f.BoolVar(&o.dryRun, "dry-run", false, "print the MemgraphBackup instead of creating it")
 	f.BoolVar(&o.wait, "wait", false, "wait until the backup is Completed or Failed")
 	f.DurationVar(&o.timeout, "timeout", 30*time.Minute, "how long --wait waits")
@@ -99,18 +99,27 @@ func (o *backupOptions) spec(ctx context.Context, s *session, cluster string) (t
 		}
 		spec = sb.Spec.BackupTemplate
 	} else {
-		if o.endpoint == "" || o.bucket == "" || o.secret == "" {
-			return spec, usageError{errors.New("name a destination: --from-schedule SCHEDULE, or --endpoint, --bucket and --credentials-secret")}
-		}
-		spec = topology.MemgraphBackupSpec{DeletionPolicy: topology.BackupDeletionPolicy(o.deletionPolicy),
-			Destination: topology.BackupDestination{S3: topology.S3Destination{Endpoint: o.endpoint, Bucket: o.bucket,
-				Prefix: o.prefix, Region: o.region, CredentialsSecret: topology.SecretReference{Name: o.secret}}}}
+		spec = topology.MemgraphBackupSpec{DeletionPolicy: topology.BackupDeletionPolicy(o.deletionPolicy), Timeout: o.backupTimeout}
 	}
 	spec.Cluster = cluster
 	if vs := topology.BackupViolations("spec", &spec); len(vs) > 0 {
-		return spec, fmt.Errorf("%s: %s", vs[0].Field, vs[0].Message)
+		return spec, usageError{fmt.Errorf("%s: %s", vs[0].Field, vs[0].Message)}
 	}
 	return spec, nil
+}
+
+// checkDestination refuses a backup of a cluster that names no store: its backups go only to
+// its spec.backup.destination, and one created now would wait for it until its deadline.
+func (s *session) checkDestination(ctx context.Context, cluster string) error {
+	mgc, err := s.get(ctx, cluster)
+	if err != nil {
+		return err
+	}
+	if _, found, _ := unstructured.NestedMap(mgc.Object, "spec", "backup", "destination"); !found {
+		return fmt.Errorf("MemgraphCluster %s/%s has no spec.backup.destination: its backups go to that store alone; "+
+			"set it first (docs/backup.md)", s.namespace, cluster)
+	}
+	return nil
 }
 
 // waitBackup follows MemgraphBackup name until it is done: nil when Completed.

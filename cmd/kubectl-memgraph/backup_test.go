@@ -25,9 +25,24 @@ spec:
   backupTemplate:
     cluster: other
     deletionPolicy: Delete
+    timeout: 2h
+`
+
+const clusterWithDestination = `
+apiVersion: memgraph.com/v1alpha1
+kind: MemgraphCluster
+metadata: {name: memgraph, namespace: prod}
+spec:
+  backup:
     destination:
-      s3: {endpoint: "https://s3.eu-west-1.amazonaws.com", bucket: memgraph-backups, prefix: nightly, region: eu-west-1,
-           credentialsSecret: {name: s3-credentials}}
+      s3: {endpoint: "https://s3.eu-west-1.amazonaws.com", bucket: memgraph-backups, credentialsSecret: {name: s3-credentials}}
+`
+
+const clusterWithoutDestination = `
+apiVersion: memgraph.com/v1alpha1
+kind: MemgraphCluster
+metadata: {name: nodest, namespace: prod}
+spec: {}
 `
 
 func backupFakeClient(t *testing.T, objs ...runtime.Object) dynamic.Interface {
@@ -49,33 +64,33 @@ func storedBackupSpec(t *testing.T, client dynamic.Interface, name string) topol
 	return b.Spec
 }
 
-// kubectl memgraph backup creates a MemgraphBackup of the cluster: to a schedule's destination,
-// or to the one the flags name; without a destination, or with one admission refuses, it creates
-// nothing and says why.
+// kubectl memgraph backup creates a MemgraphBackup of the cluster, which goes to the cluster's
+// spec.backup.destination: with a schedule's deletion policy and timeout, or the flags'. For a
+// cluster without a destination, or with a timeout admission refuses, it creates nothing and
+// says why.
 func TestBackupVerbCreatesAMemgraphBackup(t *testing.T) {
-	client := backupFakeClient(t, object(t, storedSchedule))
+	client := backupFakeClient(t, object(t, storedSchedule), object(t, clusterWithDestination), object(t, clusterWithoutDestination))
 	out, err := run(t, client, "backup", "memgraph", "--from-schedule", "nightly", "--name", "before-upgrade")
 	if err != nil || out != "memgraphbackup/before-upgrade created\n" {
 		t.Fatalf("out %q, err %v", out, err)
 	}
-	want := topology.MemgraphBackupSpec{Cluster: "memgraph", DeletionPolicy: topology.BackupDelete, Destination: topology.BackupDestination{
-		S3: topology.S3Destination{Endpoint: "https://s3.eu-west-1.amazonaws.com", Bucket: "memgraph-backups", Prefix: "nightly",
-			Region: "eu-west-1", CredentialsSecret: topology.SecretReference{Name: "s3-credentials"}}}}
+	want := topology.MemgraphBackupSpec{Cluster: "memgraph", DeletionPolicy: topology.BackupDelete, Timeout: "2h"}
 	if diff := cmp.Diff(want, storedBackupSpec(t, client, "before-upgrade")); diff != "" {
 		t.Errorf("spec from the schedule (-want +got):\n%s", diff)
 	}
 
-	if _, err := run(t, client, "backup", "memgraph", "--name", "by-flags", "--endpoint", "http://minio.storage.svc:9000",
-		"--bucket", "backups", "--credentials-secret", "minio"); err != nil {
+	if _, err := run(t, client, "backup", "memgraph", "--name", "by-flags", "--backup-timeout", "30m"); err != nil {
 		t.Fatal(err)
 	}
-	if got := storedBackupSpec(t, client, "by-flags"); got.Destination.S3.Endpoint != "http://minio.storage.svc:9000" || got.DeletionPolicy != topology.BackupRetain {
-		t.Errorf("spec from the flags: %+v", got)
+	want = topology.MemgraphBackupSpec{Cluster: "memgraph", DeletionPolicy: topology.BackupRetain, Timeout: "30m"}
+	if diff := cmp.Diff(want, storedBackupSpec(t, client, "by-flags")); diff != "" {
+		t.Errorf("spec from the flags (-want +got):\n%s", diff)
 	}
 
 	for args, want := range map[string]string{
-		"backup memgraph --name x": "name a destination",
-		"backup memgraph --name x --endpoint s3.example.com --bucket b1 --credentials-secret c": topology.MsgS3Endpoint,
+		"backup nodest --name x":                       "MemgraphCluster prod/nodest has no spec.backup.destination",
+		"backup memgraph --name x --backup-timeout 5s": topology.MsgBackupTimeout,
+		"backup absent --name x":                       "MemgraphCluster prod/absent",
 	} {
 		if _, err := run(t, client, strings.Fields(args)...); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%s: %v, want an error saying %q", args, err, want)

@@ -58,7 +58,7 @@ func TestExitCodes(t *testing.T) {
 		{[]string{"pause", "a", "b"}, 2, "accepts 1 arg(s), received 2"},
 		{[]string{"failover", "memgraph"}, 2, `unknown command "failover"`},
 		{[]string{"switchover", "memgraph"}, 2, "switchover needs --to"},
-		{[]string{"backup", "memgraph"}, 2, "name a destination"},
+		{[]string{"backup", "memgraph", "--backup-timeout", "5s"}, 2, "timeout must be a duration from 10s to 168h"},
 		{[]string{"status", "absent"}, 1, `"absent" not found`},
 	} {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {

@@ -69,14 +69,27 @@ func (s *session) apply(ctx context.Context, c change) (*unstructured.Unstructur
 // for a restart, until both StatefulSets have rolled the new template out), printing each new
 // phase and condition message as progress.
 func (s *session) wait(ctx context.Context, c change, generation int64) error {
+	return s.waitFor(ctx, c.Cluster, fmt.Sprintf("%s=%s on %s", c.Wait.Type, c.Wait.Status, c.Cluster),
+		func(mgc *unstructured.Unstructured) (bool, string, error) {
+			done, progress := s.reached(ctx, mgc, c, generation)
+			return done, progress, nil
+		})
+}
+
+// waitFor polls the cluster until check says done, printing each new line of progress; what
+// names what it waits for when it gives up.
+func (s *session) waitFor(ctx context.Context, cluster, what string, check func(*unstructured.Unstructured) (bool, string, error)) error {
 	last := ""
 	for {
-		mgc, err := s.get(ctx, c.Cluster)
+		mgc, err := s.get(ctx, cluster)
 		if err != nil {
 			return err
 		}
-		done, progress := s.reached(ctx, mgc, c, generation)
-		if progress != last {
+		done, progress, err := check(mgc)
+		if err != nil {
+			return err
+		}
+		if progress != "" && progress != last {
 			fmt.Fprintf(s.out, "%s  %s\n", time.Now().Format("15:04:05"), progress)
 			last = progress
 		}
@@ -85,7 +98,7 @@ func (s *session) wait(ctx context.Context, c change, generation int64) error {
 		}
 		select {
 		case <-ctx.Done():
-			return fmt.Errorf("gave up waiting for %s=%s on %s: %w (last: %s)", c.Wait.Type, c.Wait.Status, c.Cluster, ctx.Err(), last)
+			return fmt.Errorf("gave up waiting for %s: %w (last: %s)", what, ctx.Err(), last)
 		case <-time.After(s.poll):
 		}
 	}

@@ -1,9 +1,11 @@
 // Command kubectl-memgraph is a kubectl plugin (kubectl memgraph …) for MemgraphClusters: status
 // and the day-2 operations of docs/operations.md — switchover, pause and resume, hibernate and
-// wake, restart — and backup, which creates a MemgraphBackup (docs/backup.md). Each other verb
-// changes only the cluster's declaration (a spec field or an annotation), exactly as the docs do
-// by hand, and the hook converges to it; --wait follows the
-// conditions, --dry-run prints the patch and the kubectl command instead of applying it.
+// wake, restart — backup, which creates a MemgraphBackup (docs/backup.md), rebuild, which
+// replaces a replica's volume, and report, a support archive. The day-2 verbs change only the
+// cluster's declaration (a spec field or an annotation), exactly as the docs do by hand, and the
+// hook converges to it; --wait follows the conditions, --dry-run prints the patch and the kubectl
+// command instead of applying it. rebuild also deletes the replica's data claim and pod, with the
+// user's own credentials, once the hook has unregistered it.
 //
 // Install: go install github.com/memgraph-hooks/memgraph-hooks/cmd/kubectl-memgraph@latest
 package main
@@ -18,8 +20,10 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/kubernetes"
 
 	"github.com/memgraph-hooks/memgraph-hooks/internal/version"
 )
@@ -61,6 +65,11 @@ func usageArgs(check cobra.PositionalArgs) cobra.PositionalArgs {
 
 // newRoot builds the command tree. connect, when not nil, replaces the kubeconfig's client (tests).
 func newRoot(out, errOut io.Writer, connect func() (dynamic.Interface, string, error)) *cobra.Command {
+	return newRootWith(out, errOut, connect, nil)
+}
+
+// newRootWith is newRoot whose log reader, when not nil, replaces the kubeconfig's (tests).
+func newRootWith(out, errOut io.Writer, connect func() (dynamic.Interface, string, error), logs func() (podLogs, error)) *cobra.Command {
 	flags := genericclioptions.NewConfigFlags(true)
 	root := &cobra.Command{
 		Use:           "kubectl-memgraph",
@@ -89,7 +98,17 @@ func newRoot(out, errOut io.Writer, connect func() (dynamic.Interface, string, e
 			return client, ns, err
 		}
 	}
-	p := &plugin{connect: connect, out: out}
+	if logs == nil {
+		logs = func() (podLogs, error) {
+			cfg, err := flags.ToRESTConfig()
+			if err != nil {
+				return nil, err
+			}
+			client, err := kubernetes.NewForConfig(cfg)
+			return clientsetLogs{client}, err
+		}
+	}
+	p := &plugin{connect: connect, logs: logs, out: out}
 	root.AddCommand(p.clusterCommand("status", "Members, conditions, rollout progress and the last operations",
 		func(cmd *cobra.Command, s *session, name string) error {
 			mgc, err := s.get(cmd.Context(), name)
@@ -100,7 +119,14 @@ func newRoot(out, errOut io.Writer, connect func() (dynamic.Interface, string, e
 			if err != nil {
 				return err
 			}
-			return printStatus(out, mgc, pods, time.Now())
+			users, err := s.users(cmd.Context(), name)
+			if err != nil {
+				return err
+			}
+			if err := printStatus(out, mgc, pods, time.Now()); err != nil {
+				return err
+			}
+			return printUsers(out, users)
 		}))
 	for _, v := range []struct{ verb, short string }{
 		{"switchover", "Move MAIN to a caught-up data instance (spec.preferredMain)"},
@@ -113,12 +139,19 @@ func newRoot(out, errOut io.Writer, connect func() (dynamic.Interface, string, e
 		root.AddCommand(p.verbCommand(v.verb, v.short))
 	}
 	root.AddCommand(p.backupCommand())
+	root.AddCommand(p.rotatePasswordCommand())
+	root.AddCommand(p.rebuildCommand())
+	root.AddCommand(p.reportCommand())
 	return root
 }
+
+// pollInterval is how often a waiting command reads the cluster again.
+var pollInterval = time.Second
 
 // plugin is what every command of the tree shares: the connection to the cluster and the output.
 type plugin struct {
 	connect func() (dynamic.Interface, string, error)
+	logs    func() (podLogs, error)
 	out     io.Writer
 }
 
@@ -127,7 +160,7 @@ func (p *plugin) open() (*session, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &session{client: client, namespace: ns, out: p.out, poll: time.Second}, nil
+	return &session{client: client, namespace: ns, out: p.out, poll: pollInterval}, nil
 }
 
 // clusterCommand is a command on the one MemgraphCluster its argument names, completed from the
@@ -150,6 +183,11 @@ func (p *plugin) clusterCommand(verb, short string, run func(cmd *cobra.Command,
 
 // complete lists the namespace's MemgraphClusters for a command's one argument.
 func (p *plugin) complete(cmd *cobra.Command, args []string, _ string) ([]string, cobra.ShellCompDirective) {
+	return p.completeNames(cmd, args, clustersGVR)
+}
+
+// completeNames lists the names of the namespace's objects of gvr for a command's one argument.
+func (p *plugin) completeNames(cmd *cobra.Command, args []string, gvr schema.GroupVersionResource) ([]string, cobra.ShellCompDirective) {
 	if len(args) > 0 {
 		return nil, cobra.ShellCompDirectiveNoFileComp
 	}
@@ -157,7 +195,7 @@ func (p *plugin) complete(cmd *cobra.Command, args []string, _ string) ([]string
 	if err != nil {
 		return nil, cobra.ShellCompDirectiveError
 	}
-	list, err := s.client.Resource(clustersGVR).Namespace(s.namespace).List(cmd.Context(), listAll)
+	list, err := s.client.Resource(gvr).Namespace(s.namespace).List(cmd.Context(), listAll)
 	if err != nil {
 		return nil, cobra.ShellCompDirectiveError
 	}

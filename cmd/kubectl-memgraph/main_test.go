@@ -59,6 +59,9 @@ status:
   phase: Running
   version: docker.io/memgraph/memgraph:3.12.0
   pods: {coordinators: {ready: 3, desired: 3}, dataInstances: {ready: 3, desired: 3}}
+  replicas:
+  - {name: instance_0, syncMode: sync, state: ready, since: "2026-12-05T16:30:00Z"}
+  - {name: instance_2, syncMode: async, state: diverged, since: "2026-12-05T16:50:00Z"}
   conditions:
   - {type: Ready, status: "True", reason: MainServing, message: "instance_1 is MAIN and serves writes", observedGeneration: 4, lastTransitionTime: "2026-12-05T16:00:00Z"}
   - {type: Converged, status: "True", reason: AllInstancesRegistered, message: "every declared member is registered", observedGeneration: 4, lastTransitionTime: "2026-12-05T16:30:00Z"}
@@ -117,7 +120,7 @@ func testPods(t *testing.T) []runtime.Object {
 func fakeClient(t *testing.T, objs ...runtime.Object) dynamic.Interface {
 	scheme := runtime.NewScheme()
 	return dynamicfake.NewSimpleDynamicClientWithCustomListKinds(scheme, map[schema.GroupVersionResource]string{
-		clustersGVR: "MemgraphClusterList", podsGVR: "PodList", statefulSetsGVR: "StatefulSetList",
+		clustersGVR: "MemgraphClusterList", podsGVR: "PodList", statefulSetsGVR: "StatefulSetList", usersGVR: "MemgraphUserList",
 	}, objs...)
 }
 

@@ -17,8 +17,8 @@ import (
 )
 
 // printStatus writes what `kubectl memgraph status` shows: the cluster line, every member with
-// its role, pod, node, readiness and image, the nodes they run on, the conditions, the rollout
-// and the last operations.
+// its role, pod, node, readiness and image, the nodes they run on, each replica's state as the
+// MAIN reports it, the conditions, the rollout and the last operations.
 // It reads the stored MemgraphCluster and its pods only; lag lives in Memgraph, not in the API.
 func printStatus(w io.Writer, mgc *unstructured.Unstructured, pods []corev1.Pod, now time.Time) error {
 	var mc topology.MemgraphCluster
@@ -53,6 +53,9 @@ func printStatus(w io.Writer, mgc *unstructured.Unstructured, pods []corev1.Pod,
 		return err
 	}
 	if err := printNodes(w, mc, ms); err != nil {
+		return err
+	}
+	if err := printReplicas(w, st, now); err != nil {
 		return err
 	}
 	if neverReported(st) {
@@ -255,4 +258,24 @@ func nodeRisks(mc topology.MemgraphCluster, ms []member) map[string]string {
 		out[r.Node] = strings.Join(takes, "; ")
 	}
 	return out
+}
+
+// printReplicas lists status.replicas: each replica the MAIN's SHOW REPLICAS lists, in Memgraph's
+// words, and since when its health has held; then a rebuild the cluster's annotation asks for.
+func printReplicas(w io.Writer, st topology.MemgraphClusterStatus, now time.Time) error {
+	if len(st.Replicas) > 0 {
+		fmt.Fprintf(w, "\nReplicas (SHOW REPLICAS on MAIN %s):\n", dash(st.Main))
+		tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+		fmt.Fprintln(tw, "  NAME\tSYNC MODE\tSTATE\tDATABASE\tSINCE")
+		for _, r := range st.Replicas {
+			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\n", r.Name, dash(r.SyncMode), dash(r.State), dash(r.Database), age(now, r.Since.Time))
+		}
+		if err := tw.Flush(); err != nil {
+			return err
+		}
+	}
+	if r := st.Rebuild; r != nil {
+		fmt.Fprintf(w, "\nRebuild:   %s: %s\n", r.Instance, r.Phase)
+	}
+	return nil
 }

@@ -7,17 +7,14 @@ import (
 	"errors"
 	"io"
 	"net"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/johannesboyne/gofakes3"
-	"github.com/johannesboyne/gofakes3/backend/s3mem"
-
 	"github.com/memgraph-hooks/memgraph-hooks/backup"
+	"github.com/memgraph-hooks/memgraph-hooks/internal/s3test"
 	"github.com/memgraph-hooks/memgraph-hooks/memgraph/sim"
 )
 
@@ -52,12 +49,7 @@ func TestAgentBadCommandLinesExitTwo(t *testing.T) {
 // (reached on the loopback interface at the advertised port) when the client asks, takes a
 // rotated token without a restart, and stops on SIGTERM.
 func TestAgentBacksUpAndTakesARotatedToken(t *testing.T) {
-	mem := s3mem.New()
-	if err := mem.CreateBucket("backups"); err != nil {
-		t.Fatal(err)
-	}
-	store := httptest.NewServer(gofakes3.New(mem).Server())
-	defer store.Close()
+	store := s3test.New(t, []string{"backups"})
 
 	dir := t.TempDir()
 	world := sim.NewWorld(sim.WithSnapshotCost(sim.SnapshotCost{BytesPerTransaction: 1000}))

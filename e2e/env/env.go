@@ -21,9 +21,10 @@ import (
 	"k8s.io/client-go/rest"
 )
 
-// firstServiceIP is the API server's own ClusterIP, the first address of serviceCIDR.
+// firstServiceIP is the API server's own ClusterIP, the first address of serviceCIDR: a /16,
+// room for the ClusterIP Services of thousands of MemgraphClusters (three each; make load).
 const (
-	serviceCIDR    = "10.0.0.0/24"
+	serviceCIDR    = "10.0.0.0/16"
 	firstServiceIP = "10.0.0.1"
 	podCIDR        = "10.244.0.1/16"
 	// NodeName is the single fake Node that kwok manages.

@@ -8,7 +8,8 @@
 // resyncAfterSeconds and resyncPeriodSeconds, and plays the finalize hook: the finalizer
 // metacontroller.io/compositecontroller-<name> on every parent, the finalize hook instead of
 // the sync hook once the parent is being deleted, the finalizer removed once it answers
-// finalized. It counts every write it makes so tests can assert
+// finalized; and a DecoratorController of one resource (Decorator), whose answers label the
+// objects. It counts every write it makes so tests can assert
 // that a converged cluster costs nothing. It never ships.
 package metacontroller
 
@@ -158,7 +159,24 @@ func LoadCompositeController(dir, name string) (*CompositeController, error) {
 // (recursively), in file and document order; a driver plays one each.
 func LoadCompositeControllers(dir string) ([]*CompositeController, error) {
 	var found []*CompositeController
-	err := filepath.WalkDir(dir, func(path string, d os.DirEntry, err error) error {
+	err := walkDocuments(dir, "CompositeController", func(path string, doc []byte) error {
+		cc, err := ParseCompositeController(doc)
+		if err == nil {
+			cc.Source = path
+			found = append(found, cc)
+		}
+		return err
+	})
+	if err == nil && len(found) == 0 {
+		err = fmt.Errorf("no CompositeController in %s", dir)
+	}
+	return found, err
+}
+
+// walkDocuments calls parse with each YAML document of kind among the files under dir
+// (recursively), in file and document order; an error names the file.
+func walkDocuments(dir, kind string, parse func(path string, doc []byte) error) error {
+	return filepath.WalkDir(dir, func(path string, d os.DirEntry, err error) error {
 		if err != nil || d.IsDir() || !(strings.HasSuffix(path, ".yaml") || strings.HasSuffix(path, ".yml")) {
 			return err
 		}
@@ -170,22 +188,15 @@ func LoadCompositeControllers(dir string) ([]*CompositeController, error) {
 			var probe struct {
 				Kind string `json:"kind"`
 			}
-			if yaml.Unmarshal(doc, &probe) != nil || probe.Kind != "CompositeController" {
+			if yaml.Unmarshal(doc, &probe) != nil || probe.Kind != kind {
 				continue
 			}
-			cc, err := ParseCompositeController(doc)
-			if err != nil {
+			if err := parse(path, doc); err != nil {
 				return fmt.Errorf("%s: %w", path, err)
 			}
-			cc.Source = path
-			found = append(found, cc)
 		}
 		return nil
 	})
-	if err == nil && len(found) == 0 {
-		err = fmt.Errorf("no CompositeController in %s", dir)
-	}
-	return found, err
 }
 
 func yamlDocuments(path string) ([][]byte, error) {
@@ -209,14 +220,24 @@ func yamlDocuments(path string) ([][]byte, error) {
 	}
 }
 
-// ParseCompositeController parses one CompositeController document (YAML or JSON).
-func ParseCompositeController(doc []byte) (*CompositeController, error) {
-	var raw rawCC
-	if err := yaml.Unmarshal(doc, &raw); err != nil {
+// unmarshalDocument decodes doc into raw, the fields a driver reads, and returns the whole
+// object as well (sent to hooks as "controller").
+func unmarshalDocument(doc []byte, raw any) (map[string]any, error) {
+	if err := yaml.Unmarshal(doc, raw); err != nil {
 		return nil, err
 	}
 	var obj map[string]any
 	if err := yaml.Unmarshal(doc, &obj); err != nil {
+		return nil, err
+	}
+	return obj, nil
+}
+
+// ParseCompositeController parses one CompositeController document (YAML or JSON).
+func ParseCompositeController(doc []byte) (*CompositeController, error) {
+	var raw rawCC
+	obj, err := unmarshalDocument(doc, &raw)
+	if err != nil {
 		return nil, err
 	}
 	s := raw.Spec
@@ -250,7 +271,6 @@ func ParseCompositeController(doc []byte) (*CompositeController, error) {
 	if s.Hooks == nil {
 		return nil, errors.New("no hooks defined")
 	}
-	var err error
 	if cc.Sync, err = parseHook("sync", s.Hooks.Sync); err != nil {
 		return nil, err
 	}

@@ -38,6 +38,38 @@ type Options struct {
 	// Workers is the number of sync workers (Metacontroller's default is 5).
 	Workers int
 	Logf    func(format string, args ...any)
+	// Informers, when set, are shared with the other drivers given them, as the controllers of
+	// one Metacontroller process share theirs; nil, the driver has informers of its own.
+	Informers *Informers
+}
+
+// Informers are informer factories several drivers share. Metacontroller keeps one informer per
+// apiVersion and resource for the whole process (v4.17.2 pkg/dynamic/informer/factory.go,
+// SharedInformerFactory.Resource), whether a controller watches the resource as its parent, its
+// child or a related object: what one controller has seen of an object, every other has seen
+// too. Stop them once every driver using them has stopped.
+type Informers struct {
+	factory, clusterFactory dynamicinformer.DynamicSharedInformerFactory
+	stop                    chan struct{}
+	once                    sync.Once
+}
+
+// NewInformers are shared informers of the objects in namespace ("" for all).
+func NewInformers(client dynamic.Interface, namespace string) *Informers {
+	return &Informers{
+		factory:        dynamicinformer.NewFilteredDynamicSharedInformerFactory(client, 0, namespace, nil),
+		clusterFactory: dynamicinformer.NewDynamicSharedInformerFactory(client, 0),
+		stop:           make(chan struct{}),
+	}
+}
+
+// Stop ends the shared informers.
+func (i *Informers) Stop() {
+	i.once.Do(func() {
+		close(i.stop)
+		i.factory.Shutdown()
+		i.clusterFactory.Shutdown()
+	})
 }
 
 // Controller runs the driver until Stop.
@@ -48,9 +80,13 @@ type Controller struct {
 	// clusterFactory watches cluster-scoped related resources (Nodes), which a namespace-filtered
 	// informer cannot list.
 	clusterFactory dynamicinformer.DynamicSharedInformerFactory
-	queue          workqueue.TypedRateLimitingInterface[string]
-	stop           chan struct{}
-	wg             sync.WaitGroup
+	// informers are the shared informers, when the factories are theirs (Options.Informers);
+	// informerStop ends the informers the factories start.
+	informers    *Informers
+	informerStop chan struct{}
+	queue        workqueue.TypedRateLimitingInterface[string]
+	stop         chan struct{}
+	wg           sync.WaitGroup
 
 	parent   kindInfo
 	children []childInfo
@@ -102,6 +138,10 @@ func New(opts Options) (*Controller, error) {
 		related:        map[schema.GroupVersionResource]kindInfo{},
 		customizeCache: map[string][]RelatedRule{},
 		stats:          newStats(),
+	}
+	c.informerStop = c.stop
+	if shared := opts.Informers; shared != nil {
+		c.factory, c.clusterFactory, c.informers, c.informerStop = shared.factory, shared.clusterFactory, shared, shared.stop
 	}
 	var err error
 	if c.parent, err = c.resolve(opts.CC.Parent); err != nil {
@@ -170,7 +210,7 @@ func (c *Controller) Start(ctx context.Context) error {
 			return err
 		}
 	}
-	c.factory.Start(c.stop)
+	c.factory.Start(c.informerStop)
 	for gvr, ok := range c.factory.WaitForCacheSync(c.stop) {
 		if !ok {
 			return fmt.Errorf("informer for %s did not sync", gvr)
@@ -231,8 +271,10 @@ func (c *Controller) Stop() {
 	close(c.stop)
 	c.queue.ShutDown()
 	c.wg.Wait()
-	c.factory.Shutdown()
-	c.clusterFactory.Shutdown()
+	if c.informers == nil {
+		c.factory.Shutdown()
+		c.clusterFactory.Shutdown()
+	}
 }
 
 // Pause waits for running syncs to finish and holds new ones until Resume, so a test can

@@ -228,8 +228,8 @@ func (c *Controller) resolveRelated(ctx context.Context, r Resource) (kindInfo, 
 			UpdateFunc: func(_, cur any) { enqueue(cur) },
 			DeleteFunc: enqueue,
 		})
-		c.factory.Start(c.stop)
-		c.clusterFactory.Start(c.stop)
+		c.factory.Start(c.informerStop)
+		c.clusterFactory.Start(c.informerStop)
 	}
 	c.relatedMu.Unlock()
 	if !cache.WaitForCacheSync(ctx.Done(), k.informer.Informer().HasSynced) {

@@ -3,7 +3,6 @@ package backups
 import (
 	"encoding/base64"
 	"encoding/json"
-	"sync"
 
 	"github.com/memgraph-hooks/memgraph-hooks/backup"
 	"github.com/memgraph-hooks/memgraph-hooks/hooks/wire"
@@ -27,45 +26,6 @@ func NewAgentSecretData(c *topology.Cluster) (map[string]string, error) {
 	}, nil
 }
 
-// AgentSecretCache holds generated backup-agent Secret data not yet observed, bounded: past
-// maxPendingAgentSecrets entries it starts over (a cluster whose Secret is never created gets new data).
-type AgentSecretCache struct {
-	mu      sync.Mutex
-	pending map[string]map[string]string
-}
-
-const maxPendingAgentSecrets = 1024
-
-// NewAgentSecretCache returns an empty cache.
-func NewAgentSecretCache() *AgentSecretCache {
-	return &AgentSecretCache{pending: map[string]map[string]string{}}
-}
-
-// Get is key's data: remembered, or generated and remembered.
-func (a *AgentSecretCache) Get(key string, generate func() (map[string]string, error)) (map[string]string, error) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if data, ok := a.pending[key]; ok {
-		return data, nil
-	}
-	data, err := generate()
-	if err != nil {
-		return nil, err
-	}
-	if len(a.pending) >= maxPendingAgentSecrets {
-		clear(a.pending)
-	}
-	a.pending[key] = data
-	return data, nil
-}
-
-// Forget drops key's data: its Secret is observed.
-func (a *AgentSecretCache) Forget(key string) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	delete(a.pending, key)
-}
-
 // ObservedAgentSecret is the data of the cluster's backup-agent Secret among the children,
 // nil when it is absent or incomplete.
 func ObservedAgentSecret(children wire.Groups, c *topology.Cluster) (map[string]string, error) {
@@ -82,9 +42,9 @@ func ObservedAgentSecret(children wire.Groups, c *topology.Cluster) (map[string]
 	return nil, nil
 }
 
-// AgentSecretChild is the backup-agent Secret child with data, as JSON.
-func AgentSecretChild(c *topology.Cluster, data map[string]string) ([]byte, error) {
-	secret, err := topology.BackupAgentSecret(c, data)
+// AgentSecretChild is the backup-agent Secret child, as JSON.
+func AgentSecretChild(c *topology.Cluster, s AgentSecret) ([]byte, error) {
+	secret, err := topology.BackupAgentSecret(c, s.Data, s.Annotations)
 	if err != nil {
 		return nil, err
 	}

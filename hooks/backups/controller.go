@@ -48,9 +48,9 @@ type Config struct {
 	Budget time.Duration // the shared deadline of every query and call of one hook request
 	Now    func() time.Time
 	Log    *slog.Logger
-	// Reach is how cluster c's Memgraph is reached with the Secrets of its namespace (spec.tls's
-	// trust, spec.auth's credentials).
-	Reach func(c *topology.Cluster, secrets map[string]*wire.Object) Reached
+	// Reach is how cluster c's Memgraph is reached with what its backup-agent Secret gives
+	// (spec.tls's CA, spec.auth's credentials).
+	Reach func(c *topology.Cluster, a Access) Reached
 	// Choose reads c's leader (and, for spec.backup.target PreferReplica, the catch-up proofs) and
 	// chooses the instance a backup is taken on (planner.ChooseBackupInstance).
 	Choose func(ctx context.Context, r Reached, c *topology.Cluster) (planner.BackupChoice, planner.Wait)
@@ -60,6 +60,23 @@ type Config struct {
 	// Answer writes a hook's answer, Fail a request that could not be served; the shell counts both.
 	Answer func(w http.ResponseWriter, hook string, code int, body any)
 	Fail   func(w http.ResponseWriter, hook string, err error)
+	// Metrics counts backups that end and records the newest success of each cluster and each
+	// schedule's interval (nil: nothing is counted).
+	Metrics Metrics
+}
+
+// Metrics are the backup metrics the shell exports (hookmetrics.BackupMetrics).
+type Metrics interface {
+	// BackupEnded counts a backup of cluster that completed or failed, once, by the call that
+	// saw it end.
+	BackupEnded(namespace, cluster string, phase topology.BackupPhase)
+	// BackupSucceeded records that a backup of cluster completed at at.
+	BackupSucceeded(namespace, cluster string, at time.Time)
+	// ScheduleObserved records a schedule of cluster: its longest interval (ScheduleInterval)
+	// and its creation.
+	ScheduleObserved(namespace, cluster, schedule string, interval time.Duration, created time.Time)
+	// ScheduleGone forgets a schedule being deleted.
+	ScheduleGone(namespace, schedule string)
 }
 
 // Controller serves the backup hooks.
@@ -88,8 +105,8 @@ type Agents interface {
 // HandleSync serves a MemgraphBackup's sync and finalize hooks (finalizing tells them
 // apart).
 func (ctl *Controller) HandleSync(w http.ResponseWriter, r *http.Request) {
-	var req backupRequest
-	if err := decodeBackupRequest(r, &req); err != nil {
+	var req wire.CompositeRequest
+	if err := wire.DecodeRequest(r, &req); err != nil {
 		ctl.cfg.Fail(w, "backup", err)
 		return
 	}
@@ -112,6 +129,7 @@ func (ctl *Controller) HandleSync(w http.ResponseWriter, r *http.Request) {
 	} else {
 		resp = ctl.syncBackup(ctx, b, &obs)
 	}
+	ctl.count(b, &obs, resp.Status)
 	resp.Children = []any{}
 	log.Info("backup", "phase", resp.Status.Phase, "reason", resp.Status.Reason, "finalizing", req.Finalizing, "finalized", resp.Finalized)
 	ctl.cfg.Answer(w, "backup", http.StatusOK, resp)
@@ -130,10 +148,31 @@ func (ctl *Controller) syncBackup(ctx context.Context, b *topology.MemgraphBacku
 	return ctl.startBackup(ctx, b, obs)
 }
 
-// pending is the answer of a backup that waits: phase Pending, why, and a call again soon.
-func pending(b *topology.MemgraphBackup, w planner.Wait) backupResponse {
+// count records in the metrics a backup that ends with this answer (its status was not done
+// before) and the newest success of its cluster.
+func (ctl *Controller) count(b *topology.MemgraphBackup, obs *backupObservation, st topology.MemgraphBackupStatus) {
+	m := ctl.cfg.Metrics
+	if m == nil {
+		return
+	}
+	if st.Phase.Done() && !b.Status.Phase.Done() {
+		m.BackupEnded(b.Namespace, b.Spec.Cluster, st.Phase)
+	}
+	last := obs.lastSuccess
+	if st.Phase == topology.BackupCompleted && st.CompletedAt != nil && st.CompletedAt.After(last) {
+		last = st.CompletedAt.Time
+	}
+	if !last.IsZero() {
+		m.BackupSucceeded(b.Namespace, b.Spec.Cluster, last)
+	}
+}
+
+// pending is the answer of a backup that waits: phase Pending, why, its deadline, and a call
+// again later and later as it ages, at its deadline at the latest (planner.PendingResync).
+func pending(b *topology.MemgraphBackup, w planner.Wait, until, now time.Time) backupResponse {
 	return backupResponse{Status: topology.MemgraphBackupStatus{ObservedGeneration: b.Generation,
-		Phase: topology.BackupPending, Reason: w.Reason, Error: w.Message}, ResyncAfterSeconds: pendingPoll.Seconds()}
+		Phase: topology.BackupPending, Reason: w.Reason, Error: w.Message, Deadline: timePtr(until)},
+		ResyncAfterSeconds: planner.PendingResync(b.CreationTimestamp.Time, until, now).Seconds()}
 }
 
 // failed records a backup's failure for good.
@@ -146,14 +185,17 @@ func (ctl *Controller) failed(st topology.MemgraphBackupStatus, reason, msg stri
 	return backupResponse{Status: st}
 }
 
-// HandleCustomize asks Metacontroller for what a MemgraphBackup's hooks read: its
-// MemgraphCluster, that cluster's pods, the Secrets of the backup's namespace (the destination's
-// credentials and CA, the cluster's spec.auth Secret, whose name only the cluster's spec holds,
-// and the cluster's <cluster>-backup-agent Secret; the hook reads only those), and the
-// namespace's MemgraphBackups (one backup at a time per cluster).
+// HandleCustomize asks Metacontroller for what a MemgraphBackup's hooks read, each by a name its
+// own spec or metadata gives: its MemgraphCluster, that cluster's pods, the cluster's
+// <cluster>-backup-agent Secret (the one Secret: the cluster's hook copies into it what its
+// backups read of the Secrets the cluster names, access.go), the namespace's MemgraphBackups (one
+// backup at a time per cluster), and the MemgraphScheduledBackup that owns the backup, if one
+// does (its backupOwnerReference decides what deleting it keeps). Every rule depends on the
+// backup alone, whose spec never changes: Metacontroller's answer cached per UID and generation
+// never goes stale.
 func (ctl *Controller) HandleCustomize(w http.ResponseWriter, r *http.Request) {
-	var req backupRequest
-	if err := decodeBackupRequest(r, &req); err != nil {
+	var req wire.CompositeRequest
+	if err := wire.DecodeRequest(r, &req); err != nil {
 		ctl.cfg.Fail(w, "backup-customize", err)
 		return
 	}
@@ -166,8 +208,12 @@ func (ctl *Controller) HandleCustomize(w http.ResponseWriter, r *http.Request) {
 	rules := []wire.RelatedRule{
 		{APIVersion: topology.APIVersion, Resource: topology.Resource, Namespace: b.Namespace, Names: []string{b.Spec.Cluster}},
 		{APIVersion: "v1", Resource: "pods", Namespace: b.Namespace, LabelSelector: &wire.LabelSelector{MatchLabels: topology.PodSelector(b.Spec.Cluster)}},
-		{APIVersion: "v1", Resource: "secrets", Namespace: b.Namespace, LabelSelector: all},
+		{APIVersion: "v1", Resource: "secrets", Namespace: b.Namespace, Names: []string{topology.BackupAgentSecretName(b.Spec.Cluster)}},
 		{APIVersion: topology.APIVersion, Resource: topology.BackupResource, Namespace: b.Namespace, LabelSelector: all},
+	}
+	if schedule := scheduleOwner(b); schedule != "" {
+		rules = append(rules, wire.RelatedRule{APIVersion: topology.APIVersion, Resource: topology.ScheduledBackupResource,
+			Namespace: b.Namespace, Names: []string{schedule}})
 	}
 	ctl.cfg.Answer(w, "backup-customize", http.StatusOK, wire.CustomizeResponse{RelatedResources: rules})
 }

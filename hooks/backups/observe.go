@@ -1,37 +1,17 @@
 package backups
 
 import (
-	"bytes"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
-	"net/http"
 	"strings"
+	"time"
 
 	"github.com/memgraph-hooks/memgraph-hooks/backup"
 	"github.com/memgraph-hooks/memgraph-hooks/hooks/wire"
 	"github.com/memgraph-hooks/memgraph-hooks/planner"
 	"github.com/memgraph-hooks/memgraph-hooks/topology"
 )
-
-// backupRequest is the part of a MemgraphBackup's (or MemgraphScheduledBackup's) hook request the
-// hook reads: the parent, its children and related objects as sent, and whether Metacontroller
-// calls the finalize hook.
-type backupRequest struct {
-	Parent     json.RawMessage                       `json:"parent"`
-	Children   map[string]map[string]json.RawMessage `json:"children"`
-	Related    map[string]map[string]json.RawMessage `json:"related"`
-	Finalizing bool                                  `json:"finalizing"`
-}
-
-// decodeBackupRequest reads a hook request's body into req.
-func decodeBackupRequest(r *http.Request, req *backupRequest) error {
-	body, err := wire.ReadBody(new(bytes.Buffer), r.Body, r.ContentLength)
-	if err != nil {
-		return err
-	}
-	return wire.DecodeBody(body, req)
-}
 
 // decodeBackup decodes a MemgraphBackup at path and checks its spec as admission does: a spec
 // that breaks a rule is a bad request naming the field.
@@ -52,20 +32,35 @@ func decodeBackup(raw json.RawMessage, path string) (*topology.MemgraphBackup, e
 	return &b, nil
 }
 
+// scheduleKind is a MemgraphScheduledBackup's key among a request's related objects.
+const scheduleKind = "MemgraphScheduledBackup.memgraph.com/v1alpha1"
+
 // backupObservation is what a MemgraphBackup's request says of its world: the cluster (nil when
-// it does not exist or cannot run), its pods, the Secrets the backup needs, and the other
-// backups of the same cluster.
+// it does not exist or cannot run), its pods, its backup-agent Secret, the other backups of the
+// same cluster, the newest completion among the cluster's backups, and the schedule that owns
+// the backup.
 type backupObservation struct {
-	cluster   *topology.Cluster
-	clusterNG string // why the cluster's spec cannot be used, when it exists but is refused
-	pods      map[string]*wire.Object
-	secrets   map[string]*wire.Object
-	others    []planner.OtherBackup
+	cluster     *topology.Cluster
+	clusterNG   string // why the cluster's spec cannot be used, when it exists but is refused
+	pods        map[string]*wire.Object
+	agentSecret *agentSecretObject
+	others      []planner.OtherBackup
+	// lastSuccess is when the newest Completed backup of the cluster (this one or another)
+	// completed; zero when none did.
+	lastSuccess time.Time
+	schedule    scheduleObservation
+}
+
+// scheduleObservation is the MemgraphScheduledBackup that controls the backup, as observed.
+type scheduleObservation struct {
+	name           string // "" when the backup is no schedule's
+	state          planner.ScheduleState
+	ownerReference topology.BackupOwnerReference
 }
 
 // observeBackup reads the related objects of b's request.
 func observeBackup(b *topology.MemgraphBackup, related map[string]map[string]json.RawMessage) (backupObservation, error) {
-	obs := backupObservation{pods: map[string]*wire.Object{}, secrets: map[string]*wire.Object{}}
+	obs := backupObservation{pods: map[string]*wire.Object{}}
 	for _, key := range wire.SortedKeys(related[wire.ClusterKind]) {
 		raw := related[wire.ClusterKind][key]
 		var meta struct {
@@ -84,76 +79,115 @@ func observeBackup(b *topology.MemgraphBackup, related map[string]map[string]jso
 		}
 		obs.cluster = c
 	}
-	for kind, into := range map[string]map[string]*wire.Object{wire.PodKey: obs.pods, wire.SecretKey: obs.secrets} {
-		for _, key := range wire.SortedKeys(related[kind]) {
-			var o *wire.Object
-			if err := wire.DecodeAt(related[kind][key], wire.EntryPath("related", kind, key), &o); err != nil {
-				return obs, err
-			}
-			if o != nil && o.Metadata.In(b.Namespace) {
-				into[o.Metadata.Name] = o
-			}
+	for _, key := range wire.SortedKeys(related[wire.PodKey]) {
+		var o *wire.Object
+		if err := wire.DecodeAt(related[wire.PodKey][key], wire.EntryPath("related", wire.PodKey, key), &o); err != nil {
+			return obs, err
+		}
+		if o != nil && o.Metadata.In(b.Namespace) {
+			obs.pods[o.Metadata.Name] = o
 		}
 	}
-	others, err := otherBackups(b, related[wire.BackupKind])
-	obs.others = others
+	for _, key := range wire.SortedKeys(related[wire.SecretKey]) {
+		var o agentSecretObject
+		if err := wire.DecodeAt(related[wire.SecretKey][key], wire.EntryPath("related", wire.SecretKey, key), &o); err != nil {
+			return obs, err
+		}
+		if o.Metadata.Name == topology.BackupAgentSecretName(b.Spec.Cluster) && (o.Metadata.Namespace == "" || o.Metadata.Namespace == b.Namespace) {
+			obs.agentSecret = &o
+		}
+	}
+	var err error
+	if obs.others, obs.lastSuccess, err = otherBackups(b, related[wire.BackupKind]); err != nil {
+		return obs, err
+	}
+	obs.schedule, err = observeSchedule(b, related[scheduleKind])
 	return obs, err
 }
 
-// otherBackups are the MemgraphBackups of b's cluster in b's namespace, but b.
-func otherBackups(b *topology.MemgraphBackup, group map[string]json.RawMessage) ([]planner.OtherBackup, error) {
+// otherBackups are the MemgraphBackups of b's cluster in b's namespace, but b, and when the
+// newest Completed backup of the cluster, b included, completed.
+func otherBackups(b *topology.MemgraphBackup, group map[string]json.RawMessage) ([]planner.OtherBackup, time.Time, error) {
 	var out []planner.OtherBackup
+	var last time.Time
+	if b.Status.Phase == topology.BackupCompleted && b.Status.CompletedAt != nil {
+		last = b.Status.CompletedAt.Time
+	}
 	for _, key := range wire.SortedKeys(group) {
 		var o topology.MemgraphBackup
 		if err := wire.DecodeAt(group[key], wire.EntryPath("related", wire.BackupKind, key), &o); err != nil {
-			return nil, err
+			return nil, last, err
 		}
 		if o.UID == b.UID || o.Name == b.Name || o.Namespace != b.Namespace || o.Spec.Cluster != b.Spec.Cluster {
 			continue
 		}
+		if o.Status.Phase == topology.BackupCompleted && o.Status.CompletedAt != nil && o.Status.CompletedAt.After(last) {
+			last = o.Status.CompletedAt.Time
+		}
 		older := o.CreationTimestamp.Before(&b.CreationTimestamp) ||
 			(o.CreationTimestamp.Equal(&b.CreationTimestamp) && o.Name < b.Name)
-		out = append(out, planner.OtherBackup{Name: o.Name, Phase: o.Status.Phase, Older: older})
+		out = append(out, planner.OtherBackup{Name: o.Name, Phase: o.Status.Phase, Older: older, Deadline: deadlineOf(&o)})
+	}
+	return out, last, nil
+}
+
+// deadlineOf is when backup b gives up: status.deadline as recorded, else its creation plus its
+// spec.timeout.
+func deadlineOf(b *topology.MemgraphBackup) time.Time {
+	if b.Status.Deadline != nil {
+		return b.Status.Deadline.UTC()
+	}
+	return b.CreationTimestamp.Add(b.Spec.TimeoutDuration()).UTC()
+}
+
+// scheduleOwner is the name of the MemgraphScheduledBackup that controls b, "" when none does.
+func scheduleOwner(b *topology.MemgraphBackup) string {
+	for _, ref := range b.OwnerReferences {
+		if ref.Controller != nil && *ref.Controller && ref.Kind == topology.ScheduledBackupKind && ref.APIVersion == topology.APIVersion {
+			return ref.Name
+		}
+	}
+	return ""
+}
+
+// observeSchedule finds the MemgraphScheduledBackup that controls b among the related objects.
+func observeSchedule(b *topology.MemgraphBackup, group map[string]json.RawMessage) (scheduleObservation, error) {
+	name := scheduleOwner(b)
+	if name == "" {
+		return scheduleObservation{state: planner.NotScheduled}, nil
+	}
+	out := scheduleObservation{name: name, state: planner.ScheduleGone}
+	for _, key := range wire.SortedKeys(group) {
+		var sb topology.MemgraphScheduledBackup
+		if err := wire.DecodeAt(group[key], wire.EntryPath("related", scheduleKind, key), &sb); err != nil {
+			return out, err
+		}
+		if sb.Name != name || (sb.Namespace != "" && sb.Namespace != b.Namespace) {
+			continue
+		}
+		out.state, out.ownerReference = planner.ScheduleLive, sb.Spec.BackupOwnerReference
+		if out.ownerReference == "" {
+			out.ownerReference = topology.BackupOwnerNone
+		}
+		if sb.DeletionTimestamp != nil {
+			out.state = planner.ScheduleDeleting
+		}
 	}
 	return out, nil
 }
 
-// Secrets are what the Secrets of its namespace give a backup (or a restore): the object
-// store's credentials and CA, and the backup agents' token and CA; Problems say, per Secret,
-// what is missing, never its content.
+// Secrets are what the Secrets of a cluster's namespace give: the object store's credentials
+// and CA; Problems say, per Secret, what is missing, never its content.
 type Secrets struct {
 	Creds    backup.S3Credentials
 	StoreCA  []byte
-	AgentCfg backup.AgentClientConfig
 	Problems []string
 }
 
-// ReadSecrets reads the destination's Secrets, and the cluster's agent Secret when
-// withAgent (a backup that has not uploaded yet needs it; deleting an object does not).
-func ReadSecrets(b *topology.MemgraphBackup, secrets map[string]*wire.Object, withAgent bool) Secrets {
-	s3 := b.Spec.Destination.S3
-	out := ReadCredentials(b.Namespace, s3, secrets)
-	if s3.CASecret != nil {
-		if values := out.read(secrets, b.Namespace, s3.CASecret.Name, "spec.destination.s3.caSecret", topology.S3CAKey); values != nil {
-			out.StoreCA = []byte(values[0])
-		}
-	}
-	if withAgent {
-		name := topology.BackupAgentSecretName(b.Spec.Cluster)
-		values := out.read(secrets, b.Namespace, name, "the cluster's backup agents", topology.BackupAgentTokenKey, topology.BackupAgentCAKey)
-		if values != nil {
-			out.AgentCfg = backup.AgentClientConfig{Token: strings.TrimSpace(values[0]), CAPEM: []byte(values[1])}
-		}
-	}
-	return out
-}
-
-// ReadCredentials reads the destination's credentials Secret alone, which is all removing an
-// object, or reading one, needs besides the CA.
-func ReadCredentials(namespace string, s3 topology.S3Destination, secrets map[string]*wire.Object) Secrets {
+// ReadCredentials reads the destination's credentials Secret (named at field of the spec).
+func ReadCredentials(namespace string, s3 topology.S3Destination, secrets map[string]*wire.Object, field string) Secrets {
 	var out Secrets
-	values := out.read(secrets, namespace, s3.CredentialsSecret.Name, "spec.destination.s3.credentialsSecret",
-		topology.S3AccessKeyIDKey, topology.S3SecretAccessKeyKey)
+	values := out.read(secrets, namespace, s3.CredentialsSecret.Name, field, topology.S3AccessKeyIDKey, topology.S3SecretAccessKeyKey)
 	if values != nil {
 		out.Creds = backup.S3Credentials{AccessKeyID: values[0], SecretAccessKey: values[1]}
 	}

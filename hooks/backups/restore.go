@@ -3,10 +3,12 @@ package backups
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/memgraph-hooks/memgraph-hooks/backup"
 	"github.com/memgraph-hooks/memgraph-hooks/hooks/wire"
+	"github.com/memgraph-hooks/memgraph-hooks/memgraph"
 	"github.com/memgraph-hooks/memgraph-hooks/topology"
 )
 
@@ -14,51 +16,61 @@ import (
 // is missing for it.
 type RestoreSource struct {
 	Label string // "MemgraphBackup <name>" or the s3:// URI
-	// Store is the default database's object (in the destination, with its caSecret's CA when
-	// it names one), Credentials the destination's.
+	// Store is the default database's object (in the restore's store, with its caSecret's CA
+	// when it names one), Credentials the store's.
 	Store       backup.S3Object
 	Credentials backup.S3Credentials
 	// Databases are the backup's databases as its MemgraphBackup recorded them (key, size,
-	// SHA-256, timestamp); empty for an object named by destination and key, whose other
-	// databases the agent finds beside it in the store.
+	// SHA-256, CRC32C, timestamp); empty for an object named by key, whose other databases the
+	// agent finds beside it in the store.
 	Databases []backup.DatabaseJob
 	Problem   string
 }
 
 // ReadRestoreSource resolves spec.bootstrap.fromBackup with the related MemgraphBackup (by name)
-// and the destination's Secrets; nil when the spec restores nothing.
+// and the Secrets of the store it reads from (topology.Cluster.RestoreDestination); nil when the
+// spec restores nothing. A MemgraphBackup is read from the cluster's spec.backup.destination,
+// which must be the store its status records.
 func ReadRestoreSource(c *topology.Cluster, related map[string]map[string]json.RawMessage, secrets map[string]*wire.Object) (*RestoreSource, error) {
 	from := c.FromBackup()
 	if from == nil {
 		return nil, nil
 	}
-	dest, key := from.Destination, from.Key
-	src := &RestoreSource{}
+	src := &RestoreSource{Label: c.RestoreLabel()}
+	dest, field := c.RestoreDestination(), "spec.bootstrap.fromBackup.destination.s3"
+	if from.Destination == nil {
+		field = "spec.backup.destination.s3"
+	}
+	if dest == nil {
+		src.Problem = "the cluster restores " + src.Label + " but names no store to read it from: set spec.backup.destination"
+		return src, nil
+	}
+	s3, key := dest.S3, from.Key
 	if from.Name != "" {
-		src.Label = "MemgraphBackup " + from.Name
 		b, err := relatedBackup(c, from.Name, related[wire.BackupKind])
 		switch {
 		case err != nil:
 			return nil, err
 		case b == nil:
 			src.Problem = fmt.Sprintf("the cluster restores MemgraphBackup %s/%s (spec.bootstrap.fromBackup.name), which does not exist; "+
-				"create it, or name the object with fromBackup.destination and key", c.Namespace(), from.Name)
+				"create it, or name its default database's object with fromBackup.key", c.Namespace(), from.Name)
 			return src, nil
 		case b.Status.Phase != topology.BackupCompleted || b.Status.Key == "":
 			src.Problem = fmt.Sprintf("the cluster restores MemgraphBackup %s/%s, which is %s, not Completed", c.Namespace(), from.Name, b.Status.Phase)
 			return src, nil
+		case b.Status.Bucket != "" && (b.Status.Bucket != s3.Bucket || b.Status.Endpoint != s3.Endpoint):
+			src.Problem = fmt.Sprintf("MemgraphBackup %s/%s is in bucket %s at %s, and the cluster's spec.backup.destination names bucket %s at %s: "+
+				"restore it with fromBackup.key %q and fromBackup.destination naming its store", c.Namespace(), from.Name,
+				b.Status.Bucket, b.Status.Endpoint, s3.Bucket, s3.Endpoint, b.Status.Key)
+			return src, nil
 		}
-		dest, key = &b.Spec.Destination, b.Status.Key
+		key = b.Status.Key
 		src.Databases = recordedDatabases(b.Status)
 	}
-	s3 := dest.S3
-	if src.Label == "" {
-		src.Label = "s3://" + s3.Bucket + "/" + key
-	}
-	read := ReadCredentials(c.Namespace(), s3, secrets)
+	read := ReadCredentials(c.Namespace(), s3, secrets, field+".credentialsSecret")
 	var ca []byte
 	if s3.CASecret != nil {
-		if values := read.read(secrets, c.Namespace(), s3.CASecret.Name, "the destination's caSecret", topology.S3CAKey); values != nil {
+		if values := read.read(secrets, c.Namespace(), s3.CASecret.Name, field+".caSecret", topology.S3CAKey); values != nil {
 			ca = []byte(values[0])
 		}
 	}
@@ -77,7 +89,8 @@ func recordedDatabases(st topology.MemgraphBackupStatus) []backup.DatabaseJob {
 	var out []backup.DatabaseJob
 	for _, d := range st.Databases {
 		if d.Skipped == "" {
-			out = append(out, backup.DatabaseJob{Name: d.Name, Key: d.Key, Size: d.Size, SHA256: d.SHA256, SnapshotTimestamp: d.SnapshotTimestamp})
+			out = append(out, backup.DatabaseJob{Name: d.Name, Key: d.Key, Size: d.Size, SHA256: d.SHA256, CRC32C: d.CRC32C,
+				SnapshotTimestamp: d.SnapshotTimestamp})
 		}
 	}
 	if len(out) == 0 {
@@ -100,20 +113,19 @@ func relatedBackup(c *topology.Cluster, name string, group map[string]json.RawMe
 	return nil, nil
 }
 
-// ObserveRestore reads the restore's source out of a sync request (body, whose related objects are
-// related): the related MemgraphBackups
-// (decoded again from body, as MemgraphBackups) and Secrets.
-func ObserveRestore(related wire.Groups, body []byte, c *topology.Cluster) (*RestoreSource, error) {
-	if c.FromBackup() == nil {
-		return nil, nil
-	}
-	var raw wire.RawGroups
-	if err := wire.DecodeBody(body, &raw); err != nil {
-		return nil, err
+// ObserveCluster reads, out of a MemgraphCluster's sync request (body, whose related objects
+// are related), the restore's source (nil when the spec restores nothing) and what the cluster's
+// hook copies into its backup-agent Secret for its backups (CopyAccess; nil without
+// spec.backup.destination), from the related MemgraphBackups (decoded again from body) and
+// Secrets, and spec.tls's CA and spec.auth's user as the pass read them.
+func ObserveCluster(related wire.Groups, body []byte, c *topology.Cluster, boltCA []byte, tlsProblem string,
+	auth *memgraph.Credentials, authProblem string) (*RestoreSource, *Copied, error) {
+	if c.FromBackup() == nil && c.BackupDestination() == nil {
+		return nil, nil, nil
 	}
 	found, err := wire.Entries(related, "related", wire.SecretKey)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	secrets := map[string]*wire.Object{}
 	for _, e := range found {
@@ -121,19 +133,45 @@ func ObserveRestore(related wire.Groups, body []byte, c *topology.Cluster) (*Res
 			secrets[e.Obj.Metadata.Name] = e.Obj
 		}
 	}
-	return ReadRestoreSource(c, raw.Related, secrets)
+	copied := CopyAccess(c, secrets, boltCA, tlsProblem, auth, authProblem)
+	if c.FromBackup() == nil {
+		return nil, copied, nil
+	}
+	var raw wire.RawGroups
+	if err := wire.DecodeBody(body, &raw); err != nil {
+		return nil, nil, err
+	}
+	src, err := ReadRestoreSource(c, raw.Related, secrets)
+	return src, copied, err
 }
 
-// RestoreRules ask, for a cluster that restores a backup, for the MemgraphBackup it names and
-// for the Secrets of its namespace: the backup's destination names its credentials and CA
-// Secrets, which only the MemgraphBackup says (the hook reads only those).
-func RestoreRules(c *topology.Cluster) []wire.RelatedRule {
-	from := c.FromBackup()
-	if from == nil {
-		return nil
+// ClusterRules ask, for a MemgraphCluster, for what its backups and its restore read that only
+// its spec names, by name: the Secrets of spec.backup.destination and of
+// spec.bootstrap.fromBackup.destination (credentials and CA), and the MemgraphBackup
+// fromBackup names. Each follows the cluster's spec, whose generation keys Metacontroller's
+// cache of the answer.
+func ClusterRules(c *topology.Cluster) []wire.RelatedRule {
+	var names []string
+	add := func(d *topology.BackupDestination) {
+		if d == nil {
+			return
+		}
+		for _, ref := range []*topology.SecretReference{&d.S3.CredentialsSecret, d.S3.CASecret} {
+			if ref != nil && !slices.Contains(names, ref.Name) {
+				names = append(names, ref.Name)
+			}
+		}
 	}
-	rules := []wire.RelatedRule{{APIVersion: "v1", Resource: "secrets", Namespace: c.Namespace(), LabelSelector: &wire.LabelSelector{MatchLabels: map[string]string{}}}}
-	if from.Name != "" {
+	add(c.BackupDestination())
+	from := c.FromBackup()
+	if from != nil {
+		add(from.Destination)
+	}
+	var rules []wire.RelatedRule
+	if len(names) > 0 {
+		rules = append(rules, wire.RelatedRule{APIVersion: "v1", Resource: "secrets", Namespace: c.Namespace(), Names: names})
+	}
+	if from != nil && from.Name != "" {
 		rules = append(rules, wire.RelatedRule{APIVersion: topology.APIVersion, Resource: topology.BackupResource, Namespace: c.Namespace(), Names: []string{from.Name}})
 	}
 	return rules

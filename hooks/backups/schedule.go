@@ -2,6 +2,7 @@ package backups
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"time"
 
@@ -20,19 +21,23 @@ const (
 	LabelScheduledBackup  = "memgraph.com/scheduled-backup"
 )
 
-// The Scheduled condition of a MemgraphScheduledBackup.
+// The conditions of a MemgraphScheduledBackup: Scheduled, and LastBackupSucceeded.
 const (
-	conditionScheduled = "Scheduled"
-	reasonScheduled    = "Scheduled"
-	reasonSuspended    = "Suspended"
-	reasonInvalid      = "InvalidSchedule"
+	conditionScheduled  = "Scheduled"
+	reasonScheduled     = "Scheduled"
+	reasonSuspended     = "Suspended"
+	reasonInvalid       = "InvalidSchedule"
+	reasonDeleting      = "Deleting"
+	conditionLastBackup = "LastBackupSucceeded"
+	reasonNoBackupEnded = "NoBackupEnded"
 )
 
-// scheduledResponse is a MemgraphScheduledBackup's sync answer.
+// scheduledResponse is a MemgraphScheduledBackup's sync (or finalize) answer.
 type scheduledResponse struct {
 	Status             topology.MemgraphScheduledBackupStatus `json:"status"`
 	Children           []map[string]any                       `json:"children"`
 	ResyncAfterSeconds float64                                `json:"resyncAfterSeconds,omitempty"`
+	Finalized          bool                                   `json:"finalized,omitempty"`
 }
 
 // observedRun is one MemgraphBackup child as observed: its run and its spec as it is.
@@ -41,11 +46,14 @@ type observedRun struct {
 	spec json.RawMessage
 }
 
-// HandleScheduledSync serves a MemgraphScheduledBackup's sync hook: the children are the
-// MemgraphBackups planner.DecideSchedule keeps and creates, at the hook's clock.
+// HandleScheduledSync serves a MemgraphScheduledBackup's sync and finalize hooks. The sync's
+// children are the MemgraphBackups planner.DecideSchedule keeps and creates, at the hook's
+// clock. The finalize hook returns none, so that Metacontroller deletes them while the schedule,
+// held by its finalizer, still exists and says (backupOwnerReference) whether their objects go
+// with them; the schedule goes once they are gone.
 func (ctl *Controller) HandleScheduledSync(w http.ResponseWriter, r *http.Request) {
-	var req backupRequest
-	if err := decodeBackupRequest(r, &req); err != nil {
+	var req wire.CompositeRequest
+	if err := wire.DecodeRequest(r, &req); err != nil {
 		ctl.cfg.Fail(w, "scheduledbackup", err)
 		return
 	}
@@ -54,7 +62,7 @@ func (ctl *Controller) HandleScheduledSync(w http.ResponseWriter, r *http.Reques
 		ctl.cfg.Fail(w, "scheduledbackup", cmpErr(err, wire.Badf("parent has no metadata.name: expected a MemgraphScheduledBackup")))
 		return
 	}
-	if vs := topology.BackupViolations("parent.spec.backupTemplate", &sb.Spec.BackupTemplate); len(vs) > 0 {
+	if vs := topology.ScheduledBackupViolations("parent.spec", &sb.Spec); len(vs) > 0 {
 		ctl.cfg.Fail(w, "scheduledbackup", wire.Badf("MemgraphScheduledBackup %s has a spec admission refuses: %s: %s", wire.ObjectKey(sb.Namespace, sb.Name), vs[0].Field, vs[0].Message))
 		return
 	}
@@ -64,16 +72,59 @@ func (ctl *Controller) HandleScheduledSync(w http.ResponseWriter, r *http.Reques
 		return
 	}
 	now := ctl.cfg.Now().UTC()
+	maxAge, _ := topology.MaxAgeDuration(sb.Spec.MaxAge)
 	in := planner.ScheduleInput{Name: sb.Name, Now: now, Schedule: sb.Spec.Schedule, Suspend: sb.Spec.Suspend,
-		Keep: int(max(sb.Spec.Keep, 1)), Created: sb.CreationTimestamp.Time}
+		Keep: int(max(sb.Spec.Keep, 1)), MaxAge: maxAge, Created: sb.CreationTimestamp.Time}
 	for _, o := range runs {
 		in.Backups = append(in.Backups, o.run)
 	}
 	d := planner.DecideSchedule(in)
+	if req.Finalizing {
+		ctl.cfg.Answer(w, "scheduledbackup", http.StatusOK, ctl.finalizeSchedule(&sb, d, len(runs)))
+		return
+	}
 	resp := scheduledResponse{Children: scheduledChildren(&sb, runs, d), ResyncAfterSeconds: d.ResyncAfter.Seconds(),
-		Status: scheduleStatus(&sb, d)}
+		Status: scheduleStatus(&sb, d, now)}
+	ctl.observeSchedule(&sb, d)
 	ctl.cfg.Log.Info("scheduled backup", "schedule", wire.ObjectKey(sb.Namespace, sb.Name), "created", d.Create != nil, "dropped", len(d.Drop))
 	ctl.cfg.Answer(w, "scheduledbackup", http.StatusOK, resp)
+}
+
+// finalizeSchedule answers the finalize hook of a schedule being deleted: no children, so that
+// Metacontroller deletes every one of its MemgraphBackups (whose own finalize hooks keep or
+// remove their objects as backupOwnerReference says), and finalized once none is left.
+func (ctl *Controller) finalizeSchedule(sb *topology.MemgraphScheduledBackup, d planner.ScheduleDecision, left int) scheduledResponse {
+	st := scheduleStatus(sb, d, ctl.cfg.Now())
+	keeps := "their objects stay in the store (backupOwnerReference none)"
+	if sb.Spec.BackupOwnerReference == topology.BackupOwnerSelf {
+		keeps = "their objects go as their deletionPolicy says (backupOwnerReference self)"
+	}
+	meta.SetStatusCondition(&st.Conditions, metav1.Condition{Type: conditionScheduled, Status: metav1.ConditionFalse, Reason: reasonDeleting,
+		Message: fmt.Sprintf("the schedule is being deleted: %d MemgraphBackups to delete first; %s", left, keeps), ObservedGeneration: sb.Generation})
+	if m := ctl.cfg.Metrics; m != nil && left == 0 {
+		m.ScheduleGone(sb.Namespace, sb.Name)
+	}
+	ctl.cfg.Log.Info("scheduled backup being deleted", "schedule", wire.ObjectKey(sb.Namespace, sb.Name), "backups", left,
+		"backupOwnerReference", sb.Spec.BackupOwnerReference)
+	return scheduledResponse{Status: st, Children: []map[string]any{}, Finalized: left == 0, ResyncAfterSeconds: pendingPoll.Seconds()}
+}
+
+// observeSchedule records the schedule in the metrics: its interval and creation, and its
+// newest success.
+func (ctl *Controller) observeSchedule(sb *topology.MemgraphScheduledBackup, d planner.ScheduleDecision) {
+	m := ctl.cfg.Metrics
+	if m == nil {
+		return
+	}
+	cluster := sb.Spec.BackupTemplate.Cluster
+	if d.Interval > 0 && !sb.Spec.Suspend {
+		m.ScheduleObserved(sb.Namespace, cluster, sb.Name, d.Interval, sb.CreationTimestamp.Time)
+	} else {
+		m.ScheduleGone(sb.Namespace, sb.Name)
+	}
+	if last := d.LastCompleted; last != nil && !last.CompletedAt.IsZero() {
+		m.BackupSucceeded(sb.Namespace, cluster, last.CompletedAt)
+	}
 }
 
 func cmpErr(err, otherwise error) error {
@@ -96,7 +147,10 @@ func observeRuns(group map[string]json.RawMessage) (map[string]observedRun, erro
 			} `json:"metadata"`
 			Spec   json.RawMessage `json:"spec"`
 			Status struct {
-				Phase topology.BackupPhase `json:"phase"`
+				Phase       topology.BackupPhase `json:"phase"`
+				CompletedAt *metav1.Time         `json:"completedAt"`
+				Reason      string               `json:"reason"`
+				Error       string               `json:"error"`
 			} `json:"status"`
 		}
 		if err := wire.DecodeAt(group[key], wire.EntryPath("children", wire.BackupKind, key), &child); err != nil {
@@ -106,10 +160,12 @@ func observeRuns(group map[string]json.RawMessage) (map[string]observedRun, erro
 		if err != nil {
 			at = child.Metadata.CreationTimestamp.Time
 		}
-		out[child.Metadata.Name] = observedRun{
-			run:  planner.ScheduledRun{Name: child.Metadata.Name, ScheduledAt: at.UTC(), Phase: child.Status.Phase},
-			spec: child.Spec,
+		run := planner.ScheduledRun{Name: child.Metadata.Name, ScheduledAt: at.UTC(), Phase: child.Status.Phase,
+			Reason: child.Status.Reason, Error: child.Status.Error}
+		if child.Status.CompletedAt != nil {
+			run.CompletedAt = child.Status.CompletedAt.UTC()
 		}
+		out[child.Metadata.Name] = observedRun{run: run, spec: child.Spec}
 	}
 	return out, nil
 }
@@ -143,10 +199,12 @@ func backupChild(sb *topology.MemgraphScheduledBackup, r planner.ScheduledRun, s
 }
 
 // scheduleStatus is what the schedule observed: its runs, newest first, the latest scheduled
-// time and the next, and whether it schedules (a condition whose lastTransitionTime is carried
-// over while its status holds).
-func scheduleStatus(sb *topology.MemgraphScheduledBackup, d planner.ScheduleDecision) topology.MemgraphScheduledBackupStatus {
-	st := topology.MemgraphScheduledBackupStatus{ObservedGeneration: sb.Generation, Conditions: sb.Status.Conditions}
+// time and the next, its newest success (kept when that backup is gone, the record the status
+// carries forward), and its conditions (whose lastTransitionTime is carried over while their
+// status holds): whether it schedules, and whether its newest backup that ended completed.
+func scheduleStatus(sb *topology.MemgraphScheduledBackup, d planner.ScheduleDecision, now time.Time) topology.MemgraphScheduledBackupStatus {
+	st := topology.MemgraphScheduledBackupStatus{ObservedGeneration: sb.Generation, Conditions: sb.Status.Conditions,
+		LastScheduleTime: sb.Status.LastScheduleTime, LastSuccessfulBackup: sb.Status.LastSuccessfulBackup}
 	kept := d.Keep
 	if d.Create != nil {
 		kept = append([]planner.ScheduledRun{*d.Create}, kept...)
@@ -154,9 +212,13 @@ func scheduleStatus(sb *topology.MemgraphScheduledBackup, d planner.ScheduleDeci
 	for _, r := range kept {
 		st.Backups = append(st.Backups, topology.ScheduledBackupRef{Name: r.Name, Phase: r.Phase, ScheduledAt: metav1.NewTime(r.ScheduledAt)})
 	}
-	if len(st.Backups) > 0 {
+	if len(st.Backups) > 0 && (st.LastScheduleTime == nil || st.Backups[0].ScheduledAt.After(st.LastScheduleTime.Time)) {
 		last := st.Backups[0].ScheduledAt
 		st.LastScheduleTime = &last
+	}
+	if c := d.LastCompleted; c != nil && !c.CompletedAt.IsZero() &&
+		(st.LastSuccessfulBackup == nil || c.CompletedAt.After(st.LastSuccessfulBackup.Time.Time)) {
+		st.LastSuccessfulBackup = &topology.SuccessfulBackup{Name: c.Name, Time: metav1.NewTime(c.CompletedAt)}
 	}
 	if !d.Next.IsZero() {
 		next := metav1.NewTime(d.Next)
@@ -170,6 +232,33 @@ func scheduleStatus(sb *topology.MemgraphScheduledBackup, d planner.ScheduleDeci
 	case sb.Spec.Suspend:
 		cond.Status, cond.Reason, cond.Message = metav1.ConditionFalse, reasonSuspended, "spec.suspend is true: no backup is scheduled"
 	}
-	meta.SetStatusCondition(&st.Conditions, cond)
+	setCondition(&st.Conditions, cond, now)
+	setCondition(&st.Conditions, lastBackupCondition(sb, d), now)
 	return st
+}
+
+// lastBackupCondition says whether the newest of the schedule's backups that ended completed.
+func lastBackupCondition(sb *topology.MemgraphScheduledBackup, d planner.ScheduleDecision) metav1.Condition {
+	cond := metav1.Condition{Type: conditionLastBackup, Status: metav1.ConditionUnknown, Reason: reasonNoBackupEnded,
+		Message: "no backup of the schedule has completed or failed yet", ObservedGeneration: sb.Generation}
+	switch last := d.LastEnded; {
+	case last == nil:
+	case last.Phase == topology.BackupCompleted:
+		cond.Status, cond.Reason = metav1.ConditionTrue, planner.ReasonCompleted
+		cond.Message = fmt.Sprintf("MemgraphBackup %s completed at %s", last.Name, last.CompletedAt.UTC().Format(time.RFC3339))
+	default:
+		cond.Status, cond.Reason = metav1.ConditionFalse, last.Reason
+		if cond.Reason == "" {
+			cond.Reason = string(topology.BackupFailed)
+		}
+		cond.Message = fmt.Sprintf("MemgraphBackup %s failed: %s", last.Name, last.Error)
+	}
+	return cond
+}
+
+// setCondition sets cond, stamped now when its status changes (meta.SetStatusCondition keeps
+// the old lastTransitionTime while the status holds).
+func setCondition(conditions *[]metav1.Condition, cond metav1.Condition, now time.Time) {
+	cond.LastTransitionTime = metav1.NewTime(now.UTC().Truncate(time.Second))
+	meta.SetStatusCondition(conditions, cond)
 }

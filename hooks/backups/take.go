@@ -17,32 +17,39 @@ import (
 	"github.com/memgraph-hooks/memgraph-hooks/topology"
 )
 
-// backupCluster is what a backup that starts needs of its cluster: how to reach it, and the
-// Secrets the backup reads.
+// backupCluster is what a backup that starts needs of its cluster: its destination, how to
+// reach it, and what the backup reads of its backup-agent Secret.
 type backupCluster struct {
-	c       *topology.Cluster
-	reach   Reached
-	secrets Secrets
+	c      *topology.Cluster
+	dest   topology.S3Destination
+	reach  Reached
+	access Access
 }
 
 // prepareBackup checks what must hold before anything runs, in planner.BackupWaits.
-func (ctl *Controller) prepareBackup(b *topology.MemgraphBackup, obs *backupObservation) (backupCluster, planner.Wait) {
-	gate := planner.BackupGate{Name: b.Name, ClusterFound: obs.cluster != nil, Others: obs.others}
+func (ctl *Controller) prepareBackup(b *topology.MemgraphBackup, obs *backupObservation, now time.Time) (backupCluster, planner.Wait) {
+	gate := planner.BackupGate{Name: b.Name, Now: now, ClusterFound: obs.cluster != nil, Others: obs.others}
 	if obs.clusterNG != "" {
 		return backupCluster{}, planner.Wait{Reason: planner.ReasonClusterNotFound, Message: obs.clusterNG}
 	}
 	var bc backupCluster
 	if c := obs.cluster; c != nil {
-		gate.Hibernated = c.Hibernate()
-		bc = backupCluster{c: c, secrets: ReadSecrets(b, obs.secrets, true), reach: ctl.cfg.Reach(c, obs.secrets)}
-		gate.SecretProblems = append(bc.secrets.Problems, bc.reach.Problems...)
+		gate.Hibernated, gate.NoDestination = c.Hibernate(), c.BackupDestination() == nil
+		if !gate.NoDestination {
+			bc = backupCluster{c: c, dest: c.BackupDestination().S3, access: ReadAccess(c, obs.agentSecret, true)}
+			gate.SecretProblems = bc.access.Problems
+			if len(gate.SecretProblems) == 0 {
+				bc.reach = ctl.cfg.Reach(c, bc.access)
+				gate.SecretProblems = bc.reach.Problems
+			}
+		}
 	}
 	return bc, planner.BackupWaits(gate, b.Spec.Cluster)
 }
 
-// deadline is when backup b gives up: its creation plus planner.BackupTimeout.
+// deadline is when backup b gives up: its creation plus its spec.timeout.
 func deadline(b *topology.MemgraphBackup) time.Time {
-	return b.CreationTimestamp.Add(planner.BackupTimeout).UTC()
+	return b.CreationTimestamp.Add(b.Spec.TimeoutDuration()).UTC()
 }
 
 // startBackup starts the backup's job on the agent of the instance planner.ChooseBackupInstance
@@ -50,47 +57,51 @@ func deadline(b *topology.MemgraphBackup) time.Time {
 // that has it was started by a call whose answer was lost, and its job is adopted (an agent that
 // does not answer cannot have started one that still runs). Then the instance is chosen and the
 // job started, which an agent never runs twice. What could not be reached leaves the backup
-// Pending; a refusal fails it.
+// Pending until its deadline, past which it fails saying what held it; a refusal fails it.
 func (ctl *Controller) startBackup(ctx context.Context, b *topology.MemgraphBackup, obs *backupObservation) backupResponse {
-	bc, wait := ctl.prepareBackup(b, obs)
-	if wait.Reason != "" {
-		return pending(b, wait)
-	}
-	until := deadline(b)
+	now, until := ctl.cfg.Now(), deadline(b)
 	st := topology.MemgraphBackupStatus{ObservedGeneration: b.Generation, Deadline: timePtr(until)}
-	if !ctl.cfg.Now().Before(until) {
-		return ctl.failed(st, planner.ReasonDeadlineExceeded, fmt.Sprintf("the backup did not start within %v of its creation", planner.BackupTimeout))
+	wait := func(w planner.Wait) backupResponse {
+		if planner.Expired(until, now) {
+			failure := planner.NotStarted(b.Spec.TimeoutDuration(), until, w)
+			return ctl.failed(st, failure.Reason, failure.Message)
+		}
+		return pending(b, w, until, now)
 	}
-	agents, err := ctl.cfg.NewAgents(bc.secrets.AgentCfg)
+	bc, held := ctl.prepareBackup(b, obs, now)
+	if held.Reason != "" || planner.Expired(until, now) {
+		return wait(held)
+	}
+	agents, err := ctl.cfg.NewAgents(bc.access.AgentCfg)
 	if err != nil {
-		return pending(b, planner.Wait{Reason: planner.ReasonSecretProblem, Message: fmt.Sprintf("Secret %s/%s: %v", b.Namespace, topology.BackupAgentSecretName(b.Spec.Cluster), err)})
+		return wait(planner.Wait{Reason: planner.ReasonSecretProblem, Message: fmt.Sprintf("Secret %s/%s: %v", b.Namespace, topology.BackupAgentSecretName(b.Spec.Cluster), err)})
 	}
 	defer agents.Close()
+	st.Endpoint, st.Bucket = bc.dest.Endpoint, bc.dest.Bucket
 	if di, job, ok := findJob(ctx, agents, bc.c, string(b.UID)); ok {
 		st.Instance, st.Pod, st.MemgraphVersion = di.Name, di.Pod, memgraphVersion(obs.pods[di.Pod], bc.c)
 		st.InstanceRole, st.InstanceReason = strings.ToUpper(job.ChosenRole), job.Reason
 		return ctl.jobAnswer(st, job)
 	}
-	choice, wait := ctl.cfg.Choose(ctx, bc.reach, bc.c)
-	if wait.Reason != "" {
-		return pending(b, wait)
+	choice, held := ctl.cfg.Choose(ctx, bc.reach, bc.c)
+	if held.Reason != "" {
+		return wait(held)
 	}
 	di := choice.Instance
 	st.Instance, st.Pod, st.MemgraphVersion = di.Name, di.Pod, memgraphVersion(obs.pods[di.Pod], bc.c)
 	st.InstanceRole, st.InstanceReason = strings.ToUpper(choice.Role), choice.Reason
 	target := bc.reach.Agent
 	target.Address = di.BoltServer
-	s3 := b.Spec.Destination.S3
 	req := backup.JobRequest{Kind: backup.KindBackup, Memgraph: target, Deadline: until, Role: choice.Role, Reason: choice.Reason,
-		Store:       backup.ObjectIn(s3, topology.BackupKeyPrefix(s3.Prefix, b.Namespace, b.Spec.Cluster, b.Name), bc.secrets.StoreCA),
-		Credentials: bc.secrets.Creds}
+		Store:       backup.ObjectIn(bc.dest, topology.BackupKeyPrefix(bc.dest.Prefix, b.Namespace, b.Spec.Cluster, b.Name), bc.access.StoreCA),
+		Credentials: bc.access.Creds}
 	job, err := agents.Start(ctx, bc.c.Network().BackupAgentAddress(di.Ordinal), string(b.UID), req)
 	if err != nil {
 		var refused *backup.AgentError
 		if errors.As(err, &refused) && refused.StatusCode < http.StatusInternalServerError && refused.StatusCode != http.StatusNotFound {
 			return ctl.failed(st, planner.ReasonAgentRefused, refused.Message)
 		}
-		return pending(b, planner.Wait{Reason: planner.ReasonAgentUnreachable, Message: err.Error()})
+		return wait(planner.Wait{Reason: planner.ReasonAgentUnreachable, Message: err.Error()})
 	}
 	return ctl.jobAnswer(st, job)
 }
@@ -117,30 +128,72 @@ func findJob(ctx context.Context, agents Agents, c *topology.Cluster, id string)
 	return topology.DataInstance{}, backup.JobStatus{}, false
 }
 
-// pollJob reads the Running backup's job on the agent of the instance it is taken on.
+// pollJob reads the Running backup's job on the agent of the instance it is taken on. An agent
+// that does not answer leaves it Running until JobGrace past its deadline, when it fails; one
+// that knows no such job restarted and lost it (jobLost).
 func (ctl *Controller) pollJob(ctx context.Context, b *topology.MemgraphBackup, obs *backupObservation, st topology.MemgraphBackupStatus) backupResponse {
 	ordinal, ok := topology.ParseDataInstanceName(st.Instance)
 	if gone := planner.JobGone(obs.cluster != nil, ok, b.Spec.Cluster, st.Instance); gone.Reason != "" {
 		return ctl.failed(st, gone.Reason, gone.Message)
 	}
-	secrets := ReadSecrets(b, obs.secrets, true)
-	agents, err := ctl.cfg.NewAgents(secrets.AgentCfg)
+	until := deadline(b)
+	if st.Deadline != nil {
+		until = st.Deadline.UTC()
+	}
+	unanswered := func(problem string) backupResponse {
+		if planner.Expired(until.Add(planner.JobGrace), ctl.cfg.Now()) {
+			overdue := planner.Overdue(until, problem)
+			return ctl.failed(st, overdue.Reason, overdue.Message)
+		}
+		st.Error = problem // still Running: the agent may answer on a later call
+		return backupResponse{Status: st, ResyncAfterSeconds: jobPoll.Seconds()}
+	}
+	cfg, problems := ReadAgentConfig(obs.cluster, obs.agentSecret)
+	agents, err := ctl.cfg.NewAgents(cfg)
 	if err != nil {
-		st.Error = strings.Join(secrets.Problems, "; ")
-		return backupResponse{Status: st, ResyncAfterSeconds: pendingPoll.Seconds()}
+		return unanswered(strings.Join(append(problems, err.Error()), "; "))
 	}
 	defer agents.Close()
 	job, err := agents.Status(ctx, obs.cluster.Network().BackupAgentAddress(ordinal), string(b.UID))
 	var unknown *backup.UnknownJobError
 	switch {
 	case errors.As(err, &unknown):
-		return ctl.failed(st, planner.ReasonAgentRestarted, err.Error()+": its pod restarted while it took the backup, and the backup "+
-			"is not complete; create a new MemgraphBackup")
+		return ctl.jobLost(ctx, b, obs, st, until, err.Error()+": its pod restarted while it took the backup")
 	case err != nil:
-		st.Error = err.Error() // still Running: the agent may answer on a later call
-		return backupResponse{Status: st, ResyncAfterSeconds: jobPoll.Seconds()}
+		return unanswered(err.Error())
 	}
 	return ctl.jobAnswer(st, job)
+}
+
+// jobLost answers for a Running backup whose agent no longer knows its job (planner.JobLost):
+// before its deadline it goes back to Pending, and the next call starts the job again, on the
+// instance chosen then. First the objects the lost job uploaded are removed: no complete backup
+// names them, and the new job's snapshots are named anew. Until they are removed the backup stays
+// Running, saying why; at the deadline it fails with them in its status (deletionPolicy Delete
+// removes them then).
+func (ctl *Controller) jobLost(ctx context.Context, b *topology.MemgraphBackup, obs *backupObservation,
+	st topology.MemgraphBackupStatus, until time.Time, lost string) backupResponse {
+	now := ctl.cfg.Now()
+	w, retry := planner.JobLost(until, now, lost)
+	if !retry {
+		return ctl.failed(st, w.Reason, w.Message)
+	}
+	if keys := objectKeys(st); len(keys) > 0 {
+		dest, access, problem := ctl.storeOf(b, obs)
+		for _, key := range keys {
+			if problem != "" {
+				break
+			}
+			if err := ctl.cfg.RemoveObject(ctx, backup.ObjectIn(dest, key, access.StoreCA), access.Creds); err != nil {
+				problem = err.Error()
+			}
+		}
+		if problem != "" {
+			st.Error = lost + "; the objects it uploaded are removed before the backup is taken again, and cannot be yet: " + problem
+			return backupResponse{Status: st, ResyncAfterSeconds: jobPoll.Seconds()}
+		}
+	}
+	return pending(b, w, until, now)
 }
 
 // jobAnswer records what the agent says of the backup's job: its progress while it runs, every
@@ -156,7 +209,7 @@ func (ctl *Controller) jobAnswer(st topology.MemgraphBackupStatus, job backup.Jo
 	st.Databases, st.Size = nil, 0
 	for _, d := range job.Databases {
 		st.Databases = append(st.Databases, topology.BackupDatabase{Name: d.Name, Snapshot: d.Snapshot, SnapshotTimestamp: d.SnapshotTimestamp,
-			Key: d.Key, Size: d.Size, SHA256: d.SHA256, Skipped: d.Skipped})
+			Key: d.Key, Size: d.Size, SHA256: d.SHA256, CRC32C: d.CRC32C, Verified: d.Verified, Skipped: d.Skipped})
 		st.Size += d.Size
 		if d.Name == topology.DefaultDatabase {
 			st.Snapshot, st.SnapshotTimestamp, st.Key = d.Snapshot, d.SnapshotTimestamp, d.Key
@@ -169,13 +222,17 @@ func (ctl *Controller) jobAnswer(st topology.MemgraphBackupStatus, job backup.Jo
 		return backupResponse{Status: st}
 	case backup.StateFailed:
 		st.CompletedAt = timePtr(job.FinishedAt)
-		reason := planner.BackupFailure(planner.BackupJob{Role: job.Role, Uploading: job.Phase == backup.PhaseUploading,
+		reason := planner.BackupFailure(planner.BackupJob{Role: job.Role,
+			Store:      job.Phase == backup.PhaseUploading || job.Phase == backup.PhaseCheckingStore,
 			FinishedAt: job.FinishedAt, Deadline: job.Deadline}, strings.ToLower(st.InstanceRole))
 		return ctl.failed(st, reason, job.Error)
 	}
-	st.Phase, st.Reason, st.Error = topology.BackupRunning, planner.ReasonSnapshotting, ""
-	if job.Phase == backup.PhaseUploading {
+	st.Phase, st.Reason, st.Error = topology.BackupRunning, planner.ReasonSnapshotting, job.Retrying
+	switch job.Phase {
+	case backup.PhaseUploading:
 		st.Reason = planner.ReasonUploading
+	case backup.PhaseCheckingStore:
+		st.Reason = planner.ReasonCheckingStore
 	}
 	return backupResponse{Status: st, ResyncAfterSeconds: jobPoll.Seconds()}
 }
@@ -204,18 +261,22 @@ func memgraphVersion(pod *wire.Object, c *topology.Cluster) string {
 	return image
 }
 
-// backupObject is the S3 object of key in b's destination.
-func backupObject(b *topology.MemgraphBackup, key string, ca []byte) backup.S3Object {
-	return backup.ObjectIn(b.Spec.Destination.S3, key, ca)
-}
-
-// finalizeBackup is the finalize hook: with deletionPolicy Delete, every object goes before the
-// MemgraphBackup does (RemoveObject, which succeeds on an object already gone); a job still
-// running is waited for first, so that no upload lands after the removal. With Retain, or when
-// nothing was uploaded, the MemgraphBackup goes at once.
+// finalizeBackup is the finalize hook. Whether the objects go is planner.ObjectsOnDeletion's
+// (the deletionPolicy, or the schedule's backupOwnerReference when the schedule is deleted). When
+// they go, every one goes before the MemgraphBackup does (RemoveObject, which succeeds on an
+// object already gone), from the store they went to, with the cluster's credentials; a job still
+// running is waited for first, so that no upload lands after the removal. When they stay, or
+// when nothing was uploaded, the MemgraphBackup goes at once, saying what stays in the log.
 func (ctl *Controller) finalizeBackup(ctx context.Context, b *topology.MemgraphBackup, obs *backupObservation) backupResponse {
 	st := b.Status
-	if b.Spec.DeletionPolicy != topology.BackupDelete || (st.Phase != topology.BackupRunning && len(objectKeys(st)) == 0) {
+	remove, why := planner.ObjectsOnDeletion(planner.BackupDeletion{Policy: b.Spec.DeletionPolicy, Schedule: obs.schedule.name,
+		State: obs.schedule.state, OwnerReference: obs.schedule.ownerReference})
+	if !remove || (st.Phase != topology.BackupRunning && len(objectKeys(st)) == 0) {
+		if keys := objectKeys(st); len(keys) > 0 || st.Phase == topology.BackupRunning {
+			st.Reason, st.Error = planner.ReasonObjectsKept, why
+			ctl.cfg.Log.Info("backup deleted, its objects kept", "backup", wire.ObjectKey(b.Namespace, b.Name), "why", why,
+				"bucket", st.Bucket, "objects", keys)
+		}
 		return backupResponse{Status: st, Finalized: true}
 	}
 	if st.Phase == topology.BackupRunning {
@@ -225,18 +286,40 @@ func (ctl *Controller) finalizeBackup(ctx context.Context, b *topology.MemgraphB
 		}
 		st = resp.Status // done: whatever it uploaded goes (removing an absent object succeeds)
 	}
-	secrets := ReadSecrets(b, obs.secrets, false)
-	if len(secrets.Problems) > 0 {
-		st.Reason, st.Error = planner.ReasonDeleteFailed, "deletionPolicy is Delete but the objects cannot be removed: "+strings.Join(secrets.Problems, "; ")
+	dest, access, problem := ctl.storeOf(b, obs)
+	if problem != "" {
+		st.Reason, st.Error = planner.ReasonDeleteFailed, "deletionPolicy is Delete but the objects cannot be removed: "+problem+
+			"; fix that, or remove the objects and then the finalizer by hand"
 		return backupResponse{Status: st, ResyncAfterSeconds: pendingPoll.Seconds()}
 	}
 	for _, key := range objectKeys(st) {
-		if err := ctl.cfg.RemoveObject(ctx, backupObject(b, key, secrets.StoreCA), secrets.Creds); err != nil {
+		if err := ctl.cfg.RemoveObject(ctx, backup.ObjectIn(dest, key, access.StoreCA), access.Creds); err != nil {
 			st.Reason, st.Error = planner.ReasonDeleteFailed, err.Error()
 			return backupResponse{Status: st, ResyncAfterSeconds: pendingPoll.Seconds()}
 		}
 	}
 	return backupResponse{Status: st, Finalized: true}
+}
+
+// storeOf is the store backup b's objects are in and the credentials to reach it: its cluster's
+// spec.backup.destination, which must still be the store the status records; else what is
+// wrong.
+func (ctl *Controller) storeOf(b *topology.MemgraphBackup, obs *backupObservation) (topology.S3Destination, Access, string) {
+	c := obs.cluster
+	switch {
+	case c == nil:
+		return topology.S3Destination{}, Access{}, fmt.Sprintf("MemgraphCluster %s, whose spec.backup.destination names the store and "+
+			"its credentials, does not exist", wire.ObjectKey(b.Namespace, b.Spec.Cluster))
+	case c.BackupDestination() == nil:
+		return topology.S3Destination{}, Access{}, fmt.Sprintf("MemgraphCluster %s has no spec.backup.destination", wire.ObjectKey(b.Namespace, b.Spec.Cluster))
+	}
+	dest := c.BackupDestination().S3
+	if b.Status.Bucket != "" && (b.Status.Bucket != dest.Bucket || b.Status.Endpoint != dest.Endpoint) {
+		return dest, Access{}, fmt.Sprintf("the objects are in bucket %s at %s, and MemgraphCluster %s's spec.backup.destination now names "+
+			"bucket %s at %s", b.Status.Bucket, b.Status.Endpoint, b.Spec.Cluster, dest.Bucket, dest.Endpoint)
+	}
+	access := ReadAccess(c, obs.agentSecret, false)
+	return dest, access, strings.Join(access.Problems, "; ")
 }
 
 // objectKeys are the keys of every object the backup's status names.

@@ -1,7 +1,6 @@
 package hookmetrics
 
 import (
-	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -37,14 +36,11 @@ type seriesKey struct{ namespace, name string }
 // ClusterGauges are the per-cluster gauges, labelled {namespace, name} (and role, for the memory
 // limit). The hook hears of no deletion (no finalize hook) and runs replicated, so a replica may
 // never see the last sync of a cluster that is gone: a cluster's series expire ttl after the last
-// sync this process served for it, checked whenever the gauges are collected or set. forget
-// removes them at once.
+// sync this process served for it, checked whenever the gauges are collected or set. Forget
+// removes them at once (clusterSeries).
 type ClusterGauges struct {
-	mu       sync.Mutex
-	now      func() time.Time
-	ttl      time.Duration
-	lastSync map[seriesKey]time.Time
-	lastLag  map[seriesKey]time.Time // when each cluster's lag was last read
+	clusterSeries
+	lastLag map[seriesKey]time.Time // when each cluster's lag was last read
 
 	mainPresent, leaderPresent, membersUp, membersDeclared, maxReplicaLag, rolloutStep, singleNodeRisk *prometheus.GaugeVec
 	// memoryLimit is labelled {namespace, name, role}.
@@ -55,8 +51,9 @@ func newClusterGauges(now func() time.Time, ttl time.Duration) *ClusterGauges {
 	gauge := func(name, help string) *prometheus.GaugeVec {
 		return prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: name, Help: help}, []string{"namespace", "name"})
 	}
-	return &ClusterGauges{
-		now: now, ttl: ttl, lastSync: map[seriesKey]time.Time{}, lastLag: map[seriesKey]time.Time{},
+	g := &ClusterGauges{
+		clusterSeries: clusterSeries{now: now, ttl: ttl, lastSync: map[seriesKey]time.Time{}},
+		lastLag:       map[seriesKey]time.Time{},
 		mainPresent: gauge("memgraph_hooks_cluster_main_present",
 			"1 when the leader's SHOW INSTANCES names a MAIN that is up, else 0; as of the last sync this hook served for the cluster."),
 		leaderPresent: gauge("memgraph_hooks_cluster_leader_present",
@@ -75,6 +72,9 @@ func newClusterGauges(now func() time.Time, ttl time.Duration) *ClusterGauges {
 			Help: "The --memory-limit, in bytes, the role's Memgraph runs with once its pods run the current template: the hook's share of the container's memory limit, or the one extraArgs pass; absent when there is none."},
 			[]string{"namespace", "name", "role"}),
 	}
+	g.gauges = g.vecs()
+	g.forget = func(key seriesKey) { delete(g.lastLag, key) }
+	return g
 }
 
 func (g *ClusterGauges) vecs() []*prometheus.GaugeVec {
@@ -119,47 +119,6 @@ func (g *ClusterGauges) LagDue(namespace, name string) bool {
 	defer g.mu.Unlock()
 	read, ok := g.lastLag[seriesKey{namespace, name}]
 	return !ok || g.now().Sub(read) >= LagRefresh
-}
-
-// Forget removes the cluster's series: it is gone (a finalizing sync, a deleted parent).
-func (g *ClusterGauges) Forget(namespace, name string) {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	g.delete(seriesKey{namespace, name})
-}
-
-// expire deletes the series of the clusters last synced more than ttl before now.
-func (g *ClusterGauges) expire(now time.Time) {
-	for key, last := range g.lastSync {
-		if now.Sub(last) > g.ttl {
-			g.delete(key)
-		}
-	}
-}
-
-func (g *ClusterGauges) delete(key seriesKey) {
-	delete(g.lastSync, key)
-	delete(g.lastLag, key)
-	for _, v := range g.vecs() {
-		v.DeletePartialMatch(prometheus.Labels{"namespace": key.namespace, "name": key.name})
-	}
-}
-
-// Describe and Collect make ClusterGauges one prometheus.Collector; Collect expires first, so
-// a scrape never shows a cluster not synced for ttl.
-func (g *ClusterGauges) Describe(ch chan<- *prometheus.Desc) {
-	for _, v := range g.vecs() {
-		v.Describe(ch)
-	}
-}
-
-func (g *ClusterGauges) Collect(ch chan<- prometheus.Metric) {
-	g.mu.Lock()
-	g.expire(g.now())
-	g.mu.Unlock()
-	for _, v := range g.vecs() {
-		v.Collect(ch)
-	}
 }
 
 func boolGauge(b bool) float64 {

@@ -19,6 +19,8 @@ type Metrics struct {
 	Commands     *prometheus.CounterVec   // by command kind and result
 	AuthFailures *prometheus.CounterVec   // by refusal reason
 	Clusters     *ClusterGauges
+	Backups      *BackupMetrics
+	Replicas     *ReplicaGauges
 }
 
 // clusterSeriesTTL is how long a cluster's gauges outlive the last sync this process served for
@@ -54,6 +56,8 @@ func New(reg prometheus.Registerer, inFlight func() int, now func() time.Time) *
 	m.Commands = register(reg, m.Commands)
 	m.AuthFailures = register(reg, m.AuthFailures)
 	m.Clusters = register(reg, newClusterGauges(now, clusterSeriesTTL))
+	m.Backups = register(reg, newBackupMetrics(now, backupSeriesTTL))
+	m.Replicas = register(reg, newReplicaGauges(now, clusterSeriesTTL))
 	register(reg, prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 		Name: "memgraph_hooks_clusters_in_flight",
 		Help: "Clusters with a sync pass running or waiting in this process; the per-cluster lock map holds exactly these, so it is 0 when idle.",

@@ -142,6 +142,23 @@ type RawGroups struct {
 	Related  map[string]map[string]json.RawMessage `json:"related"`
 }
 
+// CompositeRequest is a CompositeController hook request as sent: the parent, its children and
+// related objects, and whether Metacontroller calls the finalize hook.
+type CompositeRequest struct {
+	Parent json.RawMessage `json:"parent"`
+	RawGroups
+	Finalizing bool `json:"finalizing"`
+}
+
+// DecodeRequest reads a hook request's body into req.
+func DecodeRequest(r *http.Request, req *CompositeRequest) error {
+	body, err := ReadBody(new(bytes.Buffer), r.Body, r.ContentLength)
+	if err != nil {
+		return err
+	}
+	return DecodeBody(body, req)
+}
+
 // Locate names the JSON path of a value of the wrong type among the children and related
 // objects, which the decode of the whole request spells without the map keys
 // ("children.spec.replicas"): each object is decoded again on its own, under its path. It is nil
@@ -157,7 +174,7 @@ func Locate(body []byte) error {
 	}{{"children", raw.Children}, {"related", raw.Related}} {
 		for _, typeKey := range SortedKeys(g.groups) {
 			for _, key := range SortedKeys(g.groups[typeKey]) {
-				if err := DecodeAt(g.groups[typeKey][key], EntryPath(g.what, typeKey, key), new(*objectOf[list[Container], list[PodCondition], list[Taint], list[ContainerStatus]])); err != nil {
+				if err := DecodeAt(g.groups[typeKey][key], EntryPath(g.what, typeKey, key), new(*objectOf[list[Container], list[PodCondition], list[Taint], list[ContainerStatus], list[ServicePort], list[Ingress], list[NodeAddress]])); err != nil {
 					return err
 				}
 			}

@@ -56,6 +56,20 @@ func WriteBody(w http.ResponseWriter, code int, raw []byte) {
 }
 
 // CustomizeRequest is the part of the customize hook's body the hook reads.
+// DecoratorRequest is what the hook reads of a DecoratorController's v2 sync request: the
+// object it decorates.
+type DecoratorRequest struct {
+	Object json.RawMessage `json:"object"`
+}
+
+// DecoratorResponse is a DecoratorController's v2 sync answer: labels to set on the object (a
+// null value removes the label), no attachments, and a null status, which leaves the object's
+// status as it is.
+type DecoratorResponse struct {
+	Labels      map[string]*string `json:"labels"`
+	Attachments []any              `json:"attachments"`
+}
+
 type CustomizeRequest struct {
 	Parent json.RawMessage `json:"parent"`
 }

@@ -20,9 +20,9 @@ const RevisionLabel = "controller-revision-hash"
 // managedFields it never reads. A value of the wrong type is a bad request naming its JSON path
 // (Locate, which decodes the lists as list to name an element's index); an absent (or null)
 // field is absent.
-type Object = objectOf[[]Container, []PodCondition, []Taint, []ContainerStatus]
+type Object = objectOf[[]Container, []PodCondition, []Taint, []ContainerStatus, []ServicePort, []Ingress, []NodeAddress]
 
-type objectOf[Containers, Conditions, Taints, Statuses any] struct {
+type objectOf[Containers, Conditions, Taints, Statuses, Ports, Ingresses, Addresses any] struct {
 	Metadata ObjectMeta `json:"metadata"`
 	Spec     struct {
 		Replicas *int32 `json:"replicas"` // a StatefulSet's
@@ -38,6 +38,17 @@ type objectOf[Containers, Conditions, Taints, Statuses any] struct {
 		} `json:"selector"` // the MAIN's PodDisruptionBudget's
 		Unschedulable bool   `json:"unschedulable"` // a Node's
 		Taints        Taints `json:"taints"`        // a Node's
+		Type          string `json:"type"`          // a Service's
+		Ports         Ports  `json:"ports"`         // a Service's
+		// A StatefulSet's: the stamps of its pod template (topology.TemplateStamps).
+		Template struct {
+			Metadata struct {
+				Annotations struct {
+					RestartedAt        string `json:"memgraph.com/restartedAt"`         // topology.AnnotationRestartedAt
+					CertificateRestart string `json:"memgraph.com/certificate-restart"` // topology.AnnotationCertificateRestart
+				} `json:"annotations"`
+			} `json:"metadata"`
+		} `json:"template"`
 	} `json:"spec"`
 	Status struct {
 		Replicas           int32      `json:"replicas"`
@@ -49,6 +60,10 @@ type objectOf[Containers, Conditions, Taints, Statuses any] struct {
 		// A Pod's: why a container waits (PodProblems).
 		InitContainerStatuses Statuses `json:"initContainerStatuses"`
 		ContainerStatuses     Statuses `json:"containerStatuses"`
+		LoadBalancer          struct {
+			Ingress Ingresses `json:"ingress"`
+		} `json:"loadBalancer"` // a Service's
+		Addresses Addresses `json:"addresses"` // a Node's
 	} `json:"status"`
 	Type string            `json:"type"` // a Secret's
 	Data map[string]string `json:"data"` // a Secret's
@@ -58,6 +73,24 @@ type Container struct {
 	Name  string   `json:"name"`
 	Image string   `json:"image"`
 	Args  []string `json:"args"` // a Pod's: whether it runs with intra-cluster TLS
+}
+
+// ServicePort is what the hook reads of a Service's port: which one it is and its node port.
+type ServicePort struct {
+	Name     string `json:"name"`
+	NodePort int32  `json:"nodePort"`
+}
+
+// Ingress is one entry of a Service's status.loadBalancer.ingress.
+type Ingress struct {
+	IP       string `json:"ip"`
+	Hostname string `json:"hostname"`
+}
+
+// NodeAddress is one entry of a Node's status.addresses.
+type NodeAddress struct {
+	Type    string `json:"type"`
+	Address string `json:"address"`
 }
 
 type Taint struct {
@@ -98,6 +131,11 @@ type ObjectMeta struct {
 		CertificateRestart  string `json:"memgraph.com/certificate-restart"`     // topology.AnnotationCertificateRestart
 		CertificateSeen     string `json:"memgraph.com/certificate-seen"`        // topology.AnnotationCertificateSeen
 		CertificateReloaded string `json:"memgraph.com/certificate-reloaded"`    // topology.AnnotationCertificateReloaded
+		SpecGeneration      string `json:"memgraph.com/spec-generation"`         // topology.AnnotationSpecGeneration
+		HookRelease         string `json:"memgraph.com/hook-release"`            // topology.AnnotationHookRelease
+		TemplateChange      string `json:"memgraph.com/template-change"`         // topology.AnnotationTemplateChange
+		AgentImage          string `json:"memgraph.com/backup-agent-image"`      // topology.AnnotationAgentImage
+		AgentProtocol       string `json:"memgraph.com/backup-agent-protocol"`   // topology.AnnotationAgentProtocol
 	} `json:"annotations"`
 }
 

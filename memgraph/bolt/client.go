@@ -110,6 +110,20 @@ func (c *client) RemoveCoordinator(ctx context.Context, id int) error {
 	return c.write(ctx, memgraph.RemoveCoordinatorQuery(id))
 }
 
+func (c *client) UpdateInstanceConfig(ctx context.Context, name, boltServer string) error {
+	if err := memgraph.ValidateUpdateInstanceConfig(name, boltServer); err != nil {
+		return c.annotate(err, "")
+	}
+	return c.write(ctx, memgraph.UpdateInstanceConfigQuery(name, boltServer))
+}
+
+func (c *client) UpdateCoordinatorConfig(ctx context.Context, id int, boltServer string) error {
+	if err := memgraph.ValidateUpdateCoordinatorConfig(id, boltServer); err != nil {
+		return c.annotate(err, "")
+	}
+	return c.write(ctx, memgraph.UpdateCoordinatorConfigQuery(id, boltServer))
+}
+
 func (c *client) YieldLeadership(ctx context.Context) error {
 	return c.write(ctx, memgraph.YieldLeadershipQuery)
 }
@@ -166,6 +180,12 @@ func (c *client) runParams(ctx context.Context, query string, params map[string]
 
 // runIn is runParams in a database of the instance ("" is the session's default).
 func (c *client) runIn(ctx context.Context, database, query string, params map[string]any, read bool) (table, error) {
+	return c.runShown(ctx, database, query, query, params, read)
+}
+
+// runShown is runIn showing shown in query's place in logs and errors: an auth statement's text
+// without its password.
+func (c *client) runShown(ctx context.Context, database, query, shown string, params map[string]any, read bool) (table, error) {
 	if c.pool.opts.QueryTimeout > 0 {
 		if _, ok := ctx.Deadline(); !ok {
 			var cancel context.CancelFunc
@@ -176,27 +196,27 @@ func (c *client) runIn(ctx context.Context, database, query string, params map[s
 	dial := c.pool.opts.Resolver.Resolve(c.address)
 	entry, err := c.pool.acquire(ctx, target{dial: dial, address: c.address, tls: c.tls, auth: c.auth})
 	if err != nil {
-		return table{}, c.annotate(err, query)
+		return table{}, c.annotate(err, shown)
 	}
 	defer c.pool.release(entry)
 
 	start := time.Now()
 	done, err := entry.takeTurn(ctx)
 	if err != nil {
-		return table{}, c.classify(ctx, query, &phaseTracker{}, err)
+		return table{}, c.classify(ctx, shown, &phaseTracker{}, err)
 	}
 	t, tracker, err := runOnce(ctx, entry.driver, database, query, params)
 	// An attempt that ended with the context still live, or that said HELLO, went through the
 	// driver's dial path.
 	done(err == nil || tracker.sentHello.Load() || ctx.Err() == nil)
 	if err != nil && read && tracker.diedOnReuse(err) && ctx.Err() == nil {
-		c.pool.opts.Logger.DebugContext(ctx, "memgraph: pooled connection was dead, retrying", "address", c.address, "query", query)
+		c.pool.opts.Logger.DebugContext(ctx, "memgraph: pooled connection was dead, retrying", "address", c.address, "query", shown)
 		t, tracker, err = runOnce(ctx, entry.driver, database, query, params)
 	}
 	if err != nil {
-		err = c.classify(ctx, query, tracker, err)
+		err = c.classify(ctx, shown, tracker, err)
 	}
-	c.log(ctx, query, dial, start, err)
+	c.log(ctx, shown, dial, start, err)
 	return t, err
 }
 

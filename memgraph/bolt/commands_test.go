@@ -28,6 +28,11 @@ func dataRow(cluster string, i int, health, role string) memgraph.Instance {
 		Health: health, Role: role}
 }
 
+func withBolt(row memgraph.Instance, bolt string) memgraph.Instance {
+	row.BoltServer = bolt
+	return row
+}
+
 func showInstances(t *testing.T, ctx context.Context, c memgraph.Client) []memgraph.Instance {
 	t.Helper()
 	got, err := c.ShowInstances(ctx)
@@ -99,6 +104,8 @@ func TestEveryCommandOnFreshCluster(t *testing.T) {
 		{"DEMOTE INSTANCE via follower", func() error { return c3.DemoteInstance(ctx, "instance_1") }},
 		{"SET INSTANCE TO MAIN", func() error { return c1.SetInstanceToMain(ctx, "instance_2") }},
 		{"UNREGISTER INSTANCE replica", func() error { return c1.UnregisterInstance(ctx, "instance_3") }},
+		{"UPDATE CONFIG FOR INSTANCE via follower", func() error { return c3.UpdateInstanceConfig(ctx, "instance_1", "lb-1.example.com:7687") }},
+		{"UPDATE CONFIG FOR COORDINATOR", func() error { return c1.UpdateCoordinatorConfig(ctx, 2, "lb-c2.example.com:7687") }},
 		{"REMOVE COORDINATOR follower", func() error { return c1.RemoveCoordinator(ctx, 3) }},
 		{"YIELD LEADERSHIP on leader", func() error { return c1.YieldLeadership(ctx) }},
 	}
@@ -109,8 +116,8 @@ func TestEveryCommandOnFreshCluster(t *testing.T) {
 	}
 	want = []memgraph.Instance{
 		coordRow("a", 1, coordConfig("a", 1).BoltServer, memgraph.HealthUp, memgraph.RoleFollower),
-		coordRow("a", 2, coordConfig("a", 2).BoltServer, memgraph.HealthUp, memgraph.RoleLeader),
-		dataRow("a", 0, memgraph.HealthUp, memgraph.RoleReplica),
+		coordRow("a", 2, "lb-c2.example.com:7687", memgraph.HealthUp, memgraph.RoleLeader),
+		withBolt(dataRow("a", 0, memgraph.HealthUp, memgraph.RoleReplica), "lb-1.example.com:7687"),
 		dataRow("a", 1, memgraph.HealthUp, memgraph.RoleMain),
 	}
 	if diff := cmp.Diff(want, showInstances(t, ctx, c1), ignoreLastResp); diff != "" {
@@ -225,12 +232,14 @@ func TestInvalidInputSendsNothing(t *testing.T) {
 	c := pool.Client("127.0.0.1:1")
 	ctx := t.Context()
 	errs := map[string]error{
-		"register":   c.RegisterInstance(ctx, "bad name", memgraph.InstanceConfig{BoltServer: "h:1", ManagementServer: "h:2", ReplicationServer: "h:3"}),
-		"add":        c.AddCoordinator(ctx, 0, memgraph.CoordinatorConfig{BoltServer: "h:1", CoordinatorServer: "h:2", ManagementServer: "h:3"}),
-		"main":       c.SetInstanceToMain(ctx, ""),
-		"demote":     c.DemoteInstance(ctx, "x`"),
-		"unregister": c.UnregisterInstance(ctx, "x y"),
-		"remove":     c.RemoveCoordinator(ctx, -1),
+		"register":           c.RegisterInstance(ctx, "bad name", memgraph.InstanceConfig{BoltServer: "h:1", ManagementServer: "h:2", ReplicationServer: "h:3"}),
+		"add":                c.AddCoordinator(ctx, 0, memgraph.CoordinatorConfig{BoltServer: "h:1", CoordinatorServer: "h:2", ManagementServer: "h:3"}),
+		"main":               c.SetInstanceToMain(ctx, ""),
+		"demote":             c.DemoteInstance(ctx, "x`"),
+		"unregister":         c.UnregisterInstance(ctx, "x y"),
+		"remove":             c.RemoveCoordinator(ctx, -1),
+		"update instance":    c.UpdateInstanceConfig(ctx, "instance_1", "[::1]:7687"),
+		"update coordinator": c.UpdateCoordinatorConfig(ctx, 0, "h:1"),
 	}
 	for name, err := range errs {
 		var e *memgraph.Error

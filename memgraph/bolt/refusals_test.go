@@ -103,6 +103,18 @@ func TestRefusals(t *testing.T) {
 		{"second main via a follower", func() error {
 			return follower.SetInstanceToMain(ctx, "instance_2")
 		}, memgraph.KindForwardFailed, "Request forwarded to the leader but leader failed with request processing! Check logs on the leader to find out what happened!", "PULL"},
+		{"update config of an unknown instance", func() error {
+			return leader.UpdateInstanceConfig(ctx, "instance_9", "lb.example.com:7687")
+		}, memgraph.KindNoSuchInstance, "Couldn't update config for the repl instance instance_9 because it doesn't exist!", "PULL"},
+		{"update config of an unknown coordinator", func() error {
+			return leader.UpdateCoordinatorConfig(ctx, 7, "lb.example.com:7687")
+		}, memgraph.KindNoSuchInstance, "Couldn't update config for the coordinator 7 because it doesn't exist!", "PULL"},
+		{"update config of an unknown instance via a follower", func() error {
+			return follower.UpdateInstanceConfig(ctx, "instance_9", "lb.example.com:7687")
+		}, memgraph.KindForwardFailed, "Request forwarded to the leader but leader failed with request processing! Check logs on the leader to find out what happened!", "PULL"},
+		{"UPDATE CONFIG on a data instance", func() error {
+			return data.UpdateInstanceConfig(ctx, "instance_1", "lb.example.com:7687")
+		}, memgraph.KindNotCoordinator, "Only coordinator can update config!", "RUN"},
 		{"yield on a follower", func() error {
 			return follower.YieldLeadership(ctx)
 		}, memgraph.KindNotLeader, "Only the current leader can yield the leadership!", "PULL"},

@@ -229,8 +229,10 @@ func (w *World) leaderWrite(c *cluster, leader *instance, op *coordOp) ([]map[st
 		e.bolt = cfg["bolt_server"]
 		return []map[string]any{noteUpdateInstance(e.bolt, e.name)}, ""
 	case stUpdateConfigCoordinator:
+		// Only the application log's coordinators can change (coordinator_instances_context): one
+		// never ADDed, or half-joined, "doesn't exist".
 		m := c.member(int(op.id))
-		if m == nil {
+		if m == nil || !m.added {
 			return nil, msgUpdateNoCoordinator(op.id)
 		}
 		if msg := w.commit(c); msg != "" {

@@ -38,7 +38,7 @@ func (w *World) stop(in *instance) *bolt.Server {
 // without advancing time; it returns the server to close.
 func (w *World) halt(in *instance) *bolt.Server {
 	srv := in.server
-	in.server, in.alive, in.recoverAt = nil, false, time.Time{}
+	in.server, in.alive, in.recoverAt, in.retryAt = nil, false, time.Time{}, time.Time{}
 	abortRuns(in)
 	w.deaths[in.host] = w.cur
 	if in.coord {
@@ -101,7 +101,8 @@ func (w *World) restart(host string, wipe bool, setVersion func(*instance)) erro
 		if in.coord {
 			in.cluster = w.newCluster(in)
 		} else {
-			in.txns, in.lag = map[string]int64{defaultDB: 0}, map[string]int64{}
+			in.txns, in.lag, in.auth = map[string]int64{defaultDB: 0}, map[string]int64{}, seedAuth(in.dspec.Auth)
+			in.diverged, in.recoveryFails = false, false
 			if err := w.wipeSnapshots(in); err != nil {
 				return err
 			}

@@ -41,6 +41,8 @@ const (
 	// RELOAD … TLS (ReloadSSLQuery), which coordinators and data instances of either role run.
 	stReloadBoltTLS
 	stReloadClusterTLS
+	// Users and roles (authparse.go).
+	stAuth
 )
 
 // isCoordinatorQuery reports whether the statement is a CoordinatorQuery in Memgraph's AST.
@@ -73,6 +75,10 @@ type statement struct {
 	// RECOVER SNAPSHOT: the path literal, unevaluated, and FORCE.
 	snapshot any
 	force    bool
+	// stAuth: the auth query.
+	auth *authStmt
+	// stOther: the privileges its clauses need.
+	clauses privSet
 }
 
 type parser struct {
@@ -148,6 +154,9 @@ func (p *parser) unexpected(t token, want string) error {
 }
 
 func (p *parser) statement() (*statement, error) {
+	if st, ok, err := p.authQuery(); ok {
+		return st, err
+	}
 	switch {
 	case p.isKw(0, "SHOW"):
 		return p.show()
@@ -188,7 +197,7 @@ func (p *parser) statement() (*statement, error) {
 	case p.isKw(0, "CREATE") && p.isKw(1, "DATABASE"):
 		p.pos += 2
 		name, err := p.symbolicName()
-		return &statement{kind: stCreateDatabase, name: name}, err
+		return &statement{kind: stCreateDatabase, name: name, write: true}, err
 	case p.isKw(0, "CREATE") && p.isKw(1, "SNAPSHOT"):
 		p.pos += 2
 		return &statement{kind: stCreateSnapshot}, nil
@@ -200,13 +209,20 @@ func (p *parser) statement() (*statement, error) {
 	return p.other(), nil
 }
 
-// other classifies a query outside the coordinator grammar; only whether it writes matters.
+// other classifies a query outside the coordinator grammar: whether it writes, and the
+// privileges its clauses need (MATCH, CREATE, MERGE, DELETE, SET, REMOVE: required_privileges.cpp
+// PreVisit 229–279).
 func (p *parser) other() *statement {
 	st := &statement{kind: stOther}
 	for _, t := range p.toks {
 		for _, kw := range []string{"CREATE", "MERGE", "DELETE", "SET", "REMOVE", "DETACH", "DROP"} {
 			if isKeyword(t, kw) {
 				st.write = true
+			}
+		}
+		for _, kw := range []Privilege{"MATCH", "CREATE", "MERGE", "DELETE", "SET", "REMOVE"} {
+			if isKeyword(t, string(kw)) {
+				st.clauses |= privilegeBit(kw)
 			}
 		}
 	}

@@ -31,7 +31,7 @@ func TestParseCoordinatorQueries(t *testing.T) {
 			statement{kind: stAddCoordinator, id: int64(2), config: []configEntry{{"bolt_server", "b:1"}, {"coordinator_server", "c:2"}, {"management_server", "m:3"}}}},
 		{"UPDATE CONFIG FOR COORDINATOR 1 {'bolt_server': 'x:1'}", statement{kind: stUpdateConfigCoordinator, id: int64(1), config: []configEntry{{"bolt_server", "x:1"}}}},
 		{"UPDATE /* c */ CONFIG FOR INSTANCE i {'bolt_server': 'x:1'}", statement{kind: stUpdateConfigInstance, name: "i", config: []configEntry{{"bolt_server", "x:1"}}}},
-		{"MATCH (n) SET n.x = 1", statement{kind: stOther, write: true}},
+		{"MATCH (n) SET n.x = 1", statement{kind: stOther, write: true, clauses: privilegeSet("MATCH", "SET")}},
 		{"RETURN 1", statement{kind: stOther}},
 		{"SHOW REPLICATION ROLE", statement{kind: stShowReplicationRole}},
 	}

@@ -308,8 +308,13 @@ func (w *World) forceRecoverReplicas(main *instance, db string) {
 			if m := main.cache[e.name]; m != nil {
 				m[db] = 0
 			}
+			in.diverged = false // ForceRecoverReplica resets it from 0, divergence and all
 			if !in.alive || w.versionBlocked(main, in) {
 				continue // the next heartbeat finds it behind or ahead, and recovers it then
+			}
+			if in.recoveryFails && w.opts.recoveryTime == 0 {
+				w.failedRecovery(in)
+				continue
 			}
 			if w.opts.recoveryTime > 0 {
 				in.recoverAt = w.cur.Add(w.opts.recoveryTime)

@@ -45,7 +45,7 @@ func (w *World) entryOf(c *cluster, in *instance) *dataEntry {
 func (w *World) promote(c *cluster, name string) {
 	c.main = name
 	if in := w.dataInstance(c.entry(name)); in != nil {
-		in.writeBlocked, in.recoverAt, in.cache = false, time.Time{}, nil
+		in.writeBlocked, in.recoverAt, in.retryAt, in.cache, in.diverged = false, time.Time{}, time.Time{}, nil, false
 	}
 	w.heartbeatAll(c)
 }
@@ -77,10 +77,19 @@ func (w *World) dataLivenessChanged(in *instance) {
 // counts minus its configured lag, and the MAIN caches its count.
 func (w *World) catchUp(c *cluster, in *instance) {
 	main := w.mainOf(c)
-	if main == nil || main == in || !in.alive || w.versionBlocked(main, in) || !in.recoverAt.IsZero() {
+	if main == nil || main == in || !in.alive || w.versionBlocked(main, in) || in.diverged {
 		return
 	}
-	if w.opts.recoveryTime > 0 && behind(main, in) {
+	w.systemRecover(main, in)
+	if !in.recoverAt.IsZero() || w.cur.Before(in.retryAt) {
+		return
+	}
+	if (w.opts.recoveryTime > 0 || in.recoveryFails) && behind(main, in) {
+		in.retryAt = time.Time{}
+		if w.opts.recoveryTime == 0 {
+			w.failedRecovery(in) // the attempt fails at once
+			return
+		}
 		in.recoverAt = w.cur.Add(w.opts.recoveryTime)
 		return
 	}
@@ -109,7 +118,7 @@ func behind(main, in *instance) bool {
 
 // inSync: the replica takes the MAIN's next commit on db as it comes (READY in Memgraph).
 func (w *World) inSync(main, in *instance, db string) bool {
-	return in != nil && in.alive && in.recoverAt.IsZero() && !w.versionBlocked(main, in) &&
+	return in != nil && in.alive && in.recoverAt.IsZero() && in.retryAt.IsZero() && !in.diverged && !w.versionBlocked(main, in) &&
 		in.txns[db] == target(main.txns[db], in.lag[db])
 }
 
@@ -157,6 +166,10 @@ func (w *World) recoveryEnd() (time.Time, func(), bool) {
 // read; otherwise the next heartbeat finds it behind again).
 func (w *World) finishRecovery(in *instance) {
 	in.recoverAt = time.Time{}
+	if in.recoveryFails {
+		w.failedRecovery(in)
+		return
+	}
 	for _, c := range w.dataClusters() {
 		if w.entryOf(c, in) == nil {
 			continue

@@ -36,14 +36,20 @@ func (w *World) replicaRows(main *instance) [][]any {
 	return rows
 }
 
-// replicaStatus is the MAIN's ReplicaState for a replica's database: "invalid" (MAYBE_BEHIND)
-// when the replica does not run or cannot read the MAIN's messages (TryCheckReplicaStateSync,
-// replication_client.cpp 341–359), "recovery" while it is behind or diverged (a lagged replica
-// included: behind means RECOVERY, 289–300), else "ready".
+// replicaStatus is the MAIN's ReplicaState for a replica's database, worded as SHOW REPLICAS
+// words it (interpreter.cpp 2067–2082): "invalid" (MAYBE_BEHIND) when the replica does not run
+// or cannot read the MAIN's messages (TryCheckReplicaStateSync, replication_client.cpp 341–359)
+// or its last recovery failed (FailRecovery, until the next check); "diverged"
+// (DIVERGED_FROM_MAIN) for Diverge's replica; "recovery" while it is behind or its history
+// branched off the MAIN's (a lagged replica included: behind means RECOVERY, 289–300; under
+// coordinators a branching point is force-recovered, 208–222), else "ready". "replicating" (a
+// transaction on its way) is never seen: replication here is instantaneous.
 func (w *World) replicaStatus(main, in *instance, db string) string {
 	switch {
-	case in == nil || !in.alive || w.versionBlocked(main, in):
+	case in == nil || !in.alive || w.versionBlocked(main, in) || !in.retryAt.IsZero():
 		return "invalid"
+	case in.diverged:
+		return "diverged"
 	case !in.recoverAt.IsZero() || in.txns[db] != main.txns[db]:
 		return "recovery"
 	}

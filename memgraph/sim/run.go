@@ -95,13 +95,16 @@ func (w *World) prepare(in *instance, req bolt.Request) (*bolt.Prepared, *bolt.F
 func (w *World) prepareInstance(in *instance, st *statement, req bolt.Request) (*bolt.Prepared, *bolt.Failure) {
 	var p *bolt.Prepared
 	var f *bolt.Failure
-	if st.kind == stReloadBoltTLS || st.kind == stReloadClusterTLS {
+	switch st.kind {
+	case stReloadBoltTLS, stReloadClusterTLS:
 		p, f = w.prepareReload(in, st, req.ExplicitTx)
-	} else {
+	case stAuth:
+		p, f = w.prepareAuth(in, st.auth, req)
+	default:
 		p, f = w.prepareData(in, st, req)
 	}
 	db, _ := sessionDatabase(req)
-	if msg := unauthorized(in, st.kind, db); f == nil && msg != "" {
+	if msg := unauthorized(in, st, req.User, db); f == nil && msg != "" {
 		return nil, bolt.ClientError(msg)
 	}
 	return p, f

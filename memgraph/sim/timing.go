@@ -37,8 +37,8 @@ func (w *World) settle() {
 }
 
 // nextEvent returns the earliest pending event and how to apply it (nil when none is pending).
-// Ties go to the first found, in a fixed order: joins, start-up exits, recoveries, snapshots
-// written, snapshots loaded, then per cluster (oldest first) election, expiry, yield,
+// Ties go to the first found, in a fixed order: joins, start-up exits, recoveries, checks of
+// replicas held MAYBE_BEHIND after a failed recovery, snapshots written, snapshots loaded, then per cluster (oldest first) election, expiry, yield,
 // reconciliation, failover, re-promotion.
 func (w *World) nextEvent() (time.Time, func()) {
 	var best time.Time
@@ -51,7 +51,7 @@ func (w *World) nextEvent() (time.Time, func()) {
 	for _, j := range w.joins {
 		consider(j.at, func() { w.completeJoin(j) })
 	}
-	for _, next := range []func() (time.Time, func(), bool){w.uninitializedExit, w.recoveryEnd, w.snapshotEnd, w.loadEnd} {
+	for _, next := range []func() (time.Time, func(), bool){w.uninitializedExit, w.recoveryEnd, w.retryEnd, w.snapshotEnd, w.loadEnd} {
 		if at, f, ok := next(); ok {
 			consider(at, f)
 		}

@@ -2,7 +2,8 @@
 // coordinators sharing Raft state and data instances, each answering real Bolt on its own
 // loopback listener, with Memgraph's texts, error phases, failover rules and timing. Tests
 // inject faults (kill, restart, wipe, restart at another version, lag, latency, dropped
-// connections, forced leadership, slow coordinator joins) and observe the Raft state, every query
+// connections, forced leadership, slow coordinator joins, a diverged replica, recoveries that
+// fail) and observe the Raft state, every query
 // each instance received, the writes acknowledged, and protocol misuses.
 //
 // # Time
@@ -76,7 +77,11 @@
 // replica that was that far behind all along, sets the cache to the lagged count). SHOW REPLICAS
 // on the MAIN data instance tells: per database {ts: cached count, behind: cached − MAIN's
 // (≤ 0), status}, status "recovery" while the replica is behind (recovering or lagged), "invalid"
-// while it is down or cannot read the MAIN's messages, else "ready".
+// while it is down or cannot read the MAIN's messages, or after a recovery that failed until
+// the MAIN's next check a second later (FailRecovery: such a replica loops between the two, as
+// Memgraph's does), "diverged" for a replica Diverge marked (a state Memgraph 3.12 reaches only
+// on a MAIN no coordinator manages), else "ready"; "replicating", a transaction on its way, is
+// never seen here.
 //
 // A Bolt write on a MAIN whose SYNC or STRICT_SYNC replica cannot confirm it (down, recovering,
 // lagged, or older) fails at PULL with Memgraph's "Replication Exception: Failed to replicate to
@@ -93,14 +98,24 @@
 //
 // # Auth
 //
-// A data instance with DataSpec.Auth accepts only Bolt logins (HELLO in Bolt 4, LOGON in Bolt 5)
-// with the basic (or none) scheme and exactly those credentials; others get FAILURE
+// Each data instance has users and roles (authdata.go) with Memgraph 3.12's privileges, database
+// access and built-in roles. Without a user any basic or none Bolt login (HELLO in Bolt 4, LOGON
+// in Bolt 5) works; once one exists only a user's name with its password does — stored as given,
+// or as the bcrypt hash a "bcrypt:" password names — and others get FAILURE
 // "Memgraph.ClientError.Security.Unauthenticated" "Authentication failure" and the connection
-// closes. Without it any basic or none login works. Coordinators ignore auth. Credentials are
-// never printed. The queries a data instance answers that need a privilege — SHOW REPLICAS and
-// SHOW REPLICATION ROLE (REPLICATION), CREATE SNAPSHOT, SHOW SNAPSHOTS and RECOVER SNAPSHOT
-// (DURABILITY), RELOAD … TLS (RELOAD_TLS) — are refused after Prepare with CheckAuthorized's text
-// for a user denied it (Auth.Denied).
+// closes. Coordinators ignore auth. DataSpec.Auth is the user an instance starts with (every
+// privilege but Auth.Denied, and the built-in roles); credentials are never printed. The auth
+// queries (authparse.go: SHOW USERS, SHOW ROLES, SHOW PRIVILEGES, SHOW ROLES FOR, SHOW DATABASE
+// PRIVILEGES, CREATE and DROP USER and ROLE, SET PASSWORD, SET and CLEAR ROLE, GRANT, DENY and
+// REVOKE of privileges and databases, SET MAIN DATABASE) answer with Memgraph's columns,
+// notifications and texts: refused in an explicit transaction, a change
+// refused on a REPLICA, the first user bringing the built-in roles and becoming an admin. The
+// MAIN replicates every change to the replicas it reaches at once, and a replica it did not
+// reach gets them all when it next does. Every query that needs a privilege — AUTH for the auth
+// queries, the replication, snapshot and reload queries theirs, and MATCH, CREATE, MERGE,
+// DELETE, SET and REMOVE for those clauses — is refused after Prepare with CheckAuthorized's text
+// when the session's user lacks it on the session's database (or may not use it), no longer
+// exists, or the session logged in before there were users.
 //
 // # Approximations that remain
 //
@@ -129,10 +144,13 @@
 //     health check needs instance_down_timeout_sec to notice); names are not verified, only
 //     chains. Reachability is judged from the leader: a refused member or data instance counts as
 //     down, a refused replica does not confirm commits.
-//   - ROUTE, COLD (suspended) and dropped databases, and auth beyond one user per data
-//     instance and the privileges above (roles, the privileges of reads and writes, per-database
-//     grants, auth modules) are not modelled; databases are created, listed and selected per
-//     session (databases.go).
+//   - ROUTE (routing.go) reads the replicas' lag from the MAIN's counts at the moment it is asked,
+//     not from the leader's cache of the MAIN's last health check.
+//   - COLD (suspended) and dropped databases are not modelled; databases are created,
+//     listed and selected per session (databases.go). Nor are label, edge-type and property
+//     permissions (the built-in roles show their rows, nothing enforces them), user profiles,
+//     impersonation, auth modules, password hashes other than bcrypt, or the name and password
+//     regex flags beyond their defaults.
 //   - Snapshots (snapshots.go, recoversnapshot.go) are a JSON header and a payload of
 //     SnapshotCost.BytesPerTransaction per transaction in each database's snapshot directory,
 //     written and loaded for SnapshotCost's time per GiB, one per database at a time. The periodic
@@ -141,7 +159,7 @@
 //     memory: it reads its snapshot directory only for a database that holds nothing (a RECOVER
 //     SNAPSHOT stopped while it loaded), and at once. RECOVER SNAPSHOT's epoch change is not
 //     modelled (the simulator has no epochs); its force-recovery of every replica is, and so is
-//     the file a failed S3 download leaves.
+//     the file a failed S3 download leaves. A snapshot holds no users: RECOVER SNAPSHOT leaves them.
 package sim
 
 import (
@@ -287,13 +305,18 @@ type instance struct {
 	// itself); one that is not within CoordinatorInitTimeout exits.
 	initialized bool
 
-	txns map[string]int64 // data instances: committed transactions per database
+	txns map[string]int64 // data instances: committed transactions per database (its databases)
+	auth *authData        // data instances: users and roles (authdata.go)
 	lag  map[string]int64 // data instances: txns kept behind the main per database
 	// writeBlocked: the process restarted and, as MAIN, refuses writes until the leader
 	// re-promotes it (writable.go).
 	writeBlocked bool
 	// recoverAt: a replica found behind its MAIN recovers until then (zero: not recovering).
 	recoverAt time.Time
+	// diverged: the data branched off any MAIN's (Diverge); recoveryFails: every recovery of it
+	// fails (FailRecovery), after which its MAIN holds it MAYBE_BEHIND until retryAt.
+	diverged, recoveryFails bool
+	retryAt                 time.Time
 	// cache is, while this instance is MAIN, its per-replica (by registered name) per-database
 	// committed count, advance-only (recovery.go); a new process or a promotion starts it empty.
 	cache map[string]map[string]int64
@@ -414,7 +437,7 @@ func (w *World) StartData(spec DataSpec) error {
 		}
 		return fmt.Errorf("sim: host %s already exists (use Restart, Wipe or Remove)", spec.Host)
 	}
-	in := &instance{host: spec.Host, dspec: spec, txns: map[string]int64{defaultDB: 0}, lag: map[string]int64{}}
+	in := &instance{host: spec.Host, dspec: spec, txns: map[string]int64{defaultDB: 0}, lag: map[string]int64{}, auth: seedAuth(spec.Auth)}
 	if err := w.listen(in); err != nil {
 		return err
 	}

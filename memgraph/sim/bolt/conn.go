@@ -21,6 +21,7 @@ type conn struct {
 	major, minor byte
 	helloDone    bool
 	authed       bool
+	user         string // the principal the Authenticator accepted
 	failed       bool
 	inTx         bool
 	txExtra      map[string]any // BEGIN's extra (its "db" selects the transaction's database)
@@ -139,11 +140,12 @@ func (c *conn) dispatch(m Structure) error {
 		if !c.needsLogon() {
 			return errClose
 		}
-		c.authed = false
+		c.authed, c.user = false, ""
 		return c.success(nil)
 	case tagRoute:
 		if r, ok := c.handler.(Router); ok {
-			rt, f := r.Route()
+			db, hasDB := c.routeDB(m)
+			rt, f := r.Route(db, hasDB)
 			if f != nil {
 				return c.failure(f)
 			}
@@ -154,9 +156,22 @@ func (c *conn) dispatch(m Structure) error {
 	return errClose // unknown message: Memgraph drops the connection
 }
 
-// Router is implemented by handlers that answer ROUTE (coordinators).
+// routeDB is the database a ROUTE message names (Memgraph states/handlers.hpp ReadDB): Bolt 4.3
+// sends it as the third field, 4.4 and 5 as "db" in the third field's map; anything else names
+// none.
+func (c *conn) routeDB(m Structure) (string, bool) {
+	if c.major == 4 && c.minor == 3 {
+		return field[string](m, 2)
+	}
+	extra, _ := field[map[string]any](m, 2)
+	db, ok := extra["db"].(string)
+	return db, ok
+}
+
+// Router is implemented by handlers that answer ROUTE: the routing table for database db (the
+// default database when hasDB is false), or the refusal.
 type Router interface {
-	Route() (map[string]any, *Failure)
+	Route(db string, hasDB bool) (map[string]any, *Failure)
 }
 
 // Authenticator is implemented by handlers that check credentials. Without it every client is
@@ -208,7 +223,14 @@ func (c *conn) authenticate(auth map[string]any) bool {
 	}
 	principal, _ := auth["principal"].(string)
 	credentials, _ := auth["credentials"].(string)
-	return a.Authenticate(scheme, principal, credentials)
+	if !a.Authenticate(scheme, principal, credentials) {
+		return false
+	}
+	if scheme == "none" {
+		principal = ""
+	}
+	c.user = principal
+	return true
 }
 
 // refuseLogin sends Memgraph's authentication FAILURE and closes the connection.
@@ -229,7 +251,7 @@ func (c *conn) run(m Structure) error {
 	if c.inTx {
 		extra = c.txExtra
 	}
-	p, f := c.handler.Run(Request{Query: query, Params: params, Extra: extra, ExplicitTx: c.inTx})
+	p, f := c.handler.Run(Request{Query: query, Params: params, Extra: extra, ExplicitTx: c.inTx, User: c.user})
 	if f != nil {
 		return c.failure(f)
 	}

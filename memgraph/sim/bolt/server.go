@@ -81,6 +81,9 @@ type Request struct {
 	Params     map[string]any
 	Extra      map[string]any // RUN's extra, or BEGIN's inside an explicit transaction
 	ExplicitTx bool
+	// User is the principal the connection logged in as, when its handler is an Authenticator
+	// that accepted it ("" without one, or for the "none" scheme).
+	User string
 }
 
 // Handler answers RUN messages on one listener. Run is called from the connection's goroutine,

@@ -34,6 +34,15 @@ var clusterGauges = []string{
 	"memgraph_hooks_cluster_memory_limit_bytes",
 }
 
+// backupSeries are the hook's backup metrics (labels namespace and cluster): every one is read
+// by an alert or a panel.
+var backupSeries = []string{
+	"memgraph_hooks_backups_total",
+	"memgraph_hooks_backup_last_success_timestamp_seconds",
+	"memgraph_hooks_scheduled_backup_interval_seconds",
+	"memgraph_hooks_scheduled_backup_created_timestamp_seconds",
+}
+
 // prometheusSeries are the series Prometheus itself writes for every target.
 var prometheusSeries = []string{"up"}
 
@@ -301,7 +310,7 @@ func TestQueriesParseAndNameExistingMetrics(t *testing.T) {
 			}
 		}
 	}
-	for _, name := range clusterGauges {
+	for _, name := range append(clusterGauges, backupSeries...) {
 		if !used[name] {
 			t.Errorf("no alert or panel reads %s", name)
 		}

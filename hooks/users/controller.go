@@ -1,0 +1,129 @@
+// Package users is the hooks of MemgraphUsers: a user kept on its cluster's MAIN as declared —
+// created with its password, its roles, privileges and databases put back when they drift, its
+// password set again when its Secret changes — and dropped when the MemgraphUser goes. What it
+// decides is planner's (UserWaits, PlanUser, PlanDrop, the verdicts); how a cluster's Memgraph
+// is reached, and how an answer is written and counted, are the shell's (Config). It shares
+// nothing with a MemgraphCluster's sync but the wire and the cluster's Secrets.
+package users
+
+import (
+	"context"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"golang.org/x/crypto/bcrypt"
+
+	"github.com/memgraph-hooks/memgraph-hooks/hooks/pending"
+	"github.com/memgraph-hooks/memgraph-hooks/hooks/wire"
+	"github.com/memgraph-hooks/memgraph-hooks/memgraph"
+	"github.com/memgraph-hooks/memgraph-hooks/topology"
+)
+
+// Config wires the user controller to the shell.
+type Config struct {
+	Budget time.Duration // the shared deadline of every query of one hook request
+	Now    func() time.Time
+	Log    *slog.Logger
+	// Reach is how cluster c's coordinators and data instances are reached with the Secrets of
+	// its namespace (spec.tls's trust, spec.auth's credentials); problems say what is missing.
+	Reach func(c *topology.Cluster, secrets map[string]*wire.Object) (coordinators, data memgraph.Connector, problems []string)
+	// FindMain is the data instance the leader of c names MAIN, which must be up.
+	FindMain func(ctx context.Context, conn memgraph.Connector, c *topology.Cluster) (topology.DataInstance, error)
+	// NewPassword generates the password of a generated Secret; nil is NewPassword.
+	NewPassword func() (string, error)
+	// HashCost is the bcrypt cost of the password hashes sent to Memgraph; 0 is bcrypt.DefaultCost.
+	HashCost int
+	// Answer writes a hook's answer, Fail a request that could not be served; the shell counts both.
+	Answer func(w http.ResponseWriter, hook string, code int, body any)
+	Fail   func(w http.ResponseWriter, hook string, err error)
+}
+
+// Controller serves the MemgraphUser hooks.
+type Controller struct {
+	cfg       Config
+	generated *pending.Cache[string]
+}
+
+// New returns the controller of cfg.
+func New(cfg Config) *Controller {
+	if cfg.NewPassword == nil {
+		cfg.NewPassword = NewPassword
+	}
+	if cfg.HashCost == 0 {
+		cfg.HashCost = bcrypt.DefaultCost
+	}
+	return &Controller{cfg: cfg, generated: pending.New[string]()}
+}
+
+// userResponse is a MemgraphUser's hook answer: the generated Secret as its one child (none with
+// spec.passwordSecret), and, in a dry run, the statements it would send, passwords hidden.
+type userResponse struct {
+	Status             topology.MemgraphUserStatus `json:"status"`
+	Children           []any                       `json:"children"`
+	ResyncAfterSeconds float64                     `json:"resyncAfterSeconds,omitempty"`
+	Finalized          bool                        `json:"finalized,omitempty"`
+	Plan               []string                    `json:"plan,omitempty"`
+}
+
+// HandleSync serves a MemgraphUser's sync and finalize hooks (finalizing tells them apart);
+// dryRun=true reads and plans but sends nothing, and answers the plan.
+func (ctl *Controller) HandleSync(w http.ResponseWriter, r *http.Request) {
+	dryRun, err := wire.DryRun(r.URL.RawQuery)
+	if err != nil {
+		ctl.cfg.Fail(w, "user", err)
+		return
+	}
+	var req wire.CompositeRequest
+	if err := wire.DecodeRequest(r, &req); err != nil {
+		ctl.cfg.Fail(w, "user", err)
+		return
+	}
+	u, err := decodeUser(req.Parent)
+	if err != nil {
+		ctl.cfg.Fail(w, "user", err)
+		return
+	}
+	obs, err := observe(u, &req)
+	if err != nil {
+		ctl.cfg.Fail(w, "user", err)
+		return
+	}
+	ctx, cancel := context.WithTimeout(r.Context(), ctl.cfg.Budget)
+	defer cancel()
+	p := ctl.newPass(u, &obs, dryRun)
+	var resp userResponse
+	if req.Finalizing {
+		resp = p.finalize(ctx)
+	} else {
+		resp = p.sync(ctx)
+	}
+	if resp.Children == nil {
+		resp.Children = []any{}
+	}
+	ready := meta(resp.Status.Conditions)
+	p.log.Info("user", "username", resp.Status.Username, "phase", resp.Status.Phase, "reason", ready.Reason,
+		"statements", len(p.sent), "finalizing", req.Finalizing, "finalized", resp.Finalized, "dryRun", dryRun)
+	ctl.cfg.Answer(w, "user", http.StatusOK, resp)
+}
+
+// HandleCustomize asks Metacontroller for what a MemgraphUser's hooks read: its MemgraphCluster
+// and the Secrets of its namespace (spec.passwordSecret's, and the cluster's spec.tls and
+// spec.auth Secrets, whose names only the cluster's spec holds; the hook reads only those).
+func (ctl *Controller) HandleCustomize(w http.ResponseWriter, r *http.Request) {
+	var req wire.CompositeRequest
+	if err := wire.DecodeRequest(r, &req); err != nil {
+		ctl.cfg.Fail(w, "user-customize", err)
+		return
+	}
+	u, err := decodeUser(req.Parent)
+	if err != nil {
+		ctl.cfg.Fail(w, "user-customize", err)
+		return
+	}
+	rules := []wire.RelatedRule{
+		{APIVersion: topology.APIVersion, Resource: topology.Resource, Namespace: u.Namespace, Names: []string{u.Spec.Cluster}},
+		{APIVersion: "v1", Resource: "secrets", Namespace: u.Namespace, LabelSelector: &wire.LabelSelector{MatchLabels: map[string]string{}}},
+	}
+	ctl.cfg.Answer(w, "user-customize", http.StatusOK, wire.CustomizeResponse{RelatedResources: rules})
+}

@@ -1,0 +1,111 @@
+package users
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/memgraph-hooks/memgraph-hooks/hooks/wire"
+	"github.com/memgraph-hooks/memgraph-hooks/planner"
+	"github.com/memgraph-hooks/memgraph-hooks/topology"
+)
+
+// decodeUser decodes the parent MemgraphUser; a spec admission would refuse is not a bad request
+// but a condition (UserGate.SpecProblems), so that nothing is sent for it and the user sees why.
+func decodeUser(raw json.RawMessage) (*topology.MemgraphUser, error) {
+	if len(raw) == 0 || string(raw) == "null" {
+		return nil, wire.Badf("request has no parent: expected a MemgraphUser")
+	}
+	var u topology.MemgraphUser
+	if err := wire.DecodeAt(raw, "parent", &u); err != nil {
+		return nil, err
+	}
+	if u.Name == "" {
+		return nil, wire.Badf("parent has no metadata.name")
+	}
+	return &u, nil
+}
+
+// secret is what the hook reads of a Secret: its version, annotations and data.
+type secret struct {
+	Metadata struct {
+		Name            string            `json:"name"`
+		Namespace       string            `json:"namespace"`
+		ResourceVersion string            `json:"resourceVersion"`
+		Annotations     map[string]string `json:"annotations"`
+	} `json:"metadata"`
+	Data map[string]string `json:"data"`
+}
+
+// observation is what a MemgraphUser's request says of its world.
+type observation struct {
+	cluster   *topology.Cluster
+	clusterNG string                  // why the cluster's spec cannot be used, when it exists but is refused
+	secrets   map[string]*wire.Object // the namespace's Secrets, for reaching the cluster
+	password  *secret                 // spec.passwordSecret's, nil when absent (or not named)
+	generated *secret                 // the generated Secret among the children, nil when absent
+}
+
+// observe reads the related cluster and Secrets and the generated Secret child of u's request.
+func observe(u *topology.MemgraphUser, req *wire.CompositeRequest) (observation, error) {
+	obs := observation{secrets: map[string]*wire.Object{}}
+	for _, key := range wire.SortedKeys(req.Related[wire.ClusterKind]) {
+		raw := req.Related[wire.ClusterKind][key]
+		var meta struct {
+			Metadata wire.ObjectMeta `json:"metadata"`
+		}
+		if err := wire.DecodeAt(raw, wire.EntryPath("related", wire.ClusterKind, key), &meta); err != nil {
+			return obs, err
+		}
+		if meta.Metadata.Name != u.Spec.Cluster || !meta.Metadata.In(u.Namespace) || meta.Metadata.DeletionTimestamp != "" {
+			continue
+		}
+		c, err := topology.AdmitWithholding(raw) // a withheld coordinator setting is no concern of a user
+		if err != nil {
+			obs.clusterNG = fmt.Sprintf("MemgraphCluster %s has a spec the hook refuses: %v", wire.ObjectKey(u.Namespace, u.Spec.Cluster), err)
+			continue
+		}
+		obs.cluster = c
+	}
+	group := req.Related[wire.SecretKey]
+	for _, key := range wire.SortedKeys(group) {
+		path := wire.EntryPath("related", wire.SecretKey, key)
+		var o *wire.Object
+		if err := wire.DecodeAt(group[key], path, &o); err != nil {
+			return obs, err
+		}
+		if o == nil || !o.Metadata.In(u.Namespace) {
+			continue
+		}
+		obs.secrets[o.Metadata.Name] = o
+		if u.Spec.PasswordSecret != nil && o.Metadata.Name == u.Spec.PasswordSecret.Name {
+			if err := wire.DecodeAt(group[key], path, &obs.password); err != nil {
+				return obs, err
+			}
+		}
+	}
+	children := req.Children[wire.SecretKey]
+	for _, key := range wire.SortedKeys(children) {
+		var s *secret
+		if err := wire.DecodeAt(children[key], wire.EntryPath("children", wire.SecretKey, key), &s); err != nil {
+			return obs, err
+		}
+		if s != nil && s.Metadata.Name == topology.UserSecretName(u.Name) && (s.Metadata.Namespace == "" || s.Metadata.Namespace == u.Namespace) {
+			obs.generated = s
+		}
+	}
+	return obs, nil
+}
+
+// declaredRoles are the roles of u's cluster that u names, as the planner reads them.
+func declaredRoles(c *topology.Cluster, spec planner.UserSpec) map[string]planner.RoleSpec {
+	out := map[string]planner.RoleSpec{}
+	if c == nil {
+		return out
+	}
+	for _, name := range spec.Roles {
+		if r, ok := c.Role(name); ok {
+			out[name] = planner.DeclaredRole(r)
+		}
+	}
+	return out
+}

@@ -1,0 +1,57 @@
+package topology
+
+import (
+	"encoding/base64"
+	"fmt"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// RoleUser is the component label of a MemgraphUser's generated Secret.
+const RoleUser = "user"
+
+// UserURIs are the ready-to-use addresses of a user's generated Secret: uri, the cluster's -rw
+// Service (a bolt:// client writes through it to the MAIN alone), and routingUri, neo4j://
+// routing through the coordinators' client Service; bolt+s:// and neo4j+s:// with spec.tls. Of a
+// cluster not admitted yet (nil), the defaults' (cluster.local, port 7687, plaintext).
+func UserURIs(u *MemgraphUser, c *Cluster) (uri, routingURI string) {
+	domain, port, secure := DefaultClusterDomain, DefaultBoltPort, false
+	if c != nil {
+		n := c.Network()
+		domain, port, secure = n.ClusterDomain, n.Ports.Bolt, c.TLSSecretName() != ""
+	}
+	host := func(svc string) string { return fmt.Sprintf("%s.%s.svc.%s:%d", svc, u.Namespace, domain, port) }
+	bolt, neo4j := "bolt://", "neo4j://"
+	if secure {
+		bolt, neo4j = "bolt+s://", "neo4j+s://"
+	}
+	return bolt + host(WriteServiceName(u.Spec.Cluster)), neo4j + host(ClientServiceName(u.Spec.Cluster))
+}
+
+// UserSecret is the Secret the hook generates for a MemgraphUser without spec.passwordSecret, as
+// the API server stores it: the username, the password, the URIs of its cluster (c, nil when not
+// admitted yet), and the annotation naming the rotation request its password answers
+// (rotatedFor, "" for none).
+func UserSecret(u *MemgraphUser, c *Cluster, password, rotatedFor string) (map[string]any, error) {
+	typed := &corev1.Secret{
+		TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Secret"},
+		ObjectMeta: metav1.ObjectMeta{
+			Name: UserSecretName(u.Name), Namespace: u.Namespace,
+			Labels: map[string]string{LabelName: NameValue, LabelInstance: u.Spec.Cluster, LabelComponent: RoleUser, LabelManagedBy: ManagedByValue},
+		},
+		Type: corev1.SecretTypeOpaque,
+	}
+	if rotatedFor != "" {
+		typed.Annotations = map[string]string{AnnotationRotatedFor: rotatedFor}
+	}
+	m, err := toStoredForm(typed)
+	if err != nil {
+		return nil, err
+	}
+	uri, routing := UserURIs(u, c)
+	enc := base64.StdEncoding.EncodeToString
+	m["data"] = map[string]any{UserUsernameKey: enc([]byte(u.Username())), UserPasswordKey: enc([]byte(password)),
+		UserURIKey: enc([]byte(uri)), UserRoutingURIKey: enc([]byte(routing))}
+	return m, nil
+}
