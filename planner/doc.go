@@ -9,7 +9,7 @@
 //
 //	hibernation → gates (spec.tls, pods not Ready) → discovery → restore
 //	→ rollout while pods are down → plan (Decide; on the leader, executed: execute.go)
-//	→ drain → settings → rotation → the replica lag gauge
+//	→ drain → settings → rotation → status.replicas → the replica lag gauge
 //
 // A stage that cannot go on ends the pass. Each thing is read at most once per view: a write,
 // or the re-check right before a guarded step, starts a new one. NextBackupChoice is the same

@@ -49,7 +49,8 @@ func (p *pass) run() flow {
 }
 
 // complete completes the outcome with what every pass reports, whichever stage ended it: the
-// rollout's step, what the request showed, and the replica lag for the gauge when it is due.
+// rollout's step, what the request showed, status.replicas, and the replica lag for the gauge
+// when it is due.
 func (p *pass) complete() flow {
 	if !p.hibernation.InCharge {
 		p.out.Rollout = PassRollout(p.out, p.rolloutInput(p.out.Replicas))
