@@ -163,6 +163,14 @@ func BackupAgentSecretComplete(data map[string]string) bool {
 // what it observes after, beside what it copies for the cluster's backups.
 func BackupAgentSecret(c *Cluster, data, annotations map[string]string) (map[string]any, error) {
 	mc := c.mc
+	decoded := make(map[string][]byte, len(data))
+	for k, v := range data {
+		raw, err := base64.StdEncoding.DecodeString(v)
+		if err != nil {
+			return nil, fmt.Errorf("Secret %s key %s: not base64: %w", BackupAgentSecretName(mc.Name), k, err)
+		}
+		decoded[k] = raw
+	}
 	typed := &corev1.Secret{
 		TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Secret"},
 		ObjectMeta: metav1.ObjectMeta{
@@ -171,15 +179,7 @@ func BackupAgentSecret(c *Cluster, data, annotations map[string]string) (map[str
 			Annotations: annotations,
 		},
 		Type: corev1.SecretTypeOpaque,
+		Data: decoded,
 	}
-	m, err := toStoredForm(typed)
-	if err != nil {
-		return nil, err
-	}
-	stored := make(map[string]any, len(data))
-	for k, v := range data {
-		stored[k] = v
-	}
-	m["data"] = stored
-	return m, nil
+	return toStoredForm(typed)
 }
