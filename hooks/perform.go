@@ -48,6 +48,20 @@ func (x *performer) close() {
 	}
 }
 
+// performUntil performs the steps next asks for, each added to the record next is given, until
+// next answers with the step that ends them (an End), which it returns.
+func performUntil[End planner.Step](ctx context.Context, x *performer, next func(record []planner.Result) planner.Step) End {
+	defer x.close()
+	var record []planner.Result
+	for {
+		step := next(record)
+		if end, ok := step.(End); ok {
+			return end
+		}
+		record = append(record, x.perform(ctx, step))
+	}
+}
+
 // perform performs step within ctx's budget (a Read's share of it, or a handover's grace) and
 // returns what it gave, stamped with when it ended and whether the budget had run out by then.
 func (x *performer) perform(ctx context.Context, step planner.Step) planner.Result {

@@ -48,15 +48,10 @@ func (h *handler) reach(c *topology.Cluster, a backups.Access) backups.Reached {
 // the instance a backup of c is taken on, or says why it waits.
 func chooseBackupInstance(ctx context.Context, r backups.Reached, c *topology.Cluster) (planner.BackupChoice, planner.Wait) {
 	x := &performer{conn: r.Coordinators, data: r.Data, dataMade: true, now: time.Now}
-	defer x.close()
-	var record []planner.Result
-	for {
-		step := planner.NextBackupChoice(c, record)
-		if chosen, ok := step.(planner.BackupChosen); ok {
-			return chosen.Choice, chosen.Wait
-		}
-		record = append(record, x.perform(ctx, step))
-	}
+	chosen := performUntil[planner.BackupChosen](ctx, x, func(record []planner.Result) planner.Step {
+		return planner.NextBackupChoice(c, record)
+	})
+	return chosen.Choice, chosen.Wait
 }
 
 // agentClients makes the clients of one cluster's agents, dialing through resolver when set.

@@ -32,14 +32,8 @@ func (h *handler) reachUsers(c *topology.Cluster, secrets map[string]*wire.Objec
 // findMain performs the steps planner.NextMain asks for until it has found the MAIN the leader
 // of c names, which must be up.
 func findMain(ctx context.Context, conn memgraph.Connector, c *topology.Cluster) (topology.DataInstance, error) {
-	x := &performer{conn: conn, now: time.Now}
-	defer x.close()
-	var record []planner.Result
-	for {
-		step := planner.NextMain(c, record)
-		if found, ok := step.(planner.MainFound); ok {
-			return found.Main, found.Err
-		}
-		record = append(record, x.perform(ctx, step))
-	}
+	found := performUntil[planner.MainFound](ctx, &performer{conn: conn, now: time.Now}, func(record []planner.Result) planner.Step {
+		return planner.NextMain(c, record)
+	})
+	return found.Main, found.Err
 }

@@ -128,21 +128,12 @@ func NextBackupChoice(c *topology.Cluster, done []Result) Step {
 }
 
 func (p *pass) chooseBackup(c *topology.Cluster) (BackupChosen, flow) {
-	order := DiscoveryOrder(p.d)
-	disc, f := p.discover(order, len(order))
+	view, why, f := p.leaderTable(c)
 	switch {
 	case f == waiting:
 		return BackupChosen{}, waiting
-	case !disc.Found():
-		return BackupChosen{Wait: Wait{Reason: ReasonNoMain,
-			Message: fmt.Sprintf("no coordinator of cluster %s named a ready leader: %s", c.Name(), strings.Join(disc.Problems, "; "))}}, goOn
-	}
-	view, f, err := p.leaderView(disc.View)
-	switch {
-	case f == waiting:
-		return BackupChosen{}, waiting
-	case err != nil:
-		return BackupChosen{Wait: Wait{Reason: ReasonNoMain, Message: fmt.Sprintf("the leader of cluster %s: %s", c.Name(), Explain(err))}}, goOn
+	case why != "":
+		return BackupChosen{Wait: Wait{Reason: ReasonNoMain, Message: why}}, goOn
 	}
 	o := Observed{Instances: view.Instances, Leader: view.Leader}
 	if c.BackupTarget() == topology.BackupPreferReplica {
@@ -152,4 +143,25 @@ func (p *pass) chooseBackup(c *topology.Cluster) (BackupChosen, flow) {
 	}
 	choice, wait := ChooseBackupInstance(p.d, c.BackupTarget(), o)
 	return BackupChosen{Choice: choice, Wait: wait}, goOn
+}
+
+// leaderTable is the leader's own table of c's coordinators, found through discovery; why says,
+// as a controller that waits for it reports, why there is none.
+func (p *pass) leaderTable(c *topology.Cluster) (view View, why string, f flow) {
+	order := DiscoveryOrder(p.d)
+	disc, f := p.discover(order, len(order))
+	switch {
+	case f == waiting:
+		return View{}, "", waiting
+	case !disc.Found():
+		return View{}, fmt.Sprintf("no coordinator of cluster %s named a ready leader: %s", c.Name(), strings.Join(disc.Problems, "; ")), goOn
+	}
+	view, f, err := p.leaderView(disc.View)
+	switch {
+	case f == waiting:
+		return View{}, "", waiting
+	case err != nil:
+		return View{}, fmt.Sprintf("the leader of cluster %s: %s", c.Name(), Explain(err)), goOn
+	}
+	return view, "", goOn
 }

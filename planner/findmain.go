@@ -3,7 +3,6 @@ package planner
 import (
 	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/memgraph-hooks/memgraph-hooks/memgraph"
 	"github.com/memgraph-hooks/memgraph-hooks/topology"
@@ -31,20 +30,12 @@ func NextMain(c *topology.Cluster, done []Result) Step {
 }
 
 func (p *pass) findMain(c *topology.Cluster) (MainFound, flow) {
-	order := DiscoveryOrder(p.d)
-	disc, f := p.discover(order, len(order))
+	view, why, f := p.leaderTable(c)
 	switch {
 	case f == waiting:
 		return MainFound{}, waiting
-	case !disc.Found():
-		return MainFound{Err: fmt.Errorf("no coordinator of cluster %s named a ready leader: %s", c.Name(), strings.Join(disc.Problems, "; "))}, goOn
-	}
-	view, f, err := p.leaderView(disc.View)
-	switch {
-	case f == waiting:
-		return MainFound{}, waiting
-	case err != nil:
-		return MainFound{Err: fmt.Errorf("the leader of cluster %s: %s", c.Name(), Explain(err))}, goOn
+	case why != "":
+		return MainFound{Err: errors.New(why)}, goOn
 	}
 	for _, row := range view.Instances {
 		if row.Role != memgraph.RoleMain || row.IsCoordinator() {

@@ -1,0 +1,59 @@
+package planner
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/memgraph-hooks/memgraph-hooks/memgraph"
+	"github.com/memgraph-hooks/memgraph-hooks/topology"
+)
+
+// NextMain reads the leader's table through discovery and ends on the MAIN it names, which must
+// be a data instance of the cluster and up; every other table is an error that says why.
+func TestNextMainFindsTheMainTheLeaderNames(t *testing.T) {
+	c, err := topology.NewCluster(&topology.MemgraphCluster{ObjectMeta: metav1.ObjectMeta{Name: "mg", Namespace: "db"},
+		Spec: topology.MemgraphClusterSpec{Coordinators: 3, DataInstances: 2}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name    string
+		answer  Result
+		want    string // the MAIN's name, or
+		wantErr string
+	}{
+		{"the leader names an up MAIN", Result{Rows: rows(coords(3, 1), one(replica(0), mainRow(1)))}, "instance_1", ""},
+		{"the MAIN is down", Result{Rows: rows(coords(3, 1), one(replica(0), data(1, memgraph.HealthDown, memgraph.RoleMain)))}, "",
+			"the MAIN of cluster mg, instance_1, is down"},
+		{"no MAIN", Result{Rows: rows(coords(3, 1), one(replica(0), replica(1)))}, "",
+			"cluster mg has no MAIN: the leader coordinator_1 names none"},
+		{"no coordinator answers", Result{Err: errors.New("connection refused")}, "",
+			"no coordinator of cluster mg named a ready leader"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var record []Result
+			for range 5 {
+				step := NextMain(c, record)
+				found, ok := step.(MainFound)
+				if !ok {
+					if _, read := step.(Read); !read {
+						t.Fatalf("step %T, want a Read or MainFound", step)
+					}
+					record = append(record, tc.answer)
+					continue
+				}
+				switch {
+				case tc.wantErr != "" && (found.Err == nil || !strings.Contains(found.Err.Error(), tc.wantErr)):
+					t.Fatalf("error %v, want one with %q", found.Err, tc.wantErr)
+				case tc.wantErr == "" && (found.Err != nil || found.Main.Name != tc.want):
+					t.Fatalf("found %q (error %v), want %s", found.Main.Name, found.Err, tc.want)
+				}
+				return
+			}
+			t.Fatalf("no MainFound after %d reads", len(record))
+		})
+	}
+}
