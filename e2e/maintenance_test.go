@@ -4,6 +4,7 @@ package e2e_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -11,12 +12,14 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
 
@@ -173,6 +176,7 @@ func TestAHookUpgradeWaitsForTheMaintenanceWindow(t *testing.T) {
 	hs.waitConverged("held", convergeTimeout)
 	free.waitConverged("rolls", convergeTimeout)
 	heldPods, rollPods := hs.podUIDs("held"), free.podUIDs("rolls")
+	hs.runsEarlierTemplates("held", held)
 
 	started := time.Now()
 	held.on.Store(false)
@@ -221,4 +225,33 @@ func diffUIDs(before, after map[string]types.UID) string {
 		}
 	}
 	return strings.Join(changed, ", ")
+}
+
+// runsEarlierTemplates checks that cluster's StatefulSets, as stored, run the pod templates of
+// release e: it converged with them.
+func (s *scenario) runsEarlierTemplates(cluster string, e *earlierRelease) {
+	s.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	for role, set := range map[string]string{topology.RoleCoordinator: topology.CoordinatorSetName(cluster), topology.RoleData: topology.DataSetName(cluster)} {
+		sts, err := testEnv.Client.AppsV1().StatefulSets(s.ns).Get(ctx, set, metav1.GetOptions{})
+		if err != nil {
+			s.t.Fatal(err)
+		}
+		want, _, _ := unstructured.NestedMap(e.statefulSet(map[string]any{"metadata": map[string]any{"name": set, "namespace": s.ns}}), "spec", "template", "spec")
+		got := sts.Spec.Template.Spec
+		wantSpread, _, _ := unstructured.NestedSlice(want, "topologySpreadConstraints")
+		wantImages := []string{}
+		for _, c := range want["containers"].([]any) {
+			wantImages = append(wantImages, c.(map[string]any)["image"].(string))
+		}
+		gotImages := []string{}
+		for _, c := range got.Containers {
+			gotImages = append(gotImages, c.Image)
+		}
+		if len(got.TopologySpreadConstraints) != len(wantSpread) || (got.Affinity != nil) != (want["affinity"] != nil) || !slices.Equal(gotImages, wantImages) {
+			s.t.Fatalf("StatefulSet %s (%s) does not run release v0.1.0's template: spread %v, affinity %v, images %v; want %v, %v, %v",
+				set, role, got.TopologySpreadConstraints, got.Affinity, gotImages, wantSpread, want["affinity"], wantImages)
+		}
+	}
 }
