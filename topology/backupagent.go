@@ -163,16 +163,14 @@ func BackupAgentSecretComplete(data map[string]string) bool {
 // what it observes after, beside what it copies for the cluster's backups.
 func BackupAgentSecret(c *Cluster, data, annotations map[string]string) (map[string]any, error) {
 	mc := c.mc
-	typed := &corev1.Secret{
-		TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Secret"},
-		ObjectMeta: metav1.ObjectMeta{
-			Name: BackupAgentSecretName(mc.Name), Namespace: mc.Namespace,
-			Labels:      roleLabels(mc.Name, RoleData, mc.Spec.DataTemplate.Labels),
-			Annotations: annotations,
-		},
-		Type: corev1.SecretTypeOpaque,
-	}
-	m, err := toStoredForm(typed)
+	return opaqueSecret(metav1.ObjectMeta{Name: BackupAgentSecretName(mc.Name), Namespace: mc.Namespace,
+		Labels: roleLabels(mc.Name, RoleData, mc.Spec.DataTemplate.Labels), Annotations: annotations}, data)
+}
+
+// opaqueSecret is an Opaque Secret child in stored form with meta and data (base64 values) as
+// they are.
+func opaqueSecret(meta metav1.ObjectMeta, data map[string]string) (map[string]any, error) {
+	m, err := toStoredForm(&corev1.Secret{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Secret"}, ObjectMeta: meta, Type: corev1.SecretTypeOpaque})
 	if err != nil {
 		return nil, err
 	}

@@ -1,9 +1,6 @@
 package topology
 
-import (
-	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-)
+import metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 // A cluster's user-access Secret, <cluster>-user-access, is a child of the MemgraphCluster that
 // holds what reaching the cluster's MAIN over Bolt takes — spec.tls's CA and spec.auth's
@@ -33,23 +30,7 @@ func UserAccessSecretName(cluster string) string { return cluster + "-user-acces
 // (base64 values) and annotations exactly.
 func UserAccessSecret(c *Cluster, data, annotations map[string]string) (map[string]any, error) {
 	mc := c.mc
-	typed := &corev1.Secret{
-		TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Secret"},
-		ObjectMeta: metav1.ObjectMeta{
-			Name: UserAccessSecretName(mc.Name), Namespace: mc.Namespace,
-			Labels:      map[string]string{LabelName: NameValue, LabelInstance: mc.Name, LabelComponent: RoleUser, LabelManagedBy: ManagedByValue},
-			Annotations: annotations,
-		},
-		Type: corev1.SecretTypeOpaque,
-	}
-	m, err := toStoredForm(typed)
-	if err != nil {
-		return nil, err
-	}
-	stored := make(map[string]any, len(data))
-	for k, v := range data {
-		stored[k] = v
-	}
-	m["data"] = stored
-	return m, nil
+	return opaqueSecret(metav1.ObjectMeta{Name: UserAccessSecretName(mc.Name), Namespace: mc.Namespace,
+		Labels:      map[string]string{LabelName: NameValue, LabelInstance: mc.Name, LabelComponent: RoleUser, LabelManagedBy: ManagedByValue},
+		Annotations: annotations}, data)
 }
