@@ -124,7 +124,8 @@ const (
 // not finish, half-joined coordinators, a retiring MAIN without a caught-up survivor, a yield,
 // retirement, the budget, pending registrations, a dry run, bolt_servers to update, a rebuild
 // (memgraph.com/rebuild), a drain the hook acts or waits on, a rollout not done, a preferred MAIN
-// not able to take over yet, StatefulSets not yet at the declared size. What the steps changed is
+// not able to take over yet, StatefulSets not yet at the declared size, the data PodDisruptionBudget
+// not yet following the MAIN's (BudgetsSettled). What the steps changed is
 // judged on Now, what the plan set out to do on Plan. Updated is the rollout's own verdict,
 // whatever stopped the pass.
 //
