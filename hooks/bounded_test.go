@@ -1,7 +1,6 @@
 package hooks_test
 
 import (
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"strings"
@@ -114,38 +113,6 @@ func startFleetCluster(t *testing.T, world *sim.World, ns string) []string {
 		hosts = append(hosts, d.Host)
 	}
 	return hosts
-}
-
-func decodeSync(t *testing.T, body []byte) syncResponse {
-	t.Helper()
-	var resp syncResponse
-	if err := json.Unmarshal(body, &resp); err != nil {
-		t.Fatalf("%v: %s", err, body)
-	}
-	return resp
-}
-
-// observingBudgets is req with the PodDisruptionBudgets resp returned among its children, as
-// Metacontroller observes them once it has applied resp.
-func observingBudgets(t *testing.T, req []byte, resp syncResponse) []byte {
-	t.Helper()
-	var r map[string]any
-	if err := json.Unmarshal(req, &r); err != nil {
-		t.Fatal(err)
-	}
-	budgets := map[string]any{}
-	for _, c := range resp.Children {
-		if c["kind"] == "PodDisruptionBudget" {
-			meta := c["metadata"].(map[string]any)
-			budgets[fmt.Sprint(meta["namespace"], "/", meta["name"])] = c
-		}
-	}
-	r["children"].(map[string]any)["PodDisruptionBudget.policy/v1"] = budgets
-	raw, err := json.Marshal(r)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return raw
 }
 
 func convergedOf(resp syncResponse) (status, reason string) {
