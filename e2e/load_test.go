@@ -41,7 +41,8 @@ func TestFleetLoad(t *testing.T) {
 	for i := range n {
 		name := fmt.Sprintf("mg-%02d", i)
 		names = append(names, name)
-		addrs = append(addrs, coordinatorAddressesIn(ns, name, 3)...)
+		// The data instances too: the replica health reads the MAIN's SHOW REPLICAS.
+		addrs = append(append(addrs, coordinatorAddressesIn(ns, name, 3)...), dataAddressesIn(ns, name, 2)...)
 	}
 	// Each fake Node takes 500 pods (env's generous capacity): a fleet of 100 clusters of five
 	// pods or more gets another Node per 500 pods, so the pods never fill the Nodes exactly.
