@@ -137,7 +137,7 @@ func (h *handler) pass(ctx context.Context, in *passInput) planner.Outcome {
 	}
 	out.Paused, out.Hibernation = in.paused, step
 	out.PodReady, out.Problems, out.MissingSecrets = in.obs.ready, in.obs.problems, in.obs.missingSecrets
-	out.PodNodes = in.obs.podNodes
+	out.PodNodes, out.MainBudgetHeld = in.obs.podNodes, in.obs.mainBudgetPod
 	out.Sent = in.sent.records
 	out.ClusterTLSProblem = in.obs.tls.Peers
 	out.ReplicaRecords = h.replicaHealth(ctx, in, out)
