@@ -4,33 +4,71 @@ package e2e_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
 	"maps"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/memgraph-hooks/memgraph-hooks/topology"
 )
 
-// earlierRelease plays, while on, a hook release before the StatefulSets' record: its sync
-// answers carry no record and no agent pin, templates without the default
-// topologySpreadConstraints (what docs/upgrades.md's v0.2.0 entry says that release adds), and
-// the hash annotation of that earlier template. The requests get the hook's own hash back, so the
-// hook renders as it would for a cluster it has always run; only the children differ, as the
-// earlier release's golden children would.
-type earlierRelease struct{ on atomic.Bool }
+// earlierRelease plays, while on, hook release v0.1.0: its sync answers carry that release's
+// StatefulSets, as it rendered them for a converged reference cluster (testdata/releases: the
+// golden of v0.1.0's children, its README says how it was made) with the cluster's name and
+// namespace put in, at the replicas, partitions and ordinals this hook's pass decides (what each
+// release decides alike while it bootstraps and converges a cluster). Their pod-template hash is
+// this hook's own, marked: the requests get it back unmarked, so while on the hook passes as it
+// would for a cluster it has always run; only the children are the earlier release's.
+type earlierRelease struct {
+	on     atomic.Bool
+	golden map[string]map[string]any // the release's StatefulSets by role: coordinator, data
+}
 
-const earlierHashPrefix = "earlier-"
+const (
+	earlierHashPrefix = "earlier-"
+	// earlierGolden holds the StatefulSets, rendered for cluster goldenCluster in namespace
+	// goldenNamespace.
+	earlierGolden   = "testdata/releases/v0.1.0.json"
+	goldenCluster   = "relcluster"
+	goldenNamespace = "relns"
+)
+
+func newEarlierRelease(t *testing.T) *earlierRelease {
+	t.Helper()
+	raw, err := os.ReadFile(earlierGolden)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sets map[string]map[string]any
+	d := json.NewDecoder(bytes.NewReader(raw))
+	d.UseNumber()
+	if err := d.Decode(&sets); err != nil {
+		t.Fatalf("%s: %v", earlierGolden, err)
+	}
+	e := &earlierRelease{golden: map[string]map[string]any{
+		topology.RoleCoordinator: sets[topology.CoordinatorSetName(goldenCluster)], topology.RoleData: sets[topology.DataSetName(goldenCluster)]}}
+	for role, set := range e.golden {
+		if set == nil {
+			t.Fatalf("%s has no %s StatefulSet of cluster %s", earlierGolden, role, goldenCluster)
+		}
+	}
+	e.on.Store(true)
+	return e
+}
 
 func (e *earlierRelease) wrap(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -51,7 +89,7 @@ func (e *earlierRelease) wrap(next http.Handler) http.Handler {
 		next.ServeHTTP(rec, r)
 		out := rec.Body.Bytes()
 		if rec.Code == http.StatusOK {
-			if out, err = rewriteJSON(out, earlierChildren); err != nil {
+			if out, err = rewriteJSON(out, e.children); err != nil {
 				http.Error(w, err.Error(), http.StatusInternalServerError)
 				return
 			}
@@ -87,23 +125,41 @@ func ownHashes(req map[string]any) {
 	}
 }
 
-// earlierChildren renders a sync answer's StatefulSets as the earlier release did.
-func earlierChildren(resp map[string]any) {
+// children replaces a sync answer's StatefulSets by the earlier release's.
+func (e *earlierRelease) children(resp map[string]any) {
 	children, _ := resp["children"].([]any)
-	for _, c := range children {
-		obj := c.(map[string]any)
-		if obj["kind"] != "StatefulSet" {
-			continue
+	for i, c := range children {
+		if obj := c.(map[string]any); obj["kind"] == "StatefulSet" {
+			children[i] = e.statefulSet(obj)
 		}
-		ann, _, _ := unstructured.NestedMap(obj, "metadata", "annotations")
-		for _, k := range []string{topology.AnnotationSpecGeneration, topology.AnnotationHookRelease, topology.AnnotationTemplateChange,
-			topology.AnnotationAgentImage, topology.AnnotationAgentProtocol} {
-			delete(ann, k)
-		}
-		ann[topology.AnnotationTemplateHash] = earlierHashPrefix + ann[topology.AnnotationTemplateHash].(string)
-		_ = unstructured.SetNestedMap(obj, ann, "metadata", "annotations")
-		unstructured.RemoveNestedField(obj, "spec", "template", "spec", "topologySpreadConstraints")
 	}
+}
+
+// statefulSet is the earlier release's StatefulSet in place of ours, which gives the cluster's
+// name and namespace, spec.replicas, spec.updateStrategy (the partition), spec.ordinals and the
+// template hash.
+func (e *earlierRelease) statefulSet(ours map[string]any) map[string]any {
+	name, _, _ := unstructured.NestedString(ours, "metadata", "name")
+	namespace, _, _ := unstructured.NestedString(ours, "metadata", "namespace")
+	role, cluster := topology.RoleCoordinator, strings.TrimSuffix(name, "-"+topology.RoleCoordinator)
+	if cluster == name {
+		role, cluster = topology.RoleData, strings.TrimSuffix(name, "-"+topology.RoleData)
+	}
+	raw, _ := json.Marshal(e.golden[role])
+	raw = bytes.ReplaceAll(bytes.ReplaceAll(raw, []byte(goldenCluster), []byte(cluster)), []byte(goldenNamespace), []byte(namespace))
+	var set map[string]any
+	d := json.NewDecoder(bytes.NewReader(raw))
+	d.UseNumber()
+	_ = d.Decode(&set) // a copy of what newEarlierRelease decoded
+	for _, field := range [][]string{{"spec", "replicas"}, {"spec", "updateStrategy"}, {"spec", "ordinals"}} {
+		unstructured.RemoveNestedField(set, field...)
+		if v, ok, _ := unstructured.NestedFieldNoCopy(ours, field...); ok {
+			_ = unstructured.SetNestedField(set, v, field...)
+		}
+	}
+	hash, _, _ := unstructured.NestedString(ours, "metadata", "annotations", topology.AnnotationTemplateHash)
+	_ = unstructured.SetNestedField(set, earlierHashPrefix+hash, "metadata", "annotations", topology.AnnotationTemplateHash)
+	return set
 }
 
 // Clusters an earlier hook release converged are handed to this one. The cluster with a closed
@@ -111,9 +167,7 @@ func earlierChildren(resp map[string]any) {
 // WaitingForMaintenanceWindow with the next window's start; the cluster without windows rolls at
 // once; once the window is opened, the held cluster rolls one pod at a time and converges.
 func TestAHookUpgradeWaitsForTheMaintenanceWindow(t *testing.T) {
-	held, open := &earlierRelease{}, &earlierRelease{}
-	held.on.Store(true)
-	open.on.Store(true)
+	held, open := newEarlierRelease(t), newEarlierRelease(t)
 	hs := startScenarioOpts(t, "window-held", scenarioOptions{wrap: held.wrap})
 	free := startScenarioOpts(t, "window-none", scenarioOptions{wrap: open.wrap})
 	closedAt := (time.Now().UTC().Hour() + 12) % 24
@@ -122,6 +176,7 @@ func TestAHookUpgradeWaitsForTheMaintenanceWindow(t *testing.T) {
 	hs.waitConverged("held", convergeTimeout)
 	free.waitConverged("rolls", convergeTimeout)
 	heldPods, rollPods := hs.podUIDs("held"), free.podUIDs("rolls")
+	hs.runsEarlierTemplates("held", held)
 
 	started := time.Now()
 	held.on.Store(false)
@@ -170,4 +225,33 @@ func diffUIDs(before, after map[string]types.UID) string {
 		}
 	}
 	return strings.Join(changed, ", ")
+}
+
+// runsEarlierTemplates checks that cluster's StatefulSets, as stored, run the pod templates of
+// release e: it converged with them.
+func (s *scenario) runsEarlierTemplates(cluster string, e *earlierRelease) {
+	s.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	for role, set := range map[string]string{topology.RoleCoordinator: topology.CoordinatorSetName(cluster), topology.RoleData: topology.DataSetName(cluster)} {
+		sts, err := testEnv.Client.AppsV1().StatefulSets(s.ns).Get(ctx, set, metav1.GetOptions{})
+		if err != nil {
+			s.t.Fatal(err)
+		}
+		want, _, _ := unstructured.NestedMap(e.statefulSet(map[string]any{"metadata": map[string]any{"name": set, "namespace": s.ns}}), "spec", "template", "spec")
+		got := sts.Spec.Template.Spec
+		wantSpread, _, _ := unstructured.NestedSlice(want, "topologySpreadConstraints")
+		wantImages := []string{}
+		for _, c := range want["containers"].([]any) {
+			wantImages = append(wantImages, c.(map[string]any)["image"].(string))
+		}
+		gotImages := []string{}
+		for _, c := range got.Containers {
+			gotImages = append(gotImages, c.Image)
+		}
+		if len(got.TopologySpreadConstraints) != len(wantSpread) || (got.Affinity != nil) != (want["affinity"] != nil) || !slices.Equal(gotImages, wantImages) {
+			s.t.Fatalf("StatefulSet %s (%s) does not run release v0.1.0's template: spread %v, affinity %v, images %v; want %v, %v, %v",
+				set, role, got.TopologySpreadConstraints, got.Affinity, gotImages, wantSpread, want["affinity"], wantImages)
+		}
+	}
 }

@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -157,7 +158,8 @@ func (s *scenario) throughRW(cluster, user, password, query string) string {
 	return err.Error()
 }
 
-// A MemgraphUser's generated credentials connect through -rw and write; a read-only user is
+// A MemgraphUser's generated credentials connect through -rw and write, its sync carrying no
+// Secret of the namespace but the cluster's user-access copy; a read-only user is
 // refused a write with Memgraph's text; kubectl memgraph rotate-password gives a new password
 // that works while the old one is refused; deleting a MemgraphUser refuses its login; the
 // cluster backed up, deleted with its volumes and restored from the backup under the same name
@@ -178,6 +180,13 @@ func TestMemgraphUsersOnTheControlPlane(t *testing.T) {
 	app := s.waitUser("app", "Ready", ready)
 	s.waitUser("reader", "Ready", ready)
 	t.Logf("two users Ready %s after their creation", time.Since(start).Round(time.Millisecond))
+	related, err := users.Related(context.Background(), s.ns+"/app")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := related["Secret.v1"], []string{s.ns + "/" + topology.UserAccessSecretName(name)}; !slices.Equal(got, want) {
+		t.Errorf("a sync of MemgraphUser app carries the Secrets %v, want %v alone", got, want)
+	}
 	user, password := s.userCredentials("app")
 	if user != "app" || len(password) != 32 {
 		t.Fatalf("generated credentials: user %q, a password of %d characters", user, len(password))

@@ -622,7 +622,8 @@ func customizeRules(t *testing.T, handler http.Handler, path string, parent map[
 // No customize hook asks for every Secret of the namespace. A MemgraphBackup asks for its
 // cluster, the cluster's pods, the cluster's backup-agent Secret (by name), the namespace's
 // MemgraphBackups and, when a schedule owns it, that schedule; a cluster asks, besides its own,
-// for the Secrets its spec.backup.destination names and the MemgraphBackup it restores, by name.
+// for the Secrets its spec.backup.destination names and the MemgraphBackup it restores, by name;
+// a MemgraphUser for its cluster, the cluster's user-access Secret and its password Secret.
 func TestCustomizeAsksOnlyForTheSecretsTheClusterNames(t *testing.T) {
 	handler := hooks.NewHandler(hooks.Config{})
 	r := &backupRig{created: time.Now()}
@@ -653,6 +654,13 @@ func TestCustomizeAsksOnlyForTheSecretsTheClusterNames(t *testing.T) {
 		if strings.Contains(rule, "secrets selector") {
 			t.Errorf("/customize asks for %q", rule)
 		}
+	}
+	user := map[string]any{"apiVersion": "memgraph.com/v1alpha1", "kind": "MemgraphUser",
+		"metadata": map[string]any{"name": "app", "namespace": "default"},
+		"spec":     map[string]any{"cluster": "memgraph", "passwordSecret": map[string]any{"name": "app-pw"}}}
+	got = customizeRules(t, handler, "/user/customize", user)
+	if want := []string{"default memgraphclusters memgraph", "default secrets memgraph-user-access,app-pw"}; !cmp.Equal(want, got) {
+		t.Errorf("/user/customize asks for %v, want %v", got, want)
 	}
 }
 

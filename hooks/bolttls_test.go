@@ -119,6 +119,7 @@ func TestSpecTLSConvergesOverBoltTLS(t *testing.T) {
 	h, _ := newTLSHarness(t, 3, 2)
 	h.sync()
 	h.sync()
+	h.settleBudgets()
 	for _, typ := range []topology.ConditionType{topology.ConditionReady, topology.ConditionConverged} {
 		if status, reason, msg := h.condition(typ); status != "True" {
 			t.Errorf("%s = %s %s: %s", typ, status, reason, msg)
@@ -206,6 +207,7 @@ func TestFixedTLSSecretConverges(t *testing.T) {
 	}
 	h.secrets = good
 	h.sync()
+	h.settleBudgets()
 	if status, reason, msg := h.condition(topology.ConditionConverged); status != "True" {
 		t.Errorf("Converged = %s %s %s after the Secret appeared", status, reason, msg)
 	}

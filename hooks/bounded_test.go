@@ -1,7 +1,6 @@
 package hooks_test
 
 import (
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"strings"
@@ -55,12 +54,10 @@ func TestStateShrinksBackAfterClustersAreDeleted(t *testing.T) {
 	}
 	wg.Wait()
 	for i := range clusters {
-		rec := postSync(handler, "", clusterRequestIn(fleetNamespace(i), rest[i]))
-		var resp syncResponse
-		if err := json.Unmarshal(rec.Body.Bytes(), &resp); err != nil {
-			t.Fatal(err)
-		}
-		if st, reason := convergedOf(resp); st != "True" {
+		// Metacontroller's next request carries the MAIN's budget the passes returned.
+		req := clusterRequestIn(fleetNamespace(i), rest[i])
+		rec := postSync(handler, "", observingBudgets(t, req, decodeSync(t, postSync(handler, "", req).Body.Bytes())))
+		if st, reason := convergedOf(decodeSync(t, rec.Body.Bytes())); st != "True" {
 			t.Errorf("%s: Converged=%s %s", fleetNamespace(i), st, reason)
 		}
 	}

@@ -26,8 +26,9 @@ import (
 // built here and started with --simulate and the Go settings (GOMEMLIMIT, GOGC) of the shipped
 // Deployment; the yardstick is a bare net/http server that decodes each request into a map and
 // encodes the same response, a process of its own with the same settings. Keep-alive clients
-// post examples/hook-requests/sync-pods-ready.json — the hook's converged sync once its first
-// sync has registered the simulated cluster — to each in alternating phases, and each figure is
+// post examples/hook-requests/sync-pods-ready.json with the PodDisruptionBudgets the hook's first
+// answer returned — the hook's converged sync once that sync has registered the simulated
+// cluster — to each in alternating phases, and each figure is
 // requests per CPU-second of that server process alone (Linux: /proc). Then 100 syncs are
 // posted at once and the hook process's peak RSS is reported.
 func BenchmarkHTTPLoad(b *testing.B) {
@@ -45,7 +46,7 @@ func BenchmarkHTTPLoad(b *testing.B) {
 	}
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 128}}
 	hook := startHook(b, dir, env)
-	response := hook.converge(b, client, req)
+	req, response := hook.converge(b, client, req)
 	writeLoadFile(b, dir, "response.json", response)
 	bare := startBareServer(b, dir, env)
 
@@ -138,11 +139,15 @@ func (s *loadServer) start(b *testing.B) {
 	b.Cleanup(func() { _ = s.cmd.Process.Kill(); _ = s.cmd.Wait() })
 }
 
-// converge posts the request three times — the first sync registers the simulated cluster —
-// and returns the last answer, which must be the converged one.
-func (s *loadServer) converge(b *testing.B, client *http.Client, req []byte) []byte {
+// converge posts the request three times — the first sync registers the simulated cluster and
+// returns the MAIN's PodDisruptionBudget, which the later requests observe, as Metacontroller's
+// would — and returns the converged request and the last answer, which must be the converged one.
+func (s *loadServer) converge(b *testing.B, client *http.Client, req []byte) (converged, answer []byte) {
 	var body []byte
-	for range 3 {
+	for i := range 3 {
+		if i > 0 {
+			req = observingBudgets(b, req, decodeSync(b, body))
+		}
 		resp, err := client.Post(s.base+"/sync", "application/json", bytes.NewReader(req))
 		if err != nil {
 			b.Fatal(err)
@@ -156,7 +161,39 @@ func (s *loadServer) converge(b *testing.B, client *http.Client, req []byte) []b
 	if !bytes.Contains(body, []byte(`"AllInstancesRegistered"`)) {
 		b.Fatalf("the simulated cluster did not converge: %s", body)
 	}
-	return body
+	return req, body
+}
+
+func decodeSync(t testing.TB, body []byte) syncResponse {
+	t.Helper()
+	var resp syncResponse
+	if err := json.Unmarshal(body, &resp); err != nil {
+		t.Fatalf("%v: %s", err, body)
+	}
+	return resp
+}
+
+// observingBudgets is req with the PodDisruptionBudgets resp returned among its children, as
+// Metacontroller observes them once it has applied resp.
+func observingBudgets(t testing.TB, req []byte, resp syncResponse) []byte {
+	t.Helper()
+	var r map[string]any
+	if err := json.Unmarshal(req, &r); err != nil {
+		t.Fatal(err)
+	}
+	budgets := map[string]any{}
+	for _, c := range resp.Children {
+		if c["kind"] == "PodDisruptionBudget" {
+			meta := c["metadata"].(map[string]any)
+			budgets[fmt.Sprint(meta["namespace"], "/", meta["name"])] = c
+		}
+	}
+	r["children"].(map[string]any)["PodDisruptionBudget.policy/v1"] = budgets
+	raw, err := json.Marshal(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return raw
 }
 
 // startBareServer re-executes the test binary as the bare server (TestLoadServer).

@@ -18,7 +18,8 @@ import (
 
 // spec.auth: the hook reads SHOW REPLICAS on the MAIN data instance, which requires credentials
 // once a Memgraph user exists; they come from a Secret the customize hook asks for, live for one
-// sync, and never reach a response or a log.
+// sync, and never reach a log, the status or any child but the cluster's <cluster>-user-access
+// Secret, the copy its MemgraphUsers reach the MAIN with.
 
 const (
 	authSecret   = "memgraph-hooks-auth"
@@ -63,11 +64,24 @@ func TestSpecAuthCredentialsProveASwitchover(t *testing.T) {
 	h.sync()
 	h.assertConverged()
 	h.assertNoMisuse()
-	body, _ := json.Marshal(h.lastResp)
+	resp := h.lastResp
+	resp.Children = nil
+	var copies []map[string]any
+	for _, child := range h.lastResp.Children {
+		if child["kind"] == "Secret" && child["metadata"].(map[string]any)["name"] == topology.UserAccessSecretName(h.name) {
+			copies = append(copies, child)
+			continue
+		}
+		resp.Children = append(resp.Children, child)
+	}
+	body, _ := json.Marshal(resp)
 	for _, leak := range []string{authPassword, base64.StdEncoding.EncodeToString([]byte(authPassword))} {
 		if strings.Contains(string(body), leak) || strings.Contains(logs.String(), leak) {
-			t.Errorf("the password (%q) reached a response or a log line", leak)
+			t.Errorf("the password (%q) reached the status, a child other than the user-access Secret, or a log line", leak)
 		}
+	}
+	if len(copies) != 1 || copies[0]["data"].(map[string]any)["password"] != base64.StdEncoding.EncodeToString([]byte(authPassword)) {
+		t.Errorf("want one user-access Secret holding spec.auth's password, got %v", len(copies))
 	}
 }
 

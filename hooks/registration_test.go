@@ -16,14 +16,33 @@ import (
 	"github.com/memgraph-hooks/memgraph-hooks/topology"
 )
 
-// bootstrap takes a new cluster to its first sync with every pod Ready.
+// bootstrap takes a new cluster through its registering sync (register) and, when that sync moved
+// the MAIN's PodDisruptionBudget, the one after it that the data budget follows in.
 func (h *harness) bootstrap() {
+	h.t.Helper()
+	h.register()
+	h.settleBudgets()
+}
+
+// register runs the two syncs of a new cluster: the first creates the StatefulSets and the pods
+// come up, the second registers every member and elects a MAIN.
+func (h *harness) register() {
 	h.t.Helper()
 	h.sync() // no children yet: the StatefulSets are created, pods come up
 	if st, reason, _ := h.condition(topology.ConditionConverged); st != "False" || reason != topology.ReasonWorkloadsNotReady {
 		h.t.Fatalf("first sync: Converged %s/%s, want False/WorkloadsNotReady", st, reason)
 	}
 	h.sync()
+}
+
+// settleBudgets syncs once more when the last sync moved the MAIN's PodDisruptionBudget: the data
+// budget follows in the next sync (the two change one per sync), and only then is the cluster
+// converged.
+func (h *harness) settleBudgets() {
+	h.t.Helper()
+	if _, reason, _ := h.condition(topology.ConditionConverged); reason == topology.ReasonDisruptionBudgetMoving {
+		h.sync()
+	}
 }
 
 func (h *harness) assertConverged() {
@@ -214,6 +233,7 @@ func TestSlowLeaderMakesPartialProgressThenFinishes(t *testing.T) {
 	}
 	h.world.SetLatency(h.network().Coordinator(1).Host, 0)
 	h.sync()
+	h.settleBudgets()
 	h.assertConverged()
 	h.assertNoMisuse()
 }
@@ -234,6 +254,7 @@ func TestConcurrentSyncsInOneHookProcess(t *testing.T) {
 	}
 	wg.Wait()
 	h.sync()
+	h.settleBudgets()
 	h.assertConverged()
 	if diff := cmp.Diff([]string{"instance_0"}, h.mains()); diff != "" {
 		t.Errorf("MAINs (-want +got):\n%s", diff)
@@ -266,6 +287,7 @@ func TestConcurrentSyncsFromTwoHookReplicasConverge(t *testing.T) {
 		}
 		wg.Wait()
 		h.sync()
+		h.settleBudgets()
 		h.assertConverged()
 		if diff := cmp.Diff([]string{"instance_0"}, h.mains()); diff != "" {
 			t.Errorf("MAINs (-want +got):\n%s", diff)

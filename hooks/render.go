@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/memgraph-hooks/memgraph-hooks/hooks/backups"
+	"github.com/memgraph-hooks/memgraph-hooks/hooks/users"
 	"github.com/memgraph-hooks/memgraph-hooks/hooks/wire"
 	"github.com/memgraph-hooks/memgraph-hooks/planner"
 	"github.com/memgraph-hooks/memgraph-hooks/topology"
@@ -33,9 +34,10 @@ func render(dst []byte, p *admittedParent, obs *observation, done planner.Done, 
 
 // desiredChildren are the children a pass returns, as a JSON array and one child appended to it
 // (nil: none): every observed one frozen while paused, else the cluster's as the pass says to
-// render them (rendered once per distinct input, admittedParent.children), and the backup-agent
-// Secret. The Secret is appended as it is, not spliced into a copy of the array.
-func desiredChildren(p *admittedParent, obs *observation, done planner.Done) (children, appended []byte, err error) {
+// render them (rendered once per distinct input, admittedParent.children), the backup-agent
+// Secret and, with spec.auth, the user-access Secret. The Secrets are appended as they are, not
+// spliced into a copy of the array.
+func desiredChildren(p *admittedParent, obs *observation, done planner.Done) (children []byte, appended [][]byte, err error) {
 	if done.Outcome.Paused {
 		children, err = json.Marshal(obs.frozen)
 		return children, nil, err
@@ -43,8 +45,18 @@ func desiredChildren(p *admittedParent, obs *observation, done planner.Done) (ch
 	if children, err = p.children(done.Children); err != nil {
 		return nil, nil, err
 	}
-	if appended, err = p.agentSecretChild(backups.AgentSecretOf(p.cluster, obs.agentSecret, obs.backupCopies)); err != nil {
+	agent, err := p.agentSecretChild(backups.AgentSecretOf(p.cluster, obs.agentSecret, obs.backupCopies))
+	if err != nil {
 		return nil, nil, err
+	}
+	access, err := p.userAccessChild(users.AccessOf(p.cluster, obs.tls, obs.auth))
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, child := range [][]byte{agent, access} {
+		if child != nil {
+			appended = append(appended, child)
+		}
 	}
 	return children, appended, nil
 }

@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/memgraph-hooks/memgraph-hooks/hooks/backups"
+	"github.com/memgraph-hooks/memgraph-hooks/hooks/users"
 	"github.com/memgraph-hooks/memgraph-hooks/topology"
 )
 
@@ -15,8 +16,8 @@ import (
 // parent cache remembers, per parent — keyed by its exact JSON bytes, which are everything
 // admission and rendering read — the admitted cluster, its pod-template hashes, its children as
 // encoded JSON for the last few replica counts, partitions and template generations, the
-// members it declares for the last observed size, and its backup-agent Secret child for the
-// last data. All are pure functions of their key
+// members it declares for the last observed size, and its backup-agent and user-access Secret
+// children for the last data. All are pure functions of their key
 // (topology.Admit, PodTemplateHashes, Render, Declare), so removing the cache changes
 // nothing but speed (TestParentCacheChangesNothingButSpeed). A parent that fails admission is not
 // remembered.
@@ -47,15 +48,17 @@ type admittedParent struct {
 	// agentImage is the hook's own backup-agent image (Config.AgentImage): a new cluster's pin.
 	agentImage string
 
-	mu          sync.Mutex
-	hashesDone  bool
-	hashesFor   hashInput // what the hashes are for
-	hashes      [2]string // coordinators, data; "?" when they could not be computed
-	renderings  map[renderKey][]byte
-	declared    *topology.Declared
-	declaredFor topology.Replicas
-	agentSecret backups.AgentSecret // the backup-agent Secret agentChild is for
-	agentChild  []byte
+	mu           sync.Mutex
+	hashesDone   bool
+	hashesFor    hashInput // what the hashes are for
+	hashes       [2]string // coordinators, data; "?" when they could not be computed
+	renderings   map[renderKey][]byte
+	declared     *topology.Declared
+	declaredFor  topology.Replicas
+	agentSecret  backups.AgentSecret // the backup-agent Secret agentChild is for
+	agentChild   []byte
+	accessSecret users.Access // the user-access Secret accessChild is for
+	accessChild  []byte
 }
 
 // renderKey is a topology.Rendering as a map key: the hibernation window by value.
@@ -184,4 +187,26 @@ func (p *admittedParent) agentSecretChild(s backups.AgentSecret) ([]byte, error)
 		p.agentSecret, p.agentChild = backups.AgentSecret{Data: maps.Clone(s.Data), Annotations: maps.Clone(s.Annotations)}, raw
 	}
 	return p.agentChild, nil
+}
+
+// userAccessChild is the user-access Secret child of s as JSON (nil for s without data: a
+// cluster without spec.auth), remembered for the last s: the Secret is the same pass after pass.
+func (p *admittedParent) userAccessChild(s users.Access) ([]byte, error) {
+	if s.Data == nil {
+		return nil, nil
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.accessChild == nil || !maps.Equal(p.accessSecret.Data, s.Data) || !maps.Equal(p.accessSecret.Annotations, s.Annotations) {
+		secret, err := topology.UserAccessSecret(p.cluster, s.Data, s.Annotations)
+		if err != nil {
+			return nil, err
+		}
+		raw, err := json.Marshal(secret)
+		if err != nil {
+			return nil, err
+		}
+		p.accessSecret, p.accessChild = users.Access{Data: maps.Clone(s.Data), Annotations: maps.Clone(s.Annotations)}, raw
+	}
+	return p.accessChild, nil
 }

@@ -63,13 +63,15 @@ func TestRequestFilesAreCurrent(t *testing.T) {
 }
 
 // Replaying the files against a fresh simulated cluster does what README says: the new cluster
-// waits for its pods; once they are Ready one sync registers everything.
+// waits for its pods; once they are Ready one sync registers everything. The file carries no
+// MAIN's PodDisruptionBudget (Metacontroller sends it once it applied the hook's answer), so
+// Converged says the data budget has yet to leave the MAIN's pod out, however often it is posted.
 func TestRequestFilesReplay(t *testing.T) {
 	h := newHarness(t, 3, 2)
 	h.reconcileFromFile(t, "sync-new-cluster.json", topology.ReasonWorkloadsNotReady)
 	h.reconcilePodsForDeclared()
-	h.reconcileFromFile(t, "sync-pods-ready.json", topology.ReasonAllInstancesRegistered)
-	h.reconcileFromFile(t, "sync-pods-ready.json", topology.ReasonAllInstancesRegistered)
+	h.reconcileFromFile(t, "sync-pods-ready.json", topology.ReasonDisruptionBudgetMoving)
+	h.reconcileFromFile(t, "sync-pods-ready.json", topology.ReasonDisruptionBudgetMoving)
 	code, body := h.post("/customize", readJSON(t, "customize.json"))
 	if code != http.StatusOK {
 		t.Errorf("customize.json: %d %s", code, body)

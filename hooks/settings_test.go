@@ -36,7 +36,7 @@ func (h *harness) coordinatorQueries() []string {
 func TestDeclaredSettingsAreAppliedInOnePassThenReadOncePerSync(t *testing.T) {
 	h := newHarness(t, 3, 3)
 	settingsSpec(h)
-	h.bootstrap() // registers every member; the settings wait for the converged pass
+	h.register() // registers every member; the settings wait for a pass with nothing else to do
 	if st, reason, _ := h.condition(topology.ConditionCoordinatorSettings); st != "Unknown" || reason != topology.ReasonSettingsPending {
 		t.Fatalf("after the registering pass: CoordinatorSettings %s/%s, want Unknown/SettingsPending", st, reason)
 	}
@@ -162,7 +162,7 @@ func TestAllAsyncReplicasWarnOfNoAutomaticFailover(t *testing.T) {
 func TestDryRunPlansTheSettingsWithoutSettingThem(t *testing.T) {
 	h := newHarness(t, 3, 2)
 	settingsSpec(h)
-	h.bootstrap()
+	h.register()
 	h.world.ResetLog()
 	resp := h.dryRun()
 	want := []string{"SET COORDINATOR SETTING 'sync_failover_only' TO 'false'", "SET COORDINATOR SETTING 'instance_down_timeout_sec' TO '10'"}

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"log/slog"
 	"reflect"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -24,8 +25,10 @@ import (
 // userRig plays Metacontroller for the MemgraphUser CompositeController of manifests/ around the
 // real hook and a converged 3+2 cluster on the simulator (spec.auth set, spec.roles declaring
 // reporting): it sends each user as parent with its last status, its generated Secret as applied
-// (a new resourceVersion whenever its content changed), the cluster and the namespace's Secrets
-// as related objects, and plays the finalize hook.
+// (a new resourceVersion whenever its content changed), and as related objects the cluster and
+// the Secrets of the namespace — the cluster's Secret children as its last sync returned them
+// among them — that the user's customize answer names, as Metacontroller selects them; and it
+// plays the finalize hook.
 type userRig struct {
 	t         *testing.T
 	h         *harness
@@ -108,6 +111,20 @@ func (r *userRig) request(name string, finalizing bool) map[string]any {
 	if u.child != nil {
 		children["default/"+topology.UserSecretName(name)] = u.child
 	}
+	parent := map[string]any{"apiVersion": "memgraph.com/v1alpha1", "kind": "MemgraphUser", "metadata": meta,
+		"spec": u.spec, "status": u.status}
+	return map[string]any{
+		"controller": map[string]any{"kind": "CompositeController"},
+		"parent":     parent,
+		"children":   map[string]any{"Secret.v1": children},
+		"related":    map[string]any{"MemgraphCluster.memgraph.com/v1alpha1": map[string]any{"default/memgraph": r.h.parent()}, "Secret.v1": r.relatedSecrets(parent)},
+		"finalizing": finalizing,
+	}
+}
+
+// namespaceSecrets are every Secret of the namespace, by v2 key: the license, the cluster's
+// Secrets, the password Secrets, and the cluster's Secret children as last returned.
+func (r *userRig) namespaceSecrets() map[string]any {
 	secrets := map[string]any{"default/memgraph-secrets": licenseSecret("default")}
 	for k, v := range r.h.secrets {
 		secrets[k] = v
@@ -115,14 +132,46 @@ func (r *userRig) request(name string, finalizing bool) map[string]any {
 	for k, v := range r.passwords {
 		secrets[k] = v
 	}
-	return map[string]any{
-		"controller": map[string]any{"kind": "CompositeController"},
-		"parent": map[string]any{"apiVersion": "memgraph.com/v1alpha1", "kind": "MemgraphUser", "metadata": meta,
-			"spec": u.spec, "status": u.status},
-		"children":   map[string]any{"Secret.v1": children},
-		"related":    map[string]any{"MemgraphCluster.memgraph.com/v1alpha1": map[string]any{"default/memgraph": r.h.parent()}, "Secret.v1": secrets},
-		"finalizing": finalizing,
+	for key, child := range r.h.children {
+		if name, ok := strings.CutPrefix(key, "Secret/"); ok {
+			secrets["default/"+name] = child
+		}
 	}
+	return secrets
+}
+
+// relatedSecrets are the Secrets of the namespace the user's customize answer names, selected as
+// Metacontroller v4.17.2 selects a rule with names (every rule here has them).
+func (r *userRig) relatedSecrets(parent map[string]any) map[string]any {
+	r.t.Helper()
+	code, body := r.h.post("/user/customize", map[string]any{"controller": map[string]any{"kind": "CompositeController"}, "parent": parent})
+	if code != 200 {
+		r.t.Fatalf("/user/customize answered %d: %s", code, body)
+	}
+	var answer struct {
+		RelatedResources []struct {
+			Resource string   `json:"resource"`
+			Names    []string `json:"names"`
+		} `json:"relatedResources"`
+	}
+	if err := json.Unmarshal(body, &answer); err != nil {
+		r.t.Fatal(err)
+	}
+	out := map[string]any{}
+	for key, s := range r.namespaceSecrets() {
+		for _, rule := range answer.RelatedResources {
+			if rule.Resource != "secrets" {
+				continue
+			}
+			if len(rule.Names) == 0 {
+				r.t.Fatalf("the user's customize asks for every Secret of the namespace: %s", body)
+			}
+			if slices.Contains(rule.Names, strings.TrimPrefix(key, "default/")) {
+				out[key] = s
+			}
+		}
+	}
+	return out
 }
 
 type userResponse struct {

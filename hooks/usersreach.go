@@ -2,10 +2,11 @@ package hooks
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"github.com/memgraph-hooks/memgraph-hooks/hooks/clustersecrets"
-	"github.com/memgraph-hooks/memgraph-hooks/hooks/wire"
+	"github.com/memgraph-hooks/memgraph-hooks/hooks/users"
 	"github.com/memgraph-hooks/memgraph-hooks/memgraph"
 	"github.com/memgraph-hooks/memgraph-hooks/planner"
 	"github.com/memgraph-hooks/memgraph-hooks/topology"
@@ -14,16 +15,23 @@ import (
 // What the user controller (package users) takes from the shell: how a cluster's Memgraph is
 // reached and its MAIN found.
 
-// reachUsers is how the user controller reaches c's coordinators (over spec.tls's trust) and
-// data instances (with spec.auth's credentials too), from the Secrets the cluster names; problems
-// say what is missing.
-func (h *handler) reachUsers(c *topology.Cluster, secrets map[string]*wire.Object) (coordinators, data memgraph.Connector, problems []string) {
-	coordinators, problem := h.connector(clustersecrets.ReadBoltTLS(secrets[c.TLSSecretName()], c))
+// reachUsers is how the user controller reaches c's coordinators (over spec.tls's CA) and data
+// instances (with spec.auth's credentials too), from what c's user-access Secret carries
+// (users.Reach); problems say what is wrong.
+func (h *handler) reachUsers(c *topology.Cluster, r users.Reach) (coordinators, data memgraph.Connector, problems []string) {
+	var trust clustersecrets.Trust
+	if c.TLSSecretName() != "" {
+		config, err := memgraph.NewBoltTLS(r.CAPEM)
+		if err != nil {
+			return nil, nil, []string{fmt.Sprintf("the CA of Secret %s/%s (spec.tls.secretName): %v", c.Namespace(), c.TLSSecretName(), err)}
+		}
+		trust = clustersecrets.Trust{Config: config, CAPEM: r.CAPEM}
+	}
+	coordinators, problem := h.connector(trust)
 	if problem != "" {
 		return nil, nil, []string{problem}
 	}
-	auth := clustersecrets.ReadAuth(secrets[c.AuthSecretName()], c)
-	if data, problem = withAuth(coordinators, auth); problem != "" {
+	if data, problem = withAuth(coordinators, r.Auth); problem != "" {
 		problems = append(problems, problem)
 	}
 	return coordinators, data, problems

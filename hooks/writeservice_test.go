@@ -43,6 +43,8 @@ func TestWriteServiceFollowsTheMain(t *testing.T) {
 		t.Errorf("before any MAIN, %s selects %q, want no pod", topology.WriteServiceName(h.name), got)
 	}
 	h.sync()
+	h.assertMainFollowed("instance_0") // in the very pass that elects it
+	h.settleBudgets()
 	h.assertConverged()
 	h.assertMains("instance_0")
 	h.assertMainFollowed("instance_0")

@@ -260,6 +260,7 @@ func TestVerdictPaused(t *testing.T) {
 	converged := base
 	converged.AtDeclaredSize = true
 	converged.Plan.Progress, converged.Progress = Progress{Main: "instance_0"}, Progress{Main: "instance_0"}
+	converged.MainBudgetHeld = settledBudgets(d, "instance_0")
 	if v := Verdict(converged); v.Converged.Status != metav1.ConditionTrue || v.Paused.Status != metav1.ConditionTrue || v.Phase != topology.PhasePaused {
 		t.Errorf("paused on a converged cluster: %+v", v)
 	}

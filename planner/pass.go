@@ -1,6 +1,7 @@
 package planner
 
 import (
+	"fmt"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -63,6 +64,30 @@ func MainBudgetPod(out Outcome, observed string) string {
 		}
 	}
 	return ""
+}
+
+// BudgetsSettled reports whether the data PodDisruptionBudgets are where the MAIN keeps them:
+// the observed MAIN's budget selects the pod MainBudgetPod protects, so the data budget the pass
+// renders leaves that pod out and the next pass renders both as they are. Until then each pass
+// moves one of the two (topology.RenderMainBudget), and the cluster is not converged.
+func (out Outcome) BudgetsSettled() bool {
+	return MainBudgetPod(out, out.MainBudgetHeld) == out.MainBudgetHeld
+}
+
+// budgetMove says which write of the budgets' move this pass made and which the next one makes.
+func (out Outcome) budgetMove() string {
+	held, main := out.MainBudgetHeld, MainBudgetPod(out, out.MainBudgetHeld)
+	switch {
+	case held == "":
+		return fmt.Sprintf("the MAIN's PodDisruptionBudget now protects %s, the MAIN's pod; the data PodDisruptionBudget "+
+			"leaves it out on the next sync (the budgets change one per sync, so no replica is ever under both)", main)
+	case main == "":
+		return fmt.Sprintf("the MAIN's PodDisruptionBudget protected %s, no longer a declared data pod, and is removed; the data "+
+			"PodDisruptionBudget selects every data pod on the next sync", held)
+	}
+	return fmt.Sprintf("MAIN moved from pod %s to %s: the MAIN's PodDisruptionBudget now protects %s; the data PodDisruptionBudget "+
+		"selects %s again and leaves %s out on the next sync (the budgets change one per sync, so no replica is ever under both)",
+		held, main, main, held, main)
 }
 
 // NextCertificateRecord is the certificate rotation's record the StatefulSets carry after the

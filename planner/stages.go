@@ -57,7 +57,7 @@ func (p *pass) complete() flow {
 	}
 	p.out.Paused, p.out.Hibernation = p.paused(), p.hibernation
 	p.out.PodReady, p.out.Problems, p.out.MissingSecrets = p.in.PodReady, p.in.Problems, p.in.MissingSecrets
-	p.out.PodNodes, p.out.ClusterTLSProblem = p.in.PodNodes, p.in.TLS.ClusterProblem
+	p.out.PodNodes, p.out.ClusterTLSProblem, p.out.MainBudgetHeld = p.in.PodNodes, p.in.TLS.ClusterProblem, p.in.MainBudgetPod
 	if p.replicaHealth() == waiting {
 		return waiting
 	}

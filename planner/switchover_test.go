@@ -162,6 +162,7 @@ func TestVerdictSwitchover(t *testing.T) {
 	reached := pending
 	reached.Plan.Progress = Progress{Main: "instance_1"}
 	reached.Progress = Progress{Main: "instance_1"}
+	reached.MainBudgetHeld = settledBudgets(d, "instance_1")
 	got = Verdict(reached)
 	if got.Converged.Status != metav1.ConditionTrue ||
 		got.Converged.Message != "3 coordinators and 3 data instances registered; instance_1 is MAIN, as spec.preferredMain asks" {

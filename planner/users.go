@@ -27,6 +27,7 @@ const (
 	ReasonPasswordSecret       = "PasswordSecretProblem"
 	ReasonCredentialsPending   = "CredentialsPending"
 	ReasonHookCredentials      = "HookCredentialsProblem"
+	ReasonAccessSecretPending  = "AccessSecretPending"
 	ReasonUserNoMain           = ReasonNoMain
 	ReasonMemgraphUnreachable  = "MemgraphUnreachable"
 	ReasonMemgraphRefused      = "MemgraphRefused"
@@ -126,11 +127,14 @@ func inPrivilegeOrder(names []string) []string {
 // admitted, awake, with spec.auth), the Secrets (spec.auth's, the password's), a spec admission
 // would accept, a user other than the hook's own, and the roles it names declared or built in.
 type UserGate struct {
-	Cluster         string
-	ClusterFound    bool
-	ClusterProblem  string // why the cluster's spec cannot be used
-	ClusterHasAuth  bool
-	Hibernated      bool
+	Cluster        string
+	ClusterFound   bool
+	ClusterProblem string // why the cluster's spec cannot be used
+	ClusterHasAuth bool
+	Hibernated     bool
+	// AccessPending is why the cluster's user-access Secret, its hook's copy of what reaching
+	// the MAIN takes, cannot be used yet: it does not exist, or follows an older generation.
+	AccessPending   string
 	SpecProblems    []string // rules of the MemgraphUser's CRD it breaks
 	HookCredentials string   // what is wrong with spec.auth's Secret
 	HookUser        string   // spec.auth's username
@@ -161,6 +165,8 @@ func UserWaits(g UserGate) UserWait {
 	case !g.ClusterHasAuth:
 		return UserWait{Wait{ReasonClusterWithoutAuth, cluster + " has no spec.auth: the hook manages users as the Memgraph user " +
 			"spec.auth names (with the AUTH privilege); set spec.auth.secretName on the cluster"}, true}
+	case g.AccessPending != "":
+		return UserWait{Wait: Wait{ReasonAccessSecretPending, g.AccessPending}}
 	case strings.EqualFold(g.Username, g.HookUser):
 		return UserWait{Wait{ReasonReservedUser, fmt.Sprintf("user %s is %s's spec.auth user, the hook's own: it cannot be declared, "+
 			"changed or dropped through a MemgraphUser", g.Username, cluster)}, true}

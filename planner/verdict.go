@@ -31,6 +31,10 @@ type Outcome struct {
 	MissingSecrets []topology.MissingSecret
 	// PodNodes is each scheduled pod's node (spec.nodeName), by pod name: HighlyAvailable's input.
 	PodNodes map[string]string
+	// MainBudgetHeld is the pod the observed <cluster>-main PodDisruptionBudget selects ("" for
+	// none): the pod <cluster>-data leaves out (topology.RenderMainBudget). Converged waits until it
+	// is the MAIN's (BudgetsSettled), so a converged cluster's next sync writes no child.
+	MainBudgetHeld string
 
 	// Discovery is leader discovery's result; zero when the budget ran out before any
 	// coordinator was asked.
@@ -120,7 +124,8 @@ const (
 // not finish, half-joined coordinators, a retiring MAIN without a caught-up survivor, a yield,
 // retirement, the budget, pending registrations, a dry run, bolt_servers to update, a rebuild
 // (memgraph.com/rebuild), a drain the hook acts or waits on, a rollout not done, a preferred MAIN
-// not able to take over yet, StatefulSets not yet at the declared size. What the steps changed is
+// not able to take over yet, StatefulSets not yet at the declared size, the data PodDisruptionBudget
+// not yet following the MAIN's (BudgetsSettled). What the steps changed is
 // judged on Now, what the plan set out to do on Plan. Updated is the rollout's own verdict,
 // whatever stopped the pass.
 //
@@ -339,6 +344,8 @@ func (o Outcome) converged() (Condition, float64) {
 	case !o.AtDeclaredSize:
 		return isFalse(topology.ReasonWorkloadsNotReady, "StatefulSets are not yet at %d coordinators and %d data instances",
 			len(o.Declared.Coordinators), len(o.Declared.DataInstances)), ResyncWaiting
+	case !o.BudgetsSettled():
+		return isFalse(topology.ReasonDisruptionBudgetMoving, "%s", o.budgetMove()), ResyncProgressing
 	}
 	return isTrue(topology.ReasonAllInstancesRegistered, "%s and %s registered%s%s",
 		describeCount(len(o.Declared.Coordinators), "coordinator"),

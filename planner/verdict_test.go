@@ -11,18 +11,27 @@ import (
 	"github.com/memgraph-hooks/memgraph-hooks/topology"
 )
 
-// passOn is the outcome of a pass that planned on the leader's own converged 3+2 view and
-// whose workloads are settled: the verdict is AllInstancesRegistered until a case changes it.
+// passOn is the outcome of a pass that planned on the leader's own converged 3+2 view, whose
+// workloads are settled and whose observed MAIN's budget already selects the MAIN's pod
+// (settledBudgets): the verdict is AllInstancesRegistered until a case changes it.
 func passOn(mutate func(o *Outcome)) Outcome {
 	d := declared(3, 2, 3, 2)
 	view := NewView(testNet.Coordinator(1), rows(coords(3, 1), one(mainRow(0), replica(1))))
 	plan := Decide(d, Observe(view.Instances, nil, replicas(3, 2)))
 	o := Outcome{Declared: d, Discovery: Discovery{View: view, Asked: 1, Reachable: true}, Plan: plan,
-		Replicas: plan.Replicas, Latest: view, Progress: plan.Progress, AtDeclaredSize: true}
+		Replicas: plan.Replicas, Latest: view, Progress: plan.Progress, AtDeclaredSize: true,
+		MainBudgetHeld: settledBudgets(d, plan.Progress.Main)}
 	if mutate != nil {
 		mutate(&o)
 	}
 	return o
+}
+
+// settledBudgets is the pod the observed MAIN's budget selects once the budgets have followed
+// main: its pod.
+func settledBudgets(d topology.Declared, main string) string {
+	pod, _ := d.DataPod(main)
+	return pod
 }
 
 func TestVerdict(t *testing.T) {
@@ -152,6 +161,18 @@ func TestVerdict(t *testing.T) {
 			want{topology.ReasonMainElected, topology.ReasonWorkloadsNotReady, ResyncWaiting, "not yet at 3 coordinators and 2 data instances"}},
 		{"no MAIN", passOn(func(o *Outcome) { o.Progress.Main = "" }),
 			want{topology.ReasonNoMainElected, topology.ReasonAllInstancesRegistered, ResyncConverged, "registered"}},
+		{"the MAIN's budget first appears: the data budget leaves its pod out on the next sync", passOn(func(o *Outcome) { o.MainBudgetHeld = "" }),
+			want{topology.ReasonMainElected, topology.ReasonDisruptionBudgetMoving, ResyncProgressing,
+				"the MAIN's PodDisruptionBudget now protects mg-data-0, the MAIN's pod; the data PodDisruptionBudget leaves it out on the next sync"}},
+		{"MAIN moved: the data budget follows on the next sync", passOn(func(o *Outcome) { o.MainBudgetHeld = "mg-data-1" }),
+			want{topology.ReasonMainElected, topology.ReasonDisruptionBudgetMoving, ResyncProgressing,
+				"MAIN moved from pod mg-data-1 to mg-data-0: the MAIN's PodDisruptionBudget now protects mg-data-0; " +
+					"the data PodDisruptionBudget selects mg-data-1 again and leaves mg-data-0 out on the next sync"}},
+		{"the MAIN's budget holds a pod no longer declared, no MAIN read", passOn(func(o *Outcome) { o.Progress.Main, o.MainBudgetHeld = "", "mg-data-5" }),
+			want{topology.ReasonNoMainElected, topology.ReasonDisruptionBudgetMoving, ResyncProgressing,
+				"protected mg-data-5, no longer a declared data pod, and is removed; the data PodDisruptionBudget selects every data pod on the next sync"}},
+		{"StatefulSets not settled outrank the budgets' move", passOn(func(o *Outcome) { o.AtDeclaredSize, o.MainBudgetHeld = false, "" }),
+			want{topology.ReasonMainElected, topology.ReasonWorkloadsNotReady, ResyncWaiting, "not yet at 3 coordinators and 2 data instances"}},
 		{"converged with a drifted registration", passOn(func(o *Outcome) {
 			o.Progress.Drift = []Drift{{Name: "instance_1", Field: "bolt_server", Observed: "old:7687", Declared: "new:7687"}}
 		}), want{topology.ReasonMainElected, topology.ReasonAllInstancesRegistered, ResyncConverged,

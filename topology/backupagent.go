@@ -163,23 +163,21 @@ func BackupAgentSecretComplete(data map[string]string) bool {
 // what it observes after, beside what it copies for the cluster's backups.
 func BackupAgentSecret(c *Cluster, data, annotations map[string]string) (map[string]any, error) {
 	mc := c.mc
+	return opaqueSecret(metav1.ObjectMeta{Name: BackupAgentSecretName(mc.Name), Namespace: mc.Namespace,
+		Labels: roleLabels(mc.Name, RoleData, mc.Spec.DataTemplate.Labels), Annotations: annotations}, data)
+}
+
+// opaqueSecret is an Opaque Secret child in stored form with meta and data (base64 values, as
+// the API server stores them), rendered typed: each value decoded into the Secret.
+func opaqueSecret(meta metav1.ObjectMeta, data map[string]string) (map[string]any, error) {
 	decoded := make(map[string][]byte, len(data))
 	for k, v := range data {
 		raw, err := base64.StdEncoding.DecodeString(v)
 		if err != nil {
-			return nil, fmt.Errorf("Secret %s key %s: not base64: %w", BackupAgentSecretName(mc.Name), k, err)
+			return nil, fmt.Errorf("Secret %s key %s: not base64: %w", meta.Name, k, err)
 		}
 		decoded[k] = raw
 	}
-	typed := &corev1.Secret{
-		TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Secret"},
-		ObjectMeta: metav1.ObjectMeta{
-			Name: BackupAgentSecretName(mc.Name), Namespace: mc.Namespace,
-			Labels:      roleLabels(mc.Name, RoleData, mc.Spec.DataTemplate.Labels),
-			Annotations: annotations,
-		},
-		Type: corev1.SecretTypeOpaque,
-		Data: decoded,
-	}
-	return toStoredForm(typed)
+	return toStoredForm(&corev1.Secret{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Secret"}, ObjectMeta: meta,
+		Type: corev1.SecretTypeOpaque, Data: decoded})
 }

@@ -371,6 +371,10 @@ const (
 	// and the drain waits on the hook; the message names the node and what the hook does or
 	// awaits, or says why it cannot help (e.g. no replica runs on a schedulable node).
 	ReasonDrainPending ConditionReason = "DrainPending"
+	// ReasonDisruptionBudgetMoving (Converged): the MAIN's PodDisruptionBudget moved to the MAIN's
+	// pod in this sync and the data PodDisruptionBudget follows in the next (the two change one per
+	// sync, so no replica is ever under both); the message names the pods.
+	ReasonDisruptionBudgetMoving ConditionReason = "DisruptionBudgetMoving"
 )
 
 // ReasonTLSCertificateMismatch (Converged): the intra-cluster TLS Secret cannot serve every

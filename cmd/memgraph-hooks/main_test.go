@@ -18,6 +18,7 @@ import (
 	"github.com/memgraph-hooks/memgraph-hooks/hooks"
 	"github.com/memgraph-hooks/memgraph-hooks/memgraph"
 	"github.com/memgraph-hooks/memgraph-hooks/memgraph/bolt"
+	"github.com/memgraph-hooks/memgraph-hooks/topology"
 )
 
 // The debugging walk-through of docs/operations.md: --simulate serves the example cluster, and the example
@@ -50,12 +51,16 @@ func TestSimulateServesTheExampleCluster(t *testing.T) {
 	if resp.Status.Main != "instance_0" || resp.Status.Leader != "coordinator_1" {
 		t.Errorf("main %q leader %q, want instance_0 and coordinator_1", resp.Status.Main, resp.Status.Leader)
 	}
-	// Paused, Hibernated and Degraded are False on a running, healthy cluster; every other
-	// condition is True.
-	want := map[string]string{"Paused": "False", "Hibernated": "False", "Degraded": "False"}
+	// Paused, Hibernated and Degraded are False on a running, healthy cluster; so is Converged,
+	// for the request carries no MAIN's PodDisruptionBudget yet (DisruptionBudgetMoving); every
+	// other condition is True.
+	want := map[string]string{"Paused": "False", "Hibernated": "False", "Degraded": "False", "Converged": "False"}
 	for _, c := range resp.Status.Conditions {
 		if w := stdcmp.Or(want[c.Type], "True"); c.Status != w {
 			t.Errorf("%s = %s (%s), want %s", c.Type, c.Status, c.Reason, w)
+		}
+		if c.Type == "Converged" && c.Reason != string(topology.ReasonDisruptionBudgetMoving) {
+			t.Errorf("Converged reason %s, want %s", c.Reason, topology.ReasonDisruptionBudgetMoving)
 		}
 	}
 	if m := world.Misuses(); len(m) > 0 {

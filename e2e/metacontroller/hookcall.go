@@ -7,7 +7,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
+	"slices"
 	"strconv"
 	"time"
 
@@ -150,6 +152,27 @@ func (c *Controller) relatedObjects(ctx context.Context, parent *unstructured.Un
 		if err := c.collectRelated(ctx, parent, rule, out); err != nil {
 			return nil, err
 		}
+	}
+	return out, nil
+}
+
+// Related are the keys of the related objects a sync of the parent at key (namespace/name, or
+// name) would carry now, by type key, sorted: what its customize answer selects.
+func (c *Controller) Related(ctx context.Context, key string) (map[string][]string, error) {
+	obj, exists, err := c.parent.informer.Informer().GetStore().GetByKey(key)
+	if err != nil {
+		return nil, err
+	}
+	if !exists {
+		return nil, fmt.Errorf("parent %s is not in the informer's store", key)
+	}
+	related, err := c.relatedObjects(ctx, obj.(*unstructured.Unstructured))
+	if err != nil {
+		return nil, err
+	}
+	out := map[string][]string{}
+	for typ, objs := range related {
+		out[typ] = slices.Sorted(maps.Keys(objs))
 	}
 	return out, nil
 }

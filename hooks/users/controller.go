@@ -3,7 +3,8 @@
 // password set again when its Secret changes — and dropped when the MemgraphUser goes. What it
 // decides is planner's (UserWaits, PlanUser, PlanDrop, the verdicts); how a cluster's Memgraph
 // is reached, and how an answer is written and counted, are the shell's (Config). It shares
-// nothing with a MemgraphCluster's sync but the wire and the cluster's Secrets.
+// nothing with a MemgraphCluster's sync but the wire and the cluster's user-access Secret, which
+// the cluster's hook writes (AccessOf) and a user's pass reads.
 package users
 
 import (
@@ -25,9 +26,10 @@ type Config struct {
 	Budget time.Duration // the shared deadline of every query of one hook request
 	Now    func() time.Time
 	Log    *slog.Logger
-	// Reach is how cluster c's coordinators and data instances are reached with the Secrets of
-	// its namespace (spec.tls's trust, spec.auth's credentials); problems say what is missing.
-	Reach func(c *topology.Cluster, secrets map[string]*wire.Object) (coordinators, data memgraph.Connector, problems []string)
+	// Reach is how cluster c's coordinators and data instances are reached with what its
+	// user-access Secret carries (spec.tls's CA, spec.auth's credentials); problems say what is
+	// wrong.
+	Reach func(c *topology.Cluster, r Reach) (coordinators, data memgraph.Connector, problems []string)
 	// FindMain is the data instance the leader of c names MAIN, which must be up.
 	FindMain func(ctx context.Context, conn memgraph.Connector, c *topology.Cluster) (topology.DataInstance, error)
 	// NewPassword generates the password of a generated Secret; nil is NewPassword.
@@ -107,9 +109,14 @@ func (ctl *Controller) HandleSync(w http.ResponseWriter, r *http.Request) {
 	ctl.cfg.Answer(w, "user", http.StatusOK, resp)
 }
 
-// HandleCustomize asks Metacontroller for what a MemgraphUser's hooks read: its MemgraphCluster
-// and the Secrets of its namespace (spec.passwordSecret's, and the cluster's spec.tls and
-// spec.auth Secrets, whose names only the cluster's spec holds; the hook reads only those).
+// HandleCustomize asks Metacontroller for what a MemgraphUser's hooks read, each by a name its
+// own spec gives: its MemgraphCluster, and the Secrets spec.passwordSecret names and the
+// cluster's <cluster>-user-access (the copy of what reaching its MAIN takes, access.go); no other
+// Secret of the namespace. Every rule depends on the user's spec alone, so Metacontroller's
+// answer, cached per UID and generation, never goes stale. (Metacontroller v4.17.2 selects by
+// names within the rule's namespace and takes a rule without names as every object of that
+// namespace: pkg/controller/common/customize/manager.go 665–682; names exclude a labelSelector,
+// 399–425.)
 func (ctl *Controller) HandleCustomize(w http.ResponseWriter, r *http.Request) {
 	var req wire.CompositeRequest
 	if err := wire.DecodeRequest(r, &req); err != nil {
@@ -121,9 +128,13 @@ func (ctl *Controller) HandleCustomize(w http.ResponseWriter, r *http.Request) {
 		ctl.cfg.Fail(w, "user-customize", err)
 		return
 	}
+	secrets := []string{topology.UserAccessSecretName(u.Spec.Cluster)}
+	if ref := u.Spec.PasswordSecret; ref != nil && ref.Name != "" && ref.Name != secrets[0] {
+		secrets = append(secrets, ref.Name)
+	}
 	rules := []wire.RelatedRule{
 		{APIVersion: topology.APIVersion, Resource: topology.Resource, Namespace: u.Namespace, Names: []string{u.Spec.Cluster}},
-		{APIVersion: "v1", Resource: "secrets", Namespace: u.Namespace, LabelSelector: &wire.LabelSelector{MatchLabels: map[string]string{}}},
+		{APIVersion: "v1", Resource: "secrets", Namespace: u.Namespace, Names: secrets},
 	}
 	ctl.cfg.Answer(w, "user-customize", http.StatusOK, wire.CustomizeResponse{RelatedResources: rules})
 }

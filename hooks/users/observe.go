@@ -39,15 +39,16 @@ type secret struct {
 // observation is what a MemgraphUser's request says of its world.
 type observation struct {
 	cluster   *topology.Cluster
-	clusterNG string                  // why the cluster's spec cannot be used, when it exists but is refused
-	secrets   map[string]*wire.Object // the namespace's Secrets, for reaching the cluster
-	password  *secret                 // spec.passwordSecret's, nil when absent (or not named)
-	generated *secret                 // the generated Secret among the children, nil when absent
+	clusterNG string  // why the cluster's spec cannot be used, when it exists but is refused
+	access    *secret // the cluster's user-access Secret, nil when absent
+	password  *secret // spec.passwordSecret's, nil when absent (or not named)
+	generated *secret // the generated Secret among the children, nil when absent
 }
 
-// observe reads the related cluster and Secrets and the generated Secret child of u's request.
+// observe reads the related cluster and Secrets (the cluster's user-access Secret and
+// spec.passwordSecret's; any other is not read) and the generated Secret child of u's request.
 func observe(u *topology.MemgraphUser, req *wire.CompositeRequest) (observation, error) {
-	obs := observation{secrets: map[string]*wire.Object{}}
+	var obs observation
 	for _, key := range wire.SortedKeys(req.Related[wire.ClusterKind]) {
 		raw := req.Related[wire.ClusterKind][key]
 		var meta struct {
@@ -69,18 +70,18 @@ func observe(u *topology.MemgraphUser, req *wire.CompositeRequest) (observation,
 	group := req.Related[wire.SecretKey]
 	for _, key := range wire.SortedKeys(group) {
 		path := wire.EntryPath("related", wire.SecretKey, key)
-		var o *wire.Object
-		if err := wire.DecodeAt(group[key], path, &o); err != nil {
+		var s *secret
+		if err := wire.DecodeAt(group[key], path, &s); err != nil {
 			return obs, err
 		}
-		if o == nil || !o.Metadata.In(u.Namespace) {
+		if s == nil || (s.Metadata.Namespace != "" && s.Metadata.Namespace != u.Namespace) {
 			continue
 		}
-		obs.secrets[o.Metadata.Name] = o
-		if u.Spec.PasswordSecret != nil && o.Metadata.Name == u.Spec.PasswordSecret.Name {
-			if err := wire.DecodeAt(group[key], path, &obs.password); err != nil {
-				return obs, err
-			}
+		if s.Metadata.Name == topology.UserAccessSecretName(u.Spec.Cluster) {
+			obs.access = s
+		}
+		if u.Spec.PasswordSecret != nil && s.Metadata.Name == u.Spec.PasswordSecret.Name {
+			obs.password = s
 		}
 	}
 	children := req.Children[wire.SecretKey]

@@ -10,7 +10,6 @@ import (
 
 	"golang.org/x/crypto/bcrypt"
 
-	"github.com/memgraph-hooks/memgraph-hooks/hooks/clustersecrets"
 	"github.com/memgraph-hooks/memgraph-hooks/hooks/wire"
 	"github.com/memgraph-hooks/memgraph-hooks/memgraph"
 	"github.com/memgraph-hooks/memgraph-hooks/planner"
@@ -24,7 +23,8 @@ type pass struct {
 	obs      *observation
 	spec     planner.UserSpec
 	declared map[string]planner.RoleSpec
-	auth     clustersecrets.Auth // spec.auth's, the hook's own login
+	reach    Reach  // from the cluster's user-access Secret: spec.tls's CA, spec.auth's login (the hook's own)
+	access   string // why the user-access Secret cannot be used yet ("" when it can)
 	creds    credentials
 	dryRun   bool
 	log      *slog.Logger
@@ -36,7 +36,7 @@ func (ctl *Controller) newPass(u *topology.MemgraphUser, obs *observation, dryRu
 	p := &pass{ctl: ctl, u: u, obs: obs, spec: spec, declared: declaredRoles(obs.cluster, spec), dryRun: dryRun,
 		log: ctl.cfg.Log.With("user", wire.ObjectKey(u.Namespace, u.Name))}
 	if c := obs.cluster; c != nil {
-		p.auth = clustersecrets.ReadAuth(obs.secrets[c.AuthSecretName()], c)
+		p.reach, p.access = readAccess(c, obs.access)
 	}
 	return p
 }
@@ -51,9 +51,10 @@ func (p *pass) gate() planner.UserGate {
 	if c := p.obs.cluster; c != nil {
 		g.ClusterHasAuth = c.AuthSecretName() != ""
 		g.Hibernated = c.Hibernate()
-		g.HookCredentials = p.auth.Problem
-		if p.auth.Creds != nil {
-			g.HookUser = p.auth.Creds.Username
+		g.AccessPending = p.access
+		g.HookCredentials = p.reach.Auth.Problem
+		if p.reach.Auth.Creds != nil {
+			g.HookUser = p.reach.Auth.Creds.Username
 		}
 		g.UndeclaredRoles = planner.UndeclaredRoles(p.spec, p.declared)
 	}
@@ -113,7 +114,10 @@ func (p *pass) sync(ctx context.Context) userResponse {
 // reachMain finds the cluster's MAIN and a client of it that manages users.
 func (p *pass) reachMain(ctx context.Context) (topology.DataInstance, memgraph.UserClient, error) {
 	c := p.obs.cluster
-	coordinators, data, problems := p.ctl.cfg.Reach(c, p.obs.secrets)
+	if p.reach.TLSProblem != "" {
+		return topology.DataInstance{}, nil, planner.HookCredentialsError{Problem: p.reach.TLSProblem}
+	}
+	coordinators, data, problems := p.ctl.cfg.Reach(c, p.reach)
 	if len(problems) > 0 {
 		return topology.DataInstance{}, nil, planner.HookCredentialsError{Problem: strings.Join(problems, "; ")}
 	}
@@ -139,8 +143,8 @@ type observed struct {
 func (p *pass) read(ctx context.Context, client memgraph.UserClient) (observed, error) {
 	in := observed{UserInput: planner.UserInput{Spec: p.spec, Declared: p.declared, Roles: map[string]planner.RoleState{},
 		PasswordChanged: p.creds.version != p.u.Status.AppliedPasswordVersion, MainDatabase: p.u.Status.MainDatabase}}
-	if p.auth.Creds != nil {
-		in.HookUser = p.auth.Creds.Username
+	if p.reach.Auth.Creds != nil {
+		in.HookUser = p.reach.Auth.Creds.Username
 	}
 	var err error
 	if in.Users, err = client.ShowUsers(ctx); err != nil {
@@ -225,7 +229,7 @@ func (p *pass) execute(ctx context.Context, client memgraph.UserClient, plan pla
 func (p *pass) hash(hookUser bool) (memgraph.Password, error) {
 	password, whose := p.creds.password, "the user's password"
 	if hookUser {
-		password, whose = p.auth.Creds.Password, "spec.auth's password"
+		password, whose = p.reach.Auth.Creds.Password, "spec.auth's password"
 	}
 	h, err := bcrypt.GenerateFromPassword([]byte(password), p.ctl.cfg.HashCost)
 	if errors.Is(err, bcrypt.ErrPasswordTooLong) {

@@ -9,21 +9,21 @@ import (
 )
 
 // SyncResponse is the sync hook's answer. Children is a JSON array, never null and never
-// holding a null; Appended, when not nil, is one more child (a JSON object) the answer's array
-// ends with.
+// holding a null; Appended are more children (JSON objects) the answer's array ends with, in
+// order.
 type SyncResponse struct {
 	Status             topology.MemgraphClusterStatus
 	Children           []byte
-	Appended           []byte
+	Appended           [][]byte
 	ResyncAfterSeconds float64
 	// Plan is only present on a dry run (POST /sync?dryRun=true): the queries the pass would run.
 	Plan []string
 }
 
-// appendArray appends the JSON array list to out, with the JSON object last (nil: none) as its
-// last element, copying both as they are.
-func appendArray(out, list, last []byte) ([]byte, error) {
-	if last == nil {
+// appendArray appends the JSON array list to out, with the JSON objects last as its last
+// elements, copying all as they are.
+func appendArray(out, list []byte, last [][]byte) ([]byte, error) {
+	if len(last) == 0 {
 		return append(out, list...), nil
 	}
 	list = bytes.TrimRight(list, " \n")
@@ -31,10 +31,13 @@ func appendArray(out, list, last []byte) ([]byte, error) {
 		return nil, fmt.Errorf("rendered children are not a JSON array")
 	}
 	out = append(out, list[:len(list)-1]...)
-	if len(list) > 2 {
-		out = append(out, ',')
+	for i, obj := range last {
+		if i > 0 || len(list) > 2 {
+			out = append(out, ',')
+		}
+		out = append(out, obj...)
 	}
-	return append(append(out, last...), ']'), nil
+	return append(out, ']'), nil
 }
 
 // AppendTo appends the response as JSON — {"status", "children", "resyncAfterSeconds" unless 0,

@@ -1,0 +1,116 @@
+package users
+
+import (
+	"encoding/base64"
+	"fmt"
+	"strconv"
+
+	"github.com/memgraph-hooks/memgraph-hooks/hooks/clustersecrets"
+	"github.com/memgraph-hooks/memgraph-hooks/memgraph"
+	"github.com/memgraph-hooks/memgraph-hooks/topology"
+)
+
+// What a MemgraphUser reads of the Secrets its cluster's spec names — spec.tls's CA and
+// spec.auth's user, all that reaching the MAIN over Bolt takes — reaches it through the cluster's
+// <cluster>-user-access Secret (topology.UserAccessSecret), which the cluster's hook writes on
+// every pass. A MemgraphUser's customize hook cannot ask for the cluster's Secrets by name: only
+// the cluster's spec names them, a customize hook sees its own parent alone, and Metacontroller
+// caches its answer per parent UID and generation (v4.17.2
+// pkg/controller/common/customize/manager.go 186–230, for 20 minutes: line 101), so names read
+// from the cluster would go stale when the cluster is edited. The copy records the cluster
+// generation it follows, so a user never reaches a cluster with the TLS or login of a spec the
+// cluster no longer has.
+
+// Access is the cluster's user-access Secret as the cluster's hook returns it: data (base64
+// values) and annotations.
+type Access struct {
+	Data, Annotations map[string]string
+}
+
+// AccessOf is the user-access Secret of cluster c from what its pass read of the spec.tls
+// (trust) and spec.auth (auth) Secrets; zero (no Secret) for a cluster without spec.auth, whose
+// users wait for one and read nothing.
+func AccessOf(c *topology.Cluster, trust clustersecrets.Trust, auth clustersecrets.Auth) Access {
+	if c.AuthSecretName() == "" {
+		return Access{}
+	}
+	a := Access{Data: map[string]string{}, Annotations: map[string]string{
+		topology.AnnotationUserAccessGeneration: strconv.FormatInt(c.Generation(), 10)}}
+	switch {
+	case trust.Problem != "":
+		a.Annotations[topology.AnnotationUserAccessTLSProblem] = trust.Problem
+	case len(trust.CAPEM) > 0:
+		a.Data[topology.UserAccessCAKey] = encode(string(trust.CAPEM))
+	}
+	switch {
+	case auth.Problem != "":
+		a.Annotations[topology.AnnotationUserAccessAuthProblem] = auth.Problem
+	case auth.Creds != nil:
+		a.Data[topology.UserAccessUsernameKey] = encode(auth.Creds.Username)
+		a.Data[topology.UserAccessPasswordKey] = encode(auth.Creds.Password)
+	}
+	return a
+}
+
+func encode(v string) string { return base64.StdEncoding.EncodeToString([]byte(v)) }
+
+// Reach is what a user's pass reads from its cluster's user-access Secret: the CA to verify the
+// cluster's Bolt servers with (nil without spec.tls) and spec.auth's user; TLSProblem and
+// Auth.Problem say what is wrong with the cluster's Secrets, never a value.
+type Reach struct {
+	CAPEM      []byte
+	TLSProblem string
+	Auth       clustersecrets.Auth
+}
+
+// readAccess reads the user-access Secret s of cluster c (nil when it is not among the related
+// objects). pending says why it cannot be used yet: it does not exist, or follows an older
+// generation of c than the one the request carries.
+func readAccess(c *topology.Cluster, s *secret) (r Reach, pending string) {
+	where := fmt.Sprintf("Secret %s/%s", c.Namespace(), topology.UserAccessSecretName(c.Name()))
+	switch {
+	case s == nil:
+		return r, fmt.Sprintf("%s does not exist yet: MemgraphCluster %s's hook writes it on its next sync (it copies spec.tls's CA "+
+			"and spec.auth's user there for the cluster's MemgraphUsers); nothing was sent to Memgraph", where, c.Name())
+	case s.Metadata.Annotations[topology.AnnotationUserAccessGeneration] != strconv.FormatInt(c.Generation(), 10):
+		return r, fmt.Sprintf("%s follows generation %s of MemgraphCluster %s, which is at generation %d: the cluster's hook has not "+
+			"yet copied the spec.tls and spec.auth of generation %d; nothing was sent to Memgraph",
+			where, orNone(s.Metadata.Annotations[topology.AnnotationUserAccessGeneration]), c.Name(), c.Generation(), c.Generation())
+	}
+	value := func(key string) (string, string) {
+		encoded := s.Data[key]
+		if encoded == "" {
+			return "", where + " has no " + key + ": the cluster's hook writes it"
+		}
+		raw, err := base64.StdEncoding.DecodeString(encoded)
+		if err != nil {
+			return "", where + " has a " + key + " that is not valid base64"
+		}
+		return string(raw), ""
+	}
+	r.TLSProblem = s.Metadata.Annotations[topology.AnnotationUserAccessTLSProblem]
+	if r.TLSProblem == "" && c.TLSSecretName() != "" {
+		var ca string
+		ca, r.TLSProblem = value(topology.UserAccessCAKey)
+		r.CAPEM = []byte(ca)
+	}
+	if r.Auth.Problem = s.Metadata.Annotations[topology.AnnotationUserAccessAuthProblem]; r.Auth.Problem != "" {
+		return r, ""
+	}
+	username, problem := value(topology.UserAccessUsernameKey)
+	if problem == "" {
+		var password string
+		if password, problem = value(topology.UserAccessPasswordKey); problem == "" {
+			r.Auth.Creds = &memgraph.Credentials{Username: username, Password: password}
+		}
+	}
+	r.Auth.Problem = problem
+	return r, ""
+}
+
+func orNone(generation string) string {
+	if generation == "" {
+		return "(none)"
+	}
+	return generation
+}
