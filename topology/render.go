@@ -13,6 +13,8 @@ import (
 )
 
 // Rendering is what a pass decides about the cluster's children besides its spec.
+//
+// +kubebuilder:object:generate=false
 type Rendering struct {
 	// Replicas and Partitions are the StatefulSets' replica counts and rolling-update partitions,
 	// rendered as given; Generations the pod templates' AnnotationTemplateGeneration (0: none).
