@@ -48,17 +48,15 @@ type admittedParent struct {
 	// agentImage is the hook's own backup-agent image (Config.AgentImage): a new cluster's pin.
 	agentImage string
 
-	mu           sync.Mutex
-	hashesDone   bool
-	hashesFor    hashInput // what the hashes are for
-	hashes       [2]string // coordinators, data; "?" when they could not be computed
-	renderings   map[renderKey][]byte
-	declared     *topology.Declared
-	declaredFor  topology.Replicas
-	agentSecret  backups.AgentSecret // the backup-agent Secret agentChild is for
-	agentChild   []byte
-	accessSecret users.Access // the user-access Secret accessChild is for
-	accessChild  []byte
+	mu          sync.Mutex
+	hashesDone  bool
+	hashesFor   hashInput // what the hashes are for
+	hashes      [2]string // coordinators, data; "?" when they could not be computed
+	renderings  map[renderKey][]byte
+	declared    *topology.Declared
+	declaredFor topology.Replicas
+	agentChild  secretChild // the backup-agent Secret
+	accessChild secretChild // the user-access Secret
 }
 
 // renderKey is a topology.Rendering as a map key: the hibernation window by value.
@@ -171,42 +169,50 @@ func (p *admittedParent) children(r topology.Rendering) ([]byte, error) {
 	return raw, nil
 }
 
-// agentSecretChild is backups.AgentSecretChild for s (nil for s without data), remembered for
-// the last s: the Secret is the same pass after pass.
+// secretChild remembers a generated Secret child as JSON for the data and annotations it was
+// rendered from: the Secret is the same pass after pass.
+type secretChild struct {
+	data, annotations map[string]string
+	raw               []byte
+}
+
+// get is the child for data and annotations, rendered by render only when they differ from the
+// last ones. Caller holds the parent's mu.
+func (c *secretChild) get(data, annotations map[string]string, render func() ([]byte, error)) ([]byte, error) {
+	if c.raw != nil && maps.Equal(c.data, data) && maps.Equal(c.annotations, annotations) {
+		return c.raw, nil
+	}
+	raw, err := render()
+	if err != nil {
+		return nil, err
+	}
+	c.data, c.annotations, c.raw = maps.Clone(data), maps.Clone(annotations), raw
+	return raw, nil
+}
+
+// agentSecretChild is backups.AgentSecretChild for s (nil for s without data).
 func (p *admittedParent) agentSecretChild(s backups.AgentSecret) ([]byte, error) {
 	if s.Data == nil {
 		return nil, nil
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.agentChild == nil || !maps.Equal(p.agentSecret.Data, s.Data) || !maps.Equal(p.agentSecret.Annotations, s.Annotations) {
-		raw, err := backups.AgentSecretChild(p.cluster, s)
-		if err != nil {
-			return nil, err
-		}
-		p.agentSecret, p.agentChild = backups.AgentSecret{Data: maps.Clone(s.Data), Annotations: maps.Clone(s.Annotations)}, raw
-	}
-	return p.agentChild, nil
+	return p.agentChild.get(s.Data, s.Annotations, func() ([]byte, error) { return backups.AgentSecretChild(p.cluster, s) })
 }
 
 // userAccessChild is the user-access Secret child of s as JSON (nil for s without data: a
-// cluster without spec.auth), remembered for the last s: the Secret is the same pass after pass.
+// cluster without spec.auth).
 func (p *admittedParent) userAccessChild(s users.Access) ([]byte, error) {
 	if s.Data == nil {
 		return nil, nil
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.accessChild == nil || !maps.Equal(p.accessSecret.Data, s.Data) || !maps.Equal(p.accessSecret.Annotations, s.Annotations) {
+	return p.accessChild.get(s.Data, s.Annotations, func() ([]byte, error) {
 		secret, err := topology.UserAccessSecret(p.cluster, s.Data, s.Annotations)
 		if err != nil {
 			return nil, err
 		}
-		raw, err := json.Marshal(secret)
-		if err != nil {
-			return nil, err
-		}
-		p.accessSecret, p.accessChild = users.Access{Data: maps.Clone(s.Data), Annotations: maps.Clone(s.Annotations)}, raw
-	}
-	return p.accessChild, nil
+		return json.Marshal(secret)
+	})
 }
