@@ -194,11 +194,16 @@ func TestMemgraphUsersOnTheControlPlane(t *testing.T) {
 	if msg := s.throughRW(name, user, password, "CREATE (n)"); msg != "" {
 		t.Fatalf("a write with the generated credentials through -rw: %s", msg)
 	}
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	for _, u := range []string{"app", "reader"} {
+		if err := users.WaitCurrent(ctx, s.ns+"/"+u); err != nil {
+			t.Fatal(err)
+		}
+	}
 	since, synced := time.Now(), users.Stats().Snapshot().SyncsCompleted
 	s.world.ResetLog()
 	users.Resync()
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer cancel()
 	if err := eventually(ctx, 50*time.Millisecond, func() error {
 		if n := users.Stats().Snapshot().SyncsCompleted - synced; n < 2 {
 			return fmt.Errorf("%d of 2 user syncs completed", n)

@@ -434,3 +434,28 @@ func splitKey(key string) (namespace, name string) {
 	}
 	return "", key
 }
+
+// WaitCurrent waits until the driver's cache holds the parent key (namespace/name) at the
+// resourceVersion the API server serves now: a Resync that follows sees the status the last
+// sync wrote, as Metacontroller's does once its informer has caught up with the API server.
+func (c *Controller) WaitCurrent(ctx context.Context, key string) error {
+	namespace, name, _ := strings.Cut(key, "/")
+	for {
+		live, err := c.parentClient(namespace).Get(ctx, name, metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		cached, ok, err := c.parent.informer.Informer().GetStore().GetByKey(key)
+		if err != nil {
+			return err
+		}
+		if ok && cached.(*unstructured.Unstructured).GetResourceVersion() == live.GetResourceVersion() {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("the driver's cache of %s did not reach resourceVersion %s: %w", key, live.GetResourceVersion(), ctx.Err())
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+}
