@@ -1,8 +1,9 @@
 // Package users is the hooks of MemgraphUsers: a user kept on its cluster's MAIN as declared —
 // created with its password, its roles, privileges and databases put back when they drift, its
-// password set again when its Secret changes — and dropped when the MemgraphUser goes. What it
-// decides is planner's (UserWaits, PlanUser, PlanDrop, the verdicts); how a cluster's Memgraph
-// is reached, and how an answer is written and counted, are the shell's (Config). It shares
+// password set again when its Secret changes — and dropped when the MemgraphUser goes. Every
+// decision is the planner's (planner.NextUser, a step machine the pass performs); how a
+// cluster's Memgraph is reached, and how an answer is written and counted, are the shell's
+// (Config). It shares
 // nothing with a MemgraphCluster's sync but the wire and the cluster's user-access Secret, which
 // the cluster's hook writes (AccessOf) and a user's pass reads.
 package users
@@ -93,19 +94,11 @@ func (ctl *Controller) HandleSync(w http.ResponseWriter, r *http.Request) {
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), ctl.cfg.Budget)
 	defer cancel()
-	p := ctl.newPass(u, &obs, dryRun)
-	var resp userResponse
-	if req.Finalizing {
-		resp = p.finalize(ctx)
-	} else {
-		resp = p.sync(ctx)
-	}
-	if resp.Children == nil {
-		resp.Children = []any{}
-	}
-	ready := meta(resp.Status.Conditions)
-	p.log.Info("user", "username", resp.Status.Username, "phase", resp.Status.Phase, "reason", ready.Reason,
-		"statements", len(p.sent), "finalizing", req.Finalizing, "finalized", resp.Finalized, "dryRun", dryRun)
+	p := ctl.newPass(u, &obs, req.Finalizing, dryRun)
+	done := p.run(ctx)
+	resp := p.answer(done)
+	p.log.Info("user", "username", resp.Status.Username, "phase", resp.Status.Phase, "reason", done.Verdict.Reason,
+		"statements", done.Sent, "finalizing", req.Finalizing, "finalized", resp.Finalized, "dryRun", dryRun)
 	ctl.cfg.Answer(w, "user", http.StatusOK, resp)
 }
 
