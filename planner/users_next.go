@@ -20,7 +20,7 @@ type UserReadKind int
 
 const (
 	// UserReadMain reaches the cluster's MAIN with what the user-access Secret carries: its
-	// coordinators name it (planner.NextMain), and every later step goes to it.
+	// coordinators name it (NextMain, which the shell performs), and every later step goes to it.
 	UserReadMain UserReadKind = iota + 1
 	// UserReadUsers is SHOW USERS.
 	UserReadUsers
