@@ -26,7 +26,7 @@ import (
 
 var (
 	fleetSize  = flag.Int("fleet", 3, "MemgraphClusters (3+2 each) TestFleetLoad creates at once; make load: 50")
-	fleetDrain = flag.Bool("fleet-drain", false, "TestFleetLoad also waits for the hook's Bolt pool to close every connection after the clusters are deleted (about a minute); make load sets it")
+	fleetDrain = flag.Bool("fleet-drain", false, "TestFleetLoad also waits for the hook's Bolt pool to close every connection after the clusters are deleted (within its idle timeout, two minutes); make load sets it")
 )
 
 // TestFleetLoad creates -fleet MemgraphClusters at once and runs the hook binary against them as
@@ -53,10 +53,13 @@ func TestFleetLoad(t *testing.T) {
 	for i := 1; i <= 5*n/500; i++ {
 		addNode(t, fmt.Sprintf("fleet-node-%d", i))
 	}
-	// The CompositeController's own resync period and Metacontroller's default of 5 workers;
-	// Pods are polled once a second (250 of them at 50 clusters).
+	// The CompositeController's own resync period and Metacontroller's default of 5 workers.
+	// The simulated pods follow every Pod event; the poll besides (claims, missed events) lists
+	// every Pod and claim of the namespace, so it runs once a second per 50 clusters (every 4 s
+	// at 200: 1,000 Pods and 2,000 claims a list), leaving the 2 cores to the control plane, the
+	// hook and the simulated instances.
 	s := startScenarioOpts(t, ns, scenarioOptions{process: true, links: addrs, workers: 5,
-		resync: 60 * time.Second, podInterval: time.Second})
+		resync: 60 * time.Second, podInterval: max(time.Second, time.Duration(n/50)*time.Second)})
 	started := time.Now()
 	for _, name := range names {
 		s.create(name, "{}")

@@ -21,10 +21,12 @@ func (c Change) String() string {
 	return fmt.Sprintf("%s %s %s", c.At.Format("15:04:05.000"), c.Host, c.What)
 }
 
-// Changes returns every change the World made so far, oldest first.
+// Changes returns every change the World made up to now, oldest first, each at the simulated
+// instant it happened (timed ones, such as a failover, are applied first).
 func (w *World) Changes() []Change {
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	w.advance()
 	return slices.Clone(w.changes)
 }
 
