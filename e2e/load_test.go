@@ -31,12 +31,12 @@ var (
 
 // TestFleetLoad creates -fleet MemgraphClusters at once and runs the hook binary against them as
 // the Deployment runs it (a child process, so its resources are its own): every cluster
-// converges with no hook answer other than 200, then a steady state of resyncs costs exactly one
-// Bolt query per sync (SHOW INSTANCES), plus the lag gauge's SHOW REPLICATION LAG on the leader
-// and the replica health's SHOW REPLICAS on the MAIN, each at most once per cluster per
-// hookmetrics.LagRefresh (hookmetrics.ReplicaRefresh is the same period), and no write to any
-// child or status. It reports the hook's peak RSS and CPU
-// time. Deleting the clusters empties the hook's per-cluster state: the lock map at once and, with
+// converges with no hook answer other than 200, then, in a steady state of resyncs, each cluster
+// whose Memgraph reported no change costs exactly one Bolt query per sync (SHOW INSTANCES), plus
+// the lag gauge's SHOW REPLICATION LAG on the leader and the replica health's SHOW REPLICAS on
+// the MAIN, each at most once per hookmetrics.LagRefresh (hookmetrics.ReplicaRefresh is the same
+// period), and no write to any child or status (steadyState). It reports the hook's peak RSS and
+// CPU time, and the clusters whose Memgraph reported a change. Deleting the clusters empties the hook's per-cluster state: the lock map at once and, with
 // -fleet-drain, the Bolt pool within its idle timeout. CI runs 3 clusters; make load runs 50.
 func TestFleetLoad(t *testing.T) {
 	n := *fleetSize
