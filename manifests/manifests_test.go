@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -15,6 +16,7 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"sigs.k8s.io/yaml"
 
+	"github.com/memgraph-hooks/memgraph-hooks/memgraph/bolt"
 	"github.com/memgraph-hooks/memgraph-hooks/topology"
 )
 
@@ -217,5 +219,35 @@ func TestTheAgentImageIsTheHooksOwn(t *testing.T) {
 	}
 	if hook.Image != topology.DefaultAgentImage {
 		t.Errorf("the Deployment runs %s, the flag's default is %s", hook.Image, topology.DefaultAgentImage)
+	}
+}
+
+// The controllers whose syncs query Memgraph resync a steady cluster about once a period, later
+// when Metacontroller's queue is long: the hook's Bolt pool keeps an idle address's connections
+// for at least two periods, so a steady sync reuses them instead of dialling and handshaking
+// again inside its first read's share of the sync budget.
+func TestSteadySyncsFindTheirBoltConnectionsOpen(t *testing.T) {
+	for _, path := range []string{"compositecontroller.yaml", "user-controllers.yaml"} {
+		var cc struct {
+			Kind string `json:"kind"`
+			Spec struct {
+				ResyncPeriodSeconds int `json:"resyncPeriodSeconds"`
+			} `json:"spec"`
+		}
+		raw, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := yaml.Unmarshal(raw, &cc); err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+		period := time.Duration(cc.Spec.ResyncPeriodSeconds) * time.Second
+		if cc.Kind != "CompositeController" || period <= 0 {
+			t.Fatalf("%s: kind %q with resyncPeriodSeconds %d", path, cc.Kind, cc.Spec.ResyncPeriodSeconds)
+		}
+		if bolt.DefaultIdleTimeout < 2*period {
+			t.Errorf("%s resyncs every %s, and the hook's Bolt pool closes an address idle for %s: a steady sync dials again; want at least %s",
+				path, period, bolt.DefaultIdleTimeout, 2*period)
+		}
 	}
 }

@@ -47,8 +47,15 @@ type Stats struct {
 	writes    []Write
 	hooks     []HookCall
 	errors    []SyncError
+	syncs     []SyncStart
 	started   int
 	completed int
+}
+
+// SyncStart is one sync that called the hook: when, and for which parent (namespace/name).
+type SyncStart struct {
+	At  time.Time
+	Key string
 }
 
 func newStats() *Stats { return &Stats{} }
@@ -75,9 +82,10 @@ func (s *Stats) recordError(key string, err error) {
 	s.errors = append(s.errors, SyncError{At: time.Now(), Key: key, Err: err})
 }
 
-func (s *Stats) syncStarted() {
+func (s *Stats) syncStarted(key string) {
 	s.mu.Lock()
 	s.started++
+	s.syncs = append(s.syncs, SyncStart{At: time.Now(), Key: key})
 	s.mu.Unlock()
 }
 
@@ -92,6 +100,7 @@ type Snapshot struct {
 	Writes         []Write
 	Hooks          []HookCall
 	Errors         []SyncError
+	Syncs          []SyncStart // every sync that called the hook, in order
 	SyncsStarted   int
 	SyncsCompleted int
 }
@@ -104,6 +113,7 @@ func (s *Stats) Snapshot() Snapshot {
 		Writes:         append([]Write(nil), s.writes...),
 		Hooks:          append([]HookCall(nil), s.hooks...),
 		Errors:         append([]SyncError(nil), s.errors...),
+		Syncs:          append([]SyncStart(nil), s.syncs...),
 		SyncsStarted:   s.started,
 		SyncsCompleted: s.completed,
 	}

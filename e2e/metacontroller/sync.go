@@ -7,6 +7,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -60,7 +61,7 @@ func (c *Controller) syncKey(key string) (time.Duration, error) {
 		"related":    related,
 		"finalizing": finalizing,
 	}
-	c.stats.syncStarted()
+	c.stats.syncStarted(key)
 	hook := c.cc.Sync
 	if finalizing {
 		hook = c.cc.Finalize
@@ -356,11 +357,12 @@ func (c *Controller) updateStatus(ctx context.Context, parent *unstructured.Unst
 		if reflect.DeepEqual(cur.Object["status"], any(status)) {
 			return nil
 		}
+		diff := cmp.Diff(cur.Object["status"], any(status))
 		cur.Object["status"] = status
 		if _, err := client.UpdateStatus(ctx, cur, metav1.UpdateOptions{}); err != nil {
 			return err
 		}
-		c.stats.recordWrite("status", c.parent.kind, cur, "")
+		c.stats.recordWrite("status", c.parent.kind, cur, diff)
 		return nil
 	})
 	return err

@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"fmt"
 	"slices"
 	"sort"
 	"time"
@@ -203,6 +204,7 @@ func (w *World) trackQuorum(c *cluster) {
 // setLeader starts a new term led by id. The new leader is not ready until it reconciles.
 func (w *World) setLeader(c *cluster, id int) {
 	c.leader, c.term, c.quorumLostAt = id, c.term+1, time.Time{}
+	w.clusterChanged(c, fmt.Sprintf("%s leads (term %d)", coordName(id), c.term))
 	c.electAt, c.yieldAt, c.yieldTo = time.Time{}, time.Time{}, 0
 	w.startReconciling(c)
 	w.markInitialized(c)
@@ -210,6 +212,7 @@ func (w *World) setLeader(c *cluster, id int) {
 
 func (w *World) loseLeader(c *cluster) {
 	c.leader, c.term, c.ready, c.quorumLostAt = 0, c.term+1, false, time.Time{}
+	w.clusterChanged(c, fmt.Sprintf("no leader (term %d)", c.term))
 	c.yieldAt, c.yieldTo = time.Time{}, 0
 	c.connectors, c.frozen = map[string]time.Time{}, nil
 }
@@ -218,6 +221,7 @@ func (w *World) loseLeader(c *cluster) {
 // attempt comes after the configured delay, later ones after a doubling backoff.
 func (w *World) startReconciling(c *cluster) {
 	c.ready, c.reconcileAt, c.backoff = false, w.cur.Add(w.opts.readyDelay), reconcileBackoffStart
+	w.clusterChanged(c, "leader not ready (reconciling)")
 	c.connectors, c.frozen = map[string]time.Time{}, nil
 }
 
@@ -236,6 +240,7 @@ func (w *World) reconcileOnce(c *cluster) {
 		return
 	}
 	c.ready, c.readySince, c.failoverStuck = true, w.cur, false
+	w.clusterChanged(c, "leader ready")
 	for _, e := range c.data {
 		c.connectors[e.name] = w.cur
 	}

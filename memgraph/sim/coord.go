@@ -190,6 +190,7 @@ func (w *World) leaderWrite(c *cluster, leader *instance, op *coordOp) ([]map[st
 			return nil, msg
 		}
 		c.main, c.demoted = "", e.name
+		w.clusterChanged(c, "no MAIN ("+e.name+" demoted)")
 		return []map[string]any{noteDemote(e.name)}, ""
 	case stUnregisterInstance:
 		e := c.entry(op.st.name)
@@ -207,6 +208,7 @@ func (w *World) leaderWrite(c *cluster, leader *instance, op *coordOp) ([]map[st
 		}
 		if c.main == e.name {
 			c.main = ""
+			w.clusterChanged(c, "no MAIN ("+e.name+" unregistered)")
 		}
 		c.data = deleteFunc(c.data, func(d *dataEntry) bool { return d == e })
 		delete(c.connectors, e.name)

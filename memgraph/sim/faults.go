@@ -41,6 +41,7 @@ func (w *World) halt(in *instance) *bolt.Server {
 	in.server, in.alive, in.recoverAt, in.retryAt = nil, false, time.Time{}, time.Time{}
 	abortRuns(in)
 	w.deaths[in.host] = w.cur
+	w.changed(in.host, "process stopped")
 	if in.coord {
 		w.reelect()
 	} else {

@@ -44,6 +44,7 @@ func (w *World) entryOf(c *cluster, in *instance) *dataEntry {
 // (catchUp) fill at once.
 func (w *World) promote(c *cluster, name string) {
 	c.main = name
+	w.clusterChanged(c, "MAIN "+name)
 	if in := w.dataInstance(c.entry(name)); in != nil {
 		in.writeBlocked, in.recoverAt, in.retryAt, in.cache, in.diverged = false, time.Time{}, time.Time{}, nil, false
 	}

@@ -10,6 +10,7 @@ import (
 
 // Query is one query an instance received over Bolt.
 type Query struct {
+	At         time.Time // when the instance received it
 	Host       string
 	Text       string
 	ExplicitTx bool
@@ -30,7 +31,7 @@ func (w *World) run(in *instance, req bolt.Request) (*bolt.Prepared, *bolt.Failu
 		return nil, &bolt.Failure{Code: bolt.CodeDatabaseError, Message: "instance is shutting down"}
 	}
 	idx := len(w.queries)
-	w.queries = append(w.queries, Query{Host: in.host, Text: req.Query, ExplicitTx: req.ExplicitTx})
+	w.queries = append(w.queries, Query{At: w.opts.clock.Now(), Host: in.host, Text: req.Query, ExplicitTx: req.ExplicitTx})
 	latency := in.latency
 	w.mu.Unlock()
 	if latency > 0 {

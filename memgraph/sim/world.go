@@ -271,6 +271,7 @@ type World struct {
 	joins     []*pendingJoin
 	clusterID int
 	queries   []Query
+	changes   []Change // what the World changed in what Memgraph reports (changes.go)
 	misuses   []Misuse
 	acked     map[string]int64  // per database: writes the simulator acknowledged (Acknowledged)
 	tempDirs  map[string]string // by host: data directories of instances started without DataDir
@@ -469,6 +470,7 @@ func (w *World) listen(in *instance) error {
 		}
 	}
 	in.server, in.addr, in.alive, in.startedAt = srv, srv.Addr(), true, w.cur
+	w.changed(in.host, "process started")
 	w.instances[in.host] = in
 	return nil
 }
