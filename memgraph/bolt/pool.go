@@ -23,8 +23,8 @@ import (
 // Defaults of PoolOptions. DefaultIdleTimeout is twice the resync period of the controllers
 // whose syncs query Memgraph (60 s, manifests/): a steady cluster is synced about once a
 // period, later when Metacontroller's queue is long, and its sync must find its connections
-// open. An idle timeout of one period closed them between resyncs, so every steady sync of a
-// fleet dialled and handshook again, inside the first read's share of the sync budget.
+// open: with an idle timeout of one period, every steady sync of a fleet would dial and
+// handshake again inside the first read's share of the sync budget.
 const (
 	DefaultIdleTimeout        = 2 * time.Minute
 	DefaultMaxConnsPerAddress = 2
