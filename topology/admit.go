@@ -2,6 +2,7 @@ package topology
 
 import (
 	"encoding/json"
+	"errors"
 
 	"k8s.io/apimachinery/pkg/util/validation"
 	kjson "sigs.k8s.io/json"
@@ -23,32 +24,62 @@ const MsgNamespace = "metadata.namespace must be a namespace name: at most 63 lo
 // The result needs no Defaulted: every field with a default is set. When only the rules are
 // broken, the error is a *ValidationError naming the object; when the spec does not even decode,
 // one that does not.
-func Admit(raw []byte) (*Cluster, error) { return admitParent(raw, false) }
+func AdmitJSONTmp(raw []byte) (*MemgraphCluster, error) {
+	mc, _, err := admitParent(raw, false)
+	return mc, err
+}
+
+// Withheld are the fields AdmitWithholding took out of a spec instead of refusing it, with the
+// rules they broke.
+// +kubebuilder:object:generate=false
+type Withheld struct {
+	// Settings are the declared coordinator settings Memgraph 3.12 takes but cannot run with.
+	Settings []Violation
+	// HostnameTemplate are the rules spec.externalAccess.hostnameTemplate broke.
+	HostnameTemplate []Violation
+}
 
 // AdmitWithholding is Admit for a hook request's parent, which the API server may have stored
 // under an older CRD that lacked a rule: a declared coordinator setting Memgraph 3.12 takes but
-// cannot run with (settingfloors.go) refuses nothing. The Cluster withholds it instead — Declare
-// leaves it out of Declared.Settings and lists it, with the rule's message, in
-// Declared.WithheldSettings — so the hook never sends it and says why. So is a
-// spec.externalAccess.hostnameTemplate that breaks its rules: it is ignored, and
-// ExternalAccessView.TemplateWithheld says why. Any other broken rule refuses the parent as Admit
-// does, the withheld fields named with it.
-func AdmitWithholding(raw []byte) (*Cluster, error) { return admitParent(raw, true) }
+// cannot run with (settingfloors.go) refuses nothing. It is taken out of the spec instead and
+// listed, with the rule's message, in Withheld.Settings, so the hook never sends it and says why.
+// So is a spec.externalAccess.hostnameTemplate that breaks its rules (Withheld.HostnameTemplate).
+// Any other broken rule refuses the parent as Admit does, the withheld fields named with it.
+func AdmitWithholdingJSONTmp(raw []byte) (*MemgraphCluster, Withheld, error) {
+	return admitParent(raw, true)
+}
 
-func admitParent(raw []byte, withhold bool) (*Cluster, error) {
+// Admit admits a typed object: a copy of mc with every default applied (a zero value counts as
+// unset, as it does when a typed object is marshalled for the API server), checked against every
+// creation-time rule. An invalid spec is refused with its *ValidationError.
+func (mc *MemgraphCluster) Admit() (*MemgraphCluster, error) {
+	switch {
+	case mc == nil:
+		return nil, errors.New("no MemgraphCluster")
+	case mc.Name == "" || mc.Namespace == "":
+		return nil, errors.New("a MemgraphCluster needs metadata.name and metadata.namespace")
+	}
+	d := mc.Defaulted()
+	if err := d.validateDefaulted(); err != nil {
+		return nil, err
+	}
+	return d, nil
+}
+
+func admitParent(raw []byte, withhold bool) (*MemgraphCluster, Withheld, error) {
 	mc, err := DecodeCluster(raw)
 	if err != nil {
-		return nil, err
+		return nil, Withheld{}, err
 	}
 	root, err := embeddedSchema()
 	if err != nil {
-		return nil, err
+		return nil, Withheld{}, err
 	}
 	var obj struct {
 		Spec any `json:"spec"`
 	}
 	if err := kjson.UnmarshalCaseSensitivePreserveInts(raw, &obj); err != nil {
-		return nil, describeDecodeError(err)
+		return nil, Withheld{}, describeDecodeError(err)
 	}
 	stored := map[string]any{}
 	if obj.Spec != nil {
@@ -58,14 +89,14 @@ func admitParent(raw []byte, withhold bool) (*Cluster, error) {
 	vs := schemaViolations(stored["spec"])
 	specJSON, err := json.Marshal(stored["spec"])
 	if err != nil {
-		return nil, err
+		return nil, Withheld{}, err
 	}
 	mc.Spec = MemgraphClusterSpec{}
 	if err := kjson.UnmarshalCaseSensitivePreserveInts(specJSON, &mc.Spec); err != nil {
 		if len(vs) > 0 {
-			return nil, vs.err(nil) // the schema says what is wrong, in the API server's terms
+			return nil, Withheld{}, vs.err(nil) // the schema says what is wrong, in the API server's terms
 		}
-		return nil, describeDecodeError(err)
+		return nil, Withheld{}, describeDecodeError(err)
 	}
 	if errs := validation.IsDNS1123Label(mc.Namespace); len(errs) > 0 {
 		vs.add(true, "metadata.namespace", MsgNamespace)
@@ -77,9 +108,7 @@ func admitParent(raw []byte, withhold bool) (*Cluster, error) {
 	}
 	mc.celRules(&vs)
 	if len(vs) > 0 {
-		return nil, append(append(vs, withheld...), template...).err(mc)
+		return nil, Withheld{}, append(append(vs, withheld...), template...).err(mc)
 	}
-	c := admitted(mc)
-	c.withheld, c.withheldTemplate = withheld, template
-	return c, nil
+	return mc, Withheld{Settings: withheld, HostnameTemplate: template}, nil
 }

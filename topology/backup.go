@@ -45,10 +45,6 @@ func BackupDatabaseOf(databasesPrefix, key string) (string, bool) {
 	return name, err == nil && name != ""
 }
 
-// DefaultDatabase is the database every Memgraph instance has, the one a Bolt session without a
-// database selects.
-const DefaultDatabase = "memgraph"
-
 const backupDatabasesDir = "databases"
 
 // BackupRegion is the destination's region, us-east-1 when unset (the CRD's default).

@@ -497,3 +497,7 @@ type FromBackup struct {
 	// +optional
 	Key string `json:"key,omitempty"`
 }
+
+// DefaultDatabase is the database every Memgraph instance has, the one a Bolt session without a
+// database selects.
+const DefaultDatabase = "memgraph"

@@ -1,8 +1,6 @@
 package topology
 
 import (
-	"errors"
-
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
@@ -19,10 +17,8 @@ type Cluster struct {
 	replicas Replicas
 	// agentImage is the backup agent's image (WithAgentImage); "" is DefaultAgentImage.
 	agentImage string
-	// withheld are the declared coordinator settings AdmitWithholding took out of the spec;
-	// withheldTemplate the rules spec.externalAccess.hostnameTemplate broke when it took that out.
-	withheld         []Violation
-	withheldTemplate []Violation
+	// withheld is what AdmitWithholding took out of the spec.
+	withheld Withheld
 }
 
 // admitted wraps a defaulted, valid object.
@@ -45,18 +41,33 @@ func admitted(mc *MemgraphCluster) *Cluster {
 	}
 }
 
-// NewCluster admits a typed object: a copy of mc with every default applied (a zero value counts
-// as unset, as it does when a typed object is marshalled for the API server), checked against
-// every creation-time rule. An invalid spec is refused with its *ValidationError.
-func NewCluster(mc *MemgraphCluster) (*Cluster, error) {
-	switch {
-	case mc == nil:
-		return nil, errors.New("no MemgraphCluster")
-	case mc.Name == "" || mc.Namespace == "":
-		return nil, errors.New("a MemgraphCluster needs metadata.name and metadata.namespace")
+// Admit admits a hook request's parent (the API's Admit) as a Cluster.
+func Admit(raw []byte) (*Cluster, error) {
+	mc, err := AdmitJSONTmp(raw)
+	if err != nil {
+		return nil, err
 	}
-	d := mc.Defaulted()
-	if err := d.validateDefaulted(); err != nil {
+	return admitted(mc), nil
+}
+
+// AdmitWithholding admits a hook request's parent as the API's AdmitWithholding does: Declare
+// leaves the withheld coordinator settings out of Declared.Settings and lists them, with the
+// rule's message, in Declared.WithheldSettings; ExternalAccessView.TemplateWithheld says why a
+// withheld spec.externalAccess.hostnameTemplate is ignored.
+func AdmitWithholding(raw []byte) (*Cluster, error) {
+	mc, withheld, err := AdmitWithholdingJSONTmp(raw)
+	if err != nil {
+		return nil, err
+	}
+	c := admitted(mc)
+	c.withheld = withheld
+	return c, nil
+}
+
+// NewCluster admits a typed object (the API's MemgraphCluster.Admit) as a Cluster.
+func NewCluster(mc *MemgraphCluster) (*Cluster, error) {
+	d, err := mc.Admit()
+	if err != nil {
 		return nil, err
 	}
 	return admitted(d), nil
@@ -80,7 +91,7 @@ func (c *Cluster) Declare(span Replicas) Declared {
 	d := Declare(c.network, c.replicas, span)
 	d.PreferredMain = c.mc.Spec.PreferredMain
 	d.Settings = c.mc.Spec.CoordinatorSettings
-	d.WithheldSettings = c.withheld
+	d.WithheldSettings = c.withheld.Settings
 	for _, members := range [][]DataInstance{d.DataInstances, d.RetiringDataInstances} {
 		for i := range members {
 			members[i].Mode = c.mc.Spec.ModeOf(members[i].Name)

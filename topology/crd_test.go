@@ -165,3 +165,11 @@ func TestCRDRulesMatchGoValidation(t *testing.T) {
 		t.Errorf("reservedEnvNames %s differ from the CEL list %s", got, reservedEnvNamesInCEL)
 	}
 }
+
+// The CRD refuses a status with more records than RecordOperations ever keeps, and no fewer.
+func TestOperationsMaxItemsIsMaxOperations(t *testing.T) {
+	ops := loadCRDSchema(t).Properties["status"].Properties["operations"]
+	if ops.MaxItems == nil || *ops.MaxItems != MaxOperations {
+		t.Errorf("status.operations maxItems %v, want MaxOperations (%d)", ops.MaxItems, MaxOperations)
+	}
+}

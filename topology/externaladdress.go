@@ -78,8 +78,8 @@ func (c *Cluster) Advertise(d Declared, o ExternalObservation) Declared {
 		return d
 	}
 	v := &ExternalAccessView{Type: e.Type}
-	if len(c.withheldTemplate) > 0 {
-		v.TemplateWithheld = c.withheldTemplate[0].Message
+	if len(c.withheld.HostnameTemplate) > 0 {
+		v.TemplateWithheld = c.withheld.HostnameTemplate[0].Message
 	}
 	coordinators := append([]Coordinator(nil), d.Coordinators...)
 	for i := range coordinators {

@@ -1,14 +1,7 @@
 package topology
 
-// Labels on every child and pod. The selector subset (name, instance, component) never changes
-// for the life of a cluster, because a StatefulSet's selector is immutable; user labels and
-// managed-by go on metadata only.
+// Labels and annotations the hook sets besides the selector labels (LabelName and friends).
 const (
-	LabelName      = "app.kubernetes.io/name"
-	LabelInstance  = "app.kubernetes.io/instance"
-	LabelComponent = "app.kubernetes.io/component"
-	LabelManagedBy = "app.kubernetes.io/managed-by"
-
 	// LabelPodIndex is set by the StatefulSet controller on each pod to its ordinal; with the
 	// coordinator StatefulSet's ordinals starting at FirstCoordinatorID it is the coordinator id.
 	LabelPodIndex = "apps.kubernetes.io/pod-index"

@@ -141,11 +141,3 @@ func TestRecordOperationsLeavesPriorAlone(t *testing.T) {
 		t.Errorf("prior changed (-before +after):\n%s", diff)
 	}
 }
-
-// The CRD refuses a status with more records than RecordOperations ever keeps, and no fewer.
-func TestOperationsMaxItemsIsMaxOperations(t *testing.T) {
-	ops := loadCRDSchema(t).Properties["status"].Properties["operations"]
-	if ops.MaxItems == nil || *ops.MaxItems != MaxOperations {
-		t.Errorf("status.operations maxItems %v, want MaxOperations (%d)", ops.MaxItems, MaxOperations)
-	}
-}

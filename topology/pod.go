@@ -10,23 +10,6 @@ import (
 	"k8s.io/utils/ptr"
 )
 
-// Environment the pods get. Memgraph reads its five HA settings (management port, coordinator
-// port, coordinator id, NuRaft log file, coordinator hostname) from MEMGRAPH_* variables as one
-// group: once any is set, all five come from the environment and the flags are ignored. So a
-// coordinator sets all five and a data instance sets only the management port; the identity
-// therefore comes from the pod itself and every pod of a role shares one template.
-const (
-	EnvPodName             = "POD_NAME"
-	EnvLicense             = "MEMGRAPH_ENTERPRISE_LICENSE"
-	EnvOrganization        = "MEMGRAPH_ORGANIZATION_NAME"
-	EnvManagementPort      = "MEMGRAPH_MANAGEMENT_PORT"
-	EnvCoordinatorPort     = "MEMGRAPH_COORDINATOR_PORT"
-	EnvCoordinatorID       = "MEMGRAPH_COORDINATOR_ID"
-	EnvNuRaftLogFile       = "MEMGRAPH_NURAFT_LOG_FILE"
-	EnvCoordinatorHostname = "MEMGRAPH_COORDINATOR_HOSTNAME"
-	EnvBoltPort            = "MEMGRAPH_BOLT_PORT"
-)
-
 // Paths and names inside the pod, as the HA chart uses them.
 const (
 	ContainerName = "memgraph"

@@ -34,3 +34,13 @@ func UserAccessSecret(c *Cluster, data, annotations map[string]string) (map[stri
 		Labels:      map[string]string{LabelName: NameValue, LabelInstance: mc.Name, LabelComponent: RoleUser, LabelManagedBy: ManagedByValue},
 		Annotations: annotations}, data)
 }
+
+// Role is the declared role of the cluster named name, and whether there is one.
+func (c *Cluster) Role(name string) (ClusterRole, bool) {
+	for _, r := range c.mc.Spec.Roles {
+		if r.Name == name {
+			return r, true
+		}
+	}
+	return ClusterRole{}, false
+}

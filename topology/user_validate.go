@@ -113,13 +113,3 @@ func (u *MemgraphUser) PasswordSecretName() string {
 	}
 	return UserSecretName(u.Name)
 }
-
-// Role is the declared role of the cluster named name, and whether there is one.
-func (c *Cluster) Role(name string) (ClusterRole, bool) {
-	for _, r := range c.mc.Spec.Roles {
-		if r.Name == name {
-			return r, true
-		}
-	}
-	return ClusterRole{}, false
-}

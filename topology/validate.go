@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -260,7 +261,8 @@ func validatePreferredMain(vs *violations, s *MemgraphClusterSpec) {
 	}
 	wellFormed := preferredMainRE.MatchString(s.PreferredMain)
 	vs.add(!wellFormed, "spec.preferredMain", MsgPreferredMain)
-	if ordinal, ok := ParseDataInstanceName(s.PreferredMain); wellFormed && ok {
+	if wellFormed {
+		ordinal, _ := strconv.Atoi(strings.TrimPrefix(s.PreferredMain, "instance_"))
 		vs.add(ordinal >= int(s.DataInstances), "spec", MsgPreferredDeclared)
 	}
 }

@@ -1,0 +1,36 @@
+package topology
+
+import "testing"
+
+// The restore's store and its name: fromBackup's own destination, else spec.backup.destination.
+func TestRestoreDestinationAndLabel(t *testing.T) {
+	own, other := destination(), destination()
+	other.S3.Bucket = "other-cluster"
+	for _, tc := range []struct {
+		name       string
+		from       *FromBackup
+		wantBucket string
+		wantLabel  string
+	}{
+		{"no restore", nil, "", ""},
+		{"by name", &FromBackup{Name: "nightly"}, "memgraph-backups", "MemgraphBackup nightly"},
+		{"by key", &FromBackup{Key: "p/k"}, "memgraph-backups", "s3://memgraph-backups/p/k"},
+		{"by key in another store", &FromBackup{Key: "p/k", Destination: &other}, "other-cluster", "s3://other-cluster/p/k"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			mc := minimalCluster()
+			mc.Spec.Backup = &ClusterBackup{Destination: &own}
+			if tc.from != nil {
+				mc.Spec.Bootstrap = &Bootstrap{FromBackup: tc.from}
+			}
+			c := &Cluster{mc: mc}
+			bucket := ""
+			if d := c.RestoreDestination(); d != nil {
+				bucket = d.S3.Bucket
+			}
+			if bucket != tc.wantBucket || c.RestoreLabel() != tc.wantLabel {
+				t.Errorf("store %q, label %q; want %q, %q", bucket, c.RestoreLabel(), tc.wantBucket, tc.wantLabel)
+			}
+		})
+	}
+}
