@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"slices"
 
+	"github.com/memgraph-hooks/memgraph-hooks/api/v1alpha1"
 	"github.com/memgraph-hooks/memgraph-hooks/hooks/backups"
 	"github.com/memgraph-hooks/memgraph-hooks/hooks/wire"
 	"github.com/memgraph-hooks/memgraph-hooks/topology"
@@ -56,7 +57,7 @@ func decodeParent(raw []byte) (*topology.Cluster, error) {
 		return nil, wire.Badf("request has no parent: expected the MemgraphCluster under \"parent\"")
 	}
 	cluster, err := topology.AdmitWithholding(raw)
-	var invalid *topology.ValidationError
+	var invalid *v1alpha1.ValidationError
 	switch {
 	case errors.As(err, &invalid) && invalid.Name != "":
 		return nil, wire.Badf("parent %s has a spec Memgraph cannot run: %v", wire.ObjectKey(invalid.Namespace, invalid.Name), err)

@@ -10,6 +10,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	kjson "sigs.k8s.io/json"
 
+	"github.com/memgraph-hooks/memgraph-hooks/api/v1alpha1"
 	"github.com/memgraph-hooks/memgraph-hooks/hooks/backups"
 	"github.com/memgraph-hooks/memgraph-hooks/hooks/clustersecrets"
 	"github.com/memgraph-hooks/memgraph-hooks/hooks/wire"
@@ -209,7 +210,7 @@ func (o *observation) readPod(rs [2]topology.RoleSet, p *wire.Object, path strin
 	if at := p.Metadata.CreationTimestamp; at != "" {
 		t, err := time.Parse(time.RFC3339, at)
 		if err != nil {
-			return wire.Badf("%s.metadata.creationTimestamp must be an RFC 3339 time, got the string %q", path, topology.Clip(at))
+			return wire.Badf("%s.metadata.creationTimestamp must be an RFC 3339 time, got the string %q", path, v1alpha1.Clip(at))
 		}
 		created = metav1.NewTime(t)
 	}

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/memgraph-hooks/memgraph-hooks/api/v1alpha1"
 	"github.com/memgraph-hooks/memgraph-hooks/backup"
 	"github.com/memgraph-hooks/memgraph-hooks/memgraph"
 	"github.com/memgraph-hooks/memgraph-hooks/planner"
@@ -262,7 +263,7 @@ func restoreJob(job backup.JobStatus) planner.RestoreJob {
 		Failed: job.State == backup.StateFailed, Permanent: job.Permanent, FinishedAt: job.FinishedAt,
 		State: job.State, Phase: job.Phase, BytesDone: job.BytesDone, BytesTotal: job.BytesTotal, StartedAt: job.StartedAt, Error: job.Error}
 	for _, d := range job.Databases {
-		rj.Databases = append(rj.Databases, topology.RestoreDatabase{Name: d.Name, Restored: d.Done})
+		rj.Databases = append(rj.Databases, v1alpha1.RestoreDatabase{Name: d.Name, Restored: d.Done})
 	}
 	return rj
 }

@@ -21,6 +21,7 @@ import (
 	"github.com/go-chi/chi/v5/middleware"
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/memgraph-hooks/memgraph-hooks/api/v1alpha1"
 	"github.com/memgraph-hooks/memgraph-hooks/backup"
 	"github.com/memgraph-hooks/memgraph-hooks/hooks/backups"
 	"github.com/memgraph-hooks/memgraph-hooks/hooks/hookmetrics"
@@ -132,7 +133,7 @@ func NewHandler(cfg Config) http.Handler {
 		h.writeJSON(w, "other", http.StatusMethodNotAllowed, notAllowed(req))
 	})
 	r.NotFound(func(w http.ResponseWriter, req *http.Request) {
-		h.writeJSON(w, "other", http.StatusNotFound, wire.ErrorBody{Error: "no such endpoint: " + topology.Clip(req.URL.Path) + " (use POST /sync or POST /customize)"})
+		h.writeJSON(w, "other", http.StatusNotFound, wire.ErrorBody{Error: "no such endpoint: " + v1alpha1.Clip(req.URL.Path) + " (use POST /sync or POST /customize)"})
 	})
 	return r
 }

@@ -1,6 +1,7 @@
 package topology
 
 import (
+	"github.com/memgraph-hooks/memgraph-hooks/api/v1alpha1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
@@ -12,17 +13,17 @@ import (
 // modified; its accessors return values or copies.
 // +kubebuilder:object:generate=false
 type Cluster struct {
-	mc       *MemgraphCluster // defaulted and valid
+	mc       *v1alpha1.MemgraphCluster // defaulted and valid
 	network  Network
 	replicas Replicas
 	// agentImage is the backup agent's image (WithAgentImage); "" is DefaultAgentImage.
 	agentImage string
 	// withheld is what AdmitWithholding took out of the spec.
-	withheld Withheld
+	withheld v1alpha1.Withheld
 }
 
 // admitted wraps a defaulted, valid object.
-func admitted(mc *MemgraphCluster) *Cluster {
+func admitted(mc *v1alpha1.MemgraphCluster) *Cluster {
 	s := &mc.Spec
 	return &Cluster{
 		mc: mc,
@@ -43,7 +44,7 @@ func admitted(mc *MemgraphCluster) *Cluster {
 
 // Admit admits a hook request's parent (the API's Admit) as a Cluster.
 func Admit(raw []byte) (*Cluster, error) {
-	mc, err := AdmitJSONTmp(raw)
+	mc, err := v1alpha1.Admit(raw)
 	if err != nil {
 		return nil, err
 	}
@@ -55,7 +56,7 @@ func Admit(raw []byte) (*Cluster, error) {
 // rule's message, in Declared.WithheldSettings; ExternalAccessView.TemplateWithheld says why a
 // withheld spec.externalAccess.hostnameTemplate is ignored.
 func AdmitWithholding(raw []byte) (*Cluster, error) {
-	mc, withheld, err := AdmitWithholdingJSONTmp(raw)
+	mc, withheld, err := v1alpha1.AdmitWithholding(raw)
 	if err != nil {
 		return nil, err
 	}
@@ -65,7 +66,7 @@ func AdmitWithholding(raw []byte) (*Cluster, error) {
 }
 
 // NewCluster admits a typed object (the API's MemgraphCluster.Admit) as a Cluster.
-func NewCluster(mc *MemgraphCluster) (*Cluster, error) {
+func NewCluster(mc *v1alpha1.MemgraphCluster) (*Cluster, error) {
 	d, err := mc.Admit()
 	if err != nil {
 		return nil, err
@@ -118,11 +119,11 @@ func (c *Cluster) TLSSecretName() string {
 
 // IntraClusterTLS reports whether the spec asks for intra-cluster TLS: spec.tls is set and
 // spec.tls.intraCluster is not false.
-func (c *Cluster) IntraClusterTLS() bool { return c.mc.Spec.TLS.intraCluster() }
+func (c *Cluster) IntraClusterTLS() bool { return c.mc.Spec.TLS.IntraClusterOn() }
 
 // ClusterTLSSecretName is the Secret behind intra-cluster TLS (spec.tls.clusterSecretName, else
 // spec.tls.secretName), "" when intra-cluster TLS is off.
-func (c *Cluster) ClusterTLSSecretName() string { return c.mc.Spec.TLS.clusterSecretName() }
+func (c *Cluster) ClusterTLSSecretName() string { return c.mc.Spec.TLS.ClusterSecret() }
 
 // PriorConditions are the conditions of the status the request carried, the one part of a prior
 // status the hook reads back (for lastTransitionTime). The slice is the cluster's: do not modify.
@@ -137,4 +138,4 @@ func (c *Cluster) Image() string { return image(&c.mc.Spec) }
 func (c *Cluster) StepTimeoutSeconds() int64 { return c.mc.Spec.Rollout.StepTimeoutSeconds() }
 
 // Spec returns a copy of the admitted spec.
-func (c *Cluster) Spec() MemgraphClusterSpec { return *c.mc.Spec.DeepCopy() }
+func (c *Cluster) Spec() v1alpha1.MemgraphClusterSpec { return *c.mc.Spec.DeepCopy() }

@@ -1,6 +1,7 @@
 package topology
 
 import (
+	"github.com/memgraph-hooks/memgraph-hooks/api/v1alpha1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
@@ -19,7 +20,7 @@ const antiAffinityWeight int32 = 100
 // roleAffinity is the affinity of a role's pods: the user's, exactly as written, when the
 // template sets one; otherwise a pod anti-affinity on kubernetes.io/hostname against the role's
 // other pods of the cluster, as spec.placement.antiAffinity asks (none for None).
-func roleAffinity(user *corev1.Affinity, p Placement, cluster, role string) *corev1.Affinity {
+func roleAffinity(user *corev1.Affinity, p v1alpha1.Placement, cluster, role string) *corev1.Affinity {
 	if user != nil {
 		return user
 	}
@@ -28,11 +29,11 @@ func roleAffinity(user *corev1.Affinity, p Placement, cluster, role string) *cor
 		TopologyKey:   TopologyKeyHostname,
 	}
 	switch p.AntiAffinity {
-	case AntiAffinityRequired:
+	case v1alpha1.AntiAffinityRequired:
 		return &corev1.Affinity{PodAntiAffinity: &corev1.PodAntiAffinity{
 			RequiredDuringSchedulingIgnoredDuringExecution: []corev1.PodAffinityTerm{term},
 		}}
-	case AntiAffinityNone:
+	case v1alpha1.AntiAffinityNone:
 		return nil
 	}
 	return &corev1.Affinity{PodAntiAffinity: &corev1.PodAntiAffinity{

@@ -3,6 +3,8 @@ package topology
 import (
 	"fmt"
 	"time"
+
+	"github.com/memgraph-hooks/memgraph-hooks/api/v1alpha1"
 )
 
 // ReplicaStuckAfter is spec.replicaHealth.stuckAfter (ReplicaHealth.StuckAfterDuration).
@@ -30,7 +32,7 @@ func (c *Cluster) RebuildTarget() string { return c.mc.Annotations[AnnotationReb
 // SHOW REPLICAS carries the records forward, and a pass that does keeps each record's since
 // while the replica's health holds. nil when there is none. The value is the cluster's: do not
 // modify.
-func (c *Cluster) PriorReplicas() []ReplicaStatus { return c.mc.Status.Replicas }
+func (c *Cluster) PriorReplicas() []v1alpha1.ReplicaStatus { return c.mc.Status.Replicas }
 
 // DataClaimName is the PersistentVolumeClaim of a data pod's data directory (LibVolume), as the
 // StatefulSet controller names it from the volumeClaimTemplate.

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/memgraph-hooks/memgraph-hooks/api/v1alpha1"
 	"github.com/memgraph-hooks/memgraph-hooks/backup"
 	"github.com/memgraph-hooks/memgraph-hooks/hooks/wire"
 	"github.com/memgraph-hooks/memgraph-hooks/memgraph"
@@ -31,8 +32,8 @@ import (
 
 // The keys of the backup-agent Secret the cluster's hook copies.
 const (
-	accessKeyIDKey     = topology.S3AccessKeyIDKey
-	secretAccessKeyKey = topology.S3SecretAccessKeyKey
+	accessKeyIDKey     = v1alpha1.S3AccessKeyIDKey
+	secretAccessKeyKey = v1alpha1.S3SecretAccessKeyKey
 	storeCAKey         = "store-ca.crt"
 	boltCAKey          = "bolt-ca.crt"
 	usernameKey        = "memgraph-username"
@@ -76,7 +77,7 @@ func CopyAccess(c *topology.Cluster, secrets map[string]*wire.Object, boltCA []b
 		out.Data[accessKeyIDKey], out.Data[secretAccessKeyKey] = encode(creds.Creds.AccessKeyID), encode(creds.Creds.SecretAccessKey)
 	}
 	if ca := dest.S3.CASecret; ca != nil {
-		if values := read.read(secrets, c.Namespace(), ca.Name, "spec.backup.destination.s3.caSecret", topology.S3CAKey); values != nil {
+		if values := read.read(secrets, c.Namespace(), ca.Name, "spec.backup.destination.s3.caSecret", v1alpha1.S3CAKey); values != nil {
 			out.Data[storeCAKey] = encode(values[0])
 		}
 	}

@@ -16,6 +16,7 @@ import (
 
 	"log/slog"
 
+	"github.com/memgraph-hooks/memgraph-hooks/api/v1alpha1"
 	"github.com/memgraph-hooks/memgraph-hooks/backup"
 	"github.com/memgraph-hooks/memgraph-hooks/hooks/wire"
 	"github.com/memgraph-hooks/memgraph-hooks/memgraph"
@@ -37,7 +38,7 @@ const (
 
 // backupResponse is a MemgraphBackup's hook answer: no children, ever.
 type backupResponse struct {
-	Status             topology.MemgraphBackupStatus `json:"status"`
+	Status             v1alpha1.MemgraphBackupStatus `json:"status"`
 	Children           []any                         `json:"children"`
 	ResyncAfterSeconds float64                       `json:"resyncAfterSeconds,omitempty"`
 	Finalized          bool                          `json:"finalized,omitempty"`
@@ -69,7 +70,7 @@ type Config struct {
 type Metrics interface {
 	// BackupEnded counts a backup of cluster that completed or failed, once, by the call that
 	// saw it end.
-	BackupEnded(namespace, cluster string, phase topology.BackupPhase)
+	BackupEnded(namespace, cluster string, phase v1alpha1.BackupPhase)
 	// BackupSucceeded records that a backup of cluster completed at at.
 	BackupSucceeded(namespace, cluster string, at time.Time)
 	// ScheduleObserved records a schedule of cluster: its longest interval (ScheduleInterval)
@@ -136,13 +137,13 @@ func (ctl *Controller) HandleSync(w http.ResponseWriter, r *http.Request) {
 }
 
 // syncBackup continues the backup from its recorded phase.
-func (ctl *Controller) syncBackup(ctx context.Context, b *topology.MemgraphBackup, obs *backupObservation) backupResponse {
+func (ctl *Controller) syncBackup(ctx context.Context, b *v1alpha1.MemgraphBackup, obs *backupObservation) backupResponse {
 	st := b.Status
 	st.ObservedGeneration = b.Generation
 	switch st.Phase {
-	case topology.BackupCompleted, topology.BackupFailed:
+	case v1alpha1.BackupCompleted, v1alpha1.BackupFailed:
 		return backupResponse{Status: st}
-	case topology.BackupRunning:
+	case v1alpha1.BackupRunning:
 		return ctl.pollJob(ctx, b, obs, st)
 	}
 	return ctl.startBackup(ctx, b, obs)
@@ -150,7 +151,7 @@ func (ctl *Controller) syncBackup(ctx context.Context, b *topology.MemgraphBacku
 
 // count records in the metrics a backup that ends with this answer (its status was not done
 // before) and the newest success of its cluster.
-func (ctl *Controller) count(b *topology.MemgraphBackup, obs *backupObservation, st topology.MemgraphBackupStatus) {
+func (ctl *Controller) count(b *v1alpha1.MemgraphBackup, obs *backupObservation, st v1alpha1.MemgraphBackupStatus) {
 	m := ctl.cfg.Metrics
 	if m == nil {
 		return
@@ -159,7 +160,7 @@ func (ctl *Controller) count(b *topology.MemgraphBackup, obs *backupObservation,
 		m.BackupEnded(b.Namespace, b.Spec.Cluster, st.Phase)
 	}
 	last := obs.lastSuccess
-	if st.Phase == topology.BackupCompleted && st.CompletedAt != nil && st.CompletedAt.After(last) {
+	if st.Phase == v1alpha1.BackupCompleted && st.CompletedAt != nil && st.CompletedAt.After(last) {
 		last = st.CompletedAt.Time
 	}
 	if !last.IsZero() {
@@ -169,15 +170,15 @@ func (ctl *Controller) count(b *topology.MemgraphBackup, obs *backupObservation,
 
 // pending is the answer of a backup that waits: phase Pending, why, its deadline, and a call
 // again later and later as it ages, at its deadline at the latest (planner.PendingResync).
-func pending(b *topology.MemgraphBackup, w planner.Wait, until, now time.Time) backupResponse {
-	return backupResponse{Status: topology.MemgraphBackupStatus{ObservedGeneration: b.Generation,
-		Phase: topology.BackupPending, Reason: w.Reason, Error: w.Message, Deadline: timePtr(until)},
+func pending(b *v1alpha1.MemgraphBackup, w planner.Wait, until, now time.Time) backupResponse {
+	return backupResponse{Status: v1alpha1.MemgraphBackupStatus{ObservedGeneration: b.Generation,
+		Phase: v1alpha1.BackupPending, Reason: w.Reason, Error: w.Message, Deadline: timePtr(until)},
 		ResyncAfterSeconds: planner.PendingResync(b.CreationTimestamp.Time, until, now).Seconds()}
 }
 
 // failed records a backup's failure for good.
-func (ctl *Controller) failed(st topology.MemgraphBackupStatus, reason, msg string) backupResponse {
-	st.Phase, st.Reason, st.Error = topology.BackupFailed, reason, msg
+func (ctl *Controller) failed(st v1alpha1.MemgraphBackupStatus, reason, msg string) backupResponse {
+	st.Phase, st.Reason, st.Error = v1alpha1.BackupFailed, reason, msg
 	if st.CompletedAt == nil {
 		now := metav1.NewTime(ctl.cfg.Now().UTC().Truncate(time.Second))
 		st.CompletedAt = &now
@@ -206,13 +207,13 @@ func (ctl *Controller) HandleCustomize(w http.ResponseWriter, r *http.Request) {
 	}
 	all := &wire.LabelSelector{MatchLabels: map[string]string{}}
 	rules := []wire.RelatedRule{
-		{APIVersion: topology.APIVersion, Resource: topology.Resource, Namespace: b.Namespace, Names: []string{b.Spec.Cluster}},
+		{APIVersion: v1alpha1.APIVersion, Resource: v1alpha1.Resource, Namespace: b.Namespace, Names: []string{b.Spec.Cluster}},
 		{APIVersion: "v1", Resource: "pods", Namespace: b.Namespace, LabelSelector: &wire.LabelSelector{MatchLabels: topology.PodSelector(b.Spec.Cluster)}},
 		{APIVersion: "v1", Resource: "secrets", Namespace: b.Namespace, Names: []string{topology.BackupAgentSecretName(b.Spec.Cluster)}},
-		{APIVersion: topology.APIVersion, Resource: topology.BackupResource, Namespace: b.Namespace, LabelSelector: all},
+		{APIVersion: v1alpha1.APIVersion, Resource: v1alpha1.BackupResource, Namespace: b.Namespace, LabelSelector: all},
 	}
 	if schedule := scheduleOwner(b); schedule != "" {
-		rules = append(rules, wire.RelatedRule{APIVersion: topology.APIVersion, Resource: topology.ScheduledBackupResource,
+		rules = append(rules, wire.RelatedRule{APIVersion: v1alpha1.APIVersion, Resource: v1alpha1.ScheduledBackupResource,
 			Namespace: b.Namespace, Names: []string{schedule}})
 	}
 	ctl.cfg.Answer(w, "backup-customize", http.StatusOK, wire.CustomizeResponse{RelatedResources: rules})

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/memgraph-hooks/memgraph-hooks/api/v1alpha1"
 	"github.com/memgraph-hooks/memgraph-hooks/backup"
 	"github.com/memgraph-hooks/memgraph-hooks/hooks/wire"
 	"github.com/memgraph-hooks/memgraph-hooks/planner"
@@ -15,18 +16,18 @@ import (
 
 // decodeBackup decodes a MemgraphBackup at path and checks its spec as admission does: a spec
 // that breaks a rule is a bad request naming the field.
-func decodeBackup(raw json.RawMessage, path string) (*topology.MemgraphBackup, error) {
+func decodeBackup(raw json.RawMessage, path string) (*v1alpha1.MemgraphBackup, error) {
 	if len(raw) == 0 || string(raw) == "null" {
 		return nil, wire.Badf("request has no %s: expected a MemgraphBackup", path)
 	}
-	var b topology.MemgraphBackup
+	var b v1alpha1.MemgraphBackup
 	if err := wire.DecodeAt(raw, path, &b); err != nil {
 		return nil, err
 	}
 	if b.Name == "" {
 		return nil, wire.Badf("%s has no metadata.name", path)
 	}
-	if vs := topology.BackupViolations(path+".spec", &b.Spec); len(vs) > 0 {
+	if vs := v1alpha1.BackupViolations(path+".spec", &b.Spec); len(vs) > 0 {
 		return nil, wire.Badf("MemgraphBackup %s has a spec admission refuses: %s: %s", wire.ObjectKey(b.Namespace, b.Name), vs[0].Field, vs[0].Message)
 	}
 	return &b, nil
@@ -55,11 +56,11 @@ type backupObservation struct {
 type scheduleObservation struct {
 	name           string // "" when the backup is no schedule's
 	state          planner.ScheduleState
-	ownerReference topology.BackupOwnerReference
+	ownerReference v1alpha1.BackupOwnerReference
 }
 
 // observeBackup reads the related objects of b's request.
-func observeBackup(b *topology.MemgraphBackup, related map[string]map[string]json.RawMessage) (backupObservation, error) {
+func observeBackup(b *v1alpha1.MemgraphBackup, related map[string]map[string]json.RawMessage) (backupObservation, error) {
 	obs := backupObservation{pods: map[string]*wire.Object{}}
 	for _, key := range wire.SortedKeys(related[wire.ClusterKind]) {
 		raw := related[wire.ClusterKind][key]
@@ -107,21 +108,21 @@ func observeBackup(b *topology.MemgraphBackup, related map[string]map[string]jso
 
 // otherBackups are the MemgraphBackups of b's cluster in b's namespace, but b, and when the
 // newest Completed backup of the cluster, b included, completed.
-func otherBackups(b *topology.MemgraphBackup, group map[string]json.RawMessage) ([]planner.OtherBackup, time.Time, error) {
+func otherBackups(b *v1alpha1.MemgraphBackup, group map[string]json.RawMessage) ([]planner.OtherBackup, time.Time, error) {
 	var out []planner.OtherBackup
 	var last time.Time
-	if b.Status.Phase == topology.BackupCompleted && b.Status.CompletedAt != nil {
+	if b.Status.Phase == v1alpha1.BackupCompleted && b.Status.CompletedAt != nil {
 		last = b.Status.CompletedAt.Time
 	}
 	for _, key := range wire.SortedKeys(group) {
-		var o topology.MemgraphBackup
+		var o v1alpha1.MemgraphBackup
 		if err := wire.DecodeAt(group[key], wire.EntryPath("related", wire.BackupKind, key), &o); err != nil {
 			return nil, last, err
 		}
 		if o.UID == b.UID || o.Name == b.Name || o.Namespace != b.Namespace || o.Spec.Cluster != b.Spec.Cluster {
 			continue
 		}
-		if o.Status.Phase == topology.BackupCompleted && o.Status.CompletedAt != nil && o.Status.CompletedAt.After(last) {
+		if o.Status.Phase == v1alpha1.BackupCompleted && o.Status.CompletedAt != nil && o.Status.CompletedAt.After(last) {
 			last = o.Status.CompletedAt.Time
 		}
 		older := o.CreationTimestamp.Before(&b.CreationTimestamp) ||
@@ -133,7 +134,7 @@ func otherBackups(b *topology.MemgraphBackup, group map[string]json.RawMessage) 
 
 // deadlineOf is when backup b gives up: status.deadline as recorded, else its creation plus its
 // spec.timeout.
-func deadlineOf(b *topology.MemgraphBackup) time.Time {
+func deadlineOf(b *v1alpha1.MemgraphBackup) time.Time {
 	if b.Status.Deadline != nil {
 		return b.Status.Deadline.UTC()
 	}
@@ -141,9 +142,9 @@ func deadlineOf(b *topology.MemgraphBackup) time.Time {
 }
 
 // scheduleOwner is the name of the MemgraphScheduledBackup that controls b, "" when none does.
-func scheduleOwner(b *topology.MemgraphBackup) string {
+func scheduleOwner(b *v1alpha1.MemgraphBackup) string {
 	for _, ref := range b.OwnerReferences {
-		if ref.Controller != nil && *ref.Controller && ref.Kind == topology.ScheduledBackupKind && ref.APIVersion == topology.APIVersion {
+		if ref.Controller != nil && *ref.Controller && ref.Kind == v1alpha1.ScheduledBackupKind && ref.APIVersion == v1alpha1.APIVersion {
 			return ref.Name
 		}
 	}
@@ -151,14 +152,14 @@ func scheduleOwner(b *topology.MemgraphBackup) string {
 }
 
 // observeSchedule finds the MemgraphScheduledBackup that controls b among the related objects.
-func observeSchedule(b *topology.MemgraphBackup, group map[string]json.RawMessage) (scheduleObservation, error) {
+func observeSchedule(b *v1alpha1.MemgraphBackup, group map[string]json.RawMessage) (scheduleObservation, error) {
 	name := scheduleOwner(b)
 	if name == "" {
 		return scheduleObservation{state: planner.NotScheduled}, nil
 	}
 	out := scheduleObservation{name: name, state: planner.ScheduleGone}
 	for _, key := range wire.SortedKeys(group) {
-		var sb topology.MemgraphScheduledBackup
+		var sb v1alpha1.MemgraphScheduledBackup
 		if err := wire.DecodeAt(group[key], wire.EntryPath("related", scheduleKind, key), &sb); err != nil {
 			return out, err
 		}
@@ -167,7 +168,7 @@ func observeSchedule(b *topology.MemgraphBackup, group map[string]json.RawMessag
 		}
 		out.state, out.ownerReference = planner.ScheduleLive, sb.Spec.BackupOwnerReference
 		if out.ownerReference == "" {
-			out.ownerReference = topology.BackupOwnerNone
+			out.ownerReference = v1alpha1.BackupOwnerNone
 		}
 		if sb.DeletionTimestamp != nil {
 			out.state = planner.ScheduleDeleting
@@ -185,9 +186,9 @@ type Secrets struct {
 }
 
 // ReadCredentials reads the destination's credentials Secret (named at field of the spec).
-func ReadCredentials(namespace string, s3 topology.S3Destination, secrets map[string]*wire.Object, field string) Secrets {
+func ReadCredentials(namespace string, s3 v1alpha1.S3Destination, secrets map[string]*wire.Object, field string) Secrets {
 	var out Secrets
-	values := out.read(secrets, namespace, s3.CredentialsSecret.Name, field, topology.S3AccessKeyIDKey, topology.S3SecretAccessKeyKey)
+	values := out.read(secrets, namespace, s3.CredentialsSecret.Name, field, v1alpha1.S3AccessKeyIDKey, v1alpha1.S3SecretAccessKeyKey)
 	if values != nil {
 		out.Creds = backup.S3Credentials{AccessKeyID: values[0], SecretAccessKey: values[1]}
 	}

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/memgraph-hooks/memgraph-hooks/api/v1alpha1"
 	"github.com/memgraph-hooks/memgraph-hooks/backup"
 	"github.com/memgraph-hooks/memgraph-hooks/hooks/wire"
 	"github.com/memgraph-hooks/memgraph-hooks/memgraph"
@@ -55,7 +56,7 @@ func ReadRestoreSource(c *topology.Cluster, related map[string]map[string]json.R
 			src.Problem = fmt.Sprintf("the cluster restores MemgraphBackup %s/%s (spec.bootstrap.fromBackup.name), which does not exist; "+
 				"create it, or name its default database's object with fromBackup.key", c.Namespace(), from.Name)
 			return src, nil
-		case b.Status.Phase != topology.BackupCompleted || b.Status.Key == "":
+		case b.Status.Phase != v1alpha1.BackupCompleted || b.Status.Key == "":
 			src.Problem = fmt.Sprintf("the cluster restores MemgraphBackup %s/%s, which is %s, not Completed", c.Namespace(), from.Name, b.Status.Phase)
 			return src, nil
 		case b.Status.Bucket != "" && (b.Status.Bucket != s3.Bucket || b.Status.Endpoint != s3.Endpoint):
@@ -70,7 +71,7 @@ func ReadRestoreSource(c *topology.Cluster, related map[string]map[string]json.R
 	read := ReadCredentials(c.Namespace(), s3, secrets, field+".credentialsSecret")
 	var ca []byte
 	if s3.CASecret != nil {
-		if values := read.read(secrets, c.Namespace(), s3.CASecret.Name, field+".caSecret", topology.S3CAKey); values != nil {
+		if values := read.read(secrets, c.Namespace(), s3.CASecret.Name, field+".caSecret", v1alpha1.S3CAKey); values != nil {
 			ca = []byte(values[0])
 		}
 	}
@@ -85,7 +86,7 @@ func ReadRestoreSource(c *topology.Cluster, related map[string]map[string]json.R
 // recordedDatabases are the databases a completed backup's status records, for a restore to
 // verify; a status that lists none (a backup of the default database alone, as an earlier hook
 // recorded it) gives that one.
-func recordedDatabases(st topology.MemgraphBackupStatus) []backup.DatabaseJob {
+func recordedDatabases(st v1alpha1.MemgraphBackupStatus) []backup.DatabaseJob {
 	var out []backup.DatabaseJob
 	for _, d := range st.Databases {
 		if d.Skipped == "" {
@@ -94,15 +95,15 @@ func recordedDatabases(st topology.MemgraphBackupStatus) []backup.DatabaseJob {
 		}
 	}
 	if len(out) == 0 {
-		out = []backup.DatabaseJob{{Name: topology.DefaultDatabase, Key: st.Key, Size: st.Size, SnapshotTimestamp: st.SnapshotTimestamp}}
+		out = []backup.DatabaseJob{{Name: v1alpha1.DefaultDatabase, Key: st.Key, Size: st.Size, SnapshotTimestamp: st.SnapshotTimestamp}}
 	}
 	return out
 }
 
 // relatedBackup is the MemgraphBackup name of c's namespace among the related objects.
-func relatedBackup(c *topology.Cluster, name string, group map[string]json.RawMessage) (*topology.MemgraphBackup, error) {
+func relatedBackup(c *topology.Cluster, name string, group map[string]json.RawMessage) (*v1alpha1.MemgraphBackup, error) {
 	for _, key := range wire.SortedKeys(group) {
-		var b topology.MemgraphBackup
+		var b v1alpha1.MemgraphBackup
 		if err := wire.DecodeAt(group[key], wire.EntryPath("related", wire.BackupKind, key), &b); err != nil {
 			return nil, err
 		}
@@ -152,11 +153,11 @@ func ObserveCluster(related wire.Groups, body []byte, c *topology.Cluster, boltC
 // cache of the answer.
 func ClusterRules(c *topology.Cluster) []wire.RelatedRule {
 	var names []string
-	add := func(d *topology.BackupDestination) {
+	add := func(d *v1alpha1.BackupDestination) {
 		if d == nil {
 			return
 		}
-		for _, ref := range []*topology.SecretReference{&d.S3.CredentialsSecret, d.S3.CASecret} {
+		for _, ref := range []*v1alpha1.SecretReference{&d.S3.CredentialsSecret, d.S3.CASecret} {
 			if ref != nil && !slices.Contains(names, ref.Name) {
 				names = append(names, ref.Name)
 			}
@@ -172,7 +173,7 @@ func ClusterRules(c *topology.Cluster) []wire.RelatedRule {
 		rules = append(rules, wire.RelatedRule{APIVersion: "v1", Resource: "secrets", Namespace: c.Namespace(), Names: names})
 	}
 	if from != nil && from.Name != "" {
-		rules = append(rules, wire.RelatedRule{APIVersion: topology.APIVersion, Resource: topology.BackupResource, Namespace: c.Namespace(), Names: []string{from.Name}})
+		rules = append(rules, wire.RelatedRule{APIVersion: v1alpha1.APIVersion, Resource: v1alpha1.BackupResource, Namespace: c.Namespace(), Names: []string{from.Name}})
 	}
 	return rules
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/memgraph-hooks/memgraph-hooks/api/v1alpha1"
 	"github.com/memgraph-hooks/memgraph-hooks/backup"
 	"github.com/memgraph-hooks/memgraph-hooks/hooks/wire"
 	"github.com/memgraph-hooks/memgraph-hooks/topology"
@@ -66,9 +67,9 @@ func TestRestoreSourceByName(t *testing.T) {
 	c := admitted(t, `{`+ownStore+`,"bootstrap":{"fromBackup":{"name":"nightly"}}}`)
 	secrets := map[string]*wire.Object{"s3-creds": {Data: map[string]string{"accessKeyId": b64("AK"), "secretAccessKey": b64("SK")}}}
 	backupOf := func(bucket string) map[string]json.RawMessage {
-		raw, _ := json.Marshal(topology.MemgraphBackup{ObjectMeta: metaOf("nightly", "db"), Status: topology.MemgraphBackupStatus{
-			Phase: topology.BackupCompleted, Key: "p/s_timestamp_3", Endpoint: "https://s3.example.org", Bucket: bucket,
-			Databases: []topology.BackupDatabase{{Name: "memgraph", Key: "p/s_timestamp_3", Size: 9, SHA256: "aa", CRC32C: "c==", SnapshotTimestamp: 3}}}})
+		raw, _ := json.Marshal(v1alpha1.MemgraphBackup{ObjectMeta: metaOf("nightly", "db"), Status: v1alpha1.MemgraphBackupStatus{
+			Phase: v1alpha1.BackupCompleted, Key: "p/s_timestamp_3", Endpoint: "https://s3.example.org", Bucket: bucket,
+			Databases: []v1alpha1.BackupDatabase{{Name: "memgraph", Key: "p/s_timestamp_3", Size: 9, SHA256: "aa", CRC32C: "c==", SnapshotTimestamp: 3}}}})
 		return map[string]json.RawMessage{"db/nightly": raw}
 	}
 	src, err := ReadRestoreSource(c, map[string]map[string]json.RawMessage{wire.BackupKind: backupOf("backups")}, secrets)
@@ -105,7 +106,7 @@ func TestClusterRules(t *testing.T) {
 			`"caSecret":{"name":"s3-ca"}}}},"bootstrap":{"fromBackup":{"name":"nightly"}}}`,
 			[]wire.RelatedRule{
 				{APIVersion: "v1", Resource: "secrets", Namespace: "db", Names: []string{"s3-creds", "s3-ca"}},
-				{APIVersion: topology.APIVersion, Resource: topology.BackupResource, Namespace: "db", Names: []string{"nightly"}}}},
+				{APIVersion: v1alpha1.APIVersion, Resource: v1alpha1.BackupResource, Namespace: "db", Names: []string{"nightly"}}}},
 		{`{` + ownStore + `,"bootstrap":{"fromBackup":{"key":"k","destination":{"s3":{"endpoint":"https://s3.example.org","bucket":"old",` +
 			`"credentialsSecret":{"name":"old-creds"}}}}}}`,
 			[]wire.RelatedRule{{APIVersion: "v1", Resource: "secrets", Namespace: "db", Names: []string{"s3-creds", "old-creds"}}}},
@@ -120,7 +121,7 @@ func TestClusterRules(t *testing.T) {
 // status that lists no database (a backup an earlier hook took of the default database) gives
 // that one.
 func TestRecordedDatabases(t *testing.T) {
-	st := topology.MemgraphBackupStatus{Key: "p/snap_timestamp_4", Size: 10, SnapshotTimestamp: 4, Databases: []topology.BackupDatabase{
+	st := v1alpha1.MemgraphBackupStatus{Key: "p/snap_timestamp_4", Size: 10, SnapshotTimestamp: 4, Databases: []v1alpha1.BackupDatabase{
 		{Name: "memgraph", Key: "p/snap_timestamp_4", Size: 10, SHA256: "aa", CRC32C: "ca==", SnapshotTimestamp: 4},
 		{Name: "cold_one", Skipped: "the database is COLD"},
 		{Name: "tenant", Key: "p/databases/tenant/s_timestamp_2", Size: 5, SHA256: "bb", SnapshotTimestamp: 2},

@@ -9,9 +9,9 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/memgraph-hooks/memgraph-hooks/api/v1alpha1"
 	"github.com/memgraph-hooks/memgraph-hooks/hooks/wire"
 	"github.com/memgraph-hooks/memgraph-hooks/planner"
-	"github.com/memgraph-hooks/memgraph-hooks/topology"
 )
 
 // Each MemgraphBackup a schedule creates carries the scheduled time it stands for and its
@@ -34,7 +34,7 @@ const (
 
 // scheduledResponse is a MemgraphScheduledBackup's sync (or finalize) answer.
 type scheduledResponse struct {
-	Status             topology.MemgraphScheduledBackupStatus `json:"status"`
+	Status             v1alpha1.MemgraphScheduledBackupStatus `json:"status"`
 	Children           []map[string]any                       `json:"children"`
 	ResyncAfterSeconds float64                                `json:"resyncAfterSeconds,omitempty"`
 	Finalized          bool                                   `json:"finalized,omitempty"`
@@ -57,12 +57,12 @@ func (ctl *Controller) HandleScheduledSync(w http.ResponseWriter, r *http.Reques
 		ctl.cfg.Fail(w, "scheduledbackup", err)
 		return
 	}
-	var sb topology.MemgraphScheduledBackup
+	var sb v1alpha1.MemgraphScheduledBackup
 	if err := wire.DecodeAt(req.Parent, "parent", &sb); err != nil || sb.Name == "" {
 		ctl.cfg.Fail(w, "scheduledbackup", cmpErr(err, wire.Badf("parent has no metadata.name: expected a MemgraphScheduledBackup")))
 		return
 	}
-	if vs := topology.ScheduledBackupViolations("parent.spec", &sb.Spec); len(vs) > 0 {
+	if vs := v1alpha1.ScheduledBackupViolations("parent.spec", &sb.Spec); len(vs) > 0 {
 		ctl.cfg.Fail(w, "scheduledbackup", wire.Badf("MemgraphScheduledBackup %s has a spec admission refuses: %s: %s", wire.ObjectKey(sb.Namespace, sb.Name), vs[0].Field, vs[0].Message))
 		return
 	}
@@ -72,7 +72,7 @@ func (ctl *Controller) HandleScheduledSync(w http.ResponseWriter, r *http.Reques
 		return
 	}
 	now := ctl.cfg.Now().UTC()
-	maxAge, _ := topology.MaxAgeDuration(sb.Spec.MaxAge)
+	maxAge, _ := v1alpha1.MaxAgeDuration(sb.Spec.MaxAge)
 	in := planner.ScheduleInput{Name: sb.Name, Now: now, Schedule: sb.Spec.Schedule, Suspend: sb.Spec.Suspend,
 		Keep: int(max(sb.Spec.Keep, 1)), MaxAge: maxAge, Created: sb.CreationTimestamp.Time}
 	for _, o := range runs {
@@ -93,10 +93,10 @@ func (ctl *Controller) HandleScheduledSync(w http.ResponseWriter, r *http.Reques
 // finalizeSchedule answers the finalize hook of a schedule being deleted: no children, so that
 // Metacontroller deletes every one of its MemgraphBackups (whose own finalize hooks keep or
 // remove their objects as backupOwnerReference says), and finalized once none is left.
-func (ctl *Controller) finalizeSchedule(sb *topology.MemgraphScheduledBackup, d planner.ScheduleDecision, left int) scheduledResponse {
+func (ctl *Controller) finalizeSchedule(sb *v1alpha1.MemgraphScheduledBackup, d planner.ScheduleDecision, left int) scheduledResponse {
 	st := scheduleStatus(sb, d, ctl.cfg.Now())
 	keeps := "their objects stay in the store (backupOwnerReference none)"
-	if sb.Spec.BackupOwnerReference == topology.BackupOwnerSelf {
+	if sb.Spec.BackupOwnerReference == v1alpha1.BackupOwnerSelf {
 		keeps = "their objects go as their deletionPolicy says (backupOwnerReference self)"
 	}
 	meta.SetStatusCondition(&st.Conditions, metav1.Condition{Type: conditionScheduled, Status: metav1.ConditionFalse, Reason: reasonDeleting,
@@ -111,7 +111,7 @@ func (ctl *Controller) finalizeSchedule(sb *topology.MemgraphScheduledBackup, d 
 
 // observeSchedule records the schedule in the metrics: its interval and creation, and its
 // newest success.
-func (ctl *Controller) observeSchedule(sb *topology.MemgraphScheduledBackup, d planner.ScheduleDecision) {
+func (ctl *Controller) observeSchedule(sb *v1alpha1.MemgraphScheduledBackup, d planner.ScheduleDecision) {
 	m := ctl.cfg.Metrics
 	if m == nil {
 		return
@@ -147,7 +147,7 @@ func observeRuns(group map[string]json.RawMessage) (map[string]observedRun, erro
 			} `json:"metadata"`
 			Spec   json.RawMessage `json:"spec"`
 			Status struct {
-				Phase       topology.BackupPhase `json:"phase"`
+				Phase       v1alpha1.BackupPhase `json:"phase"`
 				CompletedAt *metav1.Time         `json:"completedAt"`
 				Reason      string               `json:"reason"`
 				Error       string               `json:"error"`
@@ -172,7 +172,7 @@ func observeRuns(group map[string]json.RawMessage) (map[string]observedRun, erro
 
 // scheduledChildren are the MemgraphBackups to exist: those kept, as observed (a MemgraphBackup's
 // spec never changes), and the one created, from the template.
-func scheduledChildren(sb *topology.MemgraphScheduledBackup, runs map[string]observedRun, d planner.ScheduleDecision) []map[string]any {
+func scheduledChildren(sb *v1alpha1.MemgraphScheduledBackup, runs map[string]observedRun, d planner.ScheduleDecision) []map[string]any {
 	children := []map[string]any{}
 	for _, r := range d.Keep {
 		children = append(children, backupChild(sb, r, runs[r.Name].spec))
@@ -184,10 +184,10 @@ func scheduledChildren(sb *topology.MemgraphScheduledBackup, runs map[string]obs
 	return children
 }
 
-func backupChild(sb *topology.MemgraphScheduledBackup, r planner.ScheduledRun, spec json.RawMessage) map[string]any {
+func backupChild(sb *v1alpha1.MemgraphScheduledBackup, r planner.ScheduledRun, spec json.RawMessage) map[string]any {
 	return map[string]any{
-		"apiVersion": topology.APIVersion,
-		"kind":       topology.BackupKind,
+		"apiVersion": v1alpha1.APIVersion,
+		"kind":       v1alpha1.BackupKind,
 		"metadata": map[string]any{
 			"name":        r.Name,
 			"namespace":   sb.Namespace,
@@ -202,15 +202,15 @@ func backupChild(sb *topology.MemgraphScheduledBackup, r planner.ScheduledRun, s
 // time and the next, its newest success (kept when that backup is gone, the record the status
 // carries forward), and its conditions (whose lastTransitionTime is carried over while their
 // status holds): whether it schedules, and whether its newest backup that ended completed.
-func scheduleStatus(sb *topology.MemgraphScheduledBackup, d planner.ScheduleDecision, now time.Time) topology.MemgraphScheduledBackupStatus {
-	st := topology.MemgraphScheduledBackupStatus{ObservedGeneration: sb.Generation, Conditions: sb.Status.Conditions,
+func scheduleStatus(sb *v1alpha1.MemgraphScheduledBackup, d planner.ScheduleDecision, now time.Time) v1alpha1.MemgraphScheduledBackupStatus {
+	st := v1alpha1.MemgraphScheduledBackupStatus{ObservedGeneration: sb.Generation, Conditions: sb.Status.Conditions,
 		LastScheduleTime: sb.Status.LastScheduleTime, LastSuccessfulBackup: sb.Status.LastSuccessfulBackup}
 	kept := d.Keep
 	if d.Create != nil {
 		kept = append([]planner.ScheduledRun{*d.Create}, kept...)
 	}
 	for _, r := range kept {
-		st.Backups = append(st.Backups, topology.ScheduledBackupRef{Name: r.Name, Phase: r.Phase, ScheduledAt: metav1.NewTime(r.ScheduledAt)})
+		st.Backups = append(st.Backups, v1alpha1.ScheduledBackupRef{Name: r.Name, Phase: r.Phase, ScheduledAt: metav1.NewTime(r.ScheduledAt)})
 	}
 	if len(st.Backups) > 0 && (st.LastScheduleTime == nil || st.Backups[0].ScheduledAt.After(st.LastScheduleTime.Time)) {
 		last := st.Backups[0].ScheduledAt
@@ -218,7 +218,7 @@ func scheduleStatus(sb *topology.MemgraphScheduledBackup, d planner.ScheduleDeci
 	}
 	if c := d.LastCompleted; c != nil && !c.CompletedAt.IsZero() &&
 		(st.LastSuccessfulBackup == nil || c.CompletedAt.After(st.LastSuccessfulBackup.Time.Time)) {
-		st.LastSuccessfulBackup = &topology.SuccessfulBackup{Name: c.Name, Time: metav1.NewTime(c.CompletedAt)}
+		st.LastSuccessfulBackup = &v1alpha1.SuccessfulBackup{Name: c.Name, Time: metav1.NewTime(c.CompletedAt)}
 	}
 	if !d.Next.IsZero() {
 		next := metav1.NewTime(d.Next)
@@ -238,18 +238,18 @@ func scheduleStatus(sb *topology.MemgraphScheduledBackup, d planner.ScheduleDeci
 }
 
 // lastBackupCondition says whether the newest of the schedule's backups that ended completed.
-func lastBackupCondition(sb *topology.MemgraphScheduledBackup, d planner.ScheduleDecision) metav1.Condition {
+func lastBackupCondition(sb *v1alpha1.MemgraphScheduledBackup, d planner.ScheduleDecision) metav1.Condition {
 	cond := metav1.Condition{Type: conditionLastBackup, Status: metav1.ConditionUnknown, Reason: reasonNoBackupEnded,
 		Message: "no backup of the schedule has completed or failed yet", ObservedGeneration: sb.Generation}
 	switch last := d.LastEnded; {
 	case last == nil:
-	case last.Phase == topology.BackupCompleted:
+	case last.Phase == v1alpha1.BackupCompleted:
 		cond.Status, cond.Reason = metav1.ConditionTrue, planner.ReasonCompleted
 		cond.Message = fmt.Sprintf("MemgraphBackup %s completed at %s", last.Name, last.CompletedAt.UTC().Format(time.RFC3339))
 	default:
 		cond.Status, cond.Reason = metav1.ConditionFalse, last.Reason
 		if cond.Reason == "" {
-			cond.Reason = string(topology.BackupFailed)
+			cond.Reason = string(v1alpha1.BackupFailed)
 		}
 		cond.Message = fmt.Sprintf("MemgraphBackup %s failed: %s", last.Name, last.Error)
 	}

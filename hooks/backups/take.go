@@ -11,6 +11,7 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/memgraph-hooks/memgraph-hooks/api/v1alpha1"
 	"github.com/memgraph-hooks/memgraph-hooks/backup"
 	"github.com/memgraph-hooks/memgraph-hooks/hooks/wire"
 	"github.com/memgraph-hooks/memgraph-hooks/planner"
@@ -21,13 +22,13 @@ import (
 // reach it, and what the backup reads of its backup-agent Secret.
 type backupCluster struct {
 	c      *topology.Cluster
-	dest   topology.S3Destination
+	dest   v1alpha1.S3Destination
 	reach  Reached
 	access Access
 }
 
 // prepareBackup checks what must hold before anything runs, in planner.BackupWaits.
-func (ctl *Controller) prepareBackup(b *topology.MemgraphBackup, obs *backupObservation, now time.Time) (backupCluster, planner.Wait) {
+func (ctl *Controller) prepareBackup(b *v1alpha1.MemgraphBackup, obs *backupObservation, now time.Time) (backupCluster, planner.Wait) {
 	gate := planner.BackupGate{Name: b.Name, Now: now, ClusterFound: obs.cluster != nil, Others: obs.others}
 	if obs.clusterNG != "" {
 		return backupCluster{}, planner.Wait{Reason: planner.ReasonClusterNotFound, Message: obs.clusterNG}
@@ -48,7 +49,7 @@ func (ctl *Controller) prepareBackup(b *topology.MemgraphBackup, obs *backupObse
 }
 
 // deadline is when backup b gives up: its creation plus its spec.timeout.
-func deadline(b *topology.MemgraphBackup) time.Time {
+func deadline(b *v1alpha1.MemgraphBackup) time.Time {
 	return b.CreationTimestamp.Add(b.Spec.TimeoutDuration()).UTC()
 }
 
@@ -58,9 +59,9 @@ func deadline(b *topology.MemgraphBackup) time.Time {
 // does not answer cannot have started one that still runs). Then the instance is chosen and the
 // job started, which an agent never runs twice. What could not be reached leaves the backup
 // Pending until its deadline, past which it fails saying what held it; a refusal fails it.
-func (ctl *Controller) startBackup(ctx context.Context, b *topology.MemgraphBackup, obs *backupObservation) backupResponse {
+func (ctl *Controller) startBackup(ctx context.Context, b *v1alpha1.MemgraphBackup, obs *backupObservation) backupResponse {
 	now, until := ctl.cfg.Now(), deadline(b)
-	st := topology.MemgraphBackupStatus{ObservedGeneration: b.Generation, Deadline: timePtr(until)}
+	st := v1alpha1.MemgraphBackupStatus{ObservedGeneration: b.Generation, Deadline: timePtr(until)}
 	wait := func(w planner.Wait) backupResponse {
 		if planner.Expired(until, now) {
 			failure := planner.NotStarted(b.Spec.TimeoutDuration(), until, w)
@@ -131,7 +132,7 @@ func findJob(ctx context.Context, agents Agents, c *topology.Cluster, id string)
 // pollJob reads the Running backup's job on the agent of the instance it is taken on. An agent
 // that does not answer leaves it Running until JobGrace past its deadline, when it fails; one
 // that knows no such job restarted and lost it (jobLost).
-func (ctl *Controller) pollJob(ctx context.Context, b *topology.MemgraphBackup, obs *backupObservation, st topology.MemgraphBackupStatus) backupResponse {
+func (ctl *Controller) pollJob(ctx context.Context, b *v1alpha1.MemgraphBackup, obs *backupObservation, st v1alpha1.MemgraphBackupStatus) backupResponse {
 	ordinal, ok := topology.ParseDataInstanceName(st.Instance)
 	if gone := planner.JobGone(obs.cluster != nil, ok, b.Spec.Cluster, st.Instance); gone.Reason != "" {
 		return ctl.failed(st, gone.Reason, gone.Message)
@@ -171,8 +172,8 @@ func (ctl *Controller) pollJob(ctx context.Context, b *topology.MemgraphBackup, 
 // names them, and the new job's snapshots are named anew. Until they are removed the backup stays
 // Running, saying why; at the deadline it fails with them in its status (deletionPolicy Delete
 // removes them then).
-func (ctl *Controller) jobLost(ctx context.Context, b *topology.MemgraphBackup, obs *backupObservation,
-	st topology.MemgraphBackupStatus, until time.Time, lost string) backupResponse {
+func (ctl *Controller) jobLost(ctx context.Context, b *v1alpha1.MemgraphBackup, obs *backupObservation,
+	st v1alpha1.MemgraphBackupStatus, until time.Time, lost string) backupResponse {
 	now := ctl.cfg.Now()
 	w, retry := planner.JobLost(until, now, lost)
 	if !retry {
@@ -198,7 +199,7 @@ func (ctl *Controller) jobLost(ctx context.Context, b *topology.MemgraphBackup, 
 
 // jobAnswer records what the agent says of the backup's job: its progress while it runs, every
 // database's snapshot and object, and how it ended.
-func (ctl *Controller) jobAnswer(st topology.MemgraphBackupStatus, job backup.JobStatus) backupResponse {
+func (ctl *Controller) jobAnswer(st v1alpha1.MemgraphBackupStatus, job backup.JobStatus) backupResponse {
 	if !job.StartedAt.IsZero() {
 		st.StartedAt = timePtr(job.StartedAt)
 	}
@@ -208,16 +209,16 @@ func (ctl *Controller) jobAnswer(st topology.MemgraphBackupStatus, job backup.Jo
 	st.UploadedBytes, st.TotalBytes, st.SnapshotWaits = job.BytesDone, job.BytesTotal, int32(job.SnapshotWaits)
 	st.Databases, st.Size = nil, 0
 	for _, d := range job.Databases {
-		st.Databases = append(st.Databases, topology.BackupDatabase{Name: d.Name, Snapshot: d.Snapshot, SnapshotTimestamp: d.SnapshotTimestamp,
+		st.Databases = append(st.Databases, v1alpha1.BackupDatabase{Name: d.Name, Snapshot: d.Snapshot, SnapshotTimestamp: d.SnapshotTimestamp,
 			Key: d.Key, Size: d.Size, SHA256: d.SHA256, CRC32C: d.CRC32C, Verified: d.Verified, Skipped: d.Skipped})
 		st.Size += d.Size
-		if d.Name == topology.DefaultDatabase {
+		if d.Name == v1alpha1.DefaultDatabase {
 			st.Snapshot, st.SnapshotTimestamp, st.Key = d.Snapshot, d.SnapshotTimestamp, d.Key
 		}
 	}
 	switch job.State {
 	case backup.StateCompleted:
-		st.Phase, st.Reason, st.Error = topology.BackupCompleted, planner.ReasonCompleted, ""
+		st.Phase, st.Reason, st.Error = v1alpha1.BackupCompleted, planner.ReasonCompleted, ""
 		st.CompletedAt = timePtr(job.FinishedAt)
 		return backupResponse{Status: st}
 	case backup.StateFailed:
@@ -227,7 +228,7 @@ func (ctl *Controller) jobAnswer(st topology.MemgraphBackupStatus, job backup.Jo
 			FinishedAt: job.FinishedAt, Deadline: job.Deadline}, strings.ToLower(st.InstanceRole))
 		return ctl.failed(st, reason, job.Error)
 	}
-	st.Phase, st.Reason, st.Error = topology.BackupRunning, planner.ReasonSnapshotting, job.Retrying
+	st.Phase, st.Reason, st.Error = v1alpha1.BackupRunning, planner.ReasonSnapshotting, job.Retrying
 	switch job.Phase {
 	case backup.PhaseUploading:
 		st.Reason = planner.ReasonUploading
@@ -267,21 +268,21 @@ func memgraphVersion(pod *wire.Object, c *topology.Cluster) string {
 // object already gone), from the store they went to, with the cluster's credentials; a job still
 // running is waited for first, so that no upload lands after the removal. When they stay, or
 // when nothing was uploaded, the MemgraphBackup goes at once, saying what stays in the log.
-func (ctl *Controller) finalizeBackup(ctx context.Context, b *topology.MemgraphBackup, obs *backupObservation) backupResponse {
+func (ctl *Controller) finalizeBackup(ctx context.Context, b *v1alpha1.MemgraphBackup, obs *backupObservation) backupResponse {
 	st := b.Status
 	remove, why := planner.ObjectsOnDeletion(planner.BackupDeletion{Policy: b.Spec.DeletionPolicy, Schedule: obs.schedule.name,
 		State: obs.schedule.state, OwnerReference: obs.schedule.ownerReference})
-	if !remove || (st.Phase != topology.BackupRunning && len(objectKeys(st)) == 0) {
-		if keys := objectKeys(st); len(keys) > 0 || st.Phase == topology.BackupRunning {
+	if !remove || (st.Phase != v1alpha1.BackupRunning && len(objectKeys(st)) == 0) {
+		if keys := objectKeys(st); len(keys) > 0 || st.Phase == v1alpha1.BackupRunning {
 			st.Reason, st.Error = planner.ReasonObjectsKept, why
 			ctl.cfg.Log.Info("backup deleted, its objects kept", "backup", wire.ObjectKey(b.Namespace, b.Name), "why", why,
 				"bucket", st.Bucket, "objects", keys)
 		}
 		return backupResponse{Status: st, Finalized: true}
 	}
-	if st.Phase == topology.BackupRunning {
+	if st.Phase == v1alpha1.BackupRunning {
 		resp := ctl.pollJob(ctx, b, obs, st)
-		if resp.Status.Phase == topology.BackupRunning {
+		if resp.Status.Phase == v1alpha1.BackupRunning {
 			return resp
 		}
 		st = resp.Status // done: whatever it uploaded goes (removing an absent object succeeds)
@@ -304,14 +305,14 @@ func (ctl *Controller) finalizeBackup(ctx context.Context, b *topology.MemgraphB
 // storeOf is the store backup b's objects are in and the credentials to reach it: its cluster's
 // spec.backup.destination, which must still be the store the status records; else what is
 // wrong.
-func (ctl *Controller) storeOf(b *topology.MemgraphBackup, obs *backupObservation) (topology.S3Destination, Access, string) {
+func (ctl *Controller) storeOf(b *v1alpha1.MemgraphBackup, obs *backupObservation) (v1alpha1.S3Destination, Access, string) {
 	c := obs.cluster
 	switch {
 	case c == nil:
-		return topology.S3Destination{}, Access{}, fmt.Sprintf("MemgraphCluster %s, whose spec.backup.destination names the store and "+
+		return v1alpha1.S3Destination{}, Access{}, fmt.Sprintf("MemgraphCluster %s, whose spec.backup.destination names the store and "+
 			"its credentials, does not exist", wire.ObjectKey(b.Namespace, b.Spec.Cluster))
 	case c.BackupDestination() == nil:
-		return topology.S3Destination{}, Access{}, fmt.Sprintf("MemgraphCluster %s has no spec.backup.destination", wire.ObjectKey(b.Namespace, b.Spec.Cluster))
+		return v1alpha1.S3Destination{}, Access{}, fmt.Sprintf("MemgraphCluster %s has no spec.backup.destination", wire.ObjectKey(b.Namespace, b.Spec.Cluster))
 	}
 	dest := c.BackupDestination().S3
 	if b.Status.Bucket != "" && (b.Status.Bucket != dest.Bucket || b.Status.Endpoint != dest.Endpoint) {
@@ -323,7 +324,7 @@ func (ctl *Controller) storeOf(b *topology.MemgraphBackup, obs *backupObservatio
 }
 
 // objectKeys are the keys of every object the backup's status names.
-func objectKeys(st topology.MemgraphBackupStatus) []string {
+func objectKeys(st v1alpha1.MemgraphBackupStatus) []string {
 	var keys []string
 	for _, d := range st.Databases {
 		if d.Key != "" && (d.Size > 0 || d.SHA256 != "") {

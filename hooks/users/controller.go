@@ -15,6 +15,7 @@ import (
 
 	"golang.org/x/crypto/bcrypt"
 
+	"github.com/memgraph-hooks/memgraph-hooks/api/v1alpha1"
 	"github.com/memgraph-hooks/memgraph-hooks/hooks/pending"
 	"github.com/memgraph-hooks/memgraph-hooks/hooks/wire"
 	"github.com/memgraph-hooks/memgraph-hooks/memgraph"
@@ -61,7 +62,7 @@ func New(cfg Config) *Controller {
 // userResponse is a MemgraphUser's hook answer: the generated Secret as its one child (none with
 // spec.passwordSecret), and, in a dry run, the statements it would send, passwords hidden.
 type userResponse struct {
-	Status             topology.MemgraphUserStatus `json:"status"`
+	Status             v1alpha1.MemgraphUserStatus `json:"status"`
 	Children           []any                       `json:"children"`
 	ResyncAfterSeconds float64                     `json:"resyncAfterSeconds,omitempty"`
 	Finalized          bool                        `json:"finalized,omitempty"`
@@ -133,7 +134,7 @@ func (ctl *Controller) HandleCustomize(w http.ResponseWriter, r *http.Request) {
 		secrets = append(secrets, ref.Name)
 	}
 	rules := []wire.RelatedRule{
-		{APIVersion: topology.APIVersion, Resource: topology.Resource, Namespace: u.Namespace, Names: []string{u.Spec.Cluster}},
+		{APIVersion: v1alpha1.APIVersion, Resource: v1alpha1.Resource, Namespace: u.Namespace, Names: []string{u.Spec.Cluster}},
 		{APIVersion: "v1", Resource: "secrets", Namespace: u.Namespace, Names: secrets},
 	}
 	ctl.cfg.Answer(w, "user-customize", http.StatusOK, wire.CustomizeResponse{RelatedResources: rules})

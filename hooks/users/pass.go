@@ -10,6 +10,7 @@ import (
 
 	"golang.org/x/crypto/bcrypt"
 
+	"github.com/memgraph-hooks/memgraph-hooks/api/v1alpha1"
 	"github.com/memgraph-hooks/memgraph-hooks/hooks/wire"
 	"github.com/memgraph-hooks/memgraph-hooks/memgraph"
 	"github.com/memgraph-hooks/memgraph-hooks/planner"
@@ -19,7 +20,7 @@ import (
 // pass is one call of a MemgraphUser's hook: read → plan → act → report.
 type pass struct {
 	ctl      *Controller
-	u        *topology.MemgraphUser
+	u        *v1alpha1.MemgraphUser
 	obs      *observation
 	spec     planner.UserSpec
 	declared map[string]planner.RoleSpec
@@ -31,7 +32,7 @@ type pass struct {
 	sent     []string // the statements sent, as their Text
 }
 
-func (ctl *Controller) newPass(u *topology.MemgraphUser, obs *observation, dryRun bool) *pass {
+func (ctl *Controller) newPass(u *v1alpha1.MemgraphUser, obs *observation, dryRun bool) *pass {
 	spec := planner.DeclaredUser(u)
 	p := &pass{ctl: ctl, u: u, obs: obs, spec: spec, declared: declaredRoles(obs.cluster, spec), dryRun: dryRun,
 		log: ctl.cfg.Log.With("user", wire.ObjectKey(u.Namespace, u.Name))}
@@ -45,7 +46,7 @@ func (ctl *Controller) newPass(u *topology.MemgraphUser, obs *observation, dryRu
 func (p *pass) gate() planner.UserGate {
 	g := planner.UserGate{Cluster: p.u.Spec.Cluster, ClusterFound: p.obs.cluster != nil || p.obs.clusterNG != "",
 		ClusterProblem: p.obs.clusterNG, Username: p.spec.Username, PasswordProblem: p.creds.problem, Generating: p.creds.pending}
-	for _, v := range topology.UserViolations(p.u) {
+	for _, v := range v1alpha1.UserViolations(p.u) {
 		g.SpecProblems = append(g.SpecProblems, v.Field+": "+v.Message)
 	}
 	if c := p.obs.cluster; c != nil {
@@ -65,7 +66,7 @@ func (p *pass) gate() planner.UserGate {
 func (p *pass) sync(ctx context.Context) userResponse {
 	var err error
 	if p.creds, err = p.ctl.credentialsOf(p.u, p.obs); err != nil {
-		return p.answer(planner.UserVerdict{Phase: topology.UserPending, Reason: planner.ReasonCredentialsPending, Message: err.Error(),
+		return p.answer(planner.UserVerdict{Phase: v1alpha1.UserPending, Reason: planner.ReasonCredentialsPending, Message: err.Error(),
 			Resync: planner.UserPendingResync}, nil, "")
 	}
 	if w := planner.UserWaits(p.gate()); w.Reason != "" {
@@ -245,7 +246,7 @@ func (p *pass) hash(hookUser bool) (memgraph.Password, error) {
 func (p *pass) dryRunAnswer(plan planner.UserPlan, state planner.UserState, main string) userResponse {
 	v := planner.VerdictInForce(p.spec.Username, main, planner.UserInForce(state))
 	if len(plan.Commands) > 0 {
-		v = planner.UserVerdict{Phase: topology.UserPending, Reason: "DryRun", Resync: planner.UserPendingResync,
+		v = planner.UserVerdict{Phase: v1alpha1.UserPending, Reason: "DryRun", Resync: planner.UserPendingResync,
 			Message: fmt.Sprintf("dry run: %d statements to send on MAIN %s", len(plan.Commands), main)}
 	}
 	out := p.answer(v, &state, "")
@@ -260,14 +261,14 @@ func (p *pass) dryRunAnswer(plan planner.UserPlan, state planner.UserState, main
 // the cluster is gone (and the user with it).
 func (p *pass) finalize(ctx context.Context) userResponse {
 	done := func(reason, msg string) userResponse {
-		out := p.answer(planner.UserVerdict{Phase: topology.UserReady, Reason: reason, Message: msg}, nil, "")
+		out := p.answer(planner.UserVerdict{Phase: v1alpha1.UserReady, Reason: reason, Message: msg}, nil, "")
 		out.Finalized = true
 		return out
 	}
 	p.creds, _ = p.ctl.credentialsOf(p.u, p.obs)
 	g := p.gate()
 	switch {
-	case p.u.Spec.DeletionPolicy == topology.UserRetain:
+	case p.u.Spec.DeletionPolicy == v1alpha1.UserRetain:
 		return done(planner.ReasonUserRetained, "deletionPolicy Retain: user "+p.spec.Username+" stays in Memgraph")
 	case !g.ClusterFound:
 		return done(planner.ReasonUserDropped, "MemgraphCluster "+p.u.Spec.Cluster+" is gone, and its users with it")
@@ -280,7 +281,7 @@ func (p *pass) finalize(ctx context.Context) userResponse {
 	if w := planner.UserWaits(g); w.Reason != "" {
 		w.Message += "; the user is dropped then (or set deletionPolicy: Retain to keep it and delete the MemgraphUser now)"
 		v := planner.VerdictOfWait(w)
-		v.Phase = topology.UserPending
+		v.Phase = v1alpha1.UserPending
 		return p.answer(v, nil, "")
 	}
 	_, client, err := p.reachMain(ctx)
@@ -290,7 +291,7 @@ func (p *pass) finalize(ctx context.Context) userResponse {
 	}
 	drop := planner.PlanDrop(p.spec.Username, users)
 	if err == nil && p.dryRun && len(drop) > 0 {
-		out := p.answer(planner.UserVerdict{Phase: topology.UserPending, Reason: "DryRun", Message: "dry run: DROP USER not sent"}, nil, "")
+		out := p.answer(planner.UserVerdict{Phase: v1alpha1.UserPending, Reason: "DryRun", Message: "dry run: DROP USER not sent"}, nil, "")
 		out.Plan = []string{drop[0].Text()}
 		return out
 	}

@@ -6,8 +6,8 @@ import (
 	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/memgraph-hooks/memgraph-hooks/api/v1alpha1"
 	"github.com/memgraph-hooks/memgraph-hooks/planner"
-	"github.com/memgraph-hooks/memgraph-hooks/topology"
 )
 
 // ConditionReady is a MemgraphUser's one condition: the user is in force as declared.
@@ -19,7 +19,7 @@ const ConditionReady = "Ready"
 // lastTransitionTime is the prior one while its status stays — and the generated Secret.
 func (p *pass) answer(v planner.UserVerdict, state *planner.UserState, main string) userResponse {
 	prior := p.u.Status
-	st := topology.MemgraphUserStatus{ObservedGeneration: p.u.Generation, Phase: v.Phase, Username: p.spec.Username,
+	st := v1alpha1.MemgraphUserStatus{ObservedGeneration: p.u.Generation, Phase: v.Phase, Username: p.spec.Username,
 		Secret: p.creds.secret, AppliedPasswordVersion: prior.AppliedPasswordVersion, MainDatabase: prior.MainDatabase,
 		Conditions: prior.Conditions}
 	if st.Secret == "" {
