@@ -82,19 +82,19 @@ func TestCoreDoesNoIO(t *testing.T) {
 // topology and Memgraph's driver-free types; the shell's subpackages never the shell (hooks)
 // itself, nor one another except where named. A package not listed here is unconstrained.
 var projectImports = map[string][]string{
-	"api/v1alpha1":         {"manifests"},
-	"internal/apitest":     {"api/v1alpha1"},
-	"topology":             {"api/v1alpha1"},
-	"planner":              {"api/v1alpha1", "topology", "memgraph"},
-	"memgraph":             {},
-	"backup":               {"api/v1alpha1", "topology", "memgraph", "internal/pki"},
-	"hooks/wire":           {"api/v1alpha1"},
-	"hooks/pending":        {},
-	"hooks/serving":        {},
-	"hooks/hookmetrics":    {"api/v1alpha1", "topology", "planner", "memgraph"},
-	"hooks/clustersecrets": {"hooks/wire", "topology", "memgraph"},
-	"hooks/users":          {"api/v1alpha1", "topology", "planner", "memgraph", "hooks/wire", "hooks/clustersecrets", "hooks/pending"},
-	"hooks/backups":        {"api/v1alpha1", "topology", "planner", "memgraph", "backup", "hooks/wire"},
+	"api/v1alpha1":           {"manifests"},
+	"internal/apitest":       {"api/v1alpha1"},
+	"topology":               {"api/v1alpha1"},
+	"planner":                {"api/v1alpha1", "topology", "memgraph"},
+	"memgraph":               {},
+	"backup":                 {"api/v1alpha1", "topology", "memgraph", "internal/pki"},
+	"hooks/wire":             {"api/v1alpha1"},
+	"hooks/pending":          {},
+	"hooks/serving":          {},
+	"hooks/hookmetrics":      {"api/v1alpha1", "topology", "planner", "memgraph"},
+	"hooks/clustersecrets":   {"hooks/wire", "topology", "memgraph"},
+	"hooks/users":            {"api/v1alpha1", "topology", "planner", "memgraph", "hooks/wire", "hooks/clustersecrets", "hooks/pending"},
+	"hooks/backupcontroller": {"api/v1alpha1", "topology", "planner", "memgraph", "backup", "hooks/wire"},
 }
 
 // Each package imports only the packages of the project its concern needs (projectImports).

@@ -45,3 +45,9 @@ type ObjectInfo struct {
 	// one and was asked for it (StatObject, OpenObject); "" otherwise.
 	CRC32C string
 }
+
+// ErrorBody is the agent's answer to a request it refuses; Unknown marks a job it does not know.
+type ErrorBody struct {
+	Error   string `json:"error"`
+	Unknown bool   `json:"unknownJob,omitempty"`
+}

@@ -14,7 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/memgraph-hooks/memgraph-hooks/api/v1alpha1"
-	"github.com/memgraph-hooks/memgraph-hooks/hooks/backups"
+	"github.com/memgraph-hooks/memgraph-hooks/hooks/backupcontroller"
 	"github.com/memgraph-hooks/memgraph-hooks/internal/pki"
 	"github.com/memgraph-hooks/memgraph-hooks/topology"
 )
@@ -63,7 +63,7 @@ func TestProductionExampleAsWritten(t *testing.T) {
 		if err != nil {
 			return err
 		}
-		if p := agent.Annotations[backups.AnnotationAccessProblems]; p != "" || len(agent.Data[v1alpha1.S3AccessKeyIDKey]) == 0 {
+		if p := agent.Annotations[backupcontroller.AnnotationAccessProblems]; p != "" || len(agent.Data[v1alpha1.S3AccessKeyIDKey]) == 0 {
 			return fmt.Errorf("the backups' copy of the destination: problems %q, access key copied %v", p, len(agent.Data[v1alpha1.S3AccessKeyIDKey]) > 0)
 		}
 		return nil

@@ -11,7 +11,7 @@ import (
 	kjson "sigs.k8s.io/json"
 
 	"github.com/memgraph-hooks/memgraph-hooks/api/v1alpha1"
-	"github.com/memgraph-hooks/memgraph-hooks/hooks/backups"
+	"github.com/memgraph-hooks/memgraph-hooks/hooks/backupcontroller"
 	"github.com/memgraph-hooks/memgraph-hooks/hooks/clustersecrets"
 	"github.com/memgraph-hooks/memgraph-hooks/hooks/wire"
 	"github.com/memgraph-hooks/memgraph-hooks/planner"
@@ -63,10 +63,10 @@ type observation struct {
 	auth    clustersecrets.Auth  // from the spec.auth Secret among the related objects
 	ignored topology.Warnings    // evidence beyond a role's ceiling
 	// restore is where spec.bootstrap.fromBackup's backup is (nil when the spec restores nothing).
-	restore *backups.RestoreSource
+	restore *backupcontroller.RestoreSource
 	// backupCopies are what the backup-agent Secret carries for the cluster's backups
-	// (backups.CopyAccess; nil without spec.backup.destination).
-	backupCopies *backups.Copied
+	// (backupcontroller.CopyAccess; nil without spec.backup.destination).
+	backupCopies *backupcontroller.Copied
 	// problems are why the cluster's pods cannot start (topology.PodProblems), missingSecrets the
 	// Secrets the spec names that are not among the related objects (topology.MissingSecrets).
 	problems       []topology.PodProblem
@@ -131,10 +131,10 @@ func observe(req *syncRequest, body []byte, c *topology.Cluster) (observation, e
 	if err := o.readExternalAccess(req, c); err != nil {
 		return o, err
 	}
-	if o.agentSecret, err = backups.ObservedAgentSecret(req.Children, c); err != nil {
+	if o.agentSecret, err = backupcontroller.ObservedAgentSecret(req.Children, c); err != nil {
 		return o, err
 	}
-	if o.restore, o.backupCopies, err = backups.ObserveCluster(req.Related, body, c, o.tls.CAPEM, o.tls.Problem, o.auth.Creds, o.auth.Problem); err != nil {
+	if o.restore, o.backupCopies, err = backupcontroller.ObserveCluster(req.Related, body, c, o.tls.CAPEM, o.tls.Problem, o.auth.Creds, o.auth.Problem); err != nil {
 		return o, err
 	}
 	if paused, _ := c.Paused(); paused {

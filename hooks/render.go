@@ -5,7 +5,7 @@ import (
 	"time"
 
 	"github.com/memgraph-hooks/memgraph-hooks/api/v1alpha1"
-	"github.com/memgraph-hooks/memgraph-hooks/hooks/backups"
+	"github.com/memgraph-hooks/memgraph-hooks/hooks/backupcontroller"
 	"github.com/memgraph-hooks/memgraph-hooks/hooks/users"
 	"github.com/memgraph-hooks/memgraph-hooks/hooks/wire"
 	"github.com/memgraph-hooks/memgraph-hooks/planner"
@@ -45,7 +45,7 @@ func desiredChildren(p *admittedParent, obs *observation, done planner.Done) (ch
 	if children, err = p.children(done.Children); err != nil {
 		return nil, nil, err
 	}
-	agent, err := p.agentSecretChild(backups.AgentSecretOf(p.cluster, obs.agentSecret, obs.backupCopies))
+	agent, err := p.agentSecretChild(backupcontroller.AgentSecretOf(p.cluster, obs.agentSecret, obs.backupCopies))
 	if err != nil {
 		return nil, nil, err
 	}

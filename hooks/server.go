@@ -22,8 +22,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/memgraph-hooks/memgraph-hooks/api/v1alpha1"
-	"github.com/memgraph-hooks/memgraph-hooks/backup"
-	"github.com/memgraph-hooks/memgraph-hooks/hooks/backups"
+	"github.com/memgraph-hooks/memgraph-hooks/hooks/backupcontroller"
 	"github.com/memgraph-hooks/memgraph-hooks/hooks/hookmetrics"
 	"github.com/memgraph-hooks/memgraph-hooks/hooks/serving"
 	"github.com/memgraph-hooks/memgraph-hooks/hooks/users"
@@ -74,7 +73,7 @@ type Config struct {
 	AgentImage string
 	// AgentSecretData generates a cluster's backup-agent Secret data (base64 values, every key
 	// of topology.BackupAgentSecretKeys) when none is observed; nil generates a random token and
-	// key pair (backups.NewAgentSecretData). Tests fix it to make responses reproducible.
+	// key pair (backupcontroller.NewAgentSecretData). Tests fix it to make responses reproducible.
 	AgentSecretData func(c *topology.Cluster) (map[string]string, error)
 	// UserPassword generates the password of a MemgraphUser's generated Secret; nil draws 32
 	// random letters and digits (users.NewPassword). PasswordHashCost is the bcrypt cost of the
@@ -101,8 +100,8 @@ type handler struct {
 	parents *parentCache // admitted parents and their rendered children (rendercache.go)
 	// operations keeps status.lastOperation from going backwards (operationLog).
 	operations *operationLog
-	backups    *backups.Controller // the MemgraphBackup and MemgraphScheduledBackup hooks
-	users      *users.Controller   // the MemgraphUser hooks
+	backups    *backupcontroller.Controller // the MemgraphBackup and MemgraphScheduledBackup hooks
+	users      *users.Controller            // the MemgraphUser hooks
 }
 
 // NewHandler returns the hook's HTTP API: POST /sync and POST /customize (MemgraphClusters), POST
@@ -164,8 +163,8 @@ func newHandler(cfg Config) *handler {
 	locks := newClusterLocks()
 	h := &handler{cfg: cfg, log: cfg.Logger, locks: locks, metrics: hookmetrics.New(cfg.Registerer, locks.size, cfg.Now),
 		parents: newParentCache(maxCachedParents, cmp.Or(cfg.AgentImage, topology.DefaultAgentImage)), operations: newOperationLog()}
-	h.backups = backups.New(backups.Config{Budget: cfg.SyncBudget, Now: cfg.Now, Log: cfg.Logger, Reach: h.reach, Choose: chooseBackupInstance,
-		NewAgents: agentClients(cfg.AgentResolver), RemoveObject: backup.RemoveObject, Answer: h.writeJSON, Fail: h.fail,
+	h.backups = backupcontroller.New(backupcontroller.Config{Budget: cfg.SyncBudget, Now: cfg.Now, Log: cfg.Logger, Reach: h.reach, Choose: chooseBackupInstance,
+		AgentResolver: cfg.AgentResolver, Answer: h.writeJSON, Fail: h.fail,
 		Metrics: h.metrics.Backups})
 	h.users = users.New(users.Config{Budget: cfg.SyncBudget, Now: cfg.Now, Log: cfg.Logger, Reach: h.reachUsers, FindMain: findMain,
 		NewPassword: cfg.UserPassword, HashCost: cfg.PasswordHashCost, Answer: h.writeJSON, Fail: h.fail})

@@ -1,4 +1,4 @@
-package backup
+package backupcontroller
 
 import (
 	"bytes"
@@ -13,6 +13,8 @@ import (
 	"net/http"
 	"net/url"
 	"time"
+
+	"github.com/memgraph-hooks/memgraph-hooks/backup"
 )
 
 // AgentClientConfig is what the hook knows of one cluster's agents: the token and CA of the
@@ -68,27 +70,27 @@ func (c *AgentClient) Close() { c.http.CloseIdleConnections() }
 // Start starts job id on the agent at agentAddr (host:port) and returns its status. It is
 // idempotent: a job that exists already is returned as it is, whatever req says (unless it failed
 // and req.RetryFailed asks to run it again), and nothing is run twice.
-func (c *AgentClient) Start(ctx context.Context, agentAddr, id string, req JobRequest) (JobStatus, error) {
+func (c *AgentClient) Start(ctx context.Context, agentAddr, id string, req backup.JobRequest) (backup.JobStatus, error) {
 	body, err := json.Marshal(req)
 	if err != nil {
-		return JobStatus{}, err
+		return backup.JobStatus{}, err
 	}
 	return c.do(ctx, http.MethodPut, agentAddr, id, body)
 }
 
 // Status reads job id. An id the agent does not know is an *UnknownJobError.
-func (c *AgentClient) Status(ctx context.Context, agentAddr, id string) (JobStatus, error) {
+func (c *AgentClient) Status(ctx context.Context, agentAddr, id string) (backup.JobStatus, error) {
 	return c.do(ctx, http.MethodGet, agentAddr, id, nil)
 }
 
-func (c *AgentClient) do(ctx context.Context, method, agentAddr, id string, body []byte) (JobStatus, error) {
+func (c *AgentClient) do(ctx context.Context, method, agentAddr, id string, body []byte) (backup.JobStatus, error) {
 	if id == "" {
-		return JobStatus{}, errors.New("job id is empty")
+		return backup.JobStatus{}, errors.New("job id is empty")
 	}
-	u := url.URL{Scheme: "https", Host: agentAddr, Path: JobsPath + id}
+	u := url.URL{Scheme: "https", Host: agentAddr, Path: backup.JobsPath + id}
 	req, err := http.NewRequestWithContext(ctx, method, u.String(), bytes.NewReader(body))
 	if err != nil {
-		return JobStatus{}, err
+		return backup.JobStatus{}, err
 	}
 	req.Header.Set("Authorization", "Bearer "+c.token)
 	if body != nil {
@@ -96,36 +98,52 @@ func (c *AgentClient) do(ctx context.Context, method, agentAddr, id string, body
 	}
 	resp, err := c.http.Do(req)
 	if err != nil {
-		return JobStatus{}, fmt.Errorf("backup agent %s: %w", agentAddr, err)
+		return backup.JobStatus{}, fmt.Errorf("backup agent %s: %w", agentAddr, err)
 	}
 	defer resp.Body.Close()
 	data, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
 	if err != nil {
-		return JobStatus{}, fmt.Errorf("backup agent %s: reading the answer: %w", agentAddr, err)
+		return backup.JobStatus{}, fmt.Errorf("backup agent %s: reading the answer: %w", agentAddr, err)
 	}
-	var e errorBody
+	var e backup.ErrorBody
 	switch {
 	case resp.StatusCode == http.StatusOK:
-		var st JobStatus
+		var st backup.JobStatus
 		if err := json.Unmarshal(data, &st); err != nil {
-			return JobStatus{}, fmt.Errorf("backup agent %s: undecodable answer: %w", agentAddr, err)
+			return backup.JobStatus{}, fmt.Errorf("backup agent %s: undecodable answer: %w", agentAddr, err)
 		}
 		return st, nil
 	case resp.StatusCode == http.StatusNotFound && json.Unmarshal(data, &e) == nil && e.Unknown:
-		return JobStatus{}, &UnknownJobError{Agent: agentAddr, ID: id}
+		return backup.JobStatus{}, &UnknownJobError{Agent: agentAddr, ID: id}
 	case resp.StatusCode == http.StatusNotFound || resp.StatusCode == http.StatusMethodNotAllowed:
-		return JobStatus{}, &AgentError{Agent: agentAddr, StatusCode: resp.StatusCode,
-			Message: "the agent does not serve " + JobsPath + " (it runs an older release: its pod gets the hook's agent image when it is next replaced)"}
+		return backup.JobStatus{}, &AgentError{Agent: agentAddr, StatusCode: resp.StatusCode,
+			Message: "the agent does not serve " + backup.JobsPath + " (it runs an older release: its pod gets the hook's agent image when it is next replaced)"}
 	default:
 		if json.Unmarshal(data, &e) != nil || e.Error == "" {
 			e.Error = string(bytes.TrimSpace(data))
 		}
-		return JobStatus{}, &AgentError{Agent: agentAddr, StatusCode: resp.StatusCode, Message: e.Error}
+		return backup.JobStatus{}, &AgentError{Agent: agentAddr, StatusCode: resp.StatusCode, Message: e.Error}
 	}
 }
 
-// errorBody is the agent's answer to a request it refuses; Unknown marks a job it does not know.
-type errorBody struct {
-	Error   string `json:"error"`
-	Unknown bool   `json:"unknownJob,omitempty"`
+// UnknownJobError is the agent's answer to Status for an id it does not know: it never started
+// that job, or it restarted since. The hook fails a backup whose job it was; a restore is
+// started again.
+type UnknownJobError struct {
+	Agent, ID string
+}
+
+func (e *UnknownJobError) Error() string {
+	return fmt.Sprintf("backup agent %s has no job %q (it was never started there, or the agent restarted)", e.Agent, e.ID)
+}
+
+// AgentError is any other refusal by the agent: HTTP status and the agent's message.
+type AgentError struct {
+	Agent      string
+	StatusCode int
+	Message    string
+}
+
+func (e *AgentError) Error() string {
+	return fmt.Sprintf("backup agent %s: %d %s: %s", e.Agent, e.StatusCode, http.StatusText(e.StatusCode), e.Message)
 }

@@ -1,4 +1,4 @@
-package backups
+package backupcontroller
 
 import (
 	"encoding/json"

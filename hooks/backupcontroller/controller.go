@@ -1,11 +1,11 @@
-// Package backups is the hooks of MemgraphBackups and MemgraphScheduledBackups: taking a backup
+// Package backupcontroller is the hooks of MemgraphBackups and MemgraphScheduledBackups: taking a backup
 // (a job of the backup agent beside the instance chosen, which snapshots every database and
 // uploads each), removing its objects when it goes, and creating backups on a schedule, and the
 // restore source of a restoring cluster. What it decides is planner's (BackupWaits,
 // ChooseBackupInstance, BackupFailure, DecideSchedule); how a cluster's Memgraph is reached, and
 // how an answer is written and counted, are the shell's (Config). No query or call it makes takes
 // longer than the data is big: the agent does that, and the hook starts, polls and reports it.
-package backups
+package backupcontroller
 
 import (
 	"context"
@@ -55,9 +55,9 @@ type Config struct {
 	// Choose reads c's leader (and, for spec.backup.target PreferReplica, the catch-up proofs) and
 	// chooses the instance a backup is taken on (planner.ChooseBackupInstance).
 	Choose func(ctx context.Context, r Reached, c *topology.Cluster) (planner.BackupChoice, planner.Wait)
-	// NewAgents makes the clients of one cluster's agents; RemoveObject removes an uploaded object.
-	NewAgents    func(backup.AgentClientConfig) (Agents, error)
-	RemoveObject func(context.Context, backup.S3Object, backup.S3Credentials) error
+	// AgentResolver maps an agent's advertised host:port to the one to dial (nil: dial as
+	// advertised).
+	AgentResolver memgraph.Resolver
 	// Answer writes a hook's answer, Fail a request that could not be served; the shell counts both.
 	Answer func(w http.ResponseWriter, hook string, code int, body any)
 	Fail   func(w http.ResponseWriter, hook string, err error)
@@ -96,11 +96,12 @@ type Reached struct {
 	Problems           []string
 }
 
-// Agents are the backup agents of one cluster (backup.AgentClient).
-type Agents interface {
-	Start(ctx context.Context, agentAddr, id string, req backup.JobRequest) (backup.JobStatus, error)
-	Status(ctx context.Context, agentAddr, id string) (backup.JobStatus, error)
-	Close()
+// agents makes the clients of one cluster's agents, dialing through Config.AgentResolver.
+func (ctl *Controller) agents(cfg AgentClientConfig) (*AgentClient, error) {
+	if ctl.cfg.AgentResolver != nil {
+		cfg.Resolve = ctl.cfg.AgentResolver.Resolve
+	}
+	return NewAgentClient(cfg)
 }
 
 // HandleSync serves a MemgraphBackup's sync and finalize hooks (finalizing tells them

@@ -1,4 +1,4 @@
-package backups
+package backupcontroller
 
 import (
 	"encoding/json"
@@ -47,7 +47,7 @@ func TestAccessRoundTrip(t *testing.T) {
 	}
 	got := ReadAccess(c, asRelated(t, c, s), true)
 	want := Access{Creds: backup.S3Credentials{AccessKeyID: "AK", SecretAccessKey: "SK"}, StoreCA: []byte("store CA"), BoltCA: []byte("bolt CA"),
-		Memgraph: &memgraph.Credentials{Username: "hooks", Password: "pw"}, AgentCfg: backup.AgentClientConfig{Token: "tok", CAPEM: []byte("agent CA")}}
+		Memgraph: &memgraph.Credentials{Username: "hooks", Password: "pw"}, AgentCfg: AgentClientConfig{Token: "tok", CAPEM: []byte("agent CA")}}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("access (-want +got):\n%s", diff)
 	}

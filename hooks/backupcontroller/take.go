@@ -1,4 +1,4 @@
-package backups
+package backupcontroller
 
 import (
 	"context"
@@ -73,7 +73,7 @@ func (ctl *Controller) startBackup(ctx context.Context, b *v1alpha1.MemgraphBack
 	if held.Reason != "" || planner.Expired(until, now) {
 		return wait(held)
 	}
-	agents, err := ctl.cfg.NewAgents(bc.access.AgentCfg)
+	agents, err := ctl.agents(bc.access.AgentCfg)
 	if err != nil {
 		return wait(planner.Wait{Reason: planner.ReasonSecretProblem, Message: fmt.Sprintf("Secret %s/%s: %v", b.Namespace, topology.BackupAgentSecretName(b.Spec.Cluster), err)})
 	}
@@ -98,7 +98,7 @@ func (ctl *Controller) startBackup(ctx context.Context, b *v1alpha1.MemgraphBack
 		Credentials: bc.access.Creds}
 	job, err := agents.Start(ctx, bc.c.Network().BackupAgentAddress(di.Ordinal), string(b.UID), req)
 	if err != nil {
-		var refused *backup.AgentError
+		var refused *AgentError
 		if errors.As(err, &refused) && refused.StatusCode < http.StatusInternalServerError && refused.StatusCode != http.StatusNotFound {
 			return ctl.failed(st, planner.ReasonAgentRefused, refused.Message)
 		}
@@ -109,7 +109,7 @@ func (ctl *Controller) startBackup(ctx context.Context, b *v1alpha1.MemgraphBack
 
 // findJob asks every agent of c, at once, for job id; the first data instance (by ordinal) whose
 // agent has it, and its job.
-func findJob(ctx context.Context, agents Agents, c *topology.Cluster, id string) (topology.DataInstance, backup.JobStatus, bool) {
+func findJob(ctx context.Context, agents *AgentClient, c *topology.Cluster, id string) (topology.DataInstance, backup.JobStatus, bool) {
 	instances := c.Declare(c.Replicas()).DataInstances
 	jobs := make([]*backup.JobStatus, len(instances))
 	var wg sync.WaitGroup
@@ -150,13 +150,13 @@ func (ctl *Controller) pollJob(ctx context.Context, b *v1alpha1.MemgraphBackup, 
 		return backupResponse{Status: st, ResyncAfterSeconds: jobPoll.Seconds()}
 	}
 	cfg, problems := ReadAgentConfig(obs.cluster, obs.agentSecret)
-	agents, err := ctl.cfg.NewAgents(cfg)
+	agents, err := ctl.agents(cfg)
 	if err != nil {
 		return unanswered(strings.Join(append(problems, err.Error()), "; "))
 	}
 	defer agents.Close()
 	job, err := agents.Status(ctx, obs.cluster.Network().BackupAgentAddress(ordinal), string(b.UID))
-	var unknown *backup.UnknownJobError
+	var unknown *UnknownJobError
 	switch {
 	case errors.As(err, &unknown):
 		return ctl.jobLost(ctx, b, obs, st, until, err.Error()+": its pod restarted while it took the backup")
@@ -185,7 +185,7 @@ func (ctl *Controller) jobLost(ctx context.Context, b *v1alpha1.MemgraphBackup, 
 			if problem != "" {
 				break
 			}
-			if err := ctl.cfg.RemoveObject(ctx, backup.ObjectIn(dest, key, access.StoreCA), access.Creds); err != nil {
+			if err := backup.RemoveObject(ctx, backup.ObjectIn(dest, key, access.StoreCA), access.Creds); err != nil {
 				problem = err.Error()
 			}
 		}
@@ -264,7 +264,7 @@ func memgraphVersion(pod *wire.Object, c *topology.Cluster) string {
 
 // finalizeBackup is the finalize hook. Whether the objects go is planner.ObjectsOnDeletion's
 // (the deletionPolicy, or the schedule's backupOwnerReference when the schedule is deleted). When
-// they go, every one goes before the MemgraphBackup does (RemoveObject, which succeeds on an
+// they go, every one goes before the MemgraphBackup does (backup.RemoveObject, which succeeds on an
 // object already gone), from the store they went to, with the cluster's credentials; a job still
 // running is waited for first, so that no upload lands after the removal. When they stay, or
 // when nothing was uploaded, the MemgraphBackup goes at once, saying what stays in the log.
@@ -294,7 +294,7 @@ func (ctl *Controller) finalizeBackup(ctx context.Context, b *v1alpha1.MemgraphB
 		return backupResponse{Status: st, ResyncAfterSeconds: pendingPoll.Seconds()}
 	}
 	for _, key := range objectKeys(st) {
-		if err := ctl.cfg.RemoveObject(ctx, backup.ObjectIn(dest, key, access.StoreCA), access.Creds); err != nil {
+		if err := backup.RemoveObject(ctx, backup.ObjectIn(dest, key, access.StoreCA), access.Creds); err != nil {
 			st.Reason, st.Error = planner.ReasonDeleteFailed, err.Error()
 			return backupResponse{Status: st, ResyncAfterSeconds: pendingPoll.Seconds()}
 		}

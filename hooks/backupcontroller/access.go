@@ -1,4 +1,4 @@
-package backups
+package backupcontroller
 
 import (
 	"encoding/base64"
@@ -128,7 +128,7 @@ type Access struct {
 	StoreCA  []byte
 	BoltCA   []byte
 	Memgraph *memgraph.Credentials
-	AgentCfg backup.AgentClientConfig
+	AgentCfg AgentClientConfig
 	Problems []string
 }
 
@@ -182,19 +182,19 @@ func ReadAccess(c *topology.Cluster, secret *agentSecretObject, withAgent bool) 
 // ReadAgentConfig reads the agents' token and CA from the backup-agent Secret of cluster c (nil
 // when it is not among the related objects), whatever was copied into it; problems say what is
 // missing.
-func ReadAgentConfig(c *topology.Cluster, secret *agentSecretObject) (backup.AgentClientConfig, []string) {
+func ReadAgentConfig(c *topology.Cluster, secret *agentSecretObject) (AgentClientConfig, []string) {
 	where := fmt.Sprintf("Secret %s/%s", c.Namespace(), topology.BackupAgentSecretName(c.Name()))
 	if secret == nil {
-		return backup.AgentClientConfig{}, []string{where + " does not exist"}
+		return AgentClientConfig{}, []string{where + " does not exist"}
 	}
 	var problems []string
 	cfg := agentConfig(secretValue(where, secret, &problems))
 	return cfg, problems
 }
 
-func agentConfig(decoded func(key string, required bool) string) backup.AgentClientConfig {
+func agentConfig(decoded func(key string, required bool) string) AgentClientConfig {
 	token, ca := decoded(topology.BackupAgentTokenKey, true), decoded(topology.BackupAgentCAKey, true)
-	return backup.AgentClientConfig{Token: strings.TrimSpace(token), CAPEM: []byte(ca)}
+	return AgentClientConfig{Token: strings.TrimSpace(token), CAPEM: []byte(ca)}
 }
 
 // secretValue decodes a key of the backup-agent Secret (where names it), recording in problems
