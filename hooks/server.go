@@ -118,11 +118,11 @@ func NewHandler(cfg Config) http.Handler {
 	r.Post("/sync", h.handleSync)
 	r.Post("/customize", h.handleCustomize)
 	r.Post("/nodes/sync", h.handleNodeSync)
-	r.Post("/backup/sync", h.backups.HandleSync)
-	r.Post("/backup/customize", h.backups.HandleCustomize)
-	r.Post("/scheduledbackup/sync", h.backups.HandleScheduledSync)
-	r.Post("/user/sync", h.users.HandleSync)
-	r.Post("/user/customize", h.users.HandleCustomize)
+	r.Post("/backup/sync", h.answer("backup", h.backups.Sync))
+	r.Post("/backup/customize", h.answer("backup-customize", h.backups.Customize))
+	r.Post("/scheduledbackup/sync", h.answer("scheduledbackup", h.backups.ScheduledSync))
+	r.Post("/user/sync", h.answer("user", h.users.Sync))
+	r.Post("/user/customize", h.answer("user-customize", h.users.Customize))
 	for _, path := range []string{"/healthz", "/readyz"} {
 		r.Get(path, ok)
 		r.Head(path, ok)
@@ -164,10 +164,10 @@ func newHandler(cfg Config) *handler {
 	h := &handler{cfg: cfg, log: cfg.Logger, locks: locks, metrics: hookmetrics.New(cfg.Registerer, locks.size, cfg.Now),
 		parents: newParentCache(maxCachedParents, cmp.Or(cfg.AgentImage, topology.DefaultAgentImage)), operations: newOperationLog()}
 	h.backups = backupcontroller.New(backupcontroller.Config{Budget: cfg.SyncBudget, Now: cfg.Now, Log: cfg.Logger, Reach: h.reach, Choose: chooseBackupInstance,
-		AgentResolver: cfg.AgentResolver, Answer: h.writeJSON, Fail: h.fail,
-		Metrics: h.metrics.Backups})
+		AgentResolver: cfg.AgentResolver,
+		Metrics:       h.metrics.Backups})
 	h.users = users.New(users.Config{Budget: cfg.SyncBudget, Now: cfg.Now, Log: cfg.Logger, Reach: h.reachUsers, FindMain: findMain,
-		NewPassword: cfg.UserPassword, HashCost: cfg.PasswordHashCost, Answer: h.writeJSON, Fail: h.fail})
+		NewPassword: cfg.UserPassword, HashCost: cfg.PasswordHashCost})
 	return h
 }
 
@@ -199,6 +199,19 @@ func (h *handler) fail(w http.ResponseWriter, hook string, err error) {
 	}
 	h.log.Error("hook failed", "hook", hook, "error", msg)
 	h.writeJSON(w, hook, http.StatusInternalServerError, wire.ErrorBody{Error: msg})
+}
+
+// answer serves a controller's hook: the response serve returns, or the failure of a request it
+// could not serve, written and counted as hook's.
+func (h *handler) answer(hook string, serve func(*http.Request) (any, error)) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		body, err := serve(r)
+		if err != nil {
+			h.fail(w, hook, err)
+			return
+		}
+		h.writeJSON(w, hook, http.StatusOK, body)
+	}
 }
 
 func (h *handler) writeJSON(w http.ResponseWriter, hook string, code int, body any) {

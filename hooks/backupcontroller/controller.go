@@ -2,9 +2,10 @@
 // (a job of the backup agent beside the instance chosen, which snapshots every database and
 // uploads each), removing its objects when it goes, and creating backups on a schedule, and the
 // restore source of a restoring cluster. What it decides is planner's (BackupWaits,
-// ChooseBackupInstance, BackupFailure, DecideSchedule); how a cluster's Memgraph is reached, and
-// how an answer is written and counted, are the shell's (Config). No query or call it makes takes
-// longer than the data is big: the agent does that, and the hook starts, polls and reports it.
+// ChooseBackupInstance, BackupFailure, DecideSchedule); how a cluster's Memgraph is reached is the
+// shell's (Config), and so is writing and counting the answer each hook returns. No query or call
+// it makes takes longer than the data is big: the agent does that, and the hook starts, polls and
+// reports it.
 package backupcontroller
 
 import (
@@ -58,9 +59,6 @@ type Config struct {
 	// AgentResolver maps an agent's advertised host:port to the one to dial (nil: dial as
 	// advertised).
 	AgentResolver memgraph.Resolver
-	// Answer writes a hook's answer, Fail a request that could not be served; the shell counts both.
-	Answer func(w http.ResponseWriter, hook string, code int, body any)
-	Fail   func(w http.ResponseWriter, hook string, err error)
 	// Metrics counts backups that end and records the newest success of each cluster and each
 	// schedule's interval (nil: nothing is counted).
 	Metrics Metrics
@@ -104,23 +102,20 @@ func (ctl *Controller) agents(cfg AgentClientConfig) (*AgentClient, error) {
 	return NewAgentClient(cfg)
 }
 
-// HandleSync serves a MemgraphBackup's sync and finalize hooks (finalizing tells them
-// apart).
-func (ctl *Controller) HandleSync(w http.ResponseWriter, r *http.Request) {
+// Sync answers a MemgraphBackup's sync and finalize hooks (finalizing tells them apart), or
+// returns why the request cannot be served.
+func (ctl *Controller) Sync(r *http.Request) (any, error) {
 	var req wire.CompositeRequest
 	if err := wire.DecodeRequest(r, &req); err != nil {
-		ctl.cfg.Fail(w, "backup", err)
-		return
+		return nil, err
 	}
 	b, err := decodeBackup(req.Parent, "parent")
 	if err != nil {
-		ctl.cfg.Fail(w, "backup", err)
-		return
+		return nil, err
 	}
 	obs, err := observeBackup(b, req.Related)
 	if err != nil {
-		ctl.cfg.Fail(w, "backup", err)
-		return
+		return nil, err
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), ctl.cfg.Budget)
 	defer cancel()
@@ -134,7 +129,7 @@ func (ctl *Controller) HandleSync(w http.ResponseWriter, r *http.Request) {
 	ctl.count(b, &obs, resp.Status)
 	resp.Children = []any{}
 	log.Info("backup", "phase", resp.Status.Phase, "reason", resp.Status.Reason, "finalizing", req.Finalizing, "finalized", resp.Finalized)
-	ctl.cfg.Answer(w, "backup", http.StatusOK, resp)
+	return resp, nil
 }
 
 // syncBackup continues the backup from its recorded phase.
@@ -187,7 +182,7 @@ func (ctl *Controller) failed(st v1alpha1.MemgraphBackupStatus, reason, msg stri
 	return backupResponse{Status: st}
 }
 
-// HandleCustomize asks Metacontroller for what a MemgraphBackup's hooks read, each by a name its
+// Customize asks Metacontroller for what a MemgraphBackup's hooks read, each by a name its
 // own spec or metadata gives: its MemgraphCluster, that cluster's pods, the cluster's
 // <cluster>-backup-agent Secret (the one Secret: the cluster's hook copies into it what its
 // backups read of the Secrets the cluster names, access.go), the namespace's MemgraphBackups (one
@@ -195,16 +190,14 @@ func (ctl *Controller) failed(st v1alpha1.MemgraphBackupStatus, reason, msg stri
 // does (its backupOwnerReference decides what deleting it keeps). Every rule depends on the
 // backup alone, whose spec never changes: Metacontroller's answer cached per UID and generation
 // never goes stale.
-func (ctl *Controller) HandleCustomize(w http.ResponseWriter, r *http.Request) {
+func (ctl *Controller) Customize(r *http.Request) (any, error) {
 	var req wire.CompositeRequest
 	if err := wire.DecodeRequest(r, &req); err != nil {
-		ctl.cfg.Fail(w, "backup-customize", err)
-		return
+		return nil, err
 	}
 	b, err := decodeBackup(req.Parent, "parent")
 	if err != nil {
-		ctl.cfg.Fail(w, "backup-customize", err)
-		return
+		return nil, err
 	}
 	all := &wire.LabelSelector{MatchLabels: map[string]string{}}
 	rules := []wire.RelatedRule{
@@ -217,5 +210,5 @@ func (ctl *Controller) HandleCustomize(w http.ResponseWriter, r *http.Request) {
 		rules = append(rules, wire.RelatedRule{APIVersion: v1alpha1.APIVersion, Resource: v1alpha1.ScheduledBackupResource,
 			Namespace: b.Namespace, Names: []string{schedule}})
 	}
-	ctl.cfg.Answer(w, "backup-customize", http.StatusOK, wire.CustomizeResponse{RelatedResources: rules})
+	return wire.CustomizeResponse{RelatedResources: rules}, nil
 }

@@ -46,30 +46,26 @@ type observedRun struct {
 	spec json.RawMessage
 }
 
-// HandleScheduledSync serves a MemgraphScheduledBackup's sync and finalize hooks. The sync's
+// ScheduledSync serves a MemgraphScheduledBackup's sync and finalize hooks. The sync's
 // children are the MemgraphBackups planner.DecideSchedule keeps and creates, at the hook's
 // clock. The finalize hook returns none, so that Metacontroller deletes them while the schedule,
 // held by its finalizer, still exists and says (backupOwnerReference) whether their objects go
 // with them; the schedule goes once they are gone.
-func (ctl *Controller) HandleScheduledSync(w http.ResponseWriter, r *http.Request) {
+func (ctl *Controller) ScheduledSync(r *http.Request) (any, error) {
 	var req wire.CompositeRequest
 	if err := wire.DecodeRequest(r, &req); err != nil {
-		ctl.cfg.Fail(w, "scheduledbackup", err)
-		return
+		return nil, err
 	}
 	var sb v1alpha1.MemgraphScheduledBackup
 	if err := wire.DecodeAt(req.Parent, "parent", &sb); err != nil || sb.Name == "" {
-		ctl.cfg.Fail(w, "scheduledbackup", cmpErr(err, wire.Badf("parent has no metadata.name: expected a MemgraphScheduledBackup")))
-		return
+		return nil, cmpErr(err, wire.Badf("parent has no metadata.name: expected a MemgraphScheduledBackup"))
 	}
 	if vs := v1alpha1.ScheduledBackupViolations("parent.spec", &sb.Spec); len(vs) > 0 {
-		ctl.cfg.Fail(w, "scheduledbackup", wire.Badf("MemgraphScheduledBackup %s has a spec admission refuses: %s: %s", wire.ObjectKey(sb.Namespace, sb.Name), vs[0].Field, vs[0].Message))
-		return
+		return nil, wire.Badf("MemgraphScheduledBackup %s has a spec admission refuses: %s: %s", wire.ObjectKey(sb.Namespace, sb.Name), vs[0].Field, vs[0].Message)
 	}
 	runs, err := observeRuns(req.Children[wire.BackupKind])
 	if err != nil {
-		ctl.cfg.Fail(w, "scheduledbackup", err)
-		return
+		return nil, err
 	}
 	now := ctl.cfg.Now().UTC()
 	maxAge, _ := v1alpha1.MaxAgeDuration(sb.Spec.MaxAge)
@@ -80,14 +76,13 @@ func (ctl *Controller) HandleScheduledSync(w http.ResponseWriter, r *http.Reques
 	}
 	d := planner.DecideSchedule(in)
 	if req.Finalizing {
-		ctl.cfg.Answer(w, "scheduledbackup", http.StatusOK, ctl.finalizeSchedule(&sb, d, len(runs)))
-		return
+		return ctl.finalizeSchedule(&sb, d, len(runs)), nil
 	}
 	resp := scheduledResponse{Children: scheduledChildren(&sb, runs, d), ResyncAfterSeconds: d.ResyncAfter.Seconds(),
 		Status: scheduleStatus(&sb, d, now)}
 	ctl.observeSchedule(&sb, d)
 	ctl.cfg.Log.Info("scheduled backup", "schedule", wire.ObjectKey(sb.Namespace, sb.Name), "created", d.Create != nil, "dropped", len(d.Drop))
-	ctl.cfg.Answer(w, "scheduledbackup", http.StatusOK, resp)
+	return resp, nil
 }
 
 // finalizeSchedule answers the finalize hook of a schedule being deleted: no children, so that

@@ -158,12 +158,13 @@ func TestCustomizeAsksForSecretsByName(t *testing.T) {
 		{"spec.passwordSecret", `{"cluster":"mg","passwordSecret":{"name":"app-pw"}}`, []string{"mg-user-access", "app-pw"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			var answer any
-			ctl := New(Config{Answer: func(_ http.ResponseWriter, _ string, _ int, body any) { answer = body },
-				Fail: func(_ http.ResponseWriter, _ string, err error) { t.Fatal(err) }})
+			ctl := New(Config{})
 			body := `{"parent":{"apiVersion":"memgraph.com/v1alpha1","kind":"MemgraphUser","metadata":{"name":"app","namespace":"db",` +
 				`"uid":"u2","generation":1},"spec":` + tc.spec + `}}`
-			ctl.HandleCustomize(httptest.NewRecorder(), httptest.NewRequest(http.MethodPost, "/user/customize", strings.NewReader(body)))
+			answer, err := ctl.Customize(httptest.NewRequest(http.MethodPost, "/user/customize", strings.NewReader(body)))
+			if err != nil {
+				t.Fatal(err)
+			}
 			want := wire.CustomizeResponse{RelatedResources: []wire.RelatedRule{
 				{APIVersion: "memgraph.com/v1alpha1", Resource: "memgraphclusters", Namespace: "db", Names: []string{"mg"}},
 				{APIVersion: "v1", Resource: "secrets", Namespace: "db", Names: tc.want},

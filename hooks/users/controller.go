@@ -2,7 +2,8 @@
 // created with its password, its roles, privileges and databases put back when they drift, its
 // password set again when its Secret changes — and dropped when the MemgraphUser goes. What it
 // decides is planner's (UserWaits, PlanUser, PlanDrop, the verdicts); how a cluster's Memgraph
-// is reached, and how an answer is written and counted, are the shell's (Config). It shares
+// is reached is the shell's (Config), and so is writing and counting the answer each hook
+// returns. It shares
 // nothing with a MemgraphCluster's sync but the wire and the cluster's user-access Secret, which
 // the cluster's hook writes (AccessOf) and a user's pass reads.
 package users
@@ -37,9 +38,6 @@ type Config struct {
 	NewPassword func() (string, error)
 	// HashCost is the bcrypt cost of the password hashes sent to Memgraph; 0 is bcrypt.DefaultCost.
 	HashCost int
-	// Answer writes a hook's answer, Fail a request that could not be served; the shell counts both.
-	Answer func(w http.ResponseWriter, hook string, code int, body any)
-	Fail   func(w http.ResponseWriter, hook string, err error)
 }
 
 // Controller serves the MemgraphUser hooks.
@@ -69,28 +67,24 @@ type userResponse struct {
 	Plan               []string                    `json:"plan,omitempty"`
 }
 
-// HandleSync serves a MemgraphUser's sync and finalize hooks (finalizing tells them apart);
+// Sync serves a MemgraphUser's sync and finalize hooks (finalizing tells them apart);
 // dryRun=true reads and plans but sends nothing, and answers the plan.
-func (ctl *Controller) HandleSync(w http.ResponseWriter, r *http.Request) {
+func (ctl *Controller) Sync(r *http.Request) (any, error) {
 	dryRun, err := wire.DryRun(r.URL.RawQuery)
 	if err != nil {
-		ctl.cfg.Fail(w, "user", err)
-		return
+		return nil, err
 	}
 	var req wire.CompositeRequest
 	if err := wire.DecodeRequest(r, &req); err != nil {
-		ctl.cfg.Fail(w, "user", err)
-		return
+		return nil, err
 	}
 	u, err := decodeUser(req.Parent)
 	if err != nil {
-		ctl.cfg.Fail(w, "user", err)
-		return
+		return nil, err
 	}
 	obs, err := observe(u, &req)
 	if err != nil {
-		ctl.cfg.Fail(w, "user", err)
-		return
+		return nil, err
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), ctl.cfg.Budget)
 	defer cancel()
@@ -107,10 +101,10 @@ func (ctl *Controller) HandleSync(w http.ResponseWriter, r *http.Request) {
 	ready := meta(resp.Status.Conditions)
 	p.log.Info("user", "username", resp.Status.Username, "phase", resp.Status.Phase, "reason", ready.Reason,
 		"statements", len(p.sent), "finalizing", req.Finalizing, "finalized", resp.Finalized, "dryRun", dryRun)
-	ctl.cfg.Answer(w, "user", http.StatusOK, resp)
+	return resp, nil
 }
 
-// HandleCustomize asks Metacontroller for what a MemgraphUser's hooks read, each by a name its
+// Customize asks Metacontroller for what a MemgraphUser's hooks read, each by a name its
 // own spec gives: its MemgraphCluster, and the Secrets spec.passwordSecret names and the
 // cluster's <cluster>-user-access (the copy of what reaching its MAIN takes, access.go); no other
 // Secret of the namespace. Every rule depends on the user's spec alone, so Metacontroller's
@@ -118,16 +112,14 @@ func (ctl *Controller) HandleSync(w http.ResponseWriter, r *http.Request) {
 // names within the rule's namespace and takes a rule without names as every object of that
 // namespace: pkg/controller/common/customize/manager.go 665–682; names exclude a labelSelector,
 // 399–425.)
-func (ctl *Controller) HandleCustomize(w http.ResponseWriter, r *http.Request) {
+func (ctl *Controller) Customize(r *http.Request) (any, error) {
 	var req wire.CompositeRequest
 	if err := wire.DecodeRequest(r, &req); err != nil {
-		ctl.cfg.Fail(w, "user-customize", err)
-		return
+		return nil, err
 	}
 	u, err := decodeUser(req.Parent)
 	if err != nil {
-		ctl.cfg.Fail(w, "user-customize", err)
-		return
+		return nil, err
 	}
 	secrets := []string{topology.UserAccessSecretName(u.Spec.Cluster)}
 	if ref := u.Spec.PasswordSecret; ref != nil && ref.Name != "" && ref.Name != secrets[0] {
@@ -137,5 +129,5 @@ func (ctl *Controller) HandleCustomize(w http.ResponseWriter, r *http.Request) {
 		{APIVersion: v1alpha1.APIVersion, Resource: v1alpha1.Resource, Namespace: u.Namespace, Names: []string{u.Spec.Cluster}},
 		{APIVersion: "v1", Resource: "secrets", Namespace: u.Namespace, Names: secrets},
 	}
-	ctl.cfg.Answer(w, "user-customize", http.StatusOK, wire.CustomizeResponse{RelatedResources: rules})
+	return wire.CustomizeResponse{RelatedResources: rules}, nil
 }
