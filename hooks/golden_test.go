@@ -59,7 +59,9 @@ func goldenResponses(t *testing.T) map[string][]byte {
 	h.reconcileFromFile(t, "sync-new-cluster.json", v1alpha1.ReasonWorkloadsNotReady)
 	h.reconcilePodsForDeclared()
 	out["example-sync-pods-ready-bootstrap"] = postFile(t, h, "/sync", "sync-pods-ready.json")
-	out["example-sync-pods-ready-converged"] = postFile(t, h, "/sync", "sync-pods-ready.json")
+	// The same request again: Memgraph is at its declaration, and the PodDisruptionBudgets the
+	// request does not carry yet hold Converged (DisruptionBudgetMoving).
+	out["example-sync-pods-ready-repeated"] = postFile(t, h, "/sync", "sync-pods-ready.json")
 	out["example-customize"] = postFile(t, h, "/customize", "customize.json")
 	for _, size := range [][2]int{{3, 1}, {3, 2}, {5, 4}, {7, 15}} {
 		c := convergedHarness(t, size[0], size[1])

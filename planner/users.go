@@ -11,7 +11,8 @@ import (
 
 // A MemgraphUser's pass: what must hold before anything is read (UserGate), what it declares
 // (UserSpec, RoleSpec), the statements that bring the MAIN's users and roles to it (PlanUser,
-// users_plan.go), and its status (users_status.go). Memgraph keeps users on the MAIN and
+// users_plan.go), and its status (users_status.go); NextUser (users_next.go) runs it as a step
+// machine through its stages (users_pass.go). Memgraph keeps users on the MAIN and
 // replicates them to its replicas itself, so every read and statement goes to the MAIN.
 
 // The reasons of a MemgraphUser's Ready condition.

@@ -7,6 +7,7 @@ import (
 
 	"github.com/memgraph-hooks/memgraph-hooks/hooks/clustersecrets"
 	"github.com/memgraph-hooks/memgraph-hooks/memgraph"
+	"github.com/memgraph-hooks/memgraph-hooks/planner"
 	"github.com/memgraph-hooks/memgraph-hooks/topology"
 )
 
@@ -18,8 +19,9 @@ import (
 // caches its answer per parent UID and generation (v4.17.2
 // pkg/controller/common/customize/manager.go 186–230, for 20 minutes: line 101), so names read
 // from the cluster would go stale when the cluster is edited. The copy records the cluster
-// generation it follows, so a user never reaches a cluster with the TLS or login of a spec the
-// cluster no longer has.
+// generation it follows, and a user's pass waits on a copy of an older generation
+// (planner.NextUser), so it never reaches a cluster with the TLS or login of a spec the cluster
+// no longer has.
 
 // Access is the cluster's user-access Secret as the cluster's hook returns it: data (base64
 // values) and annotations.
@@ -64,19 +66,14 @@ type Reach struct {
 }
 
 // readAccess reads the user-access Secret s of cluster c (nil when it is not among the related
-// objects). pending says why it cannot be used yet: it does not exist, or follows an older
-// generation of c than the one the request carries.
-func readAccess(c *topology.Cluster, s *secret) (r Reach, pending string) {
-	where := fmt.Sprintf("Secret %s/%s", c.Namespace(), topology.UserAccessSecretName(c.Name()))
-	switch {
-	case s == nil:
-		return r, fmt.Sprintf("%s does not exist yet: MemgraphCluster %s's hook writes it on its next sync (it copies spec.tls's CA "+
-			"and spec.auth's user there for the cluster's MemgraphUsers); nothing was sent to Memgraph", where, c.Name())
-	case s.Metadata.Annotations[topology.AnnotationUserAccessGeneration] != strconv.FormatInt(c.Generation(), 10):
-		return r, fmt.Sprintf("%s follows generation %s of MemgraphCluster %s, which is at generation %d: the cluster's hook has not "+
-			"yet copied the spec.tls and spec.auth of generation %d; nothing was sent to Memgraph",
-			where, orNone(s.Metadata.Annotations[topology.AnnotationUserAccessGeneration]), c.Name(), c.Generation(), c.Generation())
+// objects): what reaching c takes, and, for the planner, what the copy says of itself — whether
+// it may be used (it follows c's current generation) is the planner's decision.
+func readAccess(c *topology.Cluster, s *secret) (r Reach, a planner.UserAccess) {
+	if s == nil {
+		return r, a
 	}
+	a.Exists, a.Generation = true, s.Metadata.Annotations[topology.AnnotationUserAccessGeneration]
+	where := fmt.Sprintf("Secret %s/%s", c.Namespace(), topology.UserAccessSecretName(c.Name()))
 	value := func(key string) (string, string) {
 		encoded := s.Data[key]
 		if encoded == "" {
@@ -94,23 +91,19 @@ func readAccess(c *topology.Cluster, s *secret) (r Reach, pending string) {
 		ca, r.TLSProblem = value(topology.UserAccessCAKey)
 		r.CAPEM = []byte(ca)
 	}
-	if r.Auth.Problem = s.Metadata.Annotations[topology.AnnotationUserAccessAuthProblem]; r.Auth.Problem != "" {
-		return r, ""
-	}
-	username, problem := value(topology.UserAccessUsernameKey)
-	if problem == "" {
-		var password string
-		if password, problem = value(topology.UserAccessPasswordKey); problem == "" {
-			r.Auth.Creds = &memgraph.Credentials{Username: username, Password: password}
+	if r.Auth.Problem = s.Metadata.Annotations[topology.AnnotationUserAccessAuthProblem]; r.Auth.Problem == "" {
+		username, problem := value(topology.UserAccessUsernameKey)
+		if problem == "" {
+			var password string
+			if password, problem = value(topology.UserAccessPasswordKey); problem == "" {
+				r.Auth.Creds = &memgraph.Credentials{Username: username, Password: password}
+			}
 		}
+		r.Auth.Problem = problem
 	}
-	r.Auth.Problem = problem
-	return r, ""
-}
-
-func orNone(generation string) string {
-	if generation == "" {
-		return "(none)"
+	a.TLSProblem, a.HookCredentials = r.TLSProblem, r.Auth.Problem
+	if r.Auth.Creds != nil {
+		a.HookUser = r.Auth.Creds.Username
 	}
-	return generation
+	return r, a
 }

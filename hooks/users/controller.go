@@ -1,11 +1,11 @@
 // Package users is the hooks of MemgraphUsers: a user kept on its cluster's MAIN as declared —
 // created with its password, its roles, privileges and databases put back when they drift, its
-// password set again when its Secret changes — and dropped when the MemgraphUser goes. What it
-// decides is planner's (UserWaits, PlanUser, PlanDrop, the verdicts); how a cluster's Memgraph
-// is reached is the shell's (Config), and so is writing and counting the answer each hook
-// returns. It shares
-// nothing with a MemgraphCluster's sync but the wire and the cluster's user-access Secret, which
-// the cluster's hook writes (AccessOf) and a user's pass reads.
+// password set again when its Secret changes — and dropped when the MemgraphUser goes. Every
+// decision is the planner's (planner.NextUser, a step machine the pass performs); how a
+// cluster's Memgraph is reached is the shell's (Config), and so is writing and counting the
+// answer each hook returns. It shares nothing with a MemgraphCluster's sync but the wire and the
+// cluster's user-access Secret, which the cluster's hook writes (AccessOf) and a user's pass
+// reads.
 package users
 
 import (
@@ -88,19 +88,11 @@ func (ctl *Controller) Sync(r *http.Request) (any, error) {
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), ctl.cfg.Budget)
 	defer cancel()
-	p := ctl.newPass(u, &obs, dryRun)
-	var resp userResponse
-	if req.Finalizing {
-		resp = p.finalize(ctx)
-	} else {
-		resp = p.sync(ctx)
-	}
-	if resp.Children == nil {
-		resp.Children = []any{}
-	}
-	ready := meta(resp.Status.Conditions)
-	p.log.Info("user", "username", resp.Status.Username, "phase", resp.Status.Phase, "reason", ready.Reason,
-		"statements", len(p.sent), "finalizing", req.Finalizing, "finalized", resp.Finalized, "dryRun", dryRun)
+	p := ctl.newPass(u, &obs, req.Finalizing, dryRun)
+	done := p.run(ctx)
+	resp := p.answer(done)
+	p.log.Info("user", "username", resp.Status.Username, "phase", resp.Status.Phase, "reason", done.Verdict.Reason,
+		"statements", done.Sent, "finalizing", req.Finalizing, "finalized", resp.Finalized, "dryRun", dryRun)
 	return resp, nil
 }
 

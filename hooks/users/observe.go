@@ -6,7 +6,6 @@ import (
 
 	"github.com/memgraph-hooks/memgraph-hooks/api/v1alpha1"
 	"github.com/memgraph-hooks/memgraph-hooks/hooks/wire"
-	"github.com/memgraph-hooks/memgraph-hooks/planner"
 	"github.com/memgraph-hooks/memgraph-hooks/topology"
 )
 
@@ -96,18 +95,4 @@ func observe(u *v1alpha1.MemgraphUser, req *wire.CompositeRequest) (observation,
 		}
 	}
 	return obs, nil
-}
-
-// declaredRoles are the roles of u's cluster that u names, as the planner reads them.
-func declaredRoles(c *topology.Cluster, spec planner.UserSpec) map[string]planner.RoleSpec {
-	out := map[string]planner.RoleSpec{}
-	if c == nil {
-		return out
-	}
-	for _, name := range spec.Roles {
-		if r, ok := c.Role(name); ok {
-			out[name] = planner.DeclaredRole(r)
-		}
-	}
-	return out
 }
