@@ -86,7 +86,7 @@ type observation struct {
 // observe reads the StatefulSets among the children, the Pods and the spec's Secrets among the
 // related objects, and, while paused, the children to return as observed. Objects in other
 // namespaces are ignored. Every size they state is evidence bounded by the role's ceiling
-// (topology.MaxCoordinators, topology.MaxDataInstances): a StatefulSet's replicas or a pod ordinal
+// (v1alpha1.MaxCoordinators, v1alpha1.MaxDataInstances): a StatefulSet's replicas or a pod ordinal
 // beyond it cannot describe a member the hook declared, so it is ignored with a warning, and
 // nothing is ever allocated in proportion to it.
 func observe(req *syncRequest, body []byte, c *topology.Cluster) (observation, error) {

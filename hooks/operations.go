@@ -31,7 +31,7 @@ func newOperationLog() *operationLog {
 // operations returns status.operations for a pass that sent executed (in the order sent): added
 // to the prior status's records and to those this process reported last for the cluster
 // (topology.RecordOperations merges a record seen in both once), newest first, at most
-// topology.MaxOperations.
+// v1alpha1.MaxOperations.
 func (l *operationLog) operations(c *topology.Cluster, executed []v1alpha1.OperationRecord) []v1alpha1.OperationRecord {
 	l.mu.Lock()
 	defer l.mu.Unlock()

@@ -25,10 +25,10 @@ type BackupChoice struct {
 
 // ChooseBackupInstance chooses where a backup is taken, from the leader's view (o.Instances; with
 // PreferReplica also o.Lag, the leader's SHOW REPLICATION LAG, and o.Replicas, the MAIN's SHOW
-// REPLICAS). With topology.BackupPreferReplica it is the first declared Sync or StrictSync
+// REPLICAS). With v1alpha1.BackupPreferReplica it is the first declared Sync or StrictSync
 // replica proven caught up with the MAIN as a handover target is — up, a replica, 0 transactions
 // behind on every database of the MAIN by SHOW REPLICATION LAG and ready on each by the MAIN's
-// SHOW REPLICAS — so that a backup costs the MAIN nothing; else, and with topology.BackupOnMain,
+// SHOW REPLICAS — so that a backup costs the MAIN nothing; else, and with v1alpha1.BackupOnMain,
 // the MAIN. Without a MAIN that is up it waits (ReasonNoMain).
 func ChooseBackupInstance(d topology.Declared, target v1alpha1.BackupTarget, o Observed) (BackupChoice, Wait) {
 	v := index(o)

@@ -135,7 +135,7 @@ type RolloutStep struct {
 	Handover *Handover
 	// Yield: the leader's pod is next; YIELD LEADERSHIP first, a later sync releases it.
 	Yield bool
-	// Reason (topology.ReasonUpToDate, …) and Message of the Updated condition.
+	// Reason (v1alpha1.ReasonUpToDate, …) and Message of the Updated condition.
 	Reason  v1alpha1.ConditionReason
 	Message string
 	// Version is the image every live pod runs ("" while they differ); TargetVersion the

@@ -37,7 +37,7 @@ type waitFor struct {
 var instanceRE = regexp.MustCompile(`^instance_(0|[1-9][0-9]*)$`)
 
 // plan builds verb's change for the stored object mgc, refusing with the reason what admission
-// would refuse (the patched object must pass topology.ValidateUpdate, the Go twin of the CRD's
+// would refuse (the patched object must pass v1alpha1.ValidateUpdate, the Go twin of the CRD's
 // rules) and what cannot mean anything (a switchover to an instance that is not declared).
 func plan(verb string, mgc *unstructured.Unstructured, to string, now time.Time) (change, error) {
 	name := mgc.GetName()
@@ -107,7 +107,7 @@ func plan(verb string, mgc *unstructured.Unstructured, to string, now time.Time)
 }
 
 // admits applies patch to mgc and checks the result as the API server would: the CRD's rules
-// and its transition rules (topology.ValidateUpdate).
+// and its transition rules (v1alpha1.ValidateUpdate).
 func admits(mgc *unstructured.Unstructured, patch string) error {
 	oldRaw, err := json.Marshal(mgc.Object)
 	if err != nil {

@@ -14,7 +14,7 @@ type ErrorBody struct {
 }
 
 // maxErrorBytes bounds an error message a response or a log line carries: each echoed value
-// is already bounded (topology.Clip), this is the backstop for a message listing many.
+// is already bounded (v1alpha1.Clip), this is the backstop for a message listing many.
 const maxErrorBytes = 4096
 
 func BoundError(msg string) string {
