@@ -5,9 +5,9 @@
 
 GO             ?= go
 CONTROLLER_GEN ?= $(GO) tool controller-gen
-API_PATHS      := ./topology/...
+API_PATHS      := ./api/...
 CRD_DIR        := manifests/crd
-DEEPCOPY_FILE  := topology/zz_generated.deepcopy.go
+DEEPCOPY_FILE  := api/v1alpha1/zz_generated.deepcopy.go
 
 # The image manifests/deployment.yaml runs (and, from it, every data pod's backup-agent sidecar).
 IMAGE ?= memgraph-hooks:dev
@@ -22,7 +22,7 @@ help: ## List the targets (a bare `make` does this and changes nothing).
 	@awk 'BEGIN {FS = ":[^#]*## "} /^[a-z][a-z0-9-]*:.*## / {printf "  %-18s %s\n", $$1, $$2}' $(firstword $(MAKEFILE_LIST))
 
 .PHONY: manifests
-manifests: ## Regenerate the CRD (manifests/crd) and the deepcopy code from topology's API types.
+manifests: ## Regenerate the CRD (manifests/crd) and the deepcopy code from the API types (api/v1alpha1).
 	$(CONTROLLER_GEN) object paths="$(API_PATHS)"
 	$(CONTROLLER_GEN) crd paths="$(API_PATHS)" output:crd:dir=$(CRD_DIR)
 

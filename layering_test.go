@@ -30,7 +30,7 @@ func goList(t *testing.T, args ...string) []string {
 
 // The pure core and Memgraph's types never pull in the Bolt driver, not even indirectly.
 func TestCoreIsDriverFree(t *testing.T) {
-	for _, pkg := range []string{"planner", "topology", "memgraph"} {
+	for _, pkg := range []string{"api/v1alpha1", "planner", "topology", "memgraph"} {
 		for _, dep := range goList(t, "-deps", "./"+pkg) {
 			if strings.HasPrefix(dep, "github.com/neo4j/") {
 				t.Errorf("%s depends on %s: only memgraph/bolt may import the Bolt driver", pkg, dep)
@@ -56,13 +56,13 @@ func TestOnlyBoltImportsTheDriver(t *testing.T) {
 	}
 }
 
-// topology and planner are pure: no network, files, processes, clock, randomness or logging,
+// The API, topology and planner are pure: no network, files, processes, clock, randomness or logging,
 // and no package of the shell. They may use time.Time and time.Duration passed in; reading the
 // clock is TestCoreReadsNoClock's.
 func TestCoreDoesNoIO(t *testing.T) {
 	forbidden := []string{"context", "net", "net/http", "os", "os/exec", "math/rand", "math/rand/v2",
 		"crypto/rand", "log", "log/slog", module + "/hooks", module + "/memgraph/bolt", module + "/memgraph/sim"}
-	for _, line := range goList(t, "-f", "{{.ImportPath}} {{join .Imports \" \"}}", "./planner", "./topology") {
+	for _, line := range goList(t, "-f", "{{.ImportPath}} {{join .Imports \" \"}}", "./api/...", "./planner", "./topology") {
 		pkg, imports, _ := strings.Cut(line, " ")
 		for _, imp := range strings.Fields(imports) {
 			if slices.Contains(forbidden, imp) {
@@ -77,6 +77,59 @@ func TestCoreDoesNoIO(t *testing.T) {
 	}
 }
 
+// projectImports are the packages of the project each package below may import (tests aside):
+// the API imports only the CRDs it admits against; topology only the API; the planner the API,
+// topology and Memgraph's driver-free types; the shell's subpackages never the shell (hooks)
+// itself, nor one another except where named. A package not listed here is unconstrained.
+var projectImports = map[string][]string{
+	"api/v1alpha1":           {"manifests"},
+	"internal/apitest":       {"api/v1alpha1"},
+	"topology":               {"api/v1alpha1"},
+	"planner":                {"api/v1alpha1", "topology", "memgraph"},
+	"memgraph":               {},
+	"backup":                 {"api/v1alpha1", "topology", "memgraph", "internal/pki"},
+	"hooks/wire":             {"api/v1alpha1"},
+	"hooks/pending":          {},
+	"hooks/serving":          {},
+	"hooks/hookmetrics":      {"api/v1alpha1", "topology", "planner", "memgraph"},
+	"hooks/clustersecrets":   {"hooks/wire", "topology", "memgraph"},
+	"hooks/users":            {"api/v1alpha1", "topology", "planner", "memgraph", "hooks/wire", "hooks/clustersecrets", "hooks/pending"},
+	"hooks/backupcontroller": {"api/v1alpha1", "topology", "planner", "memgraph", "backup", "hooks/wire"},
+}
+
+// Each package imports only the packages of the project its concern needs (projectImports).
+func TestPackagesImportByConcern(t *testing.T) {
+	for _, line := range goList(t, "-f", "{{.ImportPath}} {{join .Imports \" \"}}", "./...") {
+		pkg, imports, _ := strings.Cut(line, " ")
+		allowed, listed := projectImports[strings.TrimPrefix(pkg, module+"/")]
+		if !listed {
+			continue
+		}
+		for _, imp := range strings.Fields(imports) {
+			dep, ours := strings.CutPrefix(imp, module+"/")
+			if ours && !slices.Contains(allowed, dep) {
+				t.Errorf("%s imports %s: it may import only %v of the project", pkg, imp, allowed)
+			}
+		}
+	}
+}
+
+// Only the command-line tools and the end-to-end suite talk to a Kubernetes API server: the core,
+// the API and the hook see Kubernetes only as apimachinery's and k8s.io/api's types.
+func TestOnlyCommandsUseClientGo(t *testing.T) {
+	for _, line := range goList(t, "-f", "{{.ImportPath}} {{join .Imports \" \"}}", "./...") {
+		pkg, imports, _ := strings.Cut(line, " ")
+		if strings.HasPrefix(pkg, module+"/cmd/") || strings.HasPrefix(pkg, module+"/e2e") {
+			continue
+		}
+		for _, imp := range strings.Fields(imports) {
+			if strings.HasPrefix(imp, "k8s.io/client-go") {
+				t.Errorf("%s imports %s: only cmd/ and e2e/ may", pkg, imp)
+			}
+		}
+	}
+}
+
 // clockReads are the functions that read the clock or wait on it, by the package that has them.
 var clockReads = map[string][]string{
 	"time":                                 {"Now", "Since", "Until", "After", "AfterFunc", "Tick", "NewTimer", "NewTicker", "Sleep"},
@@ -85,7 +138,7 @@ var clockReads = map[string][]string{
 
 // The core never reads the clock: the shell passes the time in.
 func TestCoreReadsNoClock(t *testing.T) {
-	for _, dir := range []string{"planner", "topology"} {
+	for _, dir := range []string{"api/v1alpha1", "planner", "topology"} {
 		files, err := filepath.Glob(filepath.Join(dir, "*.go"))
 		if err != nil {
 			t.Fatal(err)

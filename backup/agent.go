@@ -139,7 +139,7 @@ func (a *Agent) status(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
 	st, ok := a.Job(id)
 	if !ok {
-		writeJSON(w, http.StatusNotFound, errorBody{Error: fmt.Sprintf("no job %q: it was never started here, or this agent restarted since", id), Unknown: true})
+		writeJSON(w, http.StatusNotFound, ErrorBody{Error: fmt.Sprintf("no job %q: it was never started here, or this agent restarted since", id), Unknown: true})
 		return
 	}
 	writeJSON(w, http.StatusOK, st)
@@ -304,7 +304,7 @@ func writeJSON(w http.ResponseWriter, code int, v any) {
 }
 
 func writeError(w http.ResponseWriter, code int, msg string) {
-	writeJSON(w, code, errorBody{Error: msg})
+	writeJSON(w, code, ErrorBody{Error: msg})
 }
 
 // SnapshotsVia is AgentConfig.Memgraph for a pool's Snapshots (memgraph/bolt's Pool.Snapshots):

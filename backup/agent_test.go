@@ -17,6 +17,7 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/memgraph-hooks/memgraph-hooks/backup"
+	"github.com/memgraph-hooks/memgraph-hooks/hooks/backupcontroller"
 	"github.com/memgraph-hooks/memgraph-hooks/internal/s3test"
 	"github.com/memgraph-hooks/memgraph-hooks/memgraph/sim"
 )
@@ -284,7 +285,7 @@ func TestAStoreThatRefusesOrDoesNotAnswerIsTriedAgainUntilTheDeadline(t *testing
 func TestStatusOfAnUnknownJobIsTyped(t *testing.T) {
 	f := newAgent(t, quick)
 	_, err := f.client.Status(context.Background(), f.addr, "never-started")
-	var unknown *backup.UnknownJobError
+	var unknown *backupcontroller.UnknownJobError
 	if !errors.As(err, &unknown) || unknown.ID != "never-started" {
 		t.Fatalf("Status of an unknown id: %v, want *UnknownJobError", err)
 	}
@@ -295,7 +296,7 @@ func TestAgentRefusesBadTokensAndTakesARotatedOne(t *testing.T) {
 	ctx := context.Background()
 	wrong := f.newClient(t, "guess")
 	_, err := wrong.Status(ctx, f.addr, "x")
-	var ae *backup.AgentError
+	var ae *backupcontroller.AgentError
 	if !errors.As(err, &ae) || ae.StatusCode != http.StatusUnauthorized {
 		t.Fatalf("wrong token: %v, want a 401 AgentError", err)
 	}
@@ -304,7 +305,7 @@ func TestAgentRefusesBadTokensAndTakesARotatedOne(t *testing.T) {
 		t.Fatalf("old token after rotation: %v, want a 401 AgentError", err)
 	}
 	rotated := f.newClient(t, "rotated")
-	var unknown *backup.UnknownJobError
+	var unknown *backupcontroller.UnknownJobError
 	if _, err := rotated.Status(ctx, f.addr, "x"); !errors.As(err, &unknown) {
 		t.Fatalf("rotated token: %v, want it admitted (and the id unknown)", err)
 	}
@@ -330,11 +331,11 @@ func TestAgentRefusesRequestsItCannotRun(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			id := "id-" + strings.ReplaceAll(tc.name, " ", "-")
 			_, err := f.client.Start(context.Background(), f.addr, id, tc.req)
-			var ae *backup.AgentError
+			var ae *backupcontroller.AgentError
 			if !errors.As(err, &ae) || ae.StatusCode != http.StatusBadRequest || !strings.Contains(ae.Message, tc.msg) {
 				t.Fatalf("got %v, want 400 containing %q", err, tc.msg)
 			}
-			var unknown *backup.UnknownJobError
+			var unknown *backupcontroller.UnknownJobError
 			if _, err := f.client.Status(context.Background(), f.addr, id); !errors.As(err, &unknown) {
 				t.Fatalf("a refused Start left a job behind: %v", err)
 			}

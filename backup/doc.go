@@ -1,5 +1,6 @@
 // Package backup is the data path of backups and restores: the API the hook and the backup agent
-// share, the agent's client and server, and the object-store helpers the hook uses directly.
+// share, the agent's server, and the object-store helpers the hook uses directly. The agent's
+// client is the backup controller's (package hooks/backupcontroller).
 //
 // Everything whose duration grows with the data runs in the agent (`memgraph-hooks agent`, a
 // sidecar of every data pod with the data volume mounted read-only), beside the Memgraph it

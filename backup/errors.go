@@ -49,28 +49,6 @@ func storeError(op string, obj S3Object, err error) error {
 	return &StoreError{Op: op, Bucket: obj.Bucket, Key: obj.Key, StatusCode: resp.StatusCode, Code: resp.Code, Message: msg}
 }
 
-// UnknownJobError is the agent's answer to Status for an id it does not know: it never started
-// that job, or it restarted since. The hook fails a backup whose job it was; a restore is
-// started again.
-type UnknownJobError struct {
-	Agent, ID string
-}
-
-func (e *UnknownJobError) Error() string {
-	return fmt.Sprintf("backup agent %s has no job %q (it was never started there, or the agent restarted)", e.Agent, e.ID)
-}
-
-// AgentError is any other refusal by the agent: HTTP status and the agent's message.
-type AgentError struct {
-	Agent      string
-	StatusCode int
-	Message    string
-}
-
-func (e *AgentError) Error() string {
-	return fmt.Sprintf("backup agent %s: %d %s: %s", e.Agent, e.StatusCode, http.StatusText(e.StatusCode), e.Message)
-}
-
 // Transient reports whether a store's error is one that trying again may mend: the store did
 // not answer or the connection broke (a network error), it answered that it is busy or failed
 // inside (5xx, SlowDown, 429, RequestTimeout), a checksum did not match what arrived (BadDigest:

@@ -18,6 +18,7 @@ import (
 	"github.com/neo4j/neo4j-go-driver/v5/neo4j"
 
 	"github.com/memgraph-hooks/memgraph-hooks/backup"
+	"github.com/memgraph-hooks/memgraph-hooks/hooks/backupcontroller"
 	"github.com/memgraph-hooks/memgraph-hooks/internal/s3test"
 	"github.com/memgraph-hooks/memgraph-hooks/memgraph"
 	"github.com/memgraph-hooks/memgraph-hooks/memgraph/bolt"
@@ -85,7 +86,7 @@ type agentFixture struct {
 	addr    string // the advertised address, agentHost:port
 	tokens  *tokens
 	tls     backup.AgentTLS
-	client  *backup.AgentClient
+	client  *backupcontroller.AgentClient
 	agent   *backup.Agent
 	pool    *bolt.Pool
 }
@@ -146,9 +147,9 @@ func (f *agentFixture) start(t *testing.T, pool *bolt.Pool) {
 // mg is the job's target: the fixture's instance.
 var mg = backup.MemgraphTarget{Address: agentHost + ":7687"}
 
-func (f *agentFixture) newClient(t *testing.T, token string) *backup.AgentClient {
+func (f *agentFixture) newClient(t *testing.T, token string) *backupcontroller.AgentClient {
 	t.Helper()
-	c, err := backup.NewAgentClient(backup.AgentClientConfig{Token: token, CAPEM: f.tls.CA, Resolve: func(a string) string {
+	c, err := backupcontroller.NewAgentClient(backupcontroller.AgentClientConfig{Token: token, CAPEM: f.tls.CA, Resolve: func(a string) string {
 		if host, port, _ := net.SplitHostPort(a); host == agentHost {
 			return net.JoinHostPort("127.0.0.1", port)
 		}

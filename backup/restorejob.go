@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/memgraph-hooks/memgraph-hooks/api/v1alpha1"
 	"github.com/memgraph-hooks/memgraph-hooks/memgraph"
 	"github.com/memgraph-hooks/memgraph-hooks/topology"
 )
@@ -68,7 +69,7 @@ func listRestore(ctx context.Context, req JobRequest) ([]DatabaseJob, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := []DatabaseJob{{Name: topology.DefaultDatabase, Key: info.Key, Size: info.Size, CRC32C: info.CRC32C, SnapshotTimestamp: timestampOf(info.Key)}}
+	out := []DatabaseJob{{Name: v1alpha1.DefaultDatabase, Key: info.Key, Size: info.Size, CRC32C: info.CRC32C, SnapshotTimestamp: timestampOf(info.Key)}}
 	prefix := req.Store
 	prefix.Key = topology.BackupDatabasesPrefix(req.Store.Key)
 	others, err := ListObjects(ctx, prefix, req.Credentials)
@@ -106,7 +107,7 @@ func timestampOf(key string) int64 {
 // restoreDatabase restores one database unless it holds it already; it refuses a database that
 // holds data of its own. done is what the databases before it streamed.
 func (a *Agent) restoreDatabase(ctx context.Context, id string, client memgraph.SnapshotClient, req JobRequest, db *DatabaseJob, done int64) error {
-	if db.Name != topology.DefaultDatabase {
+	if db.Name != v1alpha1.DefaultDatabase {
 		if err := a.retrying(ctx, func() error { return client.CreateDatabase(ctx, db.Name) }, unreachable, nil); err != nil {
 			return fmt.Errorf("CREATE DATABASE %s: %w", db.Name, err)
 		}

@@ -1,6 +1,9 @@
 package backup
 
-import "github.com/memgraph-hooks/memgraph-hooks/topology"
+import (
+	"github.com/memgraph-hooks/memgraph-hooks/api/v1alpha1"
+	"github.com/memgraph-hooks/memgraph-hooks/topology"
+)
 
 // S3Object is one object of an S3-compatible store. The hook makes it from the API's
 // destination with ObjectIn; tests may name a bare host[:port] endpoint.
@@ -22,7 +25,7 @@ type S3Object struct {
 // ObjectIn is the object key in the bucket d declares, the one place the API's destination
 // becomes an object of the store: the region is us-east-1 when unset (the CRD's default), and
 // caPEM, when set, is the CA bundle of d's caSecret.
-func ObjectIn(d topology.S3Destination, key string, caPEM []byte) S3Object {
+func ObjectIn(d v1alpha1.S3Destination, key string, caPEM []byte) S3Object {
 	return S3Object{Endpoint: d.Endpoint, Bucket: d.Bucket, Key: key, Region: topology.BackupRegion(d), CAPEM: caPEM}
 }
 
@@ -41,4 +44,10 @@ type ObjectInfo struct {
 	// CRC32C is the full-object CRC32C (base64) the store keeps with the object, when it keeps
 	// one and was asked for it (StatObject, OpenObject); "" otherwise.
 	CRC32C string
+}
+
+// ErrorBody is the agent's answer to a request it refuses; Unknown marks a job it does not know.
+type ErrorBody struct {
+	Error   string `json:"error"`
+	Unknown bool   `json:"unknownJob,omitempty"`
 }

@@ -7,8 +7,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/memgraph-hooks/memgraph-hooks/api/v1alpha1"
 	"github.com/memgraph-hooks/memgraph-hooks/backup"
-	"github.com/memgraph-hooks/memgraph-hooks/topology"
 )
 
 // The object of a destination as a user declares it (an http:// endpoint, no region) is written
@@ -16,8 +16,8 @@ import (
 // the key's business and no part of the object's address.
 func TestObjectInWritesToTheDeclaredDestination(t *testing.T) {
 	s := newStoreOn(t, false)
-	d := topology.S3Destination{Endpoint: s.endpoint, Bucket: bucket, Prefix: "nightly",
-		CredentialsSecret: topology.SecretReference{Name: "s3-credentials"}}
+	d := v1alpha1.S3Destination{Endpoint: s.endpoint, Bucket: bucket, Prefix: "nightly",
+		CredentialsSecret: v1alpha1.SecretReference{Name: "s3-credentials"}}
 	obj := backup.ObjectIn(d, "nightly/db/prod/one/snap", []byte("ca"))
 	want := backup.S3Object{Endpoint: d.Endpoint, Bucket: bucket, Key: "nightly/db/prod/one/snap", Region: "us-east-1", CAPEM: []byte("ca")}
 	if diff := cmp.Diff(want, obj); diff != "" {

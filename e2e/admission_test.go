@@ -17,7 +17,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/yaml"
 
-	"github.com/memgraph-hooks/memgraph-hooks/topology"
+	"github.com/memgraph-hooks/memgraph-hooks/api/v1alpha1"
 )
 
 // celCase rejects one spec with a CEL rule's message and accepts a valid neighbour that differs
@@ -254,35 +254,35 @@ func TestAdmissionMaterializesEveryDefault(t *testing.T) {
 	if err != nil {
 		t.Fatalf("minimal MemgraphCluster rejected: %v", err)
 	}
-	var admitted topology.MemgraphCluster
+	var admitted v1alpha1.MemgraphCluster
 	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(got.Object, &admitted); err != nil {
 		t.Fatal(err)
 	}
-	want := (&topology.MemgraphCluster{}).Defaulted().Spec
+	want := (&v1alpha1.MemgraphCluster{}).Defaulted().Spec
 	quantities := cmp.Comparer(func(a, b resource.Quantity) bool { return a.Cmp(b) == 0 })
 	if diff := cmp.Diff(want, admitted.Spec, quantities); diff != "" {
 		t.Errorf("the API server's defaults differ from the Go constants (-Go +API server):\n%s", diff)
 	}
 	// The headline defaults, each against its constant by path, so a failure names the field.
 	for path, want := range map[string]any{
-		"coordinators":                                 int64(topology.DefaultCoordinators),
-		"dataInstances":                                int64(topology.DefaultDataInstances),
-		"image.repository":                             topology.DefaultImageRepository,
-		"image.tag":                                    topology.DefaultImageTag,
-		"image.pullPolicy":                             string(topology.DefaultImagePullPolicy),
-		"secrets.name":                                 topology.DefaultSecretName,
-		"secrets.licenseKey":                           topology.DefaultLicenseKey,
-		"secrets.organizationKey":                      topology.DefaultOrganizationKey,
-		"storage.retentionPolicy":                      string(topology.DefaultRetentionPolicy),
-		"storage.coordinators.libPVCSize":              topology.DefaultPVCSize,
-		"storage.data.logStorageAccessMode":            string(topology.DefaultAccessMode),
-		"storage.data.createLogStorageClaim":           topology.DefaultCreateLogStorageClaim,
-		"clusterDomain":                                topology.DefaultClusterDomain,
-		"ports.bolt":                                   int64(topology.DefaultBoltPort),
-		"ports.management":                             int64(topology.DefaultManagementPort),
-		"ports.replication":                            int64(topology.DefaultReplicationPort),
-		"ports.coordinator":                            int64(topology.DefaultCoordinatorPort),
-		"dataTemplate.probes.startup.failureThreshold": int64(topology.DefaultDataStartupProbeFailureThreshold),
+		"coordinators":                                 int64(v1alpha1.DefaultCoordinators),
+		"dataInstances":                                int64(v1alpha1.DefaultDataInstances),
+		"image.repository":                             v1alpha1.DefaultImageRepository,
+		"image.tag":                                    v1alpha1.DefaultImageTag,
+		"image.pullPolicy":                             string(v1alpha1.DefaultImagePullPolicy),
+		"secrets.name":                                 v1alpha1.DefaultSecretName,
+		"secrets.licenseKey":                           v1alpha1.DefaultLicenseKey,
+		"secrets.organizationKey":                      v1alpha1.DefaultOrganizationKey,
+		"storage.retentionPolicy":                      string(v1alpha1.DefaultRetentionPolicy),
+		"storage.coordinators.libPVCSize":              v1alpha1.DefaultPVCSize,
+		"storage.data.logStorageAccessMode":            string(v1alpha1.DefaultAccessMode),
+		"storage.data.createLogStorageClaim":           v1alpha1.DefaultCreateLogStorageClaim,
+		"clusterDomain":                                v1alpha1.DefaultClusterDomain,
+		"ports.bolt":                                   int64(v1alpha1.DefaultBoltPort),
+		"ports.management":                             int64(v1alpha1.DefaultManagementPort),
+		"ports.replication":                            int64(v1alpha1.DefaultReplicationPort),
+		"ports.coordinator":                            int64(v1alpha1.DefaultCoordinatorPort),
+		"dataTemplate.probes.startup.failureThreshold": int64(v1alpha1.DefaultDataStartupProbeFailureThreshold),
 	} {
 		v, found, err := unstructured.NestedFieldNoCopy(got.Object, append([]string{"spec"}, strings.Split(path, ".")...)...)
 		if err != nil || !found {

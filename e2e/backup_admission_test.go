@@ -11,7 +11,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
-	"github.com/memgraph-hooks/memgraph-hooks/topology"
+	"github.com/memgraph-hooks/memgraph-hooks/api/v1alpha1"
 )
 
 func init() {
@@ -74,11 +74,11 @@ func TestBackupKindsNameNoStore(t *testing.T) {
 	defer cancel()
 	strict := metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}, FieldValidation: "Strict"}
 	backupOf := func(spec map[string]any) *unstructured.Unstructured {
-		return &unstructured.Unstructured{Object: map[string]any{"apiVersion": topology.APIVersion, "kind": topology.BackupKind,
+		return &unstructured.Unstructured{Object: map[string]any{"apiVersion": v1alpha1.APIVersion, "kind": v1alpha1.BackupKind,
 			"metadata": map[string]any{"name": "b", "namespace": ns}, "spec": spec}}
 	}
 	scheduleOf := func(spec map[string]any) *unstructured.Unstructured {
-		return &unstructured.Unstructured{Object: map[string]any{"apiVersion": topology.APIVersion, "kind": topology.ScheduledBackupKind,
+		return &unstructured.Unstructured{Object: map[string]any{"apiVersion": v1alpha1.APIVersion, "kind": v1alpha1.ScheduledBackupKind,
 			"metadata": map[string]any{"name": "s", "namespace": ns}, "spec": spec}}
 	}
 	destination := map[string]any{"s3": map[string]any{"endpoint": "https://attacker.example.org", "bucket": "exfiltrate",
@@ -89,16 +89,16 @@ func TestBackupKindsNameNoStore(t *testing.T) {
 		want string
 	}{
 		{"a backup with a destination", backupOf(map[string]any{"cluster": "mg", "destination": destination}), `unknown field "spec.destination"`},
-		{"a backup with a short timeout", backupOf(map[string]any{"cluster": "mg", "timeout": "5s"}), topology.MsgBackupTimeout},
+		{"a backup with a short timeout", backupOf(map[string]any{"cluster": "mg", "timeout": "5s"}), v1alpha1.MsgBackupTimeout},
 		{"a schedule whose template has a destination", scheduleOf(map[string]any{"schedule": "@daily",
 			"backupTemplate": map[string]any{"cluster": "mg", "destination": destination}}), `unknown field "spec.backupTemplate.destination"`},
 		{"a schedule with maxAge in months", scheduleOf(map[string]any{"schedule": "@daily", "maxAge": "1m",
-			"backupTemplate": map[string]any{"cluster": "mg"}}), topology.MsgMaxAge},
+			"backupTemplate": map[string]any{"cluster": "mg"}}), v1alpha1.MsgMaxAge},
 		{"a schedule owning its backups as the cluster", scheduleOf(map[string]any{"schedule": "@daily", "backupOwnerReference": "cluster",
 			"backupTemplate": map[string]any{"cluster": "mg"}}), `Unsupported value: "cluster"`},
 	} {
 		client := backupClient(ns)
-		if tc.obj.GetKind() == topology.ScheduledBackupKind {
+		if tc.obj.GetKind() == v1alpha1.ScheduledBackupKind {
 			client = scheduleClient(ns)
 		}
 		if _, err := client.Create(ctx, tc.obj, strict); err == nil || !strings.Contains(err.Error(), tc.want) {

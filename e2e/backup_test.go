@@ -23,6 +23,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/dynamic"
 
+	"github.com/memgraph-hooks/memgraph-hooks/api/v1alpha1"
 	"github.com/memgraph-hooks/memgraph-hooks/backup"
 	"github.com/memgraph-hooks/memgraph-hooks/e2e/env"
 	"github.com/memgraph-hooks/memgraph-hooks/e2e/metacontroller"
@@ -88,8 +89,8 @@ func installBackupCRDs(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	for _, r := range []string{topology.BackupResource, topology.ScheduledBackupResource} {
-		if _, err := e.Kubectl(ctx, "wait", "--for=condition=Established", "--timeout=60s", "crd/"+r+"."+topology.Group); err != nil {
+	for _, r := range []string{v1alpha1.BackupResource, v1alpha1.ScheduledBackupResource} {
+		if _, err := e.Kubectl(ctx, "wait", "--for=condition=Established", "--timeout=60s", "crd/"+r+"."+v1alpha1.Group); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -107,15 +108,15 @@ func (b *backupScenario) credentials(name, secret string) {
 }
 
 func backupClient(ns string) dynamic.ResourceInterface {
-	return testEnv.Dynamic.Resource(topology.GroupVersion.WithResource(topology.BackupResource)).Namespace(ns)
+	return testEnv.Dynamic.Resource(v1alpha1.GroupVersion.WithResource(v1alpha1.BackupResource)).Namespace(ns)
 }
 
 func scheduleClient(ns string) dynamic.ResourceInterface {
-	return testEnv.Dynamic.Resource(topology.GroupVersion.WithResource(topology.ScheduledBackupResource)).Namespace(ns)
+	return testEnv.Dynamic.Resource(v1alpha1.GroupVersion.WithResource(v1alpha1.ScheduledBackupResource)).Namespace(ns)
 }
 
 // backupSpec is a MemgraphBackup spec of cluster.
-func (b *backupScenario) backupSpec(cluster string, policy topology.BackupDeletionPolicy) map[string]any {
+func (b *backupScenario) backupSpec(cluster string, policy v1alpha1.BackupDeletionPolicy) map[string]any {
 	return map[string]any{"cluster": cluster, "deletionPolicy": string(policy)}
 }
 
@@ -142,7 +143,7 @@ func (b *backupScenario) createBackup(name string, spec map[string]any) {
 	b.t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	u := &unstructured.Unstructured{Object: map[string]any{"apiVersion": topology.APIVersion, "kind": topology.BackupKind,
+	u := &unstructured.Unstructured{Object: map[string]any{"apiVersion": v1alpha1.APIVersion, "kind": v1alpha1.BackupKind,
 		"metadata": map[string]any{"name": name, "namespace": b.ns}, "spec": spec}}
 	if _, err := backupClient(b.ns).Create(ctx, u, metav1.CreateOptions{}); err != nil {
 		b.t.Fatalf("create MemgraphBackup %s: %v", name, err)
@@ -150,18 +151,18 @@ func (b *backupScenario) createBackup(name string, spec map[string]any) {
 }
 
 // waitBackup waits until MemgraphBackup name is Completed or Failed and returns its status.
-func (b *backupScenario) waitBackup(name string) topology.MemgraphBackupStatus {
+func (b *backupScenario) waitBackup(name string) v1alpha1.MemgraphBackupStatus {
 	b.t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	var st topology.MemgraphBackupStatus
+	var st v1alpha1.MemgraphBackupStatus
 	err := eventually(ctx, 100*time.Millisecond, func() error {
 		u, err := backupClient(b.ns).Get(ctx, name, metav1.GetOptions{})
 		if err != nil {
 			return err
 		}
 		raw, _ := u.Object["status"].(map[string]any)
-		st = topology.MemgraphBackupStatus{}
+		st = v1alpha1.MemgraphBackupStatus{}
 		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(raw, &st); err != nil {
 			return err
 		}
@@ -210,7 +211,7 @@ func (b *backupScenario) committedOnEveryInstance(cluster string) map[string]int
 }
 
 // backupStatus reads MemgraphBackup name's status.
-func (b *backupScenario) backupStatus(name string) topology.MemgraphBackupStatus {
+func (b *backupScenario) backupStatus(name string) v1alpha1.MemgraphBackupStatus {
 	b.t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
@@ -219,7 +220,7 @@ func (b *backupScenario) backupStatus(name string) topology.MemgraphBackupStatus
 		b.t.Fatal(err)
 	}
 	raw, _ := u.Object["status"].(map[string]any)
-	var st topology.MemgraphBackupStatus
+	var st v1alpha1.MemgraphBackupStatus
 	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(raw, &st); err != nil {
 		b.t.Fatal(err)
 	}
@@ -278,8 +279,8 @@ func TestBackupAndRestoreOnTheControlPlane(t *testing.T) {
 	b.waitConverged(name, convergeTimeout)
 
 	b.credentials("wrong-credentials", "not-the-secret")
-	b.createBackup("wrong", b.backupSpec(name, topology.BackupRetain))
-	if st := b.waitBackup("wrong"); st.Phase != topology.BackupFailed || !strings.Contains(st.Error, "SignatureDoesNotMatch") {
+	b.createBackup("wrong", b.backupSpec(name, v1alpha1.BackupRetain))
+	if st := b.waitBackup("wrong"); st.Phase != v1alpha1.BackupFailed || !strings.Contains(st.Error, "SignatureDoesNotMatch") {
 		t.Errorf("backup with a wrong secret: %+v, want Failed with the store's SignatureDoesNotMatch", st)
 	}
 	b.setDestination(name, "full", "s3-credentials", "")
@@ -290,19 +291,19 @@ func TestBackupAndRestoreOnTheControlPlane(t *testing.T) {
 	}
 	b.runOn(name, b.mainOrdinal(), queries...)
 	start := time.Now()
-	b.createBackup("full", b.backupSpec(name, topology.BackupRetain))
+	b.createBackup("full", b.backupSpec(name, v1alpha1.BackupRetain))
 	b.waitFor(time.Minute, func() error {
-		if st := b.backupStatus("full"); st.Phase != topology.BackupRunning || st.Reason != "Snapshotting" {
+		if st := b.backupStatus("full"); st.Phase != v1alpha1.BackupRunning || st.Reason != "Snapshotting" {
 			return fmt.Errorf("backup %s (%s)", st.Phase, st.Reason)
 		}
 		return nil
 	})
-	if status, reason, msg := conditionStatus(b.getCluster(name), string(topology.ConditionConverged)); status != "True" {
+	if status, reason, msg := conditionStatus(b.getCluster(name), string(v1alpha1.ConditionConverged)); status != "True" {
 		t.Errorf("the cluster is not Converged while it is backed up: %s %s", reason, msg)
 	}
 	st := b.waitBackup("full")
 	took := time.Since(start)
-	if st.Phase != topology.BackupCompleted || st.SnapshotTimestamp != writes || st.InstanceRole != "REPLICA" || st.Instance == b.currentMain() {
+	if st.Phase != v1alpha1.BackupCompleted || st.SnapshotTimestamp != writes || st.InstanceRole != "REPLICA" || st.Instance == b.currentMain() {
 		t.Fatalf("backup %+v, want Completed on a replica, holding %d writes", st, writes)
 	}
 	if took < 20*time.Second || st.Size <= 16<<20 {
@@ -419,9 +420,9 @@ func TestBackupWaitsOutAPeriodicSnapshotAndOutlivesItsAgent(t *testing.T) {
 	if err := b.world.StartPeriodicSnapshot(host, "memgraph"); err != nil {
 		t.Fatal(err)
 	}
-	b.createBackup("during-periodic", b.backupSpec(name, topology.BackupRetain))
+	b.createBackup("during-periodic", b.backupSpec(name, v1alpha1.BackupRetain))
 	st := b.waitBackup("during-periodic")
-	if st.Phase != topology.BackupCompleted || st.SnapshotWaits == 0 || st.Instance != network.DataInstance(replica).Name {
+	if st.Phase != v1alpha1.BackupCompleted || st.SnapshotWaits == 0 || st.Instance != network.DataInstance(replica).Name {
 		t.Fatalf("backup %+v, want Completed on the replica after waiting for the periodic snapshot", st)
 	}
 	refused := false
@@ -436,7 +437,7 @@ func TestBackupWaitsOutAPeriodicSnapshotAndOutlivesItsAgent(t *testing.T) {
 	// Through a proxy that lets 2 MiB/s through, the 8 MiB upload takes 4 s.
 	start = time.Now()
 	b.setDestination(name, "slow", "s3-credentials", "http://"+throttled(t, b.store.Endpoint, 2<<20))
-	b.createBackup("killed", b.backupSpec(name, topology.BackupRetain))
+	b.createBackup("killed", b.backupSpec(name, v1alpha1.BackupRetain))
 	b.waitFor(time.Minute, func() error {
 		if st := b.backupStatus("killed"); st.Reason != "Uploading" || st.UploadedBytes == 0 {
 			return fmt.Errorf("backup %s (%s), %d bytes uploaded", st.Phase, st.Reason, st.UploadedBytes)
@@ -446,13 +447,13 @@ func TestBackupWaitsOutAPeriodicSnapshotAndOutlivesItsAgent(t *testing.T) {
 	pod := fmt.Sprintf("%s-%d", topology.DataSetName(name), replica)
 	b.deletePod(pod)
 	b.waitFor(time.Minute, func() error {
-		if st := b.backupStatus("killed"); st.Phase != topology.BackupPending || st.Reason != "AgentRestarted" {
+		if st := b.backupStatus("killed"); st.Phase != v1alpha1.BackupPending || st.Reason != "AgentRestarted" {
 			return fmt.Errorf("backup %s (%s: %s)", st.Phase, st.Reason, st.Error)
 		}
 		return nil
 	})
 	st = b.waitBackup("killed")
-	if st.Phase != topology.BackupCompleted {
+	if st.Phase != v1alpha1.BackupCompleted {
 		t.Fatalf("backup whose agent's pod was killed mid-upload, taken again: %+v, want Completed", st)
 	}
 	if objs := b.objects(path.Dir(st.Key) + "/"); len(objs) != 1 || objs[0].Key != st.Key {

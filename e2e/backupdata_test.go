@@ -15,6 +15,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/memgraph-hooks/memgraph-hooks/backup"
+	"github.com/memgraph-hooks/memgraph-hooks/hooks/backupcontroller"
 	"github.com/memgraph-hooks/memgraph-hooks/topology"
 )
 
@@ -64,7 +65,7 @@ func (s *scenario) runOn(cluster string, ordinal int, queries ...string) []map[s
 
 // agentClient is a backup-agent client with the cluster's backup-agent Secret, dialling the
 // pods through the simulator (the hook's resolver).
-func (s *scenario) agentClient(cluster string) *backup.AgentClient {
+func (s *scenario) agentClient(cluster string) *backupcontroller.AgentClient {
 	s.t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
@@ -72,7 +73,7 @@ func (s *scenario) agentClient(cluster string) *backup.AgentClient {
 	if err != nil {
 		s.t.Fatalf("the backup-agent Secret: %v", err)
 	}
-	c, err := backup.NewAgentClient(backup.AgentClientConfig{
+	c, err := backupcontroller.NewAgentClient(backupcontroller.AgentClientConfig{
 		Token: string(secret.Data[topology.BackupAgentTokenKey]), CAPEM: secret.Data[topology.BackupAgentCAKey],
 		Resolve: s.world.Resolve,
 	})
@@ -89,7 +90,7 @@ func (s *scenario) agentAddress(cluster string, ordinal int) string {
 }
 
 // waitJob polls a job until it is done.
-func waitJob(t *testing.T, c *backup.AgentClient, addr, id string) backup.JobStatus {
+func waitJob(t *testing.T, c *backupcontroller.AgentClient, addr, id string) backup.JobStatus {
 	t.Helper()
 	var st backup.JobStatus
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
@@ -196,7 +197,7 @@ func TestBackupAgentJobsOnTheControlPlane(t *testing.T) {
 	replicaSnap := waitJob(t, client, replicaAddr, "uid-replica").Databases[0].Snapshot
 	pod := fmt.Sprintf("%s-%d", topology.DataSetName(name), replica)
 	s.waitPodReplaced(pod, s.deletePod(pod), network.DataInstance(replica).Host)
-	var unknown *backup.UnknownJobError
+	var unknown *backupcontroller.UnknownJobError
 	s.waitFor(convergeTimeout, func() error {
 		_, err := client.Status(ctx, replicaAddr, "uid-replica")
 		if !errors.As(err, &unknown) {

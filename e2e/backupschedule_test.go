@@ -17,6 +17,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/memgraph-hooks/memgraph-hooks/api/v1alpha1"
 	"github.com/memgraph-hooks/memgraph-hooks/topology"
 )
 
@@ -30,7 +31,7 @@ func (b *backupScenario) createSchedule(name, schedule, owner string, template m
 	if owner != "" {
 		spec["backupOwnerReference"] = owner
 	}
-	u := &unstructured.Unstructured{Object: map[string]any{"apiVersion": topology.APIVersion, "kind": topology.ScheduledBackupKind,
+	u := &unstructured.Unstructured{Object: map[string]any{"apiVersion": v1alpha1.APIVersion, "kind": v1alpha1.ScheduledBackupKind,
 		"metadata": map[string]any{"name": name, "namespace": b.ns}, "spec": spec}}
 	if _, err := scheduleClient(b.ns).Create(ctx, u, metav1.CreateOptions{}); err != nil {
 		b.t.Fatalf("create MemgraphScheduledBackup %s: %v", name, err)
@@ -38,7 +39,7 @@ func (b *backupScenario) createSchedule(name, schedule, owner string, template m
 }
 
 // runs are the MemgraphBackups of schedule name, by name.
-func (b *backupScenario) runs(name string) map[string]topology.MemgraphBackup {
+func (b *backupScenario) runs(name string) map[string]v1alpha1.MemgraphBackup {
 	b.t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
@@ -46,9 +47,9 @@ func (b *backupScenario) runs(name string) map[string]topology.MemgraphBackup {
 	if err != nil {
 		b.t.Fatal(err)
 	}
-	out := map[string]topology.MemgraphBackup{}
+	out := map[string]v1alpha1.MemgraphBackup{}
 	for _, item := range list.Items {
-		var mb topology.MemgraphBackup
+		var mb v1alpha1.MemgraphBackup
 		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(item.Object, &mb); err != nil {
 			b.t.Fatal(err)
 		}
@@ -58,7 +59,7 @@ func (b *backupScenario) runs(name string) map[string]topology.MemgraphBackup {
 }
 
 // scheduleStatus reads MemgraphScheduledBackup name's status.
-func (b *backupScenario) scheduleStatus(name string) topology.MemgraphScheduledBackupStatus {
+func (b *backupScenario) scheduleStatus(name string) v1alpha1.MemgraphScheduledBackupStatus {
 	b.t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
@@ -66,7 +67,7 @@ func (b *backupScenario) scheduleStatus(name string) topology.MemgraphScheduledB
 	if err != nil {
 		b.t.Fatal(err)
 	}
-	var sb topology.MemgraphScheduledBackup
+	var sb v1alpha1.MemgraphScheduledBackup
 	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, &sb); err != nil {
 		b.t.Fatal(err)
 	}
@@ -74,7 +75,7 @@ func (b *backupScenario) scheduleStatus(name string) topology.MemgraphScheduledB
 }
 
 // newRun waits for schedule name to have a MemgraphBackup not in before, and returns its name.
-func (b *backupScenario) newRun(name string, before map[string]topology.MemgraphBackup) string {
+func (b *backupScenario) newRun(name string, before map[string]v1alpha1.MemgraphBackup) string {
 	b.t.Helper()
 	var created string
 	b.waitFor(time.Minute, func() error {
@@ -139,7 +140,7 @@ func TestScheduledBackupsOnTheControlPlane(t *testing.T) {
 			runs := b.runs("hourly")
 			completed := 0
 			for _, r := range runs {
-				if r.Status.Phase == topology.BackupCompleted {
+				if r.Status.Phase == v1alpha1.BackupCompleted {
 					completed++
 				}
 			}
@@ -169,14 +170,14 @@ func TestScheduledBackupsOnTheControlPlane(t *testing.T) {
 		"timeout": fmt.Sprintf("%dh0m10s", int(ahead.Hours()))})
 	stuck := b.newRun("nightly", nil)
 	b.waitFor(30*time.Second, func() error {
-		if st := b.backupStatus(stuck); st.Phase != topology.BackupPending || st.Reason != "SecretProblem" || st.Deadline == nil {
+		if st := b.backupStatus(stuck); st.Phase != v1alpha1.BackupPending || st.Reason != "SecretProblem" || st.Deadline == nil {
 			return fmt.Errorf("backup %s: %s (%s: %s)", stuck, st.Phase, st.Reason, st.Error)
 		}
 		return nil
 	})
 	st := b.waitBackup(stuck)
 	failedAfter := time.Since(b.runs("nightly")[stuck].CreationTimestamp.Time)
-	if st.Phase != topology.BackupFailed || st.Reason != "DeadlineExceeded" ||
+	if st.Phase != v1alpha1.BackupFailed || st.Reason != "DeadlineExceeded" ||
 		!strings.Contains(st.Error, "it waited for: SecretProblem: Secret "+b.ns+"/missing-credentials (spec.backup.destination.s3.credentialsSecret) does not exist") ||
 		failedAfter < 10*time.Second {
 		t.Fatalf("backup %s after %s: %+v, want Failed at its deadline, 10 s after its creation, saying what it waited for", stuck, failedAfter, st)
@@ -195,7 +196,7 @@ func TestScheduledBackupsOnTheControlPlane(t *testing.T) {
 	before := b.runs("nightly")
 	b.offset.Add(int64(time.Hour))
 	next := b.newRun("nightly", before)
-	if st := b.waitBackup(next); st.Phase != topology.BackupCompleted || st.SnapshotTimestamp != 4 || st.Databases[0].CRC32C == "" ||
+	if st := b.waitBackup(next); st.Phase != v1alpha1.BackupCompleted || st.SnapshotTimestamp != 4 || st.Databases[0].CRC32C == "" ||
 		st.Databases[0].Verified != "checksum" {
 		t.Fatalf("the next scheduled backup %s: %+v, want Completed with the four writes, its object's CRC32C verified by the store", next, st)
 	}
@@ -235,7 +236,7 @@ func TestScheduledBackupsOnTheControlPlane(t *testing.T) {
 	step = time.Now()
 	b.createSchedule("owned", "@every 1h", "self", map[string]any{"cluster": name, "deletionPolicy": "Delete"})
 	owned := b.newRun("owned", nil)
-	if st := b.waitBackup(owned); st.Phase != topology.BackupCompleted {
+	if st := b.waitBackup(owned); st.Phase != v1alpha1.BackupCompleted {
 		t.Fatalf("backup %s of the schedule with self: %+v", owned, st)
 	}
 	ownedPrefix := topology.BackupKeyPrefix("hourly", b.ns, name, owned) + "/"

@@ -13,6 +13,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/memgraph-hooks/memgraph-hooks/api/v1alpha1"
 	"github.com/memgraph-hooks/memgraph-hooks/internal/pki"
 	"github.com/memgraph-hooks/memgraph-hooks/memgraph"
 	"github.com/memgraph-hooks/memgraph-hooks/memgraph/bolt"
@@ -37,7 +38,7 @@ func TestBoltTLSEndToEnd(t *testing.T) {
 		if err != nil {
 			return err
 		}
-		if status, reason, msg := conditionStatus(u, string(topology.ConditionReady)); status != "False" || reason != string(topology.ReasonSecretMissing) || !strings.Contains(msg, "does not exist") {
+		if status, reason, msg := conditionStatus(u, string(v1alpha1.ConditionReady)); status != "False" || reason != string(v1alpha1.ReasonSecretMissing) || !strings.Contains(msg, "does not exist") {
 			return fmt.Errorf("Ready=%s %s: %s", status, reason, msg)
 		}
 		return nil
@@ -53,7 +54,7 @@ func TestBoltTLSEndToEnd(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	domain := fmt.Sprintf("%s.svc.%s", s.ns, topology.DefaultClusterDomain)
+	domain := fmt.Sprintf("%s.svc.%s", s.ns, v1alpha1.DefaultClusterDomain)
 	pair, err := ca.Issue(pki.Leaf{CommonName: name, Server: true, Client: true, Validity: time.Hour, DNSNames: []string{
 		"*." + topology.CoordinatorSetName(name) + "." + domain, "*." + topology.DataSetName(name) + "." + domain,
 	}})
@@ -78,8 +79,8 @@ func TestBoltTLSEndToEnd(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	leader := topology.Network{Cluster: name, Namespace: s.ns, ClusterDomain: topology.DefaultClusterDomain,
-		Ports: topology.Ports{Bolt: topology.DefaultBoltPort}}.Coordinator(topology.FirstCoordinatorID).BoltServer
+	leader := topology.Network{Cluster: name, Namespace: s.ns, ClusterDomain: v1alpha1.DefaultClusterDomain,
+		Ports: topology.Ports{Bolt: v1alpha1.DefaultBoltPort}}.Coordinator(topology.FirstCoordinatorID).BoltServer
 	if _, err := pool.Client(leader).ShowInstances(ctx); memgraph.KindOf(err) != memgraph.KindUnreachable {
 		t.Errorf("a plaintext SHOW INSTANCES on %s: %v, want unreachable", leader, err)
 	}

@@ -16,6 +16,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
+	"github.com/memgraph-hooks/memgraph-hooks/api/v1alpha1"
 	"github.com/memgraph-hooks/memgraph-hooks/e2e/env"
 	"github.com/memgraph-hooks/memgraph-hooks/topology"
 )
@@ -111,7 +112,7 @@ func TestMainBudgetRefusesEvictingTheMain(t *testing.T) {
 	s.create(name, "{}")
 	mgc := s.waitConverged(name, convergeTimeout)
 	mainPod := mainPodOf(t, name, mgc)
-	s.assertBudgets(name, topology.DefaultCoordinators, mainPod)
+	s.assertBudgets(name, v1alpha1.DefaultCoordinators, mainPod)
 	ordinal, _ := topology.PodOrdinal(topology.DataSetName(name), mainPod)
 	replicaPod := fmt.Sprintf("%s-%d", topology.DataSetName(name), 1-ordinal)
 
@@ -126,7 +127,7 @@ func TestMainBudgetRefusesEvictingTheMain(t *testing.T) {
 	if err := evict(replicaPod); err != nil {
 		t.Errorf("evicting the replica's pod %s under %s: %v", replicaPod, topology.DataBudgetName(name), err)
 	}
-	s.declaredMembers(s.waitConverged(name, convergeTimeout), int(topology.DefaultCoordinators), int(topology.DefaultDataInstances))
+	s.declaredMembers(s.waitConverged(name, convergeTimeout), int(v1alpha1.DefaultCoordinators), int(v1alpha1.DefaultDataInstances))
 	s.assertNoMisuse()
 }
 
@@ -162,7 +163,7 @@ func TestCordonedNodeIsSeenAndADrainWithoutReplicaElsewhereIsBlocked(t *testing.
 	t.Cleanup(func() { cordon(t, false) })
 	s.waitStatus(name, "DrainPending", convergeTimeout, func(u *unstructured.Unstructured) error {
 		st, reason, msg := conditionStatus(u, "Converged")
-		if st != "False" || reason != string(topology.ReasonDrainPending) {
+		if st != "False" || reason != string(v1alpha1.ReasonDrainPending) {
 			return fmt.Errorf("Converged %s/%s: %s", st, reason, msg)
 		}
 		want := fmt.Sprintf("node %s is cordoned and runs the MAIN %s (pod %s), and every replica", env.NodeName, main, mainPod)
@@ -174,7 +175,7 @@ func TestCordonedNodeIsSeenAndADrainWithoutReplicaElsewhereIsBlocked(t *testing.
 	if w := s.writesSince(mark); len(w) > 0 {
 		t.Errorf("the hook wrote with no replica on a schedulable node: %+v", w)
 	}
-	s.assertBudgets(name, topology.DefaultCoordinators, mainPod)
+	s.assertBudgets(name, v1alpha1.DefaultCoordinators, mainPod)
 	cordon(t, false)
 	s.waitConverged(name, convergeTimeout)
 	s.assertNoMisuse()

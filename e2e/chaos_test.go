@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/memgraph-hooks/memgraph-hooks/api/v1alpha1"
 	"github.com/memgraph-hooks/memgraph-hooks/topology"
 )
 
@@ -127,10 +128,10 @@ func (c *chaos) finishDowngrade() {
 		if err != nil {
 			continue
 		}
-		switch _, reason, _ := conditionStatus(mgc, string(topology.ConditionUpdated)); reason {
-		case string(topology.ReasonUpToDate):
+		switch _, reason, _ := conditionStatus(mgc, string(v1alpha1.ConditionUpdated)); reason {
+		case string(v1alpha1.ReasonUpToDate):
 			return
-		case string(topology.ReasonDowngradeNeedsHibernation):
+		case string(v1alpha1.ReasonDowngradeNeedsHibernation):
 			c.note("the downgrade to %s waits for hibernation: hibernate and wake", c.tag)
 			c.patch(`{"hibernate": true}`)
 			c.s.kubectl("wait", "--for=condition=Hibernated", "mgc/"+chaosName, "--timeout=300s")

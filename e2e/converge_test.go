@@ -14,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
+	"github.com/memgraph-hooks/memgraph-hooks/api/v1alpha1"
 	"github.com/memgraph-hooks/memgraph-hooks/topology"
 )
 
@@ -25,10 +26,10 @@ const convergeTimeout = 2 * time.Minute
 func (s *scenario) declaredMembers(mgc *unstructured.Unstructured, coordinators, data int) {
 	s.t.Helper()
 	network := topology.Network{
-		Cluster: mgc.GetName(), Namespace: s.ns, ClusterDomain: topology.DefaultClusterDomain,
+		Cluster: mgc.GetName(), Namespace: s.ns, ClusterDomain: v1alpha1.DefaultClusterDomain,
 		Ports: topology.Ports{
-			Bolt: topology.DefaultBoltPort, Management: topology.DefaultManagementPort,
-			Replication: topology.DefaultReplicationPort, Coordinator: topology.DefaultCoordinatorPort,
+			Bolt: v1alpha1.DefaultBoltPort, Management: v1alpha1.DefaultManagementPort,
+			Replication: v1alpha1.DefaultReplicationPort, Coordinator: v1alpha1.DefaultCoordinatorPort,
 		},
 	}
 	group := s.raft()

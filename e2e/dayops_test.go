@@ -12,6 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/memgraph-hooks/memgraph-hooks/api/v1alpha1"
 	"github.com/memgraph-hooks/memgraph-hooks/topology"
 )
 
@@ -102,7 +103,7 @@ func TestDayTwoOperations(t *testing.T) {
 		t.Errorf("data StatefulSet replicas %d while paused, want 3", got)
 	}
 	s.waitStatus(name, "the paused status", convergeTimeout, func(u *unstructured.Unstructured) error {
-		if st, reason, _ := conditionStatus(u, "Converged"); st != "False" || reason != string(topology.ReasonPaused) || statusString(u, "phase") != "Paused" {
+		if st, reason, _ := conditionStatus(u, "Converged"); st != "False" || reason != string(v1alpha1.ReasonPaused) || statusString(u, "phase") != "Paused" {
 			return fmt.Errorf("Converged %s/%s, phase %q", st, reason, statusString(u, "phase"))
 		}
 		return nil

@@ -13,6 +13,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/memgraph-hooks/memgraph-hooks/api/v1alpha1"
 	"github.com/memgraph-hooks/memgraph-hooks/memgraph/sim"
 	"github.com/memgraph-hooks/memgraph-hooks/topology"
 )
@@ -32,8 +33,8 @@ func TestDrainOfTwoCoordinatorsEvictsOneAtATime(t *testing.T) {
 	mgc := s.waitConverged(name, convergeTimeout)
 	coordinators := s.podsOf(topology.CoordinatorSetName(name))
 	drained := nodeWithTwo(t, s, coordinators)
-	if status, reason, msg := conditionStatus(mgc, string(topology.ConditionHighlyAvailable)); status != "False" ||
-		reason != string(topology.ReasonSingleNodeRisk) || !strings.Contains(msg, "node "+drained+" holds 2 of 3 coordinators") {
+	if status, reason, msg := conditionStatus(mgc, string(v1alpha1.ConditionHighlyAvailable)); status != "False" ||
+		reason != string(v1alpha1.ReasonSingleNodeRisk) || !strings.Contains(msg, "node "+drained+" holds 2 of 3 coordinators") {
 		t.Errorf("HighlyAvailable %s %s with two coordinators on %s: %s", status, reason, drained, msg)
 	}
 	mark := s.queryMark()

@@ -11,6 +11,7 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/memgraph-hooks/memgraph-hooks/api/v1alpha1"
 	"github.com/memgraph-hooks/memgraph-hooks/memgraph"
 	"github.com/memgraph-hooks/memgraph-hooks/topology"
 )
@@ -81,7 +82,7 @@ func TestDrainOfTheMainsNodeMovesMainFirst(t *testing.T) {
 	if len(coordinatorNodes) != 3 {
 		t.Errorf("the coordinators run on the nodes %v: the default anti-affinity spreads them over the three", coordinatorNodes)
 	}
-	if status, reason, msg := conditionStatus(mgc, string(topology.ConditionHighlyAvailable)); status != "True" || reason != string(topology.ReasonSpreadAcrossNodes) {
+	if status, reason, msg := conditionStatus(mgc, string(v1alpha1.ConditionHighlyAvailable)); status != "True" || reason != string(v1alpha1.ReasonSpreadAcrossNodes) {
 		t.Errorf("HighlyAvailable %s %s on three nodes: %s", status, reason, msg)
 	}
 	mainPod := mainPodOf(t, name, mgc)
@@ -92,7 +93,7 @@ func TestDrainOfTheMainsNodeMovesMainFirst(t *testing.T) {
 	if other := s.podNode(replicaPod); other == drained {
 		t.Fatalf("both data pods run on %s: the scenario needs them on two nodes", drained)
 	}
-	s.assertBudgets(name, topology.DefaultCoordinators, mainPod)
+	s.assertBudgets(name, v1alpha1.DefaultCoordinators, mainPod)
 	mark := s.queryMark()
 
 	t.Logf("kubectl drain %s (MAIN %s in %s)", drained, oldMain, mainPod)
@@ -115,10 +116,10 @@ func TestDrainOfTheMainsNodeMovesMainFirst(t *testing.T) {
 			t.Errorf("pod %s still on the drained node %s", pod, node)
 		}
 	}
-	s.assertBudgets(name, topology.DefaultCoordinators, fmt.Sprintf("%s-%d", topology.DataSetName(name), 1-ordinal))
+	s.assertBudgets(name, v1alpha1.DefaultCoordinators, fmt.Sprintf("%s-%d", topology.DataSetName(name), 1-ordinal))
 	crowded := nodeWithTwo(t, s, s.podsOf(topology.CoordinatorSetName(name)))
-	if status, reason, msg := conditionStatus(mgc, string(topology.ConditionHighlyAvailable)); status != "False" ||
-		reason != string(topology.ReasonSingleNodeRisk) || !strings.Contains(msg, "node "+crowded+" holds 2 of 3 coordinators") {
+	if status, reason, msg := conditionStatus(mgc, string(v1alpha1.ConditionHighlyAvailable)); status != "False" ||
+		reason != string(v1alpha1.ReasonSingleNodeRisk) || !strings.Contains(msg, "node "+crowded+" holds 2 of 3 coordinators") {
 		t.Errorf("HighlyAvailable %s %s with two coordinators on %s: %s", status, reason, crowded, msg)
 	}
 	s.assertNoMisuse()

@@ -22,6 +22,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/memgraph-hooks/memgraph-hooks/api/v1alpha1"
 	"github.com/memgraph-hooks/memgraph-hooks/memgraph/sim"
 	"github.com/memgraph-hooks/memgraph-hooks/topology"
 )
@@ -48,8 +49,8 @@ func TestExternalAccessRoutingDriver(t *testing.T) {
 		d := n.DataInstance(i)
 		inCluster[d.Name], pods[d.Name] = d.BoltServer, d.Pod
 	}
-	if st, reason, msg := conditionStatus(s.getCluster(name), string(topology.ConditionExternalAccess)); st != "False" ||
-		reason != string(topology.ReasonAddressPending) {
+	if st, reason, msg := conditionStatus(s.getCluster(name), string(v1alpha1.ConditionExternalAccess)); st != "False" ||
+		reason != string(v1alpha1.ReasonAddressPending) {
 		t.Errorf("before any load balancer: ExternalAccess %s/%s: %s", st, reason, msg)
 	}
 	lbs := openLoadBalancers(t, s.world, inCluster)
@@ -67,7 +68,7 @@ func TestExternalAccessRoutingDriver(t *testing.T) {
 	}
 	s.waitStatus(name, "ExternalAccess did not become True with every load balancer's address", convergeTimeout,
 		func(u *unstructured.Unstructured) error {
-			if st, reason, msg := conditionStatus(u, string(topology.ConditionExternalAccess)); st != "True" {
+			if st, reason, msg := conditionStatus(u, string(v1alpha1.ConditionExternalAccess)); st != "True" {
 				return fmt.Errorf("ExternalAccess %s/%s: %s", st, reason, msg)
 			}
 			return nil

@@ -14,6 +14,7 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/memgraph-hooks/memgraph-hooks/api/v1alpha1"
 	"github.com/memgraph-hooks/memgraph-hooks/topology"
 )
 
@@ -34,7 +35,7 @@ func TestReplicaPodDeletedKeepsTheMain(t *testing.T) {
 	if mainName == "instance_1" {
 		replica, replicaPod = "instance_0", topology.DataSetName(name)+"-0"
 	}
-	host := fmt.Sprintf("%s.%s.%s.svc.%s", replicaPod, topology.DataSetName(name), s.ns, topology.DefaultClusterDomain)
+	host := fmt.Sprintf("%s.%s.%s.svc.%s", replicaPod, topology.DataSetName(name), s.ns, v1alpha1.DefaultClusterDomain)
 
 	// Watch as a user would while the pod goes and comes back.
 	var (
@@ -81,11 +82,11 @@ func TestReplicaPodDeletedKeepsTheMain(t *testing.T) {
 	t.Cleanup(func() { cordon(t, false) })
 	old := s.deletePod(replicaPod)
 	s.waitStatus(name, "the replica's pod is not named down while the MAIN serves", convergeTimeout, func(u *unstructured.Unstructured) error {
-		st, reason, msg := conditionStatus(u, string(topology.ConditionDegraded))
+		st, reason, msg := conditionStatus(u, string(v1alpha1.ConditionDegraded))
 		if st != "True" || !strings.Contains(msg, replica+" (pod "+replicaPod) || !strings.Contains(msg, "Unschedulable") {
 			return fmt.Errorf("Degraded=%s %s: %s", st, reason, msg)
 		}
-		if st, reason, msg := conditionStatus(u, string(topology.ConditionReady)); st != "True" {
+		if st, reason, msg := conditionStatus(u, string(v1alpha1.ConditionReady)); st != "True" {
 			return fmt.Errorf("Ready=%s %s: %s", st, reason, msg)
 		}
 		if members, _, _ := unstructured.NestedString(u.Object, "status", "members"); members != "4/5" {
@@ -96,10 +97,10 @@ func TestReplicaPodDeletedKeepsTheMain(t *testing.T) {
 	cordon(t, false)
 	s.waitPodReplaced(replicaPod, old, host)
 	s.waitStatus(name, "the cluster did not come back to every member up", convergeTimeout, func(u *unstructured.Unstructured) error {
-		if st, reason, msg := conditionStatus(u, string(topology.ConditionDegraded)); st != "False" {
+		if st, reason, msg := conditionStatus(u, string(v1alpha1.ConditionDegraded)); st != "False" {
 			return fmt.Errorf("Degraded=%s %s: %s", st, reason, msg)
 		}
-		if st, reason, msg := conditionStatus(u, string(topology.ConditionReady)); st != "True" {
+		if st, reason, msg := conditionStatus(u, string(v1alpha1.ConditionReady)); st != "True" {
 			return fmt.Errorf("Ready=%s %s: %s", st, reason, msg)
 		}
 		return nil
@@ -131,8 +132,8 @@ func TestMissingLicenseSecretIsNamed(t *testing.T) {
 	s.create(name, "{}")
 	want := fmt.Sprintf("Secret %s/%s (spec.secrets.name", s.ns, licenseSecretName)
 	s.waitStatus(name, "the missing license Secret is not named", convergeTimeout, func(u *unstructured.Unstructured) error {
-		if st, reason, msg := conditionStatus(u, string(topology.ConditionConverged)); st != "False" ||
-			reason != string(topology.ReasonSecretMissing) || !strings.Contains(msg, want) {
+		if st, reason, msg := conditionStatus(u, string(v1alpha1.ConditionConverged)); st != "False" ||
+			reason != string(v1alpha1.ReasonSecretMissing) || !strings.Contains(msg, want) {
 			return fmt.Errorf("Converged=%s %s: %s", st, reason, msg)
 		}
 		return nil

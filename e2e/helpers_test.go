@@ -20,11 +20,11 @@ import (
 	"k8s.io/client-go/dynamic"
 	"sigs.k8s.io/yaml"
 
-	"github.com/memgraph-hooks/memgraph-hooks/topology"
+	"github.com/memgraph-hooks/memgraph-hooks/api/v1alpha1"
 )
 
 var (
-	mgcGVR = topology.GroupVersion.WithResource(topology.Resource)
+	mgcGVR = v1alpha1.GroupVersion.WithResource(v1alpha1.Resource)
 	crdGVR = schema.GroupVersionResource{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions"}
 	stsGVR = schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "statefulsets"}
 	svcGVR = schema.GroupVersionResource{Version: "v1", Resource: "services"}
@@ -49,7 +49,7 @@ func installCRD(t *testing.T) {
 			return
 		}
 		_, crdErr = e.Kubectl(ctx, "wait", "--for=condition=Established", "--timeout=60s",
-			"crd/"+topology.Resource+"."+topology.Group)
+			"crd/"+v1alpha1.Resource+"."+v1alpha1.Group)
 		if crdErr == nil {
 			crdErr = eventually(ctx, 100*time.Millisecond, func() error {
 				_, err := e.Dynamic.Resource(mgcGVR).Namespace("default").List(ctx, metav1.ListOptions{})
@@ -115,8 +115,8 @@ func mgcObject(t *testing.T, namespace, name, spec string) *unstructured.Unstruc
 	if u.Object["spec"] == nil {
 		u.Object["spec"] = map[string]any{}
 	}
-	u.SetAPIVersion(topology.APIVersion)
-	u.SetKind(topology.Kind)
+	u.SetAPIVersion(v1alpha1.APIVersion)
+	u.SetKind(v1alpha1.Kind)
 	u.SetNamespace(namespace)
 	u.SetName(name)
 	return u

@@ -23,6 +23,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/memgraph-hooks/memgraph-hooks/api/v1alpha1"
 	"github.com/memgraph-hooks/memgraph-hooks/topology"
 )
 
@@ -188,8 +189,8 @@ func TestAHookUpgradeWaitsForTheMaintenanceWindow(t *testing.T) {
 
 	next := fmt.Sprintf("T%02d:00:00Z", closedAt)
 	hs.waitStatus("held", "Updated=False WaitingForMaintenanceWindow", time.Minute, func(u *unstructured.Unstructured) error {
-		st, reason, msg := conditionStatus(u, string(topology.ConditionUpdated))
-		if st != "False" || reason != string(topology.ReasonWaitingForMaintenanceWindow) || !strings.Contains(msg, next) {
+		st, reason, msg := conditionStatus(u, string(v1alpha1.ConditionUpdated))
+		if st != "False" || reason != string(v1alpha1.ReasonWaitingForMaintenanceWindow) || !strings.Contains(msg, next) {
 			return fmt.Errorf("Updated=%q %s: %s; want False WaitingForMaintenanceWindow naming the window at %s", st, reason, msg, next)
 		}
 		return nil

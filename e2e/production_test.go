@@ -13,7 +13,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
-	"github.com/memgraph-hooks/memgraph-hooks/hooks/backups"
+	"github.com/memgraph-hooks/memgraph-hooks/api/v1alpha1"
+	"github.com/memgraph-hooks/memgraph-hooks/hooks/backupcontroller"
 	"github.com/memgraph-hooks/memgraph-hooks/internal/pki"
 	"github.com/memgraph-hooks/memgraph-hooks/topology"
 )
@@ -43,7 +44,7 @@ func TestProductionExampleAsWritten(t *testing.T) {
 	mgc := s.waitConverged(name, convergeTimeout)
 	t.Logf("the production cluster converged %s after kubectl apply", time.Since(start).Round(time.Millisecond))
 	s.declaredMembers(mgc, 3, 3)
-	for typ, want := range map[string]string{"Ready": "True", string(topology.ConditionHighlyAvailable): "True"} {
+	for typ, want := range map[string]string{"Ready": "True", string(v1alpha1.ConditionHighlyAvailable): "True"} {
 		if st, reason, msg := conditionStatus(mgc, typ); st != want {
 			t.Errorf("%s = %s %s: %s", typ, st, reason, msg)
 		}
@@ -62,8 +63,8 @@ func TestProductionExampleAsWritten(t *testing.T) {
 		if err != nil {
 			return err
 		}
-		if p := agent.Annotations[backups.AnnotationAccessProblems]; p != "" || len(agent.Data[topology.S3AccessKeyIDKey]) == 0 {
-			return fmt.Errorf("the backups' copy of the destination: problems %q, access key copied %v", p, len(agent.Data[topology.S3AccessKeyIDKey]) > 0)
+		if p := agent.Annotations[backupcontroller.AnnotationAccessProblems]; p != "" || len(agent.Data[v1alpha1.S3AccessKeyIDKey]) == 0 {
+			return fmt.Errorf("the backups' copy of the destination: problems %q, access key copied %v", p, len(agent.Data[v1alpha1.S3AccessKeyIDKey]) > 0)
 		}
 		return nil
 	})
@@ -81,7 +82,7 @@ func (s *backupScenario) productionSecrets(name string) {
 	if err != nil {
 		s.t.Fatal(err)
 	}
-	domain := fmt.Sprintf("%s.svc.%s", s.ns, topology.DefaultClusterDomain)
+	domain := fmt.Sprintf("%s.svc.%s", s.ns, v1alpha1.DefaultClusterDomain)
 	pair, err := ca.Issue(pki.Leaf{CommonName: name, Server: true, Client: true, Validity: time.Hour, DNSNames: []string{
 		"*." + topology.CoordinatorSetName(name) + "." + domain, "*." + topology.DataSetName(name) + "." + domain,
 	}})

@@ -16,6 +16,7 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/memgraph-hooks/memgraph-hooks/api/v1alpha1"
 	"github.com/memgraph-hooks/memgraph-hooks/topology"
 )
 
@@ -119,9 +120,9 @@ func TestQuickstartAsWritten(t *testing.T) {
 	if st, reason, msg := conditionStatus(mgc, "Ready"); st != "True" {
 		t.Errorf("Ready = %s %s: %s", st, reason, msg)
 	}
-	s.declaredMembers(mgc, int(topology.DefaultCoordinators), int(topology.DefaultDataInstances))
+	s.declaredMembers(mgc, int(v1alpha1.DefaultCoordinators), int(v1alpha1.DefaultDataInstances))
 	mainPod := mainPodOf(t, name, mgc)
-	s.assertBudgets(name, topology.DefaultCoordinators, mainPod)
+	s.assertBudgets(name, v1alpha1.DefaultCoordinators, mainPod)
 	s.waitFor(time.Minute, func() error {
 		if sel, eps := rwState(s.ns, name); sel != mainPod || !slices.Equal(eps, []string{mainPod}) {
 			return fmt.Errorf("%s selects %q with ready endpoints %v, want %s alone", topology.WriteServiceName(name), sel, eps, mainPod)

@@ -12,6 +12,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/memgraph-hooks/memgraph-hooks/api/v1alpha1"
 	"github.com/memgraph-hooks/memgraph-hooks/topology"
 )
 
@@ -38,7 +39,7 @@ func TestRebuildDivergedReplica(t *testing.T) {
 		t.Fatal(err)
 	}
 	s.waitStatus(name, "Degraded ReplicaDiverged", time.Minute, func(mgc *unstructured.Unstructured) error {
-		return condReason(mgc, "Degraded", "True", string(topology.ReasonReplicaDiverged), target)
+		return condReason(mgc, "Degraded", "True", string(v1alpha1.ReasonReplicaDiverged), target)
 	})
 	pod := fmt.Sprintf("%s-%s", topology.DataSetName(name), strings.TrimPrefix(target, "instance_"))
 	claim := topology.DataClaimName(pod)

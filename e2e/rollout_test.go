@@ -19,6 +19,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/watch"
 
+	"github.com/memgraph-hooks/memgraph-hooks/api/v1alpha1"
 	"github.com/memgraph-hooks/memgraph-hooks/e2e/podsim"
 	"github.com/memgraph-hooks/memgraph-hooks/topology"
 )
@@ -60,7 +61,7 @@ func (s *scenario) recordRollout(cluster string, coordinators, data int) *rollou
 	}
 	s.pods.OnGone(r.processGone)
 	ctx, cancel := context.WithCancel(context.Background())
-	selector := metav1.ListOptions{LabelSelector: topology.LabelInstance + "=" + cluster}
+	selector := metav1.ListOptions{LabelSelector: v1alpha1.LabelInstance + "=" + cluster}
 	list, err := testEnv.Client.CoreV1().Pods(s.ns).List(ctx, selector)
 	if err != nil {
 		cancel()
@@ -176,7 +177,7 @@ func (r *rolloutRecorder) main() string {
 
 // statusEvent records the cluster's Updated message when it changed.
 func (r *rolloutRecorder) statusEvent(u *unstructured.Unstructured) {
-	_, _, msg := conditionStatus(u, string(topology.ConditionUpdated))
+	_, _, msg := conditionStatus(u, string(v1alpha1.ConditionUpdated))
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if n := len(r.updated); msg != "" && (n == 0 || r.updated[n-1] != msg) {
@@ -219,7 +220,7 @@ func (r *rolloutRecorder) checkMains(t *testing.T, want []string) {
 	defer r.mu.Unlock()
 	var got []string
 	for i, pod := range r.gone {
-		if pod.Labels[topology.LabelComponent] == topology.RoleData {
+		if pod.Labels[v1alpha1.LabelComponent] == topology.RoleData {
 			got = append(got, pod.Name+" under "+r.mainAt[i])
 		}
 	}
@@ -274,7 +275,7 @@ func (r *rolloutRecorder) check(t *testing.T, wantOrder []string) {
 func (s *scenario) waitUpdated(name, version string) *unstructured.Unstructured {
 	s.t.Helper()
 	u := s.waitConverged(name, rolloutTimeout)
-	if st, reason, msg := conditionStatus(u, string(topology.ConditionUpdated)); st != "True" {
+	if st, reason, msg := conditionStatus(u, string(v1alpha1.ConditionUpdated)); st != "True" {
 		s.t.Fatalf("Converged while Updated=%q %s: %s", st, reason, msg)
 	}
 	if got, _, _ := unstructured.NestedString(u.Object, "status", "version"); got != version {
@@ -293,7 +294,7 @@ func (s *scenario) waitRolloutStarted(name string) {
 		if err != nil {
 			return err
 		}
-		if st, reason, _ := conditionStatus(u, string(topology.ConditionUpdated)); st != "False" {
+		if st, reason, _ := conditionStatus(u, string(v1alpha1.ConditionUpdated)); st != "False" {
 			return fmt.Errorf("Updated=%q %s", st, reason)
 		}
 		return nil
@@ -308,7 +309,7 @@ func (s *scenario) podUIDs(cluster string) map[string]types.UID {
 	s.t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	list, err := testEnv.Client.CoreV1().Pods(s.ns).List(ctx, metav1.ListOptions{LabelSelector: topology.LabelInstance + "=" + cluster})
+	list, err := testEnv.Client.CoreV1().Pods(s.ns).List(ctx, metav1.ListOptions{LabelSelector: v1alpha1.LabelInstance + "=" + cluster})
 	if err != nil {
 		s.t.Fatal(err)
 	}
@@ -362,8 +363,8 @@ func TestRollingUpgrade(t *testing.T) {
 	s.create(name, "{dataInstances: 3}")
 	mgc := s.waitConverged(name, convergeTimeout)
 	s.declaredMembers(mgc, 3, 3)
-	oldImage := topology.DefaultImageRepository + ":" + topology.DefaultImageTag
-	newImage := topology.DefaultImageRepository + ":3.13.0"
+	oldImage := v1alpha1.DefaultImageRepository + ":" + v1alpha1.DefaultImageTag
+	newImage := v1alpha1.DefaultImageRepository + ":3.13.0"
 	s.waitUpdated(name, oldImage)
 	s.parkMain(name, "instance_1")
 	s.asOperator(func(context.Context) error { return s.world.ForceLeader(3) })
@@ -426,8 +427,8 @@ func TestRollingUpgrade(t *testing.T) {
 	s.patchSpec(name, `{"image":{"tag":"3.12.0"}}`)
 	s.waitStatus(name, "the downgrade was not refused", time.Minute, func(u *unstructured.Unstructured) error {
 		observed, _, _ := unstructured.NestedInt64(u.Object, "status", "observedGeneration")
-		if st, reason, msg := conditionStatus(u, string(topology.ConditionUpdated)); observed != u.GetGeneration() ||
-			st != "False" || reason != string(topology.ReasonDowngradeRefused) {
+		if st, reason, msg := conditionStatus(u, string(v1alpha1.ConditionUpdated)); observed != u.GetGeneration() ||
+			st != "False" || reason != string(v1alpha1.ReasonDowngradeRefused) {
 			return fmt.Errorf("generation %d observed %d: Updated=%q %s: %s", u.GetGeneration(), observed, st, reason, msg)
 		}
 		return nil
@@ -449,8 +450,8 @@ func TestRollingUpgrade(t *testing.T) {
 	// could not replicate from it. Hibernation carries it out: every pod wakes at 3.12.0.
 	s.annotate(name, topology.AnnotationAllowDowngrade, "true")
 	s.waitStatus(name, "the allowed downgrade waits for hibernation", time.Minute, func(u *unstructured.Unstructured) error {
-		if st, reason, msg := conditionStatus(u, string(topology.ConditionUpdated)); st != "False" ||
-			reason != string(topology.ReasonDowngradeNeedsHibernation) {
+		if st, reason, msg := conditionStatus(u, string(v1alpha1.ConditionUpdated)); st != "False" ||
+			reason != string(v1alpha1.ReasonDowngradeNeedsHibernation) {
 			return fmt.Errorf("Updated=%q %s: %s", st, reason, msg)
 		}
 		return nil

@@ -13,6 +13,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/memgraph-hooks/memgraph-hooks/api/v1alpha1"
 	"github.com/memgraph-hooks/memgraph-hooks/internal/pki"
 	"github.com/memgraph-hooks/memgraph-hooks/topology"
 )
@@ -28,7 +29,7 @@ func TestCertificateRotationEndToEnd(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	domain := fmt.Sprintf("%s.svc.%s", s.ns, topology.DefaultClusterDomain)
+	domain := fmt.Sprintf("%s.svc.%s", s.ns, v1alpha1.DefaultClusterDomain)
 	issue := func() pki.Pair {
 		pair, err := ca.Issue(pki.Leaf{CommonName: name, Server: true, Client: true, Validity: time.Hour, DNSNames: []string{
 			"*." + topology.CoordinatorSetName(name) + "." + domain, "*." + topology.DataSetName(name) + "." + domain,
@@ -59,7 +60,7 @@ func TestCertificateRotationEndToEnd(t *testing.T) {
 	if _, err := secrets.Update(ctx, secret, metav1.UpdateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	n := topology.Network{Cluster: name, Namespace: s.ns, ClusterDomain: topology.DefaultClusterDomain}
+	n := topology.Network{Cluster: name, Namespace: s.ns, ClusterDomain: v1alpha1.DefaultClusterDomain}
 	var hosts []string
 	for i := range 3 {
 		hosts = append(hosts, n.Coordinator(topology.FirstCoordinatorID+i).Host)

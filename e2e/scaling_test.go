@@ -14,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/memgraph-hooks/memgraph-hooks/api/v1alpha1"
 	"github.com/memgraph-hooks/memgraph-hooks/topology"
 )
 
@@ -40,10 +41,10 @@ func (s *scenario) patchSpec(name, patch string) {
 
 func (s *scenario) network(name string) topology.Network {
 	return topology.Network{
-		Cluster: name, Namespace: s.ns, ClusterDomain: topology.DefaultClusterDomain,
+		Cluster: name, Namespace: s.ns, ClusterDomain: v1alpha1.DefaultClusterDomain,
 		Ports: topology.Ports{
-			Bolt: topology.DefaultBoltPort, Management: topology.DefaultManagementPort,
-			Replication: topology.DefaultReplicationPort, Coordinator: topology.DefaultCoordinatorPort,
+			Bolt: v1alpha1.DefaultBoltPort, Management: v1alpha1.DefaultManagementPort,
+			Replication: v1alpha1.DefaultReplicationPort, Coordinator: v1alpha1.DefaultCoordinatorPort,
 		},
 	}
 }

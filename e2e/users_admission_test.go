@@ -11,7 +11,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
-	"github.com/memgraph-hooks/memgraph-hooks/topology"
+	"github.com/memgraph-hooks/memgraph-hooks/api/v1alpha1"
 )
 
 // The MemgraphCluster's spec.roles rules join the cluster's CEL cases.
@@ -56,7 +56,7 @@ func TestUserAdmissionCELRules(t *testing.T) {
 	defer cancel()
 	dryRun := metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}}
 	object := func(name, spec string) *unstructured.Unstructured {
-		return fromYAML(t, "apiVersion: "+topology.APIVersion+"\nkind: "+topology.UserKind+"\nmetadata: {name: "+name+", namespace: "+ns+"}\nspec: "+spec)
+		return fromYAML(t, "apiVersion: "+v1alpha1.APIVersion+"\nkind: "+v1alpha1.UserKind+"\nmetadata: {name: "+name+", namespace: "+ns+"}\nspec: "+spec)
 	}
 	var rejections []string
 	for _, tc := range userCELCases {

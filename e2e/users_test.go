@@ -18,6 +18,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/dynamic"
 
+	"github.com/memgraph-hooks/memgraph-hooks/api/v1alpha1"
 	"github.com/memgraph-hooks/memgraph-hooks/e2e/metacontroller"
 	"github.com/memgraph-hooks/memgraph-hooks/topology"
 )
@@ -37,13 +38,13 @@ func installUserCRD(t *testing.T) {
 	if _, err := e.Kubectl(ctx, "apply", "-f", repoPath("manifests", "crd", "memgraph.com_memgraphusers.yaml")); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := e.Kubectl(ctx, "wait", "--for=condition=Established", "--timeout=60s", "crd/"+topology.UserResource+"."+topology.Group); err != nil {
+	if _, err := e.Kubectl(ctx, "wait", "--for=condition=Established", "--timeout=60s", "crd/"+v1alpha1.UserResource+"."+v1alpha1.Group); err != nil {
 		t.Fatal(err)
 	}
 }
 
 func userClient(ns string) dynamic.ResourceInterface {
-	return testEnv.Dynamic.Resource(topology.GroupVersion.WithResource(topology.UserResource)).Namespace(ns)
+	return testEnv.Dynamic.Resource(v1alpha1.GroupVersion.WithResource(v1alpha1.UserResource)).Namespace(ns)
 }
 
 // startUserScenario is a backup scenario (to restore a cluster from a backup) with the
@@ -75,7 +76,7 @@ func startUserScenario(t *testing.T, ns string) (*backupScenario, *metacontrolle
 func (s *scenario) createUser(name, spec string) {
 	s.t.Helper()
 	u := fromYAML(s.t, fmt.Sprintf("apiVersion: %s\nkind: %s\nmetadata: {name: %s, namespace: %s}\nspec: %s",
-		topology.APIVersion, topology.UserKind, name, s.ns, spec))
+		v1alpha1.APIVersion, v1alpha1.UserKind, name, s.ns, spec))
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	if _, err := userClient(s.ns).Create(ctx, u, metav1.CreateOptions{}); err != nil {
@@ -84,18 +85,18 @@ func (s *scenario) createUser(name, spec string) {
 }
 
 // waitUser waits until MemgraphUser name's status passes check, and returns it.
-func (s *scenario) waitUser(name, what string, check func(topology.MemgraphUserStatus) error) topology.MemgraphUserStatus {
+func (s *scenario) waitUser(name, what string, check func(v1alpha1.MemgraphUserStatus) error) v1alpha1.MemgraphUserStatus {
 	s.t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	var st topology.MemgraphUserStatus
+	var st v1alpha1.MemgraphUserStatus
 	if err := eventually(ctx, 100*time.Millisecond, func() error {
 		u, err := userClient(s.ns).Get(ctx, name, metav1.GetOptions{})
 		if err != nil {
 			return err
 		}
 		raw, _ := u.Object["status"].(map[string]any)
-		st = topology.MemgraphUserStatus{}
+		st = v1alpha1.MemgraphUserStatus{}
 		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(raw, &st); err != nil {
 			return err
 		}
@@ -106,8 +107,8 @@ func (s *scenario) waitUser(name, what string, check func(topology.MemgraphUserS
 	return st
 }
 
-func ready(st topology.MemgraphUserStatus) error {
-	if st.Phase != topology.UserReady {
+func ready(st v1alpha1.MemgraphUserStatus) error {
+	if st.Phase != v1alpha1.UserReady {
 		return fmt.Errorf("phase %q", st.Phase)
 	}
 	return nil
@@ -118,7 +119,7 @@ func (s *scenario) userCredentials(name string) (string, string) {
 	s.t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	secret, err := testEnv.Client.CoreV1().Secrets(s.ns).Get(ctx, topology.UserSecretName(name), metav1.GetOptions{})
+	secret, err := testEnv.Client.CoreV1().Secrets(s.ns).Get(ctx, v1alpha1.UserSecretName(name), metav1.GetOptions{})
 	if err != nil {
 		s.t.Fatal(err)
 	}
@@ -230,7 +231,7 @@ func TestMemgraphUsersOnTheControlPlane(t *testing.T) {
 	}
 	listed := map[string]bool{}
 	for _, line := range strings.Split(s.mustKubectlMemgraph("status", name), "\n") {
-		if f := strings.Fields(line); len(f) > 2 && f[2] == string(topology.UserReady) {
+		if f := strings.Fields(line); len(f) > 2 && f[2] == string(v1alpha1.UserReady) {
 			listed[f[0]] = true
 		}
 	}
@@ -270,9 +271,9 @@ func TestMemgraphUsersOnTheControlPlane(t *testing.T) {
 	}
 
 	start = time.Now()
-	s.createBackup("before", s.backupSpec(name, topology.BackupRetain))
+	s.createBackup("before", s.backupSpec(name, v1alpha1.BackupRetain))
 	backedUp := s.waitBackup("before")
-	if backedUp.Phase != topology.BackupCompleted || backedUp.SnapshotTimestamp < 2 {
+	if backedUp.Phase != v1alpha1.BackupCompleted || backedUp.SnapshotTimestamp < 2 {
 		t.Fatalf("backup %+v, want Completed, holding the two writes", backedUp)
 	}
 	t.Logf("backup of the cluster: %s", time.Since(start).Round(time.Millisecond))
@@ -294,7 +295,7 @@ func TestMemgraphUsersOnTheControlPlane(t *testing.T) {
 	if got, _, _ := unstructured.NestedString(restored.Object, "status", "restoredFrom"); got != "MemgraphBackup before" {
 		t.Errorf("status.restoredFrom %q, want MemgraphBackup before", got)
 	}
-	s.waitUser("app", "Ready on the restored cluster", func(st topology.MemgraphUserStatus) error {
+	s.waitUser("app", "Ready on the restored cluster", func(st v1alpha1.MemgraphUserStatus) error {
 		if err := ready(st); err != nil {
 			return err
 		}

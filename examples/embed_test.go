@@ -9,6 +9,7 @@ import (
 	kjson "sigs.k8s.io/json"
 	"sigs.k8s.io/yaml"
 
+	"github.com/memgraph-hooks/memgraph-hooks/api/v1alpha1"
 	"github.com/memgraph-hooks/memgraph-hooks/examples"
 	"github.com/memgraph-hooks/memgraph-hooks/topology"
 )
@@ -27,7 +28,7 @@ func TestMinimalClusterIsTheQuickstartCluster(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	mc, err := topology.DecodeCluster(raw)
+	mc, err := v1alpha1.DecodeCluster(raw)
 	if err != nil {
 		t.Fatalf("DecodeCluster: %v", err)
 	}
@@ -85,7 +86,7 @@ func TestBackupsExample(t *testing.T) {
 			t.Fatal(err)
 		}
 		switch obj.Kind {
-		case topology.Kind:
+		case v1alpha1.Kind:
 			var withNS map[string]any
 			_ = json.Unmarshal(raw, &withNS)
 			withNS["metadata"].(map[string]any)["namespace"] = "default"
@@ -97,26 +98,26 @@ func TestBackupsExample(t *testing.T) {
 			if d := c.BackupDestination(); d == nil || d.S3.Bucket != "memgraph-backups" || c.Name() != "memgraph" {
 				t.Errorf("the cluster %s names destination %+v", c.Name(), d)
 			}
-		case topology.ScheduledBackupKind:
-			var sb topology.MemgraphScheduledBackup
+		case v1alpha1.ScheduledBackupKind:
+			var sb v1alpha1.MemgraphScheduledBackup
 			if strict, err := kjson.UnmarshalStrict(raw, &sb); err != nil || len(strict) > 0 {
 				t.Fatalf("the schedule: %v %v", err, strict)
 			}
-			if vs := topology.ScheduledBackupViolations("spec", &sb.Spec); len(vs) > 0 || sb.Spec.BackupTemplate.Cluster != "memgraph" ||
-				sb.Spec.BackupOwnerReference != topology.BackupOwnerNone {
+			if vs := v1alpha1.ScheduledBackupViolations("spec", &sb.Spec); len(vs) > 0 || sb.Spec.BackupTemplate.Cluster != "memgraph" ||
+				sb.Spec.BackupOwnerReference != v1alpha1.BackupOwnerNone {
 				t.Errorf("the schedule %+v: %v", sb.Spec, vs)
 			}
-		case topology.BackupKind:
-			var b topology.MemgraphBackup
+		case v1alpha1.BackupKind:
+			var b v1alpha1.MemgraphBackup
 			if strict, err := kjson.UnmarshalStrict(raw, &b); err != nil || len(strict) > 0 {
 				t.Fatalf("the backup: %v %v", err, strict)
 			}
-			if vs := topology.BackupViolations("spec", &b.Spec); len(vs) > 0 || b.Spec.Cluster != "memgraph" {
+			if vs := v1alpha1.BackupViolations("spec", &b.Spec); len(vs) > 0 || b.Spec.Cluster != "memgraph" {
 				t.Errorf("the backup %+v: %v", b.Spec, vs)
 			}
 		}
 	}
-	if diff := cmp.Diff([]string{topology.Kind, topology.ScheduledBackupKind, topology.BackupKind}, kinds); diff != "" {
+	if diff := cmp.Diff([]string{v1alpha1.Kind, v1alpha1.ScheduledBackupKind, v1alpha1.BackupKind}, kinds); diff != "" {
 		t.Errorf("kinds (-want +got):\n%s", diff)
 	}
 }

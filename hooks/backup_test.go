@@ -17,6 +17,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/johannesboyne/gofakes3"
 
+	"github.com/memgraph-hooks/memgraph-hooks/api/v1alpha1"
 	"github.com/memgraph-hooks/memgraph-hooks/hooks"
 	"github.com/memgraph-hooks/memgraph-hooks/internal/s3test"
 	"github.com/memgraph-hooks/memgraph-hooks/memgraph"
@@ -111,7 +112,7 @@ func secretOf(name string, data map[string]string) map[string]any {
 }
 
 // mgb is a MemgraphBackup of the rig's cluster.
-func (r *backupRig) mgb(name string, policy topology.BackupDeletionPolicy) map[string]any {
+func (r *backupRig) mgb(name string, policy v1alpha1.BackupDeletionPolicy) map[string]any {
 	return map[string]any{
 		"apiVersion": "memgraph.com/v1alpha1", "kind": "MemgraphBackup",
 		"metadata": map[string]any{"name": name, "namespace": backupNS, "uid": "uid-" + name, "generation": 1,
@@ -152,7 +153,7 @@ func (r *backupRig) request(b map[string]any, finalizing bool) map[string]any {
 }
 
 type backupAnswer struct {
-	Status             topology.MemgraphBackupStatus `json:"status"`
+	Status             v1alpha1.MemgraphBackupStatus `json:"status"`
 	Children           []any                         `json:"children"`
 	ResyncAfterSeconds float64                       `json:"resyncAfterSeconds"`
 	Finalized          bool                          `json:"finalized"`
@@ -226,9 +227,9 @@ func TestBackupSnapshotsEveryDatabaseOnACaughtUpReplica(t *testing.T) {
 	r := newBackupRig(t)
 	r.h.must(r.h.world.Commit("memgraph", 7))
 	r.h.must(r.h.world.Commit("tenant_a", 2))
-	b := r.mgb("nightly", topology.BackupRetain)
+	b := r.mgb("nightly", v1alpha1.BackupRetain)
 	st := r.untilDone(b).Status
-	if st.Phase != topology.BackupCompleted || st.Reason != "Completed" {
+	if st.Phase != v1alpha1.BackupCompleted || st.Reason != "Completed" {
 		t.Fatalf("phase %s (%s: %s), want Completed", st.Phase, st.Reason, st.Error)
 	}
 	if st.Instance != "instance_1" || st.Pod != "memgraph-data-1" || st.InstanceRole != "REPLICA" ||
@@ -286,8 +287,8 @@ func TestBackupOnTheMain(t *testing.T) {
 			r := newBackupRig(t)
 			r.h.must(r.h.world.Commit("memgraph", 5))
 			tc.setup(r)
-			st := r.untilDone(r.mgb("nightly", topology.BackupRetain)).Status
-			if st.Phase != topology.BackupCompleted || st.Instance != "instance_0" || st.InstanceRole != "MAIN" || !strings.Contains(st.InstanceReason, tc.reason) {
+			st := r.untilDone(r.mgb("nightly", v1alpha1.BackupRetain)).Status
+			if st.Phase != v1alpha1.BackupCompleted || st.Instance != "instance_0" || st.InstanceRole != "MAIN" || !strings.Contains(st.InstanceReason, tc.reason) {
 				t.Fatalf("status %s on %s (%s): %q, %s; want Completed on the MAIN instance_0 saying %q", st.Phase, st.Instance,
 					st.InstanceRole, st.InstanceReason, st.Error, tc.reason)
 			}
@@ -302,9 +303,9 @@ func TestBackupToAMissingBucketFailsWithTheStoresError(t *testing.T) {
 	r.editCluster(func(spec, _ map[string]any) {
 		spec["backup"] = map[string]any{"destination": map[string]any{"s3": r.destination("no-such-bucket")}}
 	})
-	b := r.mgb("nightly", topology.BackupRetain)
+	b := r.mgb("nightly", v1alpha1.BackupRetain)
 	st := r.untilDone(b).Status
-	if st.Phase != topology.BackupFailed || st.Reason != "UploadFailed" || !strings.Contains(st.Error, "NoSuchBucket") ||
+	if st.Phase != v1alpha1.BackupFailed || st.Reason != "UploadFailed" || !strings.Contains(st.Error, "NoSuchBucket") ||
 		st.Bucket != "no-such-bucket" {
 		t.Fatalf("status %+v, want Failed, UploadFailed, with NoSuchBucket", st)
 	}
@@ -312,7 +313,7 @@ func TestBackupToAMissingBucketFailsWithTheStoresError(t *testing.T) {
 	if len(taken) != 0 {
 		t.Errorf("snapshots %v taken for a bucket that does not exist", taken)
 	}
-	if again := r.call(b, false); again.Status.Phase != topology.BackupFailed || !cmp.Equal(snapshotsTaken(r.h.world), taken) {
+	if again := r.call(b, false); again.Status.Phase != v1alpha1.BackupFailed || !cmp.Equal(snapshotsTaken(r.h.world), taken) {
 		t.Errorf("a failed backup called again: %+v, snapshots %v (were %v): want it failed and not retried", again.Status, snapshotsTaken(r.h.world), taken)
 	}
 }
@@ -338,13 +339,13 @@ func TestBackupWaitsAndTouchesNothing(t *testing.T) {
 		{"missing credentials Secret", func() { r.editCluster(func(_, secrets map[string]any) { delete(secrets, backupNS+"/"+s3CredsSecret) }) },
 			func() { r.editCluster(func(_, secrets map[string]any) { maps.Copy(secrets, r.storeSecrets()) }) }, "SecretProblem"},
 		{"an older backup of the cluster is not done", func() {
-			older := r.mgb("earlier", topology.BackupRetain)
+			older := r.mgb("earlier", v1alpha1.BackupRetain)
 			older["metadata"].(map[string]any)["creationTimestamp"] = r.created.Add(-time.Hour).Format(time.RFC3339)
 			r.others[backupNS+"/earlier"] = older
 		}, func() { delete(r.others, backupNS+"/earlier") }, "BackupRunning"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			b := r.mgb("nightly", topology.BackupRetain)
+			b := r.mgb("nightly", v1alpha1.BackupRetain)
 			if tc.name == "no such cluster" {
 				b["spec"].(map[string]any)["cluster"] = "other"
 			}
@@ -352,7 +353,7 @@ func TestBackupWaitsAndTouchesNothing(t *testing.T) {
 			defer tc.undo()
 			r.h.world.ResetLog()
 			a := r.call(b, false)
-			if a.Status.Phase != topology.BackupPending || a.Status.Reason != tc.reason || a.Status.Error == "" || a.ResyncAfterSeconds <= 0 {
+			if a.Status.Phase != v1alpha1.BackupPending || a.Status.Reason != tc.reason || a.Status.Error == "" || a.ResyncAfterSeconds <= 0 {
 				t.Errorf("answer %+v, want Pending, %s, a message, and a call again", a, tc.reason)
 			}
 			if q := r.h.world.Queries(); len(q) != 0 {
@@ -367,18 +368,18 @@ func TestBackupWaitsAndTouchesNothing(t *testing.T) {
 func TestBackupDeletionPolicy(t *testing.T) {
 	r := newBackupRig(t)
 	r.h.must(r.h.world.Commit("tenant_a", 1))
-	for _, policy := range []topology.BackupDeletionPolicy{topology.BackupRetain, topology.BackupDelete} {
+	for _, policy := range []v1alpha1.BackupDeletionPolicy{v1alpha1.BackupRetain, v1alpha1.BackupDelete} {
 		t.Run(string(policy), func(t *testing.T) {
 			b := r.mgb("b-"+strings.ToLower(string(policy)), policy)
 			st := r.untilDone(b).Status
-			if st.Phase != topology.BackupCompleted || len(st.Databases) != 2 {
+			if st.Phase != v1alpha1.BackupCompleted || len(st.Databases) != 2 {
 				t.Fatalf("phase %s, %d databases: %s", st.Phase, len(st.Databases), st.Error)
 			}
 			if a := r.call(b, true); !a.Finalized {
 				t.Fatalf("finalize answered %+v, want finalized", a)
 			}
 			for _, d := range st.Databases {
-				if _, _, present := r.object(d.Key); present != (policy == topology.BackupRetain) {
+				if _, _, present := r.object(d.Key); present != (policy == v1alpha1.BackupRetain) {
 					t.Errorf("object %s present %v after deletion with %s", d.Key, present, policy)
 				}
 			}
@@ -404,8 +405,8 @@ func TestBackupFailsWhenTheChosenInstanceChangedRole(t *testing.T) {
 		r.h.must(leader.SetInstanceToMain(ctx, "instance_1"))
 	}}
 	r.h.handler = hooks.NewHandler(hooks.Config{Connector: tap, SyncBudget: 5 * time.Second, AgentResolver: r.farm.resolver(), Now: time.Now})
-	st := r.untilDone(r.mgb("nightly", topology.BackupRetain)).Status
-	if st.Phase != topology.BackupFailed || st.Reason != "RoleChanged" || st.Instance != "instance_0" ||
+	st := r.untilDone(r.mgb("nightly", v1alpha1.BackupRetain)).Status
+	if st.Phase != v1alpha1.BackupFailed || st.Reason != "RoleChanged" || st.Instance != "instance_0" ||
 		!strings.Contains(st.Error, "chosen as main and is replica now") {
 		t.Fatalf("status %+v, want Failed, RoleChanged, on instance_0", st)
 	}
@@ -426,14 +427,14 @@ func TestBackupFailsWhenTheChosenInstanceChangedRole(t *testing.T) {
 func TestConvergedSyncOfAClusterBeingBackedUpIssuesOneQuery(t *testing.T) {
 	r := newBackupRig(t, withWorld(sim.WithSnapshotCost(sim.SnapshotCost{BytesPerTransaction: 1 << 20, WritePerGiB: time.Hour})))
 	r.h.must(r.h.world.Commit("memgraph", 10)) // a 10 MiB snapshot: 35 s of simulated time
-	b := r.mgb("nightly", topology.BackupRetain)
+	b := r.mgb("nightly", v1alpha1.BackupRetain)
 	st := r.call(b, false).Status
 	for deadline := time.Now().Add(5 * time.Second); !r.h.world.SnapshotRunning(r.h.hostOf("memgraph-data-1"), "memgraph"); time.Sleep(5 * time.Millisecond) {
 		if time.Now().After(deadline) {
 			t.Fatalf("no snapshot is being written: %+v", st)
 		}
 	}
-	if st = r.call(b, false).Status; st.Phase != topology.BackupRunning || st.Reason != "Snapshotting" || st.Instance != "instance_1" {
+	if st = r.call(b, false).Status; st.Phase != v1alpha1.BackupRunning || st.Reason != "Snapshotting" || st.Instance != "instance_1" {
 		t.Fatalf("status %+v, want Running, Snapshotting on instance_1", st)
 	}
 	r.h.world.ResetLog()
@@ -453,7 +454,7 @@ func TestConvergedSyncOfAClusterBeingBackedUpIssuesOneQuery(t *testing.T) {
 		t.Errorf("queries of three converged syncs while a backup is taken (-want +got):\n%s", diff)
 	}
 	r.h.advance(time.Minute)
-	if st := r.untilDone(b).Status; st.Phase != topology.BackupCompleted || st.Size < 10<<20 {
+	if st := r.untilDone(b).Status; st.Phase != v1alpha1.BackupCompleted || st.Size < 10<<20 {
 		t.Errorf("the backup once the snapshot is written: %s, %d bytes (%s)", st.Phase, st.Size, st.Error)
 	}
 }
@@ -464,8 +465,8 @@ func TestConvergedSyncOfAClusterBeingBackedUpIssuesOneQuery(t *testing.T) {
 func TestABackupWhoseAgentRestartedIsTakenAgain(t *testing.T) {
 	r := newBackupRig(t, withWorld(sim.WithSnapshotCost(sim.SnapshotCost{BytesPerTransaction: 1 << 20, WritePerGiB: time.Hour})))
 	r.h.must(r.h.world.Commit("memgraph", 2))
-	b := r.mgb("first", topology.BackupRetain)
-	if st := r.call(b, false).Status; st.Phase != topology.BackupRunning {
+	b := r.mgb("first", v1alpha1.BackupRetain)
+	if st := r.call(b, false).Status; st.Phase != v1alpha1.BackupRunning {
 		t.Fatalf("status %+v, want Running", st)
 	}
 	// What the lost job had uploaded of a database before its pod went.
@@ -475,7 +476,7 @@ func TestABackupWhoseAgentRestartedIsTakenAgain(t *testing.T) {
 	status["databases"] = []any{map[string]any{"name": "tenant_a", "key": partial, "size": 22}}
 	r.farm.restart(r.h.hostOf("memgraph-data-1"))
 	a := r.call(b, false)
-	if st := a.Status; st.Phase != topology.BackupPending || st.Reason != "AgentRestarted" || !strings.Contains(st.Error, "taken again from its start") {
+	if st := a.Status; st.Phase != v1alpha1.BackupPending || st.Reason != "AgentRestarted" || !strings.Contains(st.Error, "taken again from its start") {
 		t.Fatalf("status %+v, want Pending, AgentRestarted", st)
 	}
 	if a.ResyncAfterSeconds < planner.PendingPollMin.Seconds() {
@@ -486,15 +487,15 @@ func TestABackupWhoseAgentRestartedIsTakenAgain(t *testing.T) {
 	}
 	r.h.advance(time.Minute) // the snapshot the first job started is written
 	st := r.untilDone(b).Status
-	if st.Phase != topology.BackupCompleted {
+	if st.Phase != v1alpha1.BackupCompleted {
 		t.Fatalf("the backup taken again: %s (%s: %s)", st.Phase, st.Reason, st.Error)
 	}
 	if _, _, ok := r.object(st.Key); !ok {
 		t.Errorf("the completed backup's object %s is not in the store", st.Key)
 	}
 
-	late := r.mgb("late", topology.BackupRetain)
-	if st := r.call(late, false).Status; st.Phase != topology.BackupRunning {
+	late := r.mgb("late", v1alpha1.BackupRetain)
+	if st := r.call(late, false).Status; st.Phase != v1alpha1.BackupRunning {
 		t.Fatalf("status %+v, want Running", st)
 	}
 	r.farm.restart(r.h.hostOf(podOf(t, late)))
@@ -502,7 +503,7 @@ func TestABackupWhoseAgentRestartedIsTakenAgain(t *testing.T) {
 	past := time.Now().Add(-time.Minute).UTC().Format(time.RFC3339)
 	late["metadata"].(map[string]any)["creationTimestamp"] = time.Now().Add(-6*time.Hour - time.Minute).UTC().Format(time.RFC3339)
 	late["status"].(map[string]any)["deadline"] = past
-	if st := r.call(late, false).Status; st.Phase != topology.BackupFailed || st.Reason != "DeadlineExceeded" ||
+	if st := r.call(late, false).Status; st.Phase != v1alpha1.BackupFailed || st.Reason != "DeadlineExceeded" ||
 		!strings.Contains(st.Error, "did not complete by its deadline") {
 		t.Fatalf("a lost job past the deadline: %+v, want Failed, DeadlineExceeded", st)
 	}
@@ -526,8 +527,8 @@ func TestRestoreANewClusterFromABackup(t *testing.T) {
 	r := newBackupRig(t)
 	r.h.must(r.h.world.Commit("memgraph", 11))
 	r.h.must(r.h.world.Commit("tenant_a", 4))
-	b := r.mgb("nightly", topology.BackupRetain)
-	if st := r.untilDone(b).Status; st.Phase != topology.BackupCompleted {
+	b := r.mgb("nightly", v1alpha1.BackupRetain)
+	if st := r.untilDone(b).Status; st.Phase != v1alpha1.BackupCompleted {
 		t.Fatalf("backup %s: %s", st.Phase, st.Error)
 	}
 	n, _ := r.restoringCluster(b)
@@ -568,8 +569,8 @@ func TestRestoreWaitsForItsBackup(t *testing.T) {
 	n.sync()
 	n.sync()
 	resp := n.sync()
-	st, reason, msg := n.condition(topology.ConditionConverged)
-	if resp.Status["phase"] != "Restoring" || st != "False" || reason != topology.ReasonRegistrationInProgress ||
+	st, reason, msg := n.condition(v1alpha1.ConditionConverged)
+	if resp.Status["phase"] != "Restoring" || st != "False" || reason != v1alpha1.ReasonRegistrationInProgress ||
 		!strings.Contains(msg, "MemgraphBackup default/nightly") {
 		t.Errorf("phase %v, Converged %s %s: %s; want Restoring and the missing backup named", resp.Status["phase"], st, reason, msg)
 	}
@@ -627,7 +628,7 @@ func customizeRules(t *testing.T, handler http.Handler, path string, parent map[
 func TestCustomizeAsksOnlyForTheSecretsTheClusterNames(t *testing.T) {
 	handler := hooks.NewHandler(hooks.Config{})
 	r := &backupRig{created: time.Now()}
-	b := r.mgb("nightly-1", topology.BackupRetain)
+	b := r.mgb("nightly-1", v1alpha1.BackupRetain)
 	b["metadata"].(map[string]any)["ownerReferences"] = []any{map[string]any{"apiVersion": "memgraph.com/v1alpha1",
 		"kind": "MemgraphScheduledBackup", "name": "nightly", "uid": "uid-s", "controller": true}}
 	got := customizeRules(t, handler, "/backup/customize", b)
@@ -675,8 +676,8 @@ func TestBackupWaitsForAnUnreachableAgent(t *testing.T) {
 	_ = closed.Close()
 	r.h.handler = hooks.NewHandler(hooks.Config{Connector: r.h.pool, SyncBudget: 5 * time.Second, Now: time.Now,
 		AgentResolver: memgraph.ResolverFunc(func(string) string { return dead })})
-	a := r.call(r.mgb("nightly", topology.BackupRetain), false)
-	if a.Status.Phase != topology.BackupPending || a.Status.Reason != "AgentUnreachable" || a.ResyncAfterSeconds <= 0 {
+	a := r.call(r.mgb("nightly", v1alpha1.BackupRetain), false)
+	if a.Status.Phase != v1alpha1.BackupPending || a.Status.Reason != "AgentUnreachable" || a.ResyncAfterSeconds <= 0 {
 		t.Errorf("answer %+v, want Pending, AgentUnreachable, a call again", a)
 	}
 	if taken := snapshotsTaken(r.h.world); len(taken) != 0 {
@@ -690,15 +691,15 @@ func TestBackupWaitsForAnUnreachableAgent(t *testing.T) {
 func TestBackupAdoptsTheJobOfALostAnswer(t *testing.T) {
 	r := newBackupRig(t, withWorld(sim.WithSnapshotCost(sim.SnapshotCost{BytesPerTransaction: 1 << 20, WritePerGiB: time.Hour})))
 	r.h.must(r.h.world.Commit("memgraph", 7))
-	b := r.mgb("nightly", topology.BackupRetain)
+	b := r.mgb("nightly", v1alpha1.BackupRetain)
 	first := r.call(b, false).Status
-	if first.Phase != topology.BackupRunning || first.Instance != "instance_1" {
+	if first.Phase != v1alpha1.BackupRunning || first.Instance != "instance_1" {
 		t.Fatalf("first call: %+v, want Running on instance_1", first)
 	}
 	delete(b, "status") // Metacontroller never stored the first answer
 	r.h.advance(time.Minute)
 	st := r.untilDone(b).Status
-	if st.Phase != topology.BackupCompleted || st.Instance != first.Instance || st.InstanceRole != "REPLICA" ||
+	if st.Phase != v1alpha1.BackupCompleted || st.Instance != first.Instance || st.InstanceRole != "REPLICA" ||
 		st.InstanceReason != first.InstanceReason || !st.StartedAt.Equal(first.StartedAt) || st.SnapshotTimestamp != 7 {
 		t.Errorf("adopted backup's status %+v, want the first call's instance, reason and start", st)
 	}
@@ -735,21 +736,21 @@ func (r *backupRig) withCASecret() {
 func TestBackupAndRestoreWithAStoreOfAPrivateCA(t *testing.T) {
 	r := newBackupRigWithPrivateCA(t)
 	r.h.must(r.h.world.Commit("memgraph", 3))
-	if st := r.untilDone(r.mgb("untrusted", topology.BackupRetain)).Status; st.Phase != topology.BackupFailed ||
+	if st := r.untilDone(r.mgb("untrusted", v1alpha1.BackupRetain)).Status; st.Phase != v1alpha1.BackupFailed ||
 		!strings.Contains(st.Error, "certificate") {
 		t.Errorf("a backup to the store without its CA: %s (%s), want Failed on the store's certificate", st.Phase, st.Error)
 	}
 	r.withCASecret()
-	b := r.mgb("nightly", topology.BackupRetain)
+	b := r.mgb("nightly", v1alpha1.BackupRetain)
 	st := r.untilDone(b).Status
-	if st.Phase != topology.BackupCompleted {
+	if st.Phase != v1alpha1.BackupCompleted {
 		t.Fatalf("a backup with caSecret: %s (%s: %s), want Completed", st.Phase, st.Reason, st.Error)
 	}
 	n, _ := r.restoringCluster(b)
 	resp := n.sync()
 	for deadline := time.Now().Add(10 * time.Second); resp.Status["restoredFrom"] == nil; resp = n.sync() {
 		if time.Now().After(deadline) {
-			_, _, msg := n.condition(topology.ConditionConverged)
+			_, _, msg := n.condition(v1alpha1.ConditionConverged)
 			t.Fatalf("not restored after 10 s: %s", msg)
 		}
 		time.Sleep(10 * time.Millisecond)
@@ -763,11 +764,11 @@ func TestBackupAndRestoreWithAStoreOfAPrivateCA(t *testing.T) {
 // cluster and the instance, and nothing is retried.
 func TestBackupFailsWhenItsClusterGoesMidJob(t *testing.T) {
 	r := newBackupRig(t)
-	b := r.mgb("nightly", topology.BackupRetain)
+	b := r.mgb("nightly", v1alpha1.BackupRetain)
 	b["spec"].(map[string]any)["cluster"] = "deleted"
 	b["status"] = map[string]any{"phase": "Running", "reason": "Uploading", "instance": "instance_0", "pod": "deleted-data-0"}
 	st := r.call(b, false).Status
-	if st.Phase != topology.BackupFailed || st.Reason != "ClusterNotFound" ||
+	if st.Phase != v1alpha1.BackupFailed || st.Reason != "ClusterNotFound" ||
 		!strings.Contains(st.Error, "cluster deleted") || !strings.Contains(st.Error, "instance_0") {
 		t.Errorf("status %+v, want Failed, ClusterNotFound, naming the cluster and the instance", st)
 	}
@@ -783,13 +784,13 @@ func TestBackupFailsWhenItsClusterGoesMidJob(t *testing.T) {
 func TestARestoreNeverOverwritesDataThenFromBackupRemoved(t *testing.T) {
 	r := newBackupRig(t)
 	r.h.must(r.h.world.Commit("memgraph", 5))
-	b := r.mgb("nightly", topology.BackupRetain)
-	if st := r.untilDone(b).Status; st.Phase != topology.BackupCompleted {
+	b := r.mgb("nightly", v1alpha1.BackupRetain)
+	if st := r.untilDone(b).Status; st.Phase != v1alpha1.BackupCompleted {
 		t.Fatalf("backup %s: %s", st.Phase, st.Error)
 	}
 	r.h.must(r.h.world.Commit("memgraph", 3))
-	later := r.untilDone(r.mgb("later", topology.BackupRetain)).Status
-	if later.Phase != topology.BackupCompleted || later.SnapshotTimestamp != 8 {
+	later := r.untilDone(r.mgb("later", v1alpha1.BackupRetain)).Status
+	if later.Phase != v1alpha1.BackupCompleted || later.SnapshotTimestamp != 8 {
 		t.Fatalf("the later backup %s at %d: %s", later.Phase, later.SnapshotTimestamp, later.Error)
 	}
 	n, _ := r.restoringCluster(b)
@@ -801,7 +802,7 @@ func TestARestoreNeverOverwritesDataThenFromBackupRemoved(t *testing.T) {
 		t.Fatalf("RECOVER SNAPSHOT by hand: %v", err)
 	}
 	var msg string
-	for deadline := time.Now().Add(10 * time.Second); !strings.Contains(msg, "already holds data"); _, _, msg = n.condition(topology.ConditionConverged) {
+	for deadline := time.Now().Add(10 * time.Second); !strings.Contains(msg, "already holds data"); _, _, msg = n.condition(v1alpha1.ConditionConverged) {
 		n.sync()
 		if time.Now().After(deadline) {
 			t.Fatalf("Converged says %q, want the restore refused: the instance holds data", msg)

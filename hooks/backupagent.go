@@ -1,13 +1,13 @@
 package hooks
 
 import (
-	"github.com/memgraph-hooks/memgraph-hooks/hooks/backups"
+	"github.com/memgraph-hooks/memgraph-hooks/hooks/backupcontroller"
 	"github.com/memgraph-hooks/memgraph-hooks/hooks/pending"
 	"github.com/memgraph-hooks/memgraph-hooks/topology"
 )
 
 // ensureAgentSecret sets the backup-agent Secret's data when none was observed, from generate
-// (nil: backups.NewAgentSecretData, remembered per cluster — namespace, name, uid — until the Secret is
+// (nil: backupcontroller.NewAgentSecretData, remembered per cluster — namespace, name, uid — until the Secret is
 // observed, so that syncs in between return the same Secret). Once Metacontroller has created
 // it, every sync returns what it observes.
 func ensureAgentSecret(obs *observation, c *topology.Cluster, generate func(*topology.Cluster) (map[string]string, error)) error {
@@ -21,7 +21,7 @@ func ensureAgentSecret(obs *observation, c *topology.Cluster, generate func(*top
 		obs.agentSecret, err = generate(c)
 		return err
 	}
-	obs.agentSecret, err = generatedAgentSecrets.Get(key, func() (map[string]string, error) { return backups.NewAgentSecretData(c) })
+	obs.agentSecret, err = generatedAgentSecrets.Get(key, func() (map[string]string, error) { return backupcontroller.NewAgentSecretData(c) })
 	return err
 }
 

@@ -9,9 +9,9 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/memgraph-hooks/memgraph-hooks/api/v1alpha1"
 	"github.com/memgraph-hooks/memgraph-hooks/hooks"
 	"github.com/memgraph-hooks/memgraph-hooks/memgraph"
-	"github.com/memgraph-hooks/memgraph-hooks/topology"
 )
 
 // A backup that cannot start (its cluster's credentials Secret is missing) waits with its
@@ -20,17 +20,17 @@ import (
 func TestABackupThatCannotStartFailsAtItsDeadline(t *testing.T) {
 	r := newBackupRig(t)
 	r.editCluster(func(_, secrets map[string]any) { delete(secrets, backupNS+"/"+s3CredsSecret) })
-	b := r.mgb("stuck", topology.BackupRetain)
+	b := r.mgb("stuck", v1alpha1.BackupRetain)
 	b["spec"].(map[string]any)["timeout"] = "20s"
 	b["metadata"].(map[string]any)["creationTimestamp"] = time.Now().Add(-15 * time.Second).UTC().Format(time.RFC3339)
 	a := r.call(b, false)
-	if a.Status.Phase != topology.BackupPending || a.Status.Reason != "SecretProblem" || a.Status.Deadline == nil ||
+	if a.Status.Phase != v1alpha1.BackupPending || a.Status.Reason != "SecretProblem" || a.Status.Deadline == nil ||
 		a.ResyncAfterSeconds <= 0 || a.ResyncAfterSeconds > 6 {
 		t.Fatalf("answer %+v, want Pending with its deadline, called again at it (about 5 s)", a)
 	}
 	b["metadata"].(map[string]any)["creationTimestamp"] = time.Now().Add(-21 * time.Second).UTC().Format(time.RFC3339)
 	st := r.call(b, false).Status
-	if st.Phase != topology.BackupFailed || st.Reason != "DeadlineExceeded" || st.CompletedAt == nil ||
+	if st.Phase != v1alpha1.BackupFailed || st.Reason != "DeadlineExceeded" || st.CompletedAt == nil ||
 		!strings.Contains(st.Error, "did not start within its timeout of 20s") ||
 		!strings.Contains(st.Error, "it waited for: SecretProblem: Secret default/s3-credentials (spec.backup.destination.s3.credentialsSecret) does not exist") {
 		t.Fatalf("status %+v, want Failed, DeadlineExceeded, saying what it waited for", st)
@@ -47,13 +47,13 @@ func TestAStuckBackupDoesNotHoldTheNext(t *testing.T) {
 	r.h.must(r.h.world.Commit("memgraph", 2))
 	old := time.Now().Add(-2 * time.Hour).UTC()
 	for name, phase := range map[string]string{"pending": "Pending", "running": "Running"} {
-		o := r.mgb(name, topology.BackupRetain)
+		o := r.mgb(name, v1alpha1.BackupRetain)
 		o["metadata"].(map[string]any)["creationTimestamp"] = old.Format(time.RFC3339)
 		o["spec"].(map[string]any)["timeout"] = "1h"
 		o["status"] = map[string]any{"phase": phase}
 		r.others[backupNS+"/"+name] = o
 	}
-	if st := r.untilDone(r.mgb("next", topology.BackupRetain)).Status; st.Phase != topology.BackupCompleted {
+	if st := r.untilDone(r.mgb("next", v1alpha1.BackupRetain)).Status; st.Phase != v1alpha1.BackupCompleted {
 		t.Fatalf("the next backup: %s (%s: %s), want Completed", st.Phase, st.Reason, st.Error)
 	}
 	closed, err := net.Listen("tcp", "127.0.0.1:0")
@@ -66,7 +66,7 @@ func TestAStuckBackupDoesNotHoldTheNext(t *testing.T) {
 		AgentResolver: memgraph.ResolverFunc(func(string) string { return dead })})
 	running := r.others[backupNS+"/running"].(map[string]any)
 	running["status"] = map[string]any{"phase": "Running", "instance": "instance_1", "pod": "memgraph-data-1"}
-	if st := r.call(running, false).Status; st.Phase != topology.BackupFailed || st.Reason != "DeadlineExceeded" ||
+	if st := r.call(running, false).Status; st.Phase != v1alpha1.BackupFailed || st.Reason != "DeadlineExceeded" ||
 		!strings.Contains(st.Error, "did not report the job's end") || !strings.Contains(st.Error, "connection refused") {
 		t.Errorf("a Running backup whose agent does not answer past its deadline: %+v", st)
 	}
@@ -105,9 +105,9 @@ func TestDeletingAScheduledBackupByOwnerReference(t *testing.T) {
 		{"its schedule gone", "self", false, true, false, "ObjectsKept", "is gone"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			b := r.mgb("b-"+strings.ReplaceAll(tc.name, " ", "-"), topology.BackupDelete)
+			b := r.mgb("b-"+strings.ReplaceAll(tc.name, " ", "-"), v1alpha1.BackupDelete)
 			st := r.untilDone(b).Status
-			if st.Phase != topology.BackupCompleted {
+			if st.Phase != v1alpha1.BackupCompleted {
 				t.Fatalf("backup %s: %s", st.Phase, st.Error)
 			}
 			r.scheduled(b, tc.owner, tc.deleting)
@@ -131,7 +131,7 @@ func TestDeletingAScheduledBackupByOwnerReference(t *testing.T) {
 func TestDeletingABackupWhoseClusterMovedItsDestination(t *testing.T) {
 	r := newBackupRig(t)
 	r.h.must(r.h.world.Commit("memgraph", 1))
-	b := r.mgb("moved", topology.BackupDelete)
+	b := r.mgb("moved", v1alpha1.BackupDelete)
 	st := r.untilDone(b).Status
 	r.editCluster(func(spec, _ map[string]any) {
 		spec["backup"] = map[string]any{"destination": map[string]any{"s3": r.destination("another-bucket")}}
@@ -151,7 +151,7 @@ func TestBackupMetrics(t *testing.T) {
 	reg := prometheus.NewRegistry()
 	r := newBackupRig(t, func(c *harnessConfig) { c.hook.Registerer = reg })
 	r.h.must(r.h.world.Commit("memgraph", 1))
-	b := r.mgb("counted", topology.BackupRetain)
+	b := r.mgb("counted", v1alpha1.BackupRetain)
 	st := r.untilDone(b).Status
 	r.call(b, false)
 	labels := map[string]string{"namespace": backupNS, "cluster": "memgraph"}
@@ -161,7 +161,7 @@ func TestBackupMetrics(t *testing.T) {
 	if got := metricValue(t, reg, "memgraph_hooks_backup_last_success_timestamp_seconds", labels); got != float64(st.CompletedAt.Unix()) {
 		t.Errorf("last success %v, want %d", got, st.CompletedAt.Unix())
 	}
-	failing := r.mgb("failing", topology.BackupRetain)
+	failing := r.mgb("failing", v1alpha1.BackupRetain)
 	r.editCluster(func(spec, _ map[string]any) {
 		spec["backup"] = map[string]any{"destination": map[string]any{"s3": r.destination("no-such-bucket")}}
 	})

@@ -13,9 +13,9 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/memgraph-hooks/memgraph-hooks/api/v1alpha1"
 	"github.com/memgraph-hooks/memgraph-hooks/hooks"
 	"github.com/memgraph-hooks/memgraph-hooks/internal/pki"
-	"github.com/memgraph-hooks/memgraph-hooks/topology"
 )
 
 const boltSecret = "memgraph-bolt-tls"
@@ -120,7 +120,7 @@ func TestSpecTLSConvergesOverBoltTLS(t *testing.T) {
 	h.sync()
 	h.sync()
 	h.settleBudgets()
-	for _, typ := range []topology.ConditionType{topology.ConditionReady, topology.ConditionConverged} {
+	for _, typ := range []v1alpha1.ConditionType{v1alpha1.ConditionReady, v1alpha1.ConditionConverged} {
 		if status, reason, msg := h.condition(typ); status != "True" {
 			t.Errorf("%s = %s %s: %s", typ, status, reason, msg)
 		}
@@ -175,11 +175,11 @@ func TestUnusableTLSSecretIsTLSConfigInvalid(t *testing.T) {
 				h.secrets["x/"+boltSecret] = tc.secret(b.secret("default", boltSecret))
 			}
 			resp := h.sync()
-			want := topology.ReasonTLSConfigInvalid
+			want := v1alpha1.ReasonTLSConfigInvalid
 			if strings.Contains(tc.want, "does not exist") || tc.secret == nil {
-				want = topology.ReasonSecretMissing
+				want = v1alpha1.ReasonSecretMissing
 			}
-			for _, typ := range []topology.ConditionType{topology.ConditionReady, topology.ConditionConverged} {
+			for _, typ := range []v1alpha1.ConditionType{v1alpha1.ConditionReady, v1alpha1.ConditionConverged} {
 				status, reason, msg := h.condition(typ)
 				if status != "False" || reason != want || !strings.Contains(msg, tc.want) {
 					t.Errorf("%s = %s %s %q, want False %s mentioning %q", typ, status, reason, msg, want, tc.want)
@@ -202,13 +202,13 @@ func TestFixedTLSSecretConverges(t *testing.T) {
 	h.secrets = map[string]any{}
 	h.sync()
 	h.sync()
-	if _, reason, _ := h.condition(topology.ConditionReady); reason != topology.ReasonSecretMissing {
+	if _, reason, _ := h.condition(v1alpha1.ConditionReady); reason != v1alpha1.ReasonSecretMissing {
 		t.Fatalf("Ready reason %s without the Secret, want SecretMissing", reason)
 	}
 	h.secrets = good
 	h.sync()
 	h.settleBudgets()
-	if status, reason, msg := h.condition(topology.ConditionConverged); status != "True" {
+	if status, reason, msg := h.condition(v1alpha1.ConditionConverged); status != "True" {
 		t.Errorf("Converged = %s %s %s after the Secret appeared", status, reason, msg)
 	}
 }
@@ -314,7 +314,7 @@ func TestSpecTLSReachesTheMainForSwitchovers(t *testing.T) {
 			if main != "instance_0" {
 				t.Errorf("MAIN %s, want instance_0 (no proof, no handover)", main)
 			}
-			msg := h.assertCondition(topology.ConditionConverged, "False", topology.ReasonSwitchoverPending)
+			msg := h.assertCondition(v1alpha1.ConditionConverged, "False", v1alpha1.ReasonSwitchoverPending)
 			if !strings.Contains(msg, "SHOW REPLICAS on MAIN instance_0 could not be read") || !strings.Contains(msg, "certificate") {
 				t.Errorf("SwitchoverPending %q does not say the MAIN's certificate is not trusted", msg)
 			}

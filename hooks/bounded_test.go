@@ -11,6 +11,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/memgraph-hooks/memgraph-hooks/api/v1alpha1"
 	"github.com/memgraph-hooks/memgraph-hooks/hooks"
 	"github.com/memgraph-hooks/memgraph-hooks/memgraph/bolt"
 	"github.com/memgraph-hooks/memgraph-hooks/memgraph/sim"
@@ -118,7 +119,7 @@ func startFleetCluster(t *testing.T, world *sim.World, ns string) []string {
 func convergedOf(resp syncResponse) (status, reason string) {
 	conds, _ := resp.Status["conditions"].([]any)
 	for _, c := range conds {
-		if m, ok := c.(map[string]any); ok && m["type"] == string(topology.ConditionConverged) {
+		if m, ok := c.(map[string]any); ok && m["type"] == string(v1alpha1.ConditionConverged) {
 			status, _ = m["status"].(string)
 			reason, _ = m["reason"].(string)
 		}
@@ -130,8 +131,8 @@ func convergedOf(resp syncResponse) (status, reason string) {
 // controller reports once every pod runs the pod template the hook renders: no rollout.
 func atRest(t *testing.T, ns string) func(parent, coordinators, data, pods map[string]any) {
 	t.Helper()
-	c, err := topology.NewCluster(&topology.MemgraphCluster{ObjectMeta: metav1.ObjectMeta{Name: "memgraph", Namespace: ns, Generation: 1},
-		Spec: topology.MemgraphClusterSpec{Coordinators: 3, DataInstances: 2}})
+	c, err := topology.NewCluster(&v1alpha1.MemgraphCluster{ObjectMeta: metav1.ObjectMeta{Name: "memgraph", Namespace: ns, Generation: 1},
+		Spec: v1alpha1.MemgraphClusterSpec{Coordinators: 3, DataInstances: 2}})
 	if err != nil {
 		t.Fatal(err)
 	}

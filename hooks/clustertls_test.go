@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/memgraph-hooks/memgraph-hooks/api/v1alpha1"
 	"github.com/memgraph-hooks/memgraph-hooks/hooks"
 	"github.com/memgraph-hooks/memgraph-hooks/internal/pki"
 	"github.com/memgraph-hooks/memgraph-hooks/planner"
@@ -41,11 +42,11 @@ func TestIntraClusterCertificateMismatch(t *testing.T) {
 			h.secrets["default/"+clusterSecret] = bad.secret("default", clusterSecret)
 			h.sync() // pods come up
 			h.sync() // registers them and elects MAIN, the mismatch notwithstanding
-			msg := h.assertCondition(topology.ConditionConverged, "False", topology.ReasonTLSCertificateMismatch)
+			msg := h.assertCondition(v1alpha1.ConditionConverged, "False", v1alpha1.ReasonTLSCertificateMismatch)
 			if msg != tc.want {
 				t.Errorf("message:\n%s\nwant:\n%s", msg, tc.want)
 			}
-			h.assertCondition(topology.ConditionReady, "True", topology.ReasonMainElected)
+			h.assertCondition(v1alpha1.ConditionReady, "True", v1alpha1.ReasonMainElected)
 			for where, needle := range bad.secretMaterial() {
 				if strings.Contains(msg, needle) {
 					t.Errorf("the message quotes the Secret's %s", where)
@@ -53,7 +54,7 @@ func TestIntraClusterCertificateMismatch(t *testing.T) {
 			}
 			h.secrets["default/"+clusterSecret] = newBoltPKI(t).secret("default", clusterSecret)
 			h.sync() // every instance is to load the new files: the hook reloads them once the kubelet has projected them
-			h.assertCondition(topology.ConditionConverged, "False", topology.ReasonCertificateRotating)
+			h.assertCondition(v1alpha1.ConditionConverged, "False", v1alpha1.ReasonCertificateRotating)
 			h.advance(planner.ProjectionGrace)
 			h.sync()
 			h.assertConverged()
@@ -84,7 +85,7 @@ func TestIntraClusterCertificateNamesAreCheckedForBoltOnly(t *testing.T) {
 	h.secrets["default/"+boltSecret] = b.secret("default", boltSecret)
 	h.sync()
 	h.sync()
-	msg := h.assertCondition(topology.ConditionConverged, "False", topology.ReasonTLSCertificateMismatch)
+	msg := h.assertCondition(v1alpha1.ConditionConverged, "False", v1alpha1.ReasonTLSCertificateMismatch)
 	want := "Secret default/memgraph-bolt-tls (spec.tls.secretName, intra-cluster TLS) has a tls.crt whose names do not cover " +
 		"memgraph-data-0.memgraph-data.default.svc.cluster.local, whose Bolt port the hook verifies by that name: give the " +
 		"certificate the DNS names *.memgraph-coordinator.default.svc.cluster.local and *.memgraph-data.default.svc.cluster.local " +
@@ -92,7 +93,7 @@ func TestIntraClusterCertificateNamesAreCheckedForBoltOnly(t *testing.T) {
 	if msg != want {
 		t.Errorf("message:\n%s\nwant:\n%s", msg, want)
 	}
-	h.assertCondition(topology.ConditionReady, "True", topology.ReasonMainElected)
+	h.assertCondition(v1alpha1.ConditionReady, "True", v1alpha1.ReasonMainElected)
 }
 
 // A missing intra-cluster Secret is the same condition. Turning intra-cluster TLS off (which
@@ -105,7 +106,7 @@ func TestIntraClusterTLSTurnedOffThroughHibernation(t *testing.T) {
 	h.spec["tls"] = map[string]any{"secretName": boltSecret, "clusterSecretName": clusterSecret}
 	h.sync()
 	h.sync()
-	msg := h.assertCondition(topology.ConditionConverged, "False", topology.ReasonSecretMissing)
+	msg := h.assertCondition(v1alpha1.ConditionConverged, "False", v1alpha1.ReasonSecretMissing)
 	if want := "Secret default/memgraph-cluster-tls (spec.tls.clusterSecretName"; !strings.HasPrefix(msg, want) {
 		t.Errorf("message %q, want it to start with %q", msg, want)
 	}
@@ -114,8 +115,8 @@ func TestIntraClusterTLSTurnedOffThroughHibernation(t *testing.T) {
 		h.advance(5 * time.Second)
 		h.sync()
 	}
-	h.assertCondition(topology.ConditionUpdated, "False", topology.ReasonIntraClusterTLSNeedsHibernation)
-	h.assertCondition(topology.ConditionReady, "True", topology.ReasonMainElected)
+	h.assertCondition(v1alpha1.ConditionUpdated, "False", v1alpha1.ReasonIntraClusterTLSNeedsHibernation)
+	h.assertCondition(v1alpha1.ConditionReady, "True", v1alpha1.ReasonMainElected)
 	for pod, st := range h.podStates {
 		if !runsClusterTLS(st.args) {
 			t.Errorf("%s was replaced by a pod without intra-cluster TLS while its peers run with it", pod)
@@ -126,21 +127,21 @@ func TestIntraClusterTLSTurnedOffThroughHibernation(t *testing.T) {
 	for i := 0; i < 30; i++ {
 		h.advance(5 * time.Second)
 		h.sync()
-		if st, _, _ := h.condition(topology.ConditionHibernated); st == "True" {
+		if st, _, _ := h.condition(v1alpha1.ConditionHibernated); st == "True" {
 			break
 		}
 	}
-	h.assertCondition(topology.ConditionHibernated, "True", topology.ReasonHibernated)
+	h.assertCondition(v1alpha1.ConditionHibernated, "True", v1alpha1.ReasonHibernated)
 	h.spec["hibernate"] = false
 	for range 20 {
 		h.advance(5 * time.Second)
 		h.sync()
-		if converged, _, _ := h.condition(topology.ConditionConverged); converged == "True" {
+		if converged, _, _ := h.condition(v1alpha1.ConditionConverged); converged == "True" {
 			break
 		}
 	}
 	h.assertConverged()
-	h.assertCondition(topology.ConditionUpdated, "True", topology.ReasonUpToDate)
+	h.assertCondition(v1alpha1.ConditionUpdated, "True", v1alpha1.ReasonUpToDate)
 	for pod, st := range h.podStates {
 		if runsClusterTLS(st.args) {
 			t.Errorf("%s woke with intra-cluster TLS, want without", pod)

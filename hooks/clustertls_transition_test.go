@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/memgraph-hooks/memgraph-hooks/api/v1alpha1"
 	"github.com/memgraph-hooks/memgraph-hooks/memgraph"
 	"github.com/memgraph-hooks/memgraph-hooks/planner"
 	"github.com/memgraph-hooks/memgraph-hooks/topology"
@@ -51,13 +52,13 @@ func TestIntraClusterTLSTurnedOffKeepsBeingReloadedUntilItRolls(t *testing.T) {
 
 	h.world.ResetLog()
 	next := h.rotateThroughGrace(t, b, func() {
-		h.assertCondition(topology.ConditionConverged, "False", topology.ReasonCertificateRotating)
+		h.assertCondition(v1alpha1.ConditionConverged, "False", v1alpha1.ReasonCertificateRotating)
 		h.spec["tls"] = map[string]any{"secretName": boltSecret, "intraCluster": false}
 		h.sync()
-		h.assertCondition(topology.ConditionUpdated, "False", topology.ReasonIntraClusterTLSNeedsHibernation)
+		h.assertCondition(v1alpha1.ConditionUpdated, "False", v1alpha1.ReasonIntraClusterTLSNeedsHibernation)
 	})
 	// rotated, the rollout still held
-	h.assertCondition(topology.ConditionConverged, "False", topology.ReasonIntraClusterTLSNeedsHibernation)
+	h.assertCondition(v1alpha1.ConditionConverged, "False", v1alpha1.ReasonIntraClusterTLSNeedsHibernation)
 	h.assertServedEverywhere(next) // over Bolt and to the peers
 	h.assertRotationRecorded()
 	if got := len(h.clusterReloads()); got < 5 {
@@ -82,12 +83,12 @@ func TestIntraClusterTLSTurnedOnSendsNoReloadThePodsCannotTake(t *testing.T) {
 	h.assertConverged()
 	h.spec["tls"] = map[string]any{"secretName": boltSecret} // intraCluster defaults to true
 	h.sync()
-	h.assertCondition(topology.ConditionUpdated, "False", topology.ReasonIntraClusterTLSNeedsHibernation)
+	h.assertCondition(v1alpha1.ConditionUpdated, "False", v1alpha1.ReasonIntraClusterTLSNeedsHibernation)
 
 	h.world.ResetLog()
 	next := h.rotateThroughGrace(t, b, func() {})
 	// rotated, the rollout still held
-	h.assertCondition(topology.ConditionConverged, "False", topology.ReasonIntraClusterTLSNeedsHibernation)
+	h.assertCondition(v1alpha1.ConditionConverged, "False", v1alpha1.ReasonIntraClusterTLSNeedsHibernation)
 	if got := h.clusterReloads(); len(got) > 0 {
 		t.Errorf("RELOAD INTRA_CLUSTER TLS sent to pods running without intra-cluster TLS: %v", got)
 	}

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/memgraph-hooks/memgraph-hooks/api/v1alpha1"
 	"github.com/memgraph-hooks/memgraph-hooks/memgraph/sim"
 	"github.com/memgraph-hooks/memgraph-hooks/topology"
 )
@@ -57,7 +58,7 @@ func TestSwitchoverWaitsUntilARecoveringReplicaIsReady(t *testing.T) {
 	h.spec["preferredMain"] = "instance_2"
 	h.world.ResetLog()
 	h.sync()
-	msg := h.assertCondition(topology.ConditionConverged, "False", topology.ReasonSwitchoverPending)
+	msg := h.assertCondition(v1alpha1.ConditionConverged, "False", v1alpha1.ReasonSwitchoverPending)
 	if !strings.Contains(msg, "instance_2 is recovery, not ready") {
 		t.Errorf("SwitchoverPending %q does not say that instance_2 recovers", msg)
 	}
@@ -82,7 +83,7 @@ func TestRetirementWaitsUntilASurvivorIsReady(t *testing.T) {
 	h.scale(3, 2)
 	h.world.ResetLog()
 	h.sync()
-	msg := h.assertCondition(topology.ConditionConverged, "False", topology.ReasonNoCaughtUpSurvivor)
+	msg := h.assertCondition(v1alpha1.ConditionConverged, "False", v1alpha1.ReasonNoCaughtUpSurvivor)
 	if !strings.Contains(msg, "instance_0 is recovery, not ready") || !strings.Contains(msg, "instance_1 is recovery, not ready") {
 		t.Errorf("NoCaughtUpSurvivor %q does not name both recovering survivors", msg)
 	}
@@ -117,7 +118,7 @@ func TestSwitchBackAfterAFailoverWaitsUntilReady(t *testing.T) {
 	h.wipe(0)
 	h.world.ResetLog()
 	h.sync()
-	msg := h.assertCondition(topology.ConditionConverged, "False", topology.ReasonSwitchoverPending)
+	msg := h.assertCondition(v1alpha1.ConditionConverged, "False", v1alpha1.ReasonSwitchoverPending)
 	if !strings.Contains(msg, "instance_0 is recovery, not ready") {
 		t.Errorf("SwitchoverPending %q does not say that instance_0 recovers", msg)
 	}
@@ -144,7 +145,7 @@ func TestDowngradeIsRefusedUntilAnnotated(t *testing.T) {
 	for range 5 {
 		h.sync()
 	}
-	msg := h.assertCondition(topology.ConditionUpdated, "False", topology.ReasonDowngradeRefused)
+	msg := h.assertCondition(v1alpha1.ConditionUpdated, "False", v1alpha1.ReasonDowngradeRefused)
 	for _, want := range []string{"3.12.0", "3.12.1", topology.AnnotationAllowDowngrade} {
 		if !strings.Contains(msg, want) {
 			t.Errorf("DowngradeRefused %q does not mention %q", msg, want)
@@ -160,7 +161,7 @@ func TestDowngradeIsRefusedUntilAnnotated(t *testing.T) {
 	for range 10 {
 		h.sync()
 	}
-	msg = h.assertCondition(topology.ConditionUpdated, "False", topology.ReasonDowngradeNeedsHibernation)
+	msg = h.assertCondition(v1alpha1.ConditionUpdated, "False", v1alpha1.ReasonDowngradeNeedsHibernation)
 	if !strings.Contains(msg, "spec.hibernate") {
 		t.Errorf("DowngradeNeedsHibernation %q does not say to hibernate", msg)
 	}
@@ -183,7 +184,7 @@ func TestARestartedMainAwaitingPromotionIsStillTheMain(t *testing.T) {
 	}
 	h.world.ResetLog()
 	h.sync()
-	h.assertCondition(topology.ConditionReady, "True", topology.ReasonMainElected)
+	h.assertCondition(v1alpha1.ConditionReady, "True", v1alpha1.ReasonMainElected)
 	h.assertMains("instance_0")
 	if got := h.statusField("main"); got != "instance_0" {
 		t.Errorf("status.main %q, want instance_0", got)
@@ -220,17 +221,17 @@ func TestYieldLeadershipWindowIsNotAFailure(t *testing.T) {
 			h.sync() // the new pod comes up
 			h.must(h.pool.Client(h.network().Coordinator(1).BoltServer).YieldLeadership(context.Background()))
 			h.sync()
-			if got := h.statusField("lastOperation", "result"); got != string(topology.OperationInterrupted) {
+			if got := h.statusField("lastOperation", "result"); got != string(v1alpha1.OperationInterrupted) {
 				t.Errorf("lastOperation.result %q during the yield, want Interrupted (%s)", got, h.statusField("lastOperation", "message"))
 			}
-			msg := h.assertCondition(topology.ConditionConverged, "False", topology.ReasonLeadershipTransferInProgress)
+			msg := h.assertCondition(v1alpha1.ConditionConverged, "False", v1alpha1.ReasonLeadershipTransferInProgress)
 			if !strings.Contains(msg, "Writing to Raft log failed") {
 				t.Errorf("Converged %q does not quote Memgraph's refusal", msg)
 			}
 			for i := 0; i < 10; i++ {
 				h.advance(time.Second)
 				h.sync()
-				if st, _, _ := h.condition(topology.ConditionConverged); st == "True" {
+				if st, _, _ := h.condition(v1alpha1.ConditionConverged); st == "True" {
 					break
 				}
 			}
@@ -272,7 +273,7 @@ func TestNoRegistrationBesideADeadMain(t *testing.T) {
 	if got := h.registered(); strings.Contains(strings.Join(got, ","), "instance_1") {
 		t.Fatalf("instance_1 registered beside a dead MAIN: %v", got)
 	}
-	msg := h.assertCondition(topology.ConditionConverged, "False", topology.ReasonRegistrationInProgress)
+	msg := h.assertCondition(v1alpha1.ConditionConverged, "False", v1alpha1.ReasonRegistrationInProgress)
 	if !strings.Contains(msg, "registering instance_1 waits") {
 		t.Errorf("Converged %q does not say why instance_1 waits", msg)
 	}

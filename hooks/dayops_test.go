@@ -7,6 +7,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/memgraph-hooks/memgraph-hooks/api/v1alpha1"
 	"github.com/memgraph-hooks/memgraph-hooks/topology"
 )
 
@@ -34,7 +35,7 @@ func (h *harness) statusField(path ...string) string {
 	return s
 }
 
-func (h *harness) assertCondition(typ topology.ConditionType, wantStatus string, wantReason topology.ConditionReason) string {
+func (h *harness) assertCondition(typ v1alpha1.ConditionType, wantStatus string, wantReason v1alpha1.ConditionReason) string {
 	h.t.Helper()
 	st, reason, msg := h.condition(typ)
 	if st != wantStatus || reason != wantReason {
@@ -57,7 +58,7 @@ func TestSwitchoverToPreferredMainWaitsUntilCaughtUp(t *testing.T) {
 	h.world.ResetLog()
 
 	h.sync()
-	msg := h.assertCondition(topology.ConditionConverged, "False", topology.ReasonSwitchoverPending)
+	msg := h.assertCondition(v1alpha1.ConditionConverged, "False", v1alpha1.ReasonSwitchoverPending)
 	if !strings.Contains(msg, "instance_2") || !strings.Contains(msg, "4") {
 		t.Errorf("SwitchoverPending message %q does not say how far instance_2 is behind", msg)
 	}
@@ -75,14 +76,14 @@ func TestSwitchoverToPreferredMainWaitsUntilCaughtUp(t *testing.T) {
 	if got, want := h.statusField("lastOperation", "writes"), "DEMOTE instance_0; SET instance_2 TO MAIN"; got != want {
 		t.Errorf("lastOperation.writes %q, want %q", got, want)
 	}
-	if got := h.statusField("lastOperation", "result"); got != string(topology.OperationSucceeded) {
+	if got := h.statusField("lastOperation", "result"); got != string(v1alpha1.OperationSucceeded) {
 		t.Errorf("lastOperation.result %q, want Succeeded", got)
 	}
 	stamped := h.statusField("lastOperation", "time")
 
 	h.advance(time.Minute)
 	h.sync()
-	msg = h.assertCondition(topology.ConditionConverged, "True", topology.ReasonAllInstancesRegistered)
+	msg = h.assertCondition(v1alpha1.ConditionConverged, "True", v1alpha1.ReasonAllInstancesRegistered)
 	if !strings.Contains(msg, "instance_2 is MAIN, as spec.preferredMain asks") {
 		t.Errorf("Converged message %q does not say the preferred MAIN is reached", msg)
 	}
@@ -113,14 +114,14 @@ func TestPreferredMainAfterAFailover(t *testing.T) {
 		t.Fatalf("MAINs after the failover %v, want one other than instance_1", mains)
 	}
 	failedOverTo := h.mains()[0]
-	h.assertCondition(topology.ConditionConverged, "False", topology.ReasonSwitchoverPending)
+	h.assertCondition(v1alpha1.ConditionConverged, "False", v1alpha1.ReasonSwitchoverPending)
 	h.assertMains(failedOverTo)
 
 	h.must(h.world.SetLag(preferred, "memgraph", 3))
 	h.restart(preferred)
 	h.must(h.world.Commit("memgraph", 5))
 	h.sync()
-	h.assertCondition(topology.ConditionConverged, "False", topology.ReasonSwitchoverPending)
+	h.assertCondition(v1alpha1.ConditionConverged, "False", v1alpha1.ReasonSwitchoverPending)
 	h.assertMains(failedOverTo)
 
 	h.must(h.world.SetLag(preferred, "memgraph", 0))
@@ -175,12 +176,12 @@ func TestPauseFreezesARetirement(t *testing.T) {
 	if got != "on-call" {
 		t.Errorf("paused: the human's label on the data StatefulSet was not kept (got %v)", got)
 	}
-	h.assertCondition(topology.ConditionPaused, "True", topology.ReasonPaused)
-	msg := h.assertCondition(topology.ConditionConverged, "False", topology.ReasonPaused)
+	h.assertCondition(v1alpha1.ConditionPaused, "True", v1alpha1.ReasonPaused)
+	msg := h.assertCondition(v1alpha1.ConditionConverged, "False", v1alpha1.ReasonPaused)
 	if !strings.Contains(msg, "instance_2") {
 		t.Errorf("paused Converged %q does not say what waits", msg)
 	}
-	if h.statusField("phase") != string(topology.PhasePaused) || h.statusField("main") != "instance_2" {
+	if h.statusField("phase") != string(v1alpha1.PhasePaused) || h.statusField("main") != "instance_2" {
 		t.Errorf("paused: phase %q main %q, want Paused and instance_2 (status stays true)", h.statusField("phase"), h.statusField("main"))
 	}
 	h.assertMains("instance_2")
@@ -191,7 +192,7 @@ func TestPauseFreezesARetirement(t *testing.T) {
 	if got, want := h.statusField("lastOperation", "writes"), "DEMOTE instance_2; SET instance_0 TO MAIN; UNREGISTER instance_2"; got != want {
 		t.Errorf("lastOperation.writes %q, want %q", got, want)
 	}
-	h.assertCondition(topology.ConditionPaused, "False", topology.ReasonReconciling)
+	h.assertCondition(v1alpha1.ConditionPaused, "False", v1alpha1.ReasonReconciling)
 	h.sync()
 	h.sync()
 	h.assertConverged()
@@ -227,17 +228,17 @@ func TestHibernateAndWakeKeepsTheMainAndRegistrations(t *testing.T) {
 		if diff := cmp.Diff(want, h.podList()); diff != "" {
 			t.Fatalf("hibernating, pass %d: pods (-want +got):\n%s", i+1, diff)
 		}
-		h.assertCondition(topology.ConditionHibernated, "False", topology.ReasonHibernating)
-		if h.statusField("phase") != string(topology.PhaseHibernating) {
+		h.assertCondition(v1alpha1.ConditionHibernated, "False", v1alpha1.ReasonHibernating)
+		if h.statusField("phase") != string(v1alpha1.PhaseHibernating) {
 			t.Errorf("pass %d: phase %q, want Hibernating", i+1, h.statusField("phase"))
 		}
 		h.assertClaimsKept()
 	}
 	h.world.ResetLog()
 	h.sync()
-	h.assertCondition(topology.ConditionHibernated, "True", topology.ReasonHibernated)
-	h.assertCondition(topology.ConditionConverged, "True", topology.ReasonHibernated)
-	if h.statusField("phase") != string(topology.PhaseHibernated) {
+	h.assertCondition(v1alpha1.ConditionHibernated, "True", v1alpha1.ReasonHibernated)
+	h.assertCondition(v1alpha1.ConditionConverged, "True", v1alpha1.ReasonHibernated)
+	if h.statusField("phase") != string(v1alpha1.PhaseHibernated) {
 		t.Errorf("phase %q, want Hibernated", h.statusField("phase"))
 	}
 	if q := h.world.Queries(); len(q) != 0 {
@@ -249,11 +250,11 @@ func TestHibernateAndWakeKeepsTheMainAndRegistrations(t *testing.T) {
 	if diff := cmp.Diff([]string{"memgraph-coordinator-1", "memgraph-coordinator-2", "memgraph-coordinator-3", "memgraph-data-2"}, h.podList()); diff != "" {
 		t.Fatalf("waking: pods (-want +got):\n%s", diff)
 	}
-	h.assertCondition(topology.ConditionHibernated, "False", topology.ReasonWaking)
+	h.assertCondition(v1alpha1.ConditionHibernated, "False", v1alpha1.ReasonWaking)
 	for range 10 {
 		h.advance(5 * time.Second) // the new leader reconciles
 		h.sync()
-		if h.statusField("phase") == string(topology.PhaseRunning) && len(h.pods) == 6 {
+		if h.statusField("phase") == string(v1alpha1.PhaseRunning) && len(h.pods) == 6 {
 			break
 		}
 	}
@@ -305,7 +306,7 @@ func TestAmbiguousPauseAnnotationPausesWithAWarning(t *testing.T) {
 	h.scale(3, 3)
 	h.world.ResetLog()
 	h.sync()
-	h.assertCondition(topology.ConditionPaused, "True", topology.ReasonPaused)
+	h.assertCondition(v1alpha1.ConditionPaused, "True", v1alpha1.ReasonPaused)
 	if w := h.boltWrites(); len(w) != 0 {
 		t.Errorf("Bolt writes while paused: %q", w)
 	}
@@ -403,15 +404,15 @@ func TestRolloutWithAPreferredMain(t *testing.T) {
 		if demotes > 1 {
 			t.Fatalf("sync %d handed MAIN over %d times", i, demotes)
 		}
-		updated, _, _ := h.condition(topology.ConditionUpdated)
-		converged, _, _ := h.condition(topology.ConditionConverged)
+		updated, _, _ := h.condition(v1alpha1.ConditionUpdated)
+		converged, _, _ := h.condition(v1alpha1.ConditionConverged)
 		if updated == "True" && converged == "True" {
 			break
 		}
 	}
 	h.assertConverged()
 	h.assertMains("instance_2")
-	if st, _, msg := h.condition(topology.ConditionUpdated); st != "True" {
+	if st, _, msg := h.condition(v1alpha1.ConditionUpdated); st != "True" {
 		t.Errorf("Updated %s: %s", st, msg)
 	}
 	if len(w.mains) < 3 || w.mains[0] != "instance_2" || w.mains[len(w.mains)-1] != "instance_2" {
@@ -435,16 +436,16 @@ func TestHibernateWaitsForARollout(t *testing.T) {
 		h.advance(5 * time.Second)
 		h.sync()
 		w.observe(h)
-		updated, _, _ := h.condition(topology.ConditionUpdated)
+		updated, _, _ := h.condition(v1alpha1.ConditionUpdated)
 		if _, d := h.replicas(); d < 3 && updated != "True" {
 			t.Fatalf("sync %d: data replicas %d while the rollout is not done", i, d)
 		}
-		_, reason, _ := h.condition(topology.ConditionHibernated)
-		if reason == topology.ReasonHibernationPending && updated == "True" {
+		_, reason, _ := h.condition(v1alpha1.ConditionHibernated)
+		if reason == v1alpha1.ReasonHibernationPending && updated == "True" {
 			t.Fatalf("sync %d: hibernation pending after the rollout finished", i)
 		}
-		pending = pending || reason == topology.ReasonHibernationPending
-		st, _, _ := h.condition(topology.ConditionHibernated)
+		pending = pending || reason == v1alpha1.ReasonHibernationPending
+		st, _, _ := h.condition(v1alpha1.ConditionHibernated)
 		hibernated = st == "True"
 	}
 	if !hibernated || !pending {
@@ -454,12 +455,12 @@ func TestHibernateWaitsForARollout(t *testing.T) {
 	for range 20 {
 		h.advance(5 * time.Second)
 		h.sync()
-		if converged, _, _ := h.condition(topology.ConditionConverged); converged == "True" {
+		if converged, _, _ := h.condition(v1alpha1.ConditionConverged); converged == "True" {
 			break
 		}
 	}
 	h.assertConverged()
-	if st, _, msg := h.condition(topology.ConditionUpdated); st != "True" {
+	if st, _, msg := h.condition(v1alpha1.ConditionUpdated); st != "True" {
 		t.Errorf("after waking, Updated %s: %s", st, msg)
 	}
 	for pod, st := range h.podStates {
@@ -487,16 +488,16 @@ func TestPauseHoldsHibernation(t *testing.T) {
 	if diff := cmp.Diff(before, h.podList()); diff != "" {
 		t.Fatalf("paused: pods changed (-before +after):\n%s", diff)
 	}
-	if h.statusField("phase") != string(topology.PhasePaused) {
+	if h.statusField("phase") != string(v1alpha1.PhasePaused) {
 		t.Errorf("phase %q, want Paused", h.statusField("phase"))
 	}
-	h.assertCondition(topology.ConditionHibernated, "False", topology.ReasonHibernating)
+	h.assertCondition(v1alpha1.ConditionHibernated, "False", v1alpha1.ReasonHibernating)
 	h.annotations = nil
 	for range 5 {
 		h.advance(10 * time.Second)
 		h.sync()
 	}
-	h.assertCondition(topology.ConditionHibernated, "True", topology.ReasonHibernated)
+	h.assertCondition(v1alpha1.ConditionHibernated, "True", v1alpha1.ReasonHibernated)
 	if pods := h.podList(); len(pods) != 0 {
 		t.Errorf("unpaused and hibernated, yet pods %v", pods)
 	}

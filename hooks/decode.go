@@ -6,7 +6,8 @@ import (
 	"net/http"
 	"slices"
 
-	"github.com/memgraph-hooks/memgraph-hooks/hooks/backups"
+	"github.com/memgraph-hooks/memgraph-hooks/api/v1alpha1"
+	"github.com/memgraph-hooks/memgraph-hooks/hooks/backupcontroller"
 	"github.com/memgraph-hooks/memgraph-hooks/hooks/wire"
 	"github.com/memgraph-hooks/memgraph-hooks/topology"
 )
@@ -56,7 +57,7 @@ func decodeParent(raw []byte) (*topology.Cluster, error) {
 		return nil, wire.Badf("request has no parent: expected the MemgraphCluster under \"parent\"")
 	}
 	cluster, err := topology.AdmitWithholding(raw)
-	var invalid *topology.ValidationError
+	var invalid *v1alpha1.ValidationError
 	switch {
 	case errors.As(err, &invalid) && invalid.Name != "":
 		return nil, wire.Badf("parent %s has a spec Memgraph cannot run: %v", wire.ObjectKey(invalid.Namespace, invalid.Name), err)
@@ -107,7 +108,7 @@ func (h *handler) handleCustomize(w http.ResponseWriter, r *http.Request) {
 	// spec.unschedulable itself, and every Node would make each sync grow with the cluster.
 	rules = append(rules, wire.RelatedRule{APIVersion: "v1", Resource: "nodes",
 		LabelSelector: &wire.LabelSelector{MatchLabels: map[string]string{topology.LabelNodeCordoned: topology.NodeCordonedValue}}})
-	rules = append(rules, backups.ClusterRules(cluster)...)
+	rules = append(rules, backupcontroller.ClusterRules(cluster)...)
 	h.writeJSON(w, "customize", http.StatusOK, wire.CustomizeResponse{RelatedResources: rules})
 }
 

@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/memgraph-hooks/memgraph-hooks/api/v1alpha1"
 	"github.com/memgraph-hooks/memgraph-hooks/memgraph/sim"
-	"github.com/memgraph-hooks/memgraph-hooks/topology"
 )
 
 // A coordinator that lost its state looks exactly like a fresh one. While another coordinator
@@ -24,7 +24,7 @@ func TestWipedCoordinatorIsNotBootstrappedBesideTheRealCluster(t *testing.T) {
 	h.world.ResetLog()
 	h.sync()
 	assertOnlyReads(t, h.world.Queries())
-	if st, reason, msg := h.condition(topology.ConditionConverged); st != "False" || reason != topology.ReasonNoCoordinatorLeader {
+	if st, reason, msg := h.condition(v1alpha1.ConditionConverged); st != "False" || reason != v1alpha1.ReasonNoCoordinatorLeader {
 		t.Errorf("Converged %s/%s (%s), want False/NoCoordinatorLeader", st, reason, msg)
 	}
 	for _, c := range h.world.Raft().Clusters {
@@ -69,7 +69,7 @@ func TestUnobservedPassNeverRegrowsAfterShrink(t *testing.T) {
 	if _, d := h.replicas(); d != 2 {
 		t.Errorf("unobserved pass returned %d data replicas, want the StatefulSet's 2", d)
 	}
-	if _, reason, msg := h.condition(topology.ConditionConverged); reason != topology.ReasonWorkloadsNotReady || !strings.Contains(msg, "memgraph-coordinator-2") {
+	if _, reason, msg := h.condition(v1alpha1.ConditionConverged); reason != v1alpha1.ReasonWorkloadsNotReady || !strings.Contains(msg, "memgraph-coordinator-2") {
 		t.Errorf("Converged %s (%s), want WorkloadsNotReady naming memgraph-coordinator-2", reason, msg)
 	}
 }
@@ -99,7 +99,7 @@ func TestAFreshCoordinatorAtAnotherOnesAddressIsNotBootstrapped(t *testing.T) {
 			t.Errorf("a second Raft cluster grew on coordinator_%d: %+v", c.Leader, c.Members)
 		}
 	}
-	if _, _, msg := h.condition(topology.ConditionConverged); !strings.Contains(msg, "another server answers there") {
+	if _, _, msg := h.condition(v1alpha1.ConditionConverged); !strings.Contains(msg, "another server answers there") {
 		t.Errorf("Converged does not say that another server answers at coordinator_2's address: %s", msg)
 	}
 	h.assertNoMisuse()
@@ -130,7 +130,7 @@ func TestACoordinatorRegisteredAtAnotherPortStaysInView(t *testing.T) {
 		h.sync()
 	}
 	h.assertConverged()
-	if _, _, msg := h.condition(topology.ConditionConverged); !strings.Contains(msg, "registered with other addresses than declared") {
+	if _, _, msg := h.condition(v1alpha1.ConditionConverged); !strings.Contains(msg, "registered with other addresses than declared") {
 		t.Errorf("Converged does not report the addresses registered: %s", msg)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/memgraph-hooks/memgraph-hooks/api/v1alpha1"
 	"github.com/memgraph-hooks/memgraph-hooks/topology"
 )
 
@@ -66,7 +67,7 @@ func TestDrainHandsMainOverAndTheBudgetFollows(t *testing.T) {
 	if got, want := h.mainBudgetPod(), topology.DataSetName(h.name)+"-1"; got != want {
 		t.Errorf("after the handover the MAIN's budget selects %q, want %q (the same pass)", got, want)
 	}
-	msg := h.assertCondition(topology.ConditionConverged, "False", topology.ReasonDrainPending)
+	msg := h.assertCondition(v1alpha1.ConditionConverged, "False", v1alpha1.ReasonDrainPending)
 	if !strings.Contains(msg, "node n1") || !strings.Contains(msg, "instance_1") {
 		t.Errorf("DrainPending %q does not name the node and the new MAIN", msg)
 	}
@@ -103,7 +104,7 @@ func TestDrainBlockedWithoutAReplicaOnASchedulableNode(t *testing.T) {
 	if got, want := h.mainBudgetPod(), topology.DataSetName(h.name)+"-0"; got != want {
 		t.Errorf("the MAIN's budget selects %q, want %q", got, want)
 	}
-	msg := h.assertCondition(topology.ConditionConverged, "False", topology.ReasonDrainPending)
+	msg := h.assertCondition(v1alpha1.ConditionConverged, "False", v1alpha1.ReasonDrainPending)
 	want := "node n1 is cordoned and runs the MAIN instance_0 (pod memgraph-data-0), and every replica (instance_1, instance_2) " +
 		"runs on a cordoned node: the MAIN's PodDisruptionBudget holds the drain; uncordon a node a replica runs on, or drain one node at a time"
 	if msg != want {
@@ -130,7 +131,7 @@ func TestDrainWaitsForACaughtUpReplica(t *testing.T) {
 		t.Fatalf("Bolt writes while the only candidate recovers: %q", w)
 	}
 	h.assertMains("instance_0")
-	msg := h.assertCondition(topology.ConditionConverged, "False", topology.ReasonDrainPending)
+	msg := h.assertCondition(v1alpha1.ConditionConverged, "False", v1alpha1.ReasonDrainPending)
 	if want := "instance_1 on n2 is not proven caught up"; !strings.Contains(msg, want) {
 		t.Errorf("DrainPending %q does not say %q", msg, want)
 	}

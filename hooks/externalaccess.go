@@ -3,6 +3,7 @@ package hooks
 import (
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/memgraph-hooks/memgraph-hooks/api/v1alpha1"
 	"github.com/memgraph-hooks/memgraph-hooks/hooks/wire"
 	"github.com/memgraph-hooks/memgraph-hooks/topology"
 )
@@ -26,7 +27,7 @@ func (o *observation) readExternalAccess(req *syncRequest, c *topology.Cluster) 
 			o.external.Services[s.Obj.Metadata.Name] = externalService(s.Obj)
 		}
 	}
-	if e.Type != topology.ExternalNodePort {
+	if e.Type != v1alpha1.ExternalNodePort {
 		return nil
 	}
 	running := map[string]bool{}

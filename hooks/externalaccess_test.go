@@ -7,6 +7,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/memgraph-hooks/memgraph-hooks/api/v1alpha1"
 	"github.com/memgraph-hooks/memgraph-hooks/memgraph"
 	"github.com/memgraph-hooks/memgraph-hooks/topology"
 )
@@ -90,7 +91,7 @@ func TestExternalAddressesFollowTheLoadBalancers(t *testing.T) {
 	if diff := cmp.Diff(h.inCluster(), h.boltServers()); diff != "" {
 		t.Errorf("before any load balancer, bolt_servers (-want +got):\n%s", diff)
 	}
-	if st, reason, msg := h.condition(topology.ConditionExternalAccess); st != "False" || reason != topology.ReasonAddressPending ||
+	if st, reason, msg := h.condition(v1alpha1.ConditionExternalAccess); st != "False" || reason != v1alpha1.ReasonAddressPending ||
 		!strings.Contains(msg, "instance_0: Service memgraph-data-0-external has no load balancer yet") {
 		t.Errorf("ExternalAccess %s/%s: %s", st, reason, msg)
 	}
@@ -124,7 +125,7 @@ func TestExternalAddressesFollowTheLoadBalancers(t *testing.T) {
 	if diff := cmp.Diff(lbs, h.externalStatus()); diff != "" {
 		t.Errorf("status.externalAccess (-want +got):\n%s", diff)
 	}
-	if st, reason, msg := h.condition(topology.ConditionExternalAccess); st != "True" || reason != topology.ReasonAddressesAdvertised {
+	if st, reason, msg := h.condition(v1alpha1.ConditionExternalAccess); st != "True" || reason != v1alpha1.ReasonAddressesAdvertised {
 		t.Errorf("ExternalAccess %s/%s: %s", st, reason, msg)
 	}
 	h.world.ResetLog()
@@ -154,7 +155,7 @@ func TestExternalAddressesFollowTheLoadBalancers(t *testing.T) {
 	if diff := cmp.Diff(lbs, h.boltServers()); diff != "" {
 		t.Errorf("bolt_servers (-want +got):\n%s", diff)
 	}
-	if st, reason, msg := h.condition(topology.ConditionExternalAccess); st != "False" || reason != topology.ReasonAddressPending ||
+	if st, reason, msg := h.condition(v1alpha1.ConditionExternalAccess); st != "False" || reason != v1alpha1.ReasonAddressPending ||
 		!strings.Contains(msg, "coordinator_2: Service memgraph-coordinator-2-external has no load balancer yet") {
 		t.Errorf("ExternalAccess %s/%s: %s", st, reason, msg)
 	}
@@ -177,7 +178,7 @@ func TestExternalAddressesFollowTheLoadBalancers(t *testing.T) {
 			t.Errorf("child %s returned without spec.externalAccess", name)
 		}
 	}
-	if st, _, _ := h.condition(topology.ConditionExternalAccess); st != "" {
+	if st, _, _ := h.condition(v1alpha1.ConditionExternalAccess); st != "" {
 		t.Errorf("ExternalAccess condition %s without spec.externalAccess", st)
 	}
 	if _, ok := h.lastResp.Status["externalAccess"]; ok {
@@ -219,7 +220,7 @@ func TestExternalAddressesOnNodePorts(t *testing.T) {
 	if diff := cmp.Diff(want, h.boltServers()); diff != "" {
 		t.Errorf("bolt_servers (-want +got):\n%s", diff)
 	}
-	if st, reason, msg := h.condition(topology.ConditionExternalAccess); st != "False" || reason != topology.ReasonAddressUnusable ||
+	if st, reason, msg := h.condition(v1alpha1.ConditionExternalAccess); st != "False" || reason != v1alpha1.ReasonAddressUnusable ||
 		!strings.Contains(msg, "coordinator_3: node node-2 (running memgraph-coordinator-3) reports no address Memgraph can advertise") {
 		t.Errorf("ExternalAccess %s/%s: %s", st, reason, msg)
 	}
@@ -233,7 +234,7 @@ func TestExternalAddressesOnNodePorts(t *testing.T) {
 	if diff := cmp.Diff(want, h.boltServers()); diff != "" {
 		t.Errorf("bolt_servers (-want +got):\n%s", diff)
 	}
-	if st, reason, msg := h.condition(topology.ConditionExternalAccess); st != "True" {
+	if st, reason, msg := h.condition(v1alpha1.ConditionExternalAccess); st != "True" {
 		t.Errorf("ExternalAccess %s/%s: %s", st, reason, msg)
 	}
 	h.assertNoMisuse()
@@ -253,7 +254,7 @@ func TestHostnameTemplateWithoutInstanceIsAConditionNotAnOutage(t *testing.T) {
 	h.bootstrap()
 	h.sync()
 	h.assertConverged()
-	if st, reason, msg := h.condition(topology.ConditionExternalAccess); st != "False" || reason != topology.ReasonHostnameTemplateInvalid ||
+	if st, reason, msg := h.condition(v1alpha1.ConditionExternalAccess); st != "False" || reason != v1alpha1.ReasonHostnameTemplateInvalid ||
 		!strings.Contains(msg, "must contain {instance}") {
 		t.Errorf("ExternalAccess %s/%s: %s", st, reason, msg)
 	}

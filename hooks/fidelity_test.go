@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/memgraph-hooks/memgraph-hooks/api/v1alpha1"
 	"github.com/memgraph-hooks/memgraph-hooks/hooks"
 	"github.com/memgraph-hooks/memgraph-hooks/memgraph"
 	"github.com/memgraph-hooks/memgraph-hooks/memgraph/sim"
@@ -50,8 +51,8 @@ func TestHalfJoinedCoordinatorIsReportedNotCountedAsRegistered(t *testing.T) {
 	h.halfJoin()
 	h.world.ResetLog()
 	h.sync()
-	st, reason, msg := h.condition(topology.ConditionConverged)
-	if st != "False" || reason != topology.ReasonCoordinatorHalfJoined {
+	st, reason, msg := h.condition(v1alpha1.ConditionConverged)
+	if st != "False" || reason != v1alpha1.ReasonCoordinatorHalfJoined {
 		t.Fatalf("Converged %s/%s (%s), want False/CoordinatorHalfJoined", st, reason, msg)
 	}
 	for _, want := range []string{"coordinator_5", "would stop the leader"} {
@@ -78,7 +79,7 @@ func TestShrinkNeverRemovesAHalfJoinedCoordinator(t *testing.T) {
 	if c, _ := h.replicas(); c != 5 {
 		t.Errorf("coordinators returned at %d while the half-joined coordinator_5 is a member, want 5", c)
 	}
-	if st, reason, msg := h.condition(topology.ConditionConverged); st != "False" || reason != topology.ReasonCoordinatorHalfJoined {
+	if st, reason, msg := h.condition(v1alpha1.ConditionConverged); st != "False" || reason != v1alpha1.ReasonCoordinatorHalfJoined {
 		t.Errorf("Converged %s/%s (%s), want False/CoordinatorHalfJoined", st, reason, msg)
 	}
 	if diff := cmp.Diff([]string{"coordinator_1", "coordinator_2", "coordinator_3", "instance_0", "instance_1"}, h.registered()); diff != "" {
@@ -134,7 +135,7 @@ func TestForceResetStillRunningIsInProgress(t *testing.T) {
 	h.interruptedHandover()
 	h.world.ResetLog()
 	h.sync()
-	if st, reason, msg := h.condition(topology.ConditionConverged); st != "False" || reason != topology.ReasonFailoverInProgress {
+	if st, reason, msg := h.condition(v1alpha1.ConditionConverged); st != "False" || reason != v1alpha1.ReasonFailoverInProgress {
 		t.Fatalf("Converged %s/%s (%s), want False/FailoverInProgress", st, reason, msg)
 	}
 	if h.lastResp.ResyncAfterSeconds > 2 {
@@ -179,8 +180,8 @@ func TestForceResetEndedByLostLeadershipIsNotAFailure(t *testing.T) {
 	h.kill(n.Coordinator(3).Host)
 	h.advance(sim.LeadershipExpiry)
 	wait()
-	st, reason, msg := h.condition(topology.ConditionConverged)
-	if st != "False" || reason != topology.ReasonLeadershipTransferInProgress || !strings.Contains(msg, "not leader anymore") {
+	st, reason, msg := h.condition(v1alpha1.ConditionConverged)
+	if st != "False" || reason != v1alpha1.ReasonLeadershipTransferInProgress || !strings.Contains(msg, "not leader anymore") {
 		t.Fatalf("Converged %s/%s (%s): losing the leadership during FORCE RESET is no failure, want LeadershipTransferInProgress", st, reason, msg)
 	}
 	if h.lastResp.ResyncAfterSeconds > 2 {
@@ -258,7 +259,7 @@ func TestHandoverToACandidateThatDiesIsNotTakenForDone(t *testing.T) {
 	if _, d := h.replicas(); d != 2 {
 		t.Errorf("data replicas %d, want 2 while instance_1 is registered", d)
 	}
-	if st, _, _ := h.condition(topology.ConditionConverged); st != "False" {
+	if st, _, _ := h.condition(v1alpha1.ConditionConverged); st != "False" {
 		t.Errorf("Converged %s after an unproven handover", st)
 	}
 
@@ -267,7 +268,7 @@ func TestHandoverToACandidateThatDiesIsNotTakenForDone(t *testing.T) {
 		t.Fatalf("MAIN after the failover (-want +got):\n%s", diff)
 	}
 	h.sync()
-	if st, reason, msg := h.condition(topology.ConditionConverged); st != "False" || reason != topology.ReasonNoCaughtUpSurvivor {
+	if st, reason, msg := h.condition(v1alpha1.ConditionConverged); st != "False" || reason != v1alpha1.ReasonNoCaughtUpSurvivor {
 		t.Errorf("Converged %s/%s (%s), want False/NoCaughtUpSurvivor while instance_0 is down", st, reason, msg)
 	}
 	h.restart(candidate)
@@ -289,15 +290,15 @@ func TestRefusedPromotionRestoresTheOldMain(t *testing.T) {
 		h.must(leader.UnregisterInstance(context.Background(), "instance_0"))
 	}
 	h.sync()
-	st, reason, msg := h.condition(topology.ConditionConverged)
-	if st != "False" || reason != topology.ReasonRegistrationFailed {
+	st, reason, msg := h.condition(v1alpha1.ConditionConverged)
+	if st != "False" || reason != v1alpha1.ReasonRegistrationFailed {
 		t.Fatalf("Converged %s/%s (%s), want False/RegistrationFailed", st, reason, msg)
 	}
 	if !strings.Contains(msg, "No instance with such name!") || !strings.Contains(msg, "instance_1 restored as MAIN") {
 		t.Errorf("Converged message %q should carry Memgraph's refusal and say the old MAIN was restored", msg)
 	}
 	h.assertMains("instance_1")
-	if st, _, _ := h.condition(topology.ConditionReady); st != "True" {
+	if st, _, _ := h.condition(v1alpha1.ConditionReady); st != "True" {
 		t.Errorf("Ready = %s after the restore, want True (the cluster serves again)", st)
 	}
 	if _, d := h.replicas(); d != 2 {
@@ -315,7 +316,7 @@ func TestNotReadyLeaderIsNoLeaderYet(t *testing.T) {
 	h.world.ResetLog()
 	h.sync()
 	assertOnlyReads(t, h.world.Queries())
-	if st, reason, msg := h.condition(topology.ConditionConverged); st != "False" || reason != topology.ReasonNoCoordinatorLeader || !strings.Contains(msg, "not ready") {
+	if st, reason, msg := h.condition(v1alpha1.ConditionConverged); st != "False" || reason != v1alpha1.ReasonNoCoordinatorLeader || !strings.Contains(msg, "not ready") {
 		t.Errorf("Converged %s/%s (%s), want False/NoCoordinatorLeader saying the leader is not ready", st, reason, msg)
 	}
 	if h.lastResp.ResyncAfterSeconds > 2 {

@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/memgraph-hooks/memgraph-hooks/api/v1alpha1"
 	"github.com/memgraph-hooks/memgraph-hooks/hooks"
 	"github.com/memgraph-hooks/memgraph-hooks/memgraph"
 	"github.com/memgraph-hooks/memgraph-hooks/topology"
@@ -208,7 +209,7 @@ func checkSyncResponse(t *testing.T, body []byte) {
 		}
 		spec, _ := c["spec"].(map[string]any) // a Secret has none
 		r, ok := spec["replicas"].(float64)
-		if ok && (r < 0 || r > topology.MaxDataInstances) {
+		if ok && (r < 0 || r > v1alpha1.MaxDataInstances) {
 			t.Fatalf("returned %v replicas for %v", r, meta)
 		}
 		if p, set := partition(c); set && (!ok || p < 0 || p > r) {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/memgraph-hooks/memgraph-hooks/api/v1alpha1"
 	"github.com/memgraph-hooks/memgraph-hooks/topology"
 )
 
@@ -55,7 +56,7 @@ func goldenResponses(t *testing.T) map[string][]byte {
 	out := map[string][]byte{}
 	h := newHarness(t, 3, 2, withNow(goldenClock))
 	out["example-sync-new-cluster"] = postFile(t, h, "/sync", "sync-new-cluster.json")
-	h.reconcileFromFile(t, "sync-new-cluster.json", topology.ReasonWorkloadsNotReady)
+	h.reconcileFromFile(t, "sync-new-cluster.json", v1alpha1.ReasonWorkloadsNotReady)
 	h.reconcilePodsForDeclared()
 	out["example-sync-pods-ready-bootstrap"] = postFile(t, h, "/sync", "sync-pods-ready.json")
 	// The same request again: Memgraph is at its declaration, and the PodDisruptionBudgets the
@@ -104,7 +105,7 @@ func goldenDayTwo(t *testing.T, out map[string][]byte) {
 	for range 30 {
 		h.advance(5 * time.Second)
 		h.sync()
-		if st, _, _ := h.condition(topology.ConditionConverged); st == "True" && len(h.pods) == 6 {
+		if st, _, _ := h.condition(v1alpha1.ConditionConverged); st == "True" && len(h.pods) == 6 {
 			break
 		}
 	}

@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/memgraph-hooks/memgraph-hooks/api/v1alpha1"
 	"github.com/memgraph-hooks/memgraph-hooks/hooks"
 	"github.com/memgraph-hooks/memgraph-hooks/memgraph"
 	"github.com/memgraph-hooks/memgraph-hooks/memgraph/bolt"
@@ -736,12 +737,12 @@ func (h *harness) must(err error) {
 }
 
 // condition returns the status, reason and message of a condition in the last response.
-func (h *harness) condition(typ topology.ConditionType) (status string, reason topology.ConditionReason, message string) {
+func (h *harness) condition(typ v1alpha1.ConditionType) (status string, reason v1alpha1.ConditionReason, message string) {
 	conds, _ := h.lastResp.Status["conditions"].([]any)
 	for _, c := range conds {
 		m := c.(map[string]any)
 		if m["type"] == string(typ) {
-			return m["status"].(string), topology.ConditionReason(m["reason"].(string)), m["message"].(string)
+			return m["status"].(string), v1alpha1.ConditionReason(m["reason"].(string)), m["message"].(string)
 		}
 	}
 	return "", "", ""

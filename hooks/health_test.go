@@ -11,6 +11,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/memgraph-hooks/memgraph-hooks/api/v1alpha1"
 	"github.com/memgraph-hooks/memgraph-hooks/hooks/hookmetrics"
 	"github.com/memgraph-hooks/memgraph-hooks/memgraph"
 	"github.com/memgraph-hooks/memgraph-hooks/planner"
@@ -49,12 +50,12 @@ func TestReplicaPodNotReadyKeepsMainAndLeader(t *testing.T) {
 			t.Errorf("status.%s = %q, want %q", field, got, want)
 		}
 	}
-	h.assertCondition(topology.ConditionReady, "True", topology.ReasonMainElected)
-	msg := h.assertCondition(topology.ConditionDegraded, "True", topology.ReasonMembersDown)
+	h.assertCondition(v1alpha1.ConditionReady, "True", v1alpha1.ReasonMainElected)
+	msg := h.assertCondition(v1alpha1.ConditionDegraded, "True", v1alpha1.ReasonMembersDown)
 	if want := "instance_1 (pod memgraph-data-1 container memgraph: CrashLoopBackOff: restarted 4 times: back-off 40s"; !strings.Contains(msg, want) {
 		t.Errorf("Degraded %q, want it to say %q", msg, want)
 	}
-	msg = h.assertCondition(topology.ConditionConverged, "False", topology.ReasonWorkloadsNotReady)
+	msg = h.assertCondition(v1alpha1.ConditionConverged, "False", v1alpha1.ReasonWorkloadsNotReady)
 	if !strings.Contains(msg, "memgraph-data-1") || !strings.Contains(msg, "CrashLoopBackOff") {
 		t.Errorf("Converged %q, want it to name memgraph-data-1 and why", msg)
 	}
@@ -66,7 +67,7 @@ func TestReplicaPodNotReadyKeepsMainAndLeader(t *testing.T) {
 	h.restart(h.hostOf("memgraph-data-1"))
 	h.podStatus = nil
 	h.sync()
-	h.assertCondition(topology.ConditionDegraded, "False", topology.ReasonAllMembersUp)
+	h.assertCondition(v1alpha1.ConditionDegraded, "False", v1alpha1.ReasonAllMembersUp)
 	if got := h.statusField("members"); got != "5/5" {
 		t.Errorf("status.members = %q, want 5/5", got)
 	}
@@ -80,14 +81,14 @@ func TestMainPodNotReadyIsMainDown(t *testing.T) {
 	h.assertConverged()
 	h.podStatus = map[string]map[string]any{"memgraph-data-0": notReadyStatus()}
 	h.sync()
-	msg := h.assertCondition(topology.ConditionReady, "False", topology.ReasonMainDown)
+	msg := h.assertCondition(v1alpha1.ConditionReady, "False", v1alpha1.ReasonMainDown)
 	if !strings.Contains(msg, "instance_0 is MAIN but its pod memgraph-data-0 is not Ready") {
 		t.Errorf("Ready %q, want it to name the MAIN's pod", msg)
 	}
 	if got := h.statusField("leader"); got != "coordinator_1" {
 		t.Errorf("status.leader = %q, want coordinator_1", got)
 	}
-	h.assertCondition(topology.ConditionDegraded, "True", topology.ReasonMembersDown)
+	h.assertCondition(v1alpha1.ConditionDegraded, "True", v1alpha1.ReasonMembersDown)
 }
 
 // Without a Ready coordinator nothing can be read: the status says which pods it waits for.
@@ -101,7 +102,7 @@ func TestNoReadyCoordinatorReadsNothing(t *testing.T) {
 	}
 	h.world.ResetLog()
 	h.sync()
-	h.assertCondition(topology.ConditionReady, "False", topology.ReasonWorkloadsNotReady)
+	h.assertCondition(v1alpha1.ConditionReady, "False", v1alpha1.ReasonWorkloadsNotReady)
 	if q := h.world.Queries(); len(q) != 0 {
 		t.Errorf("queries sent with no coordinator pod Ready: %+v", q)
 	}
@@ -115,8 +116,8 @@ func TestMissingLicenseSecretIsNamed(t *testing.T) {
 	h := newHarness(t, 3, 2)
 	h.noLicense = true
 	h.sync()
-	for _, typ := range []topology.ConditionType{topology.ConditionReady, topology.ConditionConverged} {
-		msg := h.assertCondition(typ, "False", topology.ReasonSecretMissing)
+	for _, typ := range []v1alpha1.ConditionType{v1alpha1.ConditionReady, v1alpha1.ConditionConverged} {
+		msg := h.assertCondition(typ, "False", v1alpha1.ReasonSecretMissing)
 		if !strings.Contains(msg, "Secret default/memgraph-secrets (spec.secrets.name") {
 			t.Errorf("%s %q, want it to name Secret default/memgraph-secrets", typ, msg)
 		}
@@ -161,7 +162,7 @@ func TestWhyAPodCannotStartIsNamed(t *testing.T) {
 			h.kill(h.hostOf("memgraph-data-1"))
 			h.podStatus = map[string]map[string]any{"memgraph-data-1": tc.status}
 			h.sync()
-			for _, typ := range []topology.ConditionType{topology.ConditionDegraded, topology.ConditionConverged} {
+			for _, typ := range []v1alpha1.ConditionType{v1alpha1.ConditionDegraded, v1alpha1.ConditionConverged} {
 				_, _, msg := h.condition(typ)
 				if !strings.Contains(msg, tc.want) {
 					t.Errorf("%s %q, want it to say %q", typ, msg, tc.want)
@@ -170,7 +171,7 @@ func TestWhyAPodCannotStartIsNamed(t *testing.T) {
 					t.Errorf("%s carries the container's message unbounded", typ)
 				}
 			}
-			h.assertCondition(topology.ConditionReady, "True", topology.ReasonMainElected)
+			h.assertCondition(v1alpha1.ConditionReady, "True", v1alpha1.ReasonMainElected)
 		})
 	}
 }
@@ -207,16 +208,16 @@ func TestHandoverIsCountedPerQuerySent(t *testing.T) {
 		t.Errorf("memgraph_hooks_commands_total after the handover (-want +got):\n%s", diff)
 	}
 
-	var ops []topology.OperationRecord
+	var ops []v1alpha1.OperationRecord
 	raw, _ := json.Marshal(h.lastResp.Status["operations"])
 	if err := json.Unmarshal(raw, &ops); err != nil {
 		t.Fatal(err)
 	}
-	if len(ops) > topology.MaxOperations || len(ops) < 2 {
-		t.Fatalf("%d operations, want 2 to %d", len(ops), topology.MaxOperations)
+	if len(ops) > v1alpha1.MaxOperations || len(ops) < 2 {
+		t.Fatalf("%d operations, want 2 to %d", len(ops), v1alpha1.MaxOperations)
 	}
 	if ops[0].Command != "SET INSTANCE instance_2 TO MAIN" || ops[1].Command != "DEMOTE INSTANCE instance_0" ||
-		ops[0].Outcome != topology.OperationSucceeded {
+		ops[0].Outcome != v1alpha1.OperationSucceeded {
 		t.Errorf("operations, newest first: %+v", ops[:2])
 	}
 	if !strings.Contains(logs.String(), `"msg":"executed","cluster":"default/memgraph","queries":["DEMOTE INSTANCE instance_0","SET INSTANCE instance_2 TO MAIN"]`) {
@@ -226,7 +227,7 @@ func TestHandoverIsCountedPerQuerySent(t *testing.T) {
 	// A pass that sends nothing carries the records forward unchanged.
 	h.advance(time.Minute)
 	h.sync()
-	var again []topology.OperationRecord
+	var again []v1alpha1.OperationRecord
 	raw, _ = json.Marshal(h.lastResp.Status["operations"])
 	_ = json.Unmarshal(raw, &again)
 	if diff := cmp.Diff(ops, again); diff != "" {

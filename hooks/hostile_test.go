@@ -14,8 +14,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/memgraph-hooks/memgraph-hooks/api/v1alpha1"
 	"github.com/memgraph-hooks/memgraph-hooks/hooks"
-	"github.com/memgraph-hooks/memgraph-hooks/topology"
 )
 
 // A hostile input is one that would take the hook down for every cluster: a number
@@ -76,11 +76,11 @@ func hostileCases() []hostileCase {
 	noEdit := func(_, _, _, _ map[string]any) {}
 	return []hostileCase{
 		{name: "baseline", body: clusterRequest(noEdit), code: http.StatusOK},
-		{name: "data-instances-max-int32", code: http.StatusBadRequest, want: topology.MsgDataInstancesMax,
+		{name: "data-instances-max-int32", code: http.StatusBadRequest, want: v1alpha1.MsgDataInstancesMax,
 			body: clusterRequest(func(p, _, _, _ map[string]any) { spec(p)["dataInstances"] = 2147483647 })},
-		{name: "data-instances-one-million", code: http.StatusBadRequest, want: topology.MsgDataInstancesMax,
+		{name: "data-instances-one-million", code: http.StatusBadRequest, want: v1alpha1.MsgDataInstancesMax,
 			body: clusterRequest(func(p, _, _, _ map[string]any) { spec(p)["dataInstances"] = 1000000 })},
-		{name: "coordinators-max-int32", code: http.StatusBadRequest, want: topology.MsgCoordinatorsMax,
+		{name: "coordinators-max-int32", code: http.StatusBadRequest, want: v1alpha1.MsgCoordinatorsMax,
 			body: clusterRequest(func(p, _, _, _ map[string]any) { spec(p)["coordinators"] = 2147483647 })},
 		{name: "statefulset-status-replicas-max-int32", code: http.StatusOK,
 			want: "StatefulSet memgraph-data: status.replicas 2147483647 is beyond the 128 data instances a MemgraphCluster may have: ignored",
@@ -103,7 +103,7 @@ func hostileCases() []hostileCase {
 			body: clusterRequest(func(_, _, d, _ map[string]any) { d["status"].(map[string]any)["replicas"] = json.RawMessage("1e15") })},
 		{name: "spec-replicas-string", code: http.StatusBadRequest, want: `.spec.replicas must be an integer between 0 and 2147483647, got a string`,
 			body: clusterRequest(func(_, _, d, _ map[string]any) { d["spec"].(map[string]any)["replicas"] = "3" })},
-		{name: "explicit-zero-data-instances", code: http.StatusBadRequest, want: topology.MsgDataInstances,
+		{name: "explicit-zero-data-instances", code: http.StatusBadRequest, want: v1alpha1.MsgDataInstances,
 			body: clusterRequest(func(p, _, _, _ map[string]any) { spec(p)["dataInstances"] = 0 })},
 		{name: "envelope-miscased-parent", code: http.StatusBadRequest, want: "no parent",
 			body: bytes.Replace(clusterRequest(noEdit), []byte(`"parent"`), []byte(`"Parent"`), 1)},
@@ -229,7 +229,7 @@ func TestIgnoredEvidenceWarningsAreSortedAndBounded(t *testing.T) {
 			t.Fatalf("%d %s", rec.Code, rec.Body)
 		}
 		warnings, _ := resp.Status["warnings"].([]any)
-		if len(warnings) != topology.MaxWarnings || warnings[topology.MaxWarnings-1] != "and 21 more ignored objects" {
+		if len(warnings) != v1alpha1.MaxWarnings || warnings[v1alpha1.MaxWarnings-1] != "and 21 more ignored objects" {
 			t.Fatalf("warnings %q", warnings)
 		}
 		if first == nil {

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/memgraph-hooks/memgraph-hooks/api/v1alpha1"
 	"github.com/memgraph-hooks/memgraph-hooks/hooks"
 	"github.com/memgraph-hooks/memgraph-hooks/memgraph/bolt"
 	"github.com/memgraph-hooks/memgraph-hooks/topology"
@@ -96,7 +97,7 @@ func (h *harness) assertHeld(next string) {
 			h.t.Errorf("%s: %s = %q, want %q", set, topology.AnnotationTemplateChange, got, topology.TemplateChangeHookRelease)
 		}
 	}
-	msg := h.assertCondition(topology.ConditionUpdated, "False", topology.ReasonWaitingForMaintenanceWindow)
+	msg := h.assertCondition(v1alpha1.ConditionUpdated, "False", v1alpha1.ReasonWaitingForMaintenanceWindow)
 	if !strings.Contains(msg, "at "+next) {
 		h.t.Errorf("Updated %q does not name the next window, %s", msg, next)
 	}
@@ -111,7 +112,7 @@ func (h *harness) rollToTheEnd() {
 	for i := 0; i < 60; i++ {
 		h.sync()
 		w.observe(h)
-		if st, reason, _ := h.condition(topology.ConditionUpdated); st == "True" && reason == topology.ReasonUpToDate {
+		if st, reason, _ := h.condition(v1alpha1.ConditionUpdated); st == "True" && reason == v1alpha1.ReasonUpToDate {
 			break
 		}
 	}
@@ -119,7 +120,7 @@ func (h *harness) rollToTheEnd() {
 	if w.maxDown > 1 {
 		h.t.Errorf("%d pods down at once", w.maxDown)
 	}
-	h.assertCondition(topology.ConditionUpdated, "True", topology.ReasonUpToDate)
+	h.assertCondition(v1alpha1.ConditionUpdated, "True", v1alpha1.ReasonUpToDate)
 	for range 2 {
 		h.sync()
 	}
@@ -182,7 +183,7 @@ func TestAWindowClosingHoldsTheRestOfTheRollout(t *testing.T) {
 	if c, d := h.partitions(); c != 3 || d != 1 {
 		t.Errorf("partitions %d/%d, want 3/1: the replaced pod stays released", c, d)
 	}
-	msg := h.assertCondition(topology.ConditionUpdated, "False", topology.ReasonWaitingForMaintenanceWindow)
+	msg := h.assertCondition(v1alpha1.ConditionUpdated, "False", v1alpha1.ReasonWaitingForMaintenanceWindow)
 	if !strings.Contains(msg, "at 2026-01-10T02:00:00Z") || !strings.Contains(msg, "1 of 5 pods updated") {
 		t.Errorf("Updated: %q", msg)
 	}
@@ -248,7 +249,7 @@ func TestADrainIsNotHeldByAClosedWindow(t *testing.T) {
 	if len(h.replaced) > 0 {
 		t.Errorf("pods replaced outside a window: %v", h.replaced)
 	}
-	h.assertCondition(topology.ConditionUpdated, "False", topology.ReasonWaitingForMaintenanceWindow)
+	h.assertCondition(v1alpha1.ConditionUpdated, "False", v1alpha1.ReasonWaitingForMaintenanceWindow)
 	h.assertNoMisuse()
 }
 
@@ -308,7 +309,7 @@ func TestTwoHookProcessesServeOneClusterAtOnce(t *testing.T) {
 		step.edit()
 		for i := 0; i < 40; i++ {
 			h.sync()
-			if st, _, _ := h.condition(topology.ConditionConverged); st == "True" && i > 2 {
+			if st, _, _ := h.condition(v1alpha1.ConditionConverged); st == "True" && i > 2 {
 				break
 			}
 		}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/memgraph-hooks/memgraph-hooks/api/v1alpha1"
 	"github.com/memgraph-hooks/memgraph-hooks/hooks"
 	"github.com/memgraph-hooks/memgraph-hooks/memgraph/sim"
 	"github.com/memgraph-hooks/memgraph-hooks/topology"
@@ -113,11 +114,11 @@ func TestSpecAuthProblemsHoldHandoversAndSaySo(t *testing.T) {
 			h.sync()
 			if tc.auth && tc.secret == nil {
 				// A Secret the spec names that does not exist is named first, before anything it holds up.
-				if msg := h.assertCondition(topology.ConditionConverged, "False", topology.ReasonSecretMissing); !strings.Contains(msg, tc.want) {
+				if msg := h.assertCondition(v1alpha1.ConditionConverged, "False", v1alpha1.ReasonSecretMissing); !strings.Contains(msg, tc.want) {
 					t.Errorf("SecretMissing %q, want it to name %s", msg, tc.want)
 				}
 			} else {
-				msg := h.assertCondition(topology.ConditionConverged, "False", topology.ReasonSwitchoverPending)
+				msg := h.assertCondition(v1alpha1.ConditionConverged, "False", v1alpha1.ReasonSwitchoverPending)
 				if !strings.Contains(msg, "SHOW REPLICAS on MAIN instance_0 could not be read") || !strings.Contains(msg, tc.want) {
 					t.Errorf("SwitchoverPending %q, want it to say SHOW REPLICAS could not be read: %s", msg, tc.want)
 				}

@@ -10,7 +10,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	kjson "sigs.k8s.io/json"
 
-	"github.com/memgraph-hooks/memgraph-hooks/hooks/backups"
+	"github.com/memgraph-hooks/memgraph-hooks/api/v1alpha1"
+	"github.com/memgraph-hooks/memgraph-hooks/hooks/backupcontroller"
 	"github.com/memgraph-hooks/memgraph-hooks/hooks/clustersecrets"
 	"github.com/memgraph-hooks/memgraph-hooks/hooks/wire"
 	"github.com/memgraph-hooks/memgraph-hooks/planner"
@@ -62,10 +63,10 @@ type observation struct {
 	auth    clustersecrets.Auth  // from the spec.auth Secret among the related objects
 	ignored topology.Warnings    // evidence beyond a role's ceiling
 	// restore is where spec.bootstrap.fromBackup's backup is (nil when the spec restores nothing).
-	restore *backups.RestoreSource
+	restore *backupcontroller.RestoreSource
 	// backupCopies are what the backup-agent Secret carries for the cluster's backups
-	// (backups.CopyAccess; nil without spec.backup.destination).
-	backupCopies *backups.Copied
+	// (backupcontroller.CopyAccess; nil without spec.backup.destination).
+	backupCopies *backupcontroller.Copied
 	// problems are why the cluster's pods cannot start (topology.PodProblems), missingSecrets the
 	// Secrets the spec names that are not among the related objects (topology.MissingSecrets).
 	problems       []topology.PodProblem
@@ -85,7 +86,7 @@ type observation struct {
 // observe reads the StatefulSets among the children, the Pods and the spec's Secrets among the
 // related objects, and, while paused, the children to return as observed. Objects in other
 // namespaces are ignored. Every size they state is evidence bounded by the role's ceiling
-// (topology.MaxCoordinators, topology.MaxDataInstances): a StatefulSet's replicas or a pod ordinal
+// (v1alpha1.MaxCoordinators, v1alpha1.MaxDataInstances): a StatefulSet's replicas or a pod ordinal
 // beyond it cannot describe a member the hook declared, so it is ignored with a warning, and
 // nothing is ever allocated in proportion to it.
 func observe(req *syncRequest, body []byte, c *topology.Cluster) (observation, error) {
@@ -130,10 +131,10 @@ func observe(req *syncRequest, body []byte, c *topology.Cluster) (observation, e
 	if err := o.readExternalAccess(req, c); err != nil {
 		return o, err
 	}
-	if o.agentSecret, err = backups.ObservedAgentSecret(req.Children, c); err != nil {
+	if o.agentSecret, err = backupcontroller.ObservedAgentSecret(req.Children, c); err != nil {
 		return o, err
 	}
-	if o.restore, o.backupCopies, err = backups.ObserveCluster(req.Related, body, c, o.tls.CAPEM, o.tls.Problem, o.auth.Creds, o.auth.Problem); err != nil {
+	if o.restore, o.backupCopies, err = backupcontroller.ObserveCluster(req.Related, body, c, o.tls.CAPEM, o.tls.Problem, o.auth.Creds, o.auth.Problem); err != nil {
 		return o, err
 	}
 	if paused, _ := c.Paused(); paused {
@@ -209,7 +210,7 @@ func (o *observation) readPod(rs [2]topology.RoleSet, p *wire.Object, path strin
 	if at := p.Metadata.CreationTimestamp; at != "" {
 		t, err := time.Parse(time.RFC3339, at)
 		if err != nil {
-			return wire.Badf("%s.metadata.creationTimestamp must be an RFC 3339 time, got the string %q", path, topology.Clip(at))
+			return wire.Badf("%s.metadata.creationTimestamp must be an RFC 3339 time, got the string %q", path, v1alpha1.Clip(at))
 		}
 		created = metav1.NewTime(t)
 	}

@@ -7,6 +7,7 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/memgraph-hooks/memgraph-hooks/api/v1alpha1"
 	"github.com/memgraph-hooks/memgraph-hooks/topology"
 )
 
@@ -17,27 +18,27 @@ import (
 // the newer one. The later of the two by time is reported.
 type operationLog struct {
 	mu   sync.Mutex
-	last map[string]topology.Operation
+	last map[string]v1alpha1.Operation
 	// records are the status.operations this process last reported per cluster, for the same
 	// reason: a stale parent's prior records lack the latest pass's.
-	records map[string][]topology.OperationRecord
+	records map[string][]v1alpha1.OperationRecord
 }
 
 func newOperationLog() *operationLog {
-	return &operationLog{last: map[string]topology.Operation{}, records: map[string][]topology.OperationRecord{}}
+	return &operationLog{last: map[string]v1alpha1.Operation{}, records: map[string][]v1alpha1.OperationRecord{}}
 }
 
 // operations returns status.operations for a pass that sent executed (in the order sent): added
 // to the prior status's records and to those this process reported last for the cluster
 // (topology.RecordOperations merges a record seen in both once), newest first, at most
-// topology.MaxOperations.
-func (l *operationLog) operations(c *topology.Cluster, executed []topology.OperationRecord) []topology.OperationRecord {
+// v1alpha1.MaxOperations.
+func (l *operationLog) operations(c *topology.Cluster, executed []v1alpha1.OperationRecord) []v1alpha1.OperationRecord {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	key := c.UID()
 	prior := c.PriorOperations()
 	remembered := l.records[key]
-	if len(executed) == 0 && len(remembered) > 0 && slices.EqualFunc(prior, remembered, topology.OperationRecord.Equal) {
+	if len(executed) == 0 && len(remembered) > 0 && slices.EqualFunc(prior, remembered, v1alpha1.OperationRecord.Equal) {
 		// The converged pass: the parent carries what this process reported last, which is
 		// RecordOperations' own output and so merges into itself (a fixed point, tested there).
 		return remembered
@@ -61,7 +62,7 @@ func (l *operationLog) operations(c *topology.Cluster, executed []topology.Opera
 // report returns status.lastOperation for a pass whose own writes were op (nil: it wrote
 // nothing), stamping a new one with now and remembering it: the pass's own record, else the
 // later of the prior status's and the remembered one.
-func (l *operationLog) report(c *topology.Cluster, op *topology.Operation, now time.Time) *topology.Operation {
+func (l *operationLog) report(c *topology.Cluster, op *v1alpha1.Operation, now time.Time) *v1alpha1.Operation {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	key := c.UID()

@@ -9,13 +9,14 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	k8stypes "k8s.io/apimachinery/pkg/types"
 
+	"github.com/memgraph-hooks/memgraph-hooks/api/v1alpha1"
 	"github.com/memgraph-hooks/memgraph-hooks/topology"
 )
 
-func clusterWithOperation(t *testing.T, uid string, prior *topology.Operation) *topology.Cluster {
+func clusterWithOperation(t *testing.T, uid string, prior *v1alpha1.Operation) *topology.Cluster {
 	t.Helper()
-	mc := &topology.MemgraphCluster{
-		TypeMeta:   metav1.TypeMeta{APIVersion: topology.APIVersion, Kind: topology.Kind},
+	mc := &v1alpha1.MemgraphCluster{
+		TypeMeta:   metav1.TypeMeta{APIVersion: v1alpha1.APIVersion, Kind: v1alpha1.Kind},
 		ObjectMeta: metav1.ObjectMeta{Name: "mg", Namespace: "db", UID: k8stypes.UID("uid-" + uid)},
 	}
 	mc.Status.LastOperation = prior
@@ -26,8 +27,8 @@ func clusterWithOperation(t *testing.T, uid string, prior *topology.Operation) *
 	return c
 }
 
-func op(writes string, at time.Time) *topology.Operation {
-	return &topology.Operation{Writes: writes, Result: topology.OperationSucceeded, Time: metav1.NewTime(at)}
+func op(writes string, at time.Time) *v1alpha1.Operation {
+	return &v1alpha1.Operation{Writes: writes, Result: v1alpha1.OperationSucceeded, Time: metav1.NewTime(at)}
 }
 
 // status.lastOperation never goes backwards when a pass starts from a parent whose status is
@@ -40,7 +41,7 @@ func TestOperationLogNeverGoesBackwards(t *testing.T) {
 	if got := l.report(clusterWithOperation(t, "a", older), nil, t0.Add(time.Hour)); !cmp.Equal(got, older) {
 		t.Errorf("nothing written, nothing remembered: %+v, want the prior record", got)
 	}
-	written := &topology.Operation{Writes: "REGISTER instance_3", Result: topology.OperationSucceeded}
+	written := &v1alpha1.Operation{Writes: "REGISTER instance_3", Result: v1alpha1.OperationSucceeded}
 	got := l.report(clusterWithOperation(t, "a", older), written, t0.Add(time.Minute+300*time.Millisecond))
 	if diff := cmp.Diff(newer, got); diff != "" {
 		t.Errorf("a pass that wrote (-want +got):\n%s", diff)
@@ -63,7 +64,7 @@ func TestOperationLogIsBounded(t *testing.T) {
 	l := newOperationLog()
 	for i := range maxRemembered + 1 {
 		c := clusterWithOperation(t, fmt.Sprint(i), nil)
-		l.report(c, &topology.Operation{Writes: "REGISTER instance_0", Result: topology.OperationSucceeded}, t0.Add(time.Duration(i)*time.Second))
+		l.report(c, &v1alpha1.Operation{Writes: "REGISTER instance_0", Result: v1alpha1.OperationSucceeded}, t0.Add(time.Duration(i)*time.Second))
 	}
 	if len(l.last) != maxRemembered {
 		t.Errorf("%d clusters remembered, want %d", len(l.last), maxRemembered)

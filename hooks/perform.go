@@ -8,7 +8,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/memgraph-hooks/memgraph-hooks/api/v1alpha1"
 	"github.com/memgraph-hooks/memgraph-hooks/backup"
+	"github.com/memgraph-hooks/memgraph-hooks/hooks/backupcontroller"
 	"github.com/memgraph-hooks/memgraph-hooks/memgraph"
 	"github.com/memgraph-hooks/memgraph-hooks/planner"
 	"github.com/memgraph-hooks/memgraph-hooks/topology"
@@ -31,7 +33,7 @@ type performer struct {
 	grace       context.Context
 	cancelGrace context.CancelFunc
 	// agents are the clients of the cluster's own agents, once made (agentsProblem: why not).
-	agents        *backup.AgentClient
+	agents        *backupcontroller.AgentClient
 	agentsProblem string
 }
 
@@ -128,7 +130,7 @@ func (x *performer) read(ctx context.Context, r planner.Read) planner.Result {
 			return got
 		}
 		job, err := agents.Status(ctx, r.From, r.Job)
-		var unknown *backup.UnknownJobError
+		var unknown *backupcontroller.UnknownJobError
 		switch {
 		case errors.As(err, &unknown):
 		case err != nil:
@@ -215,7 +217,7 @@ func send(ctx context.Context, c memgraph.Client, cmd planner.Command) error {
 }
 
 // agentClient is the client of the cluster's own agents, from its backup-agent Secret child.
-func (x *performer) agentClient() (*backup.AgentClient, string) {
+func (x *performer) agentClient() (*backupcontroller.AgentClient, string) {
 	if x.agents != nil || x.agentsProblem != "" {
 		return x.agents, x.agentsProblem
 	}
@@ -224,11 +226,11 @@ func (x *performer) agentClient() (*backup.AgentClient, string) {
 		x.agentsProblem = "the cluster's backup-agent Secret does not exist yet"
 		return nil, x.agentsProblem
 	}
-	cfg := backup.AgentClientConfig{Token: strings.TrimSpace(decoded(data[topology.BackupAgentTokenKey])), CAPEM: []byte(decoded(data[topology.BackupAgentCAKey]))}
+	cfg := backupcontroller.AgentClientConfig{Token: strings.TrimSpace(decoded(data[topology.BackupAgentTokenKey])), CAPEM: []byte(decoded(data[topology.BackupAgentCAKey]))}
 	if x.resolve != nil {
 		cfg.Resolve = x.resolve.Resolve
 	}
-	c, err := backup.NewAgentClient(cfg)
+	c, err := backupcontroller.NewAgentClient(cfg)
 	if err != nil {
 		x.agentsProblem = "the cluster's backup-agent Secret: " + err.Error()
 		return nil, x.agentsProblem
@@ -262,7 +264,7 @@ func restoreJob(job backup.JobStatus) planner.RestoreJob {
 		Failed: job.State == backup.StateFailed, Permanent: job.Permanent, FinishedAt: job.FinishedAt,
 		State: job.State, Phase: job.Phase, BytesDone: job.BytesDone, BytesTotal: job.BytesTotal, StartedAt: job.StartedAt, Error: job.Error}
 	for _, d := range job.Databases {
-		rj.Databases = append(rj.Databases, topology.RestoreDatabase{Name: d.Name, Restored: d.Done})
+		rj.Databases = append(rj.Databases, v1alpha1.RestoreDatabase{Name: d.Name, Restored: d.Done})
 	}
 	return rj
 }

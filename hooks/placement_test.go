@@ -8,6 +8,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/memgraph-hooks/memgraph-hooks/api/v1alpha1"
 	"github.com/memgraph-hooks/memgraph-hooks/topology"
 )
 
@@ -57,8 +58,8 @@ func TestCrowdedNodesAreASingleNodeRisk(t *testing.T) {
 	h.bootstrap()
 	h.assertConverged()
 
-	status, reason, msg := h.condition(topology.ConditionHighlyAvailable)
-	if status != "False" || reason != topology.ReasonSingleNodeRisk {
+	status, reason, msg := h.condition(v1alpha1.ConditionHighlyAvailable)
+	if status != "False" || reason != v1alpha1.ReasonSingleNodeRisk {
 		t.Fatalf("HighlyAvailable %s %s: %s", status, reason, msg)
 	}
 	main := h.lastResp.Status["main"].(string)
@@ -91,7 +92,7 @@ func TestCrowdedNodesAreASingleNodeRisk(t *testing.T) {
 
 	h.placePods([]string{"n1", "n2", "n3"}, []string{"n1", "n2"})
 	h.sync()
-	if status, reason, msg := h.condition(topology.ConditionHighlyAvailable); status != "True" || reason != topology.ReasonSpreadAcrossNodes ||
+	if status, reason, msg := h.condition(v1alpha1.ConditionHighlyAvailable); status != "True" || reason != v1alpha1.ReasonSpreadAcrossNodes ||
 		!strings.Contains(msg, "the pods run on 3 nodes") {
 		t.Errorf("spread over three nodes: HighlyAvailable %s %s: %s", status, reason, msg)
 	}

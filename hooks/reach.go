@@ -6,34 +6,34 @@ import (
 	"time"
 
 	"github.com/memgraph-hooks/memgraph-hooks/backup"
-	"github.com/memgraph-hooks/memgraph-hooks/hooks/backups"
+	"github.com/memgraph-hooks/memgraph-hooks/hooks/backupcontroller"
 	"github.com/memgraph-hooks/memgraph-hooks/hooks/clustersecrets"
 	"github.com/memgraph-hooks/memgraph-hooks/memgraph"
 	"github.com/memgraph-hooks/memgraph-hooks/planner"
 	"github.com/memgraph-hooks/memgraph-hooks/topology"
 )
 
-// What the backup controllers (package backups) take from the shell: how a cluster's Memgraph
-// is reached and its MAIN found, and the agents' clients.
+// What the backup controller (package backupcontroller) takes from the shell: how a cluster's
+// Memgraph is reached and an instance chosen, both through the shell's connections and steps.
 
 // reach is how the hook reaches c's coordinators (over spec.tls's CA) and data instances (with
 // spec.auth's credentials too), and how an agent reaches its own pod's Memgraph, from what c's
-// backup-agent Secret carries (backups.Access); problems say what is wrong.
-func (h *handler) reach(c *topology.Cluster, a backups.Access) backups.Reached {
+// backup-agent Secret carries (backupcontroller.Access); problems say what is wrong.
+func (h *handler) reach(c *topology.Cluster, a backupcontroller.Access) backupcontroller.Reached {
 	var trust clustersecrets.Trust
 	if c.TLSSecretName() != "" {
 		config, err := memgraph.NewBoltTLS(a.BoltCA)
 		if err != nil {
-			return backups.Reached{Problems: []string{fmt.Sprintf("the CA of Secret %s/%s (spec.tls.secretName): %v", c.Namespace(), c.TLSSecretName(), err)}}
+			return backupcontroller.Reached{Problems: []string{fmt.Sprintf("the CA of Secret %s/%s (spec.tls.secretName): %v", c.Namespace(), c.TLSSecretName(), err)}}
 		}
 		trust = clustersecrets.Trust{Config: config, CAPEM: a.BoltCA}
 	}
 	coordinators, problem := h.connector(trust)
 	if problem != "" {
-		return backups.Reached{Problems: []string{problem}}
+		return backupcontroller.Reached{Problems: []string{problem}}
 	}
 	auth := clustersecrets.Auth{Creds: a.Memgraph}
-	r := backups.Reached{Coordinators: coordinators, Agent: backup.MemgraphTarget{CAPEM: trust.CAPEM}}
+	r := backupcontroller.Reached{Coordinators: coordinators, Agent: backup.MemgraphTarget{CAPEM: trust.CAPEM}}
 	if r.Data, problem = withAuth(coordinators, auth); problem != "" {
 		r.Problems = append(r.Problems, problem)
 	}
@@ -46,20 +46,10 @@ func (h *handler) reach(c *topology.Cluster, a backups.Access) backups.Reached {
 // chooseBackupInstance performs the steps planner.NextBackupChoice asks for — the leader's SHOW
 // INSTANCES and, for spec.backup.target PreferReplica, the catch-up proofs — until it has chosen
 // the instance a backup of c is taken on, or says why it waits.
-func chooseBackupInstance(ctx context.Context, r backups.Reached, c *topology.Cluster) (planner.BackupChoice, planner.Wait) {
+func chooseBackupInstance(ctx context.Context, r backupcontroller.Reached, c *topology.Cluster) (planner.BackupChoice, planner.Wait) {
 	x := &performer{conn: r.Coordinators, data: r.Data, dataMade: true, now: time.Now}
 	chosen := performUntil[planner.BackupChosen](ctx, x, func(record []planner.Result) planner.Step {
 		return planner.NextBackupChoice(c, record)
 	})
 	return chosen.Choice, chosen.Wait
-}
-
-// agentClients makes the clients of one cluster's agents, dialing through resolver when set.
-func agentClients(resolver memgraph.Resolver) func(backup.AgentClientConfig) (backups.Agents, error) {
-	return func(cfg backup.AgentClientConfig) (backups.Agents, error) {
-		if resolver != nil {
-			cfg.Resolve = resolver.Resolve
-		}
-		return backup.NewAgentClient(cfg)
-	}
 }

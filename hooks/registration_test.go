@@ -9,11 +9,11 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/memgraph-hooks/memgraph-hooks/api/v1alpha1"
 	"github.com/memgraph-hooks/memgraph-hooks/hooks"
 	"github.com/memgraph-hooks/memgraph-hooks/memgraph"
 	"github.com/memgraph-hooks/memgraph-hooks/memgraph/bolt"
 	"github.com/memgraph-hooks/memgraph-hooks/memgraph/sim"
-	"github.com/memgraph-hooks/memgraph-hooks/topology"
 )
 
 // bootstrap takes a new cluster through its registering sync (register) and, when that sync moved
@@ -29,7 +29,7 @@ func (h *harness) bootstrap() {
 func (h *harness) register() {
 	h.t.Helper()
 	h.sync() // no children yet: the StatefulSets are created, pods come up
-	if st, reason, _ := h.condition(topology.ConditionConverged); st != "False" || reason != topology.ReasonWorkloadsNotReady {
+	if st, reason, _ := h.condition(v1alpha1.ConditionConverged); st != "False" || reason != v1alpha1.ReasonWorkloadsNotReady {
 		h.t.Fatalf("first sync: Converged %s/%s, want False/WorkloadsNotReady", st, reason)
 	}
 	h.sync()
@@ -40,17 +40,17 @@ func (h *harness) register() {
 // converged.
 func (h *harness) settleBudgets() {
 	h.t.Helper()
-	if _, reason, _ := h.condition(topology.ConditionConverged); reason == topology.ReasonDisruptionBudgetMoving {
+	if _, reason, _ := h.condition(v1alpha1.ConditionConverged); reason == v1alpha1.ReasonDisruptionBudgetMoving {
 		h.sync()
 	}
 }
 
 func (h *harness) assertConverged() {
 	h.t.Helper()
-	if st, reason, msg := h.condition(topology.ConditionConverged); st != "True" {
+	if st, reason, msg := h.condition(v1alpha1.ConditionConverged); st != "True" {
 		h.t.Fatalf("Converged=%s %s: %s", st, reason, msg)
 	}
-	if st, reason, msg := h.condition(topology.ConditionReady); st != "True" {
+	if st, reason, msg := h.condition(v1alpha1.ConditionReady); st != "True" {
 		h.t.Fatalf("Ready=%s %s: %s", st, reason, msg)
 	}
 }
@@ -182,8 +182,8 @@ func TestUnreachableAndLeaderlessClustersIssueNothing(t *testing.T) {
 			h.world.Kill(h.network().Coordinator(c).Host)
 		}
 		h.sync()
-		for _, typ := range []topology.ConditionType{topology.ConditionReady, topology.ConditionConverged} {
-			if st, reason, _ := h.condition(typ); st != "False" || reason != topology.ReasonCoordinatorUnreachable {
+		for _, typ := range []v1alpha1.ConditionType{v1alpha1.ConditionReady, v1alpha1.ConditionConverged} {
+			if st, reason, _ := h.condition(typ); st != "False" || reason != v1alpha1.ReasonCoordinatorUnreachable {
 				t.Errorf("%s = %s/%s, want False/CoordinatorUnreachable", typ, st, reason)
 			}
 		}
@@ -199,7 +199,7 @@ func TestUnreachableAndLeaderlessClustersIssueNothing(t *testing.T) {
 		h.world.Kill(h.network().Coordinator(2).Host)
 		h.world.ResetLog()
 		h.sync()
-		if st, reason, _ := h.condition(topology.ConditionConverged); st != "False" || reason != topology.ReasonNoCoordinatorLeader {
+		if st, reason, _ := h.condition(v1alpha1.ConditionConverged); st != "False" || reason != v1alpha1.ReasonNoCoordinatorLeader {
 			t.Errorf("Converged = %s/%s, want False/NoCoordinatorLeader", st, reason)
 		}
 		assertOnlyReads(t, h.world.Queries())
@@ -221,7 +221,7 @@ func TestSlowLeaderMakesPartialProgressThenFinishes(t *testing.T) {
 	h.sync()
 	h.world.SetLatency(h.network().Coordinator(1).Host, 200*time.Millisecond)
 	h.sync()
-	if st, reason, _ := h.condition(topology.ConditionConverged); st != "False" || reason != topology.ReasonRegistrationInProgress {
+	if st, reason, _ := h.condition(v1alpha1.ConditionConverged); st != "False" || reason != v1alpha1.ReasonRegistrationInProgress {
 		t.Fatalf("slow pass: Converged %s/%s, want False/RegistrationInProgress", st, reason)
 	}
 	if h.lastResp.ResyncAfterSeconds > 2 {

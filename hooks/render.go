@@ -4,18 +4,18 @@ import (
 	"encoding/json"
 	"time"
 
-	"github.com/memgraph-hooks/memgraph-hooks/hooks/backups"
+	"github.com/memgraph-hooks/memgraph-hooks/api/v1alpha1"
+	"github.com/memgraph-hooks/memgraph-hooks/hooks/backupcontroller"
 	"github.com/memgraph-hooks/memgraph-hooks/hooks/users"
 	"github.com/memgraph-hooks/memgraph-hooks/hooks/wire"
 	"github.com/memgraph-hooks/memgraph-hooks/planner"
-	"github.com/memgraph-hooks/memgraph-hooks/topology"
 )
 
 // render builds the response from what the pass decided alone, appended to dst: the desired
 // children as the pass says to render them, and the status its verdicts and the observations
 // give, with op as status.lastOperation and ops as status.operations. It is pure; now stamps a
 // condition whose status changed.
-func render(dst []byte, p *admittedParent, obs *observation, done planner.Done, op *topology.Operation, ops []topology.OperationRecord, now time.Time) ([]byte, error) {
+func render(dst []byte, p *admittedParent, obs *observation, done planner.Done, op *v1alpha1.Operation, ops []v1alpha1.OperationRecord, now time.Time) ([]byte, error) {
 	out := done.Outcome
 	children, appended, err := desiredChildren(p, obs, done)
 	if err != nil {
@@ -45,7 +45,7 @@ func desiredChildren(p *admittedParent, obs *observation, done planner.Done) (ch
 	if children, err = p.children(done.Children); err != nil {
 		return nil, nil, err
 	}
-	agent, err := p.agentSecretChild(backups.AgentSecretOf(p.cluster, obs.agentSecret, obs.backupCopies))
+	agent, err := p.agentSecretChild(backupcontroller.AgentSecretOf(p.cluster, obs.agentSecret, obs.backupCopies))
 	if err != nil {
 		return nil, nil, err
 	}

@@ -6,7 +6,7 @@ import (
 	"slices"
 	"sync"
 
-	"github.com/memgraph-hooks/memgraph-hooks/hooks/backups"
+	"github.com/memgraph-hooks/memgraph-hooks/hooks/backupcontroller"
 	"github.com/memgraph-hooks/memgraph-hooks/hooks/users"
 	"github.com/memgraph-hooks/memgraph-hooks/topology"
 )
@@ -190,14 +190,14 @@ func (c *secretChild) get(data, annotations map[string]string, render func() ([]
 	return raw, nil
 }
 
-// agentSecretChild is backups.AgentSecretChild for s (nil for s without data).
-func (p *admittedParent) agentSecretChild(s backups.AgentSecret) ([]byte, error) {
+// agentSecretChild is backupcontroller.AgentSecretChild for s (nil for s without data).
+func (p *admittedParent) agentSecretChild(s backupcontroller.AgentSecret) ([]byte, error) {
 	if s.Data == nil {
 		return nil, nil
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	return p.agentChild.get(s.Data, s.Annotations, func() ([]byte, error) { return backups.AgentSecretChild(p.cluster, s) })
+	return p.agentChild.get(s.Data, s.Annotations, func() ([]byte, error) { return backupcontroller.AgentSecretChild(p.cluster, s) })
 }
 
 // userAccessChild is the user-access Secret child of s as JSON (nil for s without data: a

@@ -7,6 +7,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/memgraph-hooks/memgraph-hooks/api/v1alpha1"
 	"github.com/memgraph-hooks/memgraph-hooks/topology"
 )
 
@@ -108,7 +109,7 @@ func randomParent(t *testing.T, rng *rand.Rand, i int) []byte {
 	if rng.Intn(2) == 0 {
 		spec["coordinatorTemplate"] = map[string]any{"labels": map[string]any{"team": pick("a", "b")}, "extraArgs": []any{"--log-level=TRACE"}}
 	}
-	raw, err := json.Marshal(map[string]any{"apiVersion": topology.APIVersion, "kind": topology.Kind, "metadata": meta, "spec": spec})
+	raw, err := json.Marshal(map[string]any{"apiVersion": v1alpha1.APIVersion, "kind": v1alpha1.Kind, "metadata": meta, "spec": spec})
 	if err != nil {
 		t.Fatal(err)
 	}

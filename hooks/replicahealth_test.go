@@ -8,6 +8,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/memgraph-hooks/memgraph-hooks/api/v1alpha1"
 	"github.com/memgraph-hooks/memgraph-hooks/hooks/hookmetrics"
 	"github.com/memgraph-hooks/memgraph-hooks/memgraph"
 	"github.com/memgraph-hooks/memgraph-hooks/topology"
@@ -70,13 +71,13 @@ func TestDivergedReplicaIsReportedAndRebuilt(t *testing.T) {
 	if diff := cmp.Diff(map[string]string{"instance_1": "ready", "instance_2": "diverged"}, h.replicaStates()); diff != "" {
 		t.Errorf("status.replicas (-want +got):\n%s", diff)
 	}
-	msg := h.assertCondition(topology.ConditionDegraded, "True", topology.ReasonReplicaDiverged)
+	msg := h.assertCondition(v1alpha1.ConditionDegraded, "True", v1alpha1.ReasonReplicaDiverged)
 	for _, want := range []string{"instance_2 is diverged", "kubectl memgraph rebuild memgraph <instance>"} {
 		if !strings.Contains(msg, want) {
 			t.Errorf("Degraded %q lacks %q", msg, want)
 		}
 	}
-	h.assertCondition(topology.ConditionConverged, "True", topology.ReasonAllInstancesRegistered)
+	h.assertCondition(v1alpha1.ConditionConverged, "True", v1alpha1.ReasonAllInstancesRegistered)
 	labels := map[string]string{"namespace": "default", "name": "memgraph", "instance": "instance_2"}
 	if got := metricValue(t, reg, "memgraph_hooks_replica_state", with(labels, "state", "diverged")); got != 1 {
 		t.Errorf("replica_state{state=diverged} = %v, want 1", got)
@@ -91,15 +92,15 @@ func TestDivergedReplicaIsReportedAndRebuilt(t *testing.T) {
 	if diff := cmp.Diff([]string{"UNREGISTER INSTANCE instance_2"}, h.boltWrites()); diff != "" {
 		t.Fatalf("writes of the rebuild (-want +got):\n%s", diff)
 	}
-	h.assertCondition(topology.ConditionRebuild, "True", topology.ReasonRebuildHeld)
-	h.assertCondition(topology.ConditionConverged, "False", topology.ReasonRebuildInProgress)
-	if got := h.statusField("rebuild", "phase"); got != string(topology.RebuildHeld) {
+	h.assertCondition(v1alpha1.ConditionRebuild, "True", v1alpha1.ReasonRebuildHeld)
+	h.assertCondition(v1alpha1.ConditionConverged, "False", v1alpha1.ReasonRebuildInProgress)
+	if got := h.statusField("rebuild", "phase"); got != string(v1alpha1.RebuildHeld) {
 		t.Errorf("status.rebuild.phase = %q, want Held", got)
 	}
 	if _, listed := h.replicaStates()["instance_2"]; listed {
 		t.Errorf("status.replicas still lists the unregistered instance_2: %v", h.replicaStates())
 	}
-	if msg := h.assertCondition(topology.ConditionDegraded, "True", topology.ReasonMembersDown); !strings.Contains(msg, "held unregistered for a rebuild") {
+	if msg := h.assertCondition(v1alpha1.ConditionDegraded, "True", v1alpha1.ReasonMembersDown); !strings.Contains(msg, "held unregistered for a rebuild") {
 		t.Errorf("Degraded %q does not say instance_2 is held for a rebuild", msg)
 	}
 
@@ -111,7 +112,7 @@ func TestDivergedReplicaIsReportedAndRebuilt(t *testing.T) {
 			t.Fatalf("writes while the rebuild holds instance_2: %q", w)
 		}
 	}
-	h.assertCondition(topology.ConditionRebuild, "True", topology.ReasonRebuildHeld)
+	h.assertCondition(v1alpha1.ConditionRebuild, "True", v1alpha1.ReasonRebuildHeld)
 
 	h.annotate(topology.AnnotationRebuild, "")
 	h.world.ResetLog()
@@ -124,9 +125,9 @@ func TestDivergedReplicaIsReportedAndRebuilt(t *testing.T) {
 	if diff := cmp.Diff(map[string]string{"instance_1": "ready", "instance_2": "ready"}, h.replicaStates()); diff != "" {
 		t.Errorf("status.replicas after the rebuild (-want +got):\n%s", diff)
 	}
-	h.assertCondition(topology.ConditionDegraded, "False", topology.ReasonAllMembersUp)
+	h.assertCondition(v1alpha1.ConditionDegraded, "False", v1alpha1.ReasonAllMembersUp)
 	h.assertConverged()
-	if st, _, _ := h.condition(topology.ConditionRebuild); st != "" || h.statusField("rebuild", "phase") != "" {
+	if st, _, _ := h.condition(v1alpha1.ConditionRebuild); st != "" || h.statusField("rebuild", "phase") != "" {
 		t.Errorf("the Rebuild condition or status.rebuild outlives the annotation")
 	}
 	if got := metricValue(t, reg, "memgraph_hooks_replica_state", with(labels, "state", "ready")); got != 1 {
@@ -146,12 +147,12 @@ func TestRebuildRefusesTheMainAndTheLastSyncCopy(t *testing.T) {
 	h.assertConverged()
 	for _, tc := range []struct {
 		instance string
-		reason   topology.ConditionReason
+		reason   v1alpha1.ConditionReason
 		msg      string
 	}{
-		{"instance_0", topology.ReasonRebuildRefused, "instance_0 is MAIN: the hook never rebuilds the MAIN"},
-		{"instance_1", topology.ReasonRebuildWaiting, "instance_1 is the last Sync replica caught up with MAIN instance_0"},
-		{"instance_5", topology.ReasonRebuildRefused, "names no declared data instance"},
+		{"instance_0", v1alpha1.ReasonRebuildRefused, "instance_0 is MAIN: the hook never rebuilds the MAIN"},
+		{"instance_1", v1alpha1.ReasonRebuildWaiting, "instance_1 is the last Sync replica caught up with MAIN instance_0"},
+		{"instance_5", v1alpha1.ReasonRebuildRefused, "names no declared data instance"},
 	} {
 		h.annotate(topology.AnnotationRebuild, tc.instance)
 		h.world.ResetLog()
@@ -159,10 +160,10 @@ func TestRebuildRefusesTheMainAndTheLastSyncCopy(t *testing.T) {
 		if w := h.boltWrites(); len(w) != 0 {
 			t.Errorf("%s: writes %q", tc.instance, w)
 		}
-		if msg := h.assertCondition(topology.ConditionRebuild, "False", tc.reason); !strings.Contains(msg, tc.msg) {
+		if msg := h.assertCondition(v1alpha1.ConditionRebuild, "False", tc.reason); !strings.Contains(msg, tc.msg) {
 			t.Errorf("%s: Rebuild %q lacks %q", tc.instance, msg, tc.msg)
 		}
-		h.assertCondition(topology.ConditionConverged, "False", topology.ReasonRebuildInProgress)
+		h.assertCondition(v1alpha1.ConditionConverged, "False", v1alpha1.ReasonRebuildInProgress)
 	}
 	h.annotate(topology.AnnotationRebuild, "")
 	h.sync()
@@ -187,15 +188,15 @@ func TestStuckReplicaIsReportedAfterStuckAfter(t *testing.T) {
 	if got := h.replicaStates()["instance_1"]; got != memgraph.ReplicaInvalid && got != memgraph.ReplicaRecovery {
 		t.Fatalf("instance_1 is %q, want recovery or invalid", got)
 	}
-	h.assertCondition(topology.ConditionDegraded, "False", topology.ReasonAllMembersUp)
+	h.assertCondition(v1alpha1.ConditionDegraded, "False", v1alpha1.ReasonAllMembersUp)
 	for range 3 {
 		h.advance(hookmetrics.ReplicaRefresh + 500*time.Millisecond)
 		h.sync()
 	}
-	h.assertCondition(topology.ConditionDegraded, "False", topology.ReasonAllMembersUp)
+	h.assertCondition(v1alpha1.ConditionDegraded, "False", v1alpha1.ReasonAllMembersUp)
 	h.advance(hookmetrics.ReplicaRefresh)
 	h.sync()
-	msg := h.assertCondition(topology.ConditionDegraded, "True", topology.ReasonReplicaStuck)
+	msg := h.assertCondition(v1alpha1.ConditionDegraded, "True", v1alpha1.ReasonReplicaStuck)
 	if !strings.Contains(msg, "instance_1 is ") || !strings.Contains(msg, "has not been ready or replicating since 2026-01-01T") {
 		t.Errorf("Degraded %q does not name instance_1, its state and since when", msg)
 	}

@@ -11,7 +11,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/memgraph-hooks/memgraph-hooks/topology"
+	"github.com/memgraph-hooks/memgraph-hooks/api/v1alpha1"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files and example request files")
@@ -68,10 +68,10 @@ func TestRequestFilesAreCurrent(t *testing.T) {
 // Converged says the data budget has yet to leave the MAIN's pod out, however often it is posted.
 func TestRequestFilesReplay(t *testing.T) {
 	h := newHarness(t, 3, 2)
-	h.reconcileFromFile(t, "sync-new-cluster.json", topology.ReasonWorkloadsNotReady)
+	h.reconcileFromFile(t, "sync-new-cluster.json", v1alpha1.ReasonWorkloadsNotReady)
 	h.reconcilePodsForDeclared()
-	h.reconcileFromFile(t, "sync-pods-ready.json", topology.ReasonDisruptionBudgetMoving)
-	h.reconcileFromFile(t, "sync-pods-ready.json", topology.ReasonDisruptionBudgetMoving)
+	h.reconcileFromFile(t, "sync-pods-ready.json", v1alpha1.ReasonDisruptionBudgetMoving)
+	h.reconcileFromFile(t, "sync-pods-ready.json", v1alpha1.ReasonDisruptionBudgetMoving)
 	code, body := h.post("/customize", readJSON(t, "customize.json"))
 	if code != http.StatusOK {
 		t.Errorf("customize.json: %d %s", code, body)
@@ -79,7 +79,7 @@ func TestRequestFilesReplay(t *testing.T) {
 	h.assertNoMisuse()
 }
 
-func (h *harness) reconcileFromFile(t *testing.T, name string, wantReason topology.ConditionReason) {
+func (h *harness) reconcileFromFile(t *testing.T, name string, wantReason v1alpha1.ConditionReason) {
 	t.Helper()
 	code, body := h.post("/sync", readJSON(t, name))
 	if code != http.StatusOK {
@@ -88,7 +88,7 @@ func (h *harness) reconcileFromFile(t *testing.T, name string, wantReason topolo
 	if err := json.Unmarshal(body, &h.lastResp); err != nil {
 		t.Fatal(err)
 	}
-	if _, reason, msg := h.condition(topology.ConditionConverged); reason != wantReason {
+	if _, reason, msg := h.condition(v1alpha1.ConditionConverged); reason != wantReason {
 		t.Errorf("%s: Converged reason %s (%s), want %s", name, reason, msg, wantReason)
 	}
 }

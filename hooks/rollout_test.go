@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/memgraph-hooks/memgraph-hooks/api/v1alpha1"
 	"github.com/memgraph-hooks/memgraph-hooks/topology"
 )
 
@@ -99,13 +100,13 @@ func (h *harness) rollOut(w *rolloutWatch, n int) {
 	for i := 0; i < n; i++ {
 		h.sync()
 		w.observe(h)
-		updated, _, _ := h.condition(topology.ConditionUpdated)
-		converged, _, _ := h.condition(topology.ConditionConverged)
+		updated, _, _ := h.condition(v1alpha1.ConditionUpdated)
+		converged, _, _ := h.condition(v1alpha1.ConditionConverged)
 		if updated == "True" && converged == "True" {
 			return
 		}
 	}
-	_, reason, msg := h.condition(topology.ConditionUpdated)
+	_, reason, msg := h.condition(v1alpha1.ConditionUpdated)
 	h.t.Fatalf("the rollout did not finish in %d syncs: Updated %s: %s (replaced %v)", n, reason, msg, h.replaced)
 }
 
@@ -153,7 +154,7 @@ func TestRollingUpgradeReplacesOnePodAtATime(t *testing.T) {
 
 	h.setTag("3.12.1")
 	h.sync()
-	if st, reason, msg := h.condition(topology.ConditionUpdated); st != "False" || reason != topology.ReasonRolloutInProgress ||
+	if st, reason, msg := h.condition(v1alpha1.ConditionUpdated); st != "False" || reason != v1alpha1.ReasonRolloutInProgress ||
 		!strings.HasPrefix(msg, "holding every data pod") {
 		t.Errorf("the sync that changes the template: Updated %s/%s %q, want every pod held", st, reason, msg)
 	}
@@ -203,7 +204,7 @@ func TestRestartedAtRollsEveryPodTheSameWay(t *testing.T) {
 // timeout has passed, and a rollback replaces that pod first and nothing else.
 func TestStuckRolloutIsReportedAndRolledBack(t *testing.T) {
 	h, w := convergedForRollout(t, 3, 3)
-	h.brokenImages = map[string]bool{topology.DefaultImageRepository + ":3.12.1-broken": true}
+	h.brokenImages = map[string]bool{v1alpha1.DefaultImageRepository + ":3.12.1-broken": true}
 	h.setTag("3.12.1-broken")
 	for range 6 {
 		h.sync()
@@ -212,17 +213,17 @@ func TestStuckRolloutIsReportedAndRolledBack(t *testing.T) {
 	if diff := cmp.Diff([]string{"memgraph-data-2"}, h.replaced); diff != "" {
 		t.Fatalf("replaced (-want +got):\n%s", diff)
 	}
-	if _, reason, _ := h.condition(topology.ConditionUpdated); reason != topology.ReasonRolloutInProgress {
+	if _, reason, _ := h.condition(v1alpha1.ConditionUpdated); reason != v1alpha1.ReasonRolloutInProgress {
 		t.Errorf("before the step timeout: Updated %s, want RolloutInProgress", reason)
 	}
 	h.advance(11 * time.Minute)
 	h.sync()
-	st, reason, msg := h.condition(topology.ConditionUpdated)
-	if st != "False" || reason != topology.ReasonRolloutStuck || !strings.Contains(msg, "memgraph-data-2") ||
+	st, reason, msg := h.condition(v1alpha1.ConditionUpdated)
+	if st != "False" || reason != v1alpha1.ReasonRolloutStuck || !strings.Contains(msg, "memgraph-data-2") ||
 		!strings.Contains(msg, "to be Ready") {
 		t.Errorf("after the step timeout: Updated %s/%s %q, want RolloutStuck naming memgraph-data-2 and Ready", st, reason, msg)
 	}
-	if _, reason, _ := h.condition(topology.ConditionConverged); reason != topology.ReasonWorkloadsNotReady {
+	if _, reason, _ := h.condition(v1alpha1.ConditionConverged); reason != v1alpha1.ReasonWorkloadsNotReady {
 		t.Errorf("Converged %s while a pod is not Ready", reason)
 	}
 	for range 3 {
@@ -232,7 +233,7 @@ func TestStuckRolloutIsReportedAndRolledBack(t *testing.T) {
 		t.Fatalf("a stuck rollout went on: replaced %v", h.replaced)
 	}
 
-	h.setTag(topology.DefaultImageTag)
+	h.setTag(v1alpha1.DefaultImageTag)
 	h.rollOut(w, 30)
 	w.check(t)
 	if diff := cmp.Diff([]string{"memgraph-data-2", "memgraph-data-2"}, h.replaced); diff != "" {
@@ -259,8 +260,8 @@ func TestLaggingReplicaHoldsTheNextRelease(t *testing.T) {
 		h.sync()
 		w.observe(h)
 	}
-	_, reason, msg := h.condition(topology.ConditionUpdated)
-	if diff := cmp.Diff([]string{"memgraph-data-2"}, h.replaced); diff != "" || reason != topology.ReasonRolloutInProgress ||
+	_, reason, msg := h.condition(v1alpha1.ConditionUpdated)
+	if diff := cmp.Diff([]string{"memgraph-data-2"}, h.replaced); diff != "" || reason != v1alpha1.ReasonRolloutInProgress ||
 		!strings.Contains(msg, "catch up") {
 		t.Errorf("with instance_2 behind: replaced %v, Updated %s %q; want only memgraph-data-2 and a wait to catch up", h.replaced, reason, msg)
 	}
@@ -300,9 +301,9 @@ func TestSingleDataInstanceIsReplacedInPlace(t *testing.T) {
 	for range 60 {
 		h.sync()
 		w.observe(h)
-		_, _, msg := h.condition(topology.ConditionUpdated)
+		_, _, msg := h.condition(v1alpha1.ConditionUpdated)
 		inPlace = inPlace || strings.Contains(msg, "in place")
-		if st, _, _ := h.condition(topology.ConditionUpdated); st == "True" {
+		if st, _, _ := h.condition(v1alpha1.ConditionUpdated); st == "True" {
 			break
 		}
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/neo4j/neo4j-go-driver/v5/neo4j"
 
+	"github.com/memgraph-hooks/memgraph-hooks/api/v1alpha1"
 	"github.com/memgraph-hooks/memgraph-hooks/internal/pki"
 	"github.com/memgraph-hooks/memgraph-hooks/memgraph/sim"
 	"github.com/memgraph-hooks/memgraph-hooks/planner"
@@ -134,7 +135,7 @@ func (h *harness) syncUnderLoad(w *writer, failOnRefusal bool) {
 	w.write()
 	h.sync()
 	for _, op := range h.operations() {
-		if failOnRefusal && strings.Contains(op, " "+string(topology.OperationFailed)+" ") {
+		if failOnRefusal && strings.Contains(op, " "+string(v1alpha1.OperationFailed)+" ") {
 			h.t.Errorf("a sync's Bolt write failed: %s", op)
 		}
 	}
@@ -200,8 +201,8 @@ func TestCertificateRotationReloadsWithoutARestart(t *testing.T) {
 	for _, step := range steps {
 		h.rotate(step.next)
 		h.syncUnderLoad(w, true) // the kubelet has not projected it yet
-		if _, reason, msg := h.condition(topology.ConditionConverged); reason != topology.ReasonCertificateRotating {
-			t.Fatalf("%s, before the kubelet projects: Converged %s: %s, want %s", step.name, reason, msg, topology.ReasonCertificateRotating)
+		if _, reason, msg := h.condition(v1alpha1.ConditionConverged); reason != v1alpha1.ReasonCertificateRotating {
+			t.Fatalf("%s, before the kubelet projects: Converged %s: %s, want %s", step.name, reason, msg, v1alpha1.ReasonCertificateRotating)
 		}
 		h.advance(40 * time.Second)
 		h.projected = step.next
@@ -250,9 +251,9 @@ func TestRefusedReloadRestartsThePodsSafely(t *testing.T) {
 	h.projected = next
 	h.projectAll()
 	h.syncUnderLoad(w, false)
-	_, reason, msg := h.condition(topology.ConditionConverged)
-	if reason != topology.ReasonCertificateRotating || !strings.Contains(msg, "refused to reload its certificate (You are not authorized") {
-		t.Fatalf("Converged %s: %s, want %s naming Memgraph's refusal", reason, msg, topology.ReasonCertificateRotating)
+	_, reason, msg := h.condition(v1alpha1.ConditionConverged)
+	if reason != v1alpha1.ReasonCertificateRotating || !strings.Contains(msg, "refused to reload its certificate (You are not authorized") {
+		t.Fatalf("Converged %s: %s, want %s naming Memgraph's refusal", reason, msg, v1alpha1.ReasonCertificateRotating)
 	}
 	h.rollOut(watch, 60)
 	watch.check(t)

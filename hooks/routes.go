@@ -9,8 +9,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
+	"github.com/memgraph-hooks/memgraph-hooks/api/v1alpha1"
 	"github.com/memgraph-hooks/memgraph-hooks/hooks/wire"
-	"github.com/memgraph-hooks/memgraph-hooks/topology"
 )
 
 var routeMethods = []string{http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete}
@@ -27,7 +27,7 @@ func setAllow(w http.ResponseWriter, routes chi.Routes, path string) {
 }
 
 func notAllowed(r *http.Request) wire.ErrorBody {
-	return wire.ErrorBody{Error: topology.Clip(r.Method) + " is not allowed on " + topology.Clip(r.URL.Path)}
+	return wire.ErrorBody{Error: v1alpha1.Clip(r.Method) + " is not allowed on " + v1alpha1.Clip(r.URL.Path)}
 }
 
 // MetricsHandler serves the hook's metrics from g at GET (and HEAD) /metrics. It runs on a
@@ -49,7 +49,7 @@ func MetricsHandler(cfg Config, g prometheus.Gatherer) http.Handler {
 		wire.WriteJSON(w, http.StatusMethodNotAllowed, notAllowed(req))
 	})
 	r.NotFound(func(w http.ResponseWriter, req *http.Request) {
-		wire.WriteJSON(w, http.StatusNotFound, wire.ErrorBody{Error: "no such endpoint: " + topology.Clip(req.URL.Path) + " (use GET /metrics)"})
+		wire.WriteJSON(w, http.StatusNotFound, wire.ErrorBody{Error: "no such endpoint: " + v1alpha1.Clip(req.URL.Path) + " (use GET /metrics)"})
 	})
 	return r
 }

@@ -7,9 +7,9 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/memgraph-hooks/memgraph-hooks/api/v1alpha1"
 	"github.com/memgraph-hooks/memgraph-hooks/hooks"
 	"github.com/memgraph-hooks/memgraph-hooks/memgraph/bolt"
-	"github.com/memgraph-hooks/memgraph-hooks/topology"
 )
 
 func (h *harness) scale(coordinators, data int) {
@@ -36,7 +36,7 @@ func TestDataScaleDownHandsOverMainBeforeRetiring(t *testing.T) {
 	if _, d := h.replicas(); d != 3 {
 		t.Fatalf("pass 1 returned %d data replicas, want 3 until instance_2 is unregistered", d)
 	}
-	if st, reason, _ := h.condition(topology.ConditionConverged); st != "False" || reason != topology.ReasonRetirementInProgress {
+	if st, reason, _ := h.condition(v1alpha1.ConditionConverged); st != "False" || reason != v1alpha1.ReasonRetirementInProgress {
 		t.Errorf("pass 1 Converged %s/%s, want False/RetirementInProgress", st, reason)
 	}
 	if diff := cmp.Diff([]string{"instance_0"}, h.mains()); diff != "" {
@@ -66,7 +66,7 @@ func TestDataScaleDownWaitsForACaughtUpSurvivor(t *testing.T) {
 	h.must(h.world.Commit("memgraph", 10))
 	h.scale(3, 1)
 	h.sync()
-	if st, reason, msg := h.condition(topology.ConditionConverged); st != "False" || reason != topology.ReasonNoCaughtUpSurvivor {
+	if st, reason, msg := h.condition(v1alpha1.ConditionConverged); st != "False" || reason != v1alpha1.ReasonNoCaughtUpSurvivor {
 		t.Fatalf("Converged %s/%s (%s), want False/NoCaughtUpSurvivor", st, reason, msg)
 	}
 	if diff := cmp.Diff([]string{"instance_1"}, h.mains()); diff != "" {
@@ -217,7 +217,7 @@ func TestHandoverIsReplannedWhenASurvivorFallsBehind(t *testing.T) {
 		t.Errorf("returned %d data replicas, want 3 while instance_2 is MAIN", d)
 	}
 	h.sync()
-	if st, reason, msg := h.condition(topology.ConditionConverged); st != "False" || reason != topology.ReasonNoCaughtUpSurvivor {
+	if st, reason, msg := h.condition(v1alpha1.ConditionConverged); st != "False" || reason != v1alpha1.ReasonNoCaughtUpSurvivor {
 		t.Errorf("next pass: Converged %s/%s (%s), want False/NoCaughtUpSurvivor", st, reason, msg)
 	}
 	h.assertNoMisuse()

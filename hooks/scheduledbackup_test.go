@@ -13,8 +13,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"k8s.io/apimachinery/pkg/api/meta"
 
+	"github.com/memgraph-hooks/memgraph-hooks/api/v1alpha1"
 	"github.com/memgraph-hooks/memgraph-hooks/hooks"
-	"github.com/memgraph-hooks/memgraph-hooks/topology"
 )
 
 // scheduleRig plays Metacontroller for one MemgraphScheduledBackup on a clock the test moves:
@@ -31,7 +31,7 @@ type scheduleRig struct {
 func newScheduleRig(t *testing.T, schedule string, keep int) *scheduleRig {
 	r := &scheduleRig{t: t, now: time.Date(2026, 12, 6, 0, 30, 0, 0, time.UTC), children: map[string]map[string]any{}}
 	r.handler = hooks.NewHandler(hooks.Config{Now: func() time.Time { return r.now }})
-	template := (&backupRig{}).mgb("x", topology.BackupDelete)["spec"].(map[string]any)
+	template := (&backupRig{}).mgb("x", v1alpha1.BackupDelete)["spec"].(map[string]any)
 	r.parent = map[string]any{
 		"apiVersion": "memgraph.com/v1alpha1", "kind": "MemgraphScheduledBackup",
 		"metadata": map[string]any{"name": "nightly", "namespace": "default", "uid": "uid-s", "generation": 1,
@@ -42,7 +42,7 @@ func newScheduleRig(t *testing.T, schedule string, keep int) *scheduleRig {
 }
 
 type scheduleAnswer struct {
-	Status             topology.MemgraphScheduledBackupStatus `json:"status"`
+	Status             v1alpha1.MemgraphScheduledBackupStatus `json:"status"`
 	Children           []map[string]any                       `json:"children"`
 	ResyncAfterSeconds float64                                `json:"resyncAfterSeconds"`
 	Finalized          bool                                   `json:"finalized"`
@@ -87,7 +87,7 @@ func (r *scheduleRig) call(finalizing bool) scheduleAnswer {
 	return a
 }
 
-func (r *scheduleRig) setPhase(phase topology.BackupPhase) {
+func (r *scheduleRig) setPhase(phase v1alpha1.BackupPhase) {
 	for _, c := range r.children {
 		if c["status"] == nil {
 			c["status"] = map[string]any{"phase": string(phase)}
@@ -117,7 +117,7 @@ func TestScheduledBackupKeepsTheNewest(t *testing.T) {
 		if again := r.sync(); len(again.Children) != len(r.children) {
 			t.Fatalf("a second call at the same time changed the children")
 		}
-		r.setPhase(topology.BackupCompleted)
+		r.setPhase(v1alpha1.BackupCompleted)
 		r.sync()
 	}
 	want := []string{"nightly-1796526000", "nightly-1796529600"} // 03:00 and 04:00 in Unix seconds
@@ -145,7 +145,7 @@ func TestScheduledBackupRefusesAnInvalidSchedule(t *testing.T) {
 }
 
 // setPhaseOf records what a child's own hook made of it.
-func (r *scheduleRig) setPhaseOf(name string, phase topology.BackupPhase, reason, msg string, completed time.Time) {
+func (r *scheduleRig) setPhaseOf(name string, phase v1alpha1.BackupPhase, reason, msg string, completed time.Time) {
 	st := map[string]any{"phase": string(phase), "reason": reason, "error": msg}
 	if !completed.IsZero() {
 		st["completedAt"] = completed.UTC().Format(time.RFC3339)
@@ -161,7 +161,7 @@ func TestScheduledBackupReportsItsLastSuccess(t *testing.T) {
 	r.now = time.Date(2026, 12, 6, 1, 0, 5, 0, time.UTC)
 	r.sync()
 	first := r.names()[0]
-	r.setPhaseOf(first, topology.BackupCompleted, "Completed", "", r.now.Add(time.Minute))
+	r.setPhaseOf(first, v1alpha1.BackupCompleted, "Completed", "", r.now.Add(time.Minute))
 	st := r.sync().Status
 	if st.LastSuccessfulBackup == nil || st.LastSuccessfulBackup.Name != first || !st.LastSuccessfulBackup.Time.Time.Equal(r.now.Add(time.Minute)) {
 		t.Errorf("lastSuccessfulBackup %+v, want %s", st.LastSuccessfulBackup, first)
@@ -177,7 +177,7 @@ func TestScheduledBackupReportsItsLastSuccess(t *testing.T) {
 			second = n
 		}
 	}
-	r.setPhaseOf(second, topology.BackupFailed, "DeadlineExceeded", "the backup did not start within its timeout of 6h", r.now.Add(6*time.Hour))
+	r.setPhaseOf(second, v1alpha1.BackupFailed, "DeadlineExceeded", "the backup did not start within its timeout of 6h", r.now.Add(6*time.Hour))
 	delete(r.children, first) // deleted by hand
 	st = r.sync().Status
 	c := meta.FindStatusCondition(st.Conditions, "LastBackupSucceeded")
@@ -196,7 +196,7 @@ func TestScheduledBackupMaxAge(t *testing.T) {
 	for hour := 1; hour <= 5; hour++ {
 		r.now = time.Date(2026, 12, 6, hour, 0, 5, 0, time.UTC)
 		r.sync()
-		r.setPhase(topology.BackupCompleted)
+		r.setPhase(v1alpha1.BackupCompleted)
 		r.sync()
 	}
 	want := []string{"nightly-1796529600", "nightly-1796533200"} // 04:00 and 05:00; 03:00 is 2h5s old
@@ -217,7 +217,7 @@ func TestScheduledBackupFinalize(t *testing.T) {
 	r := newScheduleRig(t, "0 * * * *", 2)
 	r.now = time.Date(2026, 12, 6, 1, 0, 5, 0, time.UTC)
 	r.sync()
-	r.setPhase(topology.BackupCompleted)
+	r.setPhase(v1alpha1.BackupCompleted)
 	a := r.finalize()
 	c := meta.FindStatusCondition(a.Status.Conditions, "Scheduled")
 	if len(a.Children) != 0 || a.Finalized || c == nil || c.Reason != "Deleting" || !strings.Contains(c.Message, "1 MemgraphBackups to delete first; their objects stay") {

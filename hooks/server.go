@@ -21,8 +21,8 @@ import (
 	"github.com/go-chi/chi/v5/middleware"
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/memgraph-hooks/memgraph-hooks/backup"
-	"github.com/memgraph-hooks/memgraph-hooks/hooks/backups"
+	"github.com/memgraph-hooks/memgraph-hooks/api/v1alpha1"
+	"github.com/memgraph-hooks/memgraph-hooks/hooks/backupcontroller"
 	"github.com/memgraph-hooks/memgraph-hooks/hooks/hookmetrics"
 	"github.com/memgraph-hooks/memgraph-hooks/hooks/serving"
 	"github.com/memgraph-hooks/memgraph-hooks/hooks/users"
@@ -73,7 +73,7 @@ type Config struct {
 	AgentImage string
 	// AgentSecretData generates a cluster's backup-agent Secret data (base64 values, every key
 	// of topology.BackupAgentSecretKeys) when none is observed; nil generates a random token and
-	// key pair (backups.NewAgentSecretData). Tests fix it to make responses reproducible.
+	// key pair (backupcontroller.NewAgentSecretData). Tests fix it to make responses reproducible.
 	AgentSecretData func(c *topology.Cluster) (map[string]string, error)
 	// UserPassword generates the password of a MemgraphUser's generated Secret; nil draws 32
 	// random letters and digits (users.NewPassword). PasswordHashCost is the bcrypt cost of the
@@ -100,8 +100,8 @@ type handler struct {
 	parents *parentCache // admitted parents and their rendered children (rendercache.go)
 	// operations keeps status.lastOperation from going backwards (operationLog).
 	operations *operationLog
-	backups    *backups.Controller // the MemgraphBackup and MemgraphScheduledBackup hooks
-	users      *users.Controller   // the MemgraphUser hooks
+	backups    *backupcontroller.Controller // the MemgraphBackup and MemgraphScheduledBackup hooks
+	users      *users.Controller            // the MemgraphUser hooks
 }
 
 // NewHandler returns the hook's HTTP API: POST /sync and POST /customize (MemgraphClusters), POST
@@ -118,11 +118,11 @@ func NewHandler(cfg Config) http.Handler {
 	r.Post("/sync", h.handleSync)
 	r.Post("/customize", h.handleCustomize)
 	r.Post("/nodes/sync", h.handleNodeSync)
-	r.Post("/backup/sync", h.backups.HandleSync)
-	r.Post("/backup/customize", h.backups.HandleCustomize)
-	r.Post("/scheduledbackup/sync", h.backups.HandleScheduledSync)
-	r.Post("/user/sync", h.users.HandleSync)
-	r.Post("/user/customize", h.users.HandleCustomize)
+	r.Post("/backup/sync", h.answer("backup", h.backups.Sync))
+	r.Post("/backup/customize", h.answer("backup-customize", h.backups.Customize))
+	r.Post("/scheduledbackup/sync", h.answer("scheduledbackup", h.backups.ScheduledSync))
+	r.Post("/user/sync", h.answer("user", h.users.Sync))
+	r.Post("/user/customize", h.answer("user-customize", h.users.Customize))
 	for _, path := range []string{"/healthz", "/readyz"} {
 		r.Get(path, ok)
 		r.Head(path, ok)
@@ -132,7 +132,7 @@ func NewHandler(cfg Config) http.Handler {
 		h.writeJSON(w, "other", http.StatusMethodNotAllowed, notAllowed(req))
 	})
 	r.NotFound(func(w http.ResponseWriter, req *http.Request) {
-		h.writeJSON(w, "other", http.StatusNotFound, wire.ErrorBody{Error: "no such endpoint: " + topology.Clip(req.URL.Path) + " (use POST /sync or POST /customize)"})
+		h.writeJSON(w, "other", http.StatusNotFound, wire.ErrorBody{Error: "no such endpoint: " + v1alpha1.Clip(req.URL.Path) + " (use POST /sync or POST /customize)"})
 	})
 	return r
 }
@@ -163,11 +163,11 @@ func newHandler(cfg Config) *handler {
 	locks := newClusterLocks()
 	h := &handler{cfg: cfg, log: cfg.Logger, locks: locks, metrics: hookmetrics.New(cfg.Registerer, locks.size, cfg.Now),
 		parents: newParentCache(maxCachedParents, cmp.Or(cfg.AgentImage, topology.DefaultAgentImage)), operations: newOperationLog()}
-	h.backups = backups.New(backups.Config{Budget: cfg.SyncBudget, Now: cfg.Now, Log: cfg.Logger, Reach: h.reach, Choose: chooseBackupInstance,
-		NewAgents: agentClients(cfg.AgentResolver), RemoveObject: backup.RemoveObject, Answer: h.writeJSON, Fail: h.fail,
-		Metrics: h.metrics.Backups})
+	h.backups = backupcontroller.New(backupcontroller.Config{Budget: cfg.SyncBudget, Now: cfg.Now, Log: cfg.Logger, Reach: h.reach, Choose: chooseBackupInstance,
+		AgentResolver: cfg.AgentResolver,
+		Metrics:       h.metrics.Backups})
 	h.users = users.New(users.Config{Budget: cfg.SyncBudget, Now: cfg.Now, Log: cfg.Logger, Reach: h.reachUsers, FindMain: findMain,
-		NewPassword: cfg.UserPassword, HashCost: cfg.PasswordHashCost, Answer: h.writeJSON, Fail: h.fail})
+		NewPassword: cfg.UserPassword, HashCost: cfg.PasswordHashCost})
 	return h
 }
 
@@ -199,6 +199,19 @@ func (h *handler) fail(w http.ResponseWriter, hook string, err error) {
 	}
 	h.log.Error("hook failed", "hook", hook, "error", msg)
 	h.writeJSON(w, hook, http.StatusInternalServerError, wire.ErrorBody{Error: msg})
+}
+
+// answer serves a controller's hook: the response serve returns, or the failure of a request it
+// could not serve, written and counted as hook's.
+func (h *handler) answer(hook string, serve func(*http.Request) (any, error)) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		body, err := serve(r)
+		if err != nil {
+			h.fail(w, hook, err)
+			return
+		}
+		h.writeJSON(w, hook, http.StatusOK, body)
+	}
 }
 
 func (h *handler) writeJSON(w http.ResponseWriter, hook string, code int, body any) {

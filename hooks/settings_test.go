@@ -7,7 +7,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/memgraph-hooks/memgraph-hooks/topology"
+	"github.com/memgraph-hooks/memgraph-hooks/api/v1alpha1"
 )
 
 // settingsSpec declares two settings away from Memgraph's defaults, one at its default, and
@@ -37,7 +37,7 @@ func TestDeclaredSettingsAreAppliedInOnePassThenReadOncePerSync(t *testing.T) {
 	h := newHarness(t, 3, 3)
 	settingsSpec(h)
 	h.register() // registers every member; the settings wait for a pass with nothing else to do
-	if st, reason, _ := h.condition(topology.ConditionCoordinatorSettings); st != "Unknown" || reason != topology.ReasonSettingsPending {
+	if st, reason, _ := h.condition(v1alpha1.ConditionCoordinatorSettings); st != "Unknown" || reason != v1alpha1.ReasonSettingsPending {
 		t.Fatalf("after the registering pass: CoordinatorSettings %s/%s, want Unknown/SettingsPending", st, reason)
 	}
 	for _, d := range h.world.Raft().Clusters[0].Data {
@@ -58,7 +58,7 @@ func TestDeclaredSettingsAreAppliedInOnePassThenReadOncePerSync(t *testing.T) {
 	if s := h.leaderSettings(); s["instance_down_timeout_sec"] != "10" || s["sync_failover_only"] != "false" || s["global_read_only"] != "false" {
 		t.Errorf("leader's settings %v", s)
 	}
-	if st, reason, msg := h.condition(topology.ConditionCoordinatorSettings); st != "True" || reason != topology.ReasonSettingsApplied {
+	if st, reason, msg := h.condition(v1alpha1.ConditionCoordinatorSettings); st != "True" || reason != v1alpha1.ReasonSettingsApplied {
 		t.Errorf("CoordinatorSettings %s/%s: %s", st, reason, msg)
 	}
 	wantApplied := map[string]any{"instanceDownTimeoutSeconds": float64(10), "syncFailoverOnly": false, "globalReadOnly": false}
@@ -69,7 +69,7 @@ func TestDeclaredSettingsAreAppliedInOnePassThenReadOncePerSync(t *testing.T) {
 	if op["writes"] != "SET sync_failover_only TO false; SET instance_down_timeout_sec TO 10" || op["result"] != "Succeeded" {
 		t.Errorf("lastOperation %v", op)
 	}
-	if _, _, msg := h.condition(topology.ConditionAutomaticFailover); msg != "" {
+	if _, _, msg := h.condition(v1alpha1.ConditionAutomaticFailover); msg != "" {
 		t.Errorf("AutomaticFailover reported although sync_failover_only is false: %s", msg)
 	}
 
@@ -130,9 +130,9 @@ func TestRefusedSettingBecomesACondition(t *testing.T) {
 	h.spec["coordinatorSettings"] = map[string]any{"globalReadOnly": true, "instanceDownTimeoutSeconds": 7}
 	h.bootstrap()
 	h.sync()
-	st, reason, msg := h.condition(topology.ConditionCoordinatorSettings)
+	st, reason, msg := h.condition(v1alpha1.ConditionCoordinatorSettings)
 	wantMsg := "SET COORDINATOR SETTING 'global_read_only' TO 'true': Setting global_read_only doesn't exist on coordinators."
-	if st != "False" || reason != topology.ReasonSettingRefused || msg != wantMsg {
+	if st != "False" || reason != v1alpha1.ReasonSettingRefused || msg != wantMsg {
 		t.Errorf("CoordinatorSettings %s/%s: %q, want False/SettingRefused: %q", st, reason, msg, wantMsg)
 	}
 	if got := h.leaderSettings()["instance_down_timeout_sec"]; got != "7" {
@@ -150,11 +150,11 @@ func TestAllAsyncReplicasWarnOfNoAutomaticFailover(t *testing.T) {
 	h.spec["replicationMode"] = "Async"
 	h.bootstrap()
 	h.sync()
-	st, reason, msg := h.condition(topology.ConditionAutomaticFailover)
-	if st != "False" || reason != topology.ReasonAutomaticFailoverGap || msg == "" {
+	st, reason, msg := h.condition(v1alpha1.ConditionAutomaticFailover)
+	if st != "False" || reason != v1alpha1.ReasonAutomaticFailoverGap || msg == "" {
 		t.Errorf("AutomaticFailover %s/%s: %s", st, reason, msg)
 	}
-	if _, _, msg := h.condition(topology.ConditionCoordinatorSettings); msg != "" {
+	if _, _, msg := h.condition(v1alpha1.ConditionCoordinatorSettings); msg != "" {
 		t.Errorf("CoordinatorSettings reported without a declared setting: %s", msg)
 	}
 }
@@ -185,8 +185,8 @@ func TestUnsafeSettingsOfAnUnadmittedSpecAreNeverSent(t *testing.T) {
 		field, setting string
 		msg            string
 	}{
-		{"instanceHealthCheckFrequencySeconds", "instance_health_check_frequency_sec", topology.MsgHealthCheckFrequency},
-		{"instanceDownTimeoutSeconds", "instance_down_timeout_sec", topology.MsgInstanceDownTimeout},
+		{"instanceHealthCheckFrequencySeconds", "instance_health_check_frequency_sec", v1alpha1.MsgHealthCheckFrequency},
+		{"instanceDownTimeoutSeconds", "instance_down_timeout_sec", v1alpha1.MsgInstanceDownTimeout},
 	} {
 		t.Run(tc.field, func(t *testing.T) {
 			h := newHarness(t, 3, 2)
@@ -203,7 +203,7 @@ func TestUnsafeSettingsOfAnUnadmittedSpecAreNeverSent(t *testing.T) {
 			if s := h.leaderSettings(); s["global_read_only"] != "true" || s[tc.setting] == "0" {
 				t.Errorf("leader's settings %v, want global_read_only true and %s untouched", s, tc.setting)
 			}
-			msg := h.assertCondition(topology.ConditionCoordinatorSettings, "False", topology.ReasonSettingWithheld)
+			msg := h.assertCondition(v1alpha1.ConditionCoordinatorSettings, "False", v1alpha1.ReasonSettingWithheld)
 			if want := "spec.coordinatorSettings." + tc.field + " is not sent to the coordinators: " + tc.msg; msg != want {
 				t.Errorf("CoordinatorSettings message\n%s\nwant\n%s", msg, want)
 			}

@@ -8,9 +8,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/memgraph-hooks/memgraph-hooks/api/v1alpha1"
 	"github.com/memgraph-hooks/memgraph-hooks/hooks"
 	"github.com/memgraph-hooks/memgraph-hooks/memgraph/bolt"
-	"github.com/memgraph-hooks/memgraph-hooks/topology"
 )
 
 // writes counts the queries the simulated cluster received that change something.
@@ -217,7 +217,7 @@ func TestEchoedValuesAreBounded(t *testing.T) {
 		if code != http.StatusBadRequest {
 			t.Errorf("%s: %d, want 400", name, code)
 		}
-		if len(body) > 2048 || strings.Contains(body, strings.Repeat("n", topology.MaxEchoBytes+1)) {
+		if len(body) > 2048 || strings.Contains(body, strings.Repeat("n", v1alpha1.MaxEchoBytes+1)) {
 			t.Errorf("%s: the %d-byte body repeats the value: %.300s", name, len(body), body)
 		}
 		if tc.echoed != strings.Contains(body, "(1048576 bytes)") {

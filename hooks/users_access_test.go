@@ -8,6 +8,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/memgraph-hooks/memgraph-hooks/api/v1alpha1"
 	"github.com/memgraph-hooks/memgraph-hooks/planner"
 	"github.com/memgraph-hooks/memgraph-hooks/topology"
 )
@@ -32,7 +33,7 @@ func TestAUserWaitsForItsClustersCopyOfTheAccess(t *testing.T) {
 	copied := r.h.children[access]
 	delete(r.h.children, access)
 	r.h.world.ResetLog()
-	msg := r.assertPhase(r.sync("app"), topology.UserPending, planner.ReasonAccessSecretPending)
+	msg := r.assertPhase(r.sync("app"), v1alpha1.UserPending, planner.ReasonAccessSecretPending)
 	if !strings.Contains(msg, "Secret default/memgraph-user-access does not exist yet") {
 		t.Errorf("message %q does not name the missing copy", msg)
 	}
@@ -40,13 +41,13 @@ func TestAUserWaitsForItsClustersCopyOfTheAccess(t *testing.T) {
 		t.Errorf("without the copy the pass sent %d queries, first %q", len(q), q[0].Text)
 	}
 	r.h.children[access] = copied
-	r.assertPhase(r.sync("app"), topology.UserReady, planner.ReasonUserInForce)
+	r.assertPhase(r.sync("app"), v1alpha1.UserReady, planner.ReasonUserInForce)
 
 	r.h.generations = true
 	r.h.parent() // generation 1, which the copy follows
 	r.h.spec["roles"] = append(r.h.spec["roles"].([]any), map[string]any{"name": "auditors", "privileges": []any{"STATS"}})
 	r.h.world.ResetLog()
-	msg = r.assertPhase(r.sync("app"), topology.UserPending, planner.ReasonAccessSecretPending)
+	msg = r.assertPhase(r.sync("app"), v1alpha1.UserPending, planner.ReasonAccessSecretPending)
 	if !strings.Contains(msg, "follows generation 1 of MemgraphCluster memgraph, which is at generation 2") {
 		t.Errorf("message %q does not say which generations", msg)
 	}
@@ -54,5 +55,5 @@ func TestAUserWaitsForItsClustersCopyOfTheAccess(t *testing.T) {
 		t.Errorf("with a stale copy the pass sent %d queries, first %q", len(q), q[0].Text)
 	}
 	r.h.sync()
-	r.assertPhase(r.sync("app"), topology.UserReady, planner.ReasonUserInForce)
+	r.assertPhase(r.sync("app"), v1alpha1.UserReady, planner.ReasonUserInForce)
 }

@@ -9,8 +9,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/memgraph-hooks/memgraph-hooks/api/v1alpha1"
 	"github.com/memgraph-hooks/memgraph-hooks/planner"
-	"github.com/memgraph-hooks/memgraph-hooks/topology"
 )
 
 // On a MAIN without any user the first pass creates the cluster's spec.auth user first —
@@ -23,7 +23,7 @@ func TestTheFirstPassCreatesTheHooksOwnUserFirst(t *testing.T) {
 	r.passwords["default/pw"] = passwordSecret("pw", "app-pw", "1")
 	r.declare("app", map[string]any{"passwordSecret": map[string]any{"name": "pw"}, "privileges": []any{"MATCH"}, "roles": []any{"readonly"}})
 	r.h.world.ResetLog()
-	r.assertPhase(r.sync("app"), topology.UserReady, planner.ReasonUserInForce)
+	r.assertPhase(r.sync("app"), v1alpha1.UserReady, planner.ReasonUserInForce)
 	want := []string{"CREATE USER `" + authUser + "` IDENTIFIED BY '<redacted>'", "CREATE USER `app` IDENTIFIED BY '<redacted>'",
 		"SET ROLE FOR `app` TO `readonly`", "GRANT MATCH TO USER `app`"}
 	if got := redacted(r.sentStatements()); !cmp.Equal(got, want) {
@@ -48,7 +48,7 @@ func TestARefusalIsMemgraphsOwnText(t *testing.T) {
 	r := newUserRig(t, true)
 	r.passwords["default/pw"] = passwordSecret("pw", "app-pw", "1")
 	r.declare("app", map[string]any{"passwordSecret": map[string]any{"name": "pw"}, "databases": []any{"sales"}, "mainDatabase": "sales"})
-	msg := r.assertPhase(r.sync("app"), topology.UserFailed, planner.ReasonMemgraphRefused)
+	msg := r.assertPhase(r.sync("app"), v1alpha1.UserFailed, planner.ReasonMemgraphRefused)
 	if want := "GRANT DATABASE `sales` TO USER `app`: Tried to retrieve an unknown database \"sales\"."; msg != want {
 		t.Errorf("condition %q, want %q", msg, want)
 	}
@@ -59,7 +59,7 @@ func TestARefusalIsMemgraphsOwnText(t *testing.T) {
 		"SET MAIN DATABASE `sales` FOR USER `app`"}) {
 		t.Errorf("statements %q", got)
 	}
-	if st.Phase != topology.UserReady || !cmp.Equal(st.Databases, []string{"sales"}) || st.MainDatabase != "sales" {
+	if st.Phase != v1alpha1.UserReady || !cmp.Equal(st.Databases, []string{"sales"}) || st.MainDatabase != "sales" {
 		t.Errorf("status %+v", st)
 	}
 	r.h.world.ResetLog()
@@ -77,7 +77,7 @@ func TestUsersSurviveAFailoverAndComeBackAfterARestore(t *testing.T) {
 	r := newUserRig(t, true)
 	r.declare("app", map[string]any{"roles": []any{"readwrite"}})
 	r.sync("app")
-	r.assertPhase(r.sync("app"), topology.UserReady, planner.ReasonUserInForce)
+	r.assertPhase(r.sync("app"), v1alpha1.UserReady, planner.ReasonUserInForce)
 	password := r.secretValue("app", "password")
 	for range 3 {
 		if msg := r.run("app", password, "CREATE (n)"); msg != "" {
@@ -95,7 +95,7 @@ func TestUsersSurviveAFailoverAndComeBackAfterARestore(t *testing.T) {
 		t.Fatalf("no failover: MAINs %v (was %s)", now, old)
 	}
 	r.h.world.ResetLog()
-	r.assertPhase(r.sync("app"), topology.UserReady, planner.ReasonUserInForce)
+	r.assertPhase(r.sync("app"), v1alpha1.UserReady, planner.ReasonUserInForce)
 	if got := r.sentStatements(); len(got) != 0 {
 		t.Errorf("after a failover the hook sent %q", got)
 	}
@@ -108,7 +108,7 @@ func TestUsersSurviveAFailoverAndComeBackAfterARestore(t *testing.T) {
 	restored.users["app"] = r.users["app"] // the same MemgraphUser, its status and its Secret
 	restored.asHook("RECOVER SNAPSHOT '" + snapshot + "'")
 	restored.h.world.ResetLog()
-	restored.assertPhase(restored.sync("app"), topology.UserReady, planner.ReasonUserInForce)
+	restored.assertPhase(restored.sync("app"), v1alpha1.UserReady, planner.ReasonUserInForce)
 	if got := redacted(restored.sentStatements()); !cmp.Equal(got, []string{"CREATE USER `app` IDENTIFIED BY '<redacted>'", "SET ROLE FOR `app` TO `readwrite`"}) {
 		t.Errorf("the restored cluster's first pass sent %q", got)
 	}

@@ -7,9 +7,9 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/memgraph-hooks/memgraph-hooks/api/v1alpha1"
 	"github.com/memgraph-hooks/memgraph-hooks/memgraph/sim"
 	"github.com/memgraph-hooks/memgraph-hooks/planner"
-	"github.com/memgraph-hooks/memgraph-hooks/topology"
 )
 
 // notAuthorized is Memgraph 3.12's CheckAuthorized text (src/query/interpreter.cpp 10400–10419).
@@ -29,7 +29,7 @@ func TestAGeneratedUserConnectsWritesAndRotates(t *testing.T) {
 	r.declare("app", map[string]any{"roles": []any{"readwrite"}})
 	r.h.world.ResetLog()
 	first := r.sync("app")
-	r.assertPhase(first, topology.UserPending, planner.ReasonCredentialsPending)
+	r.assertPhase(first, v1alpha1.UserPending, planner.ReasonCredentialsPending)
 	if got := r.sentStatements(); len(got) != 0 {
 		t.Fatalf("statements before the Secret exists: %q", got)
 	}
@@ -50,7 +50,7 @@ func TestAGeneratedUserConnectsWritesAndRotates(t *testing.T) {
 	}
 
 	ready := r.sync("app")
-	r.assertPhase(ready, topology.UserReady, planner.ReasonUserInForce)
+	r.assertPhase(ready, v1alpha1.UserReady, planner.ReasonUserInForce)
 	sent := r.sentStatements()
 	if want := []string{"CREATE USER `app` IDENTIFIED BY '<redacted>'", "SET ROLE FOR `app` TO `readwrite`"}; !cmp.Equal(redacted(sent), want) {
 		t.Errorf("statements %q, want %q", sent, want)
@@ -68,20 +68,20 @@ func TestAGeneratedUserConnectsWritesAndRotates(t *testing.T) {
 	}
 
 	r.h.world.ResetLog()
-	r.assertPhase(r.sync("app"), topology.UserReady, planner.ReasonUserInForce)
+	r.assertPhase(r.sync("app"), v1alpha1.UserReady, planner.ReasonUserInForce)
 	if got := r.sentStatements(); len(got) != 0 {
 		t.Errorf("a converged user sent %q", got)
 	}
 
-	r.users["app"].annotations = map[string]any{topology.AnnotationRotatePassword: "2026-01-02T00:00:00Z"}
-	r.assertPhase(r.sync("app"), topology.UserPending, planner.ReasonCredentialsPending)
+	r.users["app"].annotations = map[string]any{v1alpha1.AnnotationRotatePassword: "2026-01-02T00:00:00Z"}
+	r.assertPhase(r.sync("app"), v1alpha1.UserPending, planner.ReasonCredentialsPending)
 	rotated := r.secretValue("app", "password")
 	if rotated == password {
 		t.Fatal("the rotation kept the password")
 	}
 	r.h.world.ResetLog()
 	after := r.sync("app")
-	r.assertPhase(after, topology.UserReady, planner.ReasonUserInForce)
+	r.assertPhase(after, v1alpha1.UserReady, planner.ReasonUserInForce)
 	if got := redacted(r.sentStatements()); !cmp.Equal(got, []string{"SET PASSWORD FOR `app` TO '<redacted>'"}) {
 		t.Errorf("rotation sent %q", got)
 	}
@@ -107,7 +107,7 @@ func TestAReadOnlyUserDriftAndDeletion(t *testing.T) {
 	r.passwords["default/reader-password"] = passwordSecret("reader-password", "reader-s3cret", "7")
 	r.declare("reader", map[string]any{"roles": []any{"readonly", reportingRole}, "passwordSecret": map[string]any{"name": "reader-password"}})
 	r.h.world.ResetLog()
-	r.assertPhase(r.sync("reader"), topology.UserReady, planner.ReasonUserInForce)
+	r.assertPhase(r.sync("reader"), v1alpha1.UserReady, planner.ReasonUserInForce)
 	want := []string{"CREATE ROLE IF NOT EXISTS `reporting`", "GRANT MATCH, STATS TO ROLE `reporting`",
 		"CREATE USER `reader` IDENTIFIED BY '<redacted>'", "SET ROLE FOR `reader` TO `readonly`, `reporting`"}
 	if got := redacted(r.sentStatements()); !cmp.Equal(got, want) {
@@ -122,7 +122,7 @@ func TestAReadOnlyUserDriftAndDeletion(t *testing.T) {
 
 	r.asHook("GRANT CREATE TO USER `reader`", "CLEAR ROLE FOR `reader`", "REVOKE STATS FROM ROLE `reporting`")
 	r.h.world.ResetLog()
-	r.assertPhase(r.sync("reader"), topology.UserReady, planner.ReasonUserInForce)
+	r.assertPhase(r.sync("reader"), v1alpha1.UserReady, planner.ReasonUserInForce)
 	want = []string{"GRANT STATS TO ROLE `reporting`", "SET ROLE FOR `reader` TO `readonly`, `reporting`", "REVOKE CREATE FROM USER `reader`"}
 	if got := r.sentStatements(); !cmp.Equal(got, want) {
 		t.Errorf("drift repair %q, want %q", got, want)
@@ -179,20 +179,20 @@ func TestBadUserDeclarationsSendNothing(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
 		spec   map[string]any
-		phase  topology.UserPhase
+		phase  v1alpha1.UserPhase
 		reason string
 		says   string
 	}{
-		{"no such cluster", map[string]any{"cluster": "nowhere"}, topology.UserPending, planner.ReasonUserClusterNotFound, "MemgraphCluster nowhere does not exist"},
-		{"an undeclared role", map[string]any{"roles": []any{"auditors"}}, topology.UserFailed, planner.ReasonUnknownRole, "role auditors"},
-		{"the hook's own user", map[string]any{"username": authUser}, topology.UserFailed, planner.ReasonReservedUser, "spec.auth user"},
-		{"a privilege Memgraph does not have", map[string]any{"privileges": []any{"READ"}}, topology.UserFailed, planner.ReasonUserSpecInvalid,
-			topology.MsgUnknownPrivilege},
-		{"ALL beside another", map[string]any{"privileges": []any{"ALL", "DUMP"}}, topology.UserFailed, planner.ReasonUserSpecInvalid,
-			topology.MsgPrivilegesAll},
-		{"a password Secret that does not exist", map[string]any{"passwordSecret": map[string]any{"name": "absent"}}, topology.UserPending,
+		{"no such cluster", map[string]any{"cluster": "nowhere"}, v1alpha1.UserPending, planner.ReasonUserClusterNotFound, "MemgraphCluster nowhere does not exist"},
+		{"an undeclared role", map[string]any{"roles": []any{"auditors"}}, v1alpha1.UserFailed, planner.ReasonUnknownRole, "role auditors"},
+		{"the hook's own user", map[string]any{"username": authUser}, v1alpha1.UserFailed, planner.ReasonReservedUser, "spec.auth user"},
+		{"a privilege Memgraph does not have", map[string]any{"privileges": []any{"READ"}}, v1alpha1.UserFailed, planner.ReasonUserSpecInvalid,
+			v1alpha1.MsgUnknownPrivilege},
+		{"ALL beside another", map[string]any{"privileges": []any{"ALL", "DUMP"}}, v1alpha1.UserFailed, planner.ReasonUserSpecInvalid,
+			v1alpha1.MsgPrivilegesAll},
+		{"a password Secret that does not exist", map[string]any{"passwordSecret": map[string]any{"name": "absent"}}, v1alpha1.UserPending,
 			planner.ReasonPasswordSecret, "Secret default/absent (spec.passwordSecret) does not exist"},
-		{"a password bcrypt cannot hold", map[string]any{"passwordSecret": map[string]any{"name": "long"}}, topology.UserPending,
+		{"a password bcrypt cannot hold", map[string]any{"passwordSecret": map[string]any{"name": "long"}}, v1alpha1.UserPending,
 			planner.ReasonPasswordSecret, "73 bytes"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -212,6 +212,6 @@ func TestBadUserDeclarationsSendNothing(t *testing.T) {
 	}
 	delete(r.h.spec, "auth")
 	r.declare("no-auth", map[string]any{"passwordSecret": map[string]any{"name": "pw"}})
-	r.assertPhase(r.sync("no-auth"), topology.UserFailed, planner.ReasonClusterWithoutAuth)
+	r.assertPhase(r.sync("no-auth"), v1alpha1.UserFailed, planner.ReasonClusterWithoutAuth)
 	r.assertSecretsKept(long, "73 bytes of x")
 }

@@ -18,8 +18,8 @@ import (
 	"github.com/neo4j/neo4j-go-driver/v5/neo4j"
 	"golang.org/x/crypto/bcrypt"
 
+	"github.com/memgraph-hooks/memgraph-hooks/api/v1alpha1"
 	"github.com/memgraph-hooks/memgraph-hooks/memgraph/sim"
-	"github.com/memgraph-hooks/memgraph-hooks/topology"
 )
 
 // userRig plays Metacontroller for the MemgraphUser CompositeController of manifests/ around the
@@ -109,7 +109,7 @@ func (r *userRig) request(name string, finalizing bool) map[string]any {
 	}
 	children := map[string]any{}
 	if u.child != nil {
-		children["default/"+topology.UserSecretName(name)] = u.child
+		children["default/"+v1alpha1.UserSecretName(name)] = u.child
 	}
 	parent := map[string]any{"apiVersion": "memgraph.com/v1alpha1", "kind": "MemgraphUser", "metadata": meta,
 		"spec": u.spec, "status": u.status}
@@ -175,7 +175,7 @@ func (r *userRig) relatedSecrets(parent map[string]any) map[string]any {
 }
 
 type userResponse struct {
-	Status    topology.MemgraphUserStatus `json:"status"`
+	Status    v1alpha1.MemgraphUserStatus `json:"status"`
 	Children  []map[string]any            `json:"children"`
 	Resync    float64                     `json:"resyncAfterSeconds"`
 	Finalized bool                        `json:"finalized"`
@@ -297,7 +297,7 @@ func redacted(statements []string) []string {
 }
 
 // assertReady checks the user's phase and Ready condition.
-func (r *userRig) assertPhase(resp userResponse, phase topology.UserPhase, reason string) string {
+func (r *userRig) assertPhase(resp userResponse, phase v1alpha1.UserPhase, reason string) string {
 	r.t.Helper()
 	var ready *struct{ status, reason, message string }
 	for _, c := range resp.Status.Conditions {

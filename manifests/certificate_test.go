@@ -10,6 +10,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"sigs.k8s.io/yaml"
 
+	"github.com/memgraph-hooks/memgraph-hooks/api/v1alpha1"
 	"github.com/memgraph-hooks/memgraph-hooks/examples"
 	"github.com/memgraph-hooks/memgraph-hooks/topology"
 )
@@ -89,7 +90,7 @@ func exampleClusterWithTLS(t *testing.T, namespace, secret string) *topology.Clu
 	if raw, err = json.Marshal(obj); err != nil {
 		t.Fatal(err)
 	}
-	mc, err := topology.DecodeCluster(raw)
+	mc, err := v1alpha1.DecodeCluster(raw)
 	if err != nil {
 		t.Fatal(err)
 	}

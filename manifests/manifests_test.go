@@ -16,6 +16,7 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"sigs.k8s.io/yaml"
 
+	"github.com/memgraph-hooks/memgraph-hooks/api/v1alpha1"
 	"github.com/memgraph-hooks/memgraph-hooks/memgraph/bolt"
 	"github.com/memgraph-hooks/memgraph-hooks/topology"
 )
@@ -148,7 +149,7 @@ func TestMemgraphPodMonitorSelectsEveryMemgraphPod(t *testing.T) {
 	sel := labels.SelectorFromSet(monitor.Spec.Selector.MatchLabels)
 	for _, role := range []string{topology.RoleCoordinator, topology.RoleData} {
 		pod := topology.RoleSelector("graph", role)
-		pod[topology.LabelManagedBy] = topology.ManagedByValue
+		pod[v1alpha1.LabelManagedBy] = topology.ManagedByValue
 		if !sel.Matches(labels.Set(pod)) {
 			t.Errorf("the Memgraph PodMonitor does not select a %s pod %v", role, pod)
 		}

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/memgraph-hooks/memgraph-hooks/api/v1alpha1"
 	"github.com/memgraph-hooks/memgraph-hooks/memgraph"
 	"github.com/memgraph-hooks/memgraph-hooks/topology"
 )
@@ -48,7 +49,7 @@ type BackupGate struct {
 // OtherBackup is another MemgraphBackup of the same cluster, in the same namespace.
 type OtherBackup struct {
 	Name  string
-	Phase topology.BackupPhase
+	Phase v1alpha1.BackupPhase
 	// Older: created before this backup (by creation time, then name).
 	Older bool
 	// Deadline is its status.deadline, else its creation plus its spec.timeout.
@@ -95,7 +96,7 @@ func BackupWaits(g BackupGate, cluster string) Wait {
 // the end within the grace, or fails it), an older one not started until its deadline.
 func Blocks(o OtherBackup, now time.Time) bool {
 	switch {
-	case o.Phase == topology.BackupRunning:
+	case o.Phase == v1alpha1.BackupRunning:
 		return o.Deadline.IsZero() || now.Before(o.Deadline.Add(JobGrace))
 	case !o.Phase.Done() && o.Older:
 		return o.Deadline.IsZero() || now.Before(o.Deadline)

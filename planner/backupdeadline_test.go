@@ -7,7 +7,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/memgraph-hooks/memgraph-hooks/topology"
+	"github.com/memgraph-hooks/memgraph-hooks/api/v1alpha1"
 )
 
 // Another backup of the cluster blocks one that has not started only until its own deadline:
@@ -21,15 +21,15 @@ func TestBackupBlocksUntilItsDeadline(t *testing.T) {
 		now   string
 		want  bool
 	}{
-		{"a running backup before its deadline", OtherBackup{Phase: topology.BackupRunning, Deadline: deadline}, "05:59", true},
-		{"a running backup within the grace", OtherBackup{Phase: topology.BackupRunning, Deadline: deadline}, "06:00", true},
-		{"a running backup past the grace", OtherBackup{Phase: topology.BackupRunning, Deadline: deadline}, "06:01", false},
-		{"an older pending backup before its deadline", OtherBackup{Phase: topology.BackupPending, Older: true, Deadline: deadline}, "05:59", true},
-		{"an older pending backup at its deadline", OtherBackup{Phase: topology.BackupPending, Older: true, Deadline: deadline}, "06:00", false},
+		{"a running backup before its deadline", OtherBackup{Phase: v1alpha1.BackupRunning, Deadline: deadline}, "05:59", true},
+		{"a running backup within the grace", OtherBackup{Phase: v1alpha1.BackupRunning, Deadline: deadline}, "06:00", true},
+		{"a running backup past the grace", OtherBackup{Phase: v1alpha1.BackupRunning, Deadline: deadline}, "06:01", false},
+		{"an older pending backup before its deadline", OtherBackup{Phase: v1alpha1.BackupPending, Older: true, Deadline: deadline}, "05:59", true},
+		{"an older pending backup at its deadline", OtherBackup{Phase: v1alpha1.BackupPending, Older: true, Deadline: deadline}, "06:00", false},
 		{"an older backup its hook has not seen", OtherBackup{Older: true, Deadline: deadline}, "05:00", true},
-		{"a newer pending backup", OtherBackup{Phase: topology.BackupPending, Deadline: deadline}, "05:00", false},
-		{"a failed backup", OtherBackup{Phase: topology.BackupFailed, Older: true, Deadline: deadline}, "05:00", false},
-		{"a completed backup", OtherBackup{Phase: topology.BackupCompleted, Older: true, Deadline: deadline}, "05:00", false},
+		{"a newer pending backup", OtherBackup{Phase: v1alpha1.BackupPending, Deadline: deadline}, "05:00", false},
+		{"a failed backup", OtherBackup{Phase: v1alpha1.BackupFailed, Older: true, Deadline: deadline}, "05:00", false},
+		{"a completed backup", OtherBackup{Phase: v1alpha1.BackupCompleted, Older: true, Deadline: deadline}, "05:00", false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if got := Blocks(tc.other, clockAt(tc.now)); got != tc.want {
@@ -42,8 +42,8 @@ func TestBackupBlocksUntilItsDeadline(t *testing.T) {
 // What a backup that has not started waits for, first things first; a stuck older backup past
 // its deadline does not hold it.
 func TestBackupWaits(t *testing.T) {
-	stuck := OtherBackup{Name: "stuck", Phase: topology.BackupPending, Older: true, Deadline: clockAt("01:00")}
-	running := OtherBackup{Name: "running", Phase: topology.BackupRunning, Deadline: clockAt("06:00")}
+	stuck := OtherBackup{Name: "stuck", Phase: v1alpha1.BackupPending, Older: true, Deadline: clockAt("01:00")}
+	running := OtherBackup{Name: "running", Phase: v1alpha1.BackupRunning, Deadline: clockAt("06:00")}
 	for _, tc := range []struct {
 		name string
 		gate BackupGate

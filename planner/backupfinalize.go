@@ -3,7 +3,7 @@ package planner
 import (
 	"fmt"
 
-	"github.com/memgraph-hooks/memgraph-hooks/topology"
+	"github.com/memgraph-hooks/memgraph-hooks/api/v1alpha1"
 )
 
 // What deleting a MemgraphBackup does to the objects it put in the store. Its deletionPolicy
@@ -25,19 +25,19 @@ const (
 
 // BackupDeletion is what a backup's finalize hook reads.
 type BackupDeletion struct {
-	Policy   topology.BackupDeletionPolicy
+	Policy   v1alpha1.BackupDeletionPolicy
 	Schedule string // the owning schedule's name, "" when NotScheduled
 	State    ScheduleState
 	// OwnerReference is the schedule's spec.backupOwnerReference, when it exists.
-	OwnerReference topology.BackupOwnerReference
+	OwnerReference v1alpha1.BackupOwnerReference
 }
 
 // ObjectsOnDeletion is whether deleting the backup removes its objects, and why in a sentence.
 func ObjectsOnDeletion(d BackupDeletion) (remove bool, why string) {
 	switch {
-	case d.Policy != topology.BackupDelete:
+	case d.Policy != v1alpha1.BackupDelete:
 		return false, "deletionPolicy is Retain: the objects stay in the store"
-	case d.State == ScheduleDeleting && d.OwnerReference == topology.BackupOwnerSelf:
+	case d.State == ScheduleDeleting && d.OwnerReference == v1alpha1.BackupOwnerSelf:
 		return true, fmt.Sprintf("MemgraphScheduledBackup %s is being deleted with backupOwnerReference self, and deletionPolicy is Delete", d.Schedule)
 	case d.State == ScheduleDeleting:
 		return false, fmt.Sprintf("MemgraphScheduledBackup %s is being deleted and its backupOwnerReference is none: the objects stay "+

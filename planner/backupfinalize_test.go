@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/memgraph-hooks/memgraph-hooks/topology"
+	"github.com/memgraph-hooks/memgraph-hooks/api/v1alpha1"
 )
 
 // What deleting a backup does to its objects: its deletionPolicy, unless its schedule is being
@@ -16,21 +16,21 @@ func TestObjectsOnDeletion(t *testing.T) {
 		remove bool
 		why    string
 	}{
-		{"Retain keeps", BackupDeletion{Policy: topology.BackupRetain}, false, "deletionPolicy is Retain"},
-		{"Delete removes", BackupDeletion{Policy: topology.BackupDelete}, true, "deletionPolicy is Delete"},
+		{"Retain keeps", BackupDeletion{Policy: v1alpha1.BackupRetain}, false, "deletionPolicy is Retain"},
+		{"Delete removes", BackupDeletion{Policy: v1alpha1.BackupDelete}, true, "deletionPolicy is Delete"},
 		{"dropped by its live schedule (keep, maxAge) or deleted by hand: Delete removes",
-			BackupDeletion{Policy: topology.BackupDelete, Schedule: "nightly", State: ScheduleLive, OwnerReference: topology.BackupOwnerNone}, true, "deletionPolicy is Delete"},
+			BackupDeletion{Policy: v1alpha1.BackupDelete, Schedule: "nightly", State: ScheduleLive, OwnerReference: v1alpha1.BackupOwnerNone}, true, "deletionPolicy is Delete"},
 		{"dropped by its live schedule: Retain keeps",
-			BackupDeletion{Policy: topology.BackupRetain, Schedule: "nightly", State: ScheduleLive, OwnerReference: topology.BackupOwnerSelf}, false, "Retain"},
+			BackupDeletion{Policy: v1alpha1.BackupRetain, Schedule: "nightly", State: ScheduleLive, OwnerReference: v1alpha1.BackupOwnerSelf}, false, "Retain"},
 		{"its schedule deleted with none: Delete keeps",
-			BackupDeletion{Policy: topology.BackupDelete, Schedule: "nightly", State: ScheduleDeleting, OwnerReference: topology.BackupOwnerNone}, false,
+			BackupDeletion{Policy: v1alpha1.BackupDelete, Schedule: "nightly", State: ScheduleDeleting, OwnerReference: v1alpha1.BackupOwnerNone}, false,
 			"MemgraphScheduledBackup nightly is being deleted and its backupOwnerReference is none"},
 		{"its schedule deleted with self: Delete removes",
-			BackupDeletion{Policy: topology.BackupDelete, Schedule: "nightly", State: ScheduleDeleting, OwnerReference: topology.BackupOwnerSelf}, true, "backupOwnerReference self"},
+			BackupDeletion{Policy: v1alpha1.BackupDelete, Schedule: "nightly", State: ScheduleDeleting, OwnerReference: v1alpha1.BackupOwnerSelf}, true, "backupOwnerReference self"},
 		{"its schedule deleted with self: Retain keeps",
-			BackupDeletion{Policy: topology.BackupRetain, Schedule: "nightly", State: ScheduleDeleting, OwnerReference: topology.BackupOwnerSelf}, false, "Retain"},
+			BackupDeletion{Policy: v1alpha1.BackupRetain, Schedule: "nightly", State: ScheduleDeleting, OwnerReference: v1alpha1.BackupOwnerSelf}, false, "Retain"},
 		{"its schedule gone: kept",
-			BackupDeletion{Policy: topology.BackupDelete, Schedule: "nightly", State: ScheduleGone}, false, "is gone"},
+			BackupDeletion{Policy: v1alpha1.BackupDelete, Schedule: "nightly", State: ScheduleGone}, false, "is gone"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			remove, why := ObjectsOnDeletion(tc.in)

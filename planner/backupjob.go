@@ -3,7 +3,7 @@ package planner
 import (
 	"time"
 
-	"github.com/memgraph-hooks/memgraph-hooks/topology"
+	"github.com/memgraph-hooks/memgraph-hooks/api/v1alpha1"
 )
 
 // BackupJob is what a backup's agent job says of itself when it failed: the role the instance
@@ -51,7 +51,7 @@ type RestoreJob struct {
 	// (or did when it failed), its bytes, its databases, when it started and why it failed.
 	State, Phase          string
 	BytesDone, BytesTotal int64
-	Databases             []topology.RestoreDatabase
+	Databases             []v1alpha1.RestoreDatabase
 	StartedAt             time.Time
 	Error                 string
 }

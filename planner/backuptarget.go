@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/memgraph-hooks/memgraph-hooks/api/v1alpha1"
 	"github.com/memgraph-hooks/memgraph-hooks/memgraph"
 	"github.com/memgraph-hooks/memgraph-hooks/topology"
 )
@@ -24,12 +25,12 @@ type BackupChoice struct {
 
 // ChooseBackupInstance chooses where a backup is taken, from the leader's view (o.Instances; with
 // PreferReplica also o.Lag, the leader's SHOW REPLICATION LAG, and o.Replicas, the MAIN's SHOW
-// REPLICAS). With topology.BackupPreferReplica it is the first declared Sync or StrictSync
+// REPLICAS). With v1alpha1.BackupPreferReplica it is the first declared Sync or StrictSync
 // replica proven caught up with the MAIN as a handover target is — up, a replica, 0 transactions
 // behind on every database of the MAIN by SHOW REPLICATION LAG and ready on each by the MAIN's
-// SHOW REPLICAS — so that a backup costs the MAIN nothing; else, and with topology.BackupOnMain,
+// SHOW REPLICAS — so that a backup costs the MAIN nothing; else, and with v1alpha1.BackupOnMain,
 // the MAIN. Without a MAIN that is up it waits (ReasonNoMain).
-func ChooseBackupInstance(d topology.Declared, target topology.BackupTarget, o Observed) (BackupChoice, Wait) {
+func ChooseBackupInstance(d topology.Declared, target v1alpha1.BackupTarget, o Observed) (BackupChoice, Wait) {
 	v := index(o)
 	main := observeMain(v).name
 	row, ok := v.data[main]
@@ -43,7 +44,7 @@ func ChooseBackupInstance(d topology.Declared, target topology.BackupTarget, o O
 		return BackupChoice{}, Wait{ReasonNoMain, fmt.Sprintf("the MAIN %s is no data instance of the cluster", main)}
 	}
 	onMain := BackupChoice{Instance: dataInstance(d, ordinal, main), Role: BackupOnMainRole}
-	if target == topology.BackupOnMain {
+	if target == v1alpha1.BackupOnMain {
 		onMain.Reason = fmt.Sprintf("spec.backup.target is Main: taken on the MAIN %s", main)
 		return onMain, Wait{}
 	}
@@ -70,7 +71,7 @@ func caughtUpBackupReplica(d topology.Declared, v rowIndex, main string) (*topol
 		switch {
 		case di.Name == main:
 			continue
-		case di.Mode == topology.ReplicationAsync:
+		case di.Mode == v1alpha1.ReplicationAsync:
 			why = append(why, di.Name+" is an Async replica")
 			continue
 		}
@@ -97,9 +98,9 @@ func dataInstance(d topology.Declared, ordinal int, name string) topology.DataIn
 	return d.Network.DataInstance(ordinal)
 }
 
-func modeName(m topology.ReplicationMode) string {
+func modeName(m v1alpha1.ReplicationMode) string {
 	if m == "" {
-		return string(topology.ReplicationSync)
+		return string(v1alpha1.ReplicationSync)
 	}
 	return string(m)
 }
@@ -136,7 +137,7 @@ func (p *pass) chooseBackup(c *topology.Cluster) (BackupChosen, flow) {
 		return BackupChosen{Wait: Wait{Reason: ReasonNoMain, Message: why}}, goOn
 	}
 	o := Observed{Instances: view.Instances, Leader: view.Leader}
-	if c.BackupTarget() == topology.BackupPreferReplica {
+	if c.BackupTarget() == v1alpha1.BackupPreferReplica {
 		if f, _ := p.catchUp(view, &o); f == waiting {
 			return BackupChosen{}, waiting
 		}

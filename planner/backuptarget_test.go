@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/memgraph-hooks/memgraph-hooks/api/v1alpha1"
 	"github.com/memgraph-hooks/memgraph-hooks/memgraph"
 	"github.com/memgraph-hooks/memgraph-hooks/topology"
 )
@@ -14,7 +15,7 @@ import (
 // without a MAIN that is up, nowhere yet.
 func TestChooseBackupInstance(t *testing.T) {
 	d := declared(3, 3, 3, 3)
-	withModes := func(modes ...topology.ReplicationMode) topology.Declared {
+	withModes := func(modes ...v1alpha1.ReplicationMode) topology.Declared {
 		out := d
 		out.DataInstances = append([]topology.DataInstance(nil), d.DataInstances...)
 		for i, m := range modes {
@@ -28,41 +29,41 @@ func TestChooseBackupInstance(t *testing.T) {
 	for _, tc := range []struct {
 		name     string
 		d        topology.Declared
-		target   topology.BackupTarget
+		target   v1alpha1.BackupTarget
 		o        Observed
 		instance string
 		role     string
 		reason   string // a part of the reason or the wait's message
 		wait     string
 	}{
-		{"a caught-up Sync replica", d, topology.BackupPreferReplica, reported(Observe(table, caughtUp, replicas(3, 3))),
+		{"a caught-up Sync replica", d, v1alpha1.BackupPreferReplica, reported(Observe(table, caughtUp, replicas(3, 3))),
 			"instance_1", BackupOnReplicaRole, "instance_1 is a Sync replica proven caught up with the MAIN instance_0", ""},
-		{"the first replica is behind: the next one", d, topology.BackupPreferReplica, reported(Observe(table, oneBehind, replicas(3, 3))),
+		{"the first replica is behind: the next one", d, v1alpha1.BackupPreferReplica, reported(Observe(table, oneBehind, replicas(3, 3))),
 			"instance_2", BackupOnReplicaRole, "instance_2 is a Sync replica", ""},
-		{"a StrictSync replica", withModes("", topology.ReplicationStrictSync, topology.ReplicationStrictSync), topology.BackupPreferReplica,
+		{"a StrictSync replica", withModes("", v1alpha1.ReplicationStrictSync, v1alpha1.ReplicationStrictSync), v1alpha1.BackupPreferReplica,
 			reported(Observe(table, caughtUp, replicas(3, 3))), "instance_1", BackupOnReplicaRole, "a StrictSync replica", ""},
-		{"Async replicas are never chosen", withModes("", topology.ReplicationAsync, topology.ReplicationAsync), topology.BackupPreferReplica,
+		{"Async replicas are never chosen", withModes("", v1alpha1.ReplicationAsync, v1alpha1.ReplicationAsync), v1alpha1.BackupPreferReplica,
 			reported(Observe(table, caughtUp, replicas(3, 3))), "instance_0", BackupOnMainRole,
 			"no Sync or StrictSync replica is proven caught up with the MAIN instance_0 (instance_1 is an Async replica; instance_2 is an Async replica)", ""},
-		{"a lag of 0 is no proof without SHOW REPLICAS ready", d, topology.BackupPreferReplica,
+		{"a lag of 0 is no proof without SHOW REPLICAS ready", d, v1alpha1.BackupPreferReplica,
 			Observed{Instances: table, Lag: caughtUp, Replicas: showing(0, caughtUp, map[string]string{"instance_1": memgraph.ReplicaRecovery, "instance_2": memgraph.ReplicaRecovery})},
 			"instance_0", BackupOnMainRole, "instance_1 is recovery, not ready, on database memgraph", ""},
-		{"SHOW REPLICAS could not be read", d, topology.BackupPreferReplica,
+		{"SHOW REPLICAS could not be read", d, v1alpha1.BackupPreferReplica,
 			Observed{Instances: table, Lag: caughtUp, Replicas: &MainReplicas{Main: "instance_0", Problem: "unreachable"}},
 			"instance_0", BackupOnMainRole, "SHOW REPLICAS on MAIN instance_0 could not be read: unreachable", ""},
-		{"a replica down", d, topology.BackupPreferReplica,
+		{"a replica down", d, v1alpha1.BackupPreferReplica,
 			reported(Observe(rows(coords(3, 1), one(mainRow(0), downRow(1), downRow(2))), caughtUp, replicas(3, 3))),
 			"instance_0", BackupOnMainRole, "instance_1 is down", ""},
-		{"the lag was not read", d, topology.BackupPreferReplica, Observe(table, nil, replicas(3, 3)),
+		{"the lag was not read", d, v1alpha1.BackupPreferReplica, Observe(table, nil, replicas(3, 3)),
 			"instance_0", BackupOnMainRole, "replication lag was not observed", ""},
-		{"a single data instance", declared(3, 1, 3, 1), topology.BackupPreferReplica,
+		{"a single data instance", declared(3, 1, 3, 1), v1alpha1.BackupPreferReplica,
 			reported(Observe(rows(coords(3, 1), one(mainRow(0))), lag(9, map[string]int64{"instance_0": 0}), replicas(3, 1))),
 			"instance_0", BackupOnMainRole, "the cluster declares no other data instance", ""},
-		{"Main", d, topology.BackupOnMain, reported(Observe(table, caughtUp, replicas(3, 3))),
+		{"Main", d, v1alpha1.BackupOnMain, reported(Observe(table, caughtUp, replicas(3, 3))),
 			"instance_0", BackupOnMainRole, "spec.backup.target is Main", ""},
-		{"the MAIN is down", d, topology.BackupPreferReplica, Observe(rows(coords(3, 1), one(data(0, memgraph.HealthDown, memgraph.RoleMain), replica(1))), nil, replicas(3, 3)),
+		{"the MAIN is down", d, v1alpha1.BackupPreferReplica, Observe(rows(coords(3, 1), one(data(0, memgraph.HealthDown, memgraph.RoleMain), replica(1))), nil, replicas(3, 3)),
 			"", "", "", "the MAIN instance_0 is down"},
-		{"no MAIN", d, topology.BackupOnMain, Observe(rows(coords(3, 1), one(replica(0), replica(1))), nil, replicas(3, 3)),
+		{"no MAIN", d, v1alpha1.BackupOnMain, Observe(rows(coords(3, 1), one(replica(0), replica(1))), nil, replicas(3, 3)),
 			"", "", "", "the leader coordinator_1 names no MAIN"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

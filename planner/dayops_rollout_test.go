@@ -7,6 +7,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 
+	"github.com/memgraph-hooks/memgraph-hooks/api/v1alpha1"
 	"github.com/memgraph-hooks/memgraph-hooks/topology"
 )
 
@@ -98,7 +99,7 @@ func TestHibernationWaitsForARollout(t *testing.T) {
 	runHibernationCases(t, []hibernationCase{{
 		name: "a rollout in progress is finished first",
 		in:   in,
-		want: HibernationStep{Phase: topology.PhaseHibernating, Hibernated: isFalse(topology.ReasonHibernationPending,
+		want: HibernationStep{Phase: v1alpha1.PhaseHibernating, Hibernated: isFalse(v1alpha1.ReasonHibernationPending,
 			"waiting for the rollout to finish before hibernating, so that every pod stops and wakes at one revision: "+
 				"replacing mg-data-1 (instance_1); 1 of 6 pods updated")},
 	}, {
@@ -124,8 +125,8 @@ func TestHibernationRollout(t *testing.T) {
 		want topology.Partitions
 	}{
 		{"pods stopping: none replaced", stopping, partitions(3, 1)},
-		{"hibernated: pods start at the declared template", HibernationStep{InCharge: true, Phase: topology.PhaseHibernated}, partitions(0, 0)},
-		{"waking: likewise", HibernationStep{InCharge: true, Phase: topology.PhaseWaking, Replicas: replicas(3, 1)}, partitions(0, 0)},
+		{"hibernated: pods start at the declared template", HibernationStep{InCharge: true, Phase: v1alpha1.PhaseHibernated}, partitions(0, 0)},
+		{"waking: likewise", HibernationStep{InCharge: true, Phase: v1alpha1.PhaseWaking, Replicas: replicas(3, 1)}, partitions(0, 0)},
 	} {
 		got := HibernationRollout(tc.step, in)
 		if got.Partitions != tc.want || got.Handover != nil || got.Yield {

@@ -59,7 +59,7 @@ const (
 )
 
 // DrainStep is the drain planner's decision. Every verdict but DrainNone is reported as
-// Converged=False with reason topology.ReasonDrainPending and Message.
+// Converged=False with reason v1alpha1.ReasonDrainPending and Message.
 type DrainStep struct {
 	Verdict DrainVerdict
 	Command Command // with DrainAct: Handover or YieldLeadership

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/memgraph-hooks/memgraph-hooks/api/v1alpha1"
 	"github.com/memgraph-hooks/memgraph-hooks/topology"
 )
 
@@ -33,20 +34,20 @@ func ExternalAccessCondition(d topology.Declared, latest View) (Condition, bool)
 	}
 	switch {
 	case ext.TemplateWithheld != "":
-		return isFalse(topology.ReasonHostnameTemplateInvalid, "spec.externalAccess.hostnameTemplate is ignored, so members are "+
+		return isFalse(v1alpha1.ReasonHostnameTemplateInvalid, "spec.externalAccess.hostnameTemplate is ignored, so members are "+
 			"advertised at their Services' addresses: %s", ext.TemplateWithheld), true
 	case len(unusable) > 0:
-		return isFalse(topology.ReasonAddressUnusable, "advertised at the in-cluster name instead: %s", listParts(unusable)), true
+		return isFalse(v1alpha1.ReasonAddressUnusable, "advertised at the in-cluster name instead: %s", listParts(unusable)), true
 	case len(waiting) > 0:
-		return isFalse(topology.ReasonAddressPending, "advertised at the in-cluster name until Kubernetes assigns an address: %s",
+		return isFalse(v1alpha1.ReasonAddressPending, "advertised at the in-cluster name until Kubernetes assigns an address: %s",
 			listParts(waiting)), true
 	case latest.Leader == "":
-		return isFalse(topology.ReasonAddressPending, "every Service has its address, but no ready leader's SHOW INSTANCES was "+
+		return isFalse(v1alpha1.ReasonAddressPending, "every Service has its address, but no ready leader's SHOW INSTANCES was "+
 			"read in this pass to confirm that routing clients are given them"), true
 	case len(stale) > 0:
-		return isFalse(topology.ReasonAddressPending, "routing clients are not given these addresses yet: %s", listParts(stale)), true
+		return isFalse(v1alpha1.ReasonAddressPending, "routing clients are not given these addresses yet: %s", listParts(stale)), true
 	}
-	return isTrue(topology.ReasonAddressesAdvertised, "routing clients are given every member's external address: %s",
+	return isTrue(v1alpha1.ReasonAddressesAdvertised, "routing clients are given every member's external address: %s",
 		listNames(advertised)), true
 }
 

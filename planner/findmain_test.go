@@ -7,6 +7,7 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/memgraph-hooks/memgraph-hooks/api/v1alpha1"
 	"github.com/memgraph-hooks/memgraph-hooks/memgraph"
 	"github.com/memgraph-hooks/memgraph-hooks/topology"
 )
@@ -14,8 +15,8 @@ import (
 // NextMain reads the leader's table through discovery and ends on the MAIN it names, which must
 // be a data instance of the cluster and up; every other table is an error that says why.
 func TestNextMainFindsTheMainTheLeaderNames(t *testing.T) {
-	c, err := topology.NewCluster(&topology.MemgraphCluster{ObjectMeta: metav1.ObjectMeta{Name: "mg", Namespace: "db"},
-		Spec: topology.MemgraphClusterSpec{Coordinators: 3, DataInstances: 2}})
+	c, err := topology.NewCluster(&v1alpha1.MemgraphCluster{ObjectMeta: metav1.ObjectMeta{Name: "mg", Namespace: "db"},
+		Spec: v1alpha1.MemgraphClusterSpec{Coordinators: 3, DataInstances: 2}})
 	if err != nil {
 		t.Fatal(err)
 	}

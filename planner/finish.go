@@ -3,6 +3,7 @@ package planner
 import (
 	"time"
 
+	"github.com/memgraph-hooks/memgraph-hooks/api/v1alpha1"
 	"github.com/memgraph-hooks/memgraph-hooks/memgraph"
 	"github.com/memgraph-hooks/memgraph-hooks/topology"
 )
@@ -105,13 +106,13 @@ func (p *pass) children(out Outcome) topology.Rendering {
 // lastOperation is the pass's own status.lastOperation record: its plan's writes, else the
 // settings stage's (which runs only in a pass that wrote nothing else); nil when it wrote
 // nothing. A pass that put settings back says which.
-func lastOperation(out Outcome) *topology.Operation {
+func lastOperation(out Outcome) *v1alpha1.Operation {
 	ex, planned := out.Execution, len(out.Plan.Commands)
 	if len(ex.Writes) == 0 {
 		ex, planned = out.Settings.Execution, len(out.Settings.Step.Commands)
 	}
 	op := LastOperation(ex, planned)
-	if op != nil && op.Result == topology.OperationSucceeded && len(out.Settings.Execution.Ran) > 0 {
+	if op != nil && op.Result == v1alpha1.OperationSucceeded && len(out.Settings.Execution.Ran) > 0 {
 		op.Message = SettingsDriftMessage(out.Settings.Step)
 	}
 	return op
@@ -120,7 +121,7 @@ func lastOperation(out Outcome) *topology.Operation {
 // Status is the cluster's status after the pass (see Status): ignored is the evidence the pass
 // ignored (topology.Warnings.Render), op and ops the status.lastOperation and status.operations
 // the shell keeps, now the time a changed condition is stamped with.
-func (d Done) Status(ignored []string, op *topology.Operation, ops []topology.OperationRecord, now time.Time) topology.MemgraphClusterStatus {
+func (d Done) Status(ignored []string, op *v1alpha1.Operation, ops []v1alpha1.OperationRecord, now time.Time) v1alpha1.MemgraphClusterStatus {
 	return Status(StatusInput{Cluster: d.cluster, Outcome: d.Outcome, Verdicts: d.Verdicts, Ignored: ignored,
 		LastOperation: op, Operations: ops, Now: now})
 }

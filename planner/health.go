@@ -4,6 +4,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/memgraph-hooks/memgraph-hooks/api/v1alpha1"
 	"github.com/memgraph-hooks/memgraph-hooks/memgraph"
 	"github.com/memgraph-hooks/memgraph-hooks/topology"
 )
@@ -102,27 +103,27 @@ func (h MemberHealth) Members() string {
 // every declared member is up.
 func (h MemberHealth) Degraded() Condition {
 	if len(h.Down) == 0 {
-		return isFalse(topology.ReasonAllMembersUp, "all %d declared members are up", h.Declared)
+		return isFalse(v1alpha1.ReasonAllMembersUp, "all %d declared members are up", h.Declared)
 	}
 	down := make([]string, len(h.Down))
 	for i, d := range h.Down {
 		down[i] = d.Name + " (" + d.Why + ")"
 	}
-	return isTrue(topology.ReasonMembersDown, "%d of %d declared members are down: %s", len(h.Down), h.Declared, listNames(down))
+	return isTrue(v1alpha1.ReasonMembersDown, "%d of %d declared members are down: %s", len(h.Down), h.Declared, listNames(down))
 }
 
 // DegradedIn is Degraded for a cluster in phase: while it hibernates (Hibernating, Hibernated)
 // no member is meant to run, so none counts as down (False, reason Hibernated); otherwise Degraded.
-func (h MemberHealth) DegradedIn(phase topology.Phase) Condition {
+func (h MemberHealth) DegradedIn(phase v1alpha1.Phase) Condition {
 	if Hibernating(phase) {
-		return isFalse(topology.ReasonHibernated, "spec.hibernate is set: no member is meant to run (%d of %d up)", h.Up, h.Declared)
+		return isFalse(v1alpha1.ReasonHibernated, "spec.hibernate is set: no member is meant to run (%d of %d up)", h.Up, h.Declared)
 	}
 	return h.Degraded()
 }
 
 // Hibernating reports a phase in which the cluster's pods are stopped on purpose.
-func Hibernating(phase topology.Phase) bool {
-	return phase == topology.PhaseHibernating || phase == topology.PhaseHibernated
+func Hibernating(phase v1alpha1.Phase) bool {
+	return phase == v1alpha1.PhaseHibernating || phase == v1alpha1.PhaseHibernated
 }
 
 // ServesWrites is the Ready condition on a SHOW INSTANCES answer: True when a ready leader
@@ -134,23 +135,23 @@ func ServesWrites(d topology.Declared, instances []memgraph.Instance, podReady m
 	leader, leadership := ReadLeadership(instances)
 	switch leadership {
 	case NoLeader:
-		return isFalse(topology.ReasonNoCoordinatorLeader, "no coordinator that answered names a leader")
+		return isFalse(v1alpha1.ReasonNoCoordinatorLeader, "no coordinator that answered names a leader")
 	case LeaderNotReady:
-		return isFalse(topology.ReasonNoCoordinatorLeader, "%s leads but has not finished reconciling the cluster", leader)
+		return isFalse(v1alpha1.ReasonNoCoordinatorLeader, "%s leads but has not finished reconciling the cluster", leader)
 	}
 	mainInst, ok := findMain(instances)
 	if !ok {
-		return isFalse(topology.ReasonNoMainElected, "%s leads, but no data instance is MAIN", leader)
+		return isFalse(v1alpha1.ReasonNoMainElected, "%s leads, but no data instance is MAIN", leader)
 	}
 	if mainInst.Health != memgraph.HealthUp {
-		return isFalse(topology.ReasonMainDown, "%s is MAIN but %s reports its health %s: writes fail until it is back or a failover elects another MAIN",
+		return isFalse(v1alpha1.ReasonMainDown, "%s is MAIN but %s reports its health %s: writes fail until it is back or a failover elects another MAIN",
 			mainInst.Name, leader, mainInst.Health)
 	}
 	if pod, known := mainPod(d, mainInst.Name); known && !podReady[pod] {
-		return isFalse(topology.ReasonMainDown, "%s is MAIN but its pod %s is not Ready: writes fail until it is back or a failover elects another MAIN",
+		return isFalse(v1alpha1.ReasonMainDown, "%s is MAIN but its pod %s is not Ready: writes fail until it is back or a failover elects another MAIN",
 			mainInst.Name, pod)
 	}
-	return isTrue(topology.ReasonMainElected, "%s is MAIN and up; %s leads", mainInst.Name, leader)
+	return isTrue(v1alpha1.ReasonMainElected, "%s is MAIN and up; %s leads", mainInst.Name, leader)
 }
 
 // findMain returns the data instance the table names MAIN.
@@ -175,5 +176,5 @@ func SecretMissing(missing []topology.MissingSecret) (Condition, bool) {
 	if len(missing) == 0 {
 		return Condition{}, false
 	}
-	return isFalse(topology.ReasonSecretMissing, "%s", topology.MissingSecretsMessage(missing)), true
+	return isFalse(v1alpha1.ReasonSecretMissing, "%s", topology.MissingSecretsMessage(missing)), true
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/memgraph-hooks/memgraph-hooks/api/v1alpha1"
 	"github.com/memgraph-hooks/memgraph-hooks/memgraph"
 	"github.com/memgraph-hooks/memgraph-hooks/topology"
 )
@@ -65,12 +66,12 @@ func TestReadMemberHealth(t *testing.T) {
 			in:       HealthInput{Declared: declared(3, 2, 3, 2), Instances: convergedRows(), PodReady: allPodsReady()},
 			want:     MemberHealth{Up: 5, Declared: 5},
 			members:  "5/5",
-			degraded: Condition{metav1.ConditionFalse, topology.ReasonAllMembersUp, "all 5 declared members are up"}},
+			degraded: Condition{metav1.ConditionFalse, v1alpha1.ReasonAllMembersUp, "all 5 declared members are up"}},
 		{name: "a replica's pod not Ready",
 			in:      HealthInput{Declared: declared(3, 2, 3, 2), Instances: convergedRows(), PodReady: podsWith(map[string]bool{"mg-data-1": false})},
 			want:    MemberHealth{Up: 4, Declared: 5, Down: []DownMember{{"instance_1", "pod mg-data-1 is not Ready"}}},
 			members: "4/5",
-			degraded: Condition{metav1.ConditionTrue, topology.ReasonMembersDown,
+			degraded: Condition{metav1.ConditionTrue, v1alpha1.ReasonMembersDown,
 				"1 of 5 declared members are down: instance_1 (pod mg-data-1 is not Ready)"}},
 		{name: "a crash-looping follower and a replica the leader reports down",
 			in: HealthInput{Declared: declared(3, 2, 3, 2), Instances: withRow(downRow(1)),
@@ -80,7 +81,7 @@ func TestReadMemberHealth(t *testing.T) {
 				{"instance_1", "health down in the leader's SHOW INSTANCES"},
 			}},
 			members: "3/5",
-			degraded: Condition{metav1.ConditionTrue, topology.ReasonMembersDown,
+			degraded: Condition{metav1.ConditionTrue, v1alpha1.ReasonMembersDown,
 				"2 of 5 declared members are down: coordinator_3 (pod mg-coordinator-3 container memgraph: CrashLoopBackOff: restarted 3 times: back-off 40s), " +
 					"instance_1 (health down in the leader's SHOW INSTANCES)"}},
 		{name: "a pod being added: no pod yet, then Ready but not registered",
@@ -91,25 +92,25 @@ func TestReadMemberHealth(t *testing.T) {
 				{"instance_3", "pod mg-data-3 does not exist"},
 			}},
 			members: "5/7",
-			degraded: Condition{metav1.ConditionTrue, topology.ReasonMembersDown,
+			degraded: Condition{metav1.ConditionTrue, v1alpha1.ReasonMembersDown,
 				"2 of 7 declared members are down: instance_2 (not registered with the coordinators), instance_3 (pod mg-data-3 does not exist)"}},
 		{name: "a half-joined coordinator is not registered",
 			in:      HealthInput{Declared: declared(3, 2, 3, 2), Instances: withRow(halfJoined(2)), PodReady: allPodsReady()},
 			want:    MemberHealth{Up: 4, Declared: 5, Down: []DownMember{{"coordinator_2", "not registered with the coordinators"}}},
 			members: "4/5",
-			degraded: Condition{metav1.ConditionTrue, topology.ReasonMembersDown,
+			degraded: Condition{metav1.ConditionTrue, v1alpha1.ReasonMembersDown,
 				"1 of 5 declared members are down: coordinator_2 (not registered with the coordinators)"}},
 		{name: "without a leader's table, a Ready pod counts as up",
 			in:      HealthInput{Declared: declared(3, 2, 3, 2), PodReady: withoutPod("mg-coordinator-2")},
 			want:    MemberHealth{Up: 4, Declared: 5, Down: []DownMember{{"coordinator_2", "pod mg-coordinator-2 does not exist"}}},
 			members: "4/5",
-			degraded: Condition{metav1.ConditionTrue, topology.ReasonMembersDown,
+			degraded: Condition{metav1.ConditionTrue, v1alpha1.ReasonMembersDown,
 				"1 of 5 declared members are down: coordinator_2 (pod mg-coordinator-2 does not exist)"}},
 		{name: "a retiring member is not declared",
 			in:       HealthInput{Declared: declared(3, 1, 3, 2), Instances: convergedRows(), PodReady: podsWith(map[string]bool{"mg-data-1": false})},
 			want:     MemberHealth{Up: 4, Declared: 4},
 			members:  "4/4",
-			degraded: Condition{metav1.ConditionFalse, topology.ReasonAllMembersUp, "all 4 declared members are up"}},
+			degraded: Condition{metav1.ConditionFalse, v1alpha1.ReasonAllMembersUp, "all 4 declared members are up"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got := ReadMemberHealth(tc.in)
@@ -150,23 +151,23 @@ func TestServesWrites(t *testing.T) {
 		want      Condition
 	}{
 		{"converged", declared(3, 2, 3, 2), convergedRows(), allPodsReady(),
-			Condition{metav1.ConditionTrue, topology.ReasonMainElected, "instance_0 is MAIN and up; coordinator_1 leads"}},
+			Condition{metav1.ConditionTrue, v1alpha1.ReasonMainElected, "instance_0 is MAIN and up; coordinator_1 leads"}},
 		{"a replica's pod not Ready keeps the cluster Ready", declared(3, 2, 3, 2), withRow(downRow(1)),
 			podsWith(map[string]bool{"mg-data-1": false}),
-			Condition{metav1.ConditionTrue, topology.ReasonMainElected, "instance_0 is MAIN and up; coordinator_1 leads"}},
+			Condition{metav1.ConditionTrue, v1alpha1.ReasonMainElected, "instance_0 is MAIN and up; coordinator_1 leads"}},
 		{"a follower down keeps the cluster Ready", declared(3, 2, 3, 2), convergedRows(), withoutPod("mg-coordinator-3"),
-			Condition{metav1.ConditionTrue, topology.ReasonMainElected, "instance_0 is MAIN and up; coordinator_1 leads"}},
+			Condition{metav1.ConditionTrue, v1alpha1.ReasonMainElected, "instance_0 is MAIN and up; coordinator_1 leads"}},
 		{"the MAIN's pod not Ready", declared(3, 2, 3, 2), convergedRows(), podsWith(map[string]bool{"mg-data-0": false}),
-			Condition{metav1.ConditionFalse, topology.ReasonMainDown,
+			Condition{metav1.ConditionFalse, v1alpha1.ReasonMainDown,
 				"instance_0 is MAIN but its pod mg-data-0 is not Ready: writes fail until it is back or a failover elects another MAIN"}},
 		{"the MAIN reported down", declared(3, 2, 3, 2), withRow(data(0, memgraph.HealthDown, memgraph.RoleMain)), allPodsReady(),
-			Condition{metav1.ConditionFalse, topology.ReasonMainDown,
+			Condition{metav1.ConditionFalse, v1alpha1.ReasonMainDown,
 				"instance_0 is MAIN but coordinator_1 reports its health down: writes fail until it is back or a failover elects another MAIN"}},
 		{"a retiring MAIN whose pod is gone", declared(3, 1, 3, 2), rows(coords(3, 1), one(replica(0), mainRow(1))), withoutPod("mg-data-1"),
-			Condition{metav1.ConditionFalse, topology.ReasonMainDown,
+			Condition{metav1.ConditionFalse, v1alpha1.ReasonMainDown,
 				"instance_1 is MAIN but its pod mg-data-1 is not Ready: writes fail until it is back or a failover elects another MAIN"}},
 		{"no MAIN", declared(3, 2, 3, 2), rows(coords(3, 1), one(replica(0), replica(1))), allPodsReady(),
-			Condition{metav1.ConditionFalse, topology.ReasonNoMainElected, "coordinator_1 leads, but no data instance is MAIN"}},
+			Condition{metav1.ConditionFalse, v1alpha1.ReasonNoMainElected, "coordinator_1 leads, but no data instance is MAIN"}},
 		{"a leader not ready yet", declared(3, 2, 3, 2), rows(one(data(0, memgraph.HealthUnknown, memgraph.RoleMain)),
 			[]memgraph.Instance{func() memgraph.Instance {
 				r := coord(2, memgraph.RoleLeader)
@@ -174,9 +175,9 @@ func TestServesWrites(t *testing.T) {
 				return r
 			}()}),
 			allPodsReady(),
-			Condition{metav1.ConditionFalse, topology.ReasonNoCoordinatorLeader, "coordinator_2 leads but has not finished reconciling the cluster"}},
+			Condition{metav1.ConditionFalse, v1alpha1.ReasonNoCoordinatorLeader, "coordinator_2 leads but has not finished reconciling the cluster"}},
 		{"no table", declared(3, 2, 3, 2), nil, allPodsReady(),
-			Condition{metav1.ConditionFalse, topology.ReasonNoCoordinatorLeader, "no coordinator that answered names a leader"}},
+			Condition{metav1.ConditionFalse, v1alpha1.ReasonNoCoordinatorLeader, "no coordinator that answered names a leader"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if diff := cmp.Diff(tc.want, ServesWrites(tc.declared, tc.instances, tc.pods)); diff != "" {
@@ -192,7 +193,7 @@ func TestSecretMissing(t *testing.T) {
 	}
 	license := topology.MissingSecret{Namespace: "db", NamedSecret: topology.NamedSecret{Name: "memgraph-secrets", Field: "spec.secrets.name", Holds: "the license"}}
 	got, ok := SecretMissing([]topology.MissingSecret{license})
-	want := Condition{metav1.ConditionFalse, topology.ReasonSecretMissing,
+	want := Condition{metav1.ConditionFalse, v1alpha1.ReasonSecretMissing,
 		"Secret db/memgraph-secrets (spec.secrets.name: the license) does not exist; pods that need it cannot start: " +
 			"create it in namespace db, or set the field to a Secret that exists"}
 	if diff := cmp.Diff(want, got); !ok || diff != "" {
@@ -203,9 +204,9 @@ func TestSecretMissing(t *testing.T) {
 // A hibernating or hibernated cluster has no member down: none is meant to run.
 func TestDegradedWhileHibernating(t *testing.T) {
 	h := MemberHealth{Up: 0, Declared: 5, Down: []DownMember{{Name: "coordinator_1", Why: "pod mg-coordinator-1 does not exist"}}}
-	for phase, want := range map[topology.Phase]topology.ConditionReason{
-		topology.PhaseHibernating: topology.ReasonHibernated, topology.PhaseHibernated: topology.ReasonHibernated,
-		topology.PhaseWaking: topology.ReasonMembersDown, topology.PhaseRunning: topology.ReasonMembersDown,
+	for phase, want := range map[v1alpha1.Phase]v1alpha1.ConditionReason{
+		v1alpha1.PhaseHibernating: v1alpha1.ReasonHibernated, v1alpha1.PhaseHibernated: v1alpha1.ReasonHibernated,
+		v1alpha1.PhaseWaking: v1alpha1.ReasonMembersDown, v1alpha1.PhaseRunning: v1alpha1.ReasonMembersDown,
 	} {
 		if got := h.DegradedIn(phase); got.Reason != want {
 			t.Errorf("%s: Degraded %s %s, want %s", phase, got.Status, got.Reason, want)

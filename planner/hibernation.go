@@ -6,6 +6,7 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/memgraph-hooks/memgraph-hooks/api/v1alpha1"
 	"github.com/memgraph-hooks/memgraph-hooks/memgraph"
 	"github.com/memgraph-hooks/memgraph-hooks/topology"
 )
@@ -83,7 +84,7 @@ type HibernationStep struct {
 	NeedsView bool
 	Replicas  topology.Replicas
 	Window    *int32 // the data StatefulSet's spec.ordinals.start to render; nil for none
-	Phase     topology.Phase
+	Phase     v1alpha1.Phase
 	// Hibernated is the Hibernated condition.
 	Hibernated Condition
 }
@@ -103,11 +104,11 @@ func PlanHibernation(in HibernationInput) HibernationStep {
 	case !in.Hibernate:
 		return planWaking(in)
 	case len(in.Declared.RetiringCoordinators) > 0:
-		return HibernationStep{Phase: topology.PhaseHibernating, Hibernated: isFalse(topology.ReasonHibernationPending,
+		return HibernationStep{Phase: v1alpha1.PhaseHibernating, Hibernated: isFalse(v1alpha1.ReasonHibernationPending,
 			"waiting for the coordinator scale-down to retire %s before hibernating: stopping retiring members with the others "+
 				"could bring fewer than a Raft majority back on waking", listNames(topology.Names(in.Declared.RetiringCoordinators)))}
 	case in.RolloutPending != "" && !hibernationBegan(in):
-		return HibernationStep{Phase: topology.PhaseHibernating, Hibernated: isFalse(topology.ReasonHibernationPending,
+		return HibernationStep{Phase: v1alpha1.PhaseHibernating, Hibernated: isFalse(v1alpha1.ReasonHibernationPending,
 			"waiting for the rollout to finish before hibernating, so that every pod stops and wakes at one revision: %s", in.RolloutPending)}
 	case len(in.DataPods) > 0:
 		return stopData(in)
@@ -115,8 +116,8 @@ func PlanHibernation(in HibernationInput) HibernationStep {
 		return hibernating(in.Window, topology.Replicas{}, "the data instances are stopped; stopping the coordinators, which keep "+
 			"every registration and the MAIN in their Raft logs")
 	}
-	return HibernationStep{InCharge: true, Window: in.Window, Phase: topology.PhaseHibernated,
-		Hibernated: isTrue(topology.ReasonHibernated, "no pod runs; every volume, registration and the MAIN%s are kept; "+
+	return HibernationStep{InCharge: true, Window: in.Window, Phase: v1alpha1.PhaseHibernated,
+		Hibernated: isTrue(v1alpha1.ReasonHibernated, "no pod runs; every volume, registration and the MAIN%s are kept; "+
 			"set spec.hibernate to false to wake the cluster", mainNote(in.Window))}
 }
 
@@ -136,7 +137,7 @@ func HibernationRollout(step HibernationStep, in RolloutInput) RolloutStep {
 	r := PlanRollout(in)
 	r.Handover, r.Yield = nil, false
 	r.Partitions = topology.Partitions{}
-	if step.Phase == topology.PhaseHibernating {
+	if step.Phase == v1alpha1.PhaseHibernating {
 		r.Partitions = topology.Partitions{Coordinators: step.Replicas.Coordinators, DataInstances: step.Replicas.DataInstances}
 	}
 	return r
@@ -150,8 +151,8 @@ func mainNote(window *int32) string {
 }
 
 func hibernating(window *int32, r topology.Replicas, format string, args ...any) HibernationStep {
-	return HibernationStep{InCharge: true, Replicas: r, Window: window, Phase: topology.PhaseHibernating,
-		Hibernated: isFalse(topology.ReasonHibernating, format, args...)}
+	return HibernationStep{InCharge: true, Replicas: r, Window: window, Phase: v1alpha1.PhaseHibernating,
+		Hibernated: isFalse(v1alpha1.ReasonHibernating, format, args...)}
 }
 
 // stopData stops the data replicas, then the MAIN, keeping the coordinators as they are.
@@ -240,21 +241,21 @@ func planWaking(in HibernationInput) HibernationStep {
 	case in.ViewProblem != "":
 		waiting = in.ViewProblem
 	}
-	return HibernationStep{InCharge: true, Window: in.Window, Phase: topology.PhaseWaking,
+	return HibernationStep{InCharge: true, Window: in.Window, Phase: v1alpha1.PhaseWaking,
 		Replicas: topology.Replicas{Coordinators: Hold(in.Declared, in.Span).Coordinators, DataInstances: 1},
-		Hibernated: isFalse(topology.ReasonWaking, "waking: the coordinators and %s, the MAIN when the cluster hibernated, "+
+		Hibernated: isFalse(v1alpha1.ReasonWaking, "waking: the coordinators and %s, the MAIN when the cluster hibernated, "+
 			"start before the replicas, so that the coordinators cannot fail over to a replica that lacks its last writes; %s",
 			name, waiting)}
 }
 
 // running is the step of a cluster that neither hibernates nor wakes.
 func running() HibernationStep {
-	return HibernationStep{Phase: topology.PhaseRunning,
-		Hibernated: isFalse(topology.ReasonAwake, "spec.hibernate is not set: the cluster runs")}
+	return HibernationStep{Phase: v1alpha1.PhaseRunning,
+		Hibernated: isFalse(v1alpha1.ReasonAwake, "spec.hibernate is not set: the cluster runs")}
 }
 
 func awake(msg string) HibernationStep {
-	return HibernationStep{Phase: topology.PhaseRunning, Hibernated: isFalse(topology.ReasonAwake, "awake: %s", msg)}
+	return HibernationStep{Phase: v1alpha1.PhaseRunning, Hibernated: isFalse(v1alpha1.ReasonAwake, "awake: %s", msg)}
 }
 
 func anyReady(pods map[int]PodState) bool {
@@ -289,16 +290,16 @@ func (o Outcome) hibernationVerdict() Verdicts {
 	h := o.Hibernation
 	reason := h.Hibernated.Reason
 	v := Verdicts{ResyncAfterSeconds: ResyncWaiting}
-	if h.Phase == topology.PhaseHibernated {
-		v.Converged = isTrue(topology.ReasonHibernated, "hibernated as declared: both StatefulSets at 0 replicas, every volume kept")
-		v.Ready = isFalse(topology.ReasonHibernated, "hibernated: no pod runs; set spec.hibernate to false to wake the cluster")
+	if h.Phase == v1alpha1.PhaseHibernated {
+		v.Converged = isTrue(v1alpha1.ReasonHibernated, "hibernated as declared: both StatefulSets at 0 replicas, every volume kept")
+		v.Ready = isFalse(v1alpha1.ReasonHibernated, "hibernated: no pod runs; set spec.hibernate to false to wake the cluster")
 		v.ResyncAfterSeconds = ResyncConverged
 		return v
 	}
 	v.Converged = Condition{metav1.ConditionFalse, reason, h.Hibernated.Message}
 	v.Ready = v.Converged
 	if o.Progress.Main != "" {
-		v.Ready = isTrue(topology.ReasonMainElected, "%s is MAIN; %s leads the coordinators", o.Progress.Main, o.Latest.Leader)
+		v.Ready = isTrue(v1alpha1.ReasonMainElected, "%s is MAIN; %s leads the coordinators", o.Progress.Main, o.Latest.Leader)
 	}
 	return v
 }

@@ -7,8 +7,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/memgraph-hooks/memgraph-hooks/api/v1alpha1"
 	"github.com/memgraph-hooks/memgraph-hooks/memgraph"
-	"github.com/memgraph-hooks/memgraph-hooks/topology"
 )
 
 var hibernationNow = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
@@ -49,8 +49,8 @@ func runHibernationCases(t *testing.T, cases []hibernationCase) {
 }
 
 func hibernatingStep(w *int32, coordinators, data int32, msg string) HibernationStep {
-	return HibernationStep{InCharge: true, Window: w, Replicas: replicas(coordinators, data), Phase: topology.PhaseHibernating,
-		Hibernated: Condition{metav1.ConditionFalse, topology.ReasonHibernating, msg}}
+	return HibernationStep{InCharge: true, Window: w, Replicas: replicas(coordinators, data), Phase: v1alpha1.PhaseHibernating,
+		Hibernated: Condition{metav1.ConditionFalse, v1alpha1.ReasonHibernating, msg}}
 }
 
 func TestHibernationAsleepOrWaking(t *testing.T) {
@@ -147,18 +147,18 @@ func TestPlanHibernation(t *testing.T) {
 	}, {
 		name: "no pod left: hibernated",
 		in:   in(nil, nil, window(2), nil),
-		want: HibernationStep{InCharge: true, Window: window(2), Phase: topology.PhaseHibernated,
-			Hibernated: Condition{metav1.ConditionTrue, topology.ReasonHibernated, "no pod runs; every volume, registration and the MAIN (instance_2) are kept; set spec.hibernate to false to wake the cluster"}},
+		want: HibernationStep{InCharge: true, Window: window(2), Phase: v1alpha1.PhaseHibernated,
+			Hibernated: Condition{metav1.ConditionTrue, v1alpha1.ReasonHibernated, "no pod runs; every volume, registration and the MAIN (instance_2) are kept; set spec.hibernate to false to wake the cluster"}},
 	}, {
 		name: "a new cluster created hibernated: nothing to stop",
 		in:   HibernationInput{Declared: declared(3, 2, 0, 0), Hibernate: true},
-		want: HibernationStep{InCharge: true, Phase: topology.PhaseHibernated,
-			Hibernated: Condition{metav1.ConditionTrue, topology.ReasonHibernated, "no pod runs; every volume, registration and the MAIN are kept; set spec.hibernate to false to wake the cluster"}},
+		want: HibernationStep{InCharge: true, Phase: v1alpha1.PhaseHibernated,
+			Hibernated: Condition{metav1.ConditionTrue, v1alpha1.ReasonHibernated, "no pod runs; every volume, registration and the MAIN are kept; set spec.hibernate to false to wake the cluster"}},
 	}, {
 		name: "a coordinator scale-down still retiring members is finished first",
 		in: HibernationInput{Declared: declared(3, 3, 7, 3), Hibernate: true, DataPods: pods(0, 1, 2), CoordinatorPods: pods(1, 2, 3, 4, 5, 6, 7),
 			Span: replicas(7, 3)},
-		want: HibernationStep{Phase: topology.PhaseHibernating, Hibernated: Condition{metav1.ConditionFalse, topology.ReasonHibernationPending,
+		want: HibernationStep{Phase: v1alpha1.PhaseHibernating, Hibernated: Condition{metav1.ConditionFalse, v1alpha1.ReasonHibernationPending,
 			"waiting for the coordinator scale-down to retire coordinator_4, coordinator_5, coordinator_6, coordinator_7 before hibernating: " +
 				"stopping retiring members with the others could bring fewer than a Raft majority back on waking"}},
 	}})
@@ -171,8 +171,8 @@ func TestPlanWaking(t *testing.T) {
 			Span: replicas(0, 3), View: view}
 	}
 	held := func(why string) HibernationStep {
-		return HibernationStep{InCharge: true, Window: window(2), Replicas: replicas(3, 1), Phase: topology.PhaseWaking,
-			Hibernated: Condition{metav1.ConditionFalse, topology.ReasonWaking, "waking: the coordinators and instance_2, the MAIN when " +
+		return HibernationStep{InCharge: true, Window: window(2), Replicas: replicas(3, 1), Phase: v1alpha1.PhaseWaking,
+			Hibernated: Condition{metav1.ConditionFalse, v1alpha1.ReasonWaking, "waking: the coordinators and instance_2, the MAIN when " +
 				"the cluster hibernated, start before the replicas, so that the coordinators cannot fail over to a replica that lacks " +
 				"its last writes; " + why}}
 	}
@@ -214,15 +214,15 @@ func TestPlanWaking(t *testing.T) {
 
 func TestVerdictHibernation(t *testing.T) {
 	hibernated := PlanHibernation(HibernationInput{Declared: declared(3, 3, 0, 0), Hibernate: true, Window: window(2)})
-	upToDate := RolloutStep{Reason: topology.ReasonUpToDate, Message: "every pod runs docker.io/memgraph/memgraph:3.12.0"}
+	upToDate := RolloutStep{Reason: v1alpha1.ReasonUpToDate, Message: "every pod runs docker.io/memgraph/memgraph:3.12.0"}
 	v := Verdict(Outcome{Declared: declared(3, 3, 0, 0), Hibernation: hibernated, Rollout: upToDate})
 	want := Verdicts{
-		Updated:    Condition{metav1.ConditionTrue, topology.ReasonUpToDate, "every pod runs docker.io/memgraph/memgraph:3.12.0"},
-		Ready:      Condition{metav1.ConditionFalse, topology.ReasonHibernated, "hibernated: no pod runs; set spec.hibernate to false to wake the cluster"},
-		Converged:  Condition{metav1.ConditionTrue, topology.ReasonHibernated, "hibernated as declared: both StatefulSets at 0 replicas, every volume kept"},
-		Paused:     Condition{metav1.ConditionFalse, topology.ReasonReconciling, "the hook reconciles the cluster; annotate it memgraph.com/paused=true to pause"},
+		Updated:    Condition{metav1.ConditionTrue, v1alpha1.ReasonUpToDate, "every pod runs docker.io/memgraph/memgraph:3.12.0"},
+		Ready:      Condition{metav1.ConditionFalse, v1alpha1.ReasonHibernated, "hibernated: no pod runs; set spec.hibernate to false to wake the cluster"},
+		Converged:  Condition{metav1.ConditionTrue, v1alpha1.ReasonHibernated, "hibernated as declared: both StatefulSets at 0 replicas, every volume kept"},
+		Paused:     Condition{metav1.ConditionFalse, v1alpha1.ReasonReconciling, "the hook reconciles the cluster; annotate it memgraph.com/paused=true to pause"},
 		Hibernated: hibernated.Hibernated,
-		Phase:      topology.PhaseHibernated, ResyncAfterSeconds: ResyncConverged,
+		Phase:      v1alpha1.PhaseHibernated, ResyncAfterSeconds: ResyncConverged,
 	}
 	if diff := cmp.Diff(want, v); diff != "" {
 		t.Errorf("hibernated (-want +got):\n%s", diff)
@@ -230,8 +230,8 @@ func TestVerdictHibernation(t *testing.T) {
 
 	step := hibernatingStep(window(2), 3, 1, "stopping the data replicas first (instance_0, instance_1); MAIN instance_2 stays up until they are gone")
 	v = Verdict(Outcome{Declared: declared(3, 3, 3, 3), Hibernation: step, Latest: View{Leader: "coordinator_1"}, Progress: Progress{Main: "instance_2"}})
-	if v.Converged.Reason != topology.ReasonHibernating || v.Converged.Message != step.Hibernated.Message ||
-		v.Ready.Status != metav1.ConditionTrue || v.Phase != topology.PhaseHibernating || v.ResyncAfterSeconds != ResyncWaiting {
+	if v.Converged.Reason != v1alpha1.ReasonHibernating || v.Converged.Message != step.Hibernated.Message ||
+		v.Ready.Status != metav1.ConditionTrue || v.Phase != v1alpha1.PhaseHibernating || v.ResyncAfterSeconds != ResyncWaiting {
 		t.Errorf("hibernating: %+v", v)
 	}
 }
@@ -240,18 +240,18 @@ func TestVerdictPaused(t *testing.T) {
 	d := declared(3, 3, 3, 3)
 	base := Outcome{Declared: d, Discovery: Discovery{View: View{Leader: "coordinator_1"}, Asked: 1, Reachable: true},
 		Latest: View{Leader: "coordinator_1"}, Paused: true, Hibernation: running(),
-		Rollout: RolloutStep{Reason: topology.ReasonUpToDate, Message: "every pod runs docker.io/memgraph/memgraph:3.12.0"}}
+		Rollout: RolloutStep{Reason: v1alpha1.ReasonUpToDate, Message: "every pod runs docker.io/memgraph/memgraph:3.12.0"}}
 	pending := base
 	pending.Plan = Plan{Commands: []Command{RegisterInstance{Name: "instance_2"}}, Progress: Progress{Main: "instance_0", PendingDataInstances: names("instance", 2)}}
 	pending.Progress = pending.Plan.Progress
 	v := Verdict(pending)
 	want := Verdicts{
-		Ready:     Condition{metav1.ConditionTrue, topology.ReasonMainElected, "instance_0 is MAIN; coordinator_1 leads the coordinators"},
-		Converged: Condition{metav1.ConditionFalse, topology.ReasonPaused, "paused (memgraph.com/paused), so nothing converges: registering instance_2"},
-		Updated:   Condition{metav1.ConditionTrue, topology.ReasonUpToDate, "every pod runs docker.io/memgraph/memgraph:3.12.0"},
-		Paused: Condition{metav1.ConditionTrue, topology.ReasonPaused, "annotation memgraph.com/paused: the hook returns every child as " +
+		Ready:     Condition{metav1.ConditionTrue, v1alpha1.ReasonMainElected, "instance_0 is MAIN; coordinator_1 leads the coordinators"},
+		Converged: Condition{metav1.ConditionFalse, v1alpha1.ReasonPaused, "paused (memgraph.com/paused), so nothing converges: registering instance_2"},
+		Updated:   Condition{metav1.ConditionTrue, v1alpha1.ReasonUpToDate, "every pod runs docker.io/memgraph/memgraph:3.12.0"},
+		Paused: Condition{metav1.ConditionTrue, v1alpha1.ReasonPaused, "annotation memgraph.com/paused: the hook returns every child as " +
 			"observed and sends no Bolt write; remove the annotation to resume"},
-		Hibernated: running().Hibernated, Phase: topology.PhasePaused, ResyncAfterSeconds: ResyncWaiting,
+		Hibernated: running().Hibernated, Phase: v1alpha1.PhasePaused, ResyncAfterSeconds: ResyncWaiting,
 	}
 	if diff := cmp.Diff(want, v); diff != "" {
 		t.Errorf("paused with work pending (-want +got):\n%s", diff)
@@ -261,7 +261,7 @@ func TestVerdictPaused(t *testing.T) {
 	converged.AtDeclaredSize = true
 	converged.Plan.Progress, converged.Progress = Progress{Main: "instance_0"}, Progress{Main: "instance_0"}
 	converged.MainBudgetHeld = settledBudgets(d, "instance_0")
-	if v := Verdict(converged); v.Converged.Status != metav1.ConditionTrue || v.Paused.Status != metav1.ConditionTrue || v.Phase != topology.PhasePaused {
+	if v := Verdict(converged); v.Converged.Status != metav1.ConditionTrue || v.Paused.Status != metav1.ConditionTrue || v.Phase != v1alpha1.PhasePaused {
 		t.Errorf("paused on a converged cluster: %+v", v)
 	}
 }

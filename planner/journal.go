@@ -7,6 +7,7 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/memgraph-hooks/memgraph-hooks/api/v1alpha1"
 	"github.com/memgraph-hooks/memgraph-hooks/memgraph"
 	"github.com/memgraph-hooks/memgraph-hooks/topology"
 )
@@ -38,7 +39,7 @@ type Count struct {
 type journal struct {
 	events  []Event
 	counts  []Count
-	records []topology.OperationRecord
+	records []v1alpha1.OperationRecord
 	// sending are the queries the current step sent so far.
 	sending []sentQuery
 }
@@ -84,8 +85,8 @@ func (j *journal) judged(result string) []string {
 }
 
 // operationRecord is q as status.operations lists it.
-func operationRecord(q sentQuery, result string) topology.OperationRecord {
-	rec := topology.OperationRecord{Time: metav1.NewTime(q.at.UTC()), Command: q.query, Outcome: topology.OperationSucceeded}
+func operationRecord(q sentQuery, result string) v1alpha1.OperationRecord {
+	rec := v1alpha1.OperationRecord{Time: metav1.NewTime(q.at.UTC()), Command: q.query, Outcome: v1alpha1.OperationSucceeded}
 	if q.err == nil {
 		return rec
 	}
@@ -94,9 +95,9 @@ func operationRecord(q sentQuery, result string) topology.OperationRecord {
 	case "already_done", "ok":
 		// A concurrent writer had done the work; Memgraph's refusal is kept as the message.
 	case "interrupted", "budget_exhausted":
-		rec.Outcome = topology.OperationInterrupted
+		rec.Outcome = v1alpha1.OperationInterrupted
 	default:
-		rec.Outcome = topology.OperationFailed
+		rec.Outcome = v1alpha1.OperationFailed
 	}
 	return rec
 }
@@ -104,19 +105,19 @@ func operationRecord(q sentQuery, result string) topology.OperationRecord {
 // reloaded notes one RELOAD … TLS query sent to member: its record and count, Interrupted when
 // the member could not be asked (unreachable, timed out, connection closed), which is no refusal.
 func (j *journal) reloaded(member, query string, got Result) (interrupted bool) {
-	rec := topology.OperationRecord{Time: metav1.NewTime(got.At.UTC()), Command: query, Outcome: topology.OperationSucceeded,
+	rec := v1alpha1.OperationRecord{Time: metav1.NewTime(got.At.UTC()), Command: query, Outcome: v1alpha1.OperationSucceeded,
 		Message: "on " + member}
 	result := "ok"
 	if got.Err != nil {
-		rec.Outcome, rec.Message, result = topology.OperationFailed, fmt.Sprintf("on %s: %s", member, memgraphMessage(got.Err)), "error"
+		rec.Outcome, rec.Message, result = v1alpha1.OperationFailed, fmt.Sprintf("on %s: %s", member, memgraphMessage(got.Err)), "error"
 	}
 	switch memgraph.KindOf(got.Err) {
 	case memgraph.KindUnreachable, memgraph.KindTimeout, memgraph.KindClosed:
-		rec.Outcome, result = topology.OperationInterrupted, "interrupted"
+		rec.Outcome, result = v1alpha1.OperationInterrupted, "interrupted"
 	}
 	j.counts = append(j.counts, Count{Kind: KindReloadTLS, Result: result})
 	j.records = append(j.records, rec)
-	return rec.Outcome == topology.OperationInterrupted
+	return rec.Outcome == v1alpha1.OperationInterrupted
 }
 
 // memgraphMessage is Memgraph's own message for err when it carries one, else err's text.

@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"time"
 
+	"github.com/memgraph-hooks/memgraph-hooks/api/v1alpha1"
 	"github.com/memgraph-hooks/memgraph-hooks/memgraph"
 	"github.com/memgraph-hooks/memgraph-hooks/topology"
 )
@@ -73,7 +74,7 @@ type Done struct {
 	Children topology.Rendering
 	// Operation is the pass's own status.lastOperation record (nil: it wrote nothing, the prior
 	// record stands); the shell stamps its time.
-	Operation *topology.Operation
+	Operation *v1alpha1.Operation
 	// Summary is what the per-cluster gauges show; nil while the cluster hibernates (nothing runs,
 	// on purpose: its series are dropped). Lag is SHOW REPLICATION LAG for the replica lag gauge
 	// when LagRead (Input.LagDue).

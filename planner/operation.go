@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/memgraph-hooks/memgraph-hooks/api/v1alpha1"
 	"github.com/memgraph-hooks/memgraph-hooks/topology"
 )
 
@@ -62,18 +63,18 @@ const maxWritesListed = 12
 // its writes, how they ended and, when they did not succeed, the message that says why
 // (Memgraph's own for a refusal). nil when the pass wrote nothing: the prior record stands. The
 // caller stamps the time.
-func LastOperation(ex Execution, planned int) *topology.Operation {
+func LastOperation(ex Execution, planned int) *v1alpha1.Operation {
 	if len(ex.Writes) == 0 {
 		return nil
 	}
-	op := &topology.Operation{Writes: listWrites(ex.Writes), Result: topology.OperationSucceeded}
+	op := &v1alpha1.Operation{Writes: listWrites(ex.Writes), Result: v1alpha1.OperationSucceeded}
 	switch stop := ex.Stopped; {
 	case stop != nil && stop.Verdict == StepFailed:
-		op.Result, op.Message = topology.OperationFailed, bound(Explain(stop.Err))
+		op.Result, op.Message = v1alpha1.OperationFailed, bound(Explain(stop.Err))
 	case stop != nil:
-		op.Result, op.Message = topology.OperationInterrupted, bound(Explain(stop.Err))
+		op.Result, op.Message = v1alpha1.OperationInterrupted, bound(Explain(stop.Err))
 	case ex.BudgetExhausted:
-		op.Result = topology.OperationInterrupted
+		op.Result = v1alpha1.OperationInterrupted
 		op.Message = fmt.Sprintf("the sync budget ran out after %d of %d steps; the next sync continues", len(ex.Ran), planned)
 	}
 	return op

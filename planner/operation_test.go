@@ -7,6 +7,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/memgraph-hooks/memgraph-hooks/api/v1alpha1"
 	"github.com/memgraph-hooks/memgraph-hooks/memgraph"
 	"github.com/memgraph-hooks/memgraph-hooks/topology"
 )
@@ -49,20 +50,20 @@ func TestLastOperation(t *testing.T) {
 	for _, tc := range []struct {
 		name string
 		ex   Execution
-		want *topology.Operation
+		want *v1alpha1.Operation
 	}{
 		{"nothing written: the prior record stands", Execution{}, nil},
 		{"every write succeeded", Execution{Ran: []string{"a", "b"}, Writes: retirement},
-			&topology.Operation{Writes: "DEMOTE instance_2; SET instance_0 TO MAIN; UNREGISTER instance_2", Result: topology.OperationSucceeded}},
+			&v1alpha1.Operation{Writes: "DEMOTE instance_2; SET instance_0 TO MAIN; UNREGISTER instance_2", Result: v1alpha1.OperationSucceeded}},
 		{"a refused write: Memgraph's message", Execution{Ran: []string{"a"}, Writes: retirement,
 			Stopped: &Stop{Query: "UNREGISTER INSTANCE instance_2", Verdict: StepFailed, Err: refusal}},
-			&topology.Operation{Writes: "DEMOTE instance_2; SET instance_0 TO MAIN; UNREGISTER instance_2", Result: topology.OperationFailed,
+			&v1alpha1.Operation{Writes: "DEMOTE instance_2; SET instance_0 TO MAIN; UNREGISTER instance_2", Result: v1alpha1.OperationFailed,
 				Message: "Couldn't unregister replica instance since coordinator is not a leader!"}},
 		{"the leader moved", Execution{Writes: []string{"REMOVE coordinator_5"},
 			Stopped: &Stop{Verdict: StepLeaderMoved, Err: &memgraph.Error{Kind: memgraph.KindNotLeader, Message: "not leader anymore"}}},
-			&topology.Operation{Writes: "REMOVE coordinator_5", Result: topology.OperationInterrupted, Message: "not leader anymore"}},
+			&v1alpha1.Operation{Writes: "REMOVE coordinator_5", Result: v1alpha1.OperationInterrupted, Message: "not leader anymore"}},
 		{"the budget ran out", Execution{Ran: []string{"a"}, Writes: []string{"REGISTER instance_0"}, BudgetExhausted: true},
-			&topology.Operation{Writes: "REGISTER instance_0", Result: topology.OperationInterrupted,
+			&v1alpha1.Operation{Writes: "REGISTER instance_0", Result: v1alpha1.OperationInterrupted,
 				Message: "the sync budget ran out after 1 of 4 steps; the next sync continues"}},
 	} {
 		if diff := cmp.Diff(tc.want, LastOperation(tc.ex, 4)); diff != "" {

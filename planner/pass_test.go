@@ -5,6 +5,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/memgraph-hooks/memgraph-hooks/api/v1alpha1"
 	"github.com/memgraph-hooks/memgraph-hooks/topology"
 )
 
@@ -13,8 +14,8 @@ import (
 func TestPassRollout(t *testing.T) {
 	d := declared(3, 2, 3, 2)
 	unviewed := RolloutInput{Declared: d, Workloads: Workloads{}}
-	stage := RolloutStep{Reason: topology.ReasonRolloutInProgress, Message: "a stage's"}
-	plans := RolloutStep{Reason: topology.ReasonUpToDate, Message: "the plan's"}
+	stage := RolloutStep{Reason: v1alpha1.ReasonRolloutInProgress, Message: "a stage's"}
+	plans := RolloutStep{Reason: v1alpha1.ReasonUpToDate, Message: "the plan's"}
 	for _, tc := range []struct {
 		name string
 		out  Outcome
@@ -94,7 +95,7 @@ func TestRegisteredCounts(t *testing.T) {
 func TestSummarizeCountsTheRolloutStep(t *testing.T) {
 	d := declared(3, 2, 3, 2)
 	w := &Workloads{Data: set("no")}
-	out := Outcome{Declared: d, Rollout: RolloutStep{Reason: topology.ReasonRolloutInProgress}}
+	out := Outcome{Declared: d, Rollout: RolloutStep{Reason: v1alpha1.ReasonRolloutInProgress}}
 	got := Summarize(out, MemberHealth{Up: 4, Declared: 5}, w)
 	want := ClusterSummary{MembersUp: 4, MembersDeclared: 5, RolloutStep: 2}
 	if diff := cmp.Diff(want, got); diff != "" {

@@ -7,6 +7,7 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/memgraph-hooks/memgraph-hooks/api/v1alpha1"
 	"github.com/memgraph-hooks/memgraph-hooks/topology"
 )
 
@@ -104,7 +105,7 @@ func (in PlacementInput) dataRisk(main string) (node string, replicas []string, 
 		return "", nil, false
 	}
 	for _, di := range in.Declared.DataInstances {
-		if di.Name == main || di.Mode == topology.ReplicationAsync {
+		if di.Name == main || di.Mode == v1alpha1.ReplicationAsync {
 			continue
 		}
 		if in.PodNodes[di.Pod] != node {
@@ -121,19 +122,19 @@ func (in PlacementInput) dataRisk(main string) (node string, replicas []string, 
 func HighlyAvailable(in PlacementInput) Condition {
 	nodes := in.nodes()
 	if len(nodes) == 0 {
-		return Condition{Status: metav1.ConditionUnknown, Reason: topology.ReasonPodsNotScheduled,
+		return Condition{Status: metav1.ConditionUnknown, Reason: v1alpha1.ReasonPodsNotScheduled,
 			Message: "no pod of the cluster is scheduled on a node"}
 	}
 	risks := SingleNodeRisks(in)
 	if len(risks) == 0 {
-		return isTrue(topology.ReasonSpreadAcrossNodes, "no node holds half the coordinators or more, nor the MAIN with every "+
+		return isTrue(v1alpha1.ReasonSpreadAcrossNodes, "no node holds half the coordinators or more, nor the MAIN with every "+
 			"Sync and StrictSync replica: the pods run on %s", describeCount(len(nodes), "node"))
 	}
 	parts := make([]string, len(risks))
 	for i, r := range risks {
 		parts[i] = r.String()
 	}
-	return isFalse(topology.ReasonSingleNodeRisk, "one node's loss would take the cluster down: %s; "+
+	return isFalse(v1alpha1.ReasonSingleNodeRisk, "one node's loss would take the cluster down: %s; "+
 		"spread the pods over more nodes (spec.placement)", strings.Join(parts, "; "))
 }
 

@@ -8,13 +8,13 @@ import (
 	"github.com/google/go-cmp/cmp"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/memgraph-hooks/memgraph-hooks/topology"
+	"github.com/memgraph-hooks/memgraph-hooks/api/v1alpha1"
 )
 
 // placed is a cluster of coordinators and data instances whose pods run on the given nodes,
 // coordinators by id from 1 and data instances by ordinal from 0 ("" for a pod not scheduled);
 // modes, when given, are the data instances' replication modes by ordinal.
-func placed(coordinatorNodes, dataNodes []string, modes ...topology.ReplicationMode) PlacementInput {
+func placed(coordinatorNodes, dataNodes []string, modes ...v1alpha1.ReplicationMode) PlacementInput {
 	d := declared(int32(len(coordinatorNodes)), int32(len(dataNodes)), int32(len(coordinatorNodes)), int32(len(dataNodes)))
 	nodes := map[string]string{}
 	for i, node := range coordinatorNodes {
@@ -26,7 +26,7 @@ func placed(coordinatorNodes, dataNodes []string, modes ...topology.ReplicationM
 		if node != "" {
 			nodes[fmt.Sprintf("mg-data-%d", i)] = node
 		}
-		d.DataInstances[i].Mode = topology.ReplicationSync
+		d.DataInstances[i].Mode = v1alpha1.ReplicationSync
 		if i < len(modes) {
 			d.DataInstances[i].Mode = modes[i]
 		}
@@ -40,9 +40,9 @@ func withMain(in PlacementInput, main string) PlacementInput {
 }
 
 const (
-	async  = topology.ReplicationAsync
-	sync   = topology.ReplicationSync
-	strict = topology.ReplicationStrictSync
+	async  = v1alpha1.ReplicationAsync
+	sync   = v1alpha1.ReplicationSync
+	strict = v1alpha1.ReplicationStrictSync
 )
 
 // One node's loss takes the cluster down when it holds at least half the coordinators, or the
@@ -124,27 +124,27 @@ func TestHighlyAvailableCondition(t *testing.T) {
 		name   string
 		in     PlacementInput
 		status metav1.ConditionStatus
-		reason topology.ConditionReason
+		reason v1alpha1.ConditionReason
 		says   []string
 	}{
 		{"spread", withMain(placed([]string{"a", "b", "c"}, []string{"a", "b"}), "instance_0"),
-			metav1.ConditionTrue, topology.ReasonSpreadAcrossNodes, []string{"the pods run on 3 nodes"}},
+			metav1.ConditionTrue, v1alpha1.ReasonSpreadAcrossNodes, []string{"the pods run on 3 nodes"}},
 		{"crowded", withMain(placed([]string{"n1", "n1", "n2"}, []string{"n2", "n2"}), "instance_1"),
-			metav1.ConditionFalse, topology.ReasonSingleNodeRisk, []string{
+			metav1.ConditionFalse, v1alpha1.ReasonSingleNodeRisk, []string{
 				"node n1 holds 2 of 3 coordinators (coordinator_1, coordinator_2), so its loss takes the Raft majority",
 				"node n2 holds the MAIN instance_1 with every Sync and StrictSync replica (instance_0), so its loss takes every copy of the data that is surely up to date",
 				"spec.placement",
 			}},
 		{"one node", withMain(placed([]string{"n1", "n1", "n1"}, []string{"n1"}), "instance_0"),
-			metav1.ConditionFalse, topology.ReasonSingleNodeRisk, []string{
+			metav1.ConditionFalse, v1alpha1.ReasonSingleNodeRisk, []string{
 				"node n1 holds 3 of 3 coordinators (coordinator_1, coordinator_2, coordinator_3), so its loss takes the Raft majority, and the MAIN instance_0, the only data instance",
 			}},
 		{"all Async", withMain(placed([]string{"a", "b", "c"}, []string{"a", "b"}, async, async), "instance_1"),
-			metav1.ConditionFalse, topology.ReasonSingleNodeRisk, []string{"node b holds the MAIN instance_1, whose replicas are all Async"}},
+			metav1.ConditionFalse, v1alpha1.ReasonSingleNodeRisk, []string{"node b holds the MAIN instance_1, whose replicas are all Async"}},
 		{"no MAIN read", placed([]string{"a", "b", "c"}, []string{"c", "c"}),
-			metav1.ConditionFalse, topology.ReasonSingleNodeRisk, []string{"node c holds instance_0 (were it MAIN: no MAIN was read) with every Sync and StrictSync replica (instance_1)"}},
+			metav1.ConditionFalse, v1alpha1.ReasonSingleNodeRisk, []string{"node c holds instance_0 (were it MAIN: no MAIN was read) with every Sync and StrictSync replica (instance_1)"}},
 		{"nothing scheduled", placed([]string{"", "", ""}, []string{"", ""}),
-			metav1.ConditionUnknown, topology.ReasonPodsNotScheduled, []string{"no pod of the cluster is scheduled"}},
+			metav1.ConditionUnknown, v1alpha1.ReasonPodsNotScheduled, []string{"no pod of the cluster is scheduled"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got := HighlyAvailable(tc.in)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/memgraph-hooks/memgraph-hooks/api/v1alpha1"
 	"github.com/memgraph-hooks/memgraph-hooks/memgraph"
 	"github.com/memgraph-hooks/memgraph-hooks/topology"
 )
@@ -13,7 +14,7 @@ import (
 // status.rebuild. Zero when no rebuild is declared.
 type RebuildStep struct {
 	Instance string
-	Phase    topology.RebuildPhase
+	Phase    v1alpha1.RebuildPhase
 	Message  string
 }
 
@@ -57,7 +58,7 @@ func judgeRebuild(d topology.Declared, v rowIndex, m mainState, p *Progress) (Re
 	}
 	if _, ok := topology.Find(d.DataInstances, name); !ok {
 		return refused("%s=%q names no declared data instance (instance_0 to instance_%d); correct or remove the annotation",
-			topology.AnnotationRebuild, topology.Clip(name), len(d.DataInstances)-1), nil
+			topology.AnnotationRebuild, v1alpha1.Clip(name), len(d.DataInstances)-1), nil
 	}
 	row, registered := v.data[name]
 	switch {
@@ -74,7 +75,7 @@ func judgeRebuild(d topology.Declared, v rowIndex, m mainState, p *Progress) (Re
 	if why := lastSyncCopy(d, v, m.name, name); why != "" {
 		return rebuildWaits("%s", why), nil
 	}
-	return RebuildStep{Phase: topology.RebuildUnregistering,
+	return RebuildStep{Phase: v1alpha1.RebuildUnregistering,
 		Message: fmt.Sprintf("unregistering %s so that its volume can be replaced; it stays unregistered while %s names it",
 			name, topology.AnnotationRebuild)}, UnregisterInstance{Name: name, Rebuild: true}
 }
@@ -174,15 +175,15 @@ func rebuildNeedsProof(d topology.Declared, v rowIndex, m mainState) bool {
 func rebuildHolds(d topology.Declared, name string) bool { return d.Rebuild != "" && d.Rebuild == name }
 
 func refused(format string, args ...any) RebuildStep {
-	return RebuildStep{Phase: topology.RebuildRefused, Message: fmt.Sprintf(format, args...)}
+	return RebuildStep{Phase: v1alpha1.RebuildRefused, Message: fmt.Sprintf(format, args...)}
 }
 
 func rebuildWaits(format string, args ...any) RebuildStep {
-	return RebuildStep{Phase: topology.RebuildWaiting, Message: fmt.Sprintf(format, args...)}
+	return RebuildStep{Phase: v1alpha1.RebuildWaiting, Message: fmt.Sprintf(format, args...)}
 }
 
 func held(name string) RebuildStep {
-	return RebuildStep{Phase: topology.RebuildHeld, Message: fmt.Sprintf("%s is unregistered and stays so while %s names it: "+
+	return RebuildStep{Phase: v1alpha1.RebuildHeld, Message: fmt.Sprintf("%s is unregistered and stays so while %s names it: "+
 		"replace its volume (delete PersistentVolumeClaim %s-<its pod> and the pod), then remove the annotation, and it is "+
 		"registered again and recovered from the MAIN; kubectl memgraph rebuild does every step", name, topology.AnnotationRebuild,
 		topology.LibVolume)}
@@ -198,8 +199,8 @@ func RebuildReport(d topology.Declared, planned RebuildStep, latest View) Rebuil
 	}
 	_, declared := topology.Find(d.DataInstances, d.Rebuild)
 	if declared && latest.Leader != "" && !listsData(latest.Instances, d.Rebuild) &&
-		(planned.Phase == "" || planned.Phase == topology.RebuildUnregistering) {
-		return RebuildStep{Instance: d.Rebuild, Phase: topology.RebuildHeld, Message: held(d.Rebuild).Message}
+		(planned.Phase == "" || planned.Phase == v1alpha1.RebuildUnregistering) {
+		return RebuildStep{Instance: d.Rebuild, Phase: v1alpha1.RebuildHeld, Message: held(d.Rebuild).Message}
 	}
 	if planned.Declared() {
 		return planned
@@ -208,7 +209,7 @@ func RebuildReport(d topology.Declared, planned RebuildStep, latest View) Rebuil
 		"leader)", d.Rebuild)
 	if !declared {
 		step = refused("%s=%q names no declared data instance (instance_0 to instance_%d); correct or remove the annotation",
-			topology.AnnotationRebuild, topology.Clip(d.Rebuild), len(d.DataInstances)-1)
+			topology.AnnotationRebuild, v1alpha1.Clip(d.Rebuild), len(d.DataInstances)-1)
 	}
 	step.Instance = d.Rebuild
 	return step
@@ -231,8 +232,8 @@ func (out Outcome) Rebuild() RebuildStep {
 
 // RebuildCondition is the Rebuild condition of a declared rebuild: True once held.
 func RebuildCondition(r RebuildStep) Condition {
-	reason := topology.RebuildPhaseReason(r.Phase)
-	if r.Phase == topology.RebuildHeld {
+	reason := v1alpha1.RebuildPhaseReason(r.Phase)
+	if r.Phase == v1alpha1.RebuildHeld {
 		return isTrue(reason, "%s", r.Message)
 	}
 	return isFalse(reason, "%s", r.Message)

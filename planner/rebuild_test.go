@@ -7,6 +7,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/memgraph-hooks/memgraph-hooks/api/v1alpha1"
 	"github.com/memgraph-hooks/memgraph-hooks/memgraph"
 	"github.com/memgraph-hooks/memgraph-hooks/topology"
 )
@@ -44,7 +45,7 @@ func TestPlanRebuild(t *testing.T) {
 		d     topology.Declared
 		o     Observed
 		want  []string
-		phase topology.RebuildPhase
+		phase v1alpha1.RebuildPhase
 		msg   string // a substring of the step's message
 		proof bool   // NeedsCatchUpReads
 	}{{
@@ -52,73 +53,73 @@ func TestPlanRebuild(t *testing.T) {
 		d:     rebuilding(declared(3, 3, 3, 3), "instance_2"),
 		o:     Observed{Instances: three(mainRow(0), replica(1), replica(2)), Lag: caught, Replicas: diverged},
 		want:  []string{qUnregister(2)},
-		phase: topology.RebuildUnregistering, msg: "unregistering instance_2", proof: true,
+		phase: v1alpha1.RebuildUnregistering, msg: "unregistering instance_2", proof: true,
 	}, {
 		name:  "the annotation names the MAIN: refused, nothing sent",
 		d:     rebuilding(declared(3, 3, 3, 3), "instance_0"),
 		o:     Observed{Instances: three(mainRow(0), replica(1), replica(2)), Lag: caught},
-		phase: topology.RebuildRefused, msg: "instance_0 is MAIN: the hook never rebuilds the MAIN",
+		phase: v1alpha1.RebuildRefused, msg: "instance_0 is MAIN: the hook never rebuilds the MAIN",
 	}, {
 		name:  "a dead MAIN is still the MAIN: refused",
 		d:     rebuilding(declared(3, 3, 3, 3), "instance_0"),
 		o:     Observed{Instances: three(data(0, memgraph.HealthDown, memgraph.RoleMain), replica(1), replica(2))},
-		phase: topology.RebuildRefused, msg: "is MAIN",
+		phase: v1alpha1.RebuildRefused, msg: "is MAIN",
 	}, {
 		name:  "the last caught-up Sync replica waits for another",
 		d:     rebuilding(declared(3, 3, 3, 3), "instance_1"),
 		o:     Observed{Instances: three(mainRow(0), replica(1), replica(2)), Lag: caught, Replicas: diverged},
-		phase: topology.RebuildWaiting, msg: "instance_1 is the last Sync replica caught up with MAIN instance_0", proof: true,
+		phase: v1alpha1.RebuildWaiting, msg: "instance_1 is the last Sync replica caught up with MAIN instance_0", proof: true,
 	}, {
 		name:  "the last caught-up Sync replica beside an Async one waits: an Async copy does not count",
 		d:     rebuilding(declared(3, 3, 3, 3), "instance_1"),
 		o:     Observed{Instances: three(mainRow(0), replica(1), replica(2)), Lag: caught, Replicas: asyncRows(showing(0, caught, nil), "instance_2")},
-		phase: topology.RebuildWaiting, msg: "last Sync replica", proof: true,
+		phase: v1alpha1.RebuildWaiting, msg: "last Sync replica", proof: true,
 	}, {
 		name: "a caught-up Sync replica beside another caught-up Sync replica is unregistered",
 		d:    rebuilding(declared(3, 3, 3, 3), "instance_1"),
 		o:    Observed{Instances: three(mainRow(0), replica(1), replica(2)), Lag: caught, Replicas: showing(0, caught, nil)},
-		want: []string{qUnregister(1)}, phase: topology.RebuildUnregistering, proof: true,
+		want: []string{qUnregister(1)}, phase: v1alpha1.RebuildUnregistering, proof: true,
 	}, {
 		name: "an Async replica is no synchronous copy: unregistered even as the only caught-up one",
 		d:    rebuilding(declared(3, 2, 3, 2), "instance_1"),
 		o:    Observed{Instances: three(mainRow(0), replica(1)), Lag: lag(9, caughtUp(0, 1)), Replicas: asyncRows(showing(0, lag(9, caughtUp(0, 1)), nil), "instance_1")},
-		want: []string{qUnregister(1)}, phase: topology.RebuildUnregistering, proof: true,
+		want: []string{qUnregister(1)}, phase: v1alpha1.RebuildUnregistering, proof: true,
 	}, {
 		name: "a replica the MAIN reports recovering is no copy: unregistered although no other is caught up",
 		d:    rebuilding(declared(3, 2, 3, 2), "instance_1"),
 		o:    Observed{Instances: three(mainRow(0), replica(1)), Lag: lag(9, caughtUp(0, 1)), Replicas: showing(0, lag(9, caughtUp(0, 1)), map[string]string{"instance_1": memgraph.ReplicaRecovery})},
-		want: []string{qUnregister(1)}, phase: topology.RebuildUnregistering, proof: true,
+		want: []string{qUnregister(1)}, phase: v1alpha1.RebuildUnregistering, proof: true,
 	}, {
 		name:  "without the catch-up proofs nothing is unregistered: they are asked for",
 		d:     rebuilding(declared(3, 3, 3, 3), "instance_2"),
 		o:     Observed{Instances: three(mainRow(0), replica(1), replica(2))},
-		phase: topology.RebuildWaiting, msg: "SHOW REPLICAS was not read on MAIN instance_0", proof: true,
+		phase: v1alpha1.RebuildWaiting, msg: "SHOW REPLICAS was not read on MAIN instance_0", proof: true,
 	}, {
 		name:  "SHOW REPLICAS failed on the MAIN: waits, saying why",
 		d:     rebuilding(declared(3, 3, 3, 3), "instance_2"),
 		o:     Observed{Instances: three(mainRow(0), replica(1), replica(2)), Lag: caught, Replicas: &MainReplicas{Main: "instance_0", Problem: "connection refused"}},
-		phase: topology.RebuildWaiting, msg: "could not be read: connection refused", proof: true,
+		phase: v1alpha1.RebuildWaiting, msg: "could not be read: connection refused", proof: true,
 	}, {
 		name:  "no MAIN: a replica may hold the latest writes",
 		d:     rebuilding(declared(3, 3, 3, 3), "instance_2"),
 		o:     Observed{Instances: three(downRow(0), replica(1), replica(2))},
-		phase: topology.RebuildWaiting, msg: "waits for a MAIN",
+		phase: v1alpha1.RebuildWaiting, msg: "waits for a MAIN",
 	}, {
 		name:  "held: unregistered, and not registered again while the annotation stands",
 		d:     rebuilding(declared(3, 3, 3, 3), "instance_2"),
 		o:     Observed{Instances: three(mainRow(0), replica(1)), Lag: lag(9, caughtUp(0, 1))},
-		phase: topology.RebuildHeld, msg: "instance_2 is unregistered and stays so",
+		phase: v1alpha1.RebuildHeld, msg: "instance_2 is unregistered and stays so",
 	}, {
 		name:  "a name that is not a declared data instance: refused",
 		d:     rebuilding(declared(3, 3, 3, 3), "instance_7"),
 		o:     Observed{Instances: three(mainRow(0), replica(1), replica(2))},
-		phase: topology.RebuildRefused, msg: `memgraph.com/rebuild="instance_7" names no declared data instance (instance_0 to instance_2)`,
+		phase: v1alpha1.RebuildRefused, msg: `memgraph.com/rebuild="instance_7" names no declared data instance (instance_0 to instance_2)`,
 	}, {
 		name:  "a retiring instance: refused, the scale-down unregisters it",
 		d:     rebuilding(declared(3, 2, 3, 3), "instance_2"),
 		o:     Observed{Instances: three(mainRow(0), replica(1), replica(2)), Lag: caught},
 		want:  []string{qUnregister(2)}, // the scale-down's own UNREGISTER
-		phase: topology.RebuildRefused, msg: "being retired", proof: false,
+		phase: v1alpha1.RebuildRefused, msg: "being retired", proof: false,
 	}} {
 		t.Run(tc.name, func(t *testing.T) {
 			tc.o.Leader, tc.o.Span = "coordinator_1", replicas(3, int32(len(tc.d.DataInstances)+len(tc.d.RetiringDataInstances)))
@@ -208,21 +209,21 @@ func TestRebuildReport(t *testing.T) {
 	d := rebuilding(declared(3, 3, 3, 3), "instance_2")
 	listed := NewView(testNet.Coordinator(1), rows(coords(3, 1), one(mainRow(0), replica(1), replica(2))))
 	gone := NewView(testNet.Coordinator(1), rows(coords(3, 1), one(mainRow(0), replica(1))))
-	unregistering := RebuildStep{Instance: "instance_2", Phase: topology.RebuildUnregistering, Message: "unregistering"}
+	unregistering := RebuildStep{Instance: "instance_2", Phase: v1alpha1.RebuildUnregistering, Message: "unregistering"}
 	for _, tc := range []struct {
 		name    string
 		d       topology.Declared
 		planned RebuildStep
 		latest  View
-		phase   topology.RebuildPhase
+		phase   v1alpha1.RebuildPhase
 	}{
 		{"no annotation", declared(3, 3, 3, 3), RebuildStep{}, gone, ""},
-		{"the step ran: the table read after it no longer lists it", d, unregistering, gone, topology.RebuildHeld},
-		{"no plan, the table lists it", d, RebuildStep{}, listed, topology.RebuildWaiting},
-		{"no plan, the table does not list it", d, RebuildStep{}, gone, topology.RebuildHeld},
-		{"no table read", d, RebuildStep{}, View{}, topology.RebuildWaiting},
-		{"a refusal stands", d, RebuildStep{Instance: "instance_2", Phase: topology.RebuildRefused}, listed, topology.RebuildRefused},
-		{"undeclared, no plan", rebuilding(declared(3, 3, 3, 3), "instance_9"), RebuildStep{}, gone, topology.RebuildRefused},
+		{"the step ran: the table read after it no longer lists it", d, unregistering, gone, v1alpha1.RebuildHeld},
+		{"no plan, the table lists it", d, RebuildStep{}, listed, v1alpha1.RebuildWaiting},
+		{"no plan, the table does not list it", d, RebuildStep{}, gone, v1alpha1.RebuildHeld},
+		{"no table read", d, RebuildStep{}, View{}, v1alpha1.RebuildWaiting},
+		{"a refusal stands", d, RebuildStep{Instance: "instance_2", Phase: v1alpha1.RebuildRefused}, listed, v1alpha1.RebuildRefused},
+		{"undeclared, no plan", rebuilding(declared(3, 3, 3, 3), "instance_9"), RebuildStep{}, gone, v1alpha1.RebuildRefused},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got := RebuildReport(tc.d, tc.planned, tc.latest)

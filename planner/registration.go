@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/memgraph-hooks/memgraph-hooks/api/v1alpha1"
 	"github.com/memgraph-hooks/memgraph-hooks/memgraph"
 	"github.com/memgraph-hooks/memgraph-hooks/topology"
 )
@@ -111,11 +112,11 @@ func instanceConfig(di topology.DataInstance) memgraph.InstanceConfig {
 }
 
 // registrationMode is the AS clause of a declared mode; Sync (and "", undeclared) has none.
-func registrationMode(m topology.ReplicationMode) memgraph.ReplicationMode {
+func registrationMode(m v1alpha1.ReplicationMode) memgraph.ReplicationMode {
 	switch m {
-	case topology.ReplicationAsync:
+	case v1alpha1.ReplicationAsync:
 		return memgraph.ModeAsync
-	case topology.ReplicationStrictSync:
+	case v1alpha1.ReplicationStrictSync:
 		return memgraph.ModeStrictSync
 	}
 	return memgraph.ModeSync

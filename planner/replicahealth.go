@@ -8,6 +8,7 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/memgraph-hooks/memgraph-hooks/api/v1alpha1"
 	"github.com/memgraph-hooks/memgraph-hooks/memgraph"
 	"github.com/memgraph-hooks/memgraph-hooks/topology"
 )
@@ -40,22 +41,22 @@ func rankOf(state string) int {
 // in ordinal order, in the state of its worst database (Database names it when the databases
 // differ), since the prior record's since while the replica's health (topology.
 // ReplicaStateHealthy) is what it was, else since now.
-func ReplicaRecords(rows []memgraph.Replica, prior []topology.ReplicaStatus, now time.Time) []topology.ReplicaStatus {
-	before := map[string]topology.ReplicaStatus{}
+func ReplicaRecords(rows []memgraph.Replica, prior []v1alpha1.ReplicaStatus, now time.Time) []v1alpha1.ReplicaStatus {
+	before := map[string]v1alpha1.ReplicaStatus{}
 	for _, r := range prior {
 		before[r.Name] = r
 	}
 	stamp := metav1.NewTime(now.UTC().Truncate(time.Second))
-	out := make([]topology.ReplicaStatus, 0, len(rows))
+	out := make([]v1alpha1.ReplicaStatus, 0, len(rows))
 	for _, row := range rows {
-		rec := topology.ReplicaStatus{Name: row.Name, SyncMode: row.SyncMode, Since: stamp}
+		rec := v1alpha1.ReplicaStatus{Name: row.Name, SyncMode: row.SyncMode, Since: stamp}
 		rec.State, rec.Database = worstState(row.Databases)
 		if old, ok := before[row.Name]; ok && !old.Since.IsZero() && sameHealth(old.State, rec.State) {
 			rec.Since = old.Since
 		}
 		out = append(out, rec)
 	}
-	slices.SortFunc(out, func(a, b topology.ReplicaStatus) int { return compareMemberNames(a.Name, b.Name) })
+	slices.SortFunc(out, func(a, b v1alpha1.ReplicaStatus) int { return compareMemberNames(a.Name, b.Name) })
 	return out
 }
 
@@ -88,13 +89,13 @@ func sameHealth(a, b string) bool {
 	if a == "" || b == "" {
 		return a == b
 	}
-	return topology.ReplicaStateHealthy(a) == topology.ReplicaStateHealthy(b)
+	return v1alpha1.ReplicaStateHealthy(a) == v1alpha1.ReplicaStateHealthy(b)
 }
 
 // CarryReplicaRecords are the prior records a pass that did not read SHOW REPLICAS reports: those
 // of the data instances the latest ready leader's table lists as replicas (a replica unregistered
 // or made MAIN since has no record any more); all of them when no such table was read.
-func CarryReplicaRecords(prior []topology.ReplicaStatus, latest View) []topology.ReplicaStatus {
+func CarryReplicaRecords(prior []v1alpha1.ReplicaStatus, latest View) []v1alpha1.ReplicaStatus {
 	if _, leadership := ReadLeadership(latest.Instances); leadership != LeaderReady {
 		return prior
 	}
@@ -104,7 +105,7 @@ func CarryReplicaRecords(prior []topology.ReplicaStatus, latest View) []topology
 			replicas[r.Name] = true
 		}
 	}
-	var out []topology.ReplicaStatus
+	var out []v1alpha1.ReplicaStatus
 	for _, r := range prior {
 		if replicas[r.Name] {
 			out = append(out, r)
@@ -115,16 +116,16 @@ func CarryReplicaRecords(prior []topology.ReplicaStatus, latest View) []topology
 
 // ReplicaProblem is a replica the Degraded condition reports.
 type ReplicaProblem struct {
-	Record topology.ReplicaStatus
+	Record v1alpha1.ReplicaStatus
 	// Reason is ReplicaDiverged or ReplicaStuck.
-	Reason topology.ConditionReason
+	Reason v1alpha1.ConditionReason
 }
 
 // ReplicaProblems are the replicas Degraded reports, in ordinal order: those Memgraph reports
 // diverged, and those not ready or replicating since stuckAfter or longer before now — except
 // the members already down (their pod not Ready, their health down: MembersDown says so, and a
 // MAIN reports a replica it cannot reach invalid).
-func ReplicaProblems(records []topology.ReplicaStatus, down []DownMember, stuckAfter time.Duration, now time.Time) []ReplicaProblem {
+func ReplicaProblems(records []v1alpha1.ReplicaStatus, down []DownMember, stuckAfter time.Duration, now time.Time) []ReplicaProblem {
 	var out []ReplicaProblem
 	for _, r := range records {
 		if slices.ContainsFunc(down, func(d DownMember) bool { return d.Name == r.Name }) {
@@ -132,9 +133,9 @@ func ReplicaProblems(records []topology.ReplicaStatus, down []DownMember, stuckA
 		}
 		switch {
 		case r.State == memgraph.ReplicaDiverged:
-			out = append(out, ReplicaProblem{Record: r, Reason: topology.ReasonReplicaDiverged})
-		case r.State != "" && !topology.ReplicaStateHealthy(r.State) && !now.Before(r.Since.Add(stuckAfter)):
-			out = append(out, ReplicaProblem{Record: r, Reason: topology.ReasonReplicaStuck})
+			out = append(out, ReplicaProblem{Record: r, Reason: v1alpha1.ReasonReplicaDiverged})
+		case r.State != "" && !v1alpha1.ReplicaStateHealthy(r.State) && !now.Before(r.Since.Add(stuckAfter)):
+			out = append(out, ReplicaProblem{Record: r, Reason: v1alpha1.ReasonReplicaStuck})
 		}
 	}
 	return out
@@ -149,7 +150,7 @@ func (p ReplicaProblem) String() string {
 		where = " on database " + r.Database
 	}
 	since := r.Since.UTC().Format(time.RFC3339)
-	if p.Reason == topology.ReasonReplicaDiverged {
+	if p.Reason == v1alpha1.ReasonReplicaDiverged {
 		return fmt.Sprintf("%s is diverged%s (the MAIN's SHOW REPLICAS, since %s): its history branched off the MAIN's and "+
 			"the MAIN replicates nothing to it", r.Name, where, since)
 	}
@@ -160,7 +161,7 @@ func (p ReplicaProblem) String() string {
 type DegradedInput struct {
 	Health   MemberHealth
 	Problems []ReplicaProblem
-	Phase    topology.Phase
+	Phase    v1alpha1.Phase
 	Cluster  string // the MemgraphCluster's name, for the remedy the message names
 }
 
@@ -173,11 +174,11 @@ func Degraded(in DegradedInput) Condition {
 		return in.Health.DegradedIn(in.Phase)
 	}
 	parts := make([]string, len(in.Problems))
-	reason := topology.ReasonReplicaStuck
+	reason := v1alpha1.ReasonReplicaStuck
 	for i, p := range in.Problems {
 		parts[i] = p.String()
-		if p.Reason == topology.ReasonReplicaDiverged {
-			reason = topology.ReasonReplicaDiverged
+		if p.Reason == v1alpha1.ReasonReplicaDiverged {
+			reason = v1alpha1.ReasonReplicaDiverged
 		}
 	}
 	remedy := fmt.Sprintf("; rebuild a replica from the MAIN with kubectl memgraph rebuild %s <instance> (annotation %s)",

@@ -6,6 +6,7 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/memgraph-hooks/memgraph-hooks/api/v1alpha1"
 	"github.com/memgraph-hooks/memgraph-hooks/topology"
 )
 
@@ -58,7 +59,7 @@ func (p *pass) restore() flow {
 	return goOn
 }
 
-func (p *pass) restoreHeld(found View) (string, *topology.RestoreStatus, flow) {
+func (p *pass) restoreHeld(found View) (string, *v1alpha1.RestoreStatus, flow) {
 	held := p.d.RestoreHeld
 	if held == "" || p.in.DryRun || p.paused() {
 		return held, nil, goOn
@@ -76,13 +77,13 @@ func (p *pass) restoreHeld(found View) (string, *topology.RestoreStatus, flow) {
 		return "", nil, goOn
 	}
 	src := p.in.RestoreSource
-	st := &topology.RestoreStatus{Source: src.Label, Phase: "Pending", Note: usersNote}
+	st := &v1alpha1.RestoreStatus{Source: src.Label, Phase: "Pending", Note: usersNote}
 	target, ok := RestoreTarget(p.d)
 	if !ok {
 		return held, st, goOn
 	}
 	st.Instance = target.Name
-	waits := func(msg string) (string, *topology.RestoreStatus, flow) {
+	waits := func(msg string) (string, *v1alpha1.RestoreStatus, flow) {
 		st.Message = msg
 		return fmt.Sprintf("restoring %s into %s: %s", src.Label, target.Name, msg), st, goOn
 	}
@@ -124,7 +125,7 @@ func (p *pass) restoreHeld(found View) (string, *topology.RestoreStatus, flow) {
 }
 
 // fillRestoreStatus records the job in the restore's status.
-func fillRestoreStatus(st *topology.RestoreStatus, job RestoreJob) {
+func fillRestoreStatus(st *v1alpha1.RestoreStatus, job RestoreJob) {
 	st.Phase, st.RestoredBytes, st.TotalBytes, st.Message = job.Phase, job.BytesDone, job.BytesTotal, job.Error
 	if !job.Running {
 		st.Phase = job.State

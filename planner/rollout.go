@@ -3,6 +3,7 @@ package planner
 import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/memgraph-hooks/memgraph-hooks/api/v1alpha1"
 	"github.com/memgraph-hooks/memgraph-hooks/topology"
 )
 
@@ -134,8 +135,8 @@ type RolloutStep struct {
 	Handover *Handover
 	// Yield: the leader's pod is next; YIELD LEADERSHIP first, a later sync releases it.
 	Yield bool
-	// Reason (topology.ReasonUpToDate, …) and Message of the Updated condition.
-	Reason  topology.ConditionReason
+	// Reason (v1alpha1.ReasonUpToDate, …) and Message of the Updated condition.
+	Reason  v1alpha1.ConditionReason
 	Message string
 	// Version is the image every live pod runs ("" while they differ); TargetVersion the
 	// spec's image while the rollout is not done.
@@ -159,7 +160,7 @@ func (s RolloutStep) Commands() []Command {
 }
 
 // Done reports a finished (or never started) rollout.
-func (s RolloutStep) Done() bool { return s.Reason == topology.ReasonUpToDate }
+func (s RolloutStep) Done() bool { return s.Reason == v1alpha1.ReasonUpToDate }
 
 // InProgress reports a rollout that is not done and not waiting for a maintenance window; the
 // zero step (none planned) is not one.
@@ -168,7 +169,7 @@ func (s RolloutStep) InProgress() bool { return s.Reason != "" && !s.Done() && !
 // WaitsForWindow reports a hook release's template change that waits for a maintenance window:
 // nothing rolls, by design, so the cluster is not in the middle of anything.
 func (s RolloutStep) WaitsForWindow() bool {
-	return s.Reason == topology.ReasonWaitingForMaintenanceWindow
+	return s.Reason == v1alpha1.ReasonWaitingForMaintenanceWindow
 }
 
 // PlanRollout decides the partitions of both StatefulSets and the step the rollout takes. See

@@ -3,7 +3,7 @@ package planner
 import (
 	"fmt"
 
-	"github.com/memgraph-hooks/memgraph-hooks/topology"
+	"github.com/memgraph-hooks/memgraph-hooks/api/v1alpha1"
 )
 
 // clusterTLSRefused refuses to roll a pod template that turns intra-cluster TLS on or off while a
@@ -22,7 +22,7 @@ func (p *rolloutPlan) clusterTLSRefused() *refusal {
 		if pod.ClusterTLS {
 			running, asked = "with", "turns it off"
 		}
-		return &refusal{topology.ReasonIntraClusterTLSNeedsHibernation, fmt.Sprintf(
+		return &refusal{v1alpha1.ReasonIntraClusterTLSNeedsHibernation, fmt.Sprintf(
 			"not rolled: pods run %s intra-cluster TLS and the spec %s (spec.tls.intraCluster); an instance with it and one "+
 				"without cannot talk, so it takes effect only through hibernation: set spec.hibernate: true, wait for phase "+
 				"Hibernated, then set it to false; or set spec.tls back to what the pods run", running, asked)}
@@ -34,5 +34,5 @@ func (p *rolloutPlan) clusterTLSRefused() *refusal {
 // (clusterTLSRefused). Hibernation does not wait for such a rollout, unlike any other: every pod
 // is held at one revision, and on waking all start at the new one.
 func (s RolloutStep) WaitsForHibernation() bool {
-	return s.Reason == topology.ReasonIntraClusterTLSNeedsHibernation
+	return s.Reason == v1alpha1.ReasonIntraClusterTLSNeedsHibernation
 }

@@ -3,7 +3,7 @@ package planner
 import (
 	"testing"
 
-	"github.com/memgraph-hooks/memgraph-hooks/topology"
+	"github.com/memgraph-hooks/memgraph-hooks/api/v1alpha1"
 )
 
 // clusterTLS makes in's spec ask for intra-cluster TLS (or not) while its pods at the old
@@ -35,26 +35,26 @@ func TestIntraClusterTLSChangesAreNotRolled(t *testing.T) {
 		name:       "turned on while every pod runs without: every pod held",
 		in:         clusterTLS(rolloutIn(set("ooo"), set("ooo"), clusterView(3, 1, 3, 0)), false, true),
 		partitions: partitions(3, 3),
-		reason:     topology.ReasonIntraClusterTLSNeedsHibernation,
+		reason:     v1alpha1.ReasonIntraClusterTLSNeedsHibernation,
 		message:    on + "; 0 of 6 pods updated",
 	}, {
 		name:       "turned off while every pod runs with it: every pod held",
 		in:         clusterTLS(rolloutIn(set("ooo"), set("ooo"), clusterView(3, 1, 3, 0)), true, false),
 		partitions: partitions(3, 3),
-		reason:     topology.ReasonIntraClusterTLSNeedsHibernation,
+		reason:     v1alpha1.ReasonIntraClusterTLSNeedsHibernation,
 		message:    off + "; 0 of 6 pods updated",
 	}, {
 		name: "turned on while the cluster grows: the new pods start at the current revision, without it like their peers",
 		in: declaring(clusterTLS(rolloutIn(set("ooo"), set("ooo"), clusterView(3, 1, 3, 0)), false, true), 3, 5,
 			replicas(3, 5)),
 		partitions: partitions(3, 5),
-		reason:     topology.ReasonIntraClusterTLSNeedsHibernation,
+		reason:     v1alpha1.ReasonIntraClusterTLSNeedsHibernation,
 		message:    on + "; 0 of 8 pods updated",
 	}, {
 		name:       "another change with intra-cluster TLS on both sides rolls as usual",
 		in:         clusterTLS(rolloutIn(set("ooo"), set("ooo"), clusterView(3, 1, 3, 0)), true, true),
 		partitions: partitions(3, 2),
-		reason:     topology.ReasonRolloutInProgress,
+		reason:     v1alpha1.ReasonRolloutInProgress,
 		message:    "replacing mg-data-2 (instance_2); next: replace mg-data-1 (instance_1); 0 of 6 pods updated",
 		needsLag:   true,
 	}})
@@ -66,7 +66,7 @@ func TestAPodNotReadyHoldsNoIntraClusterTLSChange(t *testing.T) {
 	in := clusterTLS(rolloutIn(set("ooo", reverted), set("ooy", reverted), clusterView(3, 1, 3, 0)), true, true)
 	in.Data.Pods[2].ClusterTLS = false
 	got := PlanRollout(in)
-	if got.Reason == topology.ReasonIntraClusterTLSNeedsHibernation {
+	if got.Reason == v1alpha1.ReasonIntraClusterTLSNeedsHibernation {
 		t.Errorf("Updated %s %q: a pod that is not Ready held the rollout", got.Reason, got.Message)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/memgraph-hooks/memgraph-hooks/api/v1alpha1"
 	"github.com/memgraph-hooks/memgraph-hooks/memgraph"
 	"github.com/memgraph-hooks/memgraph-hooks/topology"
 )
@@ -60,7 +61,7 @@ func (p *rolloutPlan) retiring() bool { return p.data.retiring() || p.coordinato
 // the data instances upgrade, the message starts with the upgrade's step (upgradePhase).
 func (p *rolloutPlan) decide(step *RolloutStep) {
 	p.decideStep(step)
-	if r := p.active(); r != nil && step.Reason == topology.ReasonRolloutInProgress {
+	if r := p.active(); r != nil && step.Reason == v1alpha1.ReasonRolloutInProgress {
 		if phase := p.upgradePhase(r, r.candidate()); phase != "" {
 			step.Message = phase + "; " + step.Message
 		}
@@ -71,10 +72,10 @@ func (p *rolloutPlan) decideStep(step *RolloutStep) {
 	r := p.active()
 	switch {
 	case r == nil && p.heldForWindow():
-		step.Reason, step.Message = topology.ReasonWaitingForMaintenanceWindow, p.withCounts(p.in.Maintenance.waiting())
+		step.Reason, step.Message = v1alpha1.ReasonWaitingForMaintenanceWindow, p.withCounts(p.in.Maintenance.waiting())
 		return
 	case r == nil:
-		step.Reason, step.Message = topology.ReasonUpToDate, p.upToDateMessage()
+		step.Reason, step.Message = v1alpha1.ReasonUpToDate, p.upToDateMessage()
 		return
 	}
 	if refusal := p.refused(); refusal != nil {
@@ -207,7 +208,7 @@ func (p *rolloutPlan) releaseOrHandOver(step *RolloutStep, r *rolloutRole, c int
 	case r.kind == topology.RoleData && m.name == p.main:
 		to, why := p.handoverTarget(r, -1)
 		if to == "" {
-			step.Reason = topology.ReasonRolloutBlocked
+			step.Reason = v1alpha1.ReasonRolloutBlocked
 			step.Message = p.withCounts(fmt.Sprintf("cannot replace %s (%s): it is MAIN and %s", m.pod, m.name, why))
 			return
 		}

@@ -3,6 +3,7 @@ package planner
 import (
 	"fmt"
 
+	"github.com/memgraph-hooks/memgraph-hooks/api/v1alpha1"
 	"github.com/memgraph-hooks/memgraph-hooks/topology"
 )
 
@@ -20,7 +21,7 @@ func (p *rolloutPlan) upToDateMessage() string {
 
 // inProgress sets RolloutInProgress with what the rollout does now and how far it is.
 func (p *rolloutPlan) inProgress(step *RolloutStep, doing string) {
-	step.Reason = topology.ReasonRolloutInProgress
+	step.Reason = v1alpha1.ReasonRolloutInProgress
 	step.Message = p.withCounts(doing)
 }
 
@@ -32,13 +33,13 @@ func (p *rolloutPlan) waitOn(step *RolloutStep, w *gateWait) {
 		subject = fmt.Sprintf("%s (%s) %s", w.pod, w.member, w.what)
 	}
 	if w.blocked != "" {
-		step.Reason = topology.ReasonRolloutBlocked
+		step.Reason = v1alpha1.ReasonRolloutBlocked
 		step.Message = p.withCounts("cannot go on: " + w.blocked)
 		return
 	}
 	if created := w.released.Created; w.stuckable && !created.IsZero() && p.in.Now.Sub(created.Time) > p.in.StepTimeout.Duration {
 		at, _ := created.MarshalQueryParameter() // RFC 3339, UTC
-		step.Reason = topology.ReasonRolloutStuck
+		step.Reason = v1alpha1.ReasonRolloutStuck
 		step.Message = p.withCounts(fmt.Sprintf("stuck: %s was created at the new revision at %s and is still waiting %s "+
 			"after spec.rollout.stepTimeout (%s); nothing further is replaced until it recovers or the spec changes",
 			w.pod, at, w.what, p.in.StepTimeout.Duration))

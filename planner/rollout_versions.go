@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/memgraph-hooks/memgraph-hooks/api/v1alpha1"
 	"github.com/memgraph-hooks/memgraph-hooks/memgraph"
 	"github.com/memgraph-hooks/memgraph-hooks/topology"
 )
@@ -35,7 +36,7 @@ func version(image string) (memgraph.Version, bool) { return memgraph.ImageVersi
 
 // refusal is the version rule that refuses this rollout, if any.
 type refusal struct {
-	reason  topology.ConditionReason
+	reason  v1alpha1.ConditionReason
 	message string
 }
 
@@ -56,7 +57,7 @@ func (p *rolloutPlan) refused() *refusal {
 			continue
 		}
 		if memgraph.CrossesHAMigration(running, target) {
-			return &refusal{topology.ReasonUpgradeNeedsMigration, fmt.Sprintf(
+			return &refusal{v1alpha1.ReasonUpgradeNeedsMigration, fmt.Sprintf(
 				"not rolled: %s runs Memgraph %s and the spec asks for %s, across Memgraph 3.9, where every coordinator's "+
 					"data must be wiped (Memgraph's procedure \"Migrating to v3.9 HA\"); follow it, or set spec.image back to %s",
 				pod.Image, running, target, pod.Image)}
@@ -71,7 +72,7 @@ func (p *rolloutPlan) refused() *refusal {
 	if p.in.AllowDowngrade {
 		return p.downgradeUnderNewerMain(target)
 	}
-	return &refusal{topology.ReasonDowngradeRefused, fmt.Sprintf(
+	return &refusal{v1alpha1.ReasonDowngradeRefused, fmt.Sprintf(
 		"not rolled: the spec asks for Memgraph %s but pods run %s (%s), a downgrade: an older Memgraph may not load the "+
 			"snapshots and WAL a newer one wrote, and a newer MAIN cannot replicate to an older replica; set spec.image back "+
 			"to %s, or annotate the MemgraphCluster %s=true to roll back anyway (take a backup first)",
@@ -91,7 +92,7 @@ func (p *rolloutPlan) downgradeUnderNewerMain(target memgraph.Version) *refusal 
 			continue
 		}
 		if running, known := version(pod.Image); known && running.Compare(target) > 0 {
-			return &refusal{topology.ReasonDowngradeNeedsHibernation, fmt.Sprintf(
+			return &refusal{v1alpha1.ReasonDowngradeNeedsHibernation, fmt.Sprintf(
 				"not rolled while the cluster runs: the MAIN %s runs Memgraph %s (%s) and the spec asks for %s; a newer MAIN "+
 					"cannot replicate to the older replicas a rolling downgrade would make, so every pod must stop and start "+
 					"again at %s together: set spec.hibernate to true, then to false once the cluster is Hibernated, or set "+

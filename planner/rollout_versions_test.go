@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/memgraph-hooks/memgraph-hooks/api/v1alpha1"
 	"github.com/memgraph-hooks/memgraph-hooks/memgraph"
-	"github.com/memgraph-hooks/memgraph-hooks/topology"
 )
 
 const (
@@ -61,7 +61,7 @@ func TestAnUpgradeRollsTheMainsPodLast(t *testing.T) {
 		in:         up(set("ooo"), set("ooo"), clusterView(3, 1, 3, 1)),
 		partitions: partitions(3, 3),
 		commands:   []string{qHandover(1, 0)},
-		reason:     topology.ReasonRolloutInProgress,
+		reason:     v1alpha1.ReasonRolloutInProgress,
 		message: step1 + "switchover instance_1 → instance_0, whose pod mg-data-0 is replaced last, so that no newer MAIN ever " +
 			"replicates to an older replica; then the replicas' pods; 0 of 6 pods updated",
 		needsLag: true,
@@ -70,7 +70,7 @@ func TestAnUpgradeRollsTheMainsPodLast(t *testing.T) {
 		in:         up(set("ooo"), set("ooo"), clusterView(3, 1, 3, 2)),
 		partitions: partitions(3, 3),
 		commands:   []string{qHandover(2, 0)},
-		reason:     topology.ReasonRolloutInProgress,
+		reason:     v1alpha1.ReasonRolloutInProgress,
 		message: step1 + "switchover instance_2 → instance_0, whose pod mg-data-0 is replaced last, so that no newer MAIN ever " +
 			"replicates to an older replica; then the replicas' pods; 0 of 6 pods updated",
 		needsLag: true,
@@ -78,21 +78,21 @@ func TestAnUpgradeRollsTheMainsPodLast(t *testing.T) {
 		name:       "MAIN on the pod replaced last: the replicas roll, highest first",
 		in:         up(set("ooo"), set("ooo"), clusterView(3, 1, 3, 0)),
 		partitions: partitions(3, 2),
-		reason:     topology.ReasonRolloutInProgress,
+		reason:     v1alpha1.ReasonRolloutInProgress,
 		message:    step2 + "replacing mg-data-2 (instance_2); next: replace mg-data-1 (instance_1); 0 of 6 pods updated",
 		needsLag:   true,
 	}, {
 		name:       "a replica MAIN left on an updated pod (a failover) is not moved back: the older replicas roll at once",
 		in:         up(set("ooo"), set("oon"), clusterView(3, 1, 3, 2)),
 		partitions: partitions(3, 0),
-		reason:     topology.ReasonRolloutInProgress,
+		reason:     v1alpha1.ReasonRolloutInProgress,
 		message:    releasingOlder("mg-data-1, mg-data-0", "instance_2") + "1 of 6 pods updated",
 		needsLag:   true,
 	}, {
 		name:       "MAIN handed to an updated replica: the old MAIN's pod, the last old one, is replaced (still step 3)",
 		in:         up(set("ooo"), set("onn"), clusterView(3, 1, 3, 1)),
 		partitions: partitions(3, 0),
-		reason:     topology.ReasonRolloutInProgress,
+		reason:     v1alpha1.ReasonRolloutInProgress,
 		message:    step3 + "replacing mg-data-0 (instance_0); next: replace mg-coordinator-3 (coordinator_3); 2 of 6 pods updated",
 		needsLag:   true,
 	}, {
@@ -100,7 +100,7 @@ func TestAnUpgradeRollsTheMainsPodLast(t *testing.T) {
 		in:         up(set("ooo"), set("onn"), clusterView(3, 1, 3, 0)),
 		partitions: partitions(3, 1),
 		commands:   []string{qHandover(0, 1)},
-		reason:     topology.ReasonRolloutInProgress,
+		reason:     v1alpha1.ReasonRolloutInProgress,
 		message:    step3 + "switchover instance_0 → instance_1, then replace mg-data-0; 2 of 6 pods updated",
 		needsLag:   true,
 	}, {
@@ -109,7 +109,7 @@ func TestAnUpgradeRollsTheMainsPodLast(t *testing.T) {
 			o.Replicas = showing(1, o.Lag, map[string]string{"instance_0": memgraph.ReplicaRecovery})
 		})),
 		partitions: partitions(3, 3),
-		reason:     topology.ReasonRolloutInProgress,
+		reason:     v1alpha1.ReasonRolloutInProgress,
 		message: step1 + "waiting for instance_0 to take MAIN over from instance_1 before any data pod is replaced " +
 			"(instance_0 is recovery, not ready, on database memgraph (SHOW REPLICAS on MAIN instance_1; its lag of 0 is only " +
 			"the MAIN's cached count)); next: switchover instance_1 → instance_0, whose pod mg-data-0 is replaced last; 0 of 6 pods updated",
@@ -118,14 +118,14 @@ func TestAnUpgradeRollsTheMainsPodLast(t *testing.T) {
 		name:       "a change that keeps the version (a mirror of the same release): no move, MAIN handed over when its pod is next",
 		in:         versioned(rolloutIn(set("ooo"), set("ooo"), clusterView(3, 1, 3, 1)), mg312, "registry.example/memgraph:3.12.0"),
 		partitions: partitions(3, 2),
-		reason:     topology.ReasonRolloutInProgress,
+		reason:     v1alpha1.ReasonRolloutInProgress,
 		message:    "replacing mg-data-2 (instance_2); next: switchover instance_1 → instance_2, then replace mg-data-1; 0 of 6 pods updated",
 		needsLag:   true,
 	}, {
 		name:       "a version that cannot be read (latest): no version rule applies",
 		in:         versioned(rolloutIn(set("ooo"), set("ooo"), clusterView(3, 1, 3, 1)), mg312, mgTip),
 		partitions: partitions(3, 2),
-		reason:     topology.ReasonRolloutInProgress,
+		reason:     v1alpha1.ReasonRolloutInProgress,
 		message:    "replacing mg-data-2 (instance_2); next: switchover instance_1 → instance_2, then replace mg-data-1; 0 of 6 pods updated",
 		needsLag:   true,
 	}})
@@ -139,7 +139,7 @@ func TestVersionChangesThatAreNotRolled(t *testing.T) {
 		name:       "a downgrade without the annotation is refused: every pod held",
 		in:         downgrade(rolloutIn(set("ooo"), set("ooo"), clusterView(3, 1, 3, 0))),
 		partitions: partitions(3, 3),
-		reason:     topology.ReasonDowngradeRefused,
+		reason:     v1alpha1.ReasonDowngradeRefused,
 		message: "not rolled: the spec asks for Memgraph 3.12.0 but pods run 3.13.0 (" + mg313 + "), a downgrade: an older Memgraph " +
 			"may not load the snapshots and WAL a newer one wrote, and a newer MAIN cannot replicate to an older replica; set " +
 			"spec.image back to " + mg313 + ", or annotate the MemgraphCluster memgraph.com/allow-downgrade=true to roll back " +
@@ -149,7 +149,7 @@ func TestVersionChangesThatAreNotRolled(t *testing.T) {
 		in: declaring(downgrade(rolloutIn(set("ooo"), set("ooo"), clusterView(3, 1, 3, 0))), 3, 5,
 			replicas(3, 5)),
 		partitions: partitions(3, 5),
-		reason:     topology.ReasonDowngradeRefused,
+		reason:     v1alpha1.ReasonDowngradeRefused,
 		message: "not rolled: the spec asks for Memgraph 3.12.0 but pods run 3.13.0 (" + mg313 + "), a downgrade: an older Memgraph " +
 			"may not load the snapshots and WAL a newer one wrote, and a newer MAIN cannot replicate to an older replica; set " +
 			"spec.image back to " + mg313 + ", or annotate the MemgraphCluster memgraph.com/allow-downgrade=true to roll back " +
@@ -158,7 +158,7 @@ func TestVersionChangesThatAreNotRolled(t *testing.T) {
 		name:       "an upgrade rolled back halfway is a downgrade of the pods already upgraded",
 		in:         rolledBack(versioned(rolloutIn(set("ooo"), set("oon", reverted), clusterView(3, 1, 3, 0)), mg312, mg313), mg312),
 		partitions: partitions(3, 3),
-		reason:     topology.ReasonDowngradeRefused,
+		reason:     v1alpha1.ReasonDowngradeRefused,
 		message: "not rolled: the spec asks for Memgraph 3.12.0 but pods run 3.13.0 (" + mg313 + "), a downgrade: an older Memgraph " +
 			"may not load the snapshots and WAL a newer one wrote, and a newer MAIN cannot replicate to an older replica; set " +
 			"spec.image back to " + mg313 + ", or annotate the MemgraphCluster memgraph.com/allow-downgrade=true to roll back " +
@@ -167,7 +167,7 @@ func TestVersionChangesThatAreNotRolled(t *testing.T) {
 		name:       "annotated, MAIN newer than the spec: not rolled while the cluster runs, every pod held until hibernation",
 		in:         allowingDowngrade(downgrade(rolloutIn(set("ooo"), set("ooo"), clusterView(3, 1, 3, 0)))),
 		partitions: partitions(3, 3),
-		reason:     topology.ReasonDowngradeNeedsHibernation,
+		reason:     v1alpha1.ReasonDowngradeNeedsHibernation,
 		message: "not rolled while the cluster runs: the MAIN instance_0 runs Memgraph 3.13.0 (" + mg313 + ") and the spec asks " +
 			"for 3.12.0; a newer MAIN cannot replicate to the older replicas a rolling downgrade would make, so every pod must " +
 			"stop and start again at 3.12.0 together: set spec.hibernate to true, then to false once the cluster is Hibernated, " +
@@ -177,14 +177,14 @@ func TestVersionChangesThatAreNotRolled(t *testing.T) {
 		in: allowingDowngrade(rolledBack(versioned(rolloutIn(set("ooo"), set("oon", reverted), clusterView(3, 1, 3, 0)),
 			mg312, mg313), mg312)),
 		partitions: partitions(3, 2),
-		reason:     topology.ReasonRolloutInProgress,
+		reason:     v1alpha1.ReasonRolloutInProgress,
 		message:    "replacing mg-data-2 (instance_2); next: replace mg-coordinator-3 (coordinator_3); 2 of 6 pods updated",
 		needsLag:   true,
 	}, {
 		name:       "across 3.9 the change is never rolled, annotated or not",
 		in:         allowingDowngrade(versioned(rolloutIn(set("ooo"), set("ooo"), clusterView(3, 1, 3, 0)), mg38, mg312)),
 		partitions: partitions(3, 3),
-		reason:     topology.ReasonUpgradeNeedsMigration,
+		reason:     v1alpha1.ReasonUpgradeNeedsMigration,
 		message: "not rolled: " + mg38 + " runs Memgraph 3.8.0 and the spec asks for 3.12.0, across Memgraph 3.9, where every " +
 			"coordinator's data must be wiped (Memgraph's procedure \"Migrating to v3.9 HA\"); follow it, or set spec.image " +
 			"back to " + mg38 + "; 0 of 6 pods updated",
@@ -196,7 +196,7 @@ func TestVersionChangesThatAreNotRolled(t *testing.T) {
 func TestRollingBackAStuckUpgradeIsNoDowngrade(t *testing.T) {
 	in := rolledBack(versioned(rolloutIn(set("ooo", reverted), set("ooy", reverted), clusterView(3, 1, 3, 0)), mg312, mg313), mg312)
 	got := PlanRollout(in)
-	if got.Reason != topology.ReasonRolloutInProgress || got.Partitions.DataInstances != 2 {
+	if got.Reason != v1alpha1.ReasonRolloutInProgress || got.Partitions.DataInstances != 2 {
 		t.Errorf("Updated %s %q, data partition %d; want the stuck pod mg-data-2 released at once", got.Reason, got.Message,
 			got.Partitions.DataInstances)
 	}
@@ -212,7 +212,7 @@ func TestAnUpgradeGoesOnThroughAScaleDownThatWaitsForIt(t *testing.T) {
 	})
 	in := declaring(versioned(rolloutIn(set("nnn", settled), set("on"), view), mg312, mg313), 3, 1, replicas(3, 2))
 	got := PlanRollout(in)
-	if got.Partitions.DataInstances != 0 || got.Reason != topology.ReasonRolloutInProgress || got.Handover != nil {
+	if got.Partitions.DataInstances != 0 || got.Reason != v1alpha1.ReasonRolloutInProgress || got.Handover != nil {
 		t.Errorf("partition %d, Updated %s %q, handover %v; want mg-data-0 released", got.Partitions.DataInstances, got.Reason,
 			got.Message, got.Handover)
 	}
@@ -229,7 +229,7 @@ func TestAnUpgradeGoesOnThroughAScaleDownThatWaitsForIt(t *testing.T) {
 		o.Replicas = showing(2, o.Lag, map[string]string{"instance_0": memgraph.ReplicaInvalid})
 	})
 	in = declaring(versioned(rolloutIn(set("nnn", settled), set("oon"), unregistered), mg312, mg313), 3, 1, replicas(3, 3))
-	if got := PlanRollout(in); got.Partitions.DataInstances != 0 || got.Reason != topology.ReasonRolloutInProgress {
+	if got := PlanRollout(in); got.Partitions.DataInstances != 0 || got.Reason != v1alpha1.ReasonRolloutInProgress {
 		t.Errorf("with an unregistered retiring pod between: partition %d, Updated %s %q; want mg-data-0 released",
 			got.Partitions.DataInstances, got.Reason, got.Message)
 	}
@@ -257,7 +257,7 @@ func TestASurvivorReleasedThroughAScaleDownStaysReleased(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			in := declaring(versioned(rolloutIn(set("nnn", settled), set(tc.pods), view), mg312, mg313), 3, 2, replicas(3, 3))
 			got := PlanRollout(in)
-			if got.Partitions.DataInstances != 1 || got.Reason != topology.ReasonRolloutInProgress || !strings.Contains(got.Message, tc.waiting) {
+			if got.Partitions.DataInstances != 1 || got.Reason != v1alpha1.ReasonRolloutInProgress || !strings.Contains(got.Message, tc.waiting) {
 				t.Errorf("partition %d, Updated %s %q; want mg-data-1 kept released (partition 1), waiting for %s",
 					got.Partitions.DataInstances, got.Reason, got.Message, tc.waiting)
 			}
@@ -278,7 +278,7 @@ func TestAChangeSupersedingAnUpgradeHalfwayBlocksForAHuman(t *testing.T) {
 	want := "cannot replace mg-data-1 (instance_1): it is MAIN and no declared survivor is up and caught up: instance_0 is 4 " +
 		"transactions behind on database memgraph; it runs Memgraph 3.12.0, older than MAIN instance_1's 3.13.0, and cannot " +
 		"replicate from it until its pod is upgraded; 3 of 5 pods updated"
-	if got.Reason != topology.ReasonRolloutBlocked || got.Message != want || got.Handover != nil || got.Partitions.DataInstances != 2 {
+	if got.Reason != v1alpha1.ReasonRolloutBlocked || got.Message != want || got.Handover != nil || got.Partitions.DataInstances != 2 {
 		t.Errorf("Updated %s %q, handover %v, partition %d;\nwant RolloutBlocked %q, nothing moved or released", got.Reason,
 			got.Message, got.Handover, got.Partitions.DataInstances, want)
 	}

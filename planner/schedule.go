@@ -9,7 +9,7 @@ import (
 
 	"github.com/robfig/cron/v3"
 
-	"github.com/memgraph-hooks/memgraph-hooks/topology"
+	"github.com/memgraph-hooks/memgraph-hooks/api/v1alpha1"
 )
 
 // A MemgraphScheduledBackup's decision: from the time, the schedule and the backups that exist
@@ -37,7 +37,7 @@ type ScheduleInput struct {
 type ScheduledRun struct {
 	Name          string
 	ScheduledAt   time.Time
-	Phase         topology.BackupPhase
+	Phase         v1alpha1.BackupPhase
 	CompletedAt   time.Time
 	Reason, Error string
 }
@@ -169,7 +169,7 @@ func retain(runs []ScheduledRun, keep int, maxAge time.Duration, now time.Time) 
 		switch {
 		case !r.Phase.Done():
 			kept = append(kept, r)
-		case r.Phase == topology.BackupCompleted:
+		case r.Phase == v1alpha1.BackupCompleted:
 			completed++
 			tooOld := maxAge > 0 && now.Sub(r.ScheduledAt) > maxAge
 			if completed == 1 || (completed <= keep && !tooOld) {
@@ -191,7 +191,7 @@ func retain(runs []ScheduledRun, keep int, maxAge time.Duration, now time.Time) 
 func lastRuns(runs []ScheduledRun) (completed, ended *ScheduledRun) {
 	for i := range runs {
 		r := runs[i]
-		if completed == nil && r.Phase == topology.BackupCompleted {
+		if completed == nil && r.Phase == v1alpha1.BackupCompleted {
 			completed = &r
 		}
 		if ended == nil && r.Phase.Done() {

@@ -8,7 +8,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 
-	"github.com/memgraph-hooks/memgraph-hooks/topology"
+	"github.com/memgraph-hooks/memgraph-hooks/api/v1alpha1"
 )
 
 // at is a time on the fixtures' day, 2026-12-06, UTC.
@@ -20,7 +20,7 @@ func clockAt(hhmm string) time.Time {
 	return t
 }
 
-func run(hhmm string, phase topology.BackupPhase) ScheduledRun {
+func run(hhmm string, phase v1alpha1.BackupPhase) ScheduledRun {
 	return ScheduledRun{Name: ScheduledBackupName("nightly", clockAt(hhmm)), ScheduledAt: clockAt(hhmm), Phase: phase}
 }
 
@@ -30,10 +30,10 @@ func newRun(hhmm string) *ScheduledRun {
 }
 
 const (
-	runCompleted = topology.BackupCompleted
-	runFailed    = topology.BackupFailed
-	runRunning   = topology.BackupRunning
-	runPending   = topology.BackupPending
+	runCompleted = v1alpha1.BackupCompleted
+	runFailed    = v1alpha1.BackupFailed
+	runRunning   = v1alpha1.BackupRunning
+	runPending   = v1alpha1.BackupPending
 )
 
 func TestDecideSchedule(t *testing.T) {

@@ -7,6 +7,7 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/memgraph-hooks/memgraph-hooks/api/v1alpha1"
 	"github.com/memgraph-hooks/memgraph-hooks/memgraph"
 	"github.com/memgraph-hooks/memgraph-hooks/topology"
 )
@@ -32,7 +33,7 @@ func SettingsDeclared(d topology.Declared) bool { return len(d.Settings.List()) 
 // declared, and a SET COORDINATOR SETTING for every other one, in SHOW COORDINATOR SETTINGS'
 // order.
 type SettingsStep struct {
-	Agreed   []topology.Setting
+	Agreed   []v1alpha1.Setting
 	Commands []Command
 	// Drift lists each declared setting the leader shows otherwise, as "name: shown → declared"
 	// ("not shown" when the leader does not list it).
@@ -44,7 +45,7 @@ type SettingsStep struct {
 // that Memgraph does not show (a Memgraph without it) is set all the same, and Memgraph's refusal
 // says why. Values are compared as Memgraph normalises them: booleans case-insensitively (it
 // lower-cases them), numbers as written (it shows them in decimal, as List writes them).
-func PlanSettings(declared topology.CoordinatorSettings, shown []memgraph.Setting) SettingsStep {
+func PlanSettings(declared v1alpha1.CoordinatorSettings, shown []memgraph.Setting) SettingsStep {
 	var step SettingsStep
 	for _, want := range declared.List() {
 		i := slices.IndexFunc(shown, func(s memgraph.Setting) bool { return s.Name == want.Name })
@@ -80,7 +81,7 @@ type SettingsOutcome struct {
 
 // Applied are the declared settings the leader holds as declared after the stage: those it
 // showed so, and those whose SET succeeded. nil when the stage did not read them.
-func (s SettingsOutcome) Applied() *topology.CoordinatorSettings {
+func (s SettingsOutcome) Applied() *v1alpha1.CoordinatorSettings {
 	if !s.Ran || s.ReadErr != nil {
 		return nil
 	}
@@ -88,10 +89,10 @@ func (s SettingsOutcome) Applied() *topology.CoordinatorSettings {
 	for _, cmd := range s.Step.Commands {
 		if slices.Contains(s.Execution.Ran, cmd.String()) {
 			set := cmd.(SetCoordinatorSetting)
-			applied = append(applied, topology.Setting{Name: set.Name, Value: set.Value})
+			applied = append(applied, v1alpha1.Setting{Name: set.Name, Value: set.Value})
 		}
 	}
-	return topology.SettingsOf(applied)
+	return v1alpha1.SettingsOf(applied)
 }
 
 // SettingsCondition is the CoordinatorSettings condition, present only when the spec declares a
@@ -109,7 +110,7 @@ func SettingsCondition(d topology.Declared, s SettingsOutcome) (Condition, bool)
 		if len(w) > 1 {
 			verb = " are"
 		}
-		return Condition{Status: metav1.ConditionFalse, Reason: topology.ReasonSettingWithheld,
+		return Condition{Status: metav1.ConditionFalse, Reason: v1alpha1.ReasonSettingWithheld,
 			Message: bound(strings.Join(fields, " and ") + verb + " not sent to the coordinators: " + strings.Join(why, "; "))}, true
 	}
 	if !SettingsDeclared(d) {
@@ -117,19 +118,19 @@ func SettingsCondition(d topology.Declared, s SettingsOutcome) (Condition, bool)
 	}
 	switch stop := s.Execution.Stopped; {
 	case !s.Ran:
-		return Condition{Status: metav1.ConditionUnknown, Reason: topology.ReasonSettingsPending,
+		return Condition{Status: metav1.ConditionUnknown, Reason: v1alpha1.ReasonSettingsPending,
 			Message: "the coordinator settings are read and set once the cluster is converged"}, true
 	case s.ReadErr != nil:
-		return Condition{Status: metav1.ConditionUnknown, Reason: topology.ReasonSettingsPending,
+		return Condition{Status: metav1.ConditionUnknown, Reason: v1alpha1.ReasonSettingsPending,
 			Message: bound("SHOW COORDINATOR SETTINGS on the leader failed: " + Explain(s.ReadErr))}, true
 	case stop != nil && stop.Verdict == StepFailed:
-		return Condition{Status: metav1.ConditionFalse, Reason: topology.ReasonSettingRefused,
+		return Condition{Status: metav1.ConditionFalse, Reason: v1alpha1.ReasonSettingRefused,
 			Message: bound(fmt.Sprintf("%s: %s", stop.Query, Explain(stop.Err)))}, true
 	case len(s.Execution.Ran) < len(s.Step.Commands):
-		return Condition{Status: metav1.ConditionUnknown, Reason: topology.ReasonSettingsPending,
+		return Condition{Status: metav1.ConditionUnknown, Reason: v1alpha1.ReasonSettingsPending,
 			Message: bound("setting " + strings.Join(s.Step.Drift, "; "))}, true
 	}
-	return Condition{Status: metav1.ConditionTrue, Reason: topology.ReasonSettingsApplied,
+	return Condition{Status: metav1.ConditionTrue, Reason: v1alpha1.ReasonSettingsApplied,
 		Message: "the leader holds every declared coordinator setting"}, true
 }
 
@@ -144,7 +145,7 @@ func FailoverGapCondition(d topology.Declared) (Condition, bool) {
 	}
 	var candidates []string
 	for _, di := range d.DataInstances {
-		if di.Mode != topology.ReplicationAsync {
+		if di.Mode != v1alpha1.ReplicationAsync {
 			candidates = append(candidates, di.Name)
 		}
 	}
@@ -155,7 +156,7 @@ func FailoverGapCondition(d topology.Declared) (Condition, bool) {
 	if len(candidates) == 1 {
 		msg = fmt.Sprintf("only %s is not Async and sync_failover_only is true: while %s is MAIN, ", candidates[0], candidates[0])
 	}
-	return Condition{Status: metav1.ConditionFalse, Reason: topology.ReasonAutomaticFailoverGap,
+	return Condition{Status: metav1.ConditionFalse, Reason: v1alpha1.ReasonAutomaticFailoverGap,
 		Message: msg + "the coordinators have no failover candidate, so a MAIN that fails is not replaced automatically " +
 			"(SET INSTANCE … TO MAIN by hand); set coordinatorSettings.syncFailoverOnly: false to let Async replicas " +
 			"take over (they may miss the MAIN's last writes), or make replicas Sync"}, true
@@ -166,7 +167,7 @@ func FailoverGapCondition(d topology.Declared) (Condition, bool) {
 // "" when no declared data instance is StrictSync.
 func StrictSyncNote(d topology.Declared) string {
 	for _, di := range d.DataInstances {
-		if di.Mode == topology.ReplicationStrictSync {
+		if di.Mode == v1alpha1.ReplicationStrictSync {
 			return "writes pause while each StrictSync data instance restarts: the MAIN commits only once every STRICT_SYNC replica confirms"
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/memgraph-hooks/memgraph-hooks/api/v1alpha1"
 	"github.com/memgraph-hooks/memgraph-hooks/memgraph"
 	"github.com/memgraph-hooks/memgraph-hooks/topology"
 )
@@ -37,7 +38,7 @@ func shownWith(name, value string) []memgraph.Setting {
 func ptr[T any](v T) *T { return &v }
 
 // everySetting declares all eight, each away from Memgraph's default.
-var everySetting = topology.CoordinatorSettings{
+var everySetting = v1alpha1.CoordinatorSettings{
 	EnabledReadsOnMain: ptr(true), SyncFailoverOnly: ptr(false), MaxFailoverReplicaLag: ptr(int64(1000)),
 	MaxReplicaReadLag: ptr(int64(50)), DeltasBatchProgressSize: ptr(int64(5000)), InstanceDownTimeoutSeconds: ptr(int64(10)),
 	InstanceHealthCheckFrequencySeconds: ptr(int64(2)), GlobalReadOnly: ptr(true),
@@ -47,10 +48,10 @@ func TestPlanSettings(t *testing.T) {
 	set := func(name, value string) Command { return SetCoordinatorSetting{Name: name, Value: value} }
 	tests := []struct {
 		name     string
-		declared topology.CoordinatorSettings
+		declared v1alpha1.CoordinatorSettings
 		shown    []memgraph.Setting
 		want     []Command
-		agreed   []topology.Setting
+		agreed   []v1alpha1.Setting
 	}{
 		{name: "nothing declared, nothing set", shown: shownWith("global_read_only", "true")},
 		{name: "every setting in drift from the defaults", declared: everySetting, shown: memgraphDefaults, want: []Command{
@@ -64,22 +65,22 @@ func TestPlanSettings(t *testing.T) {
 			{Name: "deltas_batch_progress_size", Value: "5000"}, {Name: "instance_down_timeout_sec", Value: "10"},
 			{Name: "instance_health_check_frequency_sec", Value: "2"}, {Name: "global_read_only", Value: "true"},
 		}, agreed: everySetting.List()},
-		{name: "a declared default is not set again", declared: topology.CoordinatorSettings{InstanceDownTimeoutSeconds: ptr(int64(5))},
-			shown: memgraphDefaults, agreed: []topology.Setting{{Name: "instance_down_timeout_sec", Value: "5"}}},
-		{name: "a human's SET is put back", declared: topology.CoordinatorSettings{GlobalReadOnly: ptr(false)},
+		{name: "a declared default is not set again", declared: v1alpha1.CoordinatorSettings{InstanceDownTimeoutSeconds: ptr(int64(5))},
+			shown: memgraphDefaults, agreed: []v1alpha1.Setting{{Name: "instance_down_timeout_sec", Value: "5"}}},
+		{name: "a human's SET is put back", declared: v1alpha1.CoordinatorSettings{GlobalReadOnly: ptr(false)},
 			shown: shownWith("global_read_only", "true"), want: []Command{set("global_read_only", "false")}},
-		{name: "booleans compare case-insensitively", declared: topology.CoordinatorSettings{EnabledReadsOnMain: ptr(true)},
-			shown: shownWith("enabled_reads_on_main", "TRUE"), agreed: []topology.Setting{{Name: "enabled_reads_on_main", Value: "true"}}},
+		{name: "booleans compare case-insensitively", declared: v1alpha1.CoordinatorSettings{EnabledReadsOnMain: ptr(true)},
+			shown: shownWith("enabled_reads_on_main", "TRUE"), agreed: []v1alpha1.Setting{{Name: "enabled_reads_on_main", Value: "true"}}},
 		{name: "a setting this Memgraph does not show is set, for Memgraph to refuse",
-			declared: topology.CoordinatorSettings{MaxReplicaReadLag: ptr(int64(7))},
+			declared: v1alpha1.CoordinatorSettings{MaxReplicaReadLag: ptr(int64(7))},
 			shown:    []memgraph.Setting{{Name: "enabled_reads_on_main", Value: "false"}},
 			want:     []Command{set("max_replica_read_lag", "7")}},
-		{name: "an unparsable value shown is drift", declared: topology.CoordinatorSettings{InstanceDownTimeoutSeconds: ptr(int64(5))},
+		{name: "an unparsable value shown is drift", declared: v1alpha1.CoordinatorSettings{InstanceDownTimeoutSeconds: ptr(int64(5))},
 			shown: shownWith("instance_down_timeout_sec", "five"), want: []Command{set("instance_down_timeout_sec", "5")}},
 		{name: "settings Memgraph shows that nobody knows are left alone",
-			declared: topology.CoordinatorSettings{GlobalReadOnly: ptr(false)},
+			declared: v1alpha1.CoordinatorSettings{GlobalReadOnly: ptr(false)},
 			shown:    append(shownWith("global_read_only", "false"), memgraph.Setting{Name: "future_setting", Value: "x"}),
-			agreed:   []topology.Setting{{Name: "global_read_only", Value: "false"}}},
+			agreed:   []v1alpha1.Setting{{Name: "global_read_only", Value: "false"}}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -106,12 +107,12 @@ func TestSetCoordinatorSettingRendersTheQuery(t *testing.T) {
 
 // The settings topology.AdmitWithholding takes out of a spec that skipped the CRD's rules.
 var (
-	frequencyWithheld = topology.Violation{Field: "spec.coordinatorSettings.instanceHealthCheckFrequencySeconds", Message: topology.MsgHealthCheckFrequency}
-	timeoutWithheld   = topology.Violation{Field: "spec.coordinatorSettings.instanceDownTimeoutSeconds", Message: topology.MsgInstanceDownTimeout}
+	frequencyWithheld = v1alpha1.Violation{Field: "spec.coordinatorSettings.instanceHealthCheckFrequencySeconds", Message: v1alpha1.MsgHealthCheckFrequency}
+	timeoutWithheld   = v1alpha1.Violation{Field: "spec.coordinatorSettings.instanceDownTimeoutSeconds", Message: v1alpha1.MsgInstanceDownTimeout}
 )
 
 func TestSettingsConditionAndApplied(t *testing.T) {
-	declared := topology.Declared{Settings: topology.CoordinatorSettings{GlobalReadOnly: ptr(true), InstanceDownTimeoutSeconds: ptr(int64(10))}}
+	declared := topology.Declared{Settings: v1alpha1.CoordinatorSettings{GlobalReadOnly: ptr(true), InstanceDownTimeoutSeconds: ptr(int64(10))}}
 	step := PlanSettings(declared.Settings, shownWith("instance_down_timeout_sec", "10"))
 	refused := &memgraph.Error{Kind: memgraph.KindUnknown, Message: "Invalid argument detected while trying to update setting global_read_only"}
 	tests := []struct {
@@ -120,40 +121,40 @@ func TestSettingsConditionAndApplied(t *testing.T) {
 		s       SettingsOutcome
 		present bool
 		want    Condition
-		applied *topology.CoordinatorSettings
+		applied *v1alpha1.CoordinatorSettings
 	}{
 		{name: "no setting declared: no condition", d: topology.Declared{}, s: SettingsOutcome{}},
 		{name: "stage did not run", d: declared, present: true,
-			want: Condition{Status: metav1.ConditionUnknown, Reason: topology.ReasonSettingsPending,
+			want: Condition{Status: metav1.ConditionUnknown, Reason: v1alpha1.ReasonSettingsPending,
 				Message: "the coordinator settings are read and set once the cluster is converged"}},
 		{name: "read failed", d: declared, s: SettingsOutcome{Ran: true, ReadErr: errors.New("connection reset")}, present: true,
-			want: Condition{Status: metav1.ConditionUnknown, Reason: topology.ReasonSettingsPending,
+			want: Condition{Status: metav1.ConditionUnknown, Reason: v1alpha1.ReasonSettingsPending,
 				Message: "SHOW COORDINATOR SETTINGS on the leader failed: connection reset"}},
 		{name: "set", d: declared, present: true,
 			s: SettingsOutcome{Ran: true, Step: step, Execution: Execution{Ran: []string{step.Commands[0].String()}}},
-			want: Condition{Status: metav1.ConditionTrue, Reason: topology.ReasonSettingsApplied,
+			want: Condition{Status: metav1.ConditionTrue, Reason: v1alpha1.ReasonSettingsApplied,
 				Message: "the leader holds every declared coordinator setting"},
-			applied: &topology.CoordinatorSettings{GlobalReadOnly: ptr(true), InstanceDownTimeoutSeconds: ptr(int64(10))}},
+			applied: &v1alpha1.CoordinatorSettings{GlobalReadOnly: ptr(true), InstanceDownTimeoutSeconds: ptr(int64(10))}},
 		{name: "refused, with Memgraph's message", d: declared, present: true,
 			s: SettingsOutcome{Ran: true, Step: step, Execution: Execution{
 				Stopped: &Stop{Query: step.Commands[0].String(), Verdict: StepFailed, Err: refused}}},
-			want: Condition{Status: metav1.ConditionFalse, Reason: topology.ReasonSettingRefused,
+			want: Condition{Status: metav1.ConditionFalse, Reason: v1alpha1.ReasonSettingRefused,
 				Message: "SET COORDINATOR SETTING 'global_read_only' TO 'true': Invalid argument detected while trying to update setting global_read_only"},
-			applied: &topology.CoordinatorSettings{InstanceDownTimeoutSeconds: ptr(int64(10))}},
+			applied: &v1alpha1.CoordinatorSettings{InstanceDownTimeoutSeconds: ptr(int64(10))}},
 		{name: "dry run plans without setting", d: declared, present: true, s: SettingsOutcome{Ran: true, Step: step},
-			want: Condition{Status: metav1.ConditionUnknown, Reason: topology.ReasonSettingsPending,
+			want: Condition{Status: metav1.ConditionUnknown, Reason: v1alpha1.ReasonSettingsPending,
 				Message: `setting global_read_only: "false" → "true"`},
-			applied: &topology.CoordinatorSettings{InstanceDownTimeoutSeconds: ptr(int64(10))}},
-		{name: "a withheld setting, the only one declared", d: topology.Declared{WithheldSettings: []topology.Violation{frequencyWithheld}},
-			present: true, want: Condition{Status: metav1.ConditionFalse, Reason: topology.ReasonSettingWithheld,
-				Message: "spec.coordinatorSettings.instanceHealthCheckFrequencySeconds is not sent to the coordinators: " + topology.MsgHealthCheckFrequency}},
+			applied: &v1alpha1.CoordinatorSettings{InstanceDownTimeoutSeconds: ptr(int64(10))}},
+		{name: "a withheld setting, the only one declared", d: topology.Declared{WithheldSettings: []v1alpha1.Violation{frequencyWithheld}},
+			present: true, want: Condition{Status: metav1.ConditionFalse, Reason: v1alpha1.ReasonSettingWithheld,
+				Message: "spec.coordinatorSettings.instanceHealthCheckFrequencySeconds is not sent to the coordinators: " + v1alpha1.MsgHealthCheckFrequency}},
 		{name: "a withheld setting beside ones the leader holds", present: true,
-			d: topology.Declared{Settings: declared.Settings, WithheldSettings: []topology.Violation{timeoutWithheld, frequencyWithheld}},
+			d: topology.Declared{Settings: declared.Settings, WithheldSettings: []v1alpha1.Violation{timeoutWithheld, frequencyWithheld}},
 			s: SettingsOutcome{Ran: true, Step: step, Execution: Execution{Ran: []string{step.Commands[0].String()}}},
-			want: Condition{Status: metav1.ConditionFalse, Reason: topology.ReasonSettingWithheld,
+			want: Condition{Status: metav1.ConditionFalse, Reason: v1alpha1.ReasonSettingWithheld,
 				Message: bound("spec.coordinatorSettings.instanceDownTimeoutSeconds and spec.coordinatorSettings.instanceHealthCheckFrequencySeconds " +
-					"are not sent to the coordinators: " + topology.MsgInstanceDownTimeout + "; " + topology.MsgHealthCheckFrequency)},
-			applied: &topology.CoordinatorSettings{GlobalReadOnly: ptr(true), InstanceDownTimeoutSeconds: ptr(int64(10))}},
+					"are not sent to the coordinators: " + v1alpha1.MsgInstanceDownTimeout + "; " + v1alpha1.MsgHealthCheckFrequency)},
+			applied: &v1alpha1.CoordinatorSettings{GlobalReadOnly: ptr(true), InstanceDownTimeoutSeconds: ptr(int64(10))}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -172,15 +173,15 @@ func TestSettingsConditionAndApplied(t *testing.T) {
 }
 
 func TestFailoverGapCondition(t *testing.T) {
-	instances := func(modes ...topology.ReplicationMode) topology.Declared {
+	instances := func(modes ...v1alpha1.ReplicationMode) topology.Declared {
 		var d topology.Declared
 		for i, m := range modes {
 			d.DataInstances = append(d.DataInstances, topology.DataInstance{Member: topology.Member{Name: topology.DataInstanceName(i)}, Mode: m})
 		}
 		return d
 	}
-	async, sync := topology.ReplicationAsync, topology.ReplicationSync
-	withSettings := func(d topology.Declared, s topology.CoordinatorSettings) topology.Declared { d.Settings = s; return d }
+	async, sync := v1alpha1.ReplicationAsync, v1alpha1.ReplicationSync
+	withSettings := func(d topology.Declared, s v1alpha1.CoordinatorSettings) topology.Declared { d.Settings = s; return d }
 	tests := []struct {
 		name string
 		d    topology.Declared
@@ -191,8 +192,8 @@ func TestFailoverGapCondition(t *testing.T) {
 		{"all Async, sync_failover_only by default", instances(async, async, async), true},
 		{"one Sync among Async: no candidate while it is MAIN", instances(sync, async, async), true},
 		{"two Sync among Async", instances(sync, sync, async), false},
-		{"all Async, sync_failover_only false", withSettings(instances(async, async), topology.CoordinatorSettings{SyncFailoverOnly: ptr(false)}), false},
-		{"all Async, sync_failover_only declared true", withSettings(instances(async, async), topology.CoordinatorSettings{SyncFailoverOnly: ptr(true)}), true},
+		{"all Async, sync_failover_only false", withSettings(instances(async, async), v1alpha1.CoordinatorSettings{SyncFailoverOnly: ptr(false)}), false},
+		{"all Async, sync_failover_only declared true", withSettings(instances(async, async), v1alpha1.CoordinatorSettings{SyncFailoverOnly: ptr(true)}), true},
 		{"a single data instance never fails over anyway", instances(async), false},
 	}
 	for _, tc := range tests {
@@ -201,7 +202,7 @@ func TestFailoverGapCondition(t *testing.T) {
 			if gap != tc.gap {
 				t.Fatalf("gap = %v, want %v (%+v)", gap, tc.gap, c)
 			}
-			if gap && (c.Reason != topology.ReasonAutomaticFailoverGap || c.Status != metav1.ConditionFalse) {
+			if gap && (c.Reason != v1alpha1.ReasonAutomaticFailoverGap || c.Status != metav1.ConditionFalse) {
 				t.Errorf("condition %+v, want False with AutomaticFailoverGap", c)
 			}
 		})
@@ -209,9 +210,9 @@ func TestFailoverGapCondition(t *testing.T) {
 }
 
 func TestRegistrationUsesTheDeclaredMode(t *testing.T) {
-	for mode, want := range map[topology.ReplicationMode]string{
-		"": "REGISTER INSTANCE instance_1 WITH", topology.ReplicationSync: "REGISTER INSTANCE instance_1 WITH",
-		topology.ReplicationAsync: "REGISTER INSTANCE instance_1 AS ASYNC WITH", topology.ReplicationStrictSync: "REGISTER INSTANCE instance_1 AS STRICT_SYNC WITH",
+	for mode, want := range map[v1alpha1.ReplicationMode]string{
+		"": "REGISTER INSTANCE instance_1 WITH", v1alpha1.ReplicationSync: "REGISTER INSTANCE instance_1 WITH",
+		v1alpha1.ReplicationAsync: "REGISTER INSTANCE instance_1 AS ASYNC WITH", v1alpha1.ReplicationStrictSync: "REGISTER INSTANCE instance_1 AS STRICT_SYNC WITH",
 	} {
 		di := topology.DataInstance{Member: topology.Member{Name: "instance_1", BoltServer: "a:1", ManagementServer: "b:2"}, ReplicationServer: "c:3", Mode: mode}
 		got := RegisterInstance{Name: di.Name, Config: instanceConfig(di)}.String()
@@ -223,12 +224,12 @@ func TestRegistrationUsesTheDeclaredMode(t *testing.T) {
 
 func TestRolloutWithStrictSyncInstancesSaysWritesPause(t *testing.T) {
 	strict := topology.Declared{DataInstances: []topology.DataInstance{
-		{Member: topology.Member{Name: "instance_0"}, Mode: topology.ReplicationStrictSync},
-		{Member: topology.Member{Name: "instance_1"}, Mode: topology.ReplicationAsync},
+		{Member: topology.Member{Name: "instance_0"}, Mode: v1alpha1.ReplicationStrictSync},
+		{Member: topology.Member{Name: "instance_1"}, Mode: v1alpha1.ReplicationAsync},
 	}}
 	sync := topology.Declared{DataInstances: []topology.DataInstance{{Member: topology.Member{Name: "instance_0"}}}}
-	rolling := RolloutStep{Reason: topology.ReasonRolloutInProgress, Message: "replacing memgraph-data-1"}
-	done := RolloutStep{Reason: topology.ReasonUpToDate, Message: "every pod is up to date"}
+	rolling := RolloutStep{Reason: v1alpha1.ReasonRolloutInProgress, Message: "replacing memgraph-data-1"}
+	done := RolloutStep{Reason: v1alpha1.ReasonUpToDate, Message: "every pod is up to date"}
 	tests := []struct {
 		name string
 		o    Outcome

@@ -6,6 +6,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/memgraph-hooks/memgraph-hooks/api/v1alpha1"
 	"github.com/memgraph-hooks/memgraph-hooks/memgraph"
 	"github.com/memgraph-hooks/memgraph-hooks/topology"
 )
@@ -19,22 +20,22 @@ type StatusInput struct {
 	Outcome       Outcome
 	Verdicts      Verdicts
 	Ignored       []string
-	LastOperation *topology.Operation
-	Operations    []topology.OperationRecord
+	LastOperation *v1alpha1.Operation
+	Operations    []v1alpha1.OperationRecord
 	Now           time.Time
 }
 
 // Status is the cluster's status after a pass: observation only, the same for the same input.
 // Metacontroller adds observedGeneration itself.
-func Status(in StatusInput) topology.MemgraphClusterStatus {
+func Status(in StatusInput) v1alpha1.MemgraphClusterStatus {
 	c, out, v := in.Cluster, in.Outcome, in.Verdicts
 	coordinatorPods, dataPods := out.Declared.PodNames()
 	health := out.Health()
 	problems := ReplicaProblems(out.ReplicaRecords, health.Down, c.ReplicaStuckAfter(), in.Now)
-	st := topology.MemgraphClusterStatus{
-		Pods: topology.PodCounts{
-			Coordinators:  topology.RolePods{Ready: readyCount(out.PodReady, coordinatorPods), Desired: int32(len(coordinatorPods))},
-			DataInstances: topology.RolePods{Ready: readyCount(out.PodReady, dataPods), Desired: int32(len(dataPods))},
+	st := v1alpha1.MemgraphClusterStatus{
+		Pods: v1alpha1.PodCounts{
+			Coordinators:  v1alpha1.RolePods{Ready: readyCount(out.PodReady, coordinatorPods), Desired: int32(len(coordinatorPods))},
+			DataInstances: v1alpha1.RolePods{Ready: readyCount(out.PodReady, dataPods), Desired: int32(len(dataPods))},
 		},
 		CoordinatorSettings: out.Settings.Applied(),
 		ExternalAccess:      out.Declared.External.Status(),
@@ -47,26 +48,26 @@ func Status(in StatusInput) topology.MemgraphClusterStatus {
 		TargetVersion:       out.Rollout.TargetVersion,
 	}
 	conditions := append(make([]typedCondition, 0, 10), []typedCondition{
-		{topology.ConditionReady, v.Ready},
-		{topology.ConditionDegraded, Degraded(DegradedInput{Health: health, Problems: problems, Phase: v.Phase, Cluster: c.Name()})},
-		{topology.ConditionConverged, v.Converged},
-		{topology.ConditionUpdated, v.Updated},
-		{topology.ConditionPaused, v.Paused},
-		{topology.ConditionHibernated, v.Hibernated},
-		{topology.ConditionHighlyAvailable, HighlyAvailable(out.Placement())},
+		{v1alpha1.ConditionReady, v.Ready},
+		{v1alpha1.ConditionDegraded, Degraded(DegradedInput{Health: health, Problems: problems, Phase: v.Phase, Cluster: c.Name()})},
+		{v1alpha1.ConditionConverged, v.Converged},
+		{v1alpha1.ConditionUpdated, v.Updated},
+		{v1alpha1.ConditionPaused, v.Paused},
+		{v1alpha1.ConditionHibernated, v.Hibernated},
+		{v1alpha1.ConditionHighlyAvailable, HighlyAvailable(out.Placement())},
 	}...)
 	if cond, ok := SettingsCondition(out.Declared, out.Settings); ok {
-		conditions = append(conditions, typedCondition{topology.ConditionCoordinatorSettings, cond})
+		conditions = append(conditions, typedCondition{v1alpha1.ConditionCoordinatorSettings, cond})
 	}
 	if cond, ok := FailoverGapCondition(out.Declared); ok {
-		conditions = append(conditions, typedCondition{topology.ConditionAutomaticFailover, cond})
+		conditions = append(conditions, typedCondition{v1alpha1.ConditionAutomaticFailover, cond})
 	}
 	if cond, ok := ExternalAccessCondition(out.Declared, out.Latest); ok {
-		conditions = append(conditions, typedCondition{topology.ConditionExternalAccess, cond})
+		conditions = append(conditions, typedCondition{v1alpha1.ConditionExternalAccess, cond})
 	}
 	if r := out.Rebuild(); r.Declared() {
-		st.Rebuild = &topology.RebuildStatus{Instance: r.Instance, Phase: r.Phase}
-		conditions = append(conditions, typedCondition{topology.ConditionRebuild, RebuildCondition(r)})
+		st.Rebuild = &v1alpha1.RebuildStatus{Instance: r.Instance, Phase: r.Phase}
+		conditions = append(conditions, typedCondition{v1alpha1.ConditionRebuild, RebuildCondition(r)})
 	}
 	st.Replicas = out.ReplicaRecords
 	st.Conditions = make([]metav1.Condition, 0, len(conditions))
@@ -89,14 +90,14 @@ func Status(in StatusInput) topology.MemgraphClusterStatus {
 }
 
 type typedCondition struct {
-	typ topology.ConditionType
+	typ v1alpha1.ConditionType
 	c   Condition
 }
 
 // RenderCondition renders one condition. The only thing read back from the prior status is its
 // lastTransitionTime, which meta.SetStatusCondition carries over while the status is unchanged,
 // so a steady cluster's status never changes (each status write would trigger another sync).
-func RenderCondition(previous []metav1.Condition, typ topology.ConditionType, c Condition, generation int64, now time.Time) metav1.Condition {
+func RenderCondition(previous []metav1.Condition, typ v1alpha1.ConditionType, c Condition, generation int64, now time.Time) metav1.Condition {
 	var conds []metav1.Condition
 	if old := meta.FindStatusCondition(previous, string(typ)); old != nil && !old.LastTransitionTime.IsZero() {
 		conds = append(conds, *old)
@@ -115,13 +116,13 @@ func RenderCondition(previous []metav1.Condition, typ topology.ConditionType, c 
 // restoreStatus sets status.phase Restoring while the restore holds registration, with the
 // restore's progress (status.restore) when the pass read it, and status.restoredFrom once data
 // instances are registered, from the leader's latest view.
-func restoreStatus(c *topology.Cluster, out Outcome, st *topology.MemgraphClusterStatus) {
+func restoreStatus(c *topology.Cluster, out Outcome, st *v1alpha1.MemgraphClusterStatus) {
 	from, latest := c.FromBackup(), out.Latest
-	if from == nil || latest.Leader == "" || st.Phase != topology.PhaseRunning {
+	if from == nil || latest.Leader == "" || st.Phase != v1alpha1.PhaseRunning {
 		return
 	}
 	if Restoring(latest.Instances) {
-		st.Phase, st.Restore = topology.PhaseRestoring, out.Restore
+		st.Phase, st.Restore = v1alpha1.PhaseRestoring, out.Restore
 		return
 	}
 	st.RestoredFrom = c.RestoreLabel()

@@ -7,7 +7,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/memgraph-hooks/memgraph-hooks/topology"
+	"github.com/memgraph-hooks/memgraph-hooks/api/v1alpha1"
 )
 
 func TestConditionsKeepTransitionTimeWhileStatusHolds(t *testing.T) {
@@ -15,14 +15,14 @@ func TestConditionsKeepTransitionTimeWhileStatusHolds(t *testing.T) {
 	now := time.Date(2026, 6, 1, 12, 0, 0, 500, time.UTC)
 	previous := []metav1.Condition{
 		{Type: "Unrelated", Status: metav1.ConditionTrue, LastTransitionTime: earlier},
-		{Type: string(topology.ConditionReady), Status: metav1.ConditionTrue, LastTransitionTime: earlier},
-		{Type: string(topology.ConditionConverged), Status: metav1.ConditionTrue, LastTransitionTime: earlier},
+		{Type: string(v1alpha1.ConditionReady), Status: metav1.ConditionTrue, LastTransitionTime: earlier},
+		{Type: string(v1alpha1.ConditionConverged), Status: metav1.ConditionTrue, LastTransitionTime: earlier},
 	}
-	ready := Condition{Status: metav1.ConditionTrue, Reason: topology.ReasonMainElected, Message: "instance_0 is MAIN"}
-	converged := Condition{Status: metav1.ConditionFalse, Reason: topology.ReasonRegistrationInProgress, Message: "registering instance_2"}
+	ready := Condition{Status: metav1.ConditionTrue, Reason: v1alpha1.ReasonMainElected, Message: "instance_0 is MAIN"}
+	converged := Condition{Status: metav1.ConditionFalse, Reason: v1alpha1.ReasonRegistrationInProgress, Message: "registering instance_2"}
 	got := []metav1.Condition{
-		RenderCondition(previous, topology.ConditionReady, ready, 7, now),
-		RenderCondition(previous, topology.ConditionConverged, converged, 7, now),
+		RenderCondition(previous, v1alpha1.ConditionReady, ready, 7, now),
+		RenderCondition(previous, v1alpha1.ConditionConverged, converged, 7, now),
 	}
 	want := []metav1.Condition{
 		{Type: "Ready", Status: metav1.ConditionTrue, Reason: "MainElected", Message: "instance_0 is MAIN",
@@ -43,7 +43,7 @@ func TestConditionsKeepTransitionTimeWhileStatusHolds(t *testing.T) {
 func TestConditionWithoutPriorTransitionTimeStartsNow(t *testing.T) {
 	now := time.Date(2026, 6, 1, 12, 0, 0, 0, time.UTC)
 	previous := []metav1.Condition{{Type: "Ready", Status: metav1.ConditionTrue}}
-	got := RenderCondition(previous, topology.ConditionReady, Condition{Status: metav1.ConditionTrue, Reason: topology.ReasonMainElected}, 1, now)
+	got := RenderCondition(previous, v1alpha1.ConditionReady, Condition{Status: metav1.ConditionTrue, Reason: v1alpha1.ReasonMainElected}, 1, now)
 	if !got.LastTransitionTime.Time.Equal(now) {
 		t.Errorf("lastTransitionTime %v, want %v", got.LastTransitionTime, now)
 	}

@@ -6,6 +6,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/memgraph-hooks/memgraph-hooks/api/v1alpha1"
 	"github.com/memgraph-hooks/memgraph-hooks/memgraph"
 	"github.com/memgraph-hooks/memgraph-hooks/topology"
 )
@@ -150,7 +151,7 @@ func TestVerdictSwitchover(t *testing.T) {
 			"preferred instance_1 waits: instance_1 is 4 transactions behind on database memgraph"}},
 		Progress: Progress{Main: "instance_0"}}
 	got := Verdict(pending)
-	want := Condition{metav1.ConditionFalse, topology.ReasonSwitchoverPending, "switchover of MAIN from instance_0 to the " +
+	want := Condition{metav1.ConditionFalse, v1alpha1.ReasonSwitchoverPending, "switchover of MAIN from instance_0 to the " +
 		"preferred instance_1 waits: instance_1 is 4 transactions behind on database memgraph"}
 	if diff := cmp.Diff(want, got.Converged); diff != "" {
 		t.Errorf("Converged (-want +got):\n%s", diff)

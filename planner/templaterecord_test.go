@@ -6,6 +6,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/memgraph-hooks/memgraph-hooks/api/v1alpha1"
 	"github.com/memgraph-hooks/memgraph-hooks/topology"
 )
 
@@ -126,33 +127,33 @@ func TestRolloutOfAHookReleaseWaitsForAWindow(t *testing.T) {
 		name:       "closed: every pod held, Updated names the next window",
 		in:         waitingFor(rolloutIn(set("ooo"), set("ooo"), view), saturdays),
 		partitions: partitions(3, 3),
-		reason:     topology.ReasonWaitingForMaintenanceWindow,
+		reason:     v1alpha1.ReasonWaitingForMaintenanceWindow,
 		message:    waiting + "; 0 of 6 pods updated",
 	}, {
 		name:       "closed, the template arriving in this very sync: every pod held",
 		in:         waitingFor(rolloutIn(set("nnn", settled, changing), set("nnn", settled, changing), view), saturdays),
 		partitions: partitions(3, 3),
-		reason:     topology.ReasonWaitingForMaintenanceWindow,
+		reason:     v1alpha1.ReasonWaitingForMaintenanceWindow,
 		message:    waiting + "; 0 of 6 pods updated",
 	}, {
 		name:       "open: the rollout goes, highest data pod first",
 		in:         waitingFor(rolloutIn(set("ooo"), set("ooo"), view), saturdays, wednesdays),
 		partitions: partitions(3, 2),
-		reason:     topology.ReasonRolloutInProgress,
+		reason:     v1alpha1.ReasonRolloutInProgress,
 		message:    "replacing mg-data-2 (instance_2); next: replace mg-data-1 (instance_1); 0 of 6 pods updated",
 		needsLag:   true,
 	}, {
 		name:       "no window declared: it rolls at once, as any change",
 		in:         waitingFor(rolloutIn(set("ooo"), set("ooo"), view)),
 		partitions: partitions(3, 2),
-		reason:     topology.ReasonRolloutInProgress,
+		reason:     v1alpha1.ReasonRolloutInProgress,
 		message:    "replacing mg-data-2 (instance_2); next: replace mg-data-1 (instance_1); 0 of 6 pods updated",
 		needsLag:   true,
 	}, {
 		name:       "the window closed in the middle: nothing further is released, the replaced pod stays released",
 		in:         waitingFor(rolloutIn(set("ooo"), set("oon"), view), saturdays),
 		partitions: partitions(3, 2),
-		reason:     topology.ReasonWaitingForMaintenanceWindow,
+		reason:     v1alpha1.ReasonWaitingForMaintenanceWindow,
 		message:    waiting + "; 1 of 6 pods updated",
 	}, {
 		name: "a change of the spec is never held",
@@ -162,7 +163,7 @@ func TestRolloutOfAHookReleaseWaitsForAWindow(t *testing.T) {
 			return in
 		}(),
 		partitions: partitions(3, 2),
-		reason:     topology.ReasonRolloutInProgress,
+		reason:     v1alpha1.ReasonRolloutInProgress,
 		message:    "replacing mg-data-2 (instance_2); next: replace mg-data-1 (instance_1); 0 of 6 pods updated",
 		needsLag:   true,
 	}, {
@@ -173,7 +174,7 @@ func TestRolloutOfAHookReleaseWaitsForAWindow(t *testing.T) {
 			return in
 		}(),
 		partitions: partitions(2, 3),
-		reason:     topology.ReasonRolloutInProgress,
+		reason:     v1alpha1.ReasonRolloutInProgress,
 		message:    "replacing mg-coordinator-3 (coordinator_3); next: replace mg-coordinator-2 (coordinator_2); 0 of 6 pods updated",
 	}})
 	if step := PlanRollout(waitingFor(rolloutIn(set("ooo"), set("ooo"), view), saturdays)); step.InProgress() || step.Done() || !step.WaitsForWindow() {

@@ -5,8 +5,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/memgraph-hooks/memgraph-hooks/api/v1alpha1"
 	"github.com/memgraph-hooks/memgraph-hooks/memgraph"
-	"github.com/memgraph-hooks/memgraph-hooks/topology"
 )
 
 // A MemgraphUser's pass: what must hold before anything is read (UserGate), what it declares
@@ -68,7 +68,7 @@ func (p PrivilegeSet) names() []string {
 }
 
 // DeclaredUser reads a MemgraphUser's spec.
-func DeclaredUser(u *topology.MemgraphUser) UserSpec {
+func DeclaredUser(u *v1alpha1.MemgraphUser) UserSpec {
 	s := UserSpec{Username: u.Username(), Roles: sortedUnique(u.Spec.Roles), Privileges: declaredPrivileges(u.Spec.Privileges),
 		Databases: declaredDatabases(u.Spec.Databases), MainDatabase: u.Spec.MainDatabase}
 	if s.MainDatabase == "" {
@@ -78,14 +78,14 @@ func DeclaredUser(u *topology.MemgraphUser) UserSpec {
 }
 
 // DeclaredRole reads one of spec.roles.
-func DeclaredRole(r topology.ClusterRole) RoleSpec {
+func DeclaredRole(r v1alpha1.ClusterRole) RoleSpec {
 	return RoleSpec{Name: r.Name, Privileges: declaredPrivileges(r.Privileges), Databases: declaredDatabases(r.Databases)}
 }
 
-func declaredPrivileges(ps []topology.MemgraphPrivilege) PrivilegeSet {
+func declaredPrivileges(ps []v1alpha1.MemgraphPrivilege) PrivilegeSet {
 	var out PrivilegeSet
 	for _, p := range ps {
-		if p == topology.PrivilegeAll {
+		if p == v1alpha1.PrivilegeAll {
 			return PrivilegeSet{All: true}
 		}
 		out.Names = append(out.Names, string(p))

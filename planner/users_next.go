@@ -1,6 +1,7 @@
 package planner
 
 import (
+	"github.com/memgraph-hooks/memgraph-hooks/api/v1alpha1"
 	"github.com/memgraph-hooks/memgraph-hooks/memgraph"
 	"github.com/memgraph-hooks/memgraph-hooks/topology"
 )
@@ -54,7 +55,7 @@ type UserDone struct {
 	Verdict UserVerdict
 	// Status carries what was read of the user and the records carried forward
 	// (appliedPasswordVersion, mainDatabase); its Conditions are left to the shell.
-	Status topology.MemgraphUserStatus
+	Status v1alpha1.MemgraphUserStatus
 	// Plan is a dry run's statements, passwords hidden.
 	Plan []string
 	// Finalized: the finalize hook may let the MemgraphUser go.
@@ -88,7 +89,7 @@ type UserResult struct {
 // UserPass is what a MemgraphUser's request shows, gathered once by the shell before the
 // pass's first step. The prior status is read for the records it carries forward only.
 type UserPass struct {
-	User *topology.MemgraphUser
+	User *v1alpha1.MemgraphUser
 	// Cluster is the user's MemgraphCluster; nil when the request has none, or one whose spec
 	// the hook refuses (ClusterProblem says why).
 	Cluster        *topology.Cluster
@@ -192,7 +193,7 @@ func (w *userWalk) read(r UserRead) (got UserResult, ok bool, err error) {
 // mainDatabase: main when the pass set it, else the one recorded.
 func (w *userWalk) answer(v UserVerdict, state *UserState, main string) UserDone {
 	u, prior := w.in.User, w.in.User.Status
-	st := topology.MemgraphUserStatus{ObservedGeneration: u.Generation, Phase: v.Phase, Username: w.spec.Username,
+	st := v1alpha1.MemgraphUserStatus{ObservedGeneration: u.Generation, Phase: v.Phase, Username: w.spec.Username,
 		Secret: u.PasswordSecretName(), AppliedPasswordVersion: prior.AppliedPasswordVersion, MainDatabase: prior.MainDatabase}
 	if main != "" {
 		st.MainDatabase = main

@@ -9,6 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/memgraph-hooks/memgraph-hooks/api/v1alpha1"
 	"github.com/memgraph-hooks/memgraph-hooks/memgraph"
 	"github.com/memgraph-hooks/memgraph-hooks/topology"
 )
@@ -28,11 +29,11 @@ func userCluster(t *testing.T) *topology.Cluster {
 	return c
 }
 
-func appUser() *topology.MemgraphUser {
-	return &topology.MemgraphUser{ObjectMeta: metav1.ObjectMeta{Name: "app", Namespace: "db", Generation: 2},
-		Spec: topology.MemgraphUserSpec{Cluster: "mg", PasswordSecret: &topology.SecretReference{Name: "app-pw"},
-			Roles: []string{"reporting", "readonly"}, Privileges: []topology.MemgraphPrivilege{"MATCH", "CREATE"}},
-		Status: topology.MemgraphUserStatus{AppliedPasswordVersion: "app-pw/1", MainDatabase: memgraph.DefaultDatabase}}
+func appUser() *v1alpha1.MemgraphUser {
+	return &v1alpha1.MemgraphUser{ObjectMeta: metav1.ObjectMeta{Name: "app", Namespace: "db", Generation: 2},
+		Spec: v1alpha1.MemgraphUserSpec{Cluster: "mg", PasswordSecret: &v1alpha1.SecretReference{Name: "app-pw"},
+			Roles: []string{"reporting", "readonly"}, Privileges: []v1alpha1.MemgraphPrivilege{"MATCH", "CREATE"}},
+		Status: v1alpha1.MemgraphUserStatus{AppliedPasswordVersion: "app-pw/1", MainDatabase: memgraph.DefaultDatabase}}
 }
 
 func appPass(t *testing.T) *UserPass {
@@ -153,15 +154,15 @@ var convergedReads = []string{"find the MAIN", "SHOW USERS", "SHOW ROLES",
 	"SHOW ROLES FOR user app", "SHOW PRIVILEGES FOR user app ON memgraph", "SHOW DATABASE PRIVILEGES FOR user app"}
 
 // appStatus is app's status when the MAIN shows it in force.
-func appStatus(phase topology.UserPhase) topology.MemgraphUserStatus {
-	return topology.MemgraphUserStatus{ObservedGeneration: 2, Phase: phase, Username: "app", Secret: "app-pw",
+func appStatus(phase v1alpha1.UserPhase) v1alpha1.MemgraphUserStatus {
+	return v1alpha1.MemgraphUserStatus{ObservedGeneration: 2, Phase: phase, Username: "app", Secret: "app-pw",
 		AppliedPasswordVersion: "app-pw/1", MainDatabase: memgraph.DefaultDatabase,
 		Roles: []string{"readonly", "reporting"}, Privileges: []string{"CREATE", "MATCH", "STATS"}, Databases: []string{memgraph.DefaultDatabase}}
 }
 
 // unread is app's status when the pass read nothing of the user.
-func unread(phase topology.UserPhase) topology.MemgraphUserStatus {
-	return topology.MemgraphUserStatus{ObservedGeneration: 2, Phase: phase, Username: "app", Secret: "app-pw",
+func unread(phase v1alpha1.UserPhase) v1alpha1.MemgraphUserStatus {
+	return v1alpha1.MemgraphUserStatus{ObservedGeneration: 2, Phase: phase, Username: "app", Secret: "app-pw",
 		AppliedPasswordVersion: "app-pw/1", MainDatabase: memgraph.DefaultDatabase}
 }
 
@@ -174,47 +175,47 @@ func TestNextUser(t *testing.T) {
 		edit   func(in *UserPass, m *userMain)
 		steps  []string
 		reason string
-		status topology.MemgraphUserStatus
+		status v1alpha1.MemgraphUserStatus
 		sent   int
 		plan   []string
 	}{
 		{name: "converged: reads alone", edit: func(*UserPass, *userMain) {},
-			steps: convergedReads, reason: ReasonUserInForce, status: appStatus(topology.UserReady)},
+			steps: convergedReads, reason: ReasonUserInForce, status: appStatus(v1alpha1.UserReady)},
 		{name: "the user-access Secret follows an older generation: nothing is read",
 			edit:   func(in *UserPass, _ *userMain) { in.Access.Generation = "2" },
-			reason: ReasonAccessSecretPending, status: unread(topology.UserPending)},
+			reason: ReasonAccessSecretPending, status: unread(v1alpha1.UserPending)},
 		{name: "the user-access Secret does not exist: nothing is read",
 			edit:   func(in *UserPass, _ *userMain) { in.Access = UserAccess{} },
-			reason: ReasonAccessSecretPending, status: unread(topology.UserPending)},
+			reason: ReasonAccessSecretPending, status: unread(v1alpha1.UserPending)},
 		{name: "a stale copy names the user's own name as the hook's: still only a wait for the copy",
 			edit:   func(in *UserPass, _ *userMain) { in.Access.Generation, in.Access.HookUser = "", "app" },
-			reason: ReasonAccessSecretPending, status: unread(topology.UserPending)},
+			reason: ReasonAccessSecretPending, status: unread(v1alpha1.UserPending)},
 		{name: "spec.tls's CA unusable: the MAIN is not even looked for",
 			edit:   func(in *UserPass, _ *userMain) { in.Access.TLSProblem = "Secret db/mg-tls has no ca.crt" },
-			reason: ReasonHookCredentials, status: unread(topology.UserPending)},
+			reason: ReasonHookCredentials, status: unread(v1alpha1.UserPending)},
 		{name: "no password could be made",
 			edit: func(in *UserPass, _ *userMain) {
 				in.Password = UserPassword{Unavailable: "generate a password: no entropy"}
 			},
-			reason: ReasonCredentialsPending, status: unread(topology.UserPending)},
+			reason: ReasonCredentialsPending, status: unread(v1alpha1.UserPending)},
 		{name: "no MAIN", edit: func(_ *UserPass, m *userMain) { m.mainErr = errors.New("cluster mg has no MAIN") },
-			steps: []string{"find the MAIN"}, reason: ReasonUserNoMain, status: unread(topology.UserPending)},
+			steps: []string{"find the MAIN"}, reason: ReasonUserNoMain, status: unread(v1alpha1.UserPending)},
 		{name: "the cluster cannot be reached as its Secrets say", edit: func(_ *UserPass, m *userMain) {
 			m.problem = "the CA of Secret db/mg-tls (spec.tls.secretName): no certificate"
-		}, steps: []string{"find the MAIN"}, reason: ReasonHookCredentials, status: unread(topology.UserPending)},
+		}, steps: []string{"find the MAIN"}, reason: ReasonHookCredentials, status: unread(v1alpha1.UserPending)},
 		{name: "a read fails: the status shows nothing of the user", edit: func(_ *UserPass, m *userMain) {
 			m.readErr = map[string]error{"SHOW ROLES": &memgraph.Error{Kind: memgraph.KindUnreachable, Message: "dial tcp: refused"}}
-		}, steps: convergedReads[:3], reason: ReasonMemgraphUnreachable, status: unread(topology.UserPending)},
+		}, steps: convergedReads[:3], reason: ReasonMemgraphUnreachable, status: unread(v1alpha1.UserPending)},
 		{name: "a built-in role the MAIN does not have", edit: func(_ *UserPass, m *userMain) {
 			delete(m.shows.Roles, "readonly")
 		}, steps: []string{"find the MAIN", "SHOW USERS", "SHOW ROLES", "SHOW DATABASE PRIVILEGES FOR role reporting",
 			"SHOW PRIVILEGES FOR role reporting ON memgraph", "SHOW ROLES FOR user app", "SHOW PRIVILEGES FOR user app ON memgraph",
-			"SHOW DATABASE PRIVILEGES FOR user app"}, reason: ReasonUnknownRole, status: unread(topology.UserFailed)},
+			"SHOW DATABASE PRIVILEGES FOR user app"}, reason: ReasonUnknownRole, status: unread(v1alpha1.UserFailed)},
 		{name: "a new password: set, and recorded as applied", edit: func(in *UserPass, _ *userMain) {
 			in.Password.Version = "app-pw/2"
 		}, steps: append(append(append([]string(nil), convergedReads...), "SET PASSWORD FOR `app` TO '<redacted>'"), convergedReads[6:]...),
-			reason: ReasonUserInForce, sent: 1, status: func() topology.MemgraphUserStatus {
-				st := appStatus(topology.UserReady)
+			reason: ReasonUserInForce, sent: 1, status: func() v1alpha1.MemgraphUserStatus {
+				st := appStatus(v1alpha1.UserReady)
 				st.AppliedPasswordVersion = "app-pw/2"
 				return st
 			}()},
@@ -229,8 +230,8 @@ func TestNextUser(t *testing.T) {
 			"CREATE USER `app` IDENTIFIED BY '<redacted>'", "SET PASSWORD FOR `app` TO '<redacted>'",
 			"SET ROLE FOR `app` TO `readonly`, `reporting`", "GRANT CREATE, MATCH TO USER `app`",
 			"SHOW ROLES FOR user app", "SHOW PRIVILEGES FOR user app ON memgraph", "SHOW DATABASE PRIVILEGES FOR user app"},
-			reason: ReasonUserInForce, sent: 3, status: func() topology.MemgraphUserStatus {
-				st := appStatus(topology.UserReady)
+			reason: ReasonUserInForce, sent: 3, status: func() v1alpha1.MemgraphUserStatus {
+				st := appStatus(v1alpha1.UserReady)
 				st.AppliedPasswordVersion = "app-pw/2"
 				return st
 			}()},
@@ -238,18 +239,18 @@ func TestNextUser(t *testing.T) {
 			m.shows.User.Databases = memgraph.DatabaseAccess{All: true}
 			m.refuse = map[string]error{"GRANT DATABASE `memgraph` TO USER `app`": refused("GRANT DATABASE `memgraph` TO USER `app`", "no")}
 		}, steps: append(append(append([]string(nil), convergedReads...), "REVOKE DATABASE * FROM USER `app`", "GRANT DATABASE `memgraph` TO USER `app`"),
-			convergedReads[6:]...), reason: ReasonMemgraphRefused, sent: 1, status: func() topology.MemgraphUserStatus {
-			st := appStatus(topology.UserFailed)
+			convergedReads[6:]...), reason: ReasonMemgraphRefused, sent: 1, status: func() v1alpha1.MemgraphUserStatus {
+			st := appStatus(v1alpha1.UserFailed)
 			st.MainDatabase, st.Databases = "", []string{"*"}
 			return st
 		}()},
 		{name: "a password that cannot be hashed: nothing sent, the user fails with why", edit: func(in *UserPass, m *userMain) {
 			in.Password.Version, m.unhashable = "app-pw/2", true
 		}, steps: append(append([]string(nil), convergedReads...), "SET PASSWORD FOR `app` TO '<redacted>'"),
-			reason: ReasonMemgraphRefused, status: appStatus(topology.UserFailed)},
+			reason: ReasonMemgraphRefused, status: appStatus(v1alpha1.UserFailed)},
 		{name: "a dry run plans and sends nothing", edit: func(in *UserPass, _ *userMain) {
 			in.DryRun, in.Password.Version = true, "app-pw/2"
-		}, steps: convergedReads, reason: "DryRun", status: appStatus(topology.UserPending),
+		}, steps: convergedReads, reason: "DryRun", status: appStatus(v1alpha1.UserPending),
 			plan: []string{"SET PASSWORD FOR `app` TO '<redacted>'"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -275,7 +276,7 @@ func TestNextUserFinalize(t *testing.T) {
 		name      string
 		edit      func(in *UserPass, m *userMain)
 		steps     []string
-		phase     topology.UserPhase
+		phase     v1alpha1.UserPhase
 		reason    string
 		finalized bool
 		sent      int
@@ -283,25 +284,25 @@ func TestNextUserFinalize(t *testing.T) {
 		message   string
 	}{
 		{name: "deletionPolicy Delete: DROP USER", edit: func(*UserPass, *userMain) {},
-			steps: []string{"find the MAIN", "SHOW USERS", "DROP USER `app`"}, phase: topology.UserReady, reason: ReasonUserDropped, finalized: true, sent: 1},
+			steps: []string{"find the MAIN", "SHOW USERS", "DROP USER `app`"}, phase: v1alpha1.UserReady, reason: ReasonUserDropped, finalized: true, sent: 1},
 		{name: "already gone: nothing sent", edit: func(_ *UserPass, m *userMain) { m.shows.Users = []string{"hooks"} },
-			steps: []string{"find the MAIN", "SHOW USERS"}, phase: topology.UserReady, reason: ReasonUserDropped, finalized: true},
+			steps: []string{"find the MAIN", "SHOW USERS"}, phase: v1alpha1.UserReady, reason: ReasonUserDropped, finalized: true},
 		{name: "a declaration the sync refuses is dropped all the same", edit: func(in *UserPass, _ *userMain) {
 			in.User.Spec.Roles = []string{"nope"}
 			in.Password = UserPassword{Problem: "Secret db/app-pw (spec.passwordSecret) does not exist"}
-		}, steps: []string{"find the MAIN", "SHOW USERS", "DROP USER `app`"}, phase: topology.UserReady, reason: ReasonUserDropped, finalized: true, sent: 1},
-		{name: "deletionPolicy Retain: nothing read", edit: func(in *UserPass, _ *userMain) { in.User.Spec.DeletionPolicy = topology.UserRetain },
-			phase: topology.UserReady, reason: ReasonUserRetained, finalized: true},
+		}, steps: []string{"find the MAIN", "SHOW USERS", "DROP USER `app`"}, phase: v1alpha1.UserReady, reason: ReasonUserDropped, finalized: true, sent: 1},
+		{name: "deletionPolicy Retain: nothing read", edit: func(in *UserPass, _ *userMain) { in.User.Spec.DeletionPolicy = v1alpha1.UserRetain },
+			phase: v1alpha1.UserReady, reason: ReasonUserRetained, finalized: true},
 		{name: "the cluster is gone, and the user with it", edit: func(in *UserPass, _ *userMain) { in.Cluster = nil },
-			phase: topology.UserReady, reason: ReasonUserDropped, finalized: true},
+			phase: v1alpha1.UserReady, reason: ReasonUserDropped, finalized: true},
 		{name: "the hook's own user is never dropped", edit: func(in *UserPass, _ *userMain) { in.Access.HookUser = "APP" },
-			phase: topology.UserReady, reason: ReasonUserRetained, finalized: true},
+			phase: v1alpha1.UserReady, reason: ReasonUserRetained, finalized: true},
 		{name: "a stale user-access Secret: the drop waits", edit: func(in *UserPass, _ *userMain) { in.Access.Generation = "2" },
-			phase: topology.UserPending, reason: ReasonAccessSecretPending, message: "set deletionPolicy: Retain"},
+			phase: v1alpha1.UserPending, reason: ReasonAccessSecretPending, message: "set deletionPolicy: Retain"},
 		{name: "no MAIN: the drop waits", edit: func(_ *UserPass, m *userMain) { m.mainErr = errors.New("cluster mg has no MAIN") },
-			steps: []string{"find the MAIN"}, phase: topology.UserPending, reason: ReasonUserNoMain},
+			steps: []string{"find the MAIN"}, phase: v1alpha1.UserPending, reason: ReasonUserNoMain},
 		{name: "a dry run: DROP USER not sent", edit: func(in *UserPass, _ *userMain) { in.DryRun = true },
-			steps: []string{"find the MAIN", "SHOW USERS"}, phase: topology.UserPending, reason: "DryRun", plan: []string{"DROP USER `app`"}},
+			steps: []string{"find the MAIN", "SHOW USERS"}, phase: v1alpha1.UserPending, reason: "DryRun", plan: []string{"DROP USER `app`"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			in, m := appPass(t), convergedMain()

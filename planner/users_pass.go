@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/memgraph-hooks/memgraph-hooks/api/v1alpha1"
 	"github.com/memgraph-hooks/memgraph-hooks/memgraph"
 	"github.com/memgraph-hooks/memgraph-hooks/topology"
 )
@@ -17,7 +18,7 @@ import (
 // sync brings the user on the MAIN to its declaration.
 func (w *userWalk) sync() UserDone {
 	if why := w.in.Password.Unavailable; why != "" {
-		return w.answer(UserVerdict{Phase: topology.UserPending, Reason: ReasonCredentialsPending, Message: why, Resync: UserPendingResync}, nil, "")
+		return w.answer(UserVerdict{Phase: v1alpha1.UserPending, Reason: ReasonCredentialsPending, Message: why, Resync: UserPendingResync}, nil, "")
 	}
 	if wait := UserWaits(w.gate()); wait.Reason != "" {
 		return w.answer(VerdictOfWait(wait), nil, "")
@@ -80,13 +81,13 @@ func (w *userWalk) sync() UserDone {
 // the cluster is gone (and the user with it).
 func (w *userWalk) finalize() UserDone {
 	done := func(reason, msg string) UserDone {
-		out := w.answer(UserVerdict{Phase: topology.UserReady, Reason: reason, Message: msg}, nil, "")
+		out := w.answer(UserVerdict{Phase: v1alpha1.UserReady, Reason: reason, Message: msg}, nil, "")
 		out.Finalized = true
 		return out
 	}
 	u, g := w.in.User, w.gate()
 	switch {
-	case u.Spec.DeletionPolicy == topology.UserRetain:
+	case u.Spec.DeletionPolicy == v1alpha1.UserRetain:
 		return done(ReasonUserRetained, "deletionPolicy Retain: user "+w.spec.Username+" stays in Memgraph")
 	case !g.ClusterFound:
 		return done(ReasonUserDropped, "MemgraphCluster "+u.Spec.Cluster+" is gone, and its users with it")
@@ -99,7 +100,7 @@ func (w *userWalk) finalize() UserDone {
 	if wait := UserWaits(g); wait.Reason != "" {
 		wait.Message += "; the user is dropped then (or set deletionPolicy: Retain to keep it and delete the MemgraphUser now)"
 		v := VerdictOfWait(wait)
-		v.Phase = topology.UserPending
+		v.Phase = v1alpha1.UserPending
 		return w.answer(v, nil, "")
 	}
 	_, ok, err := w.main()
@@ -116,7 +117,7 @@ func (w *userWalk) finalize() UserDone {
 	}
 	drop := PlanDrop(w.spec.Username, users)
 	if err == nil && w.in.DryRun && len(drop) > 0 {
-		out := w.answer(UserVerdict{Phase: topology.UserPending, Reason: "DryRun", Message: "dry run: DROP USER not sent"}, nil, "")
+		out := w.answer(UserVerdict{Phase: v1alpha1.UserPending, Reason: "DryRun", Message: "dry run: DROP USER not sent"}, nil, "")
 		out.Plan = []string{drop[0].Text()}
 		return out
 	}
@@ -136,7 +137,7 @@ func (w *userWalk) gate() UserGate {
 	in := w.in
 	g := UserGate{Cluster: in.User.Spec.Cluster, ClusterFound: in.Cluster != nil || in.ClusterProblem != "", ClusterProblem: in.ClusterProblem,
 		Username: w.spec.Username, PasswordProblem: in.Password.Problem, Generating: in.Password.Generating}
-	for _, v := range topology.UserViolations(in.User) {
+	for _, v := range v1alpha1.UserViolations(in.User) {
 		g.SpecProblems = append(g.SpecProblems, v.Field+": "+v.Message)
 	}
 	if c := in.Cluster; c != nil {
@@ -288,7 +289,7 @@ func (w *userWalk) execute(cmds []AuthCommand) (applied, ok bool, err error) {
 func (w *userWalk) dryRun(plan UserPlan, state UserState, main string) UserDone {
 	v := VerdictInForce(w.spec.Username, main, UserInForce(state))
 	if len(plan.Commands) > 0 {
-		v = UserVerdict{Phase: topology.UserPending, Reason: "DryRun", Resync: UserPendingResync,
+		v = UserVerdict{Phase: v1alpha1.UserPending, Reason: "DryRun", Resync: UserPendingResync,
 			Message: fmt.Sprintf("dry run: %d statements to send on MAIN %s", len(plan.Commands), main)}
 	}
 	out := w.answer(v, &state, "")

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/memgraph-hooks/memgraph-hooks/api/v1alpha1"
 	"github.com/memgraph-hooks/memgraph-hooks/memgraph"
-	"github.com/memgraph-hooks/memgraph-hooks/topology"
 )
 
 // How often a MemgraphUser's pass comes back on its own: soon while it waits for something to
@@ -45,21 +45,21 @@ func UserInForce(st UserState) InForce {
 // UserVerdict is a pass's outcome for the status: phase, the Ready condition's reason and
 // message, and when to come back.
 type UserVerdict struct {
-	Phase   topology.UserPhase
+	Phase   v1alpha1.UserPhase
 	Reason  string
 	Message string
 	Resync  time.Duration
 }
 
 // Ready is the Ready condition's status.
-func (v UserVerdict) Ready() bool { return v.Phase == topology.UserReady }
+func (v UserVerdict) Ready() bool { return v.Phase == v1alpha1.UserReady }
 
 // VerdictOfWait is the verdict of a pass that read nothing.
 func VerdictOfWait(w UserWait) UserVerdict {
 	if w.Failed {
-		return UserVerdict{Phase: topology.UserFailed, Reason: w.Reason, Message: w.Message, Resync: UserFailedResync}
+		return UserVerdict{Phase: v1alpha1.UserFailed, Reason: w.Reason, Message: w.Message, Resync: UserFailedResync}
 	}
-	return UserVerdict{Phase: topology.UserPending, Reason: w.Reason, Message: w.Message, Resync: UserPendingResync}
+	return UserVerdict{Phase: v1alpha1.UserPending, Reason: w.Reason, Message: w.Message, Resync: UserPendingResync}
 }
 
 // VerdictOfError is the verdict of a pass whose read or statement failed: a MAIN that did not
@@ -72,19 +72,19 @@ func VerdictOfError(err error) UserVerdict {
 	var creds HookCredentialsError
 	switch kind := memgraph.KindOf(err); {
 	case errors.As(err, &creds):
-		return UserVerdict{Phase: topology.UserPending, Reason: ReasonHookCredentials, Message: creds.Problem, Resync: UserPendingResync}
+		return UserVerdict{Phase: v1alpha1.UserPending, Reason: ReasonHookCredentials, Message: creds.Problem, Resync: UserPendingResync}
 	case errors.As(err, &noMain):
-		return UserVerdict{Phase: topology.UserPending, Reason: ReasonUserNoMain, Message: err.Error(), Resync: UserPendingResync}
+		return UserVerdict{Phase: v1alpha1.UserPending, Reason: ReasonUserNoMain, Message: err.Error(), Resync: UserPendingResync}
 	case kind == memgraph.KindUnreachable || kind == memgraph.KindTimeout || kind == memgraph.KindClosed:
-		return UserVerdict{Phase: topology.UserPending, Reason: ReasonMemgraphUnreachable, Message: err.Error(), Resync: UserPendingResync}
+		return UserVerdict{Phase: v1alpha1.UserPending, Reason: ReasonMemgraphUnreachable, Message: err.Error(), Resync: UserPendingResync}
 	case kind == memgraph.KindUnauthenticated:
-		return UserVerdict{Phase: topology.UserPending, Reason: ReasonHookCredentials, Resync: UserPendingResync,
+		return UserVerdict{Phase: v1alpha1.UserPending, Reason: ReasonHookCredentials, Resync: UserPendingResync,
 			Message: "the MAIN refused the login of the cluster's spec.auth user: " + Explain(err)}
 	case errors.As(err, &e) && e.Query != "":
-		return UserVerdict{Phase: topology.UserFailed, Reason: ReasonMemgraphRefused, Resync: UserFailedResync,
+		return UserVerdict{Phase: v1alpha1.UserFailed, Reason: ReasonMemgraphRefused, Resync: UserFailedResync,
 			Message: fmt.Sprintf("%s: %s", e.Query, Explain(err))}
 	}
-	return UserVerdict{Phase: topology.UserFailed, Reason: ReasonMemgraphRefused, Message: Explain(err), Resync: UserFailedResync}
+	return UserVerdict{Phase: v1alpha1.UserFailed, Reason: ReasonMemgraphRefused, Message: Explain(err), Resync: UserFailedResync}
 }
 
 // NoMainError is a cluster whose MAIN could not be found: there is nowhere to read users from.
@@ -105,6 +105,6 @@ func VerdictInForce(username, main string, in InForce) UserVerdict {
 	if len(in.Roles) > 0 {
 		roles = "roles " + strings.Join(in.Roles, ", ")
 	}
-	return UserVerdict{Phase: topology.UserReady, Reason: ReasonUserInForce,
+	return UserVerdict{Phase: v1alpha1.UserReady, Reason: ReasonUserInForce,
 		Message: fmt.Sprintf("user %s is in force on MAIN %s with %s and %d privileges", username, main, roles, len(in.Privileges))}
 }

@@ -9,8 +9,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/memgraph-hooks/memgraph-hooks/api/v1alpha1"
 	"github.com/memgraph-hooks/memgraph-hooks/memgraph"
-	"github.com/memgraph-hooks/memgraph-hooks/topology"
 )
 
 // Named fixtures: the user app of cluster memgraph, with the declared role reporting and the
@@ -221,14 +221,14 @@ func TestRolesAUserMayName(t *testing.T) {
 }
 
 func TestDeclaredUser(t *testing.T) {
-	u := &topology.MemgraphUser{ObjectMeta: metav1.ObjectMeta{Name: "app-reader"}, Spec: topology.MemgraphUserSpec{Cluster: "memgraph",
-		Roles: []string{"reporting", "readonly", "reporting"}, Privileges: []topology.MemgraphPrivilege{"MATCH", "CREATE"}}}
+	u := &v1alpha1.MemgraphUser{ObjectMeta: metav1.ObjectMeta{Name: "app-reader"}, Spec: v1alpha1.MemgraphUserSpec{Cluster: "memgraph",
+		Roles: []string{"reporting", "readonly", "reporting"}, Privileges: []v1alpha1.MemgraphPrivilege{"MATCH", "CREATE"}}}
 	want := UserSpec{Username: "app-reader", Roles: []string{"readonly", "reporting"}, Privileges: PrivilegeSet{Names: []string{"CREATE", "MATCH"}},
 		Databases: []string{"memgraph"}, MainDatabase: "memgraph"}
 	if diff := cmp.Diff(want, DeclaredUser(u)); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
 	}
-	u.Spec.Username, u.Spec.Privileges, u.Spec.Databases = "reader", []topology.MemgraphPrivilege{topology.PrivilegeAll}, []string{"sales", "*"}
+	u.Spec.Username, u.Spec.Privileges, u.Spec.Databases = "reader", []v1alpha1.MemgraphPrivilege{v1alpha1.PrivilegeAll}, []string{"sales", "*"}
 	got := DeclaredUser(u)
 	if got.Username != "reader" || !got.Privileges.All || !cmp.Equal(got.Databases, []string{"*"}) {
 		t.Errorf("DeclaredUser = %+v", got)
@@ -240,13 +240,13 @@ func TestDeclaredUser(t *testing.T) {
 
 // The CRD's privilege enum is ALL and exactly the privileges Memgraph 3.12's GRANT names.
 func TestTheCRDEnumeratesMemgraphsPrivileges(t *testing.T) {
-	var grantable []topology.MemgraphPrivilege
+	var grantable []v1alpha1.MemgraphPrivilege
 	for _, p := range memgraph.Privileges {
 		if memgraph.Grantable(p) {
-			grantable = append(grantable, topology.MemgraphPrivilege(p))
+			grantable = append(grantable, v1alpha1.MemgraphPrivilege(p))
 		}
 	}
-	if diff := cmp.Diff(append([]topology.MemgraphPrivilege{topology.PrivilegeAll}, grantable...), topology.Privileges); diff != "" {
+	if diff := cmp.Diff(append([]v1alpha1.MemgraphPrivilege{v1alpha1.PrivilegeAll}, grantable...), v1alpha1.Privileges); diff != "" {
 		t.Errorf("(-memgraph +topology):\n%s", diff)
 	}
 }
@@ -255,15 +255,15 @@ func TestUserVerdicts(t *testing.T) {
 	refused := &memgraph.Error{Kind: memgraph.KindUnknown, Query: "GRANT DATABASE `hr` TO USER `app`", Message: `Tried to retrieve an unknown database "hr".`}
 	for _, tc := range []struct {
 		err     error
-		phase   topology.UserPhase
+		phase   v1alpha1.UserPhase
 		reason  string
 		message string
 	}{
-		{refused, topology.UserFailed, ReasonMemgraphRefused, "GRANT DATABASE `hr` TO USER `app`: Tried to retrieve an unknown database \"hr\"."},
-		{&memgraph.Error{Kind: memgraph.KindUnreachable, Message: "dial tcp: refused"}, topology.UserPending, ReasonMemgraphUnreachable, ""},
-		{&memgraph.Error{Kind: memgraph.KindUnauthenticated, Message: "Authentication failure"}, topology.UserPending, ReasonHookCredentials,
+		{refused, v1alpha1.UserFailed, ReasonMemgraphRefused, "GRANT DATABASE `hr` TO USER `app`: Tried to retrieve an unknown database \"hr\"."},
+		{&memgraph.Error{Kind: memgraph.KindUnreachable, Message: "dial tcp: refused"}, v1alpha1.UserPending, ReasonMemgraphUnreachable, ""},
+		{&memgraph.Error{Kind: memgraph.KindUnauthenticated, Message: "Authentication failure"}, v1alpha1.UserPending, ReasonHookCredentials,
 			"the MAIN refused the login of the cluster's spec.auth user: Authentication failure"},
-		{NoMainError{errors.New("cluster memgraph has no MAIN")}, topology.UserPending, ReasonUserNoMain, "cluster memgraph has no MAIN"},
+		{NoMainError{errors.New("cluster memgraph has no MAIN")}, v1alpha1.UserPending, ReasonUserNoMain, "cluster memgraph has no MAIN"},
 	} {
 		v := VerdictOfError(tc.err)
 		if v.Phase != tc.phase || v.Reason != tc.reason || tc.message != "" && v.Message != tc.message {

@@ -7,6 +7,7 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/memgraph-hooks/memgraph-hooks/api/v1alpha1"
 	"github.com/memgraph-hooks/memgraph-hooks/memgraph"
 	"github.com/memgraph-hooks/memgraph-hooks/topology"
 )
@@ -53,7 +54,7 @@ type Outcome struct {
 	Execution Execution
 	// Sent are the Bolt writes the pass sent, in order, each query as Memgraph received it and
 	// how it ended (status.operations).
-	Sent []topology.OperationRecord
+	Sent []v1alpha1.OperationRecord
 
 	// Latest is the latest SHOW INSTANCES a ready leader answered: the discovery view, the
 	// leader's own, or the one read after the steps ran; while declared pods are not Ready, the
@@ -70,11 +71,11 @@ type Outcome struct {
 	MainReplicas *MainReplicas
 	// ReplicaRecords are status.replicas: read from the MAIN's SHOW REPLICAS in this pass
 	// (ReplicaRecords), or carried forward (CarryReplicaRecords).
-	ReplicaRecords []topology.ReplicaStatus
+	ReplicaRecords []v1alpha1.ReplicaStatus
 
 	// Restore is the restore of spec.bootstrap.fromBackup as the restore stage found it (nil when
 	// it did not look: nothing to restore, or no longer held).
-	Restore *topology.RestoreStatus
+	Restore *v1alpha1.RestoreStatus
 
 	// Paused: the parent carries memgraph.com/paused; the pass returned every child as observed,
 	// planned on one read and wrote nothing.
@@ -98,14 +99,14 @@ type Outcome struct {
 // Condition is one status condition as the verdict decides it.
 type Condition struct {
 	Status  metav1.ConditionStatus
-	Reason  topology.ConditionReason
+	Reason  v1alpha1.ConditionReason
 	Message string
 }
 
 // Verdicts are the conditions, the phase and when Metacontroller should sync again.
 type Verdicts struct {
 	Ready, Converged, Updated, Paused, Hibernated Condition
-	Phase                                         topology.Phase
+	Phase                                         v1alpha1.Phase
 	ResyncAfterSeconds                            float64
 }
 
@@ -139,12 +140,12 @@ func Verdict(o Outcome) Verdicts {
 	} else {
 		v = o.readyAndConverged()
 	}
-	if o.ClusterTLSProblem != "" && v.Converged.Reason != topology.ReasonTLSConfigInvalid &&
-		v.Converged.Reason != topology.ReasonSecretMissing { // a missing Secret is named as such first
-		v.Converged = isFalse(topology.ReasonTLSCertificateMismatch, "%s", o.ClusterTLSProblem)
+	if o.ClusterTLSProblem != "" && v.Converged.Reason != v1alpha1.ReasonTLSConfigInvalid &&
+		v.Converged.Reason != v1alpha1.ReasonSecretMissing { // a missing Secret is named as such first
+		v.Converged = isFalse(v1alpha1.ReasonTLSCertificateMismatch, "%s", o.ClusterTLSProblem)
 	}
 	if o.Rotation.Rotating() && v.Converged.Status == metav1.ConditionTrue {
-		v.Converged = isFalse(topology.ReasonCertificateRotating, "%s", o.Rotation.Message)
+		v.Converged = isFalse(v1alpha1.ReasonCertificateRotating, "%s", o.Rotation.Message)
 		v.ResyncAfterSeconds = min(v.ResyncAfterSeconds, ResyncProgressing)
 	}
 	v.Updated = o.updated()
@@ -152,13 +153,13 @@ func Verdict(o Outcome) Verdicts {
 	if v.Hibernated.Reason == "" {
 		v.Phase, v.Hibernated = running().Phase, running().Hibernated
 	}
-	v.Paused = isFalse(topology.ReasonReconciling, "the hook reconciles the cluster; annotate it %s=true to pause", topology.AnnotationPaused)
+	v.Paused = isFalse(v1alpha1.ReasonReconciling, "the hook reconciles the cluster; annotate it %s=true to pause", topology.AnnotationPaused)
 	if o.Paused {
-		v.Paused = isTrue(topology.ReasonPaused, "annotation %s: the hook returns every child as observed and sends no Bolt write; "+
+		v.Paused = isTrue(v1alpha1.ReasonPaused, "annotation %s: the hook returns every child as observed and sends no Bolt write; "+
 			"remove the annotation to resume", topology.AnnotationPaused)
-		v.Phase, v.ResyncAfterSeconds = topology.PhasePaused, ResyncWaiting
+		v.Phase, v.ResyncAfterSeconds = v1alpha1.PhasePaused, ResyncWaiting
 		if v.Converged.Status != metav1.ConditionTrue {
-			v.Converged = isFalse(topology.ReasonPaused, "paused (%s), so nothing converges: %s", topology.AnnotationPaused, v.Converged.Message)
+			v.Converged = isFalse(v1alpha1.ReasonPaused, "paused (%s), so nothing converges: %s", topology.AnnotationPaused, v.Converged.Message)
 		}
 	}
 	return v
@@ -215,20 +216,20 @@ func (o Outcome) gatedVerdicts() Verdicts {
 		return both(c, ResyncWaiting)
 	case o.TLSProblem != "":
 		// Checked before the pods: a missing or unusable Secret is usually why they are not Ready.
-		return both(isFalse(topology.ReasonTLSConfigInvalid, "%s", o.TLSProblem), ResyncWaiting)
+		return both(isFalse(v1alpha1.ReasonTLSConfigInvalid, "%s", o.TLSProblem), ResyncWaiting)
 	case len(o.WaitingPods) > 0:
-		return both(isFalse(topology.ReasonWorkloadsNotReady, "waiting for %s to be Ready: %s%s",
+		return both(isFalse(v1alpha1.ReasonWorkloadsNotReady, "waiting for %s to be Ready: %s%s",
 			describeCount(len(o.WaitingPods), "pod"), listNames(o.WaitingPods), problemsNote(o.Problems)), ResyncWaiting)
 	case o.Discovery.Asked == 0:
-		return both(isFalse(topology.ReasonRegistrationInProgress,
+		return both(isFalse(v1alpha1.ReasonRegistrationInProgress,
 			"the sync budget ran out before the coordinators were asked; continuing on the next sync"), ResyncBudgetExhausted)
 	case !o.Discovery.Found() && !o.Discovery.Reachable:
-		return both(isFalse(topology.ReasonCoordinatorUnreachable, "no coordinator answered SHOW INSTANCES: %s",
+		return both(isFalse(v1alpha1.ReasonCoordinatorUnreachable, "no coordinator answered SHOW INSTANCES: %s",
 			listNames(o.Discovery.Problems)), ResyncWaiting)
 	case !o.Discovery.Found() && o.Discovery.NotReady != "":
 		return both(notReady(o.Discovery.NotReady), ResyncProgressing)
 	case !o.Discovery.Found():
-		return both(isFalse(topology.ReasonNoCoordinatorLeader, "coordinators answer but none names a leader: %s",
+		return both(isFalse(v1alpha1.ReasonNoCoordinatorLeader, "coordinators answer but none names a leader: %s",
 			listNames(o.Discovery.Problems)), ResyncWaiting)
 	case o.LeaderNotReady != "":
 		return both(notReady(o.LeaderNotReady), ResyncProgressing)
@@ -256,98 +257,98 @@ func both(c Condition, resync float64) Verdicts {
 // notReady: a leader that has not finished reconciling answers its local Raft copy with every
 // health unknown and refuses every write; that is no leader yet, not news about instances.
 func notReady(leader string) Condition {
-	return isFalse(topology.ReasonNoCoordinatorLeader, "%s leads but is not ready yet (it is reconciling after an election or a "+
+	return isFalse(v1alpha1.ReasonNoCoordinatorLeader, "%s leads but is not ready yet (it is reconciling after an election or a "+
 		"FORCE RESET and reports every health unknown); nothing is planned until it is", leader)
 }
 
 func (o Outcome) ready() Condition {
 	switch {
 	case o.LeaderErr != nil:
-		return isFalse(topology.ReasonCoordinatorUnreachable, "leader %s: %s", o.Discovery.View.Leader, Explain(o.LeaderErr))
+		return isFalse(v1alpha1.ReasonCoordinatorUnreachable, "leader %s: %s", o.Discovery.View.Leader, Explain(o.LeaderErr))
 	case o.Progress.Main != "":
-		return isTrue(topology.ReasonMainElected, "%s is MAIN; %s leads the coordinators", o.Progress.Main, o.Latest.Leader)
+		return isTrue(v1alpha1.ReasonMainElected, "%s is MAIN; %s leads the coordinators", o.Progress.Main, o.Latest.Leader)
 	case o.Plan.Progress.PromotionWaits != "":
-		return isFalse(topology.ReasonNoMainElected, "%s; %s leads the coordinators", o.Plan.Progress.PromotionWaits, o.Latest.Leader)
+		return isFalse(v1alpha1.ReasonNoMainElected, "%s; %s leads the coordinators", o.Plan.Progress.PromotionWaits, o.Latest.Leader)
 	}
-	return isFalse(topology.ReasonNoMainElected, "no data instance is MAIN; %s leads the coordinators", o.Latest.Leader)
+	return isFalse(v1alpha1.ReasonNoMainElected, "no data instance is MAIN; %s leads the coordinators", o.Latest.Leader)
 }
 
 func (o Outcome) converged() (Condition, float64) {
 	planned, now, stop := o.Plan.Progress, o.Progress, o.Execution.Stopped
 	switch {
 	case o.LeaderErr != nil:
-		return isFalse(topology.ReasonCoordinatorUnreachable, "leader %s: %s", o.Discovery.View.Leader, Explain(o.LeaderErr)), ResyncWaiting
+		return isFalse(v1alpha1.ReasonCoordinatorUnreachable, "leader %s: %s", o.Discovery.View.Leader, Explain(o.LeaderErr)), ResyncWaiting
 	case stop != nil && stop.Verdict == StepFailed:
 		var halfJoined *HalfJoinedError
 		if errors.As(stop.Err, &halfJoined) {
 			return halfJoinedCondition([]string{halfJoined.Coordinator}), ResyncWaiting
 		}
-		return isFalse(topology.ReasonRegistrationFailed, "%s failed: %s", stop.Query, Explain(stop.Err)), ResyncWaiting
+		return isFalse(v1alpha1.ReasonRegistrationFailed, "%s failed: %s", stop.Query, Explain(stop.Err)), ResyncWaiting
 	case stop != nil && stop.Verdict == StepInProgress:
-		return isFalse(topology.ReasonFailoverInProgress, "%s is still running on %s: the leader is settling the MAIN (Memgraph "+
+		return isFalse(v1alpha1.ReasonFailoverInProgress, "%s is still running on %s: the leader is settling the MAIN (Memgraph "+
 			"promotes the most up-to-date replica); re-observing on the next sync", stop.Query, o.Latest.Leader), ResyncProgressing
 	case stop != nil:
-		return isFalse(topology.ReasonLeadershipTransferInProgress, "%s did not run: %s; finding the leader again on the next sync",
+		return isFalse(v1alpha1.ReasonLeadershipTransferInProgress, "%s did not run: %s; finding the leader again on the next sync",
 			stop.Query, Explain(stop.Err)), ResyncProgressing
 	case len(now.HalfJoined) > 0:
 		return halfJoinedCondition(now.HalfJoined), ResyncWaiting
 	case planned.NoCaughtUpSurvivor != "":
-		return isFalse(topology.ReasonNoCaughtUpSurvivor, "MAIN %s is retiring and stays MAIN until a survivor can take over: %s",
+		return isFalse(v1alpha1.ReasonNoCaughtUpSurvivor, "MAIN %s is retiring and stays MAIN until a survivor can take over: %s",
 			planned.Main, planned.NoCaughtUpSurvivor), ResyncWaiting
 	case planned.YieldPending || now.YieldPending:
-		return isFalse(topology.ReasonLeadershipTransferInProgress, "%s is retiring and yields leadership; waiting for a new leader",
+		return isFalse(v1alpha1.ReasonLeadershipTransferInProgress, "%s is retiring and yields leadership; waiting for a new leader",
 			o.Discovery.View.Leader), ResyncProgressing
 	case len(now.RetiringCoordinators)+len(now.RetiringDataInstances) > 0:
-		return isFalse(topology.ReasonRetirementInProgress, "retiring %s",
+		return isFalse(v1alpha1.ReasonRetirementInProgress, "retiring %s",
 			listNames(append(append([]string{}, now.RetiringCoordinators...), now.RetiringDataInstances...))), ResyncProgressing
 	case len(o.Declared.RetiringCoordinators)+len(o.Declared.RetiringDataInstances) > 0:
 		// A StatefulSet is still above its declared count, though no member of it is registered.
 		retiring := append(topology.Names(o.Declared.RetiringCoordinators), topology.Names(o.Declared.RetiringDataInstances)...)
-		return isFalse(topology.ReasonRetirementInProgress, "unregistered %s; waiting for their pods to go", listNames(retiring)), ResyncProgressing
+		return isFalse(v1alpha1.ReasonRetirementInProgress, "unregistered %s; waiting for their pods to go", listNames(retiring)), ResyncProgressing
 	case o.Execution.BudgetExhausted:
-		return isFalse(topology.ReasonRegistrationInProgress, "the sync budget ran out after %d of %d steps; continuing on the next sync",
+		return isFalse(v1alpha1.ReasonRegistrationInProgress, "the sync budget ran out after %d of %d steps; continuing on the next sync",
 			len(o.Execution.Ran), len(o.Plan.Commands)), ResyncBudgetExhausted
 	case planned.RegistrationHeld != "":
-		return isFalse(topology.ReasonRegistrationInProgress, "%s", planned.RegistrationHeld), ResyncWaiting
+		return isFalse(v1alpha1.ReasonRegistrationInProgress, "%s", planned.RegistrationHeld), ResyncWaiting
 	case len(now.PendingCoordinators)+len(now.PendingDataInstances) > 0:
-		return isFalse(topology.ReasonRegistrationInProgress, "registering %s",
+		return isFalse(v1alpha1.ReasonRegistrationInProgress, "registering %s",
 			listNames(append(append([]string{}, now.PendingCoordinators...), now.PendingDataInstances...))), ResyncProgressing
 	case o.DryRun && len(o.Plan.Commands) > 0:
-		return isFalse(topology.ReasonRegistrationInProgress, "dry run: %d planned steps not executed", len(o.Plan.Commands)), ResyncProgressing
+		return isFalse(v1alpha1.ReasonRegistrationInProgress, "dry run: %d planned steps not executed", len(o.Plan.Commands)), ResyncProgressing
 	case len(now.AddressUpdates) > 0:
-		return isFalse(topology.ReasonRegistrationInProgress, "updating the bolt_server clients are given: %s",
+		return isFalse(v1alpha1.ReasonRegistrationInProgress, "updating the bolt_server clients are given: %s",
 			listNames(describeUpdates(now.AddressUpdates))), ResyncProgressing
 	case o.Rebuild().Declared():
 		r := o.Rebuild()
 		resync := float64(ResyncWaiting)
-		if r.Phase == topology.RebuildUnregistering {
+		if r.Phase == v1alpha1.RebuildUnregistering {
 			resync = ResyncProgressing
 		}
-		return isFalse(topology.ReasonRebuildInProgress, "%s", r.Message), resync
+		return isFalse(v1alpha1.ReasonRebuildInProgress, "%s", r.Message), resync
 	case o.Drain.Verdict != DrainNone:
 		resync := float64(ResyncWaiting)
 		if o.Drain.Verdict == DrainAct {
 			resync = ResyncProgressing
 		}
-		return isFalse(topology.ReasonDrainPending, "%s", o.Drain.Message), resync
+		return isFalse(v1alpha1.ReasonDrainPending, "%s", o.Drain.Message), resync
 	case o.Rollout.InProgress():
 		// A pod template not rolled out is not what the spec declares: Converged waits for the
 		// upgrade too, with the rollout's own words.
 		resync := float64(ResyncProgressing)
-		if o.Rollout.Reason != topology.ReasonRolloutInProgress {
+		if o.Rollout.Reason != v1alpha1.ReasonRolloutInProgress {
 			resync = ResyncWaiting
 		}
 		return Condition{metav1.ConditionFalse, o.Rollout.Reason, bound(o.Rollout.Message)}, resync
 	case planned.SwitchoverPending != "":
 		// Lag shrinks without any watch event: look again soon.
-		return isFalse(topology.ReasonSwitchoverPending, "%s", planned.SwitchoverPending), ResyncWaiting
+		return isFalse(v1alpha1.ReasonSwitchoverPending, "%s", planned.SwitchoverPending), ResyncWaiting
 	case !o.AtDeclaredSize:
-		return isFalse(topology.ReasonWorkloadsNotReady, "StatefulSets are not yet at %d coordinators and %d data instances",
+		return isFalse(v1alpha1.ReasonWorkloadsNotReady, "StatefulSets are not yet at %d coordinators and %d data instances",
 			len(o.Declared.Coordinators), len(o.Declared.DataInstances)), ResyncWaiting
 	case !o.BudgetsSettled():
-		return isFalse(topology.ReasonDisruptionBudgetMoving, "%s", o.budgetMove()), ResyncProgressing
+		return isFalse(v1alpha1.ReasonDisruptionBudgetMoving, "%s", o.budgetMove()), ResyncProgressing
 	}
-	return isTrue(topology.ReasonAllInstancesRegistered, "%s and %s registered%s%s",
+	return isTrue(v1alpha1.ReasonAllInstancesRegistered, "%s and %s registered%s%s",
 		describeCount(len(o.Declared.Coordinators), "coordinator"),
 		describeCount(len(o.Declared.DataInstances), "data instance"), preferredNote(o.Declared, now), driftNote(now.Drift)+windowNote(o.Rollout)), ResyncConverged
 }
@@ -385,7 +386,7 @@ func halfJoinedCondition(names []string) Condition {
 	if len(names) > 1 {
 		verb = "are Raft members"
 	}
-	return isFalse(topology.ReasonCoordinatorHalfJoined, "%s %s without a bolt_server (half-joined: ADD COORDINATOR timed out and "+
+	return isFalse(v1alpha1.ReasonCoordinatorHalfJoined, "%s %s without a bolt_server (half-joined: ADD COORDINATOR timed out and "+
 		"the join completed later). The hook will not remove it: removing a half-joined member would stop the leader "+
 		"process. Memgraph refuses to add it again (its id exists); it is registered once it leads (the hook then adds it "+
 		"as itself)", listNames(names), verb)
@@ -410,11 +411,11 @@ const (
 	maxListed  = 5
 )
 
-func isTrue(reason topology.ConditionReason, format string, args ...any) Condition {
+func isTrue(reason v1alpha1.ConditionReason, format string, args ...any) Condition {
 	return Condition{metav1.ConditionTrue, reason, bound(fmt.Sprintf(format, args...))}
 }
 
-func isFalse(reason topology.ConditionReason, format string, args ...any) Condition {
+func isFalse(reason v1alpha1.ConditionReason, format string, args ...any) Condition {
 	return Condition{metav1.ConditionFalse, reason, bound(fmt.Sprintf(format, args...))}
 }
 

@@ -4,6 +4,8 @@ import (
 	"net/url"
 	"path"
 	"strings"
+
+	"github.com/memgraph-hooks/memgraph-hooks/api/v1alpha1"
 )
 
 // BackupKeyPrefix is where a backup's objects go in the bucket:
@@ -21,7 +23,7 @@ func BackupKeyPrefix(prefix, namespace, cluster, backup string) string {
 // <base>/databases/<name, path-escaped>/<snapshot file>. The snapshot keeps Memgraph's file name
 // (creation time and durable timestamp).
 func BackupDatabaseKey(base, database, snapshotPath string) string {
-	if database == DefaultDatabase {
+	if database == v1alpha1.DefaultDatabase {
 		return base + "/" + path.Base(snapshotPath)
 	}
 	return base + "/" + backupDatabasesDir + "/" + url.PathEscape(database) + "/" + path.Base(snapshotPath)
@@ -45,14 +47,10 @@ func BackupDatabaseOf(databasesPrefix, key string) (string, bool) {
 	return name, err == nil && name != ""
 }
 
-// DefaultDatabase is the database every Memgraph instance has, the one a Bolt session without a
-// database selects.
-const DefaultDatabase = "memgraph"
-
 const backupDatabasesDir = "databases"
 
 // BackupRegion is the destination's region, us-east-1 when unset (the CRD's default).
-func BackupRegion(s S3Destination) string {
+func BackupRegion(s v1alpha1.S3Destination) string {
 	if s.Region == "" {
 		return "us-east-1"
 	}
@@ -60,7 +58,7 @@ func BackupRegion(s S3Destination) string {
 }
 
 // FromBackup is spec.bootstrap.fromBackup, nil when unset.
-func (c *Cluster) FromBackup() *FromBackup {
+func (c *Cluster) FromBackup() *v1alpha1.FromBackup {
 	if c.mc.Spec.Bootstrap == nil {
 		return nil
 	}
@@ -69,7 +67,7 @@ func (c *Cluster) FromBackup() *FromBackup {
 
 // BackupDestination is spec.backup.destination, the one store the cluster's backups go to; nil
 // when unset.
-func (c *Cluster) BackupDestination() *BackupDestination {
+func (c *Cluster) BackupDestination() *v1alpha1.BackupDestination {
 	if c.mc.Spec.Backup == nil {
 		return nil
 	}
@@ -79,7 +77,7 @@ func (c *Cluster) BackupDestination() *BackupDestination {
 // RestoreDestination is the store spec.bootstrap.fromBackup reads from: its own destination
 // when it names one, else spec.backup.destination; nil when the cluster restores nothing (or,
 // in a spec that skipped admission, names no store).
-func (c *Cluster) RestoreDestination() *BackupDestination {
+func (c *Cluster) RestoreDestination() *v1alpha1.BackupDestination {
 	from := c.FromBackup()
 	switch {
 	case from == nil:
@@ -108,9 +106,9 @@ func (c *Cluster) RestoreLabel() string {
 }
 
 // BackupTarget is spec.backup.target, PreferReplica when unset.
-func (c *Cluster) BackupTarget() BackupTarget {
+func (c *Cluster) BackupTarget() v1alpha1.BackupTarget {
 	if c.mc.Spec.Backup == nil || c.mc.Spec.Backup.Target == "" {
-		return BackupPreferReplica
+		return v1alpha1.BackupPreferReplica
 	}
 	return c.mc.Spec.Backup.Target
 }

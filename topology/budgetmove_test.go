@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/memgraph-hooks/memgraph-hooks/internal/apitest"
 )
 
 // budgetState is what the API server holds of the two data budgets: the pod <cluster>-main
@@ -49,7 +50,7 @@ func budgetsOf(s budgetState, pod string) int {
 // and kubectl drain gives up — and once the passes settle every data pod is under exactly one
 // budget, the MAIN's under <cluster>-main.
 func TestBudgetsFollowTheMainOneWriteAtATime(t *testing.T) {
-	c := admit(t, minimalCluster())
+	c := admit(t, apitest.MinimalCluster())
 	pods := []string{"memgraph-data-0", "memgraph-data-1", "memgraph-data-2"}
 	for _, tc := range []struct {
 		name  string

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/memgraph-hooks/memgraph-hooks/api/v1alpha1"
 	policyv1 "k8s.io/api/policy/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
@@ -49,20 +50,20 @@ func DataBudgetName(cluster string) string        { return DataSetName(cluster) 
 // MainBudgetName is the name of the budget that protects the MAIN's pod.
 func MainBudgetName(cluster string) string { return cluster + "-main" }
 
-func coordinatorBudget(mc *MemgraphCluster) *policyv1.PodDisruptionBudget {
+func coordinatorBudget(mc *v1alpha1.MemgraphCluster) *policyv1.PodDisruptionBudget {
 	return roleBudget(mc, CoordinatorBudgetName(mc.Name), RoleCoordinator, mc.Spec.CoordinatorTemplate.Labels)
 }
 
-func dataBudget(mc *MemgraphCluster) *policyv1.PodDisruptionBudget {
+func dataBudget(mc *v1alpha1.MemgraphCluster) *policyv1.PodDisruptionBudget {
 	return roleBudget(mc, DataBudgetName(mc.Name), RoleData, mc.Spec.DataTemplate.Labels)
 }
 
 // roleBudget allows one eviction at a time among the pods of one role.
-func roleBudget(mc *MemgraphCluster, name, role string, userLabels map[string]string) *policyv1.PodDisruptionBudget {
+func roleBudget(mc *v1alpha1.MemgraphCluster, name, role string, userLabels map[string]string) *policyv1.PodDisruptionBudget {
 	return budget(mc, name, roleLabels(mc.Name, role, userLabels), RoleSelector(mc.Name, role), 1)
 }
 
-func budget(mc *MemgraphCluster, name string, labels, selector map[string]string, maxUnavailable int32) *policyv1.PodDisruptionBudget {
+func budget(mc *v1alpha1.MemgraphCluster, name string, labels, selector map[string]string, maxUnavailable int32) *policyv1.PodDisruptionBudget {
 	unavailable := intstr.FromInt32(maxUnavailable)
 	return &policyv1.PodDisruptionBudget{
 		TypeMeta:   metav1.TypeMeta{APIVersion: "policy/v1", Kind: "PodDisruptionBudget"},
@@ -85,13 +86,13 @@ func MainBudget(c *Cluster, mainPod string) (map[string]any, error) {
 	mc := c.mc
 	if _, ok := PodOrdinal(DataSetName(mc.Name), mainPod); !ok {
 		return nil, fmt.Errorf("the MAIN's pod %q is not a data pod of cluster %s (%s-<ordinal>)",
-			Clip(mainPod), mc.Name, DataSetName(mc.Name))
+			v1alpha1.Clip(mainPod), mc.Name, DataSetName(mc.Name))
 	}
 	return toStoredForm(mainBudget(mc, mainPod))
 }
 
 // mainBudget is <cluster>-main for mainPod, a data pod of the cluster.
-func mainBudget(mc *MemgraphCluster, mainPod string) *policyv1.PodDisruptionBudget {
+func mainBudget(mc *v1alpha1.MemgraphCluster, mainPod string) *policyv1.PodDisruptionBudget {
 	labels := roleLabels(mc.Name, RoleData, mc.Spec.DataTemplate.Labels)
 	return budget(mc, MainBudgetName(mc.Name), labels, map[string]string{LabelPodName: mainPod}, 0)
 }
@@ -100,7 +101,7 @@ func mainBudget(mc *MemgraphCluster, mainPod string) *policyv1.PodDisruptionBudg
 // data pod but heldPod, with maxUnavailable 2 (see above); the role budget when heldPod is no
 // data pod of the cluster ("" for none). The hook renders it on every pass, so the budgets follow
 // the MAIN when it moves, one write per pass.
-func dataBudgetBeside(mc *MemgraphCluster, heldPod string) *policyv1.PodDisruptionBudget {
+func dataBudgetBeside(mc *v1alpha1.MemgraphCluster, heldPod string) *policyv1.PodDisruptionBudget {
 	if _, ok := PodOrdinal(DataSetName(mc.Name), heldPod); !ok {
 		return dataBudget(mc)
 	}

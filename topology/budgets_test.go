@@ -4,6 +4,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/memgraph-hooks/memgraph-hooks/api/v1alpha1"
+	"github.com/memgraph-hooks/memgraph-hooks/internal/apitest"
 )
 
 func storedBudget(name, namespace string, labels, selector map[string]any, maxUnavailable int64) map[string]any {
@@ -20,7 +22,7 @@ func storedBudget(name, namespace string, labels, selector map[string]any, maxUn
 
 func dataLabels(cluster string, user map[string]any) map[string]any {
 	out := map[string]any{
-		LabelName: NameValue, LabelInstance: cluster, LabelComponent: RoleData, LabelManagedBy: ManagedByValue,
+		v1alpha1.LabelName: NameValue, v1alpha1.LabelInstance: cluster, v1alpha1.LabelComponent: RoleData, v1alpha1.LabelManagedBy: ManagedByValue,
 	}
 	for k, v := range user {
 		out[k] = v
@@ -31,14 +33,14 @@ func dataLabels(cluster string, user map[string]any) map[string]any {
 func TestMainBudget(t *testing.T) {
 	for _, tc := range []struct {
 		name    string
-		cluster func() *MemgraphCluster
+		cluster func() *v1alpha1.MemgraphCluster
 		mainPod string
 		want    map[string]any
 	}{
-		{"default cluster, MAIN on the first data pod", minimalCluster, "memgraph-data-0",
+		{"default cluster, MAIN on the first data pod", apitest.MinimalCluster, "memgraph-data-0",
 			storedBudget("memgraph-main", "default", dataLabels("memgraph", nil),
 				map[string]any{LabelPodName: "memgraph-data-0"}, 0)},
-		{"user labels on the data role, MAIN on the third data pod", everyKnob, "graph-data-2",
+		{"user labels on the data role, MAIN on the third data pod", apitest.EveryKnob, "graph-data-2",
 			storedBudget("graph-main", "prod", dataLabels("graph", map[string]any{"team": "graph", "tier": "data"}),
 				map[string]any{LabelPodName: "graph-data-2"}, 0)},
 	} {
@@ -56,7 +58,7 @@ func TestMainBudget(t *testing.T) {
 
 // Only one of the cluster's data pods can be the MAIN's.
 func TestMainBudgetRefusesAPodThatIsNoDataPod(t *testing.T) {
-	c := admit(t, minimalCluster())
+	c := admit(t, apitest.MinimalCluster())
 	for _, pod := range []string{"", "memgraph-coordinator-1", "other-data-0", "memgraph-data-", "memgraph-data-01", "memgraph-data-x"} {
 		if got, err := MainBudget(c, pod); err == nil {
 			t.Errorf("MainBudget(%q) = %v, want an error", pod, got)
@@ -69,7 +71,7 @@ func TestMainBudgetRefusesAPodThatIsNoDataPod(t *testing.T) {
 
 // Each role's budget selects exactly its StatefulSet's pods and allows one eviction at a time.
 func TestRoleBudgetsSelectTheirStatefulSetsPods(t *testing.T) {
-	children := render(t, everyKnob(), Replicas{5, 3})
+	children := render(t, apitest.EveryKnob(), Replicas{5, 3})
 	byID := map[string]map[string]any{}
 	for _, c := range children {
 		byID[childID(c)] = c
@@ -99,8 +101,8 @@ func TestRoleBudgetsSelectTheirStatefulSetsPods(t *testing.T) {
 // budgets) and allows two unavailable, the MAIN being one; every other child is untouched but
 // the -rw Service, which follows the MAIN with its budget (TestRenderMainMovesServiceAndBudgetTogether).
 func TestRenderMainBudget(t *testing.T) {
-	c := admit(t, minimalCluster())
-	children := render(t, minimalCluster(), Replicas{3, 3})
+	c := admit(t, apitest.MinimalCluster())
+	children := render(t, apitest.MinimalCluster(), Replicas{3, 3})
 	got, err := Render(c, Rendering{Replicas: Replicas{3, 3}, Partitions: Partitions{3, 3}, Generations: TemplateGenerations{1, 1},
 		MainPod: "memgraph-data-1", HeldPod: "memgraph-data-1"})
 	if err != nil {
@@ -127,7 +129,7 @@ func TestRenderMainBudget(t *testing.T) {
 		}
 	}
 	wantData := storedBudget("memgraph-data", "default", dataLabels("memgraph", nil), map[string]any{
-		LabelName: NameValue, LabelInstance: "memgraph", LabelComponent: RoleData,
+		v1alpha1.LabelName: NameValue, v1alpha1.LabelInstance: "memgraph", v1alpha1.LabelComponent: RoleData,
 	}, 2)
 	wantData["spec"].(map[string]any)["selector"].(map[string]any)["matchExpressions"] = []any{
 		map[string]any{"key": LabelPodName, "operator": "NotIn", "values": []any{"memgraph-data-1"}},
@@ -145,7 +147,7 @@ func TestRenderMainBudget(t *testing.T) {
 }
 
 func TestRenderMainBudgetRefuses(t *testing.T) {
-	c := admit(t, minimalCluster())
+	c := admit(t, apitest.MinimalCluster())
 	if _, err := Render(c, Rendering{Replicas: Replicas{3, 2}, MainPod: "memgraph-coordinator-1"}); err == nil {
 		t.Error("a coordinator's pod as the MAIN's: want an error")
 	}

@@ -12,6 +12,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/memgraph-hooks/memgraph-hooks/api/v1alpha1"
+	"github.com/memgraph-hooks/memgraph-hooks/internal/apitest"
 	"sigs.k8s.io/yaml"
 )
 
@@ -19,19 +21,19 @@ var update = flag.Bool("update", false, "rewrite the golden files under testdata
 
 var renderCases = []struct {
 	name       string
-	cluster    func() *MemgraphCluster
+	cluster    func() *v1alpha1.MemgraphCluster
 	replicas   Replicas
 	partitions Partitions
 }{
-	{"default", minimalCluster, Replicas{Coordinators: 3, DataInstances: 2}, Partitions{Coordinators: 3, DataInstances: 2}},
-	{"retain-delete", retainDeleted, Replicas{Coordinators: 3, DataInstances: 2}, Partitions{Coordinators: 3, DataInstances: 2}},
-	{"every-knob", everyKnob, Replicas{Coordinators: 5, DataInstances: 3}, Partitions{Coordinators: 5, DataInstances: 1}},
+	{"default", apitest.MinimalCluster, Replicas{Coordinators: 3, DataInstances: 2}, Partitions{Coordinators: 3, DataInstances: 2}},
+	{"retain-delete", apitest.RetainDeleted, Replicas{Coordinators: 3, DataInstances: 2}, Partitions{Coordinators: 3, DataInstances: 2}},
+	{"every-knob", apitest.EveryKnob, Replicas{Coordinators: 5, DataInstances: 3}, Partitions{Coordinators: 5, DataInstances: 1}},
 	{"external-load-balancer", externalLoadBalancer, Replicas{Coordinators: 3, DataInstances: 2}, Partitions{Coordinators: 3, DataInstances: 2}},
 	{"external-node-port", externalNodePort, Replicas{Coordinators: 3, DataInstances: 2}, Partitions{Coordinators: 3, DataInstances: 2}},
 }
 
 // admit is NewCluster of a fixture that must be valid.
-func admit(t *testing.T, mc *MemgraphCluster) *Cluster {
+func admit(t *testing.T, mc *v1alpha1.MemgraphCluster) *Cluster {
 	t.Helper()
 	c, err := NewCluster(mc)
 	if err != nil {
@@ -40,12 +42,12 @@ func admit(t *testing.T, mc *MemgraphCluster) *Cluster {
 	return c
 }
 
-func render(t *testing.T, mc *MemgraphCluster, r Replicas) []map[string]any {
+func render(t *testing.T, mc *v1alpha1.MemgraphCluster, r Replicas) []map[string]any {
 	t.Helper()
 	return renderPartitioned(t, mc, r, Partitions{Coordinators: r.Coordinators, DataInstances: r.DataInstances})
 }
 
-func renderPartitioned(t *testing.T, mc *MemgraphCluster, r Replicas, p Partitions) []map[string]any {
+func renderPartitioned(t *testing.T, mc *v1alpha1.MemgraphCluster, r Replicas, p Partitions) []map[string]any {
 	t.Helper()
 	children, err := Render(admit(t, mc), Rendering{Replicas: r, Partitions: p, Generations: TemplateGenerations{Coordinators: 1, DataInstances: 1}})
 	if err != nil {
@@ -117,7 +119,7 @@ func TestDesiredChildrenGolden(t *testing.T) {
 
 func TestDesiredChildrenOrder(t *testing.T) {
 	var got []string
-	for _, c := range render(t, minimalCluster(), Replicas{3, 2}) {
+	for _, c := range render(t, apitest.MinimalCluster(), Replicas{3, 2}) {
 		got = append(got, childID(c))
 	}
 	want := []string{
@@ -176,7 +178,7 @@ func findForbidden(v any, path string) []string {
 // The volumeClaimTemplates are in the exact form the API server stores, and a size written as
 // 2048Mi is rendered as the server canonicalises it.
 func TestVolumeClaimTemplatesInStoredForm(t *testing.T) {
-	children := render(t, everyKnob(), Replicas{5, 3})
+	children := render(t, apitest.EveryKnob(), Replicas{5, 3})
 	got := children[0]["spec"].(map[string]any)["volumeClaimTemplates"]
 	want := []any{
 		storedClaim("lib-storage", "2Gi", "ReadWriteOncePod", "fast"),
@@ -207,7 +209,7 @@ func storedClaim(name, size, mode, class string) map[string]any {
 }
 
 func TestDesiredChildrenRendersReplicasAsGiven(t *testing.T) {
-	children := render(t, minimalCluster(), Replicas{Coordinators: 7, DataInstances: 0})
+	children := render(t, apitest.MinimalCluster(), Replicas{Coordinators: 7, DataInstances: 0})
 	for i, want := range []int64{7, 0} {
 		if got := children[i]["spec"].(map[string]any)["replicas"]; got != want {
 			t.Errorf("%s replicas = %v, want %d", childID(children[i]), got, want)
@@ -217,24 +219,24 @@ func TestDesiredChildrenRendersReplicasAsGiven(t *testing.T) {
 
 // Nothing that could render into objects Kubernetes or Memgraph would reject becomes a Cluster.
 func TestNewClusterRefusesWhatCannotBeRendered(t *testing.T) {
-	invalid := minimalCluster()
+	invalid := apitest.MinimalCluster()
 	invalid.Spec.Coordinators = 4
-	noNamespace := minimalCluster()
+	noNamespace := apitest.MinimalCluster()
 	noNamespace.Namespace = ""
 	for name, tc := range map[string]struct {
-		mc   *MemgraphCluster
+		mc   *v1alpha1.MemgraphCluster
 		want string
 	}{
 		"nil cluster":  {nil, "no MemgraphCluster"},
 		"no namespace": {noNamespace, "metadata.namespace"},
-		"invalid spec": {invalid, MsgCoordinators},
+		"invalid spec": {invalid, v1alpha1.MsgCoordinators},
 	} {
 		c, err := NewCluster(tc.mc)
 		if c != nil || err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: %v, error %v, want none and an error containing %q", name, c, err, tc.want)
 		}
 	}
-	var invalidErr *ValidationError
+	var invalidErr *v1alpha1.ValidationError
 	if _, err := NewCluster(invalid); !errors.As(err, &invalidErr) || invalidErr.Name != "memgraph" || invalidErr.Namespace != "default" {
 		t.Errorf("an invalid spec's error %v does not name the object", err)
 	}
@@ -248,7 +250,7 @@ func TestDesiredChildrenRefusesWhatItCannotRender(t *testing.T) {
 	}{
 		"no cluster":       {nil, Replicas{3, 2}, "no admitted MemgraphCluster"},
 		"a zero cluster":   {&Cluster{}, Replicas{3, 2}, "no admitted MemgraphCluster"},
-		"negative replica": {admit(t, minimalCluster()), Replicas{3, -1}, "must not be negative"},
+		"negative replica": {admit(t, apitest.MinimalCluster()), Replicas{3, -1}, "must not be negative"},
 	} {
 		_, err := Render(tc.c, Rendering{Replicas: tc.r})
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
@@ -260,27 +262,27 @@ func TestDesiredChildrenRefusesWhatItCannotRender(t *testing.T) {
 // A Cluster is admitted once: rendering it leaves it as it was, and the object it came from is
 // never changed by admission.
 func TestClusterIsDefaultedOnceAndNeverModified(t *testing.T) {
-	mc := minimalCluster()
+	mc := apitest.MinimalCluster()
 	c := admit(t, mc)
-	if diff := cmp.Diff(minimalCluster(), mc); diff != "" {
+	if diff := cmp.Diff(apitest.MinimalCluster(), mc); diff != "" {
 		t.Errorf("NewCluster changed its input (-before +after):\n%s", diff)
 	}
 	before := c.Spec()
-	render(t, minimalCluster(), Replicas{3, 2})
+	render(t, apitest.MinimalCluster(), Replicas{3, 2})
 	if _, err := Render(c, Rendering{Replicas: Replicas{5, 4}, Partitions: Partitions{2, 1}, Generations: TemplateGenerations{3, 4}}); err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff(before, c.Spec(), quantities); diff != "" {
+	if diff := cmp.Diff(before, c.Spec(), apitest.Quantities); diff != "" {
 		t.Errorf("rendering changed the cluster (-before +after):\n%s", diff)
 	}
-	if diff := cmp.Diff(minimalCluster().Defaulted().Spec, before, quantities); diff != "" {
+	if diff := cmp.Diff(apitest.MinimalCluster().Defaulted().Spec, before, apitest.Quantities); diff != "" {
 		t.Errorf("admitted spec differs from Defaulted() (-want +got):\n%s", diff)
 	}
-	if c.Network() != (Network{Cluster: "memgraph", Namespace: "default", ClusterDomain: DefaultClusterDomain,
-		Ports: Ports{Bolt: DefaultBoltPort, Management: DefaultManagementPort, Replication: DefaultReplicationPort, Coordinator: DefaultCoordinatorPort}}) {
+	if c.Network() != (Network{Cluster: "memgraph", Namespace: "default", ClusterDomain: v1alpha1.DefaultClusterDomain,
+		Ports: Ports{Bolt: v1alpha1.DefaultBoltPort, Management: v1alpha1.DefaultManagementPort, Replication: v1alpha1.DefaultReplicationPort, Coordinator: v1alpha1.DefaultCoordinatorPort}}) {
 		t.Errorf("Network = %+v", c.Network())
 	}
-	if c.Replicas() != (Replicas{DefaultCoordinators, DefaultDataInstances}) || c.TLSSecretName() != "" {
+	if c.Replicas() != (Replicas{v1alpha1.DefaultCoordinators, v1alpha1.DefaultDataInstances}) || c.TLSSecretName() != "" {
 		t.Errorf("Replicas = %+v, TLS secret %q", c.Replicas(), c.TLSSecretName())
 	}
 }
@@ -288,7 +290,7 @@ func TestClusterIsDefaultedOnceAndNeverModified(t *testing.T) {
 // User labels reach metadata and pods but never a selector, so adding one never touches an
 // immutable StatefulSet field.
 func TestUserLabelsStayOutOfSelectors(t *testing.T) {
-	for _, c := range render(t, everyKnob(), Replicas{5, 3}) {
+	for _, c := range render(t, apitest.EveryKnob(), Replicas{5, 3}) {
 		spec := c["spec"].(map[string]any)
 		sel, ok := spec["selector"].(map[string]any)
 		if ml, isSTS := sel["matchLabels"]; ok && isSTS {
@@ -304,7 +306,7 @@ func TestUserLabelsStayOutOfSelectors(t *testing.T) {
 }
 
 func TestDesiredChildrenRefusesANegativePartition(t *testing.T) {
-	_, err := Render(admit(t, minimalCluster()), Rendering{Replicas: Replicas{3, 2}, Partitions: Partitions{Coordinators: 3, DataInstances: -1}})
+	_, err := Render(admit(t, apitest.MinimalCluster()), Rendering{Replicas: Replicas{3, 2}, Partitions: Partitions{Coordinators: 3, DataInstances: -1}})
 	if err == nil || !strings.Contains(err.Error(), "partitions must not be negative") {
 		t.Errorf("error %v, want one about a negative partition", err)
 	}
@@ -313,7 +315,7 @@ func TestDesiredChildrenRefusesANegativePartition(t *testing.T) {
 // The partition is rendered as given, for each role, so the hook alone decides which pods the
 // StatefulSet controller may replace.
 func TestDesiredChildrenRendersPartitionsAsGiven(t *testing.T) {
-	children := renderPartitioned(t, minimalCluster(), Replicas{3, 2}, Partitions{Coordinators: 2, DataInstances: 0})
+	children := renderPartitioned(t, apitest.MinimalCluster(), Replicas{3, 2}, Partitions{Coordinators: 2, DataInstances: 0})
 	for i, want := range []int64{2, 0} {
 		strategy := children[i]["spec"].(map[string]any)["updateStrategy"].(map[string]any)
 		got := strategy["rollingUpdate"].(map[string]any)["partition"]
@@ -330,7 +332,7 @@ func podTemplate(child map[string]any) map[string]any {
 // memgraph.com/restartedAt on the MemgraphCluster lands in both pod templates (and so rolls
 // every pod); the cluster's other annotations do not.
 func TestRestartedAtReachesBothPodTemplates(t *testing.T) {
-	mc := minimalCluster()
+	mc := apitest.MinimalCluster()
 	mc.Annotations = map[string]string{AnnotationRestartedAt: "2026-01-02T03:04:05Z", "owner": "team-graph"}
 	children := render(t, mc, Replicas{3, 2})
 	for _, sts := range children[:2] {
@@ -340,7 +342,7 @@ func TestRestartedAtReachesBothPodTemplates(t *testing.T) {
 			t.Errorf("%s pod template annotations (-want +got):\n%s", childID(sts), diff)
 		}
 	}
-	for _, sts := range render(t, minimalCluster(), Replicas{3, 2})[:2] {
+	for _, sts := range render(t, apitest.MinimalCluster(), Replicas{3, 2})[:2] {
 		if a, ok := podTemplate(sts)["metadata"].(map[string]any)["annotations"]; ok {
 			t.Errorf("%s: pod template annotations %v without the cluster annotation", childID(sts), a)
 		}
@@ -349,7 +351,7 @@ func TestRestartedAtReachesBothPodTemplates(t *testing.T) {
 
 // Each StatefulSet carries the generation its pod template arrived with, as given; none when 0.
 func TestDesiredChildrenAnnotateTemplateGenerations(t *testing.T) {
-	children, err := Render(admit(t, minimalCluster()), Rendering{Replicas: Replicas{3, 2}, Partitions: Partitions{3, 2}, Generations: TemplateGenerations{7, 0}})
+	children, err := Render(admit(t, apitest.MinimalCluster()), Rendering{Replicas: Replicas{3, 2}, Partitions: Partitions{3, 2}, Generations: TemplateGenerations{7, 0}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -364,7 +366,7 @@ func TestDesiredChildrenAnnotateTemplateGenerations(t *testing.T) {
 // The template hash changes with anything in a role's pod template and with nothing else, and
 // PodTemplateHashes returns exactly what Render annotates.
 func TestPodTemplateHashes(t *testing.T) {
-	hashes := func(mc *MemgraphCluster) [2]string {
+	hashes := func(mc *v1alpha1.MemgraphCluster) [2]string {
 		t.Helper()
 		c, d, err := PodTemplateHashes(admit(t, mc), "", "")
 		if err != nil {
@@ -372,8 +374,8 @@ func TestPodTemplateHashes(t *testing.T) {
 		}
 		return [2]string{c, d}
 	}
-	base := hashes(minimalCluster())
-	children := renderPartitioned(t, minimalCluster(), Replicas{5, 7}, Partitions{1, 3})
+	base := hashes(apitest.MinimalCluster())
+	children := renderPartitioned(t, apitest.MinimalCluster(), Replicas{5, 7}, Partitions{1, 3})
 	if got := [2]string{templateHashOf(children[0]), templateHashOf(children[1])}; got != base {
 		t.Errorf("Render annotates %v, PodTemplateHashes says %v", got, base)
 	}
@@ -382,17 +384,17 @@ func TestPodTemplateHashes(t *testing.T) {
 	}
 	for _, tc := range []struct {
 		name                     string
-		edit                     func(mc *MemgraphCluster)
+		edit                     func(mc *v1alpha1.MemgraphCluster)
 		coordinators, dataChange bool
 	}{
-		{"image tag", func(mc *MemgraphCluster) { mc.Spec.Image.Tag = "3.12.1" }, true, true},
-		{"restartedAt", func(mc *MemgraphCluster) { mc.Annotations = map[string]string{AnnotationRestartedAt: "now"} }, true, true},
-		{"data extraArgs", func(mc *MemgraphCluster) { mc.Spec.DataTemplate.ExtraArgs = []string{"--log-level=TRACE"} }, false, true},
-		{"coordinator probe", func(mc *MemgraphCluster) { mc.Spec.CoordinatorTemplate.Probes.Liveness.PeriodSeconds = 7 }, true, false},
-		{"counts only", func(mc *MemgraphCluster) { mc.Spec.Coordinators, mc.Spec.DataInstances = 5, 3 }, false, false},
-		{"another annotation", func(mc *MemgraphCluster) { mc.Annotations = map[string]string{"owner": "x"} }, false, false},
+		{"image tag", func(mc *v1alpha1.MemgraphCluster) { mc.Spec.Image.Tag = "3.12.1" }, true, true},
+		{"restartedAt", func(mc *v1alpha1.MemgraphCluster) { mc.Annotations = map[string]string{AnnotationRestartedAt: "now"} }, true, true},
+		{"data extraArgs", func(mc *v1alpha1.MemgraphCluster) { mc.Spec.DataTemplate.ExtraArgs = []string{"--log-level=TRACE"} }, false, true},
+		{"coordinator probe", func(mc *v1alpha1.MemgraphCluster) { mc.Spec.CoordinatorTemplate.Probes.Liveness.PeriodSeconds = 7 }, true, false},
+		{"counts only", func(mc *v1alpha1.MemgraphCluster) { mc.Spec.Coordinators, mc.Spec.DataInstances = 5, 3 }, false, false},
+		{"another annotation", func(mc *v1alpha1.MemgraphCluster) { mc.Annotations = map[string]string{"owner": "x"} }, false, false},
 	} {
-		mc := minimalCluster()
+		mc := apitest.MinimalCluster()
 		tc.edit(mc)
 		got := hashes(mc)
 		if (got[0] != base[0]) != tc.coordinators || (got[1] != base[1]) != tc.dataChange {
@@ -404,13 +406,13 @@ func TestPodTemplateHashes(t *testing.T) {
 
 // The image the rollout reports and the step timeout it judges by come from the admitted spec.
 func TestClusterImageAndStepTimeout(t *testing.T) {
-	mc := minimalCluster()
+	mc := apitest.MinimalCluster()
 	if c := admit(t, mc); c.Image() != "docker.io/memgraph/memgraph:3.12.0" || c.StepTimeoutSeconds() != 600 {
 		t.Errorf("defaults: image %q, step timeout %ds", c.Image(), c.StepTimeoutSeconds())
 	}
-	mc.Spec.Image.Tag = "sha256:" + hex64
+	mc.Spec.Image.Tag = "sha256:" + apitest.Hex64
 	mc.Spec.Rollout.StepTimeout = "1h30m"
-	if c := admit(t, mc); c.Image() != "docker.io/memgraph/memgraph@sha256:"+hex64 || c.StepTimeoutSeconds() != 5400 {
+	if c := admit(t, mc); c.Image() != "docker.io/memgraph/memgraph@sha256:"+apitest.Hex64 || c.StepTimeoutSeconds() != 5400 {
 		t.Errorf("digest and 1h30m: image %q, step timeout %ds", c.Image(), c.StepTimeoutSeconds())
 	}
 }

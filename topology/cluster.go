@@ -1,8 +1,7 @@
 package topology
 
 import (
-	"errors"
-
+	"github.com/memgraph-hooks/memgraph-hooks/api/v1alpha1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
@@ -14,19 +13,17 @@ import (
 // modified; its accessors return values or copies.
 // +kubebuilder:object:generate=false
 type Cluster struct {
-	mc       *MemgraphCluster // defaulted and valid
+	mc       *v1alpha1.MemgraphCluster // defaulted and valid
 	network  Network
 	replicas Replicas
 	// agentImage is the backup agent's image (WithAgentImage); "" is DefaultAgentImage.
 	agentImage string
-	// withheld are the declared coordinator settings AdmitWithholding took out of the spec;
-	// withheldTemplate the rules spec.externalAccess.hostnameTemplate broke when it took that out.
-	withheld         []Violation
-	withheldTemplate []Violation
+	// withheld is what AdmitWithholding took out of the spec.
+	withheld v1alpha1.Withheld
 }
 
 // admitted wraps a defaulted, valid object.
-func admitted(mc *MemgraphCluster) *Cluster {
+func admitted(mc *v1alpha1.MemgraphCluster) *Cluster {
 	s := &mc.Spec
 	return &Cluster{
 		mc: mc,
@@ -45,18 +42,33 @@ func admitted(mc *MemgraphCluster) *Cluster {
 	}
 }
 
-// NewCluster admits a typed object: a copy of mc with every default applied (a zero value counts
-// as unset, as it does when a typed object is marshalled for the API server), checked against
-// every creation-time rule. An invalid spec is refused with its *ValidationError.
-func NewCluster(mc *MemgraphCluster) (*Cluster, error) {
-	switch {
-	case mc == nil:
-		return nil, errors.New("no MemgraphCluster")
-	case mc.Name == "" || mc.Namespace == "":
-		return nil, errors.New("a MemgraphCluster needs metadata.name and metadata.namespace")
+// Admit admits a hook request's parent (the API's Admit) as a Cluster.
+func Admit(raw []byte) (*Cluster, error) {
+	mc, err := v1alpha1.Admit(raw)
+	if err != nil {
+		return nil, err
 	}
-	d := mc.Defaulted()
-	if err := d.validateDefaulted(); err != nil {
+	return admitted(mc), nil
+}
+
+// AdmitWithholding admits a hook request's parent as the API's AdmitWithholding does: Declare
+// leaves the withheld coordinator settings out of Declared.Settings and lists them, with the
+// rule's message, in Declared.WithheldSettings; ExternalAccessView.TemplateWithheld says why a
+// withheld spec.externalAccess.hostnameTemplate is ignored.
+func AdmitWithholding(raw []byte) (*Cluster, error) {
+	mc, withheld, err := v1alpha1.AdmitWithholding(raw)
+	if err != nil {
+		return nil, err
+	}
+	c := admitted(mc)
+	c.withheld = withheld
+	return c, nil
+}
+
+// NewCluster admits a typed object (the API's MemgraphCluster.Admit) as a Cluster.
+func NewCluster(mc *v1alpha1.MemgraphCluster) (*Cluster, error) {
+	d, err := mc.Admit()
+	if err != nil {
 		return nil, err
 	}
 	return admitted(d), nil
@@ -80,7 +92,7 @@ func (c *Cluster) Declare(span Replicas) Declared {
 	d := Declare(c.network, c.replicas, span)
 	d.PreferredMain = c.mc.Spec.PreferredMain
 	d.Settings = c.mc.Spec.CoordinatorSettings
-	d.WithheldSettings = c.withheld
+	d.WithheldSettings = c.withheld.Settings
 	for _, members := range [][]DataInstance{d.DataInstances, d.RetiringDataInstances} {
 		for i := range members {
 			members[i].Mode = c.mc.Spec.ModeOf(members[i].Name)
@@ -107,11 +119,11 @@ func (c *Cluster) TLSSecretName() string {
 
 // IntraClusterTLS reports whether the spec asks for intra-cluster TLS: spec.tls is set and
 // spec.tls.intraCluster is not false.
-func (c *Cluster) IntraClusterTLS() bool { return c.mc.Spec.TLS.intraCluster() }
+func (c *Cluster) IntraClusterTLS() bool { return c.mc.Spec.TLS.IntraClusterOn() }
 
 // ClusterTLSSecretName is the Secret behind intra-cluster TLS (spec.tls.clusterSecretName, else
 // spec.tls.secretName), "" when intra-cluster TLS is off.
-func (c *Cluster) ClusterTLSSecretName() string { return c.mc.Spec.TLS.clusterSecretName() }
+func (c *Cluster) ClusterTLSSecretName() string { return c.mc.Spec.TLS.ClusterSecret() }
 
 // PriorConditions are the conditions of the status the request carried, the one part of a prior
 // status the hook reads back (for lastTransitionTime). The slice is the cluster's: do not modify.
@@ -126,4 +138,4 @@ func (c *Cluster) Image() string { return image(&c.mc.Spec) }
 func (c *Cluster) StepTimeoutSeconds() int64 { return c.mc.Spec.Rollout.StepTimeoutSeconds() }
 
 // Spec returns a copy of the admitted spec.
-func (c *Cluster) Spec() MemgraphClusterSpec { return *c.mc.Spec.DeepCopy() }
+func (c *Cluster) Spec() v1alpha1.MemgraphClusterSpec { return *c.mc.Spec.DeepCopy() }

@@ -1,6 +1,7 @@
 package topology
 
 import (
+	"github.com/memgraph-hooks/memgraph-hooks/api/v1alpha1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/utils/ptr"
 )
@@ -19,37 +20,20 @@ const (
 	ArgClusterCertFile = "--cluster-cert-file="
 )
 
-// intraCluster reports whether t asks for intra-cluster TLS: t is set and intraCluster is not
-// false.
-func (t *TLS) intraCluster() bool {
-	return t != nil && (t.IntraCluster == nil || *t.IntraCluster)
-}
-
-// clusterSecretName is the Secret behind intra-cluster TLS, "" when it is off.
-func (t *TLS) clusterSecretName() string {
-	switch {
-	case !t.intraCluster():
-		return ""
-	case t.ClusterSecretName != "":
-		return t.ClusterSecretName
-	}
-	return t.SecretName
-}
-
 // clusterTLSDir is where the pod finds the intra-cluster certificate, key and CA.
-func (t *TLS) clusterTLSDir() string {
-	if t.clusterSecretName() == t.SecretName {
+func clusterTLSDir(t *v1alpha1.TLS) string {
+	if t.ClusterSecret() == t.SecretName {
 		return BoltTLSMountPath
 	}
 	return ClusterTLSMountPath
 }
 
 // clusterTLSArgs are Memgraph's three intra-cluster TLS flags when spec.tls asks for it.
-func clusterTLSArgs(t *TLS) []string {
-	if !t.intraCluster() {
+func clusterTLSArgs(t *v1alpha1.TLS) []string {
+	if !t.IntraClusterOn() {
 		return nil
 	}
-	dir := t.clusterTLSDir()
+	dir := clusterTLSDir(t)
 	return []string{
 		ArgClusterCertFile + dir + "/" + BoltCertKey,
 		"--cluster-key-file=" + dir + "/" + BoltKeyKey,
@@ -61,12 +45,12 @@ func clusterTLSArgs(t *TLS) []string {
 // when both come from one Secret, else a volume of the cluster Secret's three keys. Items are
 // listed so that a Secret missing one keeps the pod from starting rather than Memgraph refusing
 // to; a projected Secret volume (no subPath) follows the Secret's updates.
-func withClusterTLS(p corev1.PodSpec, t *TLS) corev1.PodSpec {
-	if !t.intraCluster() {
+func withClusterTLS(p corev1.PodSpec, t *v1alpha1.TLS) corev1.PodSpec {
+	if !t.IntraClusterOn() {
 		return p
 	}
 	ca := corev1.KeyToPath{Key: BoltCAKey, Path: BoltCAKey}
-	if t.clusterTLSDir() == BoltTLSMountPath {
+	if clusterTLSDir(t) == BoltTLSMountPath {
 		for i := range p.Volumes {
 			if v := &p.Volumes[i]; v.Name == BoltTLSVolume {
 				v.Secret.Items = append(v.Secret.Items, ca)

@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/memgraph-hooks/memgraph-hooks/api/v1alpha1"
+	"github.com/memgraph-hooks/memgraph-hooks/internal/apitest"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/utils/ptr"
 )
@@ -50,21 +52,21 @@ func TestClusterTLSRender(t *testing.T) {
 	boltOnly := []string{"--bolt-cert-file=/etc/memgraph/ssl/tls.crt", "--bolt-key-file=/etc/memgraph/ssl/tls.key"}
 	cases := []struct {
 		name string
-		tls  *TLS
+		tls  *v1alpha1.TLS
 		want tlsView
 	}{
 		{"no spec.tls", nil, tlsView{Volumes: map[string]string{}}},
-		{"one Secret for both", &TLS{SecretName: "bolt"}, tlsView{
+		{"one Secret for both", &v1alpha1.TLS{SecretName: "bolt"}, tlsView{
 			Args: append(slices.Clone(boltOnly), "--cluster-cert-file=/etc/memgraph/ssl/tls.crt",
 				"--cluster-key-file=/etc/memgraph/ssl/tls.key", "--cluster-ca-file=/etc/memgraph/ssl/ca.crt"),
 			Volumes: map[string]string{BoltTLSVolume: "bolt tls.crt,tls.key,ca.crt at /etc/memgraph/ssl"},
 		}},
-		{"clusterSecretName naming the same Secret", &TLS{SecretName: "bolt", ClusterSecretName: "bolt"}, tlsView{
+		{"clusterSecretName naming the same Secret", &v1alpha1.TLS{SecretName: "bolt", ClusterSecretName: "bolt"}, tlsView{
 			Args: append(slices.Clone(boltOnly), "--cluster-cert-file=/etc/memgraph/ssl/tls.crt",
 				"--cluster-key-file=/etc/memgraph/ssl/tls.key", "--cluster-ca-file=/etc/memgraph/ssl/ca.crt"),
 			Volumes: map[string]string{BoltTLSVolume: "bolt tls.crt,tls.key,ca.crt at /etc/memgraph/ssl"},
 		}},
-		{"a Secret of its own", &TLS{SecretName: "bolt", ClusterSecretName: "peers"}, tlsView{
+		{"a Secret of its own", &v1alpha1.TLS{SecretName: "bolt", ClusterSecretName: "peers"}, tlsView{
 			Args: append(slices.Clone(boltOnly), "--cluster-cert-file=/etc/memgraph/cluster-ssl/tls.crt",
 				"--cluster-key-file=/etc/memgraph/cluster-ssl/tls.key", "--cluster-ca-file=/etc/memgraph/cluster-ssl/ca.crt"),
 			Volumes: map[string]string{
@@ -72,14 +74,14 @@ func TestClusterTLSRender(t *testing.T) {
 				ClusterTLSVolume: "peers tls.crt,tls.key,ca.crt at /etc/memgraph/cluster-ssl",
 			},
 		}},
-		{"intraCluster false", &TLS{SecretName: "bolt", ClusterSecretName: "peers", IntraCluster: ptr.To(false)}, tlsView{
+		{"intraCluster false", &v1alpha1.TLS{SecretName: "bolt", ClusterSecretName: "peers", IntraCluster: ptr.To(false)}, tlsView{
 			Args:    boltOnly,
 			Volumes: map[string]string{BoltTLSVolume: "bolt tls.crt,tls.key at /etc/memgraph/ssl"},
 		}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			mc := minimalCluster()
+			mc := apitest.MinimalCluster()
 			mc.Spec.TLS = tc.tls
 			c := admit(t, mc)
 			for role, spec := range map[string]corev1.PodSpec{
@@ -97,15 +99,15 @@ func TestClusterTLSRender(t *testing.T) {
 // The Secrets a cluster names: clusterSecretName joins them only when it is another Secret.
 func TestClusterTLSSecretNamed(t *testing.T) {
 	for _, tc := range []struct {
-		tls  *TLS
+		tls  *v1alpha1.TLS
 		want []string
 	}{
-		{&TLS{SecretName: "bolt"}, []string{"memgraph-secrets", "bolt"}},
-		{&TLS{SecretName: "bolt", ClusterSecretName: "bolt"}, []string{"memgraph-secrets", "bolt"}},
-		{&TLS{SecretName: "bolt", ClusterSecretName: "peers"}, []string{"memgraph-secrets", "bolt", "peers"}},
-		{&TLS{SecretName: "bolt", ClusterSecretName: "peers", IntraCluster: ptr.To(false)}, []string{"memgraph-secrets", "bolt"}},
+		{&v1alpha1.TLS{SecretName: "bolt"}, []string{"memgraph-secrets", "bolt"}},
+		{&v1alpha1.TLS{SecretName: "bolt", ClusterSecretName: "bolt"}, []string{"memgraph-secrets", "bolt"}},
+		{&v1alpha1.TLS{SecretName: "bolt", ClusterSecretName: "peers"}, []string{"memgraph-secrets", "bolt", "peers"}},
+		{&v1alpha1.TLS{SecretName: "bolt", ClusterSecretName: "peers", IntraCluster: ptr.To(false)}, []string{"memgraph-secrets", "bolt"}},
 	} {
-		mc := minimalCluster()
+		mc := apitest.MinimalCluster()
 		mc.Spec.TLS = tc.tls
 		var got []string
 		for _, s := range admit(t, mc).NamedSecrets() {

@@ -3,6 +3,8 @@ package topology
 import (
 	"fmt"
 	"strconv"
+
+	"github.com/memgraph-hooks/memgraph-hooks/api/v1alpha1"
 )
 
 // Day-2 declarations: what the spec and the parent's annotations say about switchover, pause and
@@ -20,7 +22,7 @@ func (c *Cluster) Paused() (paused bool, warning string) {
 	b, readable := c.annotationBool(AnnotationPaused)
 	if !readable {
 		return true, fmt.Sprintf("annotation %s is %q, read as \"true\" (paused): write \"true\" or \"false\", or remove it",
-			AnnotationPaused, Clip(c.mc.Annotations[AnnotationPaused]))
+			AnnotationPaused, v1alpha1.Clip(c.mc.Annotations[AnnotationPaused]))
 	}
 	return b, ""
 }
@@ -48,7 +50,7 @@ func (c *Cluster) AllowDowngrade() (allowed bool, warning string) {
 	b, readable := c.annotationBool(AnnotationAllowDowngrade)
 	if !readable {
 		return false, fmt.Sprintf("annotation %s is %q, read as \"false\" (no downgrade): write \"true\" to allow one",
-			AnnotationAllowDowngrade, Clip(c.mc.Annotations[AnnotationAllowDowngrade]))
+			AnnotationAllowDowngrade, v1alpha1.Clip(c.mc.Annotations[AnnotationAllowDowngrade]))
 	}
 	return b, ""
 }
@@ -70,12 +72,12 @@ func (c *Cluster) DataStartupBudgetSeconds() int64 {
 // PriorLastOperation is status.lastOperation of the status the request carried, which a pass
 // that writes nothing carries forward unchanged; nil when there is none. The value is the
 // cluster's: do not modify.
-func (c *Cluster) PriorLastOperation() *Operation { return c.mc.Status.LastOperation }
+func (c *Cluster) PriorLastOperation() *v1alpha1.Operation { return c.mc.Status.LastOperation }
 
 // PriorOperations is status.operations of the status the request carried, which each pass
 // carries forward under the commands it sent (RecordOperations); nil when there is none. The
 // value is the cluster's: do not modify.
-func (c *Cluster) PriorOperations() []OperationRecord { return c.mc.Status.Operations }
+func (c *Cluster) PriorOperations() []v1alpha1.OperationRecord { return c.mc.Status.Operations }
 
 // UID is metadata.uid: it tells a cluster from an earlier one of the same name.
 func (c *Cluster) UID() string { return string(c.mc.UID) }

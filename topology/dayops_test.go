@@ -4,12 +4,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/memgraph-hooks/memgraph-hooks/api/v1alpha1"
+	"github.com/memgraph-hooks/memgraph-hooks/internal/apitest"
 	"k8s.io/utils/ptr"
 )
 
-func admitCluster(t *testing.T, edit func(mc *MemgraphCluster)) *Cluster {
+func admitCluster(t *testing.T, edit func(mc *v1alpha1.MemgraphCluster)) *Cluster {
 	t.Helper()
-	mc := minimalCluster()
+	mc := apitest.MinimalCluster()
 	edit(mc)
 	c, err := NewCluster(mc)
 	if err != nil {
@@ -35,7 +37,7 @@ func TestPausedAnnotation(t *testing.T) {
 		{map[string]string{AnnotationPaused: "yes"}, true, true},
 		{map[string]string{AnnotationPaused: ""}, true, true},
 	} {
-		c := admitCluster(t, func(mc *MemgraphCluster) { mc.Annotations = tc.annotations })
+		c := admitCluster(t, func(mc *v1alpha1.MemgraphCluster) { mc.Annotations = tc.annotations })
 		paused, warning := c.Paused()
 		if paused != tc.paused || (warning != "") != tc.warns {
 			t.Errorf("%v: paused %v, warning %q; want paused %v, a warning %v", tc.annotations, paused, warning, tc.paused, tc.warns)
@@ -58,7 +60,7 @@ func TestAllowDowngradeAnnotation(t *testing.T) {
 		{map[string]string{AnnotationAllowDowngrade: "yes"}, false, true},
 		{map[string]string{AnnotationAllowDowngrade: ""}, false, true},
 	} {
-		c := admitCluster(t, func(mc *MemgraphCluster) { mc.Annotations = tc.annotations })
+		c := admitCluster(t, func(mc *v1alpha1.MemgraphCluster) { mc.Annotations = tc.annotations })
 		allowed, warning := c.AllowDowngrade()
 		if allowed != tc.allowed || (warning != "") != tc.warns {
 			t.Errorf("%v: allowed %v, warning %q; want allowed %v, a warning %v", tc.annotations, allowed, warning, tc.allowed, tc.warns)
@@ -67,7 +69,7 @@ func TestAllowDowngradeAnnotation(t *testing.T) {
 }
 
 func TestDayTwoDeclarations(t *testing.T) {
-	c := admitCluster(t, func(mc *MemgraphCluster) {
+	c := admitCluster(t, func(mc *v1alpha1.MemgraphCluster) {
 		mc.Spec.DataInstances = 3
 		mc.Spec.PreferredMain = "instance_2"
 		mc.Spec.Hibernate = ptr.To(true)
@@ -75,7 +77,7 @@ func TestDayTwoDeclarations(t *testing.T) {
 	if !c.Hibernate() || c.PreferredMain() != "instance_2" || c.Declare(Replicas{}).PreferredMain != "instance_2" {
 		t.Errorf("hibernate %v, preferred MAIN %q, declared %q", c.Hibernate(), c.PreferredMain(), c.Declare(Replicas{}).PreferredMain)
 	}
-	if awake := admitCluster(t, func(*MemgraphCluster) {}); awake.Hibernate() || awake.PreferredMain() != "" {
+	if awake := admitCluster(t, func(*v1alpha1.MemgraphCluster) {}); awake.Hibernate() || awake.PreferredMain() != "" {
 		t.Errorf("defaults: hibernate %v, preferred MAIN %q", awake.Hibernate(), awake.PreferredMain())
 	}
 	if got := c.DataStartupBudgetSeconds(); got != int64((2 * time.Hour).Seconds()) {

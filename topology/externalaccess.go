@@ -2,8 +2,8 @@ package topology
 
 import (
 	"maps"
-	"strings"
 
+	"github.com/memgraph-hooks/memgraph-hooks/api/v1alpha1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
@@ -19,26 +19,18 @@ func ExternalServiceName(pod string) string { return pod + "-external" }
 
 // ExternalAccess is spec.externalAccess, nil when unset. A hostnameTemplate AdmitWithholding
 // took out is not in it.
-func (c *Cluster) ExternalAccess() *ExternalAccess {
+func (c *Cluster) ExternalAccess() *v1alpha1.ExternalAccess {
 	if c.mc.Spec.ExternalAccess == nil {
 		return nil
 	}
 	return c.mc.Spec.ExternalAccess.DeepCopy()
 }
 
-// Hostname is the template's hostname for pod, "" without a template.
-func (e *ExternalAccess) Hostname(pod string) string {
-	if e == nil || e.HostnameTemplate == "" {
-		return ""
-	}
-	return strings.ReplaceAll(e.HostnameTemplate, InstancePlaceholder, pod)
-}
-
 // externalServices are one Service of spec.externalAccess's type per declared member,
 // coordinators first, each selecting its member's pod alone (LabelPodName) on the Bolt port;
 // none without spec.externalAccess. Retiring members have none: their pods are on their way
 // out.
-func externalServices(mc *MemgraphCluster, n Network, declared Replicas) []*corev1.Service {
+func externalServices(mc *v1alpha1.MemgraphCluster, n Network, declared Replicas) []*corev1.Service {
 	if mc.Spec.ExternalAccess == nil {
 		return nil
 	}
@@ -56,7 +48,7 @@ func externalServices(mc *MemgraphCluster, n Network, declared Replicas) []*core
 // externalService is member m's Service: spec.externalAccess's annotations, with the template's
 // hostname as external-dns's annotation, and its loadBalancerSourceRanges on a LoadBalancer.
 // Its node port and cluster IP are left to the API server, so the desired object names neither.
-func externalService(mc *MemgraphCluster, m Member, role string, userLabels map[string]string) *corev1.Service {
+func externalService(mc *v1alpha1.MemgraphCluster, m Member, role string, userLabels map[string]string) *corev1.Service {
 	e := mc.Spec.ExternalAccess
 	selector := RoleSelector(mc.Name, role)
 	selector[LabelPodName] = m.Pod
@@ -79,7 +71,7 @@ func externalService(mc *MemgraphCluster, m Member, role string, userLabels map[
 			Ports:    []corev1.ServicePort{servicePort(PortNameBolt, mc.Spec.Ports.Bolt)},
 		},
 	}
-	if e.Type == ExternalLoadBalancer {
+	if e.Type == v1alpha1.ExternalLoadBalancer {
 		svc.Spec.LoadBalancerSourceRanges = e.LoadBalancerSourceRanges
 	}
 	return svc

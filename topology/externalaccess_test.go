@@ -4,16 +4,18 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/memgraph-hooks/memgraph-hooks/api/v1alpha1"
+	"github.com/memgraph-hooks/memgraph-hooks/internal/apitest"
 	corev1 "k8s.io/api/core/v1"
 )
 
 // externalLoadBalancer is a 3+2 cluster "graph" reached from outside through load balancers,
 // with external-dns names and a source range.
-func externalLoadBalancer() *MemgraphCluster {
-	mc := minimalCluster()
+func externalLoadBalancer() *v1alpha1.MemgraphCluster {
+	mc := apitest.MinimalCluster()
 	mc.Name = "graph"
-	mc.Spec.ExternalAccess = &ExternalAccess{
-		Type:                     ExternalLoadBalancer,
+	mc.Spec.ExternalAccess = &v1alpha1.ExternalAccess{
+		Type:                     v1alpha1.ExternalLoadBalancer,
 		Annotations:              map[string]string{"service.beta.kubernetes.io/aws-load-balancer-scheme": "internet-facing"},
 		LoadBalancerSourceRanges: []string{"203.0.113.0/24"},
 		HostnameTemplate:         "{instance}.graph.example.com",
@@ -22,19 +24,19 @@ func externalLoadBalancer() *MemgraphCluster {
 }
 
 // externalNodePort is the minimal cluster reached through node ports.
-func externalNodePort() *MemgraphCluster {
-	mc := minimalCluster()
-	mc.Spec.ExternalAccess = &ExternalAccess{Type: ExternalNodePort}
+func externalNodePort() *v1alpha1.MemgraphCluster {
+	mc := apitest.MinimalCluster()
+	mc.Spec.ExternalAccess = &v1alpha1.ExternalAccess{Type: v1alpha1.ExternalNodePort}
 	return mc
 }
 
 func TestExternalServicesSelectOnePodEach(t *testing.T) {
 	for _, tc := range []struct {
 		name    string
-		cluster func() *MemgraphCluster
+		cluster func() *v1alpha1.MemgraphCluster
 		want    []string // name, type, selected pod, hostname annotation, source ranges
 	}{
-		{"none without externalAccess", minimalCluster, nil},
+		{"none without externalAccess", apitest.MinimalCluster, nil},
 		{"load balancers with a hostname template", externalLoadBalancer, []string{
 			"graph-coordinator-1-external LoadBalancer graph-coordinator-1 graph-coordinator-1.graph.example.com [203.0.113.0/24]",
 			"graph-coordinator-2-external LoadBalancer graph-coordinator-2 graph-coordinator-2.graph.example.com [203.0.113.0/24]",
@@ -57,7 +59,7 @@ func TestExternalServicesSelectOnePodEach(t *testing.T) {
 			for _, svc := range externalServices(c.mc, c.network, c.replicas) {
 				got = append(got, svc.Name+" "+string(svc.Spec.Type)+" "+svc.Spec.Selector[LabelPodName]+" "+
 					svc.Annotations[AnnotationExternalDNSHostname]+" "+fmtList(svc.Spec.LoadBalancerSourceRanges))
-				if len(svc.Spec.Ports) != 1 || svc.Spec.Ports[0].Port != DefaultBoltPort || svc.Spec.Ports[0].NodePort != 0 {
+				if len(svc.Spec.Ports) != 1 || svc.Spec.Ports[0].Port != v1alpha1.DefaultBoltPort || svc.Spec.Ports[0].NodePort != 0 {
 					t.Errorf("%s ports %+v, want the Bolt port alone, its node port left to the API server", svc.Name, svc.Spec.Ports)
 				}
 				if role := RoleOfPod(svc.Spec.Selector); role == "" {
@@ -94,7 +96,7 @@ func TestAdvertiseFollowsWhatKubernetesAssigns(t *testing.T) {
 	ipv6 := corev1.LoadBalancerIngress{IP: "2001:db8::7"}
 	for _, tc := range []struct {
 		name     string
-		edit     func(*ExternalAccess)
+		edit     func(*v1alpha1.ExternalAccess)
 		observed ExternalObservation
 		want     []ExternalMember
 	}{
@@ -120,7 +122,7 @@ func TestAdvertiseFollowsWhatKubernetesAssigns(t *testing.T) {
 		},
 		{
 			name: "a hostname template names every member once its load balancer exists, IPv6 or not",
-			edit: func(e *ExternalAccess) { e.HostnameTemplate = "{instance}.db.example.com" },
+			edit: func(e *v1alpha1.ExternalAccess) { e.HostnameTemplate = "{instance}.db.example.com" },
 			observed: ExternalObservation{Services: map[string]ExternalService{
 				"memgraph-coordinator-1-external": lb(corev1.LoadBalancerIngress{IP: "198.51.100.1"}),
 				"memgraph-coordinator-2-external": lb(ipv6),
@@ -138,7 +140,7 @@ func TestAdvertiseFollowsWhatKubernetesAssigns(t *testing.T) {
 		},
 		{
 			name: "node ports: the address of the node that runs the pod, external first; waits named",
-			edit: func(e *ExternalAccess) { e.Type = ExternalNodePort },
+			edit: func(e *v1alpha1.ExternalAccess) { e.Type = v1alpha1.ExternalNodePort },
 			observed: ExternalObservation{
 				Services: map[string]ExternalService{
 					"memgraph-coordinator-1-external": {Type: corev1.ServiceTypeNodePort, NodePort: 31001},
@@ -165,7 +167,7 @@ func TestAdvertiseFollowsWhatKubernetesAssigns(t *testing.T) {
 		},
 		{
 			name: "a node without any address Memgraph can advertise",
-			edit: func(e *ExternalAccess) { e.Type = ExternalNodePort },
+			edit: func(e *v1alpha1.ExternalAccess) { e.Type = v1alpha1.ExternalNodePort },
 			observed: ExternalObservation{
 				Services: map[string]ExternalService{"memgraph-coordinator-1-external": {Type: corev1.ServiceTypeNodePort, NodePort: 31001}},
 				PodNodes: map[string]string{"memgraph-coordinator-1": "v6"},
@@ -185,8 +187,8 @@ func TestAdvertiseFollowsWhatKubernetesAssigns(t *testing.T) {
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			mc := minimalCluster()
-			mc.Spec.ExternalAccess = &ExternalAccess{Type: ExternalLoadBalancer}
+			mc := apitest.MinimalCluster()
+			mc.Spec.ExternalAccess = &v1alpha1.ExternalAccess{Type: v1alpha1.ExternalLoadBalancer}
 			if tc.edit != nil {
 				tc.edit(mc.Spec.ExternalAccess)
 			}
@@ -221,7 +223,7 @@ func checkAdvertised(t *testing.T, m Member, external string) {
 }
 
 func TestAdvertiseWithoutExternalAccessChangesNothing(t *testing.T) {
-	c := admit(t, minimalCluster())
+	c := admit(t, apitest.MinimalCluster())
 	d := c.Declare(c.Replicas())
 	got := c.Advertise(d, ExternalObservation{Services: map[string]ExternalService{
 		"memgraph-data-0-external": lb(corev1.LoadBalancerIngress{IP: "198.51.100.1"}),
@@ -234,7 +236,7 @@ func TestAdvertiseWithoutExternalAccessChangesNothing(t *testing.T) {
 // A template stored without the CRD's rules (an older CRD) is ignored, and the view says why;
 // Admit refuses it as the API server now would.
 func TestAdmitWithholdingIgnoresAHostnameTemplateWithoutInstance(t *testing.T) {
-	raw := parentJSON("default", `{"externalAccess":{"type":"LoadBalancer","hostnameTemplate":"graph.example.com"}}`)
+	raw := apitest.ParentJSON("default", `{"externalAccess":{"type":"LoadBalancer","hostnameTemplate":"graph.example.com"}}`)
 	if _, err := Admit(raw); err == nil {
 		t.Fatal("Admit took a hostnameTemplate without {instance}")
 	}
@@ -245,7 +247,7 @@ func TestAdmitWithholdingIgnoresAHostnameTemplateWithoutInstance(t *testing.T) {
 	d := c.Advertise(c.Declare(c.Replicas()), ExternalObservation{Services: map[string]ExternalService{
 		"memgraph-data-0-external": lb(corev1.LoadBalancerIngress{IP: "198.51.100.1"}),
 	}})
-	if d.External.TemplateWithheld != MsgHostnameInstance {
+	if d.External.TemplateWithheld != v1alpha1.MsgHostnameInstance {
 		t.Errorf("TemplateWithheld = %q, want the rule's message", d.External.TemplateWithheld)
 	}
 	if got := d.DataInstances[0].Advertised; got != "198.51.100.1:7687" {

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/memgraph-hooks/memgraph-hooks/api/v1alpha1"
 	corev1 "k8s.io/api/core/v1"
 )
 
@@ -37,7 +38,7 @@ type ExternalService struct {
 // ExternalAccessView is where each declared member is reached from outside the Kubernetes
 // cluster: the external address it is to be advertised at, or what that waits for.
 type ExternalAccessView struct {
-	Type    ExternalAccessType
+	Type    v1alpha1.ExternalAccessType
 	Members []ExternalMember // coordinators first, in id order, then data instances
 	// TemplateWithheld is why spec.externalAccess.hostnameTemplate is ignored (the CRD rule it
 	// breaks), "" when it is used or unset.
@@ -57,13 +58,13 @@ type ExternalMember struct {
 }
 
 // Status is the view as status.externalAccess shows it.
-func (v *ExternalAccessView) Status() *ExternalAccessStatus {
+func (v *ExternalAccessView) Status() *v1alpha1.ExternalAccessStatus {
 	if v == nil {
 		return nil
 	}
-	st := &ExternalAccessStatus{Type: v.Type}
+	st := &v1alpha1.ExternalAccessStatus{Type: v.Type}
 	for _, m := range v.Members {
-		st.Members = append(st.Members, ExternalMemberStatus{Name: m.Name, Service: m.Service, Address: m.Address, Waiting: m.Waiting})
+		st.Members = append(st.Members, v1alpha1.ExternalMemberStatus{Name: m.Name, Service: m.Service, Address: m.Address, Waiting: m.Waiting})
 	}
 	return st
 }
@@ -78,8 +79,8 @@ func (c *Cluster) Advertise(d Declared, o ExternalObservation) Declared {
 		return d
 	}
 	v := &ExternalAccessView{Type: e.Type}
-	if len(c.withheldTemplate) > 0 {
-		v.TemplateWithheld = c.withheldTemplate[0].Message
+	if len(c.withheld.HostnameTemplate) > 0 {
+		v.TemplateWithheld = c.withheld.HostnameTemplate[0].Message
 	}
 	coordinators := append([]Coordinator(nil), d.Coordinators...)
 	for i := range coordinators {
@@ -102,7 +103,7 @@ func (c *Cluster) Advertise(d Declared, o ExternalObservation) Declared {
 // NodePort, the address of the node that runs m's pod (nodeAddress) on the Service's node port.
 // With a hostname template the host is the template's hostname, once the Service has that load
 // balancer or node port (external-dns publishes the name only then).
-func externalMember(e *ExternalAccess, bolt int32, m Member, o ExternalObservation) ExternalMember {
+func externalMember(e *v1alpha1.ExternalAccess, bolt int32, m Member, o ExternalObservation) ExternalMember {
 	out := ExternalMember{Name: m.Name, Service: ExternalServiceName(m.Pod)}
 	svc, ok := o.Services[out.Service]
 	name := e.Hostname(m.Pod)
@@ -113,13 +114,13 @@ func externalMember(e *ExternalAccess, bolt int32, m Member, o ExternalObservati
 		out.Waiting = "Service " + out.Service + " does not exist yet"
 	case svc.Type != corev1.ServiceType(e.Type):
 		out.Waiting = fmt.Sprintf("Service %s is still of type %s", out.Service, svc.Type)
-	case e.Type == ExternalLoadBalancer && name != "" && len(svc.Ingress) > 0,
-		e.Type == ExternalNodePort && name != "" && svc.NodePort > 0:
+	case e.Type == v1alpha1.ExternalLoadBalancer && name != "" && len(svc.Ingress) > 0,
+		e.Type == v1alpha1.ExternalNodePort && name != "" && svc.NodePort > 0:
 		host, port = name, svc.NodePort
-		if e.Type == ExternalLoadBalancer {
+		if e.Type == v1alpha1.ExternalLoadBalancer {
 			port = bolt
 		}
-	case e.Type == ExternalLoadBalancer:
+	case e.Type == v1alpha1.ExternalLoadBalancer:
 		host, port = loadBalancerHost(svc, &out), bolt
 	default:
 		host, port = nodePortHost(svc, m.Pod, o, &out), svc.NodePort
@@ -204,16 +205,16 @@ func isIPv4(s string) bool {
 // lengths for a name), "" when it can.
 func unusableHost(host string) string {
 	if len(host) > 253 {
-		return fmt.Sprintf("hostname %s is longer than the 253 characters DNS allows", Clip(host))
+		return fmt.Sprintf("hostname %s is longer than the 253 characters DNS allows", v1alpha1.Clip(host))
 	}
 	for _, label := range strings.Split(host, ".") {
 		if len(label) > 63 {
-			return fmt.Sprintf("hostname %s has a label longer than the 63 characters DNS allows", Clip(host))
+			return fmt.Sprintf("hostname %s has a label longer than the 63 characters DNS allows", v1alpha1.Clip(host))
 		}
 	}
 	for _, r := range host {
 		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '.' || r == '_') {
-			return fmt.Sprintf("address %s has characters a bolt_server cannot carry (letters, digits, '-', '.' and '_' only)", Clip(host))
+			return fmt.Sprintf("address %s has characters a bolt_server cannot carry (letters, digits, '-', '.' and '_' only)", v1alpha1.Clip(host))
 		}
 	}
 	return ""

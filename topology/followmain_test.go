@@ -4,19 +4,21 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/memgraph-hooks/memgraph-hooks/api/v1alpha1"
+	"github.com/memgraph-hooks/memgraph-hooks/internal/apitest"
 )
 
 // Before the MAIN is known, <cluster>-rw selects no pod (pod-name "", a name no pod has), and
 // <cluster>-ro selects every data pod; both on the data instances' Bolt port.
 func TestWriteAndReadServicesBeforeMain(t *testing.T) {
-	children := render(t, minimalCluster(), Replicas{3, 2})
+	children := render(t, apitest.MinimalCluster(), Replicas{3, 2})
 	byID := map[string]map[string]any{}
 	for _, child := range children {
 		byID[childID(child)] = child
 	}
 	selector := func(id string) any { return byID[id]["spec"].(map[string]any)["selector"] }
-	dataSelector := map[string]any{LabelName: NameValue, LabelInstance: "memgraph", LabelComponent: RoleData}
-	wantRW := map[string]any{LabelName: NameValue, LabelInstance: "memgraph", LabelComponent: RoleData, LabelPodName: ""}
+	dataSelector := map[string]any{v1alpha1.LabelName: NameValue, v1alpha1.LabelInstance: "memgraph", v1alpha1.LabelComponent: RoleData}
+	wantRW := map[string]any{v1alpha1.LabelName: NameValue, v1alpha1.LabelInstance: "memgraph", v1alpha1.LabelComponent: RoleData, LabelPodName: ""}
 	if diff := cmp.Diff(wantRW, selector("service-memgraph-rw")); diff != "" {
 		t.Errorf("-rw selector before the MAIN is known (-want +got):\n%s", diff)
 	}
@@ -35,9 +37,9 @@ func TestWriteAndReadServicesBeforeMain(t *testing.T) {
 // A MAIN points -rw at the MAIN's pod and the budgets at it, the same pod, and changes no
 // other child.
 func TestRenderMainMovesServiceAndBudgetTogether(t *testing.T) {
-	c := admit(t, minimalCluster())
+	c := admit(t, apitest.MinimalCluster())
 	for _, mainPod := range []string{"memgraph-data-0", "memgraph-data-2"} {
-		before := render(t, minimalCluster(), Replicas{3, 3})
+		before := render(t, apitest.MinimalCluster(), Replicas{3, 3})
 		got, err := Render(c, Rendering{Replicas: Replicas{3, 3}, Partitions: Partitions{3, 3}, Generations: TemplateGenerations{1, 1},
 			MainPod: mainPod, HeldPod: mainPod})
 		if err != nil {
@@ -65,7 +67,7 @@ func TestRenderMainMovesServiceAndBudgetTogether(t *testing.T) {
 }
 
 func TestRenderWriteServiceRefuses(t *testing.T) {
-	c := admit(t, minimalCluster())
+	c := admit(t, apitest.MinimalCluster())
 	for _, pod := range []string{"memgraph-coordinator-1", "other-data-0"} {
 		if _, err := Render(c, Rendering{Replicas: Replicas{3, 2}, MainPod: pod}); err == nil {
 			t.Errorf("Render with the MAIN's pod %q: want an error", pod)

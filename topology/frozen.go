@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/memgraph-hooks/memgraph-hooks/api/v1alpha1"
 	kjson "sigs.k8s.io/json"
 )
 
@@ -38,7 +39,7 @@ func FrozenChild(observed map[string]any) (map[string]any, error) {
 	var applied map[string]any
 	if err := kjson.UnmarshalCaseSensitivePreserveInts([]byte(raw), &applied); err != nil || applied == nil {
 		name, _ := meta["name"].(string)
-		return nil, fmt.Errorf("child %s: annotation %s is not a JSON object: %v", Clip(name), LastAppliedAnnotation, err)
+		return nil, fmt.Errorf("child %s: annotation %s is not a JSON object: %v", v1alpha1.Clip(name), LastAppliedAnnotation, err)
 	}
 	frozen, _ := project(applied, observed).(map[string]any)
 	return frozen, nil

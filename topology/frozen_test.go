@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/memgraph-hooks/memgraph-hooks/api/v1alpha1"
+	"github.com/memgraph-hooks/memgraph-hooks/internal/apitest"
 	kjson "sigs.k8s.io/json"
 )
 
@@ -42,7 +44,7 @@ func stored(t *testing.T, desired map[string]any) map[string]any {
 
 func renderedChildren(t *testing.T) []map[string]any {
 	t.Helper()
-	c, err := NewCluster(minimalCluster())
+	c, err := NewCluster(apitest.MinimalCluster())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -74,7 +76,7 @@ func TestFrozenChildKeepsHumanEdits(t *testing.T) {
 	spec := sts["spec"].(map[string]any)
 	spec["replicas"] = int64(1)
 	labels := sts["metadata"].(map[string]any)["labels"].(map[string]any)
-	delete(labels, LabelManagedBy)
+	delete(labels, v1alpha1.LabelManagedBy)
 	frozen, err := FrozenChild(sts)
 	if err != nil {
 		t.Fatal(err)
@@ -82,7 +84,7 @@ func TestFrozenChildKeepsHumanEdits(t *testing.T) {
 	if got := frozen["spec"].(map[string]any)["replicas"]; got != int64(1) {
 		t.Errorf("replicas %v, want the human's 1", got)
 	}
-	if _, ok := frozen["metadata"].(map[string]any)["labels"].(map[string]any)[LabelManagedBy]; ok {
+	if _, ok := frozen["metadata"].(map[string]any)["labels"].(map[string]any)[v1alpha1.LabelManagedBy]; ok {
 		t.Error("a label the human removed is returned")
 	}
 	if _, ok := frozen["spec"].(map[string]any)["revisionHistoryLimit"]; ok {

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/memgraph-hooks/memgraph-hooks/api/v1alpha1"
 	"k8s.io/utils/ptr"
 )
 
@@ -27,8 +28,8 @@ func TestRenderHibernation(t *testing.T) {
 		{"waking: the window keeps the claims", false, ptr.To[int32](1), shape{"Retain", "Retain", "Delete", ptr.To[int32](1)}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			c := admitCluster(t, func(mc *MemgraphCluster) {
-				mc.Spec.Storage.RetentionPolicy = RetentionDelete
+			c := admitCluster(t, func(mc *v1alpha1.MemgraphCluster) {
+				mc.Spec.Storage.RetentionPolicy = v1alpha1.RetentionDelete
 				mc.Spec.Hibernate = ptr.To(tc.hibernate)
 			})
 			children, err := Render(c, Rendering{Replicas: Replicas{Coordinators: 3, DataInstances: 1}, Window: tc.window})

@@ -5,6 +5,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/memgraph-hooks/memgraph-hooks/api/v1alpha1"
 )
 
 // Identity of every member of a cluster, derived in one place so that what the pods advertise
@@ -85,7 +87,7 @@ type DataInstance struct {
 	Member
 	ReplicationServer string
 	// Mode is the declared replication mode it is registered with; "" reads as Sync.
-	Mode ReplicationMode
+	Mode v1alpha1.ReplicationMode
 }
 
 // UniqueEndpoint is the endpoint no other registration can share (Memgraph refuses a second
@@ -157,11 +159,11 @@ type Declared struct {
 	// PreferredMain is spec.preferredMain: a declared data instance's name, or "".
 	PreferredMain string
 	// Settings are spec.coordinatorSettings: the coordinator settings kept as declared.
-	Settings CoordinatorSettings
+	Settings v1alpha1.CoordinatorSettings
 	// WithheldSettings are the declared settings the hook never sends, each with why: values
 	// Memgraph takes but cannot run with, in a spec admitted without the CRD's rule against them
 	// (AdmitWithholding). Settings leaves them out.
-	WithheldSettings []Violation
+	WithheldSettings []v1alpha1.Violation
 	// RestoreHeld, when set, says why no data instance may be registered yet: the cluster
 	// restores spec.bootstrap.fromBackup into its first MAIN before anything else.
 	RestoreHeld string

@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/memgraph-hooks/memgraph-hooks/api/v1alpha1"
+	"github.com/memgraph-hooks/memgraph-hooks/internal/apitest"
 )
 
 var prodNetwork = Network{
@@ -171,7 +173,7 @@ func TestDeclare(t *testing.T) {
 // controller names from its ordinal, and compare with Network.Coordinator(id).Host; the id the
 // pod reads (its pod-index label) is that ordinal.
 func TestCoordinatorEnvMatchesDeclaredIdentity(t *testing.T) {
-	for _, mc := range []*MemgraphCluster{minimalCluster(), everyKnob()} {
+	for _, mc := range []*v1alpha1.MemgraphCluster{apitest.MinimalCluster(), apitest.EveryKnob()} {
 		sts := render(t, mc, Replicas{Coordinators: 5, DataInstances: 1})[0]
 		spec := sts["spec"].(map[string]any)
 		start := spec["ordinals"].(map[string]any)["start"].(int64)
@@ -180,14 +182,14 @@ func TestCoordinatorEnvMatchesDeclaredIdentity(t *testing.T) {
 		for _, e := range container["env"].([]any) {
 			env[e.(map[string]any)["name"].(string)] = e.(map[string]any)
 		}
-		idRef := env[EnvCoordinatorID]["valueFrom"].(map[string]any)["fieldRef"].(map[string]any)["fieldPath"]
+		idRef := env[v1alpha1.EnvCoordinatorID]["valueFrom"].(map[string]any)["fieldRef"].(map[string]any)["fieldPath"]
 		if idRef != "metadata.labels['apps.kubernetes.io/pod-index']" {
-			t.Errorf("%s reads its id from %v", EnvCoordinatorID, idRef)
+			t.Errorf("%s reads its id from %v", v1alpha1.EnvCoordinatorID, idRef)
 		}
 		n := admit(t, mc).Network()
 		for ordinal := start; ordinal < start+5; ordinal++ {
 			pod := sts["metadata"].(map[string]any)["name"].(string) + "-" + strconv.FormatInt(ordinal, 10)
-			host := strings.ReplaceAll(env[EnvCoordinatorHostname]["value"].(string), "$(POD_NAME)", pod)
+			host := strings.ReplaceAll(env[v1alpha1.EnvCoordinatorHostname]["value"].(string), "$(POD_NAME)", pod)
 			declared := n.Coordinator(int(ordinal))
 			if host != declared.Host || pod != declared.Pod {
 				t.Errorf("pod %s advertises %s; the hook registers coordinator %d as pod %s at %s",
@@ -203,14 +205,14 @@ func TestCoordinatorEnvMatchesDeclaredIdentity(t *testing.T) {
 // A coordinator sets all five HA variables (Memgraph reads them as one group); a data instance
 // sets only the management port, or Memgraph would take it for a broken coordinator.
 func TestHAEnvironmentGroups(t *testing.T) {
-	children := render(t, minimalCluster(), Replicas{3, 2})
-	ha := []string{EnvManagementPort, EnvCoordinatorPort, EnvCoordinatorID, EnvNuRaftLogFile, EnvCoordinatorHostname}
-	for i, want := range [][]string{ha, {EnvManagementPort}} {
+	children := render(t, apitest.MinimalCluster(), Replicas{3, 2})
+	ha := []string{v1alpha1.EnvManagementPort, v1alpha1.EnvCoordinatorPort, v1alpha1.EnvCoordinatorID, v1alpha1.EnvNuRaftLogFile, v1alpha1.EnvCoordinatorHostname}
+	for i, want := range [][]string{ha, {v1alpha1.EnvManagementPort}} {
 		container := children[i]["spec"].(map[string]any)["template"].(map[string]any)["spec"].(map[string]any)["containers"].([]any)[0].(map[string]any)
 		var got []string
 		for _, e := range container["env"].([]any) {
 			name := e.(map[string]any)["name"].(string)
-			if strings.HasPrefix(name, "MEMGRAPH_") && name != EnvLicense && name != EnvOrganization {
+			if strings.HasPrefix(name, "MEMGRAPH_") && name != v1alpha1.EnvLicense && name != v1alpha1.EnvOrganization {
 				got = append(got, name)
 			}
 		}

@@ -1,14 +1,9 @@
 package topology
 
-// Labels on every child and pod. The selector subset (name, instance, component) never changes
-// for the life of a cluster, because a StatefulSet's selector is immutable; user labels and
-// managed-by go on metadata only.
-const (
-	LabelName      = "app.kubernetes.io/name"
-	LabelInstance  = "app.kubernetes.io/instance"
-	LabelComponent = "app.kubernetes.io/component"
-	LabelManagedBy = "app.kubernetes.io/managed-by"
+import "github.com/memgraph-hooks/memgraph-hooks/api/v1alpha1"
 
+// Labels and annotations the hook sets besides the selector labels (LabelName and friends).
+const (
 	// LabelPodIndex is set by the StatefulSet controller on each pod to its ordinal; with the
 	// coordinator StatefulSet's ordinals starting at FirstCoordinatorID it is the coordinator id.
 	LabelPodIndex = "apps.kubernetes.io/pod-index"
@@ -46,23 +41,23 @@ const (
 
 // PodSelector matches the pods of both roles of one cluster.
 func PodSelector(cluster string) map[string]string {
-	return map[string]string{LabelName: NameValue, LabelInstance: cluster}
+	return map[string]string{v1alpha1.LabelName: NameValue, v1alpha1.LabelInstance: cluster}
 }
 
 // RoleSelector matches the pods of one role of one cluster; it is the StatefulSet's selector and
 // the role's Services' selector.
 func RoleSelector(cluster, role string) map[string]string {
 	sel := PodSelector(cluster)
-	sel[LabelComponent] = role
+	sel[v1alpha1.LabelComponent] = role
 	return sel
 }
 
 // RoleOfPod returns RoleCoordinator or RoleData for a pod carrying our labels, "" otherwise.
 func RoleOfPod(labels map[string]string) string {
-	if labels[LabelName] != NameValue {
+	if labels[v1alpha1.LabelName] != NameValue {
 		return ""
 	}
-	switch role := labels[LabelComponent]; role {
+	switch role := labels[v1alpha1.LabelComponent]; role {
 	case RoleCoordinator, RoleData:
 		return role
 	default:
@@ -80,6 +75,6 @@ func roleLabels(cluster, role string, user map[string]string) map[string]string 
 	for k, v := range RoleSelector(cluster, role) {
 		out[k] = v
 	}
-	out[LabelManagedBy] = ManagedByValue
+	out[v1alpha1.LabelManagedBy] = ManagedByValue
 	return out
 }

@@ -6,6 +6,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
+	"github.com/memgraph-hooks/memgraph-hooks/api/v1alpha1"
+	"github.com/memgraph-hooks/memgraph-hooks/internal/apitest"
 )
 
 var cmpSorted = cmpopts.SortSlices(func(a, b string) bool { return a < b })
@@ -23,7 +25,7 @@ func matches(selector, labels map[string]string) bool {
 // RoleOfPod tells the roles apart from the pods' own labels.
 func TestPodSelectorAndRoleOfPod(t *testing.T) {
 	var roles []string
-	for _, sts := range render(t, everyKnob(), Replicas{5, 3})[:2] {
+	for _, sts := range render(t, apitest.EveryKnob(), Replicas{5, 3})[:2] {
 		raw := sts["spec"].(map[string]any)["template"].(map[string]any)["metadata"].(map[string]any)["labels"].(map[string]any)
 		labels := map[string]string{}
 		for k, v := range raw {
@@ -42,9 +44,9 @@ func TestPodSelectorAndRoleOfPod(t *testing.T) {
 	}
 	for _, labels := range []map[string]string{
 		nil,
-		{LabelComponent: RoleData},
-		{LabelName: "postgres", LabelComponent: RoleData},
-		{LabelName: NameValue, LabelComponent: "client"},
+		{v1alpha1.LabelComponent: RoleData},
+		{v1alpha1.LabelName: "postgres", v1alpha1.LabelComponent: RoleData},
+		{v1alpha1.LabelName: NameValue, v1alpha1.LabelComponent: "client"},
 	} {
 		if got := RoleOfPod(labels); got != "" {
 			t.Errorf("RoleOfPod(%v) = %q, want none", labels, got)
@@ -54,10 +56,10 @@ func TestPodSelectorAndRoleOfPod(t *testing.T) {
 
 // The selectors are fixed by the cluster name and role alone: no knob can move them.
 func TestSelectorsDependOnlyOnNameAndRole(t *testing.T) {
-	plain := minimalCluster()
+	plain := apitest.MinimalCluster()
 	plain.Name = "graph"
 	plain.Namespace = "prod"
-	a, b := render(t, plain, Replicas{3, 2}), render(t, everyKnob(), Replicas{5, 3})
+	a, b := render(t, plain, Replicas{3, 2}), render(t, apitest.EveryKnob(), Replicas{5, 3})
 	for i := range a {
 		for _, field := range []string{"selector"} {
 			sa, sb := a[i]["spec"].(map[string]any)[field], b[i]["spec"].(map[string]any)[field]
@@ -66,7 +68,7 @@ func TestSelectorsDependOnlyOnNameAndRole(t *testing.T) {
 			}
 		}
 	}
-	if !slices.Equal([]string{LabelComponent, LabelInstance, LabelName}, sortedKeys(RoleSelector("x", RoleData))) {
+	if !slices.Equal([]string{v1alpha1.LabelComponent, v1alpha1.LabelInstance, v1alpha1.LabelName}, sortedKeys(RoleSelector("x", RoleData))) {
 		t.Errorf("RoleSelector keys %v", sortedKeys(RoleSelector("x", RoleData)))
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strconv"
 
+	"github.com/memgraph-hooks/memgraph-hooks/api/v1alpha1"
 	corev1 "k8s.io/api/core/v1"
 )
 
@@ -41,7 +42,7 @@ func MemoryLimitMiB(limits corev1.ResourceList) (mib int64, ok bool) {
 
 // memoryLimitArgs is the hook's --memory-limit for a role's Memgraph: none when the role's
 // extraArgs set the flag themselves, or when its container has no memory limit.
-func memoryLimitArgs(o PodOptions) []string {
+func memoryLimitArgs(o v1alpha1.PodOptions) []string {
 	if _, set, _ := userMemoryLimit(o.ExtraArgs); set {
 		return nil
 	}

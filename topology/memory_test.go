@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/memgraph-hooks/memgraph-hooks/api/v1alpha1"
+	"github.com/memgraph-hooks/memgraph-hooks/internal/apitest"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 )
@@ -41,35 +43,35 @@ func memoryArgs(pod corev1.PodSpec) []string {
 func TestMemoryLimitRender(t *testing.T) {
 	for _, tc := range []struct {
 		name              string
-		coordinator, data PodOptions
+		coordinator, data v1alpha1.PodOptions
 		want              [2][]string
 		wantBytes         [2]int64 // 0: none known
 	}{
 		{name: "no limit", want: [2][]string{nil, nil}},
-		{name: "a request only", data: PodOptions{Resources: memoryResources("4Gi", "")}, want: [2][]string{nil, nil}},
+		{name: "a request only", data: v1alpha1.PodOptions{Resources: memoryResources("4Gi", "")}, want: [2][]string{nil, nil}},
 		{name: "a limit on each role",
-			coordinator: PodOptions{Resources: memoryResources("", "512Mi")},
-			data:        PodOptions{Resources: memoryResources("8Gi", "8Gi")},
+			coordinator: v1alpha1.PodOptions{Resources: memoryResources("", "512Mi")},
+			data:        v1alpha1.PodOptions{Resources: memoryResources("8Gi", "8Gi")},
 			want:        [2][]string{{"--memory-limit=409"}, {"--memory-limit=6553"}},
 			wantBytes:   [2]int64{409 << 20, 6553 << 20}},
 		{name: "a decimal limit rounds down to MiB",
-			data: PodOptions{Resources: memoryResources("", "1G")}, // 953.67 MiB
+			data: v1alpha1.PodOptions{Resources: memoryResources("", "1G")}, // 953.67 MiB
 			want: [2][]string{nil, {"--memory-limit=762"}}, wantBytes: [2]int64{0, 762 << 20}},
 		{name: "the user's own flag wins",
-			data: PodOptions{Resources: memoryResources("", "8Gi"), ExtraArgs: []string{"--memory_limit=2048"}},
+			data: v1alpha1.PodOptions{Resources: memoryResources("", "8Gi"), ExtraArgs: []string{"--memory_limit=2048"}},
 			want: [2][]string{nil, {"--memory_limit=2048"}}, wantBytes: [2]int64{0, 2048 << 20}},
 		{name: "the user's flag with its value apart",
-			coordinator: PodOptions{Resources: memoryResources("", "1Gi"), ExtraArgs: []string{"--memory-limit", "300"}},
+			coordinator: v1alpha1.PodOptions{Resources: memoryResources("", "1Gi"), ExtraArgs: []string{"--memory-limit", "300"}},
 			want:        [2][]string{{"--memory-limit", "300"}, nil}, wantBytes: [2]int64{300 << 20, 0}},
 		{name: "the user's 0 is Memgraph's own default, unknown here",
-			data: PodOptions{Resources: memoryResources("", "8Gi"), ExtraArgs: []string{"--memory-limit=0"}},
+			data: v1alpha1.PodOptions{Resources: memoryResources("", "8Gi"), ExtraArgs: []string{"--memory-limit=0"}},
 			want: [2][]string{nil, {"--memory-limit=0"}}},
 		{name: "a tiny limit still sets a limit",
-			data: PodOptions{Resources: memoryResources("", "1Mi")},
+			data: v1alpha1.PodOptions{Resources: memoryResources("", "1Mi")},
 			want: [2][]string{nil, {"--memory-limit=1"}}, wantBytes: [2]int64{0, 1 << 20}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			mc := minimalCluster()
+			mc := apitest.MinimalCluster()
 			mc.Spec.CoordinatorTemplate.PodOptions = tc.coordinator
 			mc.Spec.DataTemplate.PodOptions = tc.data
 			pods := placedPods(t, mc)
@@ -89,7 +91,7 @@ func TestMemoryLimitRender(t *testing.T) {
 
 // The hook's --memory-limit comes after its own flags and before the user's extraArgs.
 func TestMemoryLimitBeforeExtraArgs(t *testing.T) {
-	mc := minimalCluster()
+	mc := apitest.MinimalCluster()
 	mc.Spec.DataTemplate.Resources = memoryResources("2Gi", "2Gi")
 	mc.Spec.DataTemplate.ExtraArgs = []string{"--log-level=TRACE"}
 	args := placedPods(t, mc)[1].Containers[0].Args
@@ -120,7 +122,7 @@ func TestMemoryWarnings(t *testing.T) {
 			t.Errorf("request %q, limit %q: warnings %q, want one with %q", tc.request, tc.limit, got, tc.want)
 		}
 	}
-	mc := minimalCluster()
+	mc := apitest.MinimalCluster()
 	mc.Spec.CoordinatorTemplate.Resources = memoryResources("1Gi", "2Gi") // coordinators are not warned about
 	if w := admit(t, mc).Warnings(); len(w) > 0 {
 		t.Errorf("Warnings() = %q for a coordinator request below its limit", w)

@@ -3,6 +3,8 @@ package topology
 import (
 	"slices"
 	"unicode/utf8"
+
+	"github.com/memgraph-hooks/memgraph-hooks/api/v1alpha1"
 )
 
 // MaxOperationText bounds an OperationRecord's command and message, in bytes: a REGISTER
@@ -19,8 +21,8 @@ const MaxOperationText = 1024
 // copy. Every record's time is cut to the second, its command redacted (RedactCommand), its
 // command and message bounded (MaxOperationText), whoever built it. The result is a new slice;
 // nil when both are empty.
-func RecordOperations(prior []OperationRecord, executed []OperationRecord) []OperationRecord {
-	records := make([]OperationRecord, 0, len(prior)+len(executed))
+func RecordOperations(prior []v1alpha1.OperationRecord, executed []v1alpha1.OperationRecord) []v1alpha1.OperationRecord {
+	records := make([]v1alpha1.OperationRecord, 0, len(prior)+len(executed))
 	for _, r := range slices.Backward(executed) {
 		records = append(records, sanitized(r))
 	}
@@ -33,9 +35,9 @@ func RecordOperations(prior []OperationRecord, executed []OperationRecord) []Ope
 		}
 		records = append(records, r)
 	}
-	slices.SortStableFunc(records, func(a, b OperationRecord) int { return b.Time.Compare(a.Time.Time) })
-	if len(records) > MaxOperations {
-		records = records[:MaxOperations]
+	slices.SortStableFunc(records, func(a, b v1alpha1.OperationRecord) int { return b.Time.Compare(a.Time.Time) })
+	if len(records) > v1alpha1.MaxOperations {
+		records = records[:v1alpha1.MaxOperations]
 	}
 	if len(records) == 0 {
 		return nil
@@ -43,15 +45,10 @@ func RecordOperations(prior []OperationRecord, executed []OperationRecord) []Ope
 	return records
 }
 
-// Equal reports whether r and o record the same command at the same time with the same outcome.
-func (r OperationRecord) Equal(o OperationRecord) bool {
-	return r.Time.Equal(&o.Time) && r.Command == o.Command && r.Outcome == o.Outcome && r.Message == o.Message
-}
-
 // sanitized is r as the status carries it: its time at the second (as metav1.Time serializes,
 // so a record read back equals the one written), its command redacted, its command and message
 // bounded.
-func sanitized(r OperationRecord) OperationRecord {
+func sanitized(r v1alpha1.OperationRecord) v1alpha1.OperationRecord {
 	r.Time = r.Time.Rfc3339Copy()
 	r.Command = boundText(RedactCommand(r.Command))
 	r.Message = boundText(r.Message)

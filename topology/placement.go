@@ -1,31 +1,9 @@
 package topology
 
 import (
+	"github.com/memgraph-hooks/memgraph-hooks/api/v1alpha1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-)
-
-// Placement says how the hook spreads each role's pods over the nodes and zones.
-type Placement struct {
-	// AntiAffinity is the pod anti-affinity every pod gets against the other pods of its role in
-	// this cluster, on kubernetes.io/hostname: Preferred (the default) asks the scheduler to put
-	// each on a node of its own and still schedules a pod when no such node is free; Required
-	// leaves a pod Pending until a node without a pod of its role is free (so a role needs at
-	// least as many schedulable nodes as pods); None renders no anti-affinity. An affinity
-	// written in coordinatorTemplate or dataTemplate replaces it for that role.
-	// +kubebuilder:default=Preferred
-	// +optional
-	AntiAffinity AntiAffinity `json:"antiAffinity,omitempty"`
-}
-
-// AntiAffinity is spec.placement.antiAffinity.
-// +kubebuilder:validation:Enum=Required;Preferred;None
-type AntiAffinity string
-
-const (
-	AntiAffinityRequired  AntiAffinity = "Required"
-	AntiAffinityPreferred AntiAffinity = "Preferred"
-	AntiAffinityNone      AntiAffinity = "None"
 )
 
 // Topology keys of the default placement: one pod of a role per node, and a role's pods spread
@@ -42,7 +20,7 @@ const antiAffinityWeight int32 = 100
 // roleAffinity is the affinity of a role's pods: the user's, exactly as written, when the
 // template sets one; otherwise a pod anti-affinity on kubernetes.io/hostname against the role's
 // other pods of the cluster, as spec.placement.antiAffinity asks (none for None).
-func roleAffinity(user *corev1.Affinity, p Placement, cluster, role string) *corev1.Affinity {
+func roleAffinity(user *corev1.Affinity, p v1alpha1.Placement, cluster, role string) *corev1.Affinity {
 	if user != nil {
 		return user
 	}
@@ -51,11 +29,11 @@ func roleAffinity(user *corev1.Affinity, p Placement, cluster, role string) *cor
 		TopologyKey:   TopologyKeyHostname,
 	}
 	switch p.AntiAffinity {
-	case AntiAffinityRequired:
+	case v1alpha1.AntiAffinityRequired:
 		return &corev1.Affinity{PodAntiAffinity: &corev1.PodAntiAffinity{
 			RequiredDuringSchedulingIgnoredDuringExecution: []corev1.PodAffinityTerm{term},
 		}}
-	case AntiAffinityNone:
+	case v1alpha1.AntiAffinityNone:
 		return nil
 	}
 	return &corev1.Affinity{PodAntiAffinity: &corev1.PodAntiAffinity{

@@ -4,12 +4,14 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/memgraph-hooks/memgraph-hooks/api/v1alpha1"
+	"github.com/memgraph-hooks/memgraph-hooks/internal/apitest"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // placedPods renders mc and returns each role's pod template spec, coordinators first.
-func placedPods(t *testing.T, mc *MemgraphCluster) [2]corev1.PodSpec {
+func placedPods(t *testing.T, mc *v1alpha1.MemgraphCluster) [2]corev1.PodSpec {
 	t.Helper()
 	c := admit(t, mc)
 	n := c.Network()
@@ -64,35 +66,35 @@ func TestPlacementRender(t *testing.T) {
 	}
 	for _, tc := range []struct {
 		name string
-		edit func(*MemgraphCluster)
+		edit func(*v1alpha1.MemgraphCluster)
 		want [2]role
 	}{
-		{"defaults", func(*MemgraphCluster) {}, [2]role{
+		{"defaults", func(*v1alpha1.MemgraphCluster) {}, [2]role{
 			{preferredAntiAffinity("memgraph", RoleCoordinator), zoneSpread("memgraph", RoleCoordinator)},
 			{preferredAntiAffinity("memgraph", RoleData), zoneSpread("memgraph", RoleData)},
 		}},
-		{"Required", func(mc *MemgraphCluster) { mc.Spec.Placement.AntiAffinity = AntiAffinityRequired }, [2]role{
+		{"Required", func(mc *v1alpha1.MemgraphCluster) { mc.Spec.Placement.AntiAffinity = v1alpha1.AntiAffinityRequired }, [2]role{
 			{requiredAntiAffinity("memgraph", RoleCoordinator), zoneSpread("memgraph", RoleCoordinator)},
 			{requiredAntiAffinity("memgraph", RoleData), zoneSpread("memgraph", RoleData)},
 		}},
-		{"None", func(mc *MemgraphCluster) { mc.Spec.Placement.AntiAffinity = AntiAffinityNone }, [2]role{
+		{"None", func(mc *v1alpha1.MemgraphCluster) { mc.Spec.Placement.AntiAffinity = v1alpha1.AntiAffinityNone }, [2]role{
 			{nil, zoneSpread("memgraph", RoleCoordinator)},
 			{nil, zoneSpread("memgraph", RoleData)},
 		}},
-		{"the user's affinity for the data instances", func(mc *MemgraphCluster) {
-			mc.Spec.Placement.AntiAffinity = AntiAffinityRequired
+		{"the user's affinity for the data instances", func(mc *v1alpha1.MemgraphCluster) {
+			mc.Spec.Placement.AntiAffinity = v1alpha1.AntiAffinityRequired
 			mc.Spec.DataTemplate.Affinity = pinnedToPool
 		}, [2]role{
 			{requiredAntiAffinity("memgraph", RoleCoordinator), zoneSpread("memgraph", RoleCoordinator)},
 			{pinnedToPool, zoneSpread("memgraph", RoleData)},
 		}},
-		{"the user's spread for the coordinators", func(mc *MemgraphCluster) {
+		{"the user's spread for the coordinators", func(mc *v1alpha1.MemgraphCluster) {
 			mc.Spec.CoordinatorTemplate.TopologySpreadConstraints = hostSpread
 		}, [2]role{
 			{preferredAntiAffinity("memgraph", RoleCoordinator), hostSpread},
 			{preferredAntiAffinity("memgraph", RoleData), zoneSpread("memgraph", RoleData)},
 		}},
-		{"the user's empty affinity opts a role out", func(mc *MemgraphCluster) {
+		{"the user's empty affinity opts a role out", func(mc *v1alpha1.MemgraphCluster) {
 			mc.Spec.CoordinatorTemplate.Affinity = &corev1.Affinity{}
 		}, [2]role{
 			{&corev1.Affinity{}, zoneSpread("memgraph", RoleCoordinator)},
@@ -100,7 +102,7 @@ func TestPlacementRender(t *testing.T) {
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			mc := minimalCluster()
+			mc := apitest.MinimalCluster()
 			tc.edit(mc)
 			pods := placedPods(t, mc)
 			for i, pod := range pods {
@@ -116,7 +118,7 @@ func TestPlacementRender(t *testing.T) {
 // The anti-affinity selects exactly the pods of its role in its cluster: the StatefulSet's own
 // selector, so neither the other role nor another cluster in the namespace repels a pod.
 func TestPlacementSelectsTheRolesPodsOfTheCluster(t *testing.T) {
-	mc := minimalCluster()
+	mc := apitest.MinimalCluster()
 	mc.Name = "graph"
 	for _, child := range render(t, mc, Replicas{3, 2}) {
 		if child["kind"] != "StatefulSet" {

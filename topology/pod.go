@@ -5,26 +5,10 @@ import (
 	"slices"
 	"strconv"
 
+	"github.com/memgraph-hooks/memgraph-hooks/api/v1alpha1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/utils/ptr"
-)
-
-// Environment the pods get. Memgraph reads its five HA settings (management port, coordinator
-// port, coordinator id, NuRaft log file, coordinator hostname) from MEMGRAPH_* variables as one
-// group: once any is set, all five come from the environment and the flags are ignored. So a
-// coordinator sets all five and a data instance sets only the management port; the identity
-// therefore comes from the pod itself and every pod of a role shares one template.
-const (
-	EnvPodName             = "POD_NAME"
-	EnvLicense             = "MEMGRAPH_ENTERPRISE_LICENSE"
-	EnvOrganization        = "MEMGRAPH_ORGANIZATION_NAME"
-	EnvManagementPort      = "MEMGRAPH_MANAGEMENT_PORT"
-	EnvCoordinatorPort     = "MEMGRAPH_COORDINATOR_PORT"
-	EnvCoordinatorID       = "MEMGRAPH_COORDINATOR_ID"
-	EnvNuRaftLogFile       = "MEMGRAPH_NURAFT_LOG_FILE"
-	EnvCoordinatorHostname = "MEMGRAPH_COORDINATOR_HOSTNAME"
-	EnvBoltPort            = "MEMGRAPH_BOLT_PORT"
 )
 
 // Paths and names inside the pod, as the HA chart uses them.
@@ -70,12 +54,12 @@ const (
 // template: the kubelet expands $(POD_NAME), giving Network.Coordinator(id).Host for the pod whose
 // pod-index label is id.
 func CoordinatorHostnameEnv(n Network) string {
-	return n.fqdn(CoordinatorSetName(n.Cluster), "$("+EnvPodName+")")
+	return n.fqdn(CoordinatorSetName(n.Cluster), "$("+v1alpha1.EnvPodName+")")
 }
 
 // commonArgs are the flags both roles run with, before the user's extraArgs (which therefore
 // override the logging and metrics flags). The HA flags travel as environment, never as flags.
-func commonArgs(s *MemgraphClusterSpec) []string {
+func commonArgs(s *v1alpha1.MemgraphClusterSpec) []string {
 	return append([]string{
 		fmt.Sprintf("--bolt-port=%d", s.Ports.Bolt),
 		"--data-directory=" + DataDirectory,
@@ -90,14 +74,14 @@ func commonArgs(s *MemgraphClusterSpec) []string {
 
 // coordinatorArgs and dataArgs end with the role's --memory-limit (memory.go), then the user's
 // extraArgs.
-func coordinatorArgs(s *MemgraphClusterSpec) []string {
+func coordinatorArgs(s *v1alpha1.MemgraphClusterSpec) []string {
 	o := s.CoordinatorTemplate.PodOptions
 	return slices.Concat(commonArgs(s), memoryLimitArgs(o), o.ExtraArgs)
 }
 
 // dataArgs enable the WAL, without which an HA data instance refuses to start, and turn off the
 // snapshot on exit as the chart does (a replica's snapshot on every restart only costs time).
-func dataArgs(s *MemgraphClusterSpec) []string {
+func dataArgs(s *v1alpha1.MemgraphClusterSpec) []string {
 	o := s.DataTemplate.PodOptions
 	return slices.Concat(commonArgs(s), []string{"--storage-wal-enabled=true", "--storage-snapshot-on-exit=false"},
 		memoryLimitArgs(o), o.ExtraArgs)
@@ -120,10 +104,10 @@ func portEnv(name string, port int32) corev1.EnvVar {
 }
 
 // commonEnv is the license and the chart's scratch paths (the root filesystem is read-only).
-func commonEnv(s *MemgraphClusterSpec) []corev1.EnvVar {
+func commonEnv(s *v1alpha1.MemgraphClusterSpec) []corev1.EnvVar {
 	return []corev1.EnvVar{
-		secretEnv(EnvLicense, s.Secrets.Name, s.Secrets.LicenseKey),
-		secretEnv(EnvOrganization, s.Secrets.Name, s.Secrets.OrganizationKey),
+		secretEnv(v1alpha1.EnvLicense, s.Secrets.Name, s.Secrets.LicenseKey),
+		secretEnv(v1alpha1.EnvOrganization, s.Secrets.Name, s.Secrets.OrganizationKey),
 		{Name: "DGL_DOWNLOAD_DIR", Value: TmpMountPath + "/.dgl"},
 		{Name: "DGLDEFAULTDIR", Value: TmpMountPath + "/.dgl"},
 		{Name: "MGCONSOLE_HISTORY_PATH", Value: TmpMountPath + "/.memgraph"},
@@ -133,23 +117,23 @@ func commonEnv(s *MemgraphClusterSpec) []corev1.EnvVar {
 // coordinatorEnv sets all five HA variables. POD_NAME comes first so that $(POD_NAME) expands.
 // MEMGRAPH_NURAFT_LOG_FILE is empty, as the chart leaves --nuraft-log-file: NuRaft then logs
 // nowhere, instead of into an unrotated file on the log volume.
-func coordinatorEnv(mc *MemgraphCluster, n Network) []corev1.EnvVar {
+func coordinatorEnv(mc *v1alpha1.MemgraphCluster, n Network) []corev1.EnvVar {
 	s := &mc.Spec
 	env := []corev1.EnvVar{
-		fieldEnv(EnvPodName, "metadata.name"),
-		fieldEnv(EnvCoordinatorID, "metadata.labels['"+LabelPodIndex+"']"),
-		{Name: EnvCoordinatorHostname, Value: CoordinatorHostnameEnv(n)},
-		portEnv(EnvCoordinatorPort, s.Ports.Coordinator),
-		portEnv(EnvManagementPort, s.Ports.Management),
-		{Name: EnvNuRaftLogFile},
+		fieldEnv(v1alpha1.EnvPodName, "metadata.name"),
+		fieldEnv(v1alpha1.EnvCoordinatorID, "metadata.labels['"+LabelPodIndex+"']"),
+		{Name: v1alpha1.EnvCoordinatorHostname, Value: CoordinatorHostnameEnv(n)},
+		portEnv(v1alpha1.EnvCoordinatorPort, s.Ports.Coordinator),
+		portEnv(v1alpha1.EnvManagementPort, s.Ports.Management),
+		{Name: v1alpha1.EnvNuRaftLogFile},
 	}
 	env = append(env, commonEnv(s)...)
 	return append(env, s.CoordinatorTemplate.ExtraEnv...)
 }
 
-func dataEnv(mc *MemgraphCluster) []corev1.EnvVar {
+func dataEnv(mc *v1alpha1.MemgraphCluster) []corev1.EnvVar {
 	s := &mc.Spec
-	env := []corev1.EnvVar{portEnv(EnvManagementPort, s.Ports.Management)}
+	env := []corev1.EnvVar{portEnv(v1alpha1.EnvManagementPort, s.Ports.Management)}
 	env = append(env, commonEnv(s)...)
 	return append(env, s.DataTemplate.ExtraEnv...)
 }
@@ -169,7 +153,7 @@ func tcpProbe(port int32, failure, timeout, period int32) *corev1.Probe {
 	}
 }
 
-func fromTimings(port int32, t ProbeTimings) *corev1.Probe {
+func fromTimings(port int32, t v1alpha1.ProbeTimings) *corev1.Probe {
 	return tcpProbe(port, t.FailureThreshold, t.TimeoutSeconds, t.PeriodSeconds)
 }
 
@@ -204,7 +188,7 @@ func volumeMounts() []corev1.VolumeMount {
 // podVolumes are the pod's own volumes; lib (and log, when claimed) come from the
 // volumeClaimTemplates. Without a log claim the logs go to an emptyDir, because the root
 // filesystem is read-only and Memgraph must be able to write its log file.
-func podVolumes(rs RoleStorage) []corev1.Volume {
+func podVolumes(rs v1alpha1.RoleStorage) []corev1.Volume {
 	vols := []corev1.Volume{{Name: TmpVolume, VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}}}
 	if !*rs.CreateLogStorageClaim {
 		vols = append(vols, corev1.Volume{Name: LogVolume, VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}})
@@ -216,7 +200,7 @@ func podVolumes(rs RoleStorage) []corev1.Volume {
 // variables are named after Services (<NAME>_PORT=tcp://...), and a Service called, say,
 // memgraph-coordinator would inject MEMGRAPH_COORDINATOR_PORT and break Memgraph's HA setup.
 // Memgraph never talks to the Kubernetes API, so no service-account token is mounted.
-func podSpec(c corev1.Container, o PodOptions, rs RoleStorage, gracePeriod int64) corev1.PodSpec {
+func podSpec(c corev1.Container, o v1alpha1.PodOptions, rs v1alpha1.RoleStorage, gracePeriod int64) corev1.PodSpec {
 	c.Name = ContainerName
 	c.VolumeMounts = volumeMounts()
 	c.SecurityContext = containerSecurityContext()
@@ -238,19 +222,14 @@ func podSpec(c corev1.Container, o PodOptions, rs RoleStorage, gracePeriod int64
 
 // placePod gives a role's pod its affinity and topology spread: the template's own when it sets
 // them, the placement's defaults otherwise (placement.go).
-func placePod(pod *corev1.PodSpec, o PodOptions, p Placement, cluster, role string) {
+func placePod(pod *corev1.PodSpec, o v1alpha1.PodOptions, p v1alpha1.Placement, cluster, role string) {
 	pod.Affinity = roleAffinity(o.Affinity, p, cluster, role)
 	pod.TopologySpreadConstraints = roleSpread(o.TopologySpreadConstraints, cluster, role)
 }
 
-func image(s *MemgraphClusterSpec) string {
-	if imageDigestRE.MatchString(s.Image.Tag) {
-		return s.Image.Repository + "@" + s.Image.Tag
-	}
-	return s.Image.Repository + ":" + s.Image.Tag
-}
+func image(s *v1alpha1.MemgraphClusterSpec) string { return s.Image.Reference() }
 
-func coordinatorPodSpec(mc *MemgraphCluster, n Network) corev1.PodSpec {
+func coordinatorPodSpec(mc *v1alpha1.MemgraphCluster, n Network) corev1.PodSpec {
 	s := &mc.Spec
 	p := s.CoordinatorTemplate.Probes
 	c := corev1.Container{
@@ -274,7 +253,7 @@ func coordinatorPodSpec(mc *MemgraphCluster, n Network) corev1.PodSpec {
 	return withClusterTLS(withBoltTLS(pod, s.TLS), s.TLS)
 }
 
-func dataPodSpec(mc *MemgraphCluster) corev1.PodSpec {
+func dataPodSpec(mc *v1alpha1.MemgraphCluster) corev1.PodSpec {
 	s := &mc.Spec
 	p := s.DataTemplate.Probes
 	c := corev1.Container{

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"strconv"
 
+	"github.com/memgraph-hooks/memgraph-hooks/api/v1alpha1"
 	appsv1 "k8s.io/api/apps/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
@@ -89,7 +90,7 @@ func (c *Cluster) children(r Rendering) ([]any, error) {
 	if r.MainPod != "" {
 		if _, ok := PodOrdinal(DataSetName(mc.Name), r.MainPod); !ok {
 			return nil, fmt.Errorf("the MAIN's pod %q is not a data pod of cluster %s (%s-<ordinal>)",
-				Clip(r.MainPod), mc.Name, DataSetName(mc.Name))
+				v1alpha1.Clip(r.MainPod), mc.Name, DataSetName(mc.Name))
 		}
 	}
 	coordinators, data := c.statefulSets(r.Replicas, r.Partitions, r.Restart, r.Agent.Image)

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/memgraph-hooks/memgraph-hooks/api/v1alpha1"
 )
 
 // RoleSet is one role's StatefulSet as a sync reads its evidence: its name, its first ordinal and
@@ -21,8 +23,8 @@ type RoleSet struct {
 // RoleSets are the cluster's two roles, coordinators first.
 func RoleSets(cluster string) [2]RoleSet {
 	return [2]RoleSet{
-		{CoordinatorSetName(cluster), FirstCoordinatorID, MaxCoordinators, "coordinators"},
-		{DataSetName(cluster), FirstDataOrdinal, MaxDataInstances, "data instances"},
+		{CoordinatorSetName(cluster), FirstCoordinatorID, v1alpha1.MaxCoordinators, "coordinators"},
+		{DataSetName(cluster), FirstDataOrdinal, v1alpha1.MaxDataInstances, "data instances"},
 	}
 }
 
@@ -40,7 +42,7 @@ func (r RoleSet) OrdinalBound(pod string, ignored *Warnings) int32 {
 		return 0
 	}
 	if n > int(r.Ceiling)+r.First-1 {
-		ignored.Addf("Pod %s: ordinal %s is %s", Clip(pod), Clip(strings.TrimPrefix(pod, r.Set+"-")), r.Beyond())
+		ignored.Addf("Pod %s: ordinal %s is %s", v1alpha1.Clip(pod), v1alpha1.Clip(strings.TrimPrefix(pod, r.Set+"-")), r.Beyond())
 		return 0
 	}
 	if n < r.First {
@@ -75,9 +77,9 @@ func (w Warnings) Render() []string {
 	}
 	out := append([]string{}, w...)
 	sort.Strings(out)
-	if len(out) > MaxWarnings {
-		rest := len(out) - (MaxWarnings - 1)
-		out = append(out[:MaxWarnings-1], fmt.Sprintf("and %d more ignored objects", rest))
+	if len(out) > v1alpha1.MaxWarnings {
+		rest := len(out) - (v1alpha1.MaxWarnings - 1)
+		out = append(out[:v1alpha1.MaxWarnings-1], fmt.Sprintf("and %d more ignored objects", rest))
 	}
 	return out
 }

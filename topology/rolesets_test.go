@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/memgraph-hooks/memgraph-hooks/api/v1alpha1"
 )
 
 func TestRoleSetReadsPodOrdinalsWithinItsCeiling(t *testing.T) {
@@ -19,8 +20,8 @@ func TestRoleSetReadsPodOrdinalsWithinItsCeiling(t *testing.T) {
 		ignoredIt bool
 	}{
 		{"the first coordinator", coordinators, "mg-coordinator-1", 1, 0, true, false},
-		{"the last coordinator allowed", coordinators, fmt.Sprintf("mg-coordinator-%d", MaxCoordinators), MaxCoordinators, MaxCoordinators - 1, true, false},
-		{"a coordinator beyond the ceiling", coordinators, fmt.Sprintf("mg-coordinator-%d", MaxCoordinators+1), 0, 0, false, true},
+		{"the last coordinator allowed", coordinators, fmt.Sprintf("mg-coordinator-%d", v1alpha1.MaxCoordinators), v1alpha1.MaxCoordinators, v1alpha1.MaxCoordinators - 1, true, false},
+		{"a coordinator beyond the ceiling", coordinators, fmt.Sprintf("mg-coordinator-%d", v1alpha1.MaxCoordinators+1), 0, 0, false, true},
 		{"below the first ordinal", coordinators, "mg-coordinator-0", 0, 0, false, false},
 		{"another set's pod", coordinators, "mg-data-0", 0, 0, false, false},
 		{"a data pod", data, "mg-data-2", 3, 2, true, false},
@@ -40,12 +41,12 @@ func TestRoleSetReadsPodOrdinalsWithinItsCeiling(t *testing.T) {
 
 func TestWarningsRenderSortedAndBounded(t *testing.T) {
 	var w Warnings
-	for i := MaxWarnings + 2; i > 0; i-- {
+	for i := v1alpha1.MaxWarnings + 2; i > 0; i-- {
 		w.Addf("warning %02d", i)
 	}
 	got := w.Render()
 	want := []string{}
-	for i := 1; i < MaxWarnings; i++ {
+	for i := 1; i < v1alpha1.MaxWarnings; i++ {
 		want = append(want, fmt.Sprintf("warning %02d", i))
 	}
 	want = append(want, "and 3 more ignored objects")

@@ -4,12 +4,14 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/memgraph-hooks/memgraph-hooks/api/v1alpha1"
+	"github.com/memgraph-hooks/memgraph-hooks/internal/apitest"
 )
 
-// everySecret is everyKnob with spec.auth set too: it names three Secrets.
-func everySecret() *MemgraphCluster {
-	mc := everyKnob()
-	mc.Spec.Auth = &Auth{SecretName: "graph-hook-auth"}
+// everySecret is apitest.EveryKnob with spec.auth set too: it names three Secrets.
+func everySecret() *v1alpha1.MemgraphCluster {
+	mc := apitest.EveryKnob()
+	mc.Spec.Auth = &v1alpha1.Auth{SecretName: "graph-hook-auth"}
 	return mc
 }
 
@@ -27,12 +29,12 @@ var (
 func TestMissingSecrets(t *testing.T) {
 	for _, tc := range []struct {
 		name     string
-		cluster  *MemgraphCluster
+		cluster  *v1alpha1.MemgraphCluster
 		existing []string
 		want     []MissingSecret
 	}{
-		{name: "the default license Secret exists", cluster: minimalCluster(), existing: []string{"memgraph-secrets"}},
-		{name: "the default license Secret is missing", cluster: minimalCluster(), existing: []string{"other"},
+		{name: "the default license Secret exists", cluster: apitest.MinimalCluster(), existing: []string{"memgraph-secrets"}},
+		{name: "the default license Secret is missing", cluster: apitest.MinimalCluster(), existing: []string{"other"},
 			want: []MissingSecret{defaultLicense}},
 		{name: "every named Secret is missing, in field order", cluster: everySecret(), existing: []string{"memgraph-secrets"},
 			want: []MissingSecret{prodLicense, prodTLS, prodAuth}},

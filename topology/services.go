@@ -1,6 +1,7 @@
 package topology
 
 import (
+	"github.com/memgraph-hooks/memgraph-hooks/api/v1alpha1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
@@ -17,7 +18,7 @@ func servicePort(name string, port int32) corev1.ServicePort {
 // headlessService governs a role's StatefulSet, giving each pod the DNS name it advertises.
 // publishNotReadyAddresses lets members find each other before they are ready, which a
 // coordinator needs to join Raft and a replica needs to be registered.
-func headlessService(mc *MemgraphCluster, name, role string, userLabels map[string]string, ports []corev1.ServicePort) *corev1.Service {
+func headlessService(mc *v1alpha1.MemgraphCluster, name, role string, userLabels map[string]string, ports []corev1.ServicePort) *corev1.Service {
 	return &corev1.Service{
 		TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "Service"},
 		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: mc.Namespace, Labels: roleLabels(mc.Name, role, userLabels)},
@@ -31,7 +32,7 @@ func headlessService(mc *MemgraphCluster, name, role string, userLabels map[stri
 	}
 }
 
-func coordinatorService(mc *MemgraphCluster) *corev1.Service {
+func coordinatorService(mc *v1alpha1.MemgraphCluster) *corev1.Service {
 	p := mc.Spec.Ports
 	return headlessService(mc, CoordinatorSetName(mc.Name), RoleCoordinator, mc.Spec.CoordinatorTemplate.Labels, []corev1.ServicePort{
 		servicePort(PortNameBolt, p.Bolt),
@@ -40,7 +41,7 @@ func coordinatorService(mc *MemgraphCluster) *corev1.Service {
 	})
 }
 
-func dataService(mc *MemgraphCluster) *corev1.Service {
+func dataService(mc *v1alpha1.MemgraphCluster) *corev1.Service {
 	p := mc.Spec.Ports
 	return headlessService(mc, DataSetName(mc.Name), RoleData, mc.Spec.DataTemplate.Labels, []corev1.ServicePort{
 		servicePort(PortNameBolt, p.Bolt),
@@ -51,7 +52,7 @@ func dataService(mc *MemgraphCluster) *corev1.Service {
 
 // clientService is a ClusterIP Service on the coordinators' Bolt port. Its clusterIP is left to
 // the API server (and is immutable there), so the desired object never names one.
-func clientService(mc *MemgraphCluster) *corev1.Service {
+func clientService(mc *v1alpha1.MemgraphCluster) *corev1.Service {
 	return &corev1.Service{
 		TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Service"},
 		ObjectMeta: metav1.ObjectMeta{
@@ -78,20 +79,20 @@ func ReadServiceName(cluster string) string { return cluster + "-ro" }
 // mainPod by LabelPodName. Before the MAIN is known mainPod is "", a pod name no pod has, so the
 // Service selects nothing rather than a replica that would refuse writes; the pass that learns or
 // moves the MAIN points it there (Rendering.MainPod).
-func writeService(mc *MemgraphCluster, mainPod string) *corev1.Service {
+func writeService(mc *v1alpha1.MemgraphCluster, mainPod string) *corev1.Service {
 	selector := RoleSelector(mc.Name, RoleData)
 	selector[LabelPodName] = mainPod
 	return dataClientService(mc, WriteServiceName(mc.Name), selector)
 }
 
 // readService is <cluster>-ro on the data instances' Bolt port, selecting every data pod.
-func readService(mc *MemgraphCluster) *corev1.Service {
+func readService(mc *v1alpha1.MemgraphCluster) *corev1.Service {
 	return dataClientService(mc, ReadServiceName(mc.Name), RoleSelector(mc.Name, RoleData))
 }
 
 // dataClientService is a ClusterIP Service on the data instances' Bolt port; like the client
 // Service, it names no clusterIP.
-func dataClientService(mc *MemgraphCluster, name string, selector map[string]string) *corev1.Service {
+func dataClientService(mc *v1alpha1.MemgraphCluster, name string, selector map[string]string) *corev1.Service {
 	return &corev1.Service{
 		TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Service"},
 		ObjectMeta: metav1.ObjectMeta{

@@ -3,6 +3,7 @@ package topology
 import (
 	"strconv"
 
+	"github.com/memgraph-hooks/memgraph-hooks/api/v1alpha1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/utils/ptr"
 )
@@ -22,7 +23,7 @@ func sysctlScript(n int64) string {
 // disabled. Writing a node-wide sysctl takes root and privilege, the one exception to the pod's
 // non-root security context. Every field the API server would default is spelled out, so the
 // stored container equals this one.
-func sysctlInitContainer(s SysctlInitContainer) (corev1.Container, bool) {
+func sysctlInitContainer(s v1alpha1.SysctlInitContainer) (corev1.Container, bool) {
 	if s.Enabled == nil || !*s.Enabled {
 		return corev1.Container{}, false
 	}

@@ -5,19 +5,20 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/memgraph-hooks/memgraph-hooks/api/v1alpha1"
 	"k8s.io/utils/ptr"
 )
 
 // The init container exists only when enabled, raises to maxMapCount with the chosen image, and
 // its command holds no "$(", which the kubelet would expand as an environment variable.
 func TestSysctlInitContainer(t *testing.T) {
-	if _, ok := sysctlInitContainer(SysctlInitContainer{Enabled: ptr.To(false), MaxMapCount: DefaultMaxMapCount, Image: "busybox"}); ok {
+	if _, ok := sysctlInitContainer(v1alpha1.SysctlInitContainer{Enabled: ptr.To(false), MaxMapCount: v1alpha1.DefaultMaxMapCount, Image: "busybox"}); ok {
 		t.Error("a disabled init container is rendered")
 	}
-	if _, ok := sysctlInitContainer(SysctlInitContainer{MaxMapCount: DefaultMaxMapCount, Image: "busybox"}); ok {
+	if _, ok := sysctlInitContainer(v1alpha1.SysctlInitContainer{MaxMapCount: v1alpha1.DefaultMaxMapCount, Image: "busybox"}); ok {
 		t.Error("an init container is rendered while enabled is unset")
 	}
-	c, ok := sysctlInitContainer(SysctlInitContainer{Enabled: ptr.To(true), MaxMapCount: 262144, Image: "busybox:1.37.0"})
+	c, ok := sysctlInitContainer(v1alpha1.SysctlInitContainer{Enabled: ptr.To(true), MaxMapCount: 262144, Image: "busybox:1.37.0"})
 	if !ok {
 		t.Fatal("an enabled init container is not rendered")
 	}

@@ -1,6 +1,7 @@
 package topology
 
 import (
+	"github.com/memgraph-hooks/memgraph-hooks/api/v1alpha1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/utils/ptr"
 )
@@ -22,7 +23,7 @@ const (
 )
 
 // boltTLSArgs are Memgraph's Bolt TLS flags when spec.tls is set.
-func boltTLSArgs(t *TLS) []string {
+func boltTLSArgs(t *v1alpha1.TLS) []string {
 	if t == nil {
 		return nil
 	}
@@ -32,7 +33,7 @@ func boltTLSArgs(t *TLS) []string {
 // withBoltTLS mounts the TLS Secret's certificate and key into the pod's container (ca.crt only
 // joins them for intra-cluster TLS, withClusterTLS: Bolt's server does not read it). Items are listed so that a Secret missing either key keeps the
 // pod from starting rather than starting Memgraph without its certificate.
-func withBoltTLS(p corev1.PodSpec, t *TLS) corev1.PodSpec {
+func withBoltTLS(p corev1.PodSpec, t *v1alpha1.TLS) corev1.PodSpec {
 	if t == nil {
 		return p
 	}

@@ -1,6 +1,9 @@
 package topology
 
-import metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+import (
+	"github.com/memgraph-hooks/memgraph-hooks/api/v1alpha1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
 
 // A cluster's user-access Secret, <cluster>-user-access, is a child of the MemgraphCluster that
 // holds what reaching the cluster's MAIN over Bolt takes — spec.tls's CA and spec.auth's
@@ -31,6 +34,16 @@ func UserAccessSecretName(cluster string) string { return cluster + "-user-acces
 func UserAccessSecret(c *Cluster, data, annotations map[string]string) (map[string]any, error) {
 	mc := c.mc
 	return opaqueSecret(metav1.ObjectMeta{Name: UserAccessSecretName(mc.Name), Namespace: mc.Namespace,
-		Labels:      map[string]string{LabelName: NameValue, LabelInstance: mc.Name, LabelComponent: RoleUser, LabelManagedBy: ManagedByValue},
+		Labels:      map[string]string{v1alpha1.LabelName: NameValue, v1alpha1.LabelInstance: mc.Name, v1alpha1.LabelComponent: RoleUser, v1alpha1.LabelManagedBy: ManagedByValue},
 		Annotations: annotations}, data)
+}
+
+// Role is the declared role of the cluster named name, and whether there is one.
+func (c *Cluster) Role(name string) (v1alpha1.ClusterRole, bool) {
+	for _, r := range c.mc.Spec.Roles {
+		if r.Name == name {
+			return r, true
+		}
+	}
+	return v1alpha1.ClusterRole{}, false
 }

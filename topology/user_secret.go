@@ -4,6 +4,7 @@ import (
 	"encoding/base64"
 	"fmt"
 
+	"github.com/memgraph-hooks/memgraph-hooks/api/v1alpha1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
@@ -15,8 +16,8 @@ const RoleUser = "user"
 // Service (a bolt:// client writes through it to the MAIN alone), and routingUri, neo4j://
 // routing through the coordinators' client Service; bolt+s:// and neo4j+s:// with spec.tls. Of a
 // cluster not admitted yet (nil), the defaults' (cluster.local, port 7687, plaintext).
-func UserURIs(u *MemgraphUser, c *Cluster) (uri, routingURI string) {
-	domain, port, secure := DefaultClusterDomain, DefaultBoltPort, false
+func UserURIs(u *v1alpha1.MemgraphUser, c *Cluster) (uri, routingURI string) {
+	domain, port, secure := v1alpha1.DefaultClusterDomain, v1alpha1.DefaultBoltPort, false
 	if c != nil {
 		n := c.Network()
 		domain, port, secure = n.ClusterDomain, n.Ports.Bolt, c.TLSSecretName() != ""
@@ -33,17 +34,17 @@ func UserURIs(u *MemgraphUser, c *Cluster) (uri, routingURI string) {
 // the API server stores it: the username, the password, the URIs of its cluster (c, nil when not
 // admitted yet), and the annotation naming the rotation request its password answers
 // (rotatedFor, "" for none).
-func UserSecret(u *MemgraphUser, c *Cluster, password, rotatedFor string) (map[string]any, error) {
+func UserSecret(u *v1alpha1.MemgraphUser, c *Cluster, password, rotatedFor string) (map[string]any, error) {
 	typed := &corev1.Secret{
 		TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Secret"},
 		ObjectMeta: metav1.ObjectMeta{
-			Name: UserSecretName(u.Name), Namespace: u.Namespace,
-			Labels: map[string]string{LabelName: NameValue, LabelInstance: u.Spec.Cluster, LabelComponent: RoleUser, LabelManagedBy: ManagedByValue},
+			Name: v1alpha1.UserSecretName(u.Name), Namespace: u.Namespace,
+			Labels: map[string]string{v1alpha1.LabelName: NameValue, v1alpha1.LabelInstance: u.Spec.Cluster, v1alpha1.LabelComponent: RoleUser, v1alpha1.LabelManagedBy: ManagedByValue},
 		},
 		Type: corev1.SecretTypeOpaque,
 	}
 	if rotatedFor != "" {
-		typed.Annotations = map[string]string{AnnotationRotatedFor: rotatedFor}
+		typed.Annotations = map[string]string{v1alpha1.AnnotationRotatedFor: rotatedFor}
 	}
 	m, err := toStoredForm(typed)
 	if err != nil {
@@ -51,7 +52,7 @@ func UserSecret(u *MemgraphUser, c *Cluster, password, rotatedFor string) (map[s
 	}
 	uri, routing := UserURIs(u, c)
 	enc := base64.StdEncoding.EncodeToString
-	m["data"] = map[string]any{UserUsernameKey: enc([]byte(u.Username())), UserPasswordKey: enc([]byte(password)),
-		UserURIKey: enc([]byte(uri)), UserRoutingURIKey: enc([]byte(routing))}
+	m["data"] = map[string]any{v1alpha1.UserUsernameKey: enc([]byte(u.Username())), v1alpha1.UserPasswordKey: enc([]byte(password)),
+		v1alpha1.UserURIKey: enc([]byte(uri)), v1alpha1.UserRoutingURIKey: enc([]byte(routing))}
 	return m, nil
 }

@@ -1,6 +1,7 @@
 package topology
 
 import (
+	"github.com/memgraph-hooks/memgraph-hooks/api/v1alpha1"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -12,7 +13,7 @@ import (
 // volumeClaimTemplates) depend only on the cluster name and on storage, which admission freezes,
 // so an in-place update never hits a field Kubernetes refuses to change.
 
-func coordinatorStatefulSet(mc *MemgraphCluster, n Network, replicas, partition int32) *appsv1.StatefulSet {
+func coordinatorStatefulSet(mc *v1alpha1.MemgraphCluster, n Network, replicas, partition int32) *appsv1.StatefulSet {
 	name := CoordinatorSetName(mc.Name)
 	o := mc.Spec.CoordinatorTemplate.PodOptions
 	sts := statefulSet(mc, name, RoleCoordinator, o.Labels, replicas, partition, coordinatorPodSpec(mc, n), mc.Spec.Storage.Coordinators)
@@ -22,7 +23,7 @@ func coordinatorStatefulSet(mc *MemgraphCluster, n Network, replicas, partition 
 	return sts
 }
 
-func dataStatefulSet(mc *MemgraphCluster, agentImage string, replicas, partition int32) *appsv1.StatefulSet {
+func dataStatefulSet(mc *v1alpha1.MemgraphCluster, agentImage string, replicas, partition int32) *appsv1.StatefulSet {
 	name := DataSetName(mc.Name)
 	o := mc.Spec.DataTemplate.PodOptions
 	pod := withBackupAgent(dataPodSpec(mc), mc.Name, agentImage)
@@ -37,8 +38,8 @@ func dataStatefulSet(mc *MemgraphCluster, agentImage string, replicas, partition
 // pod at a time by lowering it) and leaves maxUnavailable to the API server's default: a cluster
 // whose MaxUnavailableStatefulSet gate is off drops the field, and a desired value it drops
 // would be an update on every sync.
-func statefulSet(mc *MemgraphCluster, name, role string, userLabels map[string]string, replicas, partition int32,
-	pod corev1.PodSpec, rs RoleStorage) *appsv1.StatefulSet {
+func statefulSet(mc *v1alpha1.MemgraphCluster, name, role string, userLabels map[string]string, replicas, partition int32,
+	pod corev1.PodSpec, rs v1alpha1.RoleStorage) *appsv1.StatefulSet {
 	labels := roleLabels(mc.Name, role, userLabels)
 	policy := appsv1.PersistentVolumeClaimRetentionPolicyType(mc.Spec.Storage.RetentionPolicy)
 	return &appsv1.StatefulSet{
@@ -71,7 +72,7 @@ func statefulSet(mc *MemgraphCluster, name, role string, userLabels map[string]s
 // any server-filled difference would make it PUT every StatefulSet on every sync (its #566).
 // Sizes are resource.Quantity values and so serialise in canonical form (1024Mi becomes 1Gi), as
 // the server stores them.
-func volumeClaimTemplates(rs RoleStorage) []corev1.PersistentVolumeClaim {
+func volumeClaimTemplates(rs v1alpha1.RoleStorage) []corev1.PersistentVolumeClaim {
 	vcts := []corev1.PersistentVolumeClaim{claim(LibVolume, rs.LibPVCSize, rs.LibStorageAccessMode, rs.LibStorageClassName)}
 	if *rs.CreateLogStorageClaim {
 		vcts = append(vcts, claim(LogVolume, rs.LogPVCSize, rs.LogStorageAccessMode, rs.LogStorageClassName))
@@ -79,7 +80,7 @@ func volumeClaimTemplates(rs RoleStorage) []corev1.PersistentVolumeClaim {
 	return vcts
 }
 
-func claim(name string, size resource.Quantity, mode AccessMode, class string) corev1.PersistentVolumeClaim {
+func claim(name string, size resource.Quantity, mode v1alpha1.AccessMode, class string) corev1.PersistentVolumeClaim {
 	pvc := corev1.PersistentVolumeClaim{
 		TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "PersistentVolumeClaim"},
 		ObjectMeta: metav1.ObjectMeta{Name: name},
@@ -100,7 +101,7 @@ func claim(name string, size resource.Quantity, mode AccessMode, class string) c
 
 // templateAnnotations carries the MemgraphCluster's AnnotationRestartedAt into a pod template:
 // a new value is a new template revision, which the hook rolls out like any other.
-func templateAnnotations(mc *MemgraphCluster) map[string]string {
+func templateAnnotations(mc *v1alpha1.MemgraphCluster) map[string]string {
 	at, ok := mc.Annotations[AnnotationRestartedAt]
 	if !ok {
 		return nil

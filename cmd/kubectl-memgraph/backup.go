@@ -12,12 +12,12 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/memgraph-hooks/memgraph-hooks/topology"
+	"github.com/memgraph-hooks/memgraph-hooks/api/v1alpha1"
 )
 
 var (
-	backupsGVR   = topology.GroupVersion.WithResource(topology.BackupResource)
-	schedulesGVR = topology.GroupVersion.WithResource(topology.ScheduledBackupResource)
+	backupsGVR   = v1alpha1.GroupVersion.WithResource(v1alpha1.BackupResource)
+	schedulesGVR = v1alpha1.GroupVersion.WithResource(v1alpha1.ScheduledBackupResource)
 )
 
 // backupOptions are the backup verb's flags: the backup's deletion policy and timeout, from a
@@ -44,7 +44,7 @@ func (p *plugin) backupCommand() *cobra.Command {
 		if name == "" {
 			name = cluster + "-" + time.Now().UTC().Format("20060102-150405")
 		}
-		b := &topology.MemgraphBackup{TypeMeta: metav1.TypeMeta{APIVersion: topology.APIVersion, Kind: topology.BackupKind},
+		b := &v1alpha1.MemgraphBackup{TypeMeta: metav1.TypeMeta{APIVersion: v1alpha1.APIVersion, Kind: v1alpha1.BackupKind},
 			ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: s.namespace}, Spec: spec}
 		obj, err := runtime.DefaultUnstructuredConverter.ToUnstructured(b)
 		if err != nil {
@@ -77,8 +77,8 @@ func (p *plugin) backupCommand() *cobra.Command {
 	f := cmd.Flags()
 	f.StringVar(&o.name, "name", "", "the MemgraphBackup's name (default <cluster>-<UTC time>)")
 	f.StringVar(&o.fromSchedule, "from-schedule", "", "take the deletion policy and timeout of this MemgraphScheduledBackup's backupTemplate")
-	f.StringVar(&o.deletionPolicy, "deletion-policy", string(topology.BackupRetain), "Retain or Delete: what deleting the MemgraphBackup does to its objects")
-	f.StringVar(&o.backupTimeout, "backup-timeout", topology.DefaultBackupTimeout, "spec.timeout: how long the backup may take from its creation (10s to 168h)")
+	f.StringVar(&o.deletionPolicy, "deletion-policy", string(v1alpha1.BackupRetain), "Retain or Delete: what deleting the MemgraphBackup does to its objects")
+	f.StringVar(&o.backupTimeout, "backup-timeout", v1alpha1.DefaultBackupTimeout, "spec.timeout: how long the backup may take from its creation (10s to 168h)")
 	f.BoolVar(&o.dryRun, "dry-run", false, "print the MemgraphBackup instead of creating it")
 	f.BoolVar(&o.wait, "wait", false, "wait until the backup is Completed or Failed")
 	f.DurationVar(&o.timeout, "timeout", 30*time.Minute, "how long --wait waits")
@@ -86,23 +86,23 @@ func (p *plugin) backupCommand() *cobra.Command {
 }
 
 // spec is the MemgraphBackup spec of cluster the options describe, checked as admission would.
-func (o *backupOptions) spec(ctx context.Context, s *session, cluster string) (topology.MemgraphBackupSpec, error) {
-	var spec topology.MemgraphBackupSpec
+func (o *backupOptions) spec(ctx context.Context, s *session, cluster string) (v1alpha1.MemgraphBackupSpec, error) {
+	var spec v1alpha1.MemgraphBackupSpec
 	if o.fromSchedule != "" {
 		u, err := s.client.Resource(schedulesGVR).Namespace(s.namespace).Get(ctx, o.fromSchedule, metav1.GetOptions{})
 		if err != nil {
 			return spec, fmt.Errorf("MemgraphScheduledBackup %s: %w", o.fromSchedule, err)
 		}
-		var sb topology.MemgraphScheduledBackup
+		var sb v1alpha1.MemgraphScheduledBackup
 		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, &sb); err != nil {
 			return spec, err
 		}
 		spec = sb.Spec.BackupTemplate
 	} else {
-		spec = topology.MemgraphBackupSpec{DeletionPolicy: topology.BackupDeletionPolicy(o.deletionPolicy), Timeout: o.backupTimeout}
+		spec = v1alpha1.MemgraphBackupSpec{DeletionPolicy: v1alpha1.BackupDeletionPolicy(o.deletionPolicy), Timeout: o.backupTimeout}
 	}
 	spec.Cluster = cluster
-	if vs := topology.BackupViolations("spec", &spec); len(vs) > 0 {
+	if vs := v1alpha1.BackupViolations("spec", &spec); len(vs) > 0 {
 		return spec, usageError{fmt.Errorf("%s: %s", vs[0].Field, vs[0].Message)}
 	}
 	return spec, nil
@@ -131,15 +131,15 @@ func (s *session) waitBackup(ctx context.Context, name string, timeout time.Dura
 		if err != nil {
 			return err
 		}
-		var b topology.MemgraphBackup
+		var b v1alpha1.MemgraphBackup
 		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, &b); err != nil {
 			return err
 		}
 		switch b.Status.Phase {
-		case topology.BackupCompleted:
+		case v1alpha1.BackupCompleted:
 			fmt.Fprintf(s.out, "memgraphbackup/%s Completed: %s on %s, %d bytes at %s\n", name, b.Status.Snapshot, b.Status.Instance, b.Status.Size, b.Status.Key)
 			return nil
-		case topology.BackupFailed:
+		case v1alpha1.BackupFailed:
 			return fmt.Errorf("memgraphbackup/%s Failed (%s): %s", name, b.Status.Reason, b.Status.Error)
 		}
 		select {

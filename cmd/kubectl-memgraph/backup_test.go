@@ -12,7 +12,7 @@ import (
 	"k8s.io/client-go/dynamic"
 	dynamicfake "k8s.io/client-go/dynamic/fake"
 
-	"github.com/memgraph-hooks/memgraph-hooks/topology"
+	"github.com/memgraph-hooks/memgraph-hooks/api/v1alpha1"
 )
 
 const storedSchedule = `
@@ -51,13 +51,13 @@ func backupFakeClient(t *testing.T, objs ...runtime.Object) dynamic.Interface {
 	}, objs...)
 }
 
-func storedBackupSpec(t *testing.T, client dynamic.Interface, name string) topology.MemgraphBackupSpec {
+func storedBackupSpec(t *testing.T, client dynamic.Interface, name string) v1alpha1.MemgraphBackupSpec {
 	t.Helper()
 	u, err := client.Resource(backupsGVR).Namespace("prod").Get(context.Background(), name, metav1.GetOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	var b topology.MemgraphBackup
+	var b v1alpha1.MemgraphBackup
 	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, &b); err != nil {
 		t.Fatal(err)
 	}
@@ -74,7 +74,7 @@ func TestBackupVerbCreatesAMemgraphBackup(t *testing.T) {
 	if err != nil || out != "memgraphbackup/before-upgrade created\n" {
 		t.Fatalf("out %q, err %v", out, err)
 	}
-	want := topology.MemgraphBackupSpec{Cluster: "memgraph", DeletionPolicy: topology.BackupDelete, Timeout: "2h"}
+	want := v1alpha1.MemgraphBackupSpec{Cluster: "memgraph", DeletionPolicy: v1alpha1.BackupDelete, Timeout: "2h"}
 	if diff := cmp.Diff(want, storedBackupSpec(t, client, "before-upgrade")); diff != "" {
 		t.Errorf("spec from the schedule (-want +got):\n%s", diff)
 	}
@@ -82,14 +82,14 @@ func TestBackupVerbCreatesAMemgraphBackup(t *testing.T) {
 	if _, err := run(t, client, "backup", "memgraph", "--name", "by-flags", "--backup-timeout", "30m"); err != nil {
 		t.Fatal(err)
 	}
-	want = topology.MemgraphBackupSpec{Cluster: "memgraph", DeletionPolicy: topology.BackupRetain, Timeout: "30m"}
+	want = v1alpha1.MemgraphBackupSpec{Cluster: "memgraph", DeletionPolicy: v1alpha1.BackupRetain, Timeout: "30m"}
 	if diff := cmp.Diff(want, storedBackupSpec(t, client, "by-flags")); diff != "" {
 		t.Errorf("spec from the flags (-want +got):\n%s", diff)
 	}
 
 	for args, want := range map[string]string{
 		"backup nodest --name x":                       "MemgraphCluster prod/nodest has no spec.backup.destination",
-		"backup memgraph --name x --backup-timeout 5s": topology.MsgBackupTimeout,
+		"backup memgraph --name x --backup-timeout 5s": v1alpha1.MsgBackupTimeout,
 		"backup absent --name x":                       "MemgraphCluster prod/absent",
 	} {
 		if _, err := run(t, client, strings.Fields(args)...); err == nil || !strings.Contains(err.Error(), want) {

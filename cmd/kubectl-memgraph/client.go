@@ -15,11 +15,12 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/dynamic"
 
+	"github.com/memgraph-hooks/memgraph-hooks/api/v1alpha1"
 	"github.com/memgraph-hooks/memgraph-hooks/topology"
 )
 
 var (
-	clustersGVR     = topology.GroupVersion.WithResource(topology.Resource)
+	clustersGVR     = v1alpha1.GroupVersion.WithResource(v1alpha1.Resource)
 	podsGVR         = schema.GroupVersionResource{Version: "v1", Resource: "pods"}
 	statefulSetsGVR = schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "statefulsets"}
 )

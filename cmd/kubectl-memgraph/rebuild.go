@@ -15,6 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/memgraph-hooks/memgraph-hooks/api/v1alpha1"
 	"github.com/memgraph-hooks/memgraph-hooks/topology"
 )
 
@@ -105,7 +106,7 @@ func (s *session) startRebuild(ctx context.Context, mgc *unstructured.Unstructur
 	cluster := mgc.GetName()
 	data, found, _ := unstructured.NestedInt64(mgc.Object, "spec", "dataInstances")
 	if !found {
-		data = int64(topology.DefaultDataInstances)
+		data = int64(v1alpha1.DefaultDataInstances)
 	}
 	n, ok := topology.ParseDataInstanceName(instance)
 	if !ok || !instanceRE.MatchString(instance) || int64(n) >= data {
@@ -212,13 +213,13 @@ func held(mgc *unstructured.Unstructured, instance string) (done bool, progress,
 	if r == nil || r.Instance != instance {
 		return false, "waiting for the hook to take the rebuild of " + instance + " up", ""
 	}
-	msg := conditionMessage(st, topology.ConditionRebuild)
+	msg := conditionMessage(st, v1alpha1.ConditionRebuild)
 	switch {
-	case r.Phase == topology.RebuildRefused && msg == "":
+	case r.Phase == v1alpha1.RebuildRefused && msg == "":
 		return false, "", "status.rebuild.phase is Refused"
-	case r.Phase == topology.RebuildRefused:
+	case r.Phase == v1alpha1.RebuildRefused:
 		return false, "", msg
-	case r.Phase != topology.RebuildHeld:
+	case r.Phase != v1alpha1.RebuildHeld:
 		return false, fmt.Sprintf("%s: %s", r.Phase, msg), ""
 	}
 	for _, rep := range st.Replicas {
@@ -241,19 +242,19 @@ func replicating(mgc *unstructured.Unstructured, instance string) (bool, string,
 	}
 	for _, rep := range st.Replicas {
 		if rep.Name == instance {
-			return topology.ReplicaStateHealthy(rep.State), fmt.Sprintf("%s is registered: %s", instance, dash(rep.State)), nil
+			return v1alpha1.ReplicaStateHealthy(rep.State), fmt.Sprintf("%s is registered: %s", instance, dash(rep.State)), nil
 		}
 	}
 	return false, fmt.Sprintf("waiting for %s to be registered again (the MAIN's SHOW REPLICAS is read every 30 s)", instance), nil
 }
 
-func clusterStatus(mgc *unstructured.Unstructured) (topology.MemgraphClusterStatus, error) {
-	var mc topology.MemgraphCluster
+func clusterStatus(mgc *unstructured.Unstructured) (v1alpha1.MemgraphClusterStatus, error) {
+	var mc v1alpha1.MemgraphCluster
 	err := runtime.DefaultUnstructuredConverter.FromUnstructured(mgc.Object, &mc)
 	return mc.Status, err
 }
 
-func conditionMessage(st topology.MemgraphClusterStatus, t topology.ConditionType) string {
+func conditionMessage(st v1alpha1.MemgraphClusterStatus, t v1alpha1.ConditionType) string {
 	for _, c := range st.Conditions {
 		if c.Type == string(t) {
 			return c.Message

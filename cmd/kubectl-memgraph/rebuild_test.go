@@ -19,6 +19,7 @@ import (
 	dynamicfake "k8s.io/client-go/dynamic/fake"
 	clienttesting "k8s.io/client-go/testing"
 
+	"github.com/memgraph-hooks/memgraph-hooks/api/v1alpha1"
 	"github.com/memgraph-hooks/memgraph-hooks/topology"
 )
 
@@ -86,7 +87,7 @@ func (w *rebuildWorld) step(ctx context.Context) {
 	st, _ := clusterStatus(mgc)
 	target := mgc.GetAnnotations()[topology.AnnotationRebuild]
 	var rebuild any
-	replicas := []topology.ReplicaStatus{}
+	replicas := []v1alpha1.ReplicaStatus{}
 	for _, r := range st.Replicas {
 		if r.Name != target {
 			replicas = append(replicas, r)
@@ -94,14 +95,14 @@ func (w *rebuildWorld) step(ctx context.Context) {
 	}
 	switch {
 	case target == "instance_1": // the MAIN
-		rebuild = topology.RebuildStatus{Instance: target, Phase: topology.RebuildRefused}
+		rebuild = v1alpha1.RebuildStatus{Instance: target, Phase: v1alpha1.RebuildRefused}
 	case target != "":
 		w.unregistered[target] = true
-		rebuild = topology.RebuildStatus{Instance: target, Phase: topology.RebuildHeld}
+		rebuild = v1alpha1.RebuildStatus{Instance: target, Phase: v1alpha1.RebuildHeld}
 	}
 	for name, gone := range w.unregistered {
 		if gone && target != name {
-			replicas = append(replicas, topology.ReplicaStatus{Name: name, SyncMode: "async", State: "ready", Since: metav1.Now()})
+			replicas = append(replicas, v1alpha1.ReplicaStatus{Name: name, SyncMode: "async", State: "ready", Since: metav1.Now()})
 			w.unregistered[name] = false
 		}
 	}
@@ -127,7 +128,7 @@ func (w *rebuildWorld) deletions() []string {
 	return out
 }
 
-func (w *rebuildWorld) cluster(t *testing.T) (map[string]string, topology.MemgraphClusterStatus) {
+func (w *rebuildWorld) cluster(t *testing.T) (map[string]string, v1alpha1.MemgraphClusterStatus) {
 	t.Helper()
 	mgc, err := w.client.Resource(clustersGVR).Namespace("prod").Get(context.Background(), "memgraph", metav1.GetOptions{})
 	if err != nil {

@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 
+	"github.com/memgraph-hooks/memgraph-hooks/api/v1alpha1"
 	"github.com/memgraph-hooks/memgraph-hooks/planner"
 	"github.com/memgraph-hooks/memgraph-hooks/topology"
 )
@@ -21,7 +22,7 @@ import (
 // MAIN reports it, the conditions, the rollout and the last operations.
 // It reads the stored MemgraphCluster and its pods only; lag lives in Memgraph, not in the API.
 func printStatus(w io.Writer, mgc *unstructured.Unstructured, pods []corev1.Pod, now time.Time) error {
-	var mc topology.MemgraphCluster
+	var mc v1alpha1.MemgraphCluster
 	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(mgc.Object, &mc); err != nil {
 		return fmt.Errorf("MemgraphCluster %s: %w", mgc.GetName(), err)
 	}
@@ -75,7 +76,7 @@ func printStatus(w io.Writer, mgc *unstructured.Unstructured, pods []corev1.Pod,
 	fmt.Fprintf(w, "  coordinators %d/%d ready, data instances %d/%d ready\n",
 		st.Pods.Coordinators.Ready, st.Pods.Coordinators.Desired, st.Pods.DataInstances.Ready, st.Pods.DataInstances.Desired)
 	for _, c := range st.Conditions {
-		if c.Type == string(topology.ConditionUpdated) {
+		if c.Type == string(v1alpha1.ConditionUpdated) {
 			fmt.Fprintf(w, "  %s: %s\n", c.Reason, c.Message)
 		}
 	}
@@ -97,14 +98,14 @@ func printStatus(w io.Writer, mgc *unstructured.Unstructured, pods []corev1.Pod,
 
 // neverReported is true of a cluster the hook has never written a status for: every status it
 // writes carries the conditions.
-func neverReported(st topology.MemgraphClusterStatus) bool {
+func neverReported(st v1alpha1.MemgraphClusterStatus) bool {
 	return len(st.Conditions) == 0
 }
 
 type member struct{ name, role, pod, node, ready, image string }
 
 // members lists the declared members, coordinators first, each with what its pod shows.
-func members(mc topology.MemgraphCluster, pods []corev1.Pod) []member {
+func members(mc v1alpha1.MemgraphCluster, pods []corev1.Pod) []member {
 	byName := map[string]corev1.Pod{}
 	for _, p := range pods {
 		byName[p.Name] = p
@@ -203,7 +204,7 @@ func age(now, t time.Time) string {
 // printNodes lists the nodes the members' pods run on, what each holds and what its loss alone
 // would take: the Raft majority or every copy of the data that is surely up to date, as the
 // HighlyAvailable condition judges it (planner.SingleNodeRisks, with the MAIN of the status).
-func printNodes(w io.Writer, mc topology.MemgraphCluster, ms []member) error {
+func printNodes(w io.Writer, mc v1alpha1.MemgraphCluster, ms []member) error {
 	held := map[string][]string{}
 	var nodes []string
 	for _, m := range ms {
@@ -235,7 +236,7 @@ func printNodes(w io.Writer, mc topology.MemgraphCluster, ms []member) error {
 
 // nodeRisks says, by node, what its loss alone takes; nothing when the stored spec does not
 // admit (the API server would not have stored it).
-func nodeRisks(mc topology.MemgraphCluster, ms []member) map[string]string {
+func nodeRisks(mc v1alpha1.MemgraphCluster, ms []member) map[string]string {
 	c, err := topology.NewCluster(&mc)
 	if err != nil {
 		return nil
@@ -262,7 +263,7 @@ func nodeRisks(mc topology.MemgraphCluster, ms []member) map[string]string {
 
 // printReplicas lists status.replicas: each replica the MAIN's SHOW REPLICAS lists, in Memgraph's
 // words, and since when its health has held; then a rebuild the cluster's annotation asks for.
-func printReplicas(w io.Writer, st topology.MemgraphClusterStatus, now time.Time) error {
+func printReplicas(w io.Writer, st v1alpha1.MemgraphClusterStatus, now time.Time) error {
 	if len(st.Replicas) > 0 {
 		fmt.Fprintf(w, "\nReplicas (SHOW REPLICAS on MAIN %s):\n", dash(st.Main))
 		tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)

@@ -17,14 +17,14 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 
-	"github.com/memgraph-hooks/memgraph-hooks/topology"
+	"github.com/memgraph-hooks/memgraph-hooks/api/v1alpha1"
 )
 
-var usersGVR = topology.GroupVersion.WithResource(topology.UserResource)
+var usersGVR = v1alpha1.GroupVersion.WithResource(v1alpha1.UserResource)
 
 // users are the MemgraphUsers of cluster in the session's namespace, by name; none when the
 // MemgraphUser CRD is not installed.
-func (s *session) users(ctx context.Context, cluster string) ([]topology.MemgraphUser, error) {
+func (s *session) users(ctx context.Context, cluster string) ([]v1alpha1.MemgraphUser, error) {
 	list, err := s.client.Resource(usersGVR).Namespace(s.namespace).List(ctx, listAll)
 	if apierrors.IsNotFound(err) {
 		return nil, nil
@@ -32,9 +32,9 @@ func (s *session) users(ctx context.Context, cluster string) ([]topology.Memgrap
 	if err != nil {
 		return nil, fmt.Errorf("MemgraphUsers of %s/%s: %w", s.namespace, cluster, err)
 	}
-	var out []topology.MemgraphUser
+	var out []v1alpha1.MemgraphUser
 	for _, item := range list.Items {
-		var u topology.MemgraphUser
+		var u v1alpha1.MemgraphUser
 		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(item.Object, &u); err != nil {
 			return nil, err
 		}
@@ -42,13 +42,13 @@ func (s *session) users(ctx context.Context, cluster string) ([]topology.Memgrap
 			out = append(out, u)
 		}
 	}
-	slices.SortFunc(out, func(a, b topology.MemgraphUser) int { return strings.Compare(a.Name, b.Name) })
+	slices.SortFunc(out, func(a, b v1alpha1.MemgraphUser) int { return strings.Compare(a.Name, b.Name) })
 	return out, nil
 }
 
 // printUsers writes the status command's Users section: each MemgraphUser of the cluster with
 // its Memgraph user, phase, roles, privileges in force, Secret and why it is not Ready.
-func printUsers(w io.Writer, users []topology.MemgraphUser) error {
+func printUsers(w io.Writer, users []v1alpha1.MemgraphUser) error {
 	fmt.Fprintln(w, "\nUsers:")
 	if len(users) == 0 {
 		fmt.Fprintln(w, "  none")
@@ -95,12 +95,12 @@ func (p *plugin) rotatePasswordCommand() *cobra.Command {
 	return cmd
 }
 
-func (s *session) user(ctx context.Context, name string) (*topology.MemgraphUser, error) {
+func (s *session) user(ctx context.Context, name string) (*v1alpha1.MemgraphUser, error) {
 	raw, err := s.client.Resource(usersGVR).Namespace(s.namespace).Get(ctx, name, metav1.GetOptions{})
 	if err != nil {
 		return nil, fmt.Errorf("MemgraphUser %s/%s: %w", s.namespace, name, err)
 	}
-	var u topology.MemgraphUser
+	var u v1alpha1.MemgraphUser
 	return &u, runtime.DefaultUnstructuredConverter.FromUnstructured(raw.Object, &u)
 }
 
@@ -117,14 +117,14 @@ func (s *session) rotatePassword(ctx context.Context, name, request string, dryR
 	}
 	if dryRun {
 		fmt.Fprintf(s.out, "# rotate-password (dry run, nothing applied)\nkubectl annotate memgraphuser/%s %s=%s --overwrite -n %s\n",
-			name, topology.AnnotationRotatePassword, request, s.namespace)
+			name, v1alpha1.AnnotationRotatePassword, request, s.namespace)
 		return nil
 	}
-	patch := fmt.Sprintf(`{"metadata":{"annotations":{%q:%q}}}`, topology.AnnotationRotatePassword, request)
+	patch := fmt.Sprintf(`{"metadata":{"annotations":{%q:%q}}}`, v1alpha1.AnnotationRotatePassword, request)
 	if _, err := s.client.Resource(usersGVR).Namespace(s.namespace).Patch(ctx, name, types.MergePatchType, []byte(patch), metav1.PatchOptions{}); err != nil {
 		return fmt.Errorf("annotate MemgraphUser %s/%s: %w", s.namespace, name, err)
 	}
-	fmt.Fprintf(s.out, "memgraphuser.memgraph.com/%s annotated: %s=%s\n", name, topology.AnnotationRotatePassword, request)
+	fmt.Fprintf(s.out, "memgraphuser.memgraph.com/%s annotated: %s=%s\n", name, v1alpha1.AnnotationRotatePassword, request)
 	if !wait {
 		return nil
 	}
@@ -136,7 +136,7 @@ func (s *session) rotatePassword(ctx context.Context, name, request string, dryR
 		if err != nil {
 			return err
 		}
-		if v := u.Status.AppliedPasswordVersion; v != before && v != "" && u.Status.Phase == topology.UserReady {
+		if v := u.Status.AppliedPasswordVersion; v != before && v != "" && u.Status.Phase == v1alpha1.UserReady {
 			fmt.Fprintf(s.out, "memgraphuser/%s: the new password of Secret %s is in force (%s)\n", name, u.PasswordSecretName(), v)
 			return nil
 		}

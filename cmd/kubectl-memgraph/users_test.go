@@ -11,7 +11,7 @@ import (
 	dynamicfake "k8s.io/client-go/dynamic/fake"
 	k8stesting "k8s.io/client-go/testing"
 
-	"github.com/memgraph-hooks/memgraph-hooks/topology"
+	"github.com/memgraph-hooks/memgraph-hooks/api/v1alpha1"
 )
 
 const storedUsers = `
@@ -121,5 +121,5 @@ func annotation(t *testing.T, client dynamic.Interface, name string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return obj.(*unstructured.Unstructured).GetAnnotations()[topology.AnnotationRotatePassword]
+	return obj.(*unstructured.Unstructured).GetAnnotations()[v1alpha1.AnnotationRotatePassword]
 }

@@ -10,6 +10,7 @@ import (
 	jsonpatch "gopkg.in/evanphx/json-patch.v4"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/memgraph-hooks/memgraph-hooks/api/v1alpha1"
 	"github.com/memgraph-hooks/memgraph-hooks/topology"
 )
 
@@ -28,7 +29,7 @@ type change struct {
 // generation (annotations do not bump it: then any observation counts), or for restart the
 // rollout of RestartedAt into both pod templates.
 type waitFor struct {
-	Type        topology.ConditionType
+	Type        v1alpha1.ConditionType
 	Status      string
 	RestartedAt string
 }
@@ -36,7 +37,7 @@ type waitFor struct {
 var instanceRE = regexp.MustCompile(`^instance_(0|[1-9][0-9]*)$`)
 
 // plan builds verb's change for the stored object mgc, refusing with the reason what admission
-// would refuse (the patched object must pass topology.ValidateUpdate, the Go twin of the CRD's
+// would refuse (the patched object must pass v1alpha1.ValidateUpdate, the Go twin of the CRD's
 // rules) and what cannot mean anything (a switchover to an instance that is not declared).
 func plan(verb string, mgc *unstructured.Unstructured, to string, now time.Time) (change, error) {
 	name := mgc.GetName()
@@ -64,41 +65,41 @@ func plan(verb string, mgc *unstructured.Unstructured, to string, now time.Time)
 	case "switchover":
 		m := instanceRE.FindStringSubmatch(to)
 		if m == nil {
-			return c, fmt.Errorf("--to %q: %s", to, topology.MsgPreferredMain)
+			return c, fmt.Errorf("--to %q: %s", to, v1alpha1.MsgPreferredMain)
 		}
 		n, _ := strconv.Atoi(m[1])
 		data, found, _ := unstructured.NestedInt64(mgc.Object, "spec", "dataInstances")
 		if !found {
-			data = int64(topology.DefaultDataInstances)
+			data = int64(v1alpha1.DefaultDataInstances)
 		}
 		if int64(n) >= data {
-			return c, fmt.Errorf("--to %s: %s (cluster %s declares %d data instances)", to, topology.MsgPreferredDeclared, name, data)
+			return c, fmt.Errorf("--to %s: %s (cluster %s declares %d data instances)", to, v1alpha1.MsgPreferredDeclared, name, data)
 		}
 		if hibernated {
 			return c, fmt.Errorf("cluster %s is hibernated: no instance runs to take MAIN over; wake it first (kubectl memgraph wake %s)", name, name)
 		}
 		patchSpec("preferredMain", to)
-		c.Wait = waitFor{Type: topology.ConditionConverged, Status: "True"}
+		c.Wait = waitFor{Type: v1alpha1.ConditionConverged, Status: "True"}
 	case "pause":
 		v := "true"
 		annotate(topology.AnnotationPaused, &v)
-		c.Wait = waitFor{Type: topology.ConditionPaused, Status: "True"}
+		c.Wait = waitFor{Type: v1alpha1.ConditionPaused, Status: "True"}
 	case "resume":
 		annotate(topology.AnnotationPaused, nil)
-		c.Wait = waitFor{Type: topology.ConditionPaused, Status: "False"}
+		c.Wait = waitFor{Type: v1alpha1.ConditionPaused, Status: "False"}
 	case "hibernate":
 		patchSpec("hibernate", true)
-		c.Wait = waitFor{Type: topology.ConditionHibernated, Status: "True"}
+		c.Wait = waitFor{Type: v1alpha1.ConditionHibernated, Status: "True"}
 	case "wake":
 		patchSpec("hibernate", false)
-		c.Wait = waitFor{Type: topology.ConditionConverged, Status: "True"}
+		c.Wait = waitFor{Type: v1alpha1.ConditionConverged, Status: "True"}
 	case "restart":
 		if hibernated {
 			return c, fmt.Errorf("cluster %s is hibernated: it runs no pod to restart; wake it first (kubectl memgraph wake %s)", name, name)
 		}
 		v := now.UTC().Format(time.RFC3339)
 		annotate(topology.AnnotationRestartedAt, &v)
-		c.Wait = waitFor{Type: topology.ConditionConverged, Status: "True", RestartedAt: v}
+		c.Wait = waitFor{Type: v1alpha1.ConditionConverged, Status: "True", RestartedAt: v}
 	default:
 		return c, fmt.Errorf("unknown verb %q", verb)
 	}
@@ -106,7 +107,7 @@ func plan(verb string, mgc *unstructured.Unstructured, to string, now time.Time)
 }
 
 // admits applies patch to mgc and checks the result as the API server would: the CRD's rules
-// and its transition rules (topology.ValidateUpdate).
+// and its transition rules (v1alpha1.ValidateUpdate).
 func admits(mgc *unstructured.Unstructured, patch string) error {
 	oldRaw, err := json.Marshal(mgc.Object)
 	if err != nil {
@@ -116,15 +117,15 @@ func admits(mgc *unstructured.Unstructured, patch string) error {
 	if err != nil {
 		return fmt.Errorf("apply the patch: %w", err)
 	}
-	old, err := topology.DecodeCluster(oldRaw)
+	old, err := v1alpha1.DecodeCluster(oldRaw)
 	if err != nil {
 		return fmt.Errorf("the stored MemgraphCluster %s: %w", mgc.GetName(), err)
 	}
-	patched, err := topology.DecodeCluster(newRaw)
+	patched, err := v1alpha1.DecodeCluster(newRaw)
 	if err != nil {
 		return fmt.Errorf("the patched MemgraphCluster %s: %w", mgc.GetName(), err)
 	}
-	if err := topology.ValidateUpdate(old, patched); err != nil {
+	if err := v1alpha1.ValidateUpdate(old, patched); err != nil {
 		return fmt.Errorf("admission would refuse it: %w", err)
 	}
 	return nil

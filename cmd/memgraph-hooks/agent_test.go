@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/memgraph-hooks/memgraph-hooks/backup"
+	"github.com/memgraph-hooks/memgraph-hooks/hooks/backupcontroller"
 	"github.com/memgraph-hooks/memgraph-hooks/internal/s3test"
 	"github.com/memgraph-hooks/memgraph-hooks/memgraph/sim"
 )
@@ -88,8 +89,8 @@ func TestAgentBacksUpAndTakesARotatedToken(t *testing.T) {
 	go func() { _, _ = io.Copy(io.Discard, stderr) }()
 	_, port, _ := net.SplitHostPort(serving.Listen)
 	addr := net.JoinHostPort("data-0.db.svc", port)
-	client := func(token string) *backup.AgentClient {
-		c, err := backup.NewAgentClient(backup.AgentClientConfig{Token: token, CAPEM: material.CA,
+	client := func(token string) *backupcontroller.AgentClient {
+		c, err := backupcontroller.NewAgentClient(backupcontroller.AgentClientConfig{Token: token, CAPEM: material.CA,
 			Resolve: func(string) string { return serving.Listen }})
 		must(t, err)
 		return c
@@ -113,7 +114,7 @@ func TestAgentBacksUpAndTakesARotatedToken(t *testing.T) {
 	}
 
 	must(t, os.WriteFile(filepath.Join(dir, "token"), []byte("second-token-0123456789\n"), 0o600))
-	var ae *backup.AgentError
+	var ae *backupcontroller.AgentError
 	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(20 * time.Millisecond) {
 		_, err = client("first-token-0123456789").Status(ctx, addr, "job-1")
 		if errors.As(err, &ae) && ae.StatusCode == 401 {

@@ -15,10 +15,10 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/memgraph-hooks/memgraph-hooks/api/v1alpha1"
 	"github.com/memgraph-hooks/memgraph-hooks/hooks"
 	"github.com/memgraph-hooks/memgraph-hooks/memgraph"
 	"github.com/memgraph-hooks/memgraph-hooks/memgraph/bolt"
-	"github.com/memgraph-hooks/memgraph-hooks/topology"
 )
 
 // The debugging walk-through of docs/operations.md: --simulate serves the example cluster, and the example
@@ -59,8 +59,8 @@ func TestSimulateServesTheExampleCluster(t *testing.T) {
 		if w := stdcmp.Or(want[c.Type], "True"); c.Status != w {
 			t.Errorf("%s = %s (%s), want %s", c.Type, c.Status, c.Reason, w)
 		}
-		if c.Type == "Converged" && c.Reason != string(topology.ReasonDisruptionBudgetMoving) {
-			t.Errorf("Converged reason %s, want %s", c.Reason, topology.ReasonDisruptionBudgetMoving)
+		if c.Type == "Converged" && c.Reason != string(v1alpha1.ReasonDisruptionBudgetMoving) {
+			t.Errorf("Converged reason %s, want %s", c.Reason, v1alpha1.ReasonDisruptionBudgetMoving)
 		}
 	}
 	if m := world.Misuses(); len(m) > 0 {

@@ -37,6 +37,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
 
+	"github.com/memgraph-hooks/memgraph-hooks/api/v1alpha1"
 	"github.com/memgraph-hooks/memgraph-hooks/e2e/env"
 	"github.com/memgraph-hooks/memgraph-hooks/memgraph/bolt"
 	"github.com/memgraph-hooks/memgraph-hooks/memgraph/sim"
@@ -260,7 +261,7 @@ func (p *Pods) reconcile(pods []corev1.Pod, claimUID map[string]types.UID) []*co
 	var started []*corev1.Pod
 	for i := range pods {
 		pod := &pods[i]
-		role := pod.Labels[topology.LabelComponent]
+		role := pod.Labels[v1alpha1.LabelComponent]
 		if role != topology.RoleCoordinator && role != topology.RoleData {
 			continue
 		}

@@ -8,6 +8,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/memgraph-hooks/memgraph-hooks/api/v1alpha1"
 	"github.com/memgraph-hooks/memgraph-hooks/memgraph/sim"
 	"github.com/memgraph-hooks/memgraph-hooks/topology"
 )
@@ -70,7 +71,7 @@ func TestImageTagIsTheMemgraphContainersTag(t *testing.T) {
 // dataPod is a scheduled data Pod on claim lib-c-data-1 running image.
 func dataPod(uid types.UID, image string) corev1.Pod {
 	pod := podWithClaims("lib-c-data-1")
-	pod.UID, pod.Labels, pod.Spec.NodeName = uid, map[string]string{topology.LabelComponent: topology.RoleData}, "node"
+	pod.UID, pod.Labels, pod.Spec.NodeName = uid, map[string]string{v1alpha1.LabelComponent: topology.RoleData}, "node"
 	pod.Spec.Containers = []corev1.Container{{Name: topology.ContainerName, Image: image, Ports: []corev1.ContainerPort{
 		{Name: topology.PortNameBolt, ContainerPort: 7687}, {Name: topology.PortNameManagement, ContainerPort: 10000}}}}
 	return *pod

@@ -7,7 +7,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/memgraph-hooks/memgraph-hooks/topology"
+	"github.com/memgraph-hooks/memgraph-hooks/api/v1alpha1"
 )
 
 // backupSeriesTTL is how long a backup gauge outlives the last hook call that set it: three
@@ -58,7 +58,7 @@ func newBackupMetrics(now func() time.Time, ttl time.Duration) *BackupMetrics {
 }
 
 // BackupEnded counts a backup that completed or failed.
-func (m *BackupMetrics) BackupEnded(namespace, cluster string, phase topology.BackupPhase) {
+func (m *BackupMetrics) BackupEnded(namespace, cluster string, phase v1alpha1.BackupPhase) {
 	m.Ended.WithLabelValues(namespace, cluster, strings.ToLower(string(phase))).Inc()
 }
 

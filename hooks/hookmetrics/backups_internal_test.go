@@ -9,7 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/memgraph-hooks/memgraph-hooks/topology"
+	"github.com/memgraph-hooks/memgraph-hooks/api/v1alpha1"
 )
 
 // backupScrape is every backup series reg exposes, as `name{label=value,…} value` lines, sorted.
@@ -48,9 +48,9 @@ func TestBackupMetrics(t *testing.T) {
 		t.Fatal(err)
 	}
 	at := time.Date(2026, 3, 4, 3, 0, 0, 0, time.UTC)
-	m.BackupEnded("db", "mg", topology.BackupCompleted)
-	m.BackupEnded("db", "mg", topology.BackupFailed)
-	m.BackupEnded("db", "mg", topology.BackupCompleted)
+	m.BackupEnded("db", "mg", v1alpha1.BackupCompleted)
+	m.BackupEnded("db", "mg", v1alpha1.BackupFailed)
+	m.BackupEnded("db", "mg", v1alpha1.BackupCompleted)
 	m.BackupSucceeded("db", "mg", at)
 	m.BackupSucceeded("db", "mg", at.Add(-time.Hour)) // an older one, seen later by another call
 	m.ScheduleObserved("db", "mg", "nightly", 24*time.Hour, at.Add(-48*time.Hour))

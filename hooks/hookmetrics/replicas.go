@@ -6,9 +6,9 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/memgraph-hooks/memgraph-hooks/api/v1alpha1"
 	"github.com/memgraph-hooks/memgraph-hooks/memgraph"
 	"github.com/memgraph-hooks/memgraph-hooks/planner"
-	"github.com/memgraph-hooks/memgraph-hooks/topology"
 )
 
 // ReplicaRefresh is how often a cluster's MAIN is asked SHOW REPLICAS for the replicas' health
@@ -57,7 +57,7 @@ func (g *ReplicaGauges) vecs() []*prometheus.GaugeVec {
 
 // Set records a sync's replica records and the problems Degraded reports among them, and
 // expires the clusters not synced for ttl.
-func (g *ReplicaGauges) Set(namespace, name string, records []topology.ReplicaStatus, problems []planner.ReplicaProblem) {
+func (g *ReplicaGauges) Set(namespace, name string, records []v1alpha1.ReplicaStatus, problems []planner.ReplicaProblem) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	now := g.now()
@@ -82,7 +82,7 @@ func (g *ReplicaGauges) Set(namespace, name string, records []topology.ReplicaSt
 		if !slices.Contains(listed, instance) {
 			g.state.DeletePartialMatch(prometheus.Labels{"namespace": namespace, "name": name, "instance": instance})
 		}
-		for _, reason := range []topology.ConditionReason{topology.ReasonReplicaDiverged, topology.ReasonReplicaStuck} {
+		for _, reason := range []v1alpha1.ConditionReason{v1alpha1.ReasonReplicaDiverged, v1alpha1.ReasonReplicaStuck} {
 			if !reported[[2]string{instance, string(reason)}] {
 				g.degraded.DeleteLabelValues(namespace, name, instance, string(reason))
 			}

@@ -12,6 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/memgraph-hooks/memgraph-hooks/api/v1alpha1"
 	"github.com/memgraph-hooks/memgraph-hooks/hooks/clustersecrets"
 	"github.com/memgraph-hooks/memgraph-hooks/hooks/wire"
 	"github.com/memgraph-hooks/memgraph-hooks/memgraph"
@@ -121,7 +122,7 @@ func TestUserAccessRoundTrip(t *testing.T) {
 // or why it waits for another copy instead (then it reaches nothing).
 func usableAccess(c *topology.Cluster, s *secret) (Reach, string) {
 	r, access := readAccess(c, s)
-	u := &topology.MemgraphUser{ObjectMeta: metav1.ObjectMeta{Name: "app", Namespace: c.Namespace()}, Spec: topology.MemgraphUserSpec{Cluster: c.Name()}}
+	u := &v1alpha1.MemgraphUser{ObjectMeta: metav1.ObjectMeta{Name: "app", Namespace: c.Namespace()}, Spec: v1alpha1.MemgraphUserSpec{Cluster: c.Name()}}
 	step := planner.NextUser(&planner.UserPass{User: u, Cluster: c, Access: access, Password: planner.UserPassword{Version: "app-pw/1"}}, nil)
 	if done, ok := step.(planner.UserDone); ok && done.Verdict.Reason == planner.ReasonAccessSecretPending {
 		return Reach{}, done.Verdict.Message
@@ -172,12 +173,13 @@ func TestCustomizeAsksForSecretsByName(t *testing.T) {
 		{"spec.passwordSecret", `{"cluster":"mg","passwordSecret":{"name":"app-pw"}}`, []string{"mg-user-access", "app-pw"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			var answer any
-			ctl := New(Config{Answer: func(_ http.ResponseWriter, _ string, _ int, body any) { answer = body },
-				Fail: func(_ http.ResponseWriter, _ string, err error) { t.Fatal(err) }})
+			ctl := New(Config{})
 			body := `{"parent":{"apiVersion":"memgraph.com/v1alpha1","kind":"MemgraphUser","metadata":{"name":"app","namespace":"db",` +
 				`"uid":"u2","generation":1},"spec":` + tc.spec + `}}`
-			ctl.HandleCustomize(httptest.NewRecorder(), httptest.NewRequest(http.MethodPost, "/user/customize", strings.NewReader(body)))
+			answer, err := ctl.Customize(httptest.NewRequest(http.MethodPost, "/user/customize", strings.NewReader(body)))
+			if err != nil {
+				t.Fatal(err)
+			}
 			want := wire.CustomizeResponse{RelatedResources: []wire.RelatedRule{
 				{APIVersion: "memgraph.com/v1alpha1", Resource: "memgraphclusters", Namespace: "db", Names: []string{"mg"}},
 				{APIVersion: "v1", Resource: "secrets", Namespace: "db", Names: tc.want},

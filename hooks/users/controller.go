@@ -2,10 +2,10 @@
 // created with its password, its roles, privileges and databases put back when they drift, its
 // password set again when its Secret changes — and dropped when the MemgraphUser goes. Every
 // decision is the planner's (planner.NextUser, a step machine the pass performs); how a
-// cluster's Memgraph is reached, and how an answer is written and counted, are the shell's
-// (Config). It shares
-// nothing with a MemgraphCluster's sync but the wire and the cluster's user-access Secret, which
-// the cluster's hook writes (AccessOf) and a user's pass reads.
+// cluster's Memgraph is reached is the shell's (Config), and so is writing and counting the
+// answer each hook returns. It shares nothing with a MemgraphCluster's sync but the wire and the
+// cluster's user-access Secret, which the cluster's hook writes (AccessOf) and a user's pass
+// reads.
 package users
 
 import (
@@ -16,6 +16,7 @@ import (
 
 	"golang.org/x/crypto/bcrypt"
 
+	"github.com/memgraph-hooks/memgraph-hooks/api/v1alpha1"
 	"github.com/memgraph-hooks/memgraph-hooks/hooks/pending"
 	"github.com/memgraph-hooks/memgraph-hooks/hooks/wire"
 	"github.com/memgraph-hooks/memgraph-hooks/memgraph"
@@ -37,9 +38,6 @@ type Config struct {
 	NewPassword func() (string, error)
 	// HashCost is the bcrypt cost of the password hashes sent to Memgraph; 0 is bcrypt.DefaultCost.
 	HashCost int
-	// Answer writes a hook's answer, Fail a request that could not be served; the shell counts both.
-	Answer func(w http.ResponseWriter, hook string, code int, body any)
-	Fail   func(w http.ResponseWriter, hook string, err error)
 }
 
 // Controller serves the MemgraphUser hooks.
@@ -62,35 +60,31 @@ func New(cfg Config) *Controller {
 // userResponse is a MemgraphUser's hook answer: the generated Secret as its one child (none with
 // spec.passwordSecret), and, in a dry run, the statements it would send, passwords hidden.
 type userResponse struct {
-	Status             topology.MemgraphUserStatus `json:"status"`
+	Status             v1alpha1.MemgraphUserStatus `json:"status"`
 	Children           []any                       `json:"children"`
 	ResyncAfterSeconds float64                     `json:"resyncAfterSeconds,omitempty"`
 	Finalized          bool                        `json:"finalized,omitempty"`
 	Plan               []string                    `json:"plan,omitempty"`
 }
 
-// HandleSync serves a MemgraphUser's sync and finalize hooks (finalizing tells them apart);
+// Sync serves a MemgraphUser's sync and finalize hooks (finalizing tells them apart);
 // dryRun=true reads and plans but sends nothing, and answers the plan.
-func (ctl *Controller) HandleSync(w http.ResponseWriter, r *http.Request) {
+func (ctl *Controller) Sync(r *http.Request) (any, error) {
 	dryRun, err := wire.DryRun(r.URL.RawQuery)
 	if err != nil {
-		ctl.cfg.Fail(w, "user", err)
-		return
+		return nil, err
 	}
 	var req wire.CompositeRequest
 	if err := wire.DecodeRequest(r, &req); err != nil {
-		ctl.cfg.Fail(w, "user", err)
-		return
+		return nil, err
 	}
 	u, err := decodeUser(req.Parent)
 	if err != nil {
-		ctl.cfg.Fail(w, "user", err)
-		return
+		return nil, err
 	}
 	obs, err := observe(u, &req)
 	if err != nil {
-		ctl.cfg.Fail(w, "user", err)
-		return
+		return nil, err
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), ctl.cfg.Budget)
 	defer cancel()
@@ -99,10 +93,10 @@ func (ctl *Controller) HandleSync(w http.ResponseWriter, r *http.Request) {
 	resp := p.answer(done)
 	p.log.Info("user", "username", resp.Status.Username, "phase", resp.Status.Phase, "reason", done.Verdict.Reason,
 		"statements", done.Sent, "finalizing", req.Finalizing, "finalized", resp.Finalized, "dryRun", dryRun)
-	ctl.cfg.Answer(w, "user", http.StatusOK, resp)
+	return resp, nil
 }
 
-// HandleCustomize asks Metacontroller for what a MemgraphUser's hooks read, each by a name its
+// Customize asks Metacontroller for what a MemgraphUser's hooks read, each by a name its
 // own spec gives: its MemgraphCluster, and the Secrets spec.passwordSecret names and the
 // cluster's <cluster>-user-access (the copy of what reaching its MAIN takes, access.go); no other
 // Secret of the namespace. Every rule depends on the user's spec alone, so Metacontroller's
@@ -110,24 +104,22 @@ func (ctl *Controller) HandleSync(w http.ResponseWriter, r *http.Request) {
 // names within the rule's namespace and takes a rule without names as every object of that
 // namespace: pkg/controller/common/customize/manager.go 665–682; names exclude a labelSelector,
 // 399–425.)
-func (ctl *Controller) HandleCustomize(w http.ResponseWriter, r *http.Request) {
+func (ctl *Controller) Customize(r *http.Request) (any, error) {
 	var req wire.CompositeRequest
 	if err := wire.DecodeRequest(r, &req); err != nil {
-		ctl.cfg.Fail(w, "user-customize", err)
-		return
+		return nil, err
 	}
 	u, err := decodeUser(req.Parent)
 	if err != nil {
-		ctl.cfg.Fail(w, "user-customize", err)
-		return
+		return nil, err
 	}
 	secrets := []string{topology.UserAccessSecretName(u.Spec.Cluster)}
 	if ref := u.Spec.PasswordSecret; ref != nil && ref.Name != "" && ref.Name != secrets[0] {
 		secrets = append(secrets, ref.Name)
 	}
 	rules := []wire.RelatedRule{
-		{APIVersion: topology.APIVersion, Resource: topology.Resource, Namespace: u.Namespace, Names: []string{u.Spec.Cluster}},
+		{APIVersion: v1alpha1.APIVersion, Resource: v1alpha1.Resource, Namespace: u.Namespace, Names: []string{u.Spec.Cluster}},
 		{APIVersion: "v1", Resource: "secrets", Namespace: u.Namespace, Names: secrets},
 	}
-	ctl.cfg.Answer(w, "user-customize", http.StatusOK, wire.CustomizeResponse{RelatedResources: rules})
+	return wire.CustomizeResponse{RelatedResources: rules}, nil
 }

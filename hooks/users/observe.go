@@ -4,17 +4,18 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"github.com/memgraph-hooks/memgraph-hooks/api/v1alpha1"
 	"github.com/memgraph-hooks/memgraph-hooks/hooks/wire"
 	"github.com/memgraph-hooks/memgraph-hooks/topology"
 )
 
 // decodeUser decodes the parent MemgraphUser; a spec admission would refuse is not a bad request
 // but a condition (UserGate.SpecProblems), so that nothing is sent for it and the user sees why.
-func decodeUser(raw json.RawMessage) (*topology.MemgraphUser, error) {
+func decodeUser(raw json.RawMessage) (*v1alpha1.MemgraphUser, error) {
 	if len(raw) == 0 || string(raw) == "null" {
 		return nil, wire.Badf("request has no parent: expected a MemgraphUser")
 	}
-	var u topology.MemgraphUser
+	var u v1alpha1.MemgraphUser
 	if err := wire.DecodeAt(raw, "parent", &u); err != nil {
 		return nil, err
 	}
@@ -46,7 +47,7 @@ type observation struct {
 
 // observe reads the related cluster and Secrets (the cluster's user-access Secret and
 // spec.passwordSecret's; any other is not read) and the generated Secret child of u's request.
-func observe(u *topology.MemgraphUser, req *wire.CompositeRequest) (observation, error) {
+func observe(u *v1alpha1.MemgraphUser, req *wire.CompositeRequest) (observation, error) {
 	var obs observation
 	for _, key := range wire.SortedKeys(req.Related[wire.ClusterKind]) {
 		raw := req.Related[wire.ClusterKind][key]
@@ -89,7 +90,7 @@ func observe(u *topology.MemgraphUser, req *wire.CompositeRequest) (observation,
 		if err := wire.DecodeAt(children[key], wire.EntryPath("children", wire.SecretKey, key), &s); err != nil {
 			return obs, err
 		}
-		if s != nil && s.Metadata.Name == topology.UserSecretName(u.Name) && (s.Metadata.Namespace == "" || s.Metadata.Namespace == u.Namespace) {
+		if s != nil && s.Metadata.Name == v1alpha1.UserSecretName(u.Name) && (s.Metadata.Namespace == "" || s.Metadata.Namespace == u.Namespace) {
 			obs.generated = s
 		}
 	}

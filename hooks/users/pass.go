@@ -9,10 +9,10 @@ import (
 
 	"golang.org/x/crypto/bcrypt"
 
+	"github.com/memgraph-hooks/memgraph-hooks/api/v1alpha1"
 	"github.com/memgraph-hooks/memgraph-hooks/hooks/wire"
 	"github.com/memgraph-hooks/memgraph-hooks/memgraph"
 	"github.com/memgraph-hooks/memgraph-hooks/planner"
-	"github.com/memgraph-hooks/memgraph-hooks/topology"
 )
 
 // pass is one call of a MemgraphUser's hook: it asks the planner for the next step
@@ -21,7 +21,7 @@ import (
 // the request and that record alone.
 type pass struct {
 	ctl    *Controller
-	u      *topology.MemgraphUser
+	u      *v1alpha1.MemgraphUser
 	in     planner.UserPass
 	reach  Reach // from the cluster's user-access Secret: spec.tls's CA, spec.auth's login (the hook's own)
 	creds  credentials
@@ -29,7 +29,7 @@ type pass struct {
 	log    *slog.Logger
 }
 
-func (ctl *Controller) newPass(u *topology.MemgraphUser, obs *observation, finalizing, dryRun bool) *pass {
+func (ctl *Controller) newPass(u *v1alpha1.MemgraphUser, obs *observation, finalizing, dryRun bool) *pass {
 	p := &pass{ctl: ctl, u: u, log: ctl.cfg.Log.With("user", wire.ObjectKey(u.Namespace, u.Name)),
 		in: planner.UserPass{User: u, Cluster: obs.cluster, ClusterProblem: obs.clusterNG, Finalizing: finalizing, DryRun: dryRun}}
 	if obs.cluster != nil {

@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"fmt"
 
+	"github.com/memgraph-hooks/memgraph-hooks/api/v1alpha1"
 	"github.com/memgraph-hooks/memgraph-hooks/topology"
 )
 
@@ -27,14 +28,14 @@ const maxPasswordBytes = 72
 // credentialsOf reads the password of u: spec.passwordSecret's, or the generated Secret's —
 // observed among the children when it answers the current rotation request (the annotation
 // memgraph.com/rotate-password), else a new one, returned as the child and set once observed.
-func (ctl *Controller) credentialsOf(u *topology.MemgraphUser, obs *observation) (credentials, error) {
+func (ctl *Controller) credentialsOf(u *v1alpha1.MemgraphUser, obs *observation) (credentials, error) {
 	if ref := u.Spec.PasswordSecret; ref != nil {
 		return suppliedPassword(u, ref.Name, obs.password), nil
 	}
-	name := topology.UserSecretName(u.Name)
-	request := u.Annotations[topology.AnnotationRotatePassword]
-	if g := obs.generated; g != nil && g.Metadata.Annotations[topology.AnnotationRotatedFor] == request {
-		if password, ok := decoded(g.Data[topology.UserPasswordKey]); ok && password != "" {
+	name := v1alpha1.UserSecretName(u.Name)
+	request := u.Annotations[v1alpha1.AnnotationRotatePassword]
+	if g := obs.generated; g != nil && g.Metadata.Annotations[v1alpha1.AnnotationRotatedFor] == request {
+		if password, ok := decoded(g.Data[v1alpha1.UserPasswordKey]); ok && password != "" {
 			ctl.generated.Forget(generationKey(u, request))
 			child, err := topology.UserSecret(u, obs.cluster, password, request)
 			return credentials{password: password, version: name + "/" + g.Metadata.ResourceVersion, secret: name, child: child}, err
@@ -50,14 +51,14 @@ func (ctl *Controller) credentialsOf(u *topology.MemgraphUser, obs *observation)
 
 // suppliedPassword reads spec.passwordSecret's password; a problem names the Secret and what is
 // wrong, never its content.
-func suppliedPassword(u *topology.MemgraphUser, name string, s *secret) credentials {
+func suppliedPassword(u *v1alpha1.MemgraphUser, name string, s *secret) credentials {
 	where := fmt.Sprintf("Secret %s/%s (spec.passwordSecret)", u.Namespace, name)
 	out := credentials{secret: name}
 	if s == nil {
 		out.problem = where + " does not exist: create it with the key password; the user is created once it exists"
 		return out
 	}
-	password, ok := decoded(s.Data[topology.UserPasswordKey])
+	password, ok := decoded(s.Data[v1alpha1.UserPasswordKey])
 	switch {
 	case !ok:
 		out.problem = where + " has a password that is not valid base64"
@@ -79,7 +80,7 @@ func decoded(v string) (string, bool) {
 
 // generationKey names one generated password: the user (by uid, so a user created again under
 // the same name gets another) and the rotation request it answers.
-func generationKey(u *topology.MemgraphUser, request string) string {
+func generationKey(u *v1alpha1.MemgraphUser, request string) string {
 	return u.Namespace + "/" + u.Name + "/" + string(u.UID) + "/" + request
 }
 

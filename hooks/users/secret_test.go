@@ -7,7 +7,7 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/memgraph-hooks/memgraph-hooks/topology"
+	"github.com/memgraph-hooks/memgraph-hooks/api/v1alpha1"
 )
 
 // A generated password is 32 characters of letters and digits, a new one each time.
@@ -32,7 +32,7 @@ func TestNewPassword(t *testing.T) {
 // the same rotation request; a new request, or a user created again (another uid), gets another.
 func TestGeneratedPasswordsWaitForTheirSecret(t *testing.T) {
 	ctl := New(Config{})
-	u := &topology.MemgraphUser{ObjectMeta: metav1.ObjectMeta{Name: "app", Namespace: "prod", UID: "u1"}, Spec: topology.MemgraphUserSpec{Cluster: "memgraph"}}
+	u := &v1alpha1.MemgraphUser{ObjectMeta: metav1.ObjectMeta{Name: "app", Namespace: "prod", UID: "u1"}, Spec: v1alpha1.MemgraphUserSpec{Cluster: "memgraph"}}
 	first, err := ctl.credentialsOf(u, &observation{})
 	if err != nil || !first.pending || first.password != "" {
 		t.Fatalf("first call: %+v, %v", first, err)
@@ -47,12 +47,12 @@ func TestGeneratedPasswordsWaitForTheirSecret(t *testing.T) {
 	if got.pending || got.password != secretPassword(t, first.child) || got.version != "app-credentials/5" {
 		t.Errorf("once observed: %+v", got)
 	}
-	u.Annotations = map[string]string{topology.AnnotationRotatePassword: "now"}
+	u.Annotations = map[string]string{v1alpha1.AnnotationRotatePassword: "now"}
 	rotated, _ := ctl.credentialsOf(u, &observation{generated: s})
 	if !rotated.pending || secretPassword(t, rotated.child) == got.password {
 		t.Errorf("a rotation request kept the password: %+v", rotated)
 	}
-	if rotated.child["metadata"].(map[string]any)["annotations"].(map[string]any)[topology.AnnotationRotatedFor] != "now" {
+	if rotated.child["metadata"].(map[string]any)["annotations"].(map[string]any)[v1alpha1.AnnotationRotatedFor] != "now" {
 		t.Errorf("the rotated Secret does not record the request: %v", rotated.child["metadata"])
 	}
 }
@@ -68,7 +68,7 @@ func secretPassword(t *testing.T, child map[string]any) string {
 
 // A password Secret's problems name the Secret and never its content.
 func TestSuppliedPasswordProblems(t *testing.T) {
-	u := &topology.MemgraphUser{ObjectMeta: metav1.ObjectMeta{Name: "app", Namespace: "prod"}}
+	u := &v1alpha1.MemgraphUser{ObjectMeta: metav1.ObjectMeta{Name: "app", Namespace: "prod"}}
 	enc := base64.StdEncoding.EncodeToString
 	for _, tc := range []struct {
 		data map[string]string

@@ -18,7 +18,7 @@ import (
 
 	kjson "sigs.k8s.io/json"
 
-	"github.com/memgraph-hooks/memgraph-hooks/topology"
+	"github.com/memgraph-hooks/memgraph-hooks/api/v1alpha1"
 )
 
 // Groups are the objects of a request by type ("StatefulSet.apps/v1") and key; a null
@@ -98,18 +98,18 @@ func DecodeBody(body []byte, v any) error {
 		if strings.Contains(err.Error(), "after top-level value") {
 			return Badf("request body holds more than one JSON document")
 		}
-		return Badf("request body is not a valid hook request: malformed JSON at byte %d: %s", offset, topology.Clip(err.Error()))
+		return Badf("request body is not a valid hook request: malformed JSON at byte %d: %s", offset, v1alpha1.Clip(err.Error()))
 	}
 	var typeErr *json.UnmarshalTypeError
 	if errors.As(err, &typeErr) {
 		what := "the request body"
 		if typeErr.Field != "" {
-			what = topology.Clip(strings.ReplaceAll(typeErr.Field, ".[", "["))
+			what = v1alpha1.Clip(strings.ReplaceAll(typeErr.Field, ".[", "["))
 		}
 		return Badf("request body is not a valid hook request: %s must be %s, got %s",
 			what, expected(typeErr.Type), got(typeErr.Value))
 	}
-	return Badf("request body is not a valid hook request: %s", topology.Clip(err.Error()))
+	return Badf("request body is not a valid hook request: %s", v1alpha1.Clip(err.Error()))
 }
 
 // Entry is one object of a request and the key it was sent under.
@@ -203,7 +203,7 @@ func DecodeAt(raw []byte, path string, v any) error {
 	case errors.As(err, &typeErr):
 		return Badf("%s must be %s, got %s", joinPath(path, typeErr.Field), expected(typeErr.Type), got(typeErr.Value))
 	}
-	return Badf("%s: %s", path, topology.Clip(err.Error()))
+	return Badf("%s: %s", path, v1alpha1.Clip(err.Error()))
 }
 
 // joinPath appends a decoder's field path ("status.conditions.[0].type", list indices spelled
@@ -248,12 +248,12 @@ func expected(t reflect.Type) string {
 func got(value string) string {
 	if number, ok := strings.CutPrefix(value, "number "); ok {
 		if _, err := strconv.ParseInt(number, 10, 64); err == nil {
-			return topology.Clip(number)
+			return v1alpha1.Clip(number)
 		}
 		if f, err := strconv.ParseFloat(number, 64); err == nil {
 			return strconv.FormatFloat(f, 'g', -1, 64)
 		}
-		return topology.Clip(number)
+		return v1alpha1.Clip(number)
 	}
 	return map[string]string{"string": "a string", "number": "a number", "bool": "a boolean", "array": "a list", "object": "an object"}[value]
 }
@@ -283,10 +283,10 @@ func (l *list[T]) UnmarshalJSON(raw []byte) error {
 // EntryPath names one object of a request, e.g. children["StatefulSet.apps/v1"]["ns/name"], with
 // both keys bounded.
 func EntryPath(what, typeKey, key string) string {
-	return fmt.Sprintf("%s[%q][%q]", what, topology.Clip(typeKey), topology.Clip(key))
+	return fmt.Sprintf("%s[%q][%q]", what, v1alpha1.Clip(typeKey), v1alpha1.Clip(key))
 }
 
 // ObjectKey is namespace/name, bounded for messages and logs.
 func ObjectKey(namespace, name string) string {
-	return topology.Clip(namespace) + "/" + topology.Clip(name)
+	return v1alpha1.Clip(namespace) + "/" + v1alpha1.Clip(name)
 }

@@ -5,7 +5,7 @@ import (
 	"encoding/json"
 	"net/http"
 
-	"github.com/memgraph-hooks/memgraph-hooks/topology"
+	"github.com/memgraph-hooks/memgraph-hooks/api/v1alpha1"
 )
 
 // ErrorBody is the body of every refusal: what is wrong, for a person.
@@ -14,14 +14,14 @@ type ErrorBody struct {
 }
 
 // maxErrorBytes bounds an error message a response or a log line carries: each echoed value
-// is already bounded (topology.Clip), this is the backstop for a message listing many.
+// is already bounded (v1alpha1.Clip), this is the backstop for a message listing many.
 const maxErrorBytes = 4096
 
 func BoundError(msg string) string {
 	if len(msg) <= maxErrorBytes {
 		return msg
 	}
-	return topology.Clip(msg[:maxErrorBytes-topology.MaxEchoBytes]) + "… (error truncated)"
+	return v1alpha1.Clip(msg[:maxErrorBytes-v1alpha1.MaxEchoBytes]) + "… (error truncated)"
 }
 
 // WriteJSON writes body as JSON with code (500 when body does not encode) and returns the code

@@ -8,7 +8,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/memgraph-hooks/memgraph-hooks/topology"
+	"github.com/memgraph-hooks/memgraph-hooks/api/v1alpha1"
 )
 
 // Query parameters. POST /sync takes dryRun; POST /customize takes none. Anything else —
@@ -21,7 +21,7 @@ const paramDryRun = "dryRun"
 func ParseQuery(raw string, known ...string) (url.Values, error) {
 	q, err := url.ParseQuery(raw)
 	if err != nil {
-		return nil, Badf("malformed query string: %s", topology.Clip(err.Error()))
+		return nil, Badf("malformed query string: %s", v1alpha1.Clip(err.Error()))
 	}
 	for _, name := range slices.Sorted(maps.Keys(q)) {
 		if slices.Contains(known, name) {
@@ -36,7 +36,7 @@ func ParseQuery(raw string, known ...string) (url.Values, error) {
 				hint = fmt.Sprintf(" (parameter names are case-sensitive: did you mean %s?)", k)
 			}
 		}
-		return nil, Badf("unknown query parameter %q%s: this endpoint accepts %s", topology.Clip(name), hint, accepted)
+		return nil, Badf("unknown query parameter %q%s: this endpoint accepts %s", v1alpha1.Clip(name), hint, accepted)
 	}
 	return q, nil
 }
@@ -59,7 +59,7 @@ func DryRun(raw string) (bool, error) {
 	dry, err := strconv.ParseBool(values[0])
 	if err != nil {
 		return false, Badf("dryRun=%q is not a boolean: dryRun=true (or 1, t, T, TRUE, True) plans without executing, dryRun=false executes",
-			topology.Clip(values[0]))
+			v1alpha1.Clip(values[0]))
 	}
 	return dry, nil
 }

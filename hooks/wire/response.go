@@ -5,14 +5,14 @@ import (
 	"encoding/json"
 	"fmt"
 
-	"github.com/memgraph-hooks/memgraph-hooks/topology"
+	"github.com/memgraph-hooks/memgraph-hooks/api/v1alpha1"
 )
 
 // SyncResponse is the sync hook's answer. Children is a JSON array, never null and never
 // holding a null; Appended are more children (JSON objects) the answer's array ends with, in
 // order.
 type SyncResponse struct {
-	Status             topology.MemgraphClusterStatus
+	Status             v1alpha1.MemgraphClusterStatus
 	Children           []byte
 	Appended           [][]byte
 	ResyncAfterSeconds float64

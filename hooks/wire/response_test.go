@@ -6,13 +6,13 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/memgraph-hooks/memgraph-hooks/topology"
+	"github.com/memgraph-hooks/memgraph-hooks/api/v1alpha1"
 )
 
 // The sync answer is one JSON document: the children's array as rendered with the appended children
 // last, resyncAfterSeconds and plan only when set, messages unescaped for people.
 func TestSyncResponseAppendTo(t *testing.T) {
-	status := topology.MemgraphClusterStatus{Phase: "Running", Main: "instance_<0>"}
+	status := v1alpha1.MemgraphClusterStatus{Phase: "Running", Main: "instance_<0>"}
 	cases := []struct {
 		name string
 		resp SyncResponse

@@ -1,0 +1,214 @@
+// Package backupcontroller is the hooks of MemgraphBackups and MemgraphScheduledBackups: taking a backup
+// (a job of the backup agent beside the instance chosen, which snapshots every database and
+// uploads each), removing its objects when it goes, and creating backups on a schedule, and the
+// restore source of a restoring cluster. What it decides is planner's (BackupWaits,
+// ChooseBackupInstance, BackupFailure, DecideSchedule); how a cluster's Memgraph is reached is the
+// shell's (Config), and so is writing and counting the answer each hook returns. No query or call
+// it makes takes longer than the data is big: the agent does that, and the hook starts, polls and
+// reports it.
+package backupcontroller
+
+import (
+	"context"
+	"net/http"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"log/slog"
+
+	"github.com/memgraph-hooks/memgraph-hooks/api/v1alpha1"
+	"github.com/memgraph-hooks/memgraph-hooks/backup"
+	"github.com/memgraph-hooks/memgraph-hooks/hooks/wire"
+	"github.com/memgraph-hooks/memgraph-hooks/memgraph"
+	"github.com/memgraph-hooks/memgraph-hooks/planner"
+	"github.com/memgraph-hooks/memgraph-hooks/topology"
+)
+
+// A MemgraphBackup's hooks. Its status is the backup's record: a backup is taken once, so the
+// phase it recorded (and where it is taken) is what the next call continues from — Pending and
+// not yet started, Running with a job to poll on the instance's agent, or done for good.
+// Everything else is read again on every call: the cluster, its leader's view, the Secrets, the
+// other backups, the agent's job.
+
+// Polling intervals, as resyncAfterSeconds: while a job runs, and while a backup waits.
+const (
+	jobPoll     = 2 * time.Second
+	pendingPoll = 10 * time.Second
+)
+
+// backupResponse is a MemgraphBackup's hook answer: no children, ever.
+type backupResponse struct {
+	Status             v1alpha1.MemgraphBackupStatus `json:"status"`
+	Children           []any                         `json:"children"`
+	ResyncAfterSeconds float64                       `json:"resyncAfterSeconds,omitempty"`
+	Finalized          bool                          `json:"finalized,omitempty"`
+}
+
+// Config wires the backup controllers to the shell.
+type Config struct {
+	Budget time.Duration // the shared deadline of every query and call of one hook request
+	Now    func() time.Time
+	Log    *slog.Logger
+	// Reach is how cluster c's Memgraph is reached with what its backup-agent Secret gives
+	// (spec.tls's CA, spec.auth's credentials).
+	Reach func(c *topology.Cluster, a Access) Reached
+	// Choose reads c's leader (and, for spec.backup.target PreferReplica, the catch-up proofs) and
+	// chooses the instance a backup is taken on (planner.ChooseBackupInstance).
+	Choose func(ctx context.Context, r Reached, c *topology.Cluster) (planner.BackupChoice, planner.Wait)
+	// AgentResolver maps an agent's advertised host:port to the one to dial (nil: dial as
+	// advertised).
+	AgentResolver memgraph.Resolver
+	// Metrics counts backups that end and records the newest success of each cluster and each
+	// schedule's interval (nil: nothing is counted).
+	Metrics Metrics
+}
+
+// Metrics are the backup metrics the shell exports (hookmetrics.BackupMetrics).
+type Metrics interface {
+	// BackupEnded counts a backup of cluster that completed or failed, once, by the call that
+	// saw it end.
+	BackupEnded(namespace, cluster string, phase v1alpha1.BackupPhase)
+	// BackupSucceeded records that a backup of cluster completed at at.
+	BackupSucceeded(namespace, cluster string, at time.Time)
+	// ScheduleObserved records a schedule of cluster: its longest interval (ScheduleInterval)
+	// and its creation.
+	ScheduleObserved(namespace, cluster, schedule string, interval time.Duration, created time.Time)
+	// ScheduleGone forgets a schedule being deleted.
+	ScheduleGone(namespace, schedule string)
+}
+
+// Controller serves the backup hooks.
+type Controller struct{ cfg Config }
+
+// New returns the controller of cfg.
+func New(cfg Config) *Controller { return &Controller{cfg: cfg} }
+
+// Reached is how one cluster's Memgraph is reached from the hook (its coordinators; its data
+// instances with spec.auth's credentials) and from an agent beside a data instance (Agent:
+// spec.tls's CA and spec.auth's user; the instance's address is the job's). Problems say what is
+// missing.
+type Reached struct {
+	Coordinators, Data memgraph.Connector
+	Agent              backup.MemgraphTarget
+	Problems           []string
+}
+
+// agents makes the clients of one cluster's agents, dialing through Config.AgentResolver.
+func (ctl *Controller) agents(cfg AgentClientConfig) (*AgentClient, error) {
+	if ctl.cfg.AgentResolver != nil {
+		cfg.Resolve = ctl.cfg.AgentResolver.Resolve
+	}
+	return NewAgentClient(cfg)
+}
+
+// Sync answers a MemgraphBackup's sync and finalize hooks (finalizing tells them apart), or
+// returns why the request cannot be served.
+func (ctl *Controller) Sync(r *http.Request) (any, error) {
+	var req wire.CompositeRequest
+	if err := wire.DecodeRequest(r, &req); err != nil {
+		return nil, err
+	}
+	b, err := decodeBackup(req.Parent, "parent")
+	if err != nil {
+		return nil, err
+	}
+	obs, err := observeBackup(b, req.Related)
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithTimeout(r.Context(), ctl.cfg.Budget)
+	defer cancel()
+	log := ctl.cfg.Log.With("backup", wire.ObjectKey(b.Namespace, b.Name))
+	var resp backupResponse
+	if req.Finalizing {
+		resp = ctl.finalizeBackup(ctx, b, &obs)
+	} else {
+		resp = ctl.syncBackup(ctx, b, &obs)
+	}
+	ctl.count(b, &obs, resp.Status)
+	resp.Children = []any{}
+	log.Info("backup", "phase", resp.Status.Phase, "reason", resp.Status.Reason, "finalizing", req.Finalizing, "finalized", resp.Finalized)
+	return resp, nil
+}
+
+// syncBackup continues the backup from its recorded phase.
+func (ctl *Controller) syncBackup(ctx context.Context, b *v1alpha1.MemgraphBackup, obs *backupObservation) backupResponse {
+	st := b.Status
+	st.ObservedGeneration = b.Generation
+	switch st.Phase {
+	case v1alpha1.BackupCompleted, v1alpha1.BackupFailed:
+		return backupResponse{Status: st}
+	case v1alpha1.BackupRunning:
+		return ctl.pollJob(ctx, b, obs, st)
+	}
+	return ctl.startBackup(ctx, b, obs)
+}
+
+// count records in the metrics a backup that ends with this answer (its status was not done
+// before) and the newest success of its cluster.
+func (ctl *Controller) count(b *v1alpha1.MemgraphBackup, obs *backupObservation, st v1alpha1.MemgraphBackupStatus) {
+	m := ctl.cfg.Metrics
+	if m == nil {
+		return
+	}
+	if st.Phase.Done() && !b.Status.Phase.Done() {
+		m.BackupEnded(b.Namespace, b.Spec.Cluster, st.Phase)
+	}
+	last := obs.lastSuccess
+	if st.Phase == v1alpha1.BackupCompleted && st.CompletedAt != nil && st.CompletedAt.After(last) {
+		last = st.CompletedAt.Time
+	}
+	if !last.IsZero() {
+		m.BackupSucceeded(b.Namespace, b.Spec.Cluster, last)
+	}
+}
+
+// pending is the answer of a backup that waits: phase Pending, why, its deadline, and a call
+// again later and later as it ages, at its deadline at the latest (planner.PendingResync).
+func pending(b *v1alpha1.MemgraphBackup, w planner.Wait, until, now time.Time) backupResponse {
+	return backupResponse{Status: v1alpha1.MemgraphBackupStatus{ObservedGeneration: b.Generation,
+		Phase: v1alpha1.BackupPending, Reason: w.Reason, Error: w.Message, Deadline: timePtr(until)},
+		ResyncAfterSeconds: planner.PendingResync(b.CreationTimestamp.Time, until, now).Seconds()}
+}
+
+// failed records a backup's failure for good.
+func (ctl *Controller) failed(st v1alpha1.MemgraphBackupStatus, reason, msg string) backupResponse {
+	st.Phase, st.Reason, st.Error = v1alpha1.BackupFailed, reason, msg
+	if st.CompletedAt == nil {
+		now := metav1.NewTime(ctl.cfg.Now().UTC().Truncate(time.Second))
+		st.CompletedAt = &now
+	}
+	return backupResponse{Status: st}
+}
+
+// Customize asks Metacontroller for what a MemgraphBackup's hooks read, each by a name its
+// own spec or metadata gives: its MemgraphCluster, that cluster's pods, the cluster's
+// <cluster>-backup-agent Secret (the one Secret: the cluster's hook copies into it what its
+// backups read of the Secrets the cluster names, access.go), the namespace's MemgraphBackups (one
+// backup at a time per cluster), and the MemgraphScheduledBackup that owns the backup, if one
+// does (its backupOwnerReference decides what deleting it keeps). Every rule depends on the
+// backup alone, whose spec never changes: Metacontroller's answer cached per UID and generation
+// never goes stale.
+func (ctl *Controller) Customize(r *http.Request) (any, error) {
+	var req wire.CompositeRequest
+	if err := wire.DecodeRequest(r, &req); err != nil {
+		return nil, err
+	}
+	b, err := decodeBackup(req.Parent, "parent")
+	if err != nil {
+		return nil, err
+	}
+	all := &wire.LabelSelector{MatchLabels: map[string]string{}}
+	rules := []wire.RelatedRule{
+		{APIVersion: v1alpha1.APIVersion, Resource: v1alpha1.Resource, Namespace: b.Namespace, Names: []string{b.Spec.Cluster}},
+		{APIVersion: "v1", Resource: "pods", Namespace: b.Namespace, LabelSelector: &wire.LabelSelector{MatchLabels: topology.PodSelector(b.Spec.Cluster)}},
+		{APIVersion: "v1", Resource: "secrets", Namespace: b.Namespace, Names: []string{topology.BackupAgentSecretName(b.Spec.Cluster)}},
+		{APIVersion: v1alpha1.APIVersion, Resource: v1alpha1.BackupResource, Namespace: b.Namespace, LabelSelector: all},
+	}
+	if schedule := scheduleOwner(b); schedule != "" {
+		rules = append(rules, wire.RelatedRule{APIVersion: v1alpha1.APIVersion, Resource: v1alpha1.ScheduledBackupResource,
+			Namespace: b.Namespace, Names: []string{schedule}})
+	}
+	return wire.CustomizeResponse{RelatedResources: rules}, nil
+}
