@@ -13,8 +13,6 @@ import (
 	"net/http"
 	"time"
 
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-
 	"log/slog"
 
 	"github.com/memgraph-hooks/memgraph-hooks/api/v1alpha1"
@@ -31,11 +29,8 @@ import (
 // Everything else is read again on every call: the cluster, its leader's view, the Secrets, the
 // other backups, the agent's job.
 
-// Polling intervals, as resyncAfterSeconds: while a job runs, and while a backup waits.
-const (
-	jobPoll     = 2 * time.Second
-	pendingPoll = 10 * time.Second
-)
+// pendingPoll is how often a schedule being deleted is looked at, as resyncAfterSeconds.
+const pendingPoll = 10 * time.Second
 
 // backupResponse is a MemgraphBackup's hook answer: no children, ever.
 type backupResponse struct {
@@ -120,29 +115,11 @@ func (ctl *Controller) Sync(r *http.Request) (any, error) {
 	ctx, cancel := context.WithTimeout(r.Context(), ctl.cfg.Budget)
 	defer cancel()
 	log := ctl.cfg.Log.With("backup", wire.ObjectKey(b.Namespace, b.Name))
-	var resp backupResponse
-	if req.Finalizing {
-		resp = ctl.finalizeBackup(ctx, b, &obs)
-	} else {
-		resp = ctl.syncBackup(ctx, b, &obs)
-	}
+	done := ctl.newPass(b, &obs, req.Finalizing).run(ctx, log)
+	resp := backupResponse{Status: done.Status, Children: []any{}, ResyncAfterSeconds: done.ResyncAfter.Seconds(), Finalized: done.Finalized}
 	ctl.count(b, &obs, resp.Status)
-	resp.Children = []any{}
 	log.Info("backup", "phase", resp.Status.Phase, "reason", resp.Status.Reason, "finalizing", req.Finalizing, "finalized", resp.Finalized)
 	return resp, nil
-}
-
-// syncBackup continues the backup from its recorded phase.
-func (ctl *Controller) syncBackup(ctx context.Context, b *v1alpha1.MemgraphBackup, obs *backupObservation) backupResponse {
-	st := b.Status
-	st.ObservedGeneration = b.Generation
-	switch st.Phase {
-	case v1alpha1.BackupCompleted, v1alpha1.BackupFailed:
-		return backupResponse{Status: st}
-	case v1alpha1.BackupRunning:
-		return ctl.pollJob(ctx, b, obs, st)
-	}
-	return ctl.startBackup(ctx, b, obs)
 }
 
 // count records in the metrics a backup that ends with this answer (its status was not done
@@ -162,24 +139,6 @@ func (ctl *Controller) count(b *v1alpha1.MemgraphBackup, obs *backupObservation,
 	if !last.IsZero() {
 		m.BackupSucceeded(b.Namespace, b.Spec.Cluster, last)
 	}
-}
-
-// pending is the answer of a backup that waits: phase Pending, why, its deadline, and a call
-// again later and later as it ages, at its deadline at the latest (planner.PendingResync).
-func pending(b *v1alpha1.MemgraphBackup, w planner.Wait, until, now time.Time) backupResponse {
-	return backupResponse{Status: v1alpha1.MemgraphBackupStatus{ObservedGeneration: b.Generation,
-		Phase: v1alpha1.BackupPending, Reason: w.Reason, Error: w.Message, Deadline: timePtr(until)},
-		ResyncAfterSeconds: planner.PendingResync(b.CreationTimestamp.Time, until, now).Seconds()}
-}
-
-// failed records a backup's failure for good.
-func (ctl *Controller) failed(st v1alpha1.MemgraphBackupStatus, reason, msg string) backupResponse {
-	st.Phase, st.Reason, st.Error = v1alpha1.BackupFailed, reason, msg
-	if st.CompletedAt == nil {
-		now := metav1.NewTime(ctl.cfg.Now().UTC().Truncate(time.Second))
-		st.CompletedAt = &now
-	}
-	return backupResponse{Status: st}
 }
 
 // Customize asks Metacontroller for what a MemgraphBackup's hooks read, each by a name its

@@ -42,26 +42,21 @@ const scheduleKind = "MemgraphScheduledBackup.memgraph.com/v1alpha1"
 // the backup.
 type backupObservation struct {
 	cluster     *topology.Cluster
-	clusterNG   string // why the cluster's spec cannot be used, when it exists but is refused
-	pods        map[string]*wire.Object
+	clusterNG   string            // why the cluster's spec cannot be used, when it exists but is refused
+	podImages   map[string]string // the Memgraph container's image of each pod seen, by name
 	agentSecret *agentSecretObject
 	others      []planner.OtherBackup
 	// lastSuccess is when the newest Completed backup of the cluster (this one or another)
 	// completed; zero when none did.
 	lastSuccess time.Time
-	schedule    scheduleObservation
-}
-
-// scheduleObservation is the MemgraphScheduledBackup that controls the backup, as observed.
-type scheduleObservation struct {
-	name           string // "" when the backup is no schedule's
-	state          planner.ScheduleState
-	ownerReference v1alpha1.BackupOwnerReference
+	// schedule is the MemgraphScheduledBackup that controls the backup, as observed (its
+	// Policy is the backup's to fill).
+	schedule planner.BackupDeletion
 }
 
 // observeBackup reads the related objects of b's request.
 func observeBackup(b *v1alpha1.MemgraphBackup, related map[string]map[string]json.RawMessage) (backupObservation, error) {
-	obs := backupObservation{pods: map[string]*wire.Object{}}
+	obs := backupObservation{podImages: map[string]string{}}
 	for _, key := range wire.SortedKeys(related[wire.ClusterKind]) {
 		raw := related[wire.ClusterKind][key]
 		var meta struct {
@@ -85,8 +80,13 @@ func observeBackup(b *v1alpha1.MemgraphBackup, related map[string]map[string]jso
 		if err := wire.DecodeAt(related[wire.PodKey][key], wire.EntryPath("related", wire.PodKey, key), &o); err != nil {
 			return obs, err
 		}
-		if o != nil && o.Metadata.In(b.Namespace) {
-			obs.pods[o.Metadata.Name] = o
+		if o == nil || !o.Metadata.In(b.Namespace) {
+			continue
+		}
+		for _, ct := range o.Spec.Containers {
+			if ct.Name == topology.ContainerName {
+				obs.podImages[o.Metadata.Name] = ct.Image
+			}
 		}
 	}
 	for _, key := range wire.SortedKeys(related[wire.SecretKey]) {
@@ -152,12 +152,12 @@ func scheduleOwner(b *v1alpha1.MemgraphBackup) string {
 }
 
 // observeSchedule finds the MemgraphScheduledBackup that controls b among the related objects.
-func observeSchedule(b *v1alpha1.MemgraphBackup, group map[string]json.RawMessage) (scheduleObservation, error) {
+func observeSchedule(b *v1alpha1.MemgraphBackup, group map[string]json.RawMessage) (planner.BackupDeletion, error) {
 	name := scheduleOwner(b)
 	if name == "" {
-		return scheduleObservation{state: planner.NotScheduled}, nil
+		return planner.BackupDeletion{State: planner.NotScheduled}, nil
 	}
-	out := scheduleObservation{name: name, state: planner.ScheduleGone}
+	out := planner.BackupDeletion{Schedule: name, State: planner.ScheduleGone}
 	for _, key := range wire.SortedKeys(group) {
 		var sb v1alpha1.MemgraphScheduledBackup
 		if err := wire.DecodeAt(group[key], wire.EntryPath("related", scheduleKind, key), &sb); err != nil {
@@ -166,12 +166,12 @@ func observeSchedule(b *v1alpha1.MemgraphBackup, group map[string]json.RawMessag
 		if sb.Name != name || (sb.Namespace != "" && sb.Namespace != b.Namespace) {
 			continue
 		}
-		out.state, out.ownerReference = planner.ScheduleLive, sb.Spec.BackupOwnerReference
-		if out.ownerReference == "" {
-			out.ownerReference = v1alpha1.BackupOwnerNone
+		out.State, out.OwnerReference = planner.ScheduleLive, sb.Spec.BackupOwnerReference
+		if out.OwnerReference == "" {
+			out.OwnerReference = v1alpha1.BackupOwnerNone
 		}
 		if sb.DeletionTimestamp != nil {
-			out.state = planner.ScheduleDeleting
+			out.State = planner.ScheduleDeleting
 		}
 	}
 	return out, nil
