@@ -125,8 +125,10 @@ func TestNextBackup(t *testing.T) {
 		wantSteps []string
 		want      BackupDone
 	}{{
-		name:      "a backup done for good stays as it is: nothing is asked",
-		pass:      func(p *BackupPass) { p.Backup.Status = v1alpha1.MemgraphBackupStatus{Phase: v1alpha1.BackupCompleted, Reason: ReasonCompleted} },
+		name: "a backup done for good stays as it is: nothing is asked",
+		pass: func(p *BackupPass) {
+			p.Backup.Status = v1alpha1.MemgraphBackupStatus{Phase: v1alpha1.BackupCompleted, Reason: ReasonCompleted}
+		},
 		wantSteps: nil,
 		want:      BackupDone{Status: v1alpha1.MemgraphBackupStatus{ObservedGeneration: 1, Phase: v1alpha1.BackupCompleted, Reason: ReasonCompleted}},
 	}, {
@@ -202,7 +204,7 @@ func TestNextBackup(t *testing.T) {
 		world:     func(*testing.T) backupWorld { return backupWorld{"poll b1": {Lost: true, Err: "no job b1"}} },
 		wantSteps: []string{"poll b1", "read store", "remove p/db/mg/nightly/memgraph"},
 		want: BackupDone{Status: v1alpha1.MemgraphBackupStatus{ObservedGeneration: 1, Phase: v1alpha1.BackupPending, Reason: ReasonAgentRestarted,
-			Error: "no job b1: its pod restarted while it took the backup; the backup is taken again from its start, until its deadline 2026-03-01T03:00:00Z",
+			Error:    "no job b1: its pod restarted while it took the backup; the backup is taken again from its start, until its deadline 2026-03-01T03:00:00Z",
 			Deadline: deadline}, ResyncAfter: time.Minute},
 	}, {
 		name: "deleted with deletionPolicy Retain: the objects stay and the backup goes at once",
