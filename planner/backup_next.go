@@ -139,8 +139,10 @@ type BackupPass struct {
 	ClusterProblem string
 	// Others are the other MemgraphBackups of the cluster.
 	Others []OtherBackup
-	// Schedule is the MemgraphScheduledBackup that controls the backup, as observed.
-	Schedule BackupDeletion
+	// ScheduleName is the MemgraphScheduledBackup that controls the backup ("" when none does),
+	// Schedule that schedule as observed (nil when it is gone).
+	ScheduleName string
+	Schedule     *v1alpha1.MemgraphScheduledBackup
 	// PodImages are the Memgraph container's image of each of the cluster's pods seen, by name.
 	PodImages map[string]string
 	// Finalizing: the finalize hook asks (the MemgraphBackup is being deleted).
@@ -190,4 +192,24 @@ func (w *backupWalk) step(s BackupStep) (BackupResult, bool) {
 func stamp(t time.Time) *metav1.Time {
 	mt := metav1.NewTime(t.UTC().Truncate(time.Second))
 	return &mt
+}
+
+// deletion is what deleting the backup reads: its deletionPolicy, and the state of the schedule
+// that controls it (ObjectsOnDeletion).
+func (in *BackupPass) deletion() BackupDeletion {
+	d := BackupDeletion{Policy: in.Backup.Spec.DeletionPolicy, Schedule: in.ScheduleName, State: NotScheduled}
+	switch sb := in.Schedule; {
+	case in.ScheduleName == "":
+	case sb == nil:
+		d.State = ScheduleGone
+	default:
+		d.State, d.OwnerReference = ScheduleLive, sb.Spec.BackupOwnerReference
+		if d.OwnerReference == "" {
+			d.OwnerReference = v1alpha1.BackupOwnerNone
+		}
+		if sb.DeletionTimestamp != nil {
+			d.State = ScheduleDeleting
+		}
+	}
+	return d
 }

@@ -37,8 +37,7 @@ func nightlyBackup() *v1alpha1.MemgraphBackup {
 }
 
 func nightlyPass(t *testing.T) *BackupPass {
-	return &BackupPass{Backup: nightlyBackup(), Cluster: backupCluster(t), Schedule: BackupDeletion{State: NotScheduled},
-		PodImages: map[string]string{}, Now: backupCreated.Add(10 * time.Minute)}
+	return &BackupPass{Backup: nightlyBackup(), Cluster: backupCluster(t), PodImages: map[string]string{}, Now: backupCreated.Add(10 * time.Minute)}
 }
 
 // uploadingStatus is nightly's status while its job on the agent of data instance 1 uploads its one
@@ -209,7 +208,7 @@ func TestNextBackup(t *testing.T) {
 	}, {
 		name: "deleted with deletionPolicy Retain: the objects stay and the backup goes at once",
 		pass: func(p *BackupPass) {
-			p.Finalizing, p.Backup.Status, p.Schedule.Policy = true, uploadingStatus(), v1alpha1.BackupRetain
+			p.Finalizing, p.Backup.Status, p.Backup.Spec.DeletionPolicy = true, uploadingStatus(), v1alpha1.BackupRetain
 			p.Backup.Status.Phase = v1alpha1.BackupCompleted
 		},
 		wantSteps: nil,
@@ -220,9 +219,27 @@ func TestNextBackup(t *testing.T) {
 		}(), Finalized: true, Events: []Event{{Level: LevelInfo, Msg: "backup deleted, its objects kept", Args: []any{"why",
 			"deletionPolicy is Retain: the objects stay in the store", "bucket", "backups", "objects", []string{"p/db/mg/nightly/memgraph"}}}}},
 	}, {
+		name: "deleted with its schedule, whose backupOwnerReference is none: the objects stay whatever the deletionPolicy",
+		pass: func(p *BackupPass) {
+			p.Finalizing, p.Backup.Status = true, uploadingStatus()
+			p.Backup.Status.Phase = v1alpha1.BackupCompleted
+			gone := metav1.NewTime(backupCreated)
+			p.ScheduleName, p.Schedule = "daily", &v1alpha1.MemgraphScheduledBackup{ObjectMeta: metav1.ObjectMeta{Name: "daily", DeletionTimestamp: &gone}}
+		},
+		wantSteps: nil,
+		want: BackupDone{Status: func() v1alpha1.MemgraphBackupStatus {
+			st := uploadingStatus()
+			st.Phase, st.Reason = v1alpha1.BackupCompleted, ReasonObjectsKept
+			st.Error = "MemgraphScheduledBackup daily is being deleted and its backupOwnerReference is none: the objects stay in the store, " +
+				"whatever the deletionPolicy (restore them by destination and key)"
+			return st
+		}(), Finalized: true, Events: []Event{{Level: LevelInfo, Msg: "backup deleted, its objects kept", Args: []any{"why",
+			"MemgraphScheduledBackup daily is being deleted and its backupOwnerReference is none: the objects stay in the store, " +
+				"whatever the deletionPolicy (restore them by destination and key)", "bucket", "backups", "objects", []string{"p/db/mg/nightly/memgraph"}}}}},
+	}, {
 		name: "deleted with deletionPolicy Delete: every object goes first",
 		pass: func(p *BackupPass) {
-			p.Finalizing, p.Backup.Status, p.Schedule.Policy = true, uploadingStatus(), v1alpha1.BackupDelete
+			p.Finalizing, p.Backup.Status, p.Backup.Spec.DeletionPolicy = true, uploadingStatus(), v1alpha1.BackupDelete
 			p.Backup.Status.Phase = v1alpha1.BackupCompleted
 		},
 		wantSteps: []string{"read store", "remove p/db/mg/nightly/memgraph"},
@@ -234,7 +251,7 @@ func TestNextBackup(t *testing.T) {
 	}, {
 		name: "an object cannot be removed: the backup stays, DeleteFailed",
 		pass: func(p *BackupPass) {
-			p.Finalizing, p.Backup.Status, p.Schedule.Policy = true, uploadingStatus(), v1alpha1.BackupDelete
+			p.Finalizing, p.Backup.Status, p.Backup.Spec.DeletionPolicy = true, uploadingStatus(), v1alpha1.BackupDelete
 			p.Backup.Status.Phase = v1alpha1.BackupFailed
 		},
 		world: func(*testing.T) backupWorld {
@@ -249,7 +266,7 @@ func TestNextBackup(t *testing.T) {
 	}, {
 		name: "deleted while its job runs: it is waited for, nothing removed yet",
 		pass: func(p *BackupPass) {
-			p.Finalizing, p.Backup.Status, p.Schedule.Policy = true, uploadingStatus(), v1alpha1.BackupDelete
+			p.Finalizing, p.Backup.Status, p.Backup.Spec.DeletionPolicy = true, uploadingStatus(), v1alpha1.BackupDelete
 		},
 		world:     func(*testing.T) backupWorld { return backupWorld{"poll b1": {Job: uploading}} },
 		wantSteps: []string{"poll b1"},

@@ -281,7 +281,7 @@ func (w *backupWalk) failed(st v1alpha1.MemgraphBackupStatus, reason, msg string
 // uploaded, the MemgraphBackup goes at once, saying what stays in the log.
 func (w *backupWalk) finalize() BackupDone {
 	st := w.b.Status
-	remove, why := ObjectsOnDeletion(w.in.Schedule)
+	remove, why := ObjectsOnDeletion(w.in.deletion())
 	if !remove || (st.Phase != v1alpha1.BackupRunning && len(objectKeys(st)) == 0) {
 		if keys := objectKeys(st); len(keys) > 0 || st.Phase == v1alpha1.BackupRunning {
 			st.Reason, st.Error = ReasonObjectsKept, why

@@ -49,9 +49,10 @@ type backupObservation struct {
 	// lastSuccess is when the newest Completed backup of the cluster (this one or another)
 	// completed; zero when none did.
 	lastSuccess time.Time
-	// schedule is the MemgraphScheduledBackup that controls the backup, as observed (its
-	// Policy is the backup's to fill).
-	schedule planner.BackupDeletion
+	// scheduleName is the MemgraphScheduledBackup that controls the backup ("" when none
+	// does), schedule that schedule as observed (nil when it is gone).
+	scheduleName string
+	schedule     *v1alpha1.MemgraphScheduledBackup
 }
 
 // observeBackup reads the related objects of b's request.
@@ -102,7 +103,7 @@ func observeBackup(b *v1alpha1.MemgraphBackup, related map[string]map[string]jso
 	if obs.others, obs.lastSuccess, err = otherBackups(b, related[wire.BackupKind]); err != nil {
 		return obs, err
 	}
-	obs.schedule, err = observeSchedule(b, related[scheduleKind])
+	obs.scheduleName, obs.schedule, err = observeSchedule(b, related[scheduleKind])
 	return obs, err
 }
 
@@ -151,30 +152,24 @@ func scheduleOwner(b *v1alpha1.MemgraphBackup) string {
 	return ""
 }
 
-// observeSchedule finds the MemgraphScheduledBackup that controls b among the related objects.
-func observeSchedule(b *v1alpha1.MemgraphBackup, group map[string]json.RawMessage) (planner.BackupDeletion, error) {
+// observeSchedule finds the MemgraphScheduledBackup that controls b among the related objects:
+// its name ("" when none does) and the object (nil when it is gone).
+func observeSchedule(b *v1alpha1.MemgraphBackup, group map[string]json.RawMessage) (string, *v1alpha1.MemgraphScheduledBackup, error) {
 	name := scheduleOwner(b)
 	if name == "" {
-		return planner.BackupDeletion{State: planner.NotScheduled}, nil
+		return "", nil, nil
 	}
-	out := planner.BackupDeletion{Schedule: name, State: planner.ScheduleGone}
+	var found *v1alpha1.MemgraphScheduledBackup
 	for _, key := range wire.SortedKeys(group) {
 		var sb v1alpha1.MemgraphScheduledBackup
 		if err := wire.DecodeAt(group[key], wire.EntryPath("related", scheduleKind, key), &sb); err != nil {
-			return out, err
+			return name, found, err
 		}
-		if sb.Name != name || (sb.Namespace != "" && sb.Namespace != b.Namespace) {
-			continue
-		}
-		out.State, out.OwnerReference = planner.ScheduleLive, sb.Spec.BackupOwnerReference
-		if out.OwnerReference == "" {
-			out.OwnerReference = v1alpha1.BackupOwnerNone
-		}
-		if sb.DeletionTimestamp != nil {
-			out.State = planner.ScheduleDeleting
+		if sb.Name == name && (sb.Namespace == "" || sb.Namespace == b.Namespace) {
+			found = &sb
 		}
 	}
-	return out, nil
+	return name, found, nil
 }
 
 // Secrets are what the Secrets of a cluster's namespace give: the object store's credentials

@@ -29,10 +29,9 @@ type pass struct {
 }
 
 func (ctl *Controller) newPass(b *v1alpha1.MemgraphBackup, obs *backupObservation, finalizing bool) *pass {
-	schedule := obs.schedule
-	schedule.Policy = b.Spec.DeletionPolicy
 	return &pass{ctl: ctl, obs: obs, in: planner.BackupPass{Backup: b, Cluster: obs.cluster, ClusterProblem: obs.clusterNG,
-		Others: obs.others, Schedule: schedule, PodImages: obs.podImages, Finalizing: finalizing, Now: ctl.cfg.Now()}}
+		Others: obs.others, ScheduleName: obs.scheduleName, Schedule: obs.schedule, PodImages: obs.podImages,
+		Finalizing: finalizing, Now: ctl.cfg.Now()}}
 }
 
 // run performs the steps the planner asks for until it is done, and writes its log lines.
