@@ -137,8 +137,8 @@ type BackupPass struct {
 	// the hook refuses (ClusterProblem says why).
 	Cluster        *topology.Cluster
 	ClusterProblem string
-	// Others are the other MemgraphBackups of the cluster.
-	Others []OtherBackup
+	// Others are the other MemgraphBackups of the cluster in the backup's namespace.
+	Others []v1alpha1.MemgraphBackup
 	// ScheduleName is the MemgraphScheduledBackup that controls the backup ("" when none does),
 	// Schedule that schedule as observed (nil when it is gone).
 	ScheduleName string
@@ -212,4 +212,22 @@ func (in *BackupPass) deletion() BackupDeletion {
 		}
 	}
 	return d
+}
+
+// others are the other backups of the cluster as BackupWaits weighs them: which are older (by
+// creation, then name), and when each gives up — status.deadline as recorded, else its creation
+// plus its spec.timeout.
+func (in *BackupPass) others() []OtherBackup {
+	b := in.Backup
+	var out []OtherBackup
+	for _, o := range in.Others {
+		older := o.CreationTimestamp.Before(&b.CreationTimestamp) ||
+			(o.CreationTimestamp.Equal(&b.CreationTimestamp) && o.Name < b.Name)
+		deadline := o.CreationTimestamp.Add(o.Spec.TimeoutDuration()).UTC()
+		if o.Status.Deadline != nil {
+			deadline = o.Status.Deadline.UTC()
+		}
+		out = append(out, OtherBackup{Name: o.Name, Phase: o.Status.Phase, Older: older, Deadline: deadline})
+	}
+	return out
 }

@@ -145,6 +145,15 @@ func TestNextBackup(t *testing.T) {
 		want: BackupDone{Status: v1alpha1.MemgraphBackupStatus{ObservedGeneration: 1, Phase: v1alpha1.BackupPending, Reason: ReasonSecretProblem,
 			Error: "Secret db/mg-backup-agent does not exist yet", Deadline: deadline}, ResyncAfter: time.Minute},
 	}, {
+		name: "an older backup of the cluster not started yet goes first: Pending behind it",
+		pass: func(p *BackupPass) {
+			p.Others = []v1alpha1.MemgraphBackup{{ObjectMeta: metav1.ObjectMeta{Name: "earlier", Namespace: "db",
+				CreationTimestamp: metav1.NewTime(backupCreated.Add(-time.Minute))}, Spec: v1alpha1.MemgraphBackupSpec{Cluster: "mg"}}}
+		},
+		wantSteps: []string{"reach"},
+		want: BackupDone{Status: v1alpha1.MemgraphBackupStatus{ObservedGeneration: 1, Phase: v1alpha1.BackupPending, Reason: ReasonBackupRunning,
+			Error: "MemgraphBackup earlier of cluster mg comes first: one backup runs at a time per cluster", Deadline: deadline}, ResyncAfter: time.Minute},
+	}, {
 		name:      "a fresh start: no agent has the job, the chosen replica's agent starts it",
 		world:     func(t *testing.T) backupWorld { return backupWorld{"choose": replica1(t), start: {Job: uploading}} },
 		pass:      func(p *BackupPass) { p.PodImages["mg-data-1"] = "memgraph/memgraph:3.12.0" },

@@ -100,7 +100,7 @@ func (w *backupWalk) start() BackupDone {
 // has a destination, is a step of its own whose problems hold it too.
 func (w *backupWalk) gate() (held Wait, reached BackupResult, ok bool) {
 	in := w.in
-	g := BackupGate{Name: w.b.Name, Now: in.Now, ClusterFound: in.Cluster != nil, Others: in.Others}
+	g := BackupGate{Name: w.b.Name, Now: in.Now, ClusterFound: in.Cluster != nil, Others: in.others()}
 	if in.ClusterProblem != "" {
 		return Wait{Reason: ReasonClusterNotFound, Message: in.ClusterProblem}, reached, true
 	}

@@ -10,7 +10,6 @@ import (
 	"github.com/memgraph-hooks/memgraph-hooks/api/v1alpha1"
 	"github.com/memgraph-hooks/memgraph-hooks/backup"
 	"github.com/memgraph-hooks/memgraph-hooks/hooks/wire"
-	"github.com/memgraph-hooks/memgraph-hooks/planner"
 	"github.com/memgraph-hooks/memgraph-hooks/topology"
 )
 
@@ -45,7 +44,7 @@ type backupObservation struct {
 	clusterNG   string            // why the cluster's spec cannot be used, when it exists but is refused
 	podImages   map[string]string // the Memgraph container's image of each pod seen, by name
 	agentSecret *agentSecretObject
-	others      []planner.OtherBackup
+	others      []v1alpha1.MemgraphBackup
 	// lastSuccess is when the newest Completed backup of the cluster (this one or another)
 	// completed; zero when none did.
 	lastSuccess time.Time
@@ -109,8 +108,8 @@ func observeBackup(b *v1alpha1.MemgraphBackup, related map[string]map[string]jso
 
 // otherBackups are the MemgraphBackups of b's cluster in b's namespace, but b, and when the
 // newest Completed backup of the cluster, b included, completed.
-func otherBackups(b *v1alpha1.MemgraphBackup, group map[string]json.RawMessage) ([]planner.OtherBackup, time.Time, error) {
-	var out []planner.OtherBackup
+func otherBackups(b *v1alpha1.MemgraphBackup, group map[string]json.RawMessage) ([]v1alpha1.MemgraphBackup, time.Time, error) {
+	var out []v1alpha1.MemgraphBackup
 	var last time.Time
 	if b.Status.Phase == v1alpha1.BackupCompleted && b.Status.CompletedAt != nil {
 		last = b.Status.CompletedAt.Time
@@ -126,20 +125,9 @@ func otherBackups(b *v1alpha1.MemgraphBackup, group map[string]json.RawMessage) 
 		if o.Status.Phase == v1alpha1.BackupCompleted && o.Status.CompletedAt != nil && o.Status.CompletedAt.After(last) {
 			last = o.Status.CompletedAt.Time
 		}
-		older := o.CreationTimestamp.Before(&b.CreationTimestamp) ||
-			(o.CreationTimestamp.Equal(&b.CreationTimestamp) && o.Name < b.Name)
-		out = append(out, planner.OtherBackup{Name: o.Name, Phase: o.Status.Phase, Older: older, Deadline: deadlineOf(&o)})
+		out = append(out, o)
 	}
 	return out, last, nil
-}
-
-// deadlineOf is when backup b gives up: status.deadline as recorded, else its creation plus its
-// spec.timeout.
-func deadlineOf(b *v1alpha1.MemgraphBackup) time.Time {
-	if b.Status.Deadline != nil {
-		return b.Status.Deadline.UTC()
-	}
-	return b.CreationTimestamp.Add(b.Spec.TimeoutDuration()).UTC()
 }
 
 // scheduleOwner is the name of the MemgraphScheduledBackup that controls b, "" when none does.
