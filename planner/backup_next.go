@@ -154,38 +154,17 @@ type BackupPass struct {
 // everything the pass's steps gave so far (record, in the order performed). It is
 // deterministic: the same input and record give the same step.
 func NextBackup(in *BackupPass, record []BackupResult) BackupStep {
-	w := &backupWalk{in: in, b: in.Backup, record: record}
-	var done BackupDone
-	if in.Finalizing {
-		done = w.finalize()
-	} else {
-		done = w.sync()
-	}
-	if w.pending != nil {
-		return w.pending
-	}
-	return done
+	w := &backupWalk{in: in, b: in.Backup, stepRecord: stepRecord[BackupStep, BackupResult]{record: record}}
+	return next(&w.stepRecord, in.Finalizing, w.finalize, w.sync, func(d BackupDone) BackupStep { return d })
 }
 
 // backupWalk replays a MemgraphBackup's pass from its start on every NextBackup: each step it
 // needs is answered from the record in order and, past its end, becomes the pending step.
 type backupWalk struct {
-	in      *BackupPass
-	b       *v1alpha1.MemgraphBackup
-	record  []BackupResult
-	cursor  int
-	pending BackupStep
-	events  []Event
-}
-
-// step answers s from the record, or makes it the pending step (ok false).
-func (w *backupWalk) step(s BackupStep) (BackupResult, bool) {
-	if w.cursor < len(w.record) {
-		w.cursor++
-		return w.record[w.cursor-1], true
-	}
-	w.pending = s
-	return BackupResult{}, false
+	in *BackupPass
+	b  *v1alpha1.MemgraphBackup
+	stepRecord[BackupStep, BackupResult]
+	events []Event
 }
 
 // stamp is t as a status records it: UTC, to the second.

@@ -46,7 +46,7 @@ func (w *backupWalk) start() BackupDone {
 			failure := NotStarted(b.Spec.TimeoutDuration(), until, held)
 			return w.failed(st, failure.Reason, failure.Message)
 		}
-		return w.waiting(held, until)
+		return w.pendingOn(held, until)
 	}
 	held, reached, ok := w.gate()
 	if !ok {
@@ -176,7 +176,7 @@ func (w *backupWalk) lost(st v1alpha1.MemgraphBackupStatus, until time.Time, los
 			return BackupDone{Status: st, ResyncAfter: BackupJobPoll}
 		}
 	}
-	return w.waiting(held, until)
+	return w.pendingOn(held, until)
 }
 
 // remove removes the objects keys from the store the backup's status records, up to the first
@@ -255,9 +255,9 @@ func (w *backupWalk) jobAnswer(st v1alpha1.MemgraphBackupStatus, job AgentJob) B
 	return BackupDone{Status: st, ResyncAfter: BackupJobPoll}
 }
 
-// waiting is the answer of a backup that waits: phase Pending, why, its deadline, and a call
+// pendingOn is the answer of a backup that waits: phase Pending, why, its deadline, and a call
 // again later and later as it ages, at its deadline at the latest (PendingResync).
-func (w *backupWalk) waiting(held Wait, until time.Time) BackupDone {
+func (w *backupWalk) pendingOn(held Wait, until time.Time) BackupDone {
 	b := w.b
 	return BackupDone{Status: v1alpha1.MemgraphBackupStatus{ObservedGeneration: b.Generation,
 		Phase: v1alpha1.BackupPending, Reason: held.Reason, Error: held.Message, Deadline: stamp(until)},
@@ -292,7 +292,7 @@ func (w *backupWalk) finalize() BackupDone {
 	}
 	if st.Phase == v1alpha1.BackupRunning {
 		polled := w.poll(st)
-		if w.pending != nil || polled.Status.Phase == v1alpha1.BackupRunning {
+		if w.waiting || polled.Status.Phase == v1alpha1.BackupRunning {
 			return polled
 		}
 		st = polled.Status // done: whatever it uploaded goes (removing an absent object succeeds)

@@ -132,16 +132,7 @@ type UserPassword struct {
 // deterministic: the same input and record give the same step.
 func NextUser(in *UserPass, record []UserResult) UserStep {
 	w := newUserWalk(in, record)
-	var done UserDone
-	if in.Finalizing {
-		done = w.finalize()
-	} else {
-		done = w.sync()
-	}
-	if w.pending != nil {
-		return w.pending
-	}
-	return done
+	return next(&w.stepRecord, in.Finalizing, w.finalize, w.sync, func(d UserDone) UserStep { return d })
 }
 
 // userWalk replays a MemgraphUser's pass from its start on every NextUser: each step it needs
@@ -153,15 +144,13 @@ type userWalk struct {
 	access   UserAccess // in.Access once it may be used, zero before
 	// accessPending is why the user-access Secret cannot be used yet ("" when it can).
 	accessPending string
-	record        []UserResult
-	cursor        int
-	pending       UserStep
-	sent          []AuthCommand // the statements Memgraph took
-	events        []Event
+	stepRecord[UserStep, UserResult]
+	sent   []AuthCommand // the statements Memgraph took
+	events []Event
 }
 
 func newUserWalk(in *UserPass, record []UserResult) *userWalk {
-	w := &userWalk{in: in, spec: DeclaredUser(in.User), record: record}
+	w := &userWalk{in: in, spec: DeclaredUser(in.User), stepRecord: stepRecord[UserStep, UserResult]{record: record}}
 	w.declared = declaredRoles(in.Cluster, w.spec)
 	if in.Cluster != nil {
 		w.accessPending = accessPending(in.Cluster, in.Access)
@@ -170,16 +159,6 @@ func newUserWalk(in *UserPass, record []UserResult) *userWalk {
 		}
 	}
 	return w
-}
-
-// step answers s from the record, or makes it the pending step (ok false).
-func (w *userWalk) step(s UserStep) (UserResult, bool) {
-	if w.cursor < len(w.record) {
-		w.cursor++
-		return w.record[w.cursor-1], true
-	}
-	w.pending = s
-	return UserResult{}, false
 }
 
 // read is one read on the MAIN; err is why it failed.

@@ -1,11 +1,11 @@
 // Package backupcontroller is the hooks of MemgraphBackups and MemgraphScheduledBackups: taking a backup
 // (a job of the backup agent beside the instance chosen, which snapshots every database and
 // uploads each), removing its objects when it goes, and creating backups on a schedule, and the
-// restore source of a restoring cluster. What it decides is planner's (BackupWaits,
-// ChooseBackupInstance, BackupFailure, DecideSchedule); how a cluster's Memgraph is reached is the
-// shell's (Config), and so is writing and counting the answer each hook returns. No query or call
-// it makes takes longer than the data is big: the agent does that, and the hook starts, polls and
-// reports it.
+// restore source of a restoring cluster. A backup's pass is the planner's step machine
+// (planner.NextBackup), which this package performs step by step; a schedule's answer is
+// planner.DecideSchedule's. How a cluster's Memgraph is reached is the shell's (Config), and so is
+// writing and counting the answer each hook returns. No query or call it makes takes longer than
+// the data is big: the agent does that, and the hook starts, polls and reports it.
 package backupcontroller
 
 import (
