@@ -210,6 +210,48 @@ func (b *backupScenario) committedOnEveryInstance(cluster string) map[string]int
 	return out
 }
 
+// watchBackup watches MemgraphBackup name from its current resourceVersion and reports on the
+// channel nil once a status the hook wrote satisfies want, or why none did within timeout.
+func (b *backupScenario) watchBackup(name string, timeout time.Duration, want func(v1alpha1.MemgraphBackupStatus) bool) <-chan error {
+	b.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	u, err := backupClient(b.ns).Get(ctx, name, metav1.GetOptions{})
+	if err != nil {
+		cancel()
+		b.t.Fatal(err)
+	}
+	w, err := backupClient(b.ns).Watch(ctx, metav1.ListOptions{FieldSelector: "metadata.name=" + name, ResourceVersion: u.GetResourceVersion()})
+	if err != nil {
+		cancel()
+		b.t.Fatal(err)
+	}
+	out := make(chan error, 1)
+	go func() {
+		defer cancel()
+		defer w.Stop()
+		var seen []string
+		for ev := range w.ResultChan() {
+			obj, ok := ev.Object.(*unstructured.Unstructured)
+			if !ok {
+				continue
+			}
+			raw, _ := obj.Object["status"].(map[string]any)
+			var st v1alpha1.MemgraphBackupStatus
+			if err := runtime.DefaultUnstructuredConverter.FromUnstructured(raw, &st); err != nil {
+				out <- err
+				return
+			}
+			if want(st) {
+				out <- nil
+				return
+			}
+			seen = append(seen, fmt.Sprintf("%s (%s: %s)", st.Phase, st.Reason, st.Error))
+		}
+		out <- fmt.Errorf("MemgraphBackup %s: no status as wanted within %s; the hook wrote %v", name, timeout, seen)
+	}()
+	return out
+}
+
 // backupStatus reads MemgraphBackup name's status.
 func (b *backupScenario) backupStatus(name string) v1alpha1.MemgraphBackupStatus {
 	b.t.Helper()
@@ -445,13 +487,15 @@ func TestBackupWaitsOutAPeriodicSnapshotAndOutlivesItsAgent(t *testing.T) {
 		return nil
 	})
 	pod := fmt.Sprintf("%s-%d", topology.DataSetName(name), replica)
-	b.deletePod(pod)
-	b.waitFor(time.Minute, func() error {
-		if st := b.backupStatus("killed"); st.Phase != v1alpha1.BackupPending || st.Reason != "AgentRestarted" {
-			return fmt.Errorf("backup %s (%s: %s)", st.Phase, st.Reason, st.Error)
-		}
-		return nil
+	// Pending (AgentRestarted) lasts one sync before the backup is taken again: a watch, opened
+	// before the pod goes, sees every status the hook wrote, where polling may miss it.
+	restarted := b.watchBackup("killed", time.Minute, func(st v1alpha1.MemgraphBackupStatus) bool {
+		return st.Phase == v1alpha1.BackupPending && st.Reason == "AgentRestarted"
 	})
+	b.deletePod(pod)
+	if err := <-restarted; err != nil {
+		b.t.Fatal(err)
+	}
 	st = b.waitBackup("killed")
 	if st.Phase != v1alpha1.BackupCompleted {
 		t.Fatalf("backup whose agent's pod was killed mid-upload, taken again: %+v, want Completed", st)
