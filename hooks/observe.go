@@ -134,7 +134,7 @@ func observe(req *syncRequest, body []byte, c *topology.Cluster) (observation, e
 	if o.agentSecret, err = backupcontroller.ObservedAgentSecret(req.Children, c); err != nil {
 		return o, err
 	}
-	if o.restore, o.backupCopies, err = backupcontroller.ObserveCluster(req.Related, body, c, o.tls.CAPEM, o.tls.Problem, o.auth.Creds, o.auth.Problem); err != nil {
+	if o.restore, o.backupCopies, err = backupcontroller.ObserveCluster(req.Related, c, o.tls.CAPEM, o.tls.Problem, o.auth.Creds, o.auth.Problem); err != nil {
 		return o, err
 	}
 	if paused, _ := c.Paused(); paused {

@@ -1,7 +1,6 @@
 package backupcontroller
 
 import (
-	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -32,10 +31,10 @@ type RestoreSource struct {
 // and the Secrets of the store it reads from (topology.Cluster.RestoreDestination); nil when the
 // spec restores nothing. A MemgraphBackup is read from the cluster's spec.backup.destination,
 // which must be the store its status records.
-func ReadRestoreSource(c *topology.Cluster, related map[string]map[string]json.RawMessage, secrets map[string]*wire.Object) (*RestoreSource, error) {
+func ReadRestoreSource(c *topology.Cluster, related wire.Groups, secrets map[string]*wire.Object) *RestoreSource {
 	from := c.FromBackup()
 	if from == nil {
-		return nil, nil
+		return nil
 	}
 	src := &RestoreSource{Label: c.RestoreLabel()}
 	dest, field := c.RestoreDestination(), "spec.bootstrap.fromBackup.destination.s3"
@@ -44,29 +43,27 @@ func ReadRestoreSource(c *topology.Cluster, related map[string]map[string]json.R
 	}
 	if dest == nil {
 		src.Problem = "the cluster restores " + src.Label + " but names no store to read it from: set spec.backup.destination"
-		return src, nil
+		return src
 	}
 	s3, key := dest.S3, from.Key
 	if from.Name != "" {
-		b, err := relatedBackup(c, from.Name, related[wire.BackupKind])
+		b := relatedBackup(c, from.Name, related)
 		switch {
-		case err != nil:
-			return nil, err
 		case b == nil:
 			src.Problem = fmt.Sprintf("the cluster restores MemgraphBackup %s/%s (spec.bootstrap.fromBackup.name), which does not exist; "+
 				"create it, or name its default database's object with fromBackup.key", c.Namespace(), from.Name)
-			return src, nil
+			return src
 		case b.Status.Phase != v1alpha1.BackupCompleted || b.Status.Key == "":
 			src.Problem = fmt.Sprintf("the cluster restores MemgraphBackup %s/%s, which is %s, not Completed", c.Namespace(), from.Name, b.Status.Phase)
-			return src, nil
+			return src
 		case b.Status.Bucket != "" && (b.Status.Bucket != s3.Bucket || b.Status.Endpoint != s3.Endpoint):
 			src.Problem = fmt.Sprintf("MemgraphBackup %s/%s is in bucket %s at %s, and the cluster's spec.backup.destination names bucket %s at %s: "+
 				"restore it with fromBackup.key %q and fromBackup.destination naming its store", c.Namespace(), from.Name,
 				b.Status.Bucket, b.Status.Endpoint, s3.Bucket, s3.Endpoint, b.Status.Key)
-			return src, nil
+			return src
 		}
 		key = b.Status.Key
-		src.Databases = recordedDatabases(b.Status)
+		src.Databases = recordedDatabases(b)
 	}
 	read := ReadCredentials(c.Namespace(), s3, secrets, field+".credentialsSecret")
 	var ca []byte
@@ -77,16 +74,17 @@ func ReadRestoreSource(c *topology.Cluster, related map[string]map[string]json.R
 	}
 	if len(read.Problems) > 0 {
 		src.Problem = "restoring " + src.Label + " needs " + strings.Join(read.Problems, "; ")
-		return src, nil
+		return src
 	}
 	src.Store, src.Credentials = backup.ObjectIn(s3, key, ca), read.Creds
-	return src, nil
+	return src
 }
 
 // recordedDatabases are the databases a completed backup's status records, for a restore to
 // verify; a status that lists none (a backup of the default database alone, as an earlier hook
 // recorded it) gives that one.
-func recordedDatabases(st v1alpha1.MemgraphBackupStatus) []backup.DatabaseJob {
+func recordedDatabases(b *wire.Object) []backup.DatabaseJob {
+	st := &b.Status
 	var out []backup.DatabaseJob
 	for _, d := range st.Databases {
 		if d.Skipped == "" {
@@ -101,25 +99,22 @@ func recordedDatabases(st v1alpha1.MemgraphBackupStatus) []backup.DatabaseJob {
 }
 
 // relatedBackup is the MemgraphBackup name of c's namespace among the related objects.
-func relatedBackup(c *topology.Cluster, name string, group map[string]json.RawMessage) (*v1alpha1.MemgraphBackup, error) {
+func relatedBackup(c *topology.Cluster, name string, related wire.Groups) *wire.Object {
+	group := related[wire.BackupKind]
 	for _, key := range wire.SortedKeys(group) {
-		var b v1alpha1.MemgraphBackup
-		if err := wire.DecodeAt(group[key], wire.EntryPath("related", wire.BackupKind, key), &b); err != nil {
-			return nil, err
-		}
-		if b.Name == name && (b.Namespace == "" || b.Namespace == c.Namespace()) {
-			return &b, nil
+		if b := group[key]; b != nil && b.Metadata.Name == name && b.Metadata.In(c.Namespace()) {
+			return b
 		}
 	}
-	return nil, nil
+	return nil
 }
 
-// ObserveCluster reads, out of a MemgraphCluster's sync request (body, whose related objects
-// are related), the restore's source (nil when the spec restores nothing) and what the cluster's
-// hook copies into its backup-agent Secret for its backups (CopyAccess; nil without
-// spec.backup.destination), from the related MemgraphBackups (decoded again from body) and
-// Secrets, and spec.tls's CA and spec.auth's user as the pass read them.
-func ObserveCluster(related wire.Groups, body []byte, c *topology.Cluster, boltCA []byte, tlsProblem string,
+// ObserveCluster reads, out of a MemgraphCluster's sync request's related objects, the restore's
+// source (nil when the spec restores nothing) and what the cluster's hook copies into its
+// backup-agent Secret for its backups (CopyAccess; nil without spec.backup.destination), from
+// the related MemgraphBackups and Secrets as the request's one decode read them, and spec.tls's
+// CA and spec.auth's user as the pass read them.
+func ObserveCluster(related wire.Groups, c *topology.Cluster, boltCA []byte, tlsProblem string,
 	auth *memgraph.Credentials, authProblem string) (*RestoreSource, *Copied, error) {
 	if c.FromBackup() == nil && c.BackupDestination() == nil {
 		return nil, nil, nil
@@ -138,12 +133,7 @@ func ObserveCluster(related wire.Groups, body []byte, c *topology.Cluster, boltC
 	if c.FromBackup() == nil {
 		return nil, copied, nil
 	}
-	var raw wire.RawGroups
-	if err := wire.DecodeBody(body, &raw); err != nil {
-		return nil, nil, err
-	}
-	src, err := ReadRestoreSource(c, raw.Related, secrets)
-	return src, copied, err
+	return ReadRestoreSource(c, related, secrets), copied, nil
 }
 
 // ClusterRules ask, for a MemgraphCluster, for what its backups and its restore read that only

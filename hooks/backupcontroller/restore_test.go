@@ -41,10 +41,7 @@ func TestRestoreSourceOfAStoreWithAPrivateCA(t *testing.T) {
 		"s3-creds": {Data: map[string]string{"accessKeyId": b64("AK"), "secretAccessKey": b64("SK")}},
 		"s3-ca":    {Data: map[string]string{"ca.crt": b64("CA PEM")}},
 	}
-	src, err := ReadRestoreSource(c, nil, secrets)
-	if err != nil {
-		t.Fatal(err)
-	}
+	src := ReadRestoreSource(c, nil, secrets)
 	want := &RestoreSource{Label: "s3://other-cluster/prod/snap_timestamp_9",
 		Store: backup.S3Object{Endpoint: "https://s3.example.org", Bucket: "other-cluster", Key: "prod/snap_timestamp_9", Region: "eu-west-1",
 			CAPEM: []byte("CA PEM")},
@@ -54,7 +51,7 @@ func TestRestoreSourceOfAStoreWithAPrivateCA(t *testing.T) {
 	}
 	for _, missing := range []string{"s3-ca", "s3-creds"} {
 		delete(secrets, missing)
-		if src, _ = ReadRestoreSource(c, nil, secrets); !strings.Contains(src.Problem, "spec.bootstrap.fromBackup.destination.s3") || src.Store.Bucket != "" {
+		if src = ReadRestoreSource(c, nil, secrets); !strings.Contains(src.Problem, "spec.bootstrap.fromBackup.destination.s3") || src.Store.Bucket != "" {
 			t.Errorf("without Secret %s: %+v, want a problem naming the field and no store", missing, src)
 		}
 	}
@@ -66,18 +63,18 @@ func TestRestoreSourceOfAStoreWithAPrivateCA(t *testing.T) {
 func TestRestoreSourceByName(t *testing.T) {
 	c := admitted(t, `{`+ownStore+`,"bootstrap":{"fromBackup":{"name":"nightly"}}}`)
 	secrets := map[string]*wire.Object{"s3-creds": {Data: map[string]string{"accessKeyId": b64("AK"), "secretAccessKey": b64("SK")}}}
-	backupOf := func(bucket string) map[string]json.RawMessage {
-		raw, _ := json.Marshal(v1alpha1.MemgraphBackup{ObjectMeta: metaOf("nightly", "db"), Status: v1alpha1.MemgraphBackupStatus{
+	backupOf := func(bucket string) wire.Groups {
+		b := decoded(t, v1alpha1.MemgraphBackup{ObjectMeta: metaOf("nightly", "db"), Status: v1alpha1.MemgraphBackupStatus{
 			Phase: v1alpha1.BackupCompleted, Key: "p/s_timestamp_3", Endpoint: "https://s3.example.org", Bucket: bucket,
 			Databases: []v1alpha1.BackupDatabase{{Name: "memgraph", Key: "p/s_timestamp_3", Size: 9, SHA256: "aa", CRC32C: "c==", SnapshotTimestamp: 3}}}})
-		return map[string]json.RawMessage{"db/nightly": raw}
+		return wire.Groups{wire.BackupKind: {"db/nightly": b}}
 	}
-	src, err := ReadRestoreSource(c, map[string]map[string]json.RawMessage{wire.BackupKind: backupOf("backups")}, secrets)
-	if err != nil || src.Problem != "" || src.Store.Bucket != "backups" || src.Store.Key != "p/s_timestamp_3" ||
+	src := ReadRestoreSource(c, backupOf("backups"), secrets)
+	if src.Problem != "" || src.Store.Bucket != "backups" || src.Store.Key != "p/s_timestamp_3" ||
 		!cmp.Equal(src.Databases, []backup.DatabaseJob{{Name: "memgraph", Key: "p/s_timestamp_3", Size: 9, SHA256: "aa", CRC32C: "c==", SnapshotTimestamp: 3}}) {
-		t.Fatalf("restore by name: %+v, %v", src, err)
+		t.Fatalf("restore by name: %+v", src)
 	}
-	src, _ = ReadRestoreSource(c, map[string]map[string]json.RawMessage{wire.BackupKind: backupOf("elsewhere")}, secrets)
+	src = ReadRestoreSource(c, backupOf("elsewhere"), secrets)
 	if !strings.Contains(src.Problem, "is in bucket elsewhere") || !strings.Contains(src.Problem, `fromBackup.key "p/s_timestamp_3"`) {
 		t.Errorf("a backup in another store: %q, want it refused with the way to restore it", src.Problem)
 	}
@@ -87,9 +84,9 @@ func TestRestoreSourceByName(t *testing.T) {
 func TestRestoreSourceByKeyInTheClustersStore(t *testing.T) {
 	c := admitted(t, `{`+ownStore+`,"bootstrap":{"fromBackup":{"key":"p/s_timestamp_3"}}}`)
 	secrets := map[string]*wire.Object{"s3-creds": {Data: map[string]string{"accessKeyId": b64("AK"), "secretAccessKey": b64("SK")}}}
-	src, err := ReadRestoreSource(c, nil, secrets)
-	if err != nil || src.Problem != "" || src.Label != "s3://backups/p/s_timestamp_3" || src.Store.Bucket != "backups" {
-		t.Fatalf("restore by key: %+v, %v", src, err)
+	src := ReadRestoreSource(c, nil, secrets)
+	if src.Problem != "" || src.Label != "s3://backups/p/s_timestamp_3" || src.Store.Bucket != "backups" {
+		t.Fatalf("restore by key: %+v", src)
 	}
 }
 
@@ -130,13 +127,28 @@ func TestRecordedDatabases(t *testing.T) {
 		{Name: "memgraph", Key: "p/snap_timestamp_4", Size: 10, SHA256: "aa", CRC32C: "ca==", SnapshotTimestamp: 4},
 		{Name: "tenant", Key: "p/databases/tenant/s_timestamp_2", Size: 5, SHA256: "bb", SnapshotTimestamp: 2},
 	}
-	if diff := cmp.Diff(want, recordedDatabases(st)); diff != "" {
+	if diff := cmp.Diff(want, recordedDatabases(decoded(t, v1alpha1.MemgraphBackup{Status: st}))); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
 	}
 	st.Databases = nil
-	if diff := cmp.Diff([]backup.DatabaseJob{{Name: "memgraph", Key: st.Key, Size: 10, SnapshotTimestamp: 4}}, recordedDatabases(st)); diff != "" {
+	if diff := cmp.Diff([]backup.DatabaseJob{{Name: "memgraph", Key: st.Key, Size: 10, SnapshotTimestamp: 4}},
+		recordedDatabases(decoded(t, v1alpha1.MemgraphBackup{Status: st}))); diff != "" {
 		t.Errorf("without databases (-want +got):\n%s", diff)
 	}
+}
+
+// decoded is b as a sync request's decode reads it.
+func decoded(t *testing.T, b v1alpha1.MemgraphBackup) *wire.Object {
+	t.Helper()
+	raw, err := json.Marshal(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var obj *wire.Object
+	if err := wire.DecodeBody(raw, &obj); err != nil {
+		t.Fatal(err)
+	}
+	return obj
 }
 
 func metaOf(name, namespace string) metav1.ObjectMeta {

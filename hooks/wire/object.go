@@ -1,5 +1,7 @@
 package wire
 
+import "github.com/memgraph-hooks/memgraph-hooks/api/v1alpha1"
+
 const (
 	ClusterKind    = "MemgraphCluster.memgraph.com/v1alpha1"
 	BackupKind     = "MemgraphBackup.memgraph.com/v1alpha1"
@@ -16,13 +18,13 @@ const (
 const RevisionLabel = "controller-revision-hash"
 
 // Object is what the hook reads of any child or related object — a StatefulSet, a Pod, a Secret,
-// a Service, a PodDisruptionBudget, a Node — and nothing else, so that decoding skips the pod templates, pod specs and
+// a Service, a PodDisruptionBudget, a Node, a MemgraphBackup — and nothing else, so that decoding skips the pod templates, pod specs and
 // managedFields it never reads. A value of the wrong type is a bad request naming its JSON path
 // (Locate, which decodes the lists as list to name an element's index); an absent (or null)
 // field is absent.
-type Object = objectOf[[]Container, []PodCondition, []Taint, []ContainerStatus, []ServicePort, []Ingress, []NodeAddress]
+type Object = objectOf[[]Container, []PodCondition, []Taint, []ContainerStatus, []ServicePort, []Ingress, []NodeAddress, []BackupDatabase]
 
-type objectOf[Containers, Conditions, Taints, Statuses, Ports, Ingresses, Addresses any] struct {
+type objectOf[Containers, Conditions, Taints, Statuses, Ports, Ingresses, Addresses, BackupDatabases any] struct {
 	Metadata ObjectMeta `json:"metadata"`
 	Spec     struct {
 		Replicas *int32 `json:"replicas"` // a StatefulSet's
@@ -64,6 +66,14 @@ type objectOf[Containers, Conditions, Taints, Statuses, Ports, Ingresses, Addres
 			Ingress Ingresses `json:"ingress"`
 		} `json:"loadBalancer"` // a Service's
 		Addresses Addresses `json:"addresses"` // a Node's
+		// A MemgraphBackup's: what a restore by name reads of it (backupcontroller.ReadRestoreSource).
+		Phase             v1alpha1.BackupPhase `json:"phase"`
+		Key               string               `json:"key"`
+		Bucket            string               `json:"bucket"`
+		Endpoint          string               `json:"endpoint"`
+		Size              int64                `json:"size"`
+		SnapshotTimestamp int64                `json:"snapshotTimestamp"`
+		Databases         BackupDatabases      `json:"databases"`
 	} `json:"status"`
 	Type string            `json:"type"` // a Secret's
 	Data map[string]string `json:"data"` // a Secret's
@@ -91,6 +101,17 @@ type Ingress struct {
 type NodeAddress struct {
 	Type    string `json:"type"`
 	Address string `json:"address"`
+}
+
+// BackupDatabase is what a restore reads of one database of a MemgraphBackup's status.
+type BackupDatabase struct {
+	Name              string `json:"name"`
+	Key               string `json:"key"`
+	Size              int64  `json:"size"`
+	SHA256            string `json:"sha256"`
+	CRC32C            string `json:"crc32c"`
+	SnapshotTimestamp int64  `json:"snapshotTimestamp"`
+	Skipped           string `json:"skipped"`
 }
 
 type Taint struct {
