@@ -19,6 +19,7 @@ import (
 
 	"github.com/memgraph-hooks/memgraph-hooks/api/v1alpha1"
 	"github.com/memgraph-hooks/memgraph-hooks/hooks"
+	"github.com/memgraph-hooks/memgraph-hooks/hooks/wire"
 	"github.com/memgraph-hooks/memgraph-hooks/internal/s3test"
 	"github.com/memgraph-hooks/memgraph-hooks/memgraph"
 	"github.com/memgraph-hooks/memgraph-hooks/memgraph/sim"
@@ -581,6 +582,31 @@ func TestRestoreWaitsForItsBackup(t *testing.T) {
 		if strings.HasPrefix(q.Text, "REGISTER INSTANCE") || strings.HasPrefix(q.Text, "RECOVER") {
 			t.Errorf("sent %q while the backup is missing", q.Text)
 		}
+	}
+}
+
+// A cluster that restores a MemgraphBackup by name reads the backup's status (phase, key, store)
+// from the request's one decode: a sync decodes its body once. A backup in another store than
+// the cluster's is refused, naming its key, which only its status says.
+func TestARestoreReadsItsBackupFromTheOneDecode(t *testing.T) {
+	n := newHarness(t, 3, 2)
+	n.spec["bootstrap"] = map[string]any{"fromBackup": map[string]any{"name": "nightly"}}
+	n.spec["backup"] = map[string]any{"destination": map[string]any{"s3": map[string]any{"endpoint": "https://s3.example.com", "bucket": testBucket,
+		"credentialsSecret": map[string]any{"name": s3CredsSecret}}}}
+	n.related = map[string]map[string]any{"MemgraphBackup.memgraph.com/v1alpha1": {backupNS + "/nightly": map[string]any{
+		"apiVersion": "memgraph.com/v1alpha1", "kind": "MemgraphBackup", "metadata": map[string]any{"name": "nightly", "namespace": backupNS},
+		"status": map[string]any{"phase": "Completed", "key": "prod/snap_timestamp_7", "endpoint": "https://s3.example.com", "bucket": "elsewhere",
+			"size": 12, "databases": []any{map[string]any{"name": "memgraph", "key": "prod/snap_timestamp_7", "size": 12}}}}}}
+	n.sync()
+	before := wire.BodyDecodes()
+	resp := n.sync()
+	if decodes := wire.BodyDecodes() - before; decodes != 1 {
+		t.Errorf("a sync of a restoring cluster decoded its body %d times, want once", decodes)
+	}
+	restore, _ := resp.Status["restore"].(map[string]any)
+	if msg := fmt.Sprint(restore["message"]); restore["phase"] != "Pending" || !strings.Contains(msg, "is in bucket elsewhere at https://s3.example.com") ||
+		!strings.Contains(msg, `fromBackup.key "prod/snap_timestamp_7"`) {
+		t.Errorf("status.restore %v, want Pending, naming the backup's store and key", resp.Status["restore"])
 	}
 }
 

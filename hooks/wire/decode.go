@@ -15,6 +15,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync/atomic"
 
 	kjson "sigs.k8s.io/json"
 
@@ -90,6 +91,7 @@ func ReadBody(buf *bytes.Buffer, r io.Reader, size int64) ([]byte, error) {
 // field names are matched case-sensitively ({"Parent": …} is an unknown field, not the parent,
 // and a later "PARENT" cannot replace "parent"), and integers are never rounded.
 func DecodeBody(body []byte, v any) error {
+	bodyDecodes.Add(1)
 	err := kjson.UnmarshalCaseSensitivePreserveInts(body, v)
 	if err == nil {
 		return nil
@@ -111,6 +113,13 @@ func DecodeBody(body []byte, v any) error {
 	}
 	return Badf("request body is not a valid hook request: %s", v1alpha1.Clip(err.Error()))
 }
+
+// bodyDecodes counts DecodeBody's calls (BodyDecodes).
+var bodyDecodes atomic.Uint64
+
+// BodyDecodes is how many bodies DecodeBody has decoded in this process, for a test to prove
+// that a request is decoded once.
+func BodyDecodes() uint64 { return bodyDecodes.Load() }
 
 // Entry is one object of a request and the key it was sent under.
 type Entry struct {
