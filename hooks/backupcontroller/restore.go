@@ -48,22 +48,26 @@ func ReadRestoreSource(c *topology.Cluster, related wire.Groups, secrets map[str
 	s3, key := dest.S3, from.Key
 	if from.Name != "" {
 		b := relatedBackup(c, from.Name, related)
+		var st wire.BackupStatus
+		if b != nil && b.Status.BackupStatus != nil {
+			st = *b.Status.BackupStatus
+		}
 		switch {
 		case b == nil:
 			src.Problem = fmt.Sprintf("the cluster restores MemgraphBackup %s/%s (spec.bootstrap.fromBackup.name), which does not exist; "+
 				"create it, or name its default database's object with fromBackup.key", c.Namespace(), from.Name)
 			return src
-		case b.Status.Phase != v1alpha1.BackupCompleted || b.Status.Key == "":
+		case b.Status.Phase != wire.Phase(v1alpha1.BackupCompleted) || st.Key == "":
 			src.Problem = fmt.Sprintf("the cluster restores MemgraphBackup %s/%s, which is %s, not Completed", c.Namespace(), from.Name, b.Status.Phase)
 			return src
-		case b.Status.Bucket != "" && (b.Status.Bucket != s3.Bucket || b.Status.Endpoint != s3.Endpoint):
+		case st.Bucket != "" && (st.Bucket != s3.Bucket || st.Endpoint != s3.Endpoint):
 			src.Problem = fmt.Sprintf("MemgraphBackup %s/%s is in bucket %s at %s, and the cluster's spec.backup.destination names bucket %s at %s: "+
 				"restore it with fromBackup.key %q and fromBackup.destination naming its store", c.Namespace(), from.Name,
-				b.Status.Bucket, b.Status.Endpoint, s3.Bucket, s3.Endpoint, b.Status.Key)
+				st.Bucket, st.Endpoint, s3.Bucket, s3.Endpoint, st.Key)
 			return src
 		}
-		key = b.Status.Key
-		src.Databases = recordedDatabases(b)
+		key = st.Key
+		src.Databases = recordedDatabases(st)
 	}
 	read := ReadCredentials(c.Namespace(), s3, secrets, field+".credentialsSecret")
 	var ca []byte
@@ -83,8 +87,7 @@ func ReadRestoreSource(c *topology.Cluster, related wire.Groups, secrets map[str
 // recordedDatabases are the databases a completed backup's status records, for a restore to
 // verify; a status that lists none (a backup of the default database alone, as an earlier hook
 // recorded it) gives that one.
-func recordedDatabases(b *wire.Object) []backup.DatabaseJob {
-	st := &b.Status
+func recordedDatabases(st wire.BackupStatus) []backup.DatabaseJob {
 	var out []backup.DatabaseJob
 	for _, d := range st.Databases {
 		if d.Skipped == "" {

@@ -127,12 +127,12 @@ func TestRecordedDatabases(t *testing.T) {
 		{Name: "memgraph", Key: "p/snap_timestamp_4", Size: 10, SHA256: "aa", CRC32C: "ca==", SnapshotTimestamp: 4},
 		{Name: "tenant", Key: "p/databases/tenant/s_timestamp_2", Size: 5, SHA256: "bb", SnapshotTimestamp: 2},
 	}
-	if diff := cmp.Diff(want, recordedDatabases(decoded(t, v1alpha1.MemgraphBackup{Status: st}))); diff != "" {
+	if diff := cmp.Diff(want, recordedDatabases(*decoded(t, v1alpha1.MemgraphBackup{Status: st}).Status.BackupStatus)); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
 	}
 	st.Databases = nil
 	if diff := cmp.Diff([]backup.DatabaseJob{{Name: "memgraph", Key: st.Key, Size: 10, SnapshotTimestamp: 4}},
-		recordedDatabases(decoded(t, v1alpha1.MemgraphBackup{Status: st}))); diff != "" {
+		recordedDatabases(*decoded(t, v1alpha1.MemgraphBackup{Status: st}).Status.BackupStatus)); diff != "" {
 		t.Errorf("without databases (-want +got):\n%s", diff)
 	}
 }

@@ -183,7 +183,7 @@ func Locate(body []byte) error {
 	}{{"children", raw.Children}, {"related", raw.Related}} {
 		for _, typeKey := range SortedKeys(g.groups) {
 			for _, key := range SortedKeys(g.groups[typeKey]) {
-				if err := DecodeAt(g.groups[typeKey][key], EntryPath(g.what, typeKey, key), new(*objectOf[list[Container], list[PodCondition], list[Taint], list[ContainerStatus], list[ServicePort], list[Ingress], list[NodeAddress], list[BackupDatabase]])); err != nil {
+				if err := DecodeAt(g.groups[typeKey][key], EntryPath(g.what, typeKey, key), new(*objectOf[list[Container], list[PodCondition], list[Taint], list[ContainerStatus], list[ServicePort], list[Ingress], list[NodeAddress]])); err != nil {
 					return err
 				}
 			}

@@ -1,6 +1,10 @@
 package wire
 
-import "github.com/memgraph-hooks/memgraph-hooks/api/v1alpha1"
+import (
+	kjson "sigs.k8s.io/json"
+
+	"github.com/memgraph-hooks/memgraph-hooks/api/v1alpha1"
+)
 
 const (
 	ClusterKind    = "MemgraphCluster.memgraph.com/v1alpha1"
@@ -22,9 +26,9 @@ const RevisionLabel = "controller-revision-hash"
 // managedFields it never reads. A value of the wrong type is a bad request naming its JSON path
 // (Locate, which decodes the lists as list to name an element's index); an absent (or null)
 // field is absent.
-type Object = objectOf[[]Container, []PodCondition, []Taint, []ContainerStatus, []ServicePort, []Ingress, []NodeAddress, []BackupDatabase]
+type Object = objectOf[[]Container, []PodCondition, []Taint, []ContainerStatus, []ServicePort, []Ingress, []NodeAddress]
 
-type objectOf[Containers, Conditions, Taints, Statuses, Ports, Ingresses, Addresses, BackupDatabases any] struct {
+type objectOf[Containers, Conditions, Taints, Statuses, Ports, Ingresses, Addresses any] struct {
 	Metadata ObjectMeta `json:"metadata"`
 	Spec     struct {
 		Replicas *int32 `json:"replicas"` // a StatefulSet's
@@ -67,13 +71,10 @@ type objectOf[Containers, Conditions, Taints, Statuses, Ports, Ingresses, Addres
 		} `json:"loadBalancer"` // a Service's
 		Addresses Addresses `json:"addresses"` // a Node's
 		// A MemgraphBackup's: what a restore by name reads of it (backupcontroller.ReadRestoreSource).
-		Phase             v1alpha1.BackupPhase `json:"phase"`
-		Key               string               `json:"key"`
-		Bucket            string               `json:"bucket"`
-		Endpoint          string               `json:"endpoint"`
-		Size              int64                `json:"size"`
-		SnapshotTimestamp int64                `json:"snapshotTimestamp"`
-		Databases         BackupDatabases      `json:"databases"`
+		// Phase is a Pod's too, which nothing reads; no other object's status has the fields of
+		// *BackupStatus, which is nil but for a MemgraphBackup's.
+		Phase Phase `json:"phase"`
+		*BackupStatus
 	} `json:"status"`
 	Type string            `json:"type"` // a Secret's
 	Data map[string]string `json:"data"` // a Secret's
@@ -101,6 +102,41 @@ type Ingress struct {
 type NodeAddress struct {
 	Type    string `json:"type"`
 	Address string `json:"address"`
+}
+
+// BackupStatus is what a restore by name reads of a MemgraphBackup's status besides its phase:
+// the default database's object and size, the store it is in, and every database.
+type BackupStatus struct {
+	Key               string           `json:"key"`
+	Bucket            string           `json:"bucket"`
+	Endpoint          string           `json:"endpoint"`
+	Size              int64            `json:"size"`
+	SnapshotTimestamp int64            `json:"snapshotTimestamp"`
+	Databases         []BackupDatabase `json:"databases"`
+}
+
+// Phase is a status.phase. The phases of a MemgraphBackup and of a Pod are kept without
+// allocating a string per object; another string is kept as it is.
+type Phase string
+
+var knownPhases = []Phase{
+	Phase(v1alpha1.BackupPending), Phase(v1alpha1.BackupRunning), Phase(v1alpha1.BackupCompleted), Phase(v1alpha1.BackupFailed),
+	"Succeeded", "Unknown",
+}
+
+func (p *Phase) UnmarshalJSON(raw []byte) error {
+	if len(raw) > 2 && raw[0] == '"' && raw[len(raw)-1] == '"' {
+		for _, known := range knownPhases {
+			if string(raw[1:len(raw)-1]) == string(known) {
+				*p = known
+				return nil
+			}
+		}
+	}
+	if string(raw) == "null" {
+		return nil
+	}
+	return kjson.UnmarshalCaseSensitivePreserveInts(raw, (*string)(p))
 }
 
 // BackupDatabase is what a restore reads of one database of a MemgraphBackup's status.
