@@ -14,7 +14,7 @@ import (
 // before the first step). The log lines and the counts of what the pass sent are the planner's,
 // written out once it is done.
 func (h *handler) pass(ctx context.Context, p *admittedParent, obs *observation, dryRun bool) planner.Done {
-	conn, problem := h.connector(obs.tls)
+	conn, problem := obs.tls.Connector(h.cfg.Connector)
 	in := h.input(p, obs, dryRun, conn, problem)
 	step := planner.Next(in, nil)
 	if _, done := step.(planner.Done); !done {

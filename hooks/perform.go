@@ -181,7 +181,7 @@ func (x *performer) write(ctx context.Context, w planner.Write) planner.Result {
 // dataConnector reaches the data instances: the pass's connector with spec.auth's credentials.
 func (x *performer) dataConnector() (memgraph.Connector, string) {
 	if !x.dataMade {
-		x.data, x.dataProblem = withAuth(x.conn, x.obs.auth)
+		x.data, x.dataProblem = x.obs.auth.Connector(x.conn)
 		x.dataMade = true
 	}
 	return x.data, x.dataProblem

@@ -28,13 +28,13 @@ func (h *handler) reach(c *topology.Cluster, a backupcontroller.Access) backupco
 		}
 		trust = clustersecrets.Trust{Config: config, CAPEM: a.BoltCA}
 	}
-	coordinators, problem := h.connector(trust)
+	coordinators, problem := trust.Connector(h.cfg.Connector)
 	if problem != "" {
 		return backupcontroller.Reached{Problems: []string{problem}}
 	}
 	auth := clustersecrets.Auth{Creds: a.Memgraph}
 	r := backupcontroller.Reached{Coordinators: coordinators, Agent: backup.MemgraphTarget{CAPEM: trust.CAPEM}}
-	if r.Data, problem = withAuth(coordinators, auth); problem != "" {
+	if r.Data, problem = auth.Connector(coordinators); problem != "" {
 		r.Problems = append(r.Problems, problem)
 	}
 	if auth.Creds != nil {

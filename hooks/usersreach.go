@@ -27,11 +27,11 @@ func (h *handler) reachUsers(c *topology.Cluster, r users.Reach) (coordinators, 
 		}
 		trust = clustersecrets.Trust{Config: config, CAPEM: r.CAPEM}
 	}
-	coordinators, problem := h.connector(trust)
+	coordinators, problem := trust.Connector(h.cfg.Connector)
 	if problem != "" {
 		return nil, nil, []string{problem}
 	}
-	if data, problem = withAuth(coordinators, r.Auth); problem != "" {
+	if data, problem = r.Auth.Connector(coordinators); problem != "" {
 		problems = append(problems, problem)
 	}
 	return coordinators, data, problems

@@ -1,0 +1,36 @@
+package clustersecrets
+
+import "github.com/memgraph-hooks/memgraph-hooks/memgraph"
+
+// Connector is how a pass reaches the coordinators: base (the hook's Bolt connector), over TLS
+// when spec.tls asks for it (t.Config). A connector that cannot do TLS is a problem, never a
+// plaintext fallback.
+func (t Trust) Connector(base memgraph.Connector) (memgraph.Connector, string) {
+	if t.Problem != "" {
+		return nil, t.Problem
+	}
+	if t.Config == nil {
+		return base, ""
+	}
+	secure, ok := base.(memgraph.TLSConnector)
+	if !ok {
+		return nil, "spec.tls is set but this hook's Bolt connector cannot dial TLS"
+	}
+	return secure.WithTLS(t.Config), ""
+}
+
+// Connector is conn with spec.auth's credentials, for a data instance's own queries (SHOW
+// REPLICAS on the MAIN, RELOAD … TLS, the users' statements), or why there is none.
+func (a Auth) Connector(conn memgraph.Connector) (memgraph.Connector, string) {
+	switch {
+	case a.Problem != "":
+		return nil, a.Problem
+	case a.Creds == nil:
+		return conn, ""
+	}
+	authed, ok := conn.(memgraph.AuthConnector)
+	if !ok {
+		return nil, "spec.auth is set but this hook's Bolt connector cannot send credentials"
+	}
+	return authed.WithAuth(*a.Creds), ""
+}
