@@ -163,7 +163,7 @@ func newHandler(cfg Config) *handler {
 	locks := newClusterLocks()
 	h := &handler{cfg: cfg, log: cfg.Logger, locks: locks, metrics: hookmetrics.New(cfg.Registerer, locks.size, cfg.Now),
 		parents: newParentCache(maxCachedParents, cmp.Or(cfg.AgentImage, topology.DefaultAgentImage)), operations: newOperationLog()}
-	h.backups = backupcontroller.New(backupcontroller.Config{Budget: cfg.SyncBudget, Now: cfg.Now, Log: cfg.Logger, Reach: h.reach, Choose: chooseBackupInstance,
+	h.backups = backupcontroller.New(backupcontroller.Config{Budget: cfg.SyncBudget, Now: cfg.Now, Log: cfg.Logger, Connector: cfg.Connector,
 		AgentResolver: cfg.AgentResolver,
 		Metrics:       h.metrics.Backups})
 	h.users = users.New(users.Config{Budget: cfg.SyncBudget, Now: cfg.Now, Log: cfg.Logger, Reach: h.reachUsers, FindMain: findMain,

@@ -11,12 +11,13 @@ import (
 
 // A MemgraphBackup's pass is a step machine in the shape of a MemgraphUser's (NextUser): the
 // shell gathers what the request shows into a BackupPass, asks NextBackup what to do, performs
-// the step it names (reach the cluster, ask the agents for the job, choose the instance, start or
-// poll the job, read the store's Secret, remove an object), appends the BackupResult to the
-// pass's record, and asks again until NextBackup says BackupDone. Every decision — the gates,
-// the deadline, adopting a job, what the agent's answer means, which objects go on deletion, the
-// status and when to be called again — is NextBackup's (backup_pass.go). No step lasts longer
-// than the data is big: the agent does that, and a step starts or polls its job.
+// the step it names (backup_steps.go: reach the cluster, ask the agents for the job, read the
+// leader to choose the instance, start or poll the job, read the store's Secret, remove an
+// object), appends the BackupResult to the pass's record, and asks again until NextBackup says
+// BackupDone. Every decision — the gates, the deadline, adopting a job, the instance, what the
+// agent's answer means, which objects go on deletion, the status and when to be called again —
+// is NextBackup's (backup_pass.go, backuptarget.go). No step lasts longer than the data is big:
+// the agent does that, and a step starts or polls its job.
 
 // The polling intervals of a backup, as resyncAfterSeconds: while its job runs, and while its
 // objects cannot be removed.
@@ -24,109 +25,6 @@ const (
 	BackupJobPoll    = 2 * time.Second
 	BackupDeletePoll = 10 * time.Second
 )
-
-// BackupStep is what a MemgraphBackup's pass does next.
-type BackupStep interface{ isBackupStep() }
-
-// BackupReach asks the shell to read the cluster's backup-agent Secret for a backup that
-// starts, reach the cluster's Memgraph with it (Config.Reach) and make the client of its agents.
-type BackupReach struct{}
-
-// BackupAgent is one data instance's backup agent: the instance and the agent's address.
-type BackupAgent struct {
-	Instance topology.DataInstance
-	Address  string
-}
-
-// BackupFindJob asks every agent, at once, for the job ID: one that has it was started by a call
-// whose answer was lost.
-type BackupFindJob struct {
-	ID     string
-	Agents []BackupAgent
-}
-
-// BackupChoose asks the shell to read the cluster's leader (and, for PreferReplica, the catch-up
-// proofs) and choose the instance (ChooseBackupInstance).
-type BackupChoose struct{}
-
-// BackupStartJob asks the agent of Agent to start the backup's job ID, taken as the instance's
-// Role (chosen for Reason) into the objects under KeyPrefix, stopping at Deadline.
-type BackupStartJob struct {
-	Agent        BackupAgent
-	ID           string
-	Role, Reason string
-	Deadline     time.Time
-	KeyPrefix    string
-}
-
-// BackupPollJob asks the agent at Address for the job ID.
-type BackupPollJob struct {
-	Address, ID string
-}
-
-// BackupReadStore asks the shell to read the credentials of the store the backup's objects are in
-// from the cluster's backup-agent Secret, for the removals that follow.
-type BackupReadStore struct{}
-
-// BackupRemove asks the shell to remove one object from the store (absent counts as removed).
-type BackupRemove struct{ Key string }
-
-// BackupDone ends the pass: the status, when to be called again, and for the finalize hook
-// whether the MemgraphBackup may go.
-type BackupDone struct {
-	Status      v1alpha1.MemgraphBackupStatus
-	ResyncAfter time.Duration
-	Finalized   bool
-	// Events are the pass's lines for the hook's log.
-	Events []Event
-}
-
-func (BackupReach) isBackupStep()     {}
-func (BackupFindJob) isBackupStep()   {}
-func (BackupChoose) isBackupStep()    {}
-func (BackupStartJob) isBackupStep()  {}
-func (BackupPollJob) isBackupStep()   {}
-func (BackupReadStore) isBackupStep() {}
-func (BackupRemove) isBackupStep()    {}
-func (BackupDone) isBackupStep()      {}
-
-// AgentJob is what an agent says of a backup job (the backup package's JobStatus, as the
-// planner reads it).
-type AgentJob struct {
-	// Completed or Failed: how it ended; neither while it runs.
-	Completed, Failed bool
-	// Uploading or CheckingStore: what it does now, or did when it failed; neither while it
-	// snapshots.
-	Uploading, CheckingStore bool
-	// ChosenRole and Reason as the start asked; Role the role the instance held when it began.
-	ChosenRole, Reason, Role string
-	StartedAt, FinishedAt    time.Time
-	Deadline                 time.Time
-	BytesDone, BytesTotal    int64
-	SnapshotWaits            int32
-	Databases                []v1alpha1.BackupDatabase
-	Error, Retrying          string
-}
-
-// BackupResult is what performing one step gave, in the pass's record in the order performed.
-type BackupResult struct {
-	// Problems (BackupReach) are what the backup-agent Secret or reaching the cluster lack;
-	// Problem (BackupReach, BackupReadStore) why the agents' client or the store's credentials
-	// cannot be made.
-	Problems []string
-	Problem  string
-	// Found (BackupFindJob) is the index of the first agent that has the job, -1 when none.
-	Found int
-	// Job is the agent's answer (BackupFindJob found, BackupStartJob, BackupPollJob).
-	Job AgentJob
-	// Choice and Held answer BackupChoose.
-	Choice BackupChoice
-	Held   Wait
-	// Err is why the step failed; Refused (BackupStartJob) that the agent refused the job,
-	// Lost (BackupPollJob) that it knows no such job.
-	Err           string
-	Refused, Lost bool
-}
 
 // BackupPass is what a MemgraphBackup's request shows, gathered once by the shell before the
 // pass's first step. Its status is the backup's record: a backup is taken once, so the phase it

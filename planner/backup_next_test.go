@@ -1,6 +1,7 @@
 package planner
 
 import (
+	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -62,8 +63,12 @@ func backupLabel(s BackupStep) string {
 			at = append(at, a.Instance.Name)
 		}
 		return "find " + s.ID + " on " + strings.Join(at, ",")
-	case BackupChoose:
-		return "choose"
+	case backupShowInstances:
+		return "show instances on " + s.from
+	case backupShowLag:
+		return "show lag on " + s.from
+	case backupShowReplicas:
+		return "show replicas on " + s.from
 	case BackupStartJob:
 		return "start " + s.ID + " on " + s.Agent.Instance.Name + " as " + s.Role + " under " + s.KeyPrefix
 	case BackupPollJob:
@@ -88,11 +93,7 @@ func runBackup(t *testing.T, in *BackupPass, world backupWorld) ([]string, Backu
 		}
 		label := backupLabel(s)
 		steps = append(steps, label)
-		got, ok := world[label]
-		if _, find := s.(BackupFindJob); find && !ok {
-			got.Found = -1
-		}
-		record = append(record, got)
+		record = append(record, world[label])
 	}
 	t.Fatalf("the pass did not end: %v", steps)
 	return nil, BackupDone{}
@@ -108,14 +109,25 @@ func TestNextBackup(t *testing.T) {
 		Databases: []v1alpha1.BackupDatabase{{Name: v1alpha1.DefaultDatabase, Snapshot: "/snap/1", Key: "p/db/mg/nightly/memgraph", Size: 10}}}
 	completed := uploading
 	completed.Uploading, completed.Completed, completed.FinishedAt, completed.BytesDone = false, true, started.Add(time.Minute), 10
-	replica1 := func(t *testing.T) BackupResult {
-		c := backupCluster(t)
-		return BackupResult{Choice: BackupChoice{Instance: c.Declare(c.Replicas()).DataInstances[1], Role: "replica", Reason: "a caught-up SYNC replica"}}
+	// The leader coordinator_1 names instance_0 MAIN and proves instance_1 caught up: the choice
+	// reads its table, its lag and the MAIN's replicas, and chooses instance_1.
+	leader, main := addr(coordHost(1), 7687), addr(dataHost(0), 7687)
+	choose := []string{"show instances on " + leader, "show lag on " + leader, "show replicas on " + main}
+	caughtUp := lag(9, map[string]int64{"instance_0": 0, "instance_1": 0})
+	replica1 := func(world backupWorld) backupWorld {
+		world[choose[0]] = BackupResult{Instances: rows(coords(3, 1), one(mainRow(0), replica(1)))}
+		world[choose[1]] = BackupResult{Lag: caughtUp}
+		world[choose[2]] = BackupResult{Replicas: replicaRowsFor("instance_0", caughtUp)}
+		return world
 	}
+	chosen := "spec.backup.target is PreferReplica: instance_1 is a Sync replica proven caught up with the MAIN instance_0 " +
+		"(SHOW REPLICATION LAG 0 behind and the MAIN's SHOW REPLICAS ready on every database)"
 	runningAt := v1alpha1.MemgraphBackupStatus{ObservedGeneration: 1, Phase: v1alpha1.BackupRunning, Reason: ReasonUploading,
 		Deadline: deadline, StartedAt: stamp(started), Endpoint: "https://s3.example", Bucket: "backups",
 		Instance: topology.DataInstanceName(1), Pod: "mg-data-1", MemgraphVersion: "3.12.0", InstanceRole: "REPLICA", InstanceReason: "a caught-up SYNC replica",
 		UploadedBytes: 4, TotalBytes: 10, Size: 10, Snapshot: "/snap/1", Key: "p/db/mg/nightly/memgraph", Databases: uploading.Databases}
+	startedAt := runningAt
+	startedAt.InstanceReason = chosen
 
 	tests := []struct {
 		name      string
@@ -154,27 +166,50 @@ func TestNextBackup(t *testing.T) {
 		want: BackupDone{Status: v1alpha1.MemgraphBackupStatus{ObservedGeneration: 1, Phase: v1alpha1.BackupPending, Reason: ReasonBackupRunning,
 			Error: "MemgraphBackup earlier of cluster mg comes first: one backup runs at a time per cluster", Deadline: deadline}, ResyncAfter: time.Minute},
 	}, {
-		name:      "a fresh start: no agent has the job, the chosen replica's agent starts it",
-		world:     func(t *testing.T) backupWorld { return backupWorld{"choose": replica1(t), start: {Job: uploading}} },
+		name: "a fresh start: no agent has the job, the chosen replica's agent starts it",
+		world: func(*testing.T) backupWorld {
+			return replica1(backupWorld{start: {Agent: AgentAnswer{Job: uploading}}})
+		},
 		pass:      func(p *BackupPass) { p.PodImages["mg-data-1"] = "memgraph/memgraph:3.12.0" },
-		wantSteps: []string{"reach", agents, "choose", start},
-		want:      BackupDone{Status: runningAt, ResyncAfter: BackupJobPoll},
+		wantSteps: append(append([]string{"reach", agents}, choose...), start),
+		want:      BackupDone{Status: startedAt, ResyncAfter: BackupJobPoll},
 	}, {
 		name: "a job an earlier call started is adopted: nothing is chosen or started again",
 		world: func(*testing.T) backupWorld {
-			return backupWorld{agents: {Found: 1, Job: uploading}}
+			return backupWorld{agents: {Agents: []AgentAnswer{{Err: "connection refused"}, {Job: uploading}}}}
 		},
 		wantSteps: []string{"reach", agents},
 		want:      BackupDone{Status: runningAt, ResyncAfter: BackupJobPoll},
 	}, {
 		name: "the agent refuses the job: Failed for good",
 		world: func(t *testing.T) backupWorld {
-			return backupWorld{"choose": replica1(t), start: {Refused: true, Err: "the instance's storage is read-only"}}
+			return replica1(backupWorld{start: {Agent: AgentAnswer{Status: 409, Message: "the instance's storage is read-only",
+				Err: "backup agent mg-data-1:9090: 409 Conflict: the instance's storage is read-only"}}})
 		},
-		wantSteps: []string{"reach", agents, "choose", start},
+		wantSteps: append(append([]string{"reach", agents}, choose...), start),
 		want: BackupDone{Status: v1alpha1.MemgraphBackupStatus{ObservedGeneration: 1, Phase: v1alpha1.BackupFailed, Reason: ReasonAgentRefused,
 			Error: "the instance's storage is read-only", Deadline: deadline, CompletedAt: stamp(started), Endpoint: "https://s3.example", Bucket: "backups",
-			Instance: topology.DataInstanceName(1), Pod: "mg-data-1", MemgraphVersion: "3.12.0", InstanceRole: "REPLICA", InstanceReason: "a caught-up SYNC replica"}},
+			Instance: topology.DataInstanceName(1), Pod: "mg-data-1", MemgraphVersion: "3.12.0", InstanceRole: "REPLICA", InstanceReason: chosen}},
+	}, {
+		name: "an agent that does not serve jobs yet (404) refuses nothing: Pending until it does",
+		world: func(t *testing.T) backupWorld {
+			return replica1(backupWorld{start: {Agent: AgentAnswer{Status: 404, Err: "the agent does not serve /jobs/"}}})
+		},
+		wantSteps: append(append([]string{"reach", agents}, choose...), start),
+		want: BackupDone{Status: v1alpha1.MemgraphBackupStatus{ObservedGeneration: 1, Phase: v1alpha1.BackupPending, Reason: ReasonAgentUnreachable,
+			Error: "the agent does not serve /jobs/", Deadline: deadline}, ResyncAfter: time.Minute},
+	}, {
+		name: "no coordinator answers: Pending, no MAIN to choose from",
+		world: func(*testing.T) backupWorld {
+			return backupWorld{"show instances on " + leader: {QueryErr: errors.New("connection refused")},
+				"show instances on " + addr(coordHost(2), 7687): {QueryErr: errors.New("connection refused")},
+				"show instances on " + addr(coordHost(3), 7687): {QueryErr: errors.New("connection refused")}}
+		},
+		wantSteps: []string{"reach", agents, "show instances on " + leader, "show instances on " + addr(coordHost(2), 7687),
+			"show instances on " + addr(coordHost(3), 7687)},
+		want: BackupDone{Status: v1alpha1.MemgraphBackupStatus{ObservedGeneration: 1, Phase: v1alpha1.BackupPending, Reason: ReasonNoMain,
+			Error: "no coordinator of cluster mg named a ready leader: coordinator_1: connection refused; coordinator_2: connection refused; " +
+				"coordinator_3: connection refused", Deadline: deadline}, ResyncAfter: time.Minute},
 	}, {
 		name: "past its deadline, still held: Failed, saying what held it",
 		pass: func(p *BackupPass) { p.Now = backupCreated.Add(2 * time.Hour) },
@@ -188,7 +223,7 @@ func TestNextBackup(t *testing.T) {
 	}, {
 		name:      "a Running backup's job completed: Completed",
 		pass:      func(p *BackupPass) { p.Backup.Status = uploadingStatus() },
-		world:     func(*testing.T) backupWorld { return backupWorld{"poll b1": {Job: completed}} },
+		world:     func(*testing.T) backupWorld { return backupWorld{"poll b1": {Agent: AgentAnswer{Job: completed}}} },
 		wantSteps: []string{"poll b1"},
 		want: BackupDone{Status: func() v1alpha1.MemgraphBackupStatus {
 			st := uploadingStatus()
@@ -197,9 +232,11 @@ func TestNextBackup(t *testing.T) {
 			return st
 		}()},
 	}, {
-		name:      "the agent does not answer before the grace: still Running, saying why",
-		pass:      func(p *BackupPass) { p.Backup.Status = uploadingStatus() },
-		world:     func(*testing.T) backupWorld { return backupWorld{"poll b1": {Err: "connection refused"}} },
+		name: "the agent does not answer before the grace: still Running, saying why",
+		pass: func(p *BackupPass) { p.Backup.Status = uploadingStatus() },
+		world: func(*testing.T) backupWorld {
+			return backupWorld{"poll b1": {Agent: AgentAnswer{Err: "connection refused"}}}
+		},
 		wantSteps: []string{"poll b1"},
 		want: BackupDone{Status: func() v1alpha1.MemgraphBackupStatus {
 			st := uploadingStatus()
@@ -207,9 +244,11 @@ func TestNextBackup(t *testing.T) {
 			return st
 		}(), ResyncAfter: BackupJobPoll},
 	}, {
-		name:      "the agent lost the job: its objects go, then Pending to start again",
-		pass:      func(p *BackupPass) { p.Backup.Status = uploadingStatus() },
-		world:     func(*testing.T) backupWorld { return backupWorld{"poll b1": {Lost: true, Err: "no job b1"}} },
+		name: "the agent lost the job: its objects go, then Pending to start again",
+		pass: func(p *BackupPass) { p.Backup.Status = uploadingStatus() },
+		world: func(*testing.T) backupWorld {
+			return backupWorld{"poll b1": {Agent: AgentAnswer{Unknown: true, Err: "no job b1"}}}
+		},
 		wantSteps: []string{"poll b1", "read store", "remove p/db/mg/nightly/memgraph"},
 		want: BackupDone{Status: v1alpha1.MemgraphBackupStatus{ObservedGeneration: 1, Phase: v1alpha1.BackupPending, Reason: ReasonAgentRestarted,
 			Error:    "no job b1: its pod restarted while it took the backup; the backup is taken again from its start, until its deadline 2026-03-01T03:00:00Z",
@@ -277,7 +316,7 @@ func TestNextBackup(t *testing.T) {
 		pass: func(p *BackupPass) {
 			p.Finalizing, p.Backup.Status, p.Backup.Spec.DeletionPolicy = true, uploadingStatus(), v1alpha1.BackupDelete
 		},
-		world:     func(*testing.T) backupWorld { return backupWorld{"poll b1": {Job: uploading}} },
+		world:     func(*testing.T) backupWorld { return backupWorld{"poll b1": {Agent: AgentAnswer{Job: uploading}}} },
 		wantSteps: []string{"poll b1"},
 		want: BackupDone{Status: func() v1alpha1.MemgraphBackupStatus {
 			st := uploadingStatus()

@@ -66,34 +66,51 @@ func (w *backupWalk) start() BackupDone {
 	if !ok {
 		return BackupDone{}
 	}
-	if found.Found >= 0 {
-		di := agents[found.Found].Instance
+	if i := adoptable(found.Agents); i >= 0 && i < len(agents) {
+		di, job := agents[i].Instance, found.Agents[i].Job
 		st.Instance, st.Pod, st.MemgraphVersion = di.Name, di.Pod, w.memgraphVersion(di.Pod)
-		st.InstanceRole, st.InstanceReason = strings.ToUpper(found.Job.ChosenRole), found.Job.Reason
-		return w.jobAnswer(st, found.Job)
+		st.InstanceRole, st.InstanceReason = strings.ToUpper(job.ChosenRole), job.Reason
+		return w.jobAnswer(st, job)
 	}
-	chose, ok := w.step(BackupChoose{})
+	choice, held, ok := w.choose()
 	if !ok {
 		return BackupDone{}
 	}
-	if chose.Held.Reason != "" {
-		return wait(chose.Held)
+	if held.Reason != "" {
+		return wait(held)
 	}
-	di := chose.Choice.Instance
+	di := choice.Instance
 	st.Instance, st.Pod, st.MemgraphVersion = di.Name, di.Pod, w.memgraphVersion(di.Pod)
-	st.InstanceRole, st.InstanceReason = strings.ToUpper(chose.Choice.Role), chose.Choice.Reason
+	st.InstanceRole, st.InstanceReason = strings.ToUpper(choice.Role), choice.Reason
 	started, ok := w.step(BackupStartJob{Agent: BackupAgent{Instance: di, Address: c.Network().BackupAgentAddress(di.Ordinal)},
-		ID: string(b.UID), Role: chose.Choice.Role, Reason: chose.Choice.Reason, Deadline: until,
+		ID: string(b.UID), Role: choice.Role, Reason: choice.Reason, Deadline: until,
 		KeyPrefix: topology.BackupKeyPrefix(dest.Prefix, b.Namespace, b.Spec.Cluster, b.Name)})
 	switch {
 	case !ok:
 		return BackupDone{}
-	case started.Refused:
-		return w.failed(st, ReasonAgentRefused, started.Err)
-	case started.Err != "":
-		return wait(Wait{Reason: ReasonAgentUnreachable, Message: started.Err})
+	case agentRefused(started.Agent):
+		return w.failed(st, ReasonAgentRefused, started.Agent.Message)
+	case started.Agent.Err != "":
+		return wait(Wait{Reason: ReasonAgentUnreachable, Message: started.Agent.Err})
 	}
-	return w.jobAnswer(st, started.Job)
+	return w.jobAnswer(st, started.Agent.Job)
+}
+
+// agentRefused reports whether the agent refused to start the job for good: a client error (4xx)
+// other than 404, which an agent that does not serve jobs yet answers (its pod gets the hook's
+// agent image when it is next replaced).
+func agentRefused(a AgentAnswer) bool {
+	return a.Status >= 400 && a.Status < 500 && a.Status != 404
+}
+
+// adoptable is the first agent (by ordinal) that answered with the job, -1 when none did.
+func adoptable(answers []AgentAnswer) int {
+	for i, a := range answers {
+		if a.Err == "" {
+			return i
+		}
+	}
+	return -1
 }
 
 // gate is what holds a backup that has not started (BackupWaits); reaching the cluster, when it
@@ -138,11 +155,12 @@ func (w *backupWalk) poll(st v1alpha1.MemgraphBackupStatus) BackupDone {
 	if st.Deadline != nil {
 		until = st.Deadline.UTC()
 	}
-	got, ok := w.step(BackupPollJob{Address: w.in.Cluster.Network().BackupAgentAddress(ordinal), ID: string(b.UID)})
+	polled, ok := w.step(BackupPollJob{Address: w.in.Cluster.Network().BackupAgentAddress(ordinal), ID: string(b.UID)})
+	got := polled.Agent
 	switch {
 	case !ok:
 		return BackupDone{}
-	case got.Lost:
+	case got.Unknown:
 		return w.lost(st, until, got.Err+": its pod restarted while it took the backup")
 	case got.Err != "":
 		if Expired(until.Add(JobGrace), w.in.Now) {

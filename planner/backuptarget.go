@@ -105,45 +105,67 @@ func modeName(m v1alpha1.ReplicationMode) string {
 	return string(m)
 }
 
-// BackupChosen ends the choice of the instance a backup is taken on: the choice, or why none is
-// made yet (Wait).
-type BackupChosen struct {
-	Choice BackupChoice
-	Wait   Wait
-}
-
-func (BackupChosen) isStep() {}
-
-// NextBackupChoice is the next step of choosing the instance a backup of c is taken on, from
-// what was read so far (done): the view discovery chooses, the leader's own table and, for
-// spec.backup.target PreferReplica, the catch-up proofs of a handover (SHOW REPLICATION LAG on
-// the leader, SHOW REPLICAS on the MAIN), then ChooseBackupInstance. A read that fails is a wait
-// (NoMain), or a missing proof, which makes the MAIN the choice.
-func NextBackupChoice(c *topology.Cluster, done []Result) Step {
-	p := &pass{record: done, d: c.Declare(c.Replicas())}
-	chosen, f := p.chooseBackup(c)
-	if f == waiting {
-		return p.pending
+// choose chooses the instance the backup is taken on: the leader's table found through
+// discovery and, for spec.backup.target PreferReplica, the catch-up proofs of a handover (SHOW
+// REPLICATION LAG on the leader, SHOW REPLICAS on the MAIN), then ChooseBackupInstance. These are
+// the cluster pass's own reads (pass.chooseBackup), one a step of the backup's pass, answered
+// from its record. A read that fails is a wait (NoMain), or a missing proof, which makes the MAIN
+// the choice. ok is false while a read is pending.
+func (w *backupWalk) choose() (choice BackupChoice, held Wait, ok bool) {
+	c := w.in.Cluster
+	d := c.Declare(c.Replicas())
+	var reads []Result
+	for {
+		p := &pass{record: reads, d: d}
+		choice, held, f := p.chooseBackup(c)
+		if f != waiting {
+			return choice, held, true
+		}
+		step, known := backupRead(p.pending)
+		if !known {
+			return BackupChoice{}, Wait{Reason: ReasonNoMain, Message: fmt.Sprintf("choosing the instance asked for %T, which a backup does not read", p.pending)}, true
+		}
+		got, ok := w.step(step)
+		if !ok {
+			return BackupChoice{}, Wait{}, false
+		}
+		reads = append(reads, Result{Rows: got.Instances, Lag: got.Lag, Replicas: got.Replicas, Err: got.QueryErr, Expired: got.Expired})
 	}
-	return chosen
 }
 
-func (p *pass) chooseBackup(c *topology.Cluster) (BackupChosen, flow) {
+// backupRead is the backup's step that performs the cluster pass's read s.
+func backupRead(s Step) (BackupStep, bool) {
+	r, ok := s.(Read)
+	switch {
+	case !ok:
+		return nil, false
+	case r.What == ReadInstances:
+		return backupShowInstances{from: r.From, share: r.Share}, true
+	case r.What == ReadLag:
+		return backupShowLag{from: r.From}, true
+	case r.What == ReadReplicas:
+		return backupShowReplicas{from: r.From}, true
+	}
+	return nil, false
+}
+
+// chooseBackup is the choice on what p read so far.
+func (p *pass) chooseBackup(c *topology.Cluster) (BackupChoice, Wait, flow) {
 	view, why, f := p.leaderTable(c)
 	switch {
 	case f == waiting:
-		return BackupChosen{}, waiting
+		return BackupChoice{}, Wait{}, waiting
 	case why != "":
-		return BackupChosen{Wait: Wait{Reason: ReasonNoMain, Message: why}}, goOn
+		return BackupChoice{}, Wait{Reason: ReasonNoMain, Message: why}, goOn
 	}
 	o := Observed{Instances: view.Instances, Leader: view.Leader}
 	if c.BackupTarget() == v1alpha1.BackupPreferReplica {
 		if f, _ := p.catchUp(view, &o); f == waiting {
-			return BackupChosen{}, waiting
+			return BackupChoice{}, Wait{}, waiting
 		}
 	}
 	choice, wait := ChooseBackupInstance(p.d, c.BackupTarget(), o)
-	return BackupChosen{Choice: choice, Wait: wait}, goOn
+	return choice, wait, goOn
 }
 
 // leaderTable is the leader's own table of c's coordinators, found through discovery; why says,

@@ -12,8 +12,8 @@
 //	→ drain → settings → rotation → status.replicas → the replica lag gauge
 //
 // A stage that cannot go on ends the pass. Each thing is read at most once per view: a write,
-// or the re-check right before a guarded step, starts a new one. NextBackupChoice is the same
-// machine for the instance a MemgraphBackup is taken on.
+// or the re-check right before a guarded step, starts a new one. A MemgraphBackup's pass
+// (NextBackup) chooses the instance it is taken on with the same reads, one a step of its own.
 //
 // Where to look, by concern:
 //

@@ -4,6 +4,7 @@ import (
 	"encoding/base64"
 	"fmt"
 	"maps"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -120,16 +121,20 @@ func AgentSecretOf(c *topology.Cluster, generated map[string]string, copied *Cop
 	return s
 }
 
-// Access is what a backup reads from its cluster's backup-agent Secret: the store's credentials
-// and CA, spec.tls's CA and spec.auth's user, and the agents' token and CA. Problems say what is
-// missing, never a value.
+// Access is what a backup's pass reads, once, from its cluster's backup-agent Secret: the
+// store's credentials and CA, spec.tls's CA and spec.auth's user (the copy), and the agents'
+// token and CA. Problems say what keeps a backup from starting: what is wrong with the copy or,
+// once it is read, with the agents' token and CA. StoreProblems are what keeps its objects from
+// being removed (the copy's alone); AgentProblems what the agents' client lacks, whatever the
+// copy. None quotes a value.
 type Access struct {
 	Creds    backup.S3Credentials
 	StoreCA  []byte
 	BoltCA   []byte
 	Memgraph *memgraph.Credentials
 	AgentCfg AgentClientConfig
-	Problems []string
+
+	Problems, StoreProblems, AgentProblems []string
 }
 
 // agentSecretObject is the part of the backup-agent Secret a backup reads.
@@ -143,25 +148,29 @@ type agentSecretObject struct {
 }
 
 // ReadAccess reads the backup-agent Secret of cluster c (nil when it is not among the related
-// objects) for a backup of c: what the cluster's hook copied, for the generation c is at, and,
-// when withAgent, the agents' token and CA.
-func ReadAccess(c *topology.Cluster, secret *agentSecretObject, withAgent bool) Access {
+// objects) for a backup of c: the agents' token and CA, whatever was copied, and what the
+// cluster's hook copied, for the generation c is at.
+func ReadAccess(c *topology.Cluster, secret *agentSecretObject) Access {
 	var out Access
 	where := fmt.Sprintf("Secret %s/%s", c.Namespace(), topology.BackupAgentSecretName(c.Name()))
-	switch {
-	case secret == nil:
+	if secret == nil {
 		out.Problems = []string{where + " does not exist yet: the cluster's hook creates it"}
+		out.StoreProblems, out.AgentProblems = out.Problems, []string{where + " does not exist"}
 		return out
+	}
+	out.AgentCfg = agentConfig(secretValue(where, secret, &out.AgentProblems))
+	switch {
 	case secret.Metadata.Annotations[AnnotationAccessGeneration] != strconv.FormatInt(c.Generation(), 10):
 		out.Problems = []string{fmt.Sprintf("the cluster's hook has not yet copied into %s the Secrets generation %d of MemgraphCluster %s names "+
 			"(spec.backup.destination, spec.tls, spec.auth)", where, c.Generation(), c.Name())}
+		out.StoreProblems = out.Problems
 		return out
 	case secret.Metadata.Annotations[AnnotationAccessProblems] != "":
 		out.Problems = strings.Split(secret.Metadata.Annotations[AnnotationAccessProblems], "; ")
+		out.StoreProblems = out.Problems
 		return out
 	}
-	var read Secrets
-	decoded := secretValue(where, secret, &read.Problems)
+	decoded := secretValue(where, secret, &out.StoreProblems)
 	out.Creds = backup.S3Credentials{AccessKeyID: decoded(accessKeyIDKey, true), SecretAccessKey: decoded(secretAccessKeyKey, true)}
 	if ca := decoded(storeCAKey, c.BackupDestination() != nil && c.BackupDestination().S3.CASecret != nil); ca != "" {
 		out.StoreCA = []byte(ca)
@@ -172,24 +181,8 @@ func ReadAccess(c *topology.Cluster, secret *agentSecretObject, withAgent bool) 
 	if c.AuthSecretName() != "" {
 		out.Memgraph = &memgraph.Credentials{Username: decoded(usernameKey, true), Password: decoded(passwordKey, true)}
 	}
-	if withAgent {
-		out.AgentCfg = agentConfig(decoded)
-	}
-	out.Problems = read.Problems
+	out.Problems = append(slices.Clip(out.StoreProblems), out.AgentProblems...)
 	return out
-}
-
-// ReadAgentConfig reads the agents' token and CA from the backup-agent Secret of cluster c (nil
-// when it is not among the related objects), whatever was copied into it; problems say what is
-// missing.
-func ReadAgentConfig(c *topology.Cluster, secret *agentSecretObject) (AgentClientConfig, []string) {
-	where := fmt.Sprintf("Secret %s/%s", c.Namespace(), topology.BackupAgentSecretName(c.Name()))
-	if secret == nil {
-		return AgentClientConfig{}, []string{where + " does not exist"}
-	}
-	var problems []string
-	cfg := agentConfig(secretValue(where, secret, &problems))
-	return cfg, problems
 }
 
 func agentConfig(decoded func(key string, required bool) string) AgentClientConfig {

@@ -45,7 +45,7 @@ func TestAccessRoundTrip(t *testing.T) {
 	if s.Annotations[AnnotationAccessGeneration] != "1" || s.Annotations[AnnotationAccessProblems] != "" {
 		t.Errorf("annotations %v", s.Annotations)
 	}
-	got := ReadAccess(c, asRelated(t, c, s), true)
+	got := ReadAccess(c, asRelated(t, c, s))
 	want := Access{Creds: backup.S3Credentials{AccessKeyID: "AK", SecretAccessKey: "SK"}, StoreCA: []byte("store CA"), BoltCA: []byte("bolt CA"),
 		Memgraph: &memgraph.Credentials{Username: "hooks", Password: "pw"}, AgentCfg: AgentClientConfig{Token: "tok", CAPEM: []byte("agent CA")}}
 	if diff := cmp.Diff(want, got); diff != "" {
@@ -60,7 +60,7 @@ func TestAccessProblems(t *testing.T) {
 	c := admitted(t, `{"backup":{"destination":{"s3":{"endpoint":"https://s3.example.org","bucket":"backups","credentialsSecret":{"name":"s3-creds"}}}},`+
 		`"auth":{"secretName":"mg-auth"}}`)
 	copied := CopyAccess(c, nil, nil, "", nil, "Secret db/mg-auth (spec.auth.secretName) does not exist")
-	got := ReadAccess(c, asRelated(t, c, AgentSecretOf(c, generated, copied)), true)
+	got := ReadAccess(c, asRelated(t, c, AgentSecretOf(c, generated, copied)))
 	want := []string{"Secret db/s3-creds (spec.backup.destination.s3.credentialsSecret) does not exist: create it with the keys accessKeyId and secretAccessKey",
 		"Secret db/mg-auth (spec.auth.secretName) does not exist"}
 	if diff := cmp.Diff(want, got.Problems); diff != "" {
@@ -68,10 +68,10 @@ func TestAccessProblems(t *testing.T) {
 	}
 	stale := asRelated(t, c, AgentSecretOf(c, generated, &Copied{Data: map[string]string{}}))
 	stale.Metadata.Annotations[AnnotationAccessGeneration] = "0"
-	if got := ReadAccess(c, stale, true); len(got.Problems) != 1 || !strings.Contains(got.Problems[0], "has not yet copied") {
+	if got := ReadAccess(c, stale); len(got.Problems) != 1 || !strings.Contains(got.Problems[0], "has not yet copied") {
 		t.Errorf("a copy of another generation: %v", got.Problems)
 	}
-	if got := ReadAccess(c, nil, true); len(got.Problems) != 1 || !strings.Contains(got.Problems[0], "does not exist yet") {
+	if got := ReadAccess(c, nil); len(got.Problems) != 1 || !strings.Contains(got.Problems[0], "does not exist yet") {
 		t.Errorf("no agent Secret: %v", got.Problems)
 	}
 	none := admitted(t, `{}`)

@@ -3,8 +3,9 @@
 // uploads each), removing its objects when it goes, and creating backups on a schedule, and the
 // restore source of a restoring cluster. A backup's pass is the planner's step machine
 // (planner.NextBackup), which this package performs step by step; a schedule's answer is
-// planner.DecideSchedule's. How a cluster's Memgraph is reached is the shell's (Config), and so is
-// writing and counting the answer each hook returns. No query or call it makes takes longer than
+// planner.DecideSchedule's. A backup's pass reaches its cluster's Memgraph through the hook's
+// connector (Config) and chooses the instance itself; writing and counting the answer each hook
+// returns is the shell's. No query or call it makes takes longer than
 // the data is big: the agent does that, and the hook starts, polls and reports it.
 package backupcontroller
 
@@ -16,10 +17,8 @@ import (
 	"log/slog"
 
 	"github.com/memgraph-hooks/memgraph-hooks/api/v1alpha1"
-	"github.com/memgraph-hooks/memgraph-hooks/backup"
 	"github.com/memgraph-hooks/memgraph-hooks/hooks/wire"
 	"github.com/memgraph-hooks/memgraph-hooks/memgraph"
-	"github.com/memgraph-hooks/memgraph-hooks/planner"
 	"github.com/memgraph-hooks/memgraph-hooks/topology"
 )
 
@@ -45,12 +44,10 @@ type Config struct {
 	Budget time.Duration // the shared deadline of every query and call of one hook request
 	Now    func() time.Time
 	Log    *slog.Logger
-	// Reach is how cluster c's Memgraph is reached with what its backup-agent Secret gives
-	// (spec.tls's CA, spec.auth's credentials).
-	Reach func(c *topology.Cluster, a Access) Reached
-	// Choose reads c's leader (and, for spec.backup.target PreferReplica, the catch-up proofs) and
-	// chooses the instance a backup is taken on (planner.ChooseBackupInstance).
-	Choose func(ctx context.Context, r Reached, c *topology.Cluster) (planner.BackupChoice, planner.Wait)
+	// Connector is the hook's Bolt connector: a backup's pass reaches its cluster's Memgraph
+	// through it, with what the cluster's backup-agent Secret carries (spec.tls's CA, spec.auth's
+	// credentials).
+	Connector memgraph.Connector
 	// AgentResolver maps an agent's advertised host:port to the one to dial (nil: dial as
 	// advertised).
 	AgentResolver memgraph.Resolver
@@ -78,24 +75,6 @@ type Controller struct{ cfg Config }
 
 // New returns the controller of cfg.
 func New(cfg Config) *Controller { return &Controller{cfg: cfg} }
-
-// Reached is how one cluster's Memgraph is reached from the hook (its coordinators; its data
-// instances with spec.auth's credentials) and from an agent beside a data instance (Agent:
-// spec.tls's CA and spec.auth's user; the instance's address is the job's). Problems say what is
-// missing.
-type Reached struct {
-	Coordinators, Data memgraph.Connector
-	Agent              backup.MemgraphTarget
-	Problems           []string
-}
-
-// agents makes the clients of one cluster's agents, dialing through Config.AgentResolver.
-func (ctl *Controller) agents(cfg AgentClientConfig) (*AgentClient, error) {
-	if ctl.cfg.AgentResolver != nil {
-		cfg.Resolve = ctl.cfg.AgentResolver.Resolve
-	}
-	return NewAgentClient(cfg)
-}
 
 // Sync answers a MemgraphBackup's sync and finalize hooks (finalizing tells them apart), or
 // returns why the request cannot be served.

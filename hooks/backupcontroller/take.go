@@ -4,28 +4,32 @@ import (
 	"context"
 	"errors"
 	"log/slog"
-	"net/http"
 	"strings"
 	"sync"
 
 	"github.com/memgraph-hooks/memgraph-hooks/api/v1alpha1"
 	"github.com/memgraph-hooks/memgraph-hooks/backup"
+	"github.com/memgraph-hooks/memgraph-hooks/memgraph"
 	"github.com/memgraph-hooks/memgraph-hooks/planner"
 )
 
 // pass is one call of a MemgraphBackup's sync or finalize hook: it asks the planner for the next
-// step (planner.NextBackup), performs it — on the cluster, its agents or the store — adds what it
-// gave to the pass's record, and asks again until the planner says it is done. Every decision is
-// the planner's, made on the request and that record alone; the shell holds only what a step
-// made for a later one (the cluster reached, the agents' clients, the store's credentials).
+// step (planner.NextBackup), has the step perform itself with the pass as its effects
+// (planner.BackupEffects), adds what it gave to the pass's record, and asks again until the
+// planner says it is done. Every decision is the planner's, made on the request and that record
+// alone; the pass holds what the steps reach with: the backup-agent Secret as read once, the
+// cluster's Memgraph reached with it (reach.go), and one agents' client, closed at its end.
 type pass struct {
 	ctl    *Controller
 	obs    *backupObservation
 	in     planner.BackupPass
-	access Access  // the backup-agent Secret as a start reads it
-	reach  Reached // the cluster, reached with access
-	agents *AgentClient
-	store  Access // the store's credentials, for removals
+	access *Access // the backup-agent Secret, once read
+	// coordinators and data reach the cluster's Memgraph once reached (the data instances with
+	// spec.auth's credentials); target is how an agent reaches its own instance.
+	coordinators, data memgraph.Connector
+	target             backup.MemgraphTarget
+	agents             *AgentClient // the cluster's agents' client, once made (agentsErr: why not)
+	agentsErr          error
 }
 
 func (ctl *Controller) newPass(b *v1alpha1.MemgraphBackup, obs *backupObservation, finalizing bool) *pass {
@@ -46,127 +50,98 @@ func (p *pass) run(ctx context.Context, log *slog.Logger) planner.BackupDone {
 			}
 			return done
 		}
-		record = append(record, p.perform(ctx, step))
+		record = append(record, step.Perform(ctx, p))
 	}
-}
-
-// perform performs one step.
-func (p *pass) perform(ctx context.Context, step planner.BackupStep) planner.BackupResult {
-	c := p.in.Cluster
-	switch s := step.(type) {
-	case planner.BackupReach:
-		return p.reachCluster()
-	case planner.BackupFindJob:
-		return p.findJob(ctx, s)
-	case planner.BackupChoose:
-		var got planner.BackupResult
-		got.Choice, got.Held = p.ctl.cfg.Choose(ctx, p.reach, c)
-		return got
-	case planner.BackupStartJob:
-		return p.startJob(ctx, s)
-	case planner.BackupPollJob:
-		return p.pollJob(ctx, s)
-	case planner.BackupReadStore:
-		p.store = ReadAccess(c, p.obs.agentSecret, false)
-		return planner.BackupResult{Problem: strings.Join(p.store.Problems, "; ")}
-	case planner.BackupRemove:
-		var got planner.BackupResult
-		if err := backup.RemoveObject(ctx, backup.ObjectIn(c.BackupDestination().S3, s.Key, p.store.StoreCA), p.store.Creds); err != nil {
-			got.Err = err.Error()
-		}
-		return got
-	}
-	return planner.BackupResult{}
-}
-
-// reachCluster reads the backup-agent Secret for a start, reaches the cluster with it and makes
-// its agents' client.
-func (p *pass) reachCluster() planner.BackupResult {
-	c := p.in.Cluster
-	p.access = ReadAccess(c, p.obs.agentSecret, true)
-	got := planner.BackupResult{Problems: p.access.Problems}
-	if len(got.Problems) > 0 {
-		return got
-	}
-	p.reach = p.ctl.cfg.Reach(c, p.access)
-	if got.Problems = p.reach.Problems; len(got.Problems) > 0 {
-		return got
-	}
-	var err error
-	if p.agents, err = p.ctl.agents(p.access.AgentCfg); err != nil {
-		got.Problem = err.Error()
-	}
-	return got
-}
-
-// findJob asks every agent, at once, for the job; the first (by ordinal) that has it.
-func (p *pass) findJob(ctx context.Context, s planner.BackupFindJob) planner.BackupResult {
-	jobs := make([]*backup.JobStatus, len(s.Agents))
-	var wg sync.WaitGroup
-	for i, a := range s.Agents {
-		wg.Go(func() {
-			if job, err := p.agents.Status(ctx, a.Address, s.ID); err == nil {
-				jobs[i] = &job
-			}
-		})
-	}
-	wg.Wait()
-	for i, job := range jobs {
-		if job != nil {
-			return planner.BackupResult{Found: i, Job: jobOf(*job)}
-		}
-	}
-	return planner.BackupResult{Found: -1}
-}
-
-// startJob starts the backup's job on the chosen instance's agent; a refusal (a 4xx other than
-// 404: the agent will not run it) tells from an agent that did not answer.
-func (p *pass) startJob(ctx context.Context, s planner.BackupStartJob) planner.BackupResult {
-	dest := p.in.Cluster.BackupDestination().S3
-	target := p.reach.Agent
-	target.Address = s.Agent.Instance.BoltServer
-	req := backup.JobRequest{Kind: backup.KindBackup, Memgraph: target, Deadline: s.Deadline, Role: s.Role, Reason: s.Reason,
-		Store: backup.ObjectIn(dest, s.KeyPrefix, p.access.StoreCA), Credentials: p.access.Creds}
-	job, err := p.agents.Start(ctx, s.Agent.Address, s.ID, req)
-	var got planner.BackupResult
-	var refused *AgentError
-	switch {
-	case errors.As(err, &refused) && refused.StatusCode < http.StatusInternalServerError && refused.StatusCode != http.StatusNotFound:
-		got.Refused, got.Err = true, refused.Message
-	case err != nil:
-		got.Err = err.Error()
-	default:
-		got.Job = jobOf(job)
-	}
-	return got
-}
-
-// pollJob asks the instance's agent for the Running backup's job, with what the backup-agent
-// Secret gives the agents' client.
-func (p *pass) pollJob(ctx context.Context, s planner.BackupPollJob) planner.BackupResult {
-	var got planner.BackupResult
-	cfg, problems := ReadAgentConfig(p.in.Cluster, p.obs.agentSecret)
-	agents, err := p.ctl.agents(cfg)
-	if err != nil {
-		got.Err = strings.Join(append(problems, err.Error()), "; ")
-		return got
-	}
-	defer agents.Close()
-	job, err := agents.Status(ctx, s.Address, s.ID)
-	var unknown *UnknownJobError
-	got.Lost = errors.As(err, &unknown)
-	if err != nil {
-		got.Err = err.Error()
-		return got
-	}
-	got.Job = jobOf(job)
-	return got
 }
 
 func (p *pass) close() {
 	if p.agents != nil {
 		p.agents.Close()
 	}
+}
+
+// secret is the cluster's backup-agent Secret, read on the pass's first need of it.
+func (p *pass) secret() *Access {
+	if p.access == nil {
+		a := ReadAccess(p.in.Cluster, p.obs.agentSecret)
+		p.access = &a
+	}
+	return p.access
+}
+
+// agentClient is the client of the cluster's agents, made on the pass's first call to one from
+// the Secret's token and CA, dialing through Config.AgentResolver.
+func (p *pass) agentClient() (*AgentClient, error) {
+	if p.agents == nil && p.agentsErr == nil {
+		cfg := p.secret().AgentCfg
+		if p.ctl.cfg.AgentResolver != nil {
+			cfg.Resolve = p.ctl.cfg.AgentResolver.Resolve
+		}
+		p.agents, p.agentsErr = NewAgentClient(cfg)
+	}
+	return p.agents, p.agentsErr
+}
+
+// Jobs asks every agent, at once, for the job id.
+func (p *pass) Jobs(ctx context.Context, agents []string, id string) []planner.AgentAnswer {
+	answers := make([]planner.AgentAnswer, len(agents))
+	var wg sync.WaitGroup
+	for i, address := range agents {
+		wg.Go(func() { answers[i] = p.Job(ctx, address, id) })
+	}
+	wg.Wait()
+	return answers
+}
+
+// Job asks the agent at address for the job id.
+func (p *pass) Job(ctx context.Context, agent, id string) planner.AgentAnswer {
+	agents, err := p.agentClient()
+	if err != nil {
+		return planner.AgentAnswer{Err: strings.Join(append(p.secret().AgentProblems, err.Error()), "; ")}
+	}
+	return answerOf(agents.Status(ctx, agent, id))
+}
+
+// StartJob starts the job s names on its agent, which reaches its instance as the Secret says
+// and uploads to the cluster's destination with the store's credentials.
+func (p *pass) StartJob(ctx context.Context, s planner.BackupStartJob) planner.AgentAnswer {
+	agents, err := p.agentClient()
+	if err != nil {
+		return planner.AgentAnswer{Err: err.Error()}
+	}
+	a := p.secret()
+	target := p.target
+	target.Address = s.Agent.Instance.BoltServer
+	req := backup.JobRequest{Kind: backup.KindBackup, Memgraph: target, Deadline: s.Deadline, Role: s.Role, Reason: s.Reason,
+		Store: backup.ObjectIn(p.in.Cluster.BackupDestination().S3, s.KeyPrefix, a.StoreCA), Credentials: a.Creds}
+	return answerOf(agents.Start(ctx, s.Agent.Address, s.ID, req))
+}
+
+// ReadStore says what keeps the store's credentials from being used for removals.
+func (p *pass) ReadStore() string {
+	return strings.Join(p.secret().StoreProblems, "; ")
+}
+
+// RemoveObject removes the object key from the cluster's destination.
+func (p *pass) RemoveObject(ctx context.Context, key string) error {
+	a := p.secret()
+	return backup.RemoveObject(ctx, backup.ObjectIn(p.in.Cluster.BackupDestination().S3, key, a.StoreCA), a.Creds)
+}
+
+// answerOf is an agent's answer as the planner reads it: the job, or the error with the HTTP
+// status and message of a refusal.
+func answerOf(job backup.JobStatus, err error) planner.AgentAnswer {
+	var unknown *UnknownJobError
+	var refusal *AgentError
+	switch {
+	case errors.As(err, &unknown):
+		return planner.AgentAnswer{Err: err.Error(), Unknown: true}
+	case errors.As(err, &refusal):
+		return planner.AgentAnswer{Err: err.Error(), Status: refusal.StatusCode, Message: refusal.Message}
+	case err != nil:
+		return planner.AgentAnswer{Err: err.Error()}
+	}
+	return planner.AgentAnswer{Job: jobOf(job)}
 }
 
 // jobOf is what the planner reads of an agent's answer.
