@@ -173,21 +173,28 @@ func accessPending(c *topology.Cluster, a UserAccess) string {
 }
 
 // main is the MAIN the pass's reads and statements go to, reached with what the user-access
-// Secret carries; err is why there is none.
+// Secret carries and found as its coordinators' leader names it (findMain); err is why there is
+// none.
 func (w *userWalk) main() (main string, ok bool, err error) {
 	if w.access.TLSProblem != "" {
 		return "", true, HookCredentialsError{Problem: w.access.TLSProblem}
 	}
-	got, ok := w.step(UserRead{What: UserReadMain})
+	got, ok := w.step(userReach{})
 	switch {
 	case !ok:
 		return "", false, nil
 	case got.Problem != "":
 		return "", true, HookCredentialsError{Problem: got.Problem}
-	case got.Err != nil && got.Main == "":
-		return "", true, NoMainError{Err: got.Err}
 	}
-	return got.Main, true, got.Err
+	found, ok, err := w.findMain()
+	switch {
+	case !ok:
+		return "", false, nil
+	case err != nil:
+		return "", true, NoMainError{Err: err}
+	}
+	w.mainAt = found.BoltServer
+	return found.Name, true, nil
 }
 
 // observe is every read the plan needs, in order: SHOW USERS, SHOW ROLES, each role the user
@@ -252,7 +259,7 @@ func (w *userWalk) readUser() (st UserState, ok bool, err error) {
 // user found created is left as it is. applied says whether the user's password was set.
 func (w *userWalk) execute(cmds []AuthCommand) (applied, ok bool, err error) {
 	for _, cmd := range cmds {
-		got, ok := w.step(UserWrite{Statement: cmd})
+		got, ok := w.step(UserWrite{Statement: cmd, main: w.mainAt})
 		if !ok {
 			return applied, false, nil
 		}
@@ -265,7 +272,7 @@ func (w *userWalk) execute(cmds []AuthCommand) (applied, ok bool, err error) {
 				err = nil
 			} else {
 				cmd.Kind = memgraph.AuthSetPassword
-				if got, ok = w.step(UserWrite{Statement: cmd}); !ok {
+				if got, ok = w.step(UserWrite{Statement: cmd, main: w.mainAt}); !ok {
 					return applied, false, nil
 				}
 				if got.Problem != "" {
