@@ -79,7 +79,7 @@ type userWalk struct {
 }
 
 func newUserWalk(in *UserPass, record []UserResult) *userWalk {
-	w := &userWalk{in: in, spec: DeclaredUser(in.User), stepRecord: stepRecord[UserStep, UserResult]{record: record}}
+	w := &userWalk{in: in, spec: declaredUser(in.User), stepRecord: stepRecord[UserStep, UserResult]{record: record}}
 	w.declared = declaredRoles(in.Cluster, w.spec)
 	if in.Cluster != nil {
 		w.accessPending = accessPending(in.Cluster, in.Access)
@@ -108,7 +108,7 @@ func (w *userWalk) answer(v UserVerdict, state *UserState, main string) UserDone
 		st.MainDatabase = main
 	}
 	if state != nil && state.Exists {
-		in := UserInForce(*state)
+		in := userInForce(*state)
 		st.Roles, st.Privileges, st.Databases = in.Roles, in.Privileges, in.Databases
 	}
 	return UserDone{Verdict: v, Status: st, Sent: len(w.sent), Events: w.events}
@@ -122,7 +122,7 @@ func declaredRoles(c *topology.Cluster, spec UserSpec) map[string]RoleSpec {
 	}
 	for _, name := range spec.Roles {
 		if r, ok := c.Role(name); ok {
-			out[name] = DeclaredRole(r)
+			out[name] = declaredRole(r)
 		}
 	}
 	return out

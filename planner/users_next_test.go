@@ -49,7 +49,7 @@ type userMain struct {
 	name    string
 	mainErr error  // no coordinator answers: no MAIN found
 	problem string // the cluster cannot be reached as its Secrets say
-	shows   UserInput
+	shows   userInput
 	then    *UserState
 	readErr map[string]error // by the step's label
 	refuse  map[string]error // by the statement's text
