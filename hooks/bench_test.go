@@ -41,7 +41,7 @@ func newConvergedBench(b testing.TB, coordinators, data int, apiServerPods bool)
 	if apiServerPods {
 		request = h.withAPIServerPods(request)
 	}
-	req, err := json.Marshal(request)
+	req, err := metacontrollerJSON(request)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -29,7 +29,7 @@ func decodeSync(r *http.Request, parents *parentCache) (*admittedParent, observa
 // decodeRequest decodes and observes the body of a sync request.
 func decodeRequest(body []byte, parents *parentCache) (*admittedParent, observation, error) {
 	var req syncRequest
-	if err := wire.DecodeBody(body, &req); err != nil {
+	if err := req.decode(body); err != nil {
 		if located := wire.Locate(body); located != nil {
 			return nil, observation{}, located
 		}
@@ -39,7 +39,7 @@ func decodeRequest(body []byte, parents *parentCache) (*admittedParent, observat
 	if err != nil {
 		return nil, observation{}, err
 	}
-	obs, err := observe(&req, body, parent.cluster)
+	obs, err := observe(&req, parent.cluster)
 	if err != nil {
 		return nil, observation{}, err
 	}

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -521,7 +522,7 @@ type httpHandler = http.Handler
 func (h *harness) post(path string, body any) (int, []byte) { return h.postTo(h.handler, path, body) }
 
 func (h *harness) postTo(handler http.Handler, path string, body any) (int, []byte) {
-	raw, err := json.Marshal(body)
+	raw, err := metacontrollerJSON(body)
 	if err != nil {
 		h.t.Error(err)
 		return 0, nil
@@ -530,6 +531,53 @@ func (h *harness) postTo(handler http.Handler, path string, body any) (int, []by
 	handler.ServeHTTP(rec, httptest.NewRequest(http.MethodPost, path, bytes.NewReader(raw)))
 	out, _ := io.ReadAll(rec.Result().Body)
 	return rec.Code, out
+}
+
+// metacontrollerJSON encodes a hook request as Metacontroller does, its fields in the order of
+// its CompositeHookRequest — controller, parent, children, related, finalizing (v4.17.2
+// pkg/controller/composite/api/v1/hooks.go 31–37) — and any other field after them; any other
+// body as encoding/json does.
+func metacontrollerJSON(body any) ([]byte, error) {
+	fields, ok := body.(map[string]any)
+	if !ok {
+		return json.Marshal(body)
+	}
+	order := []string{"controller", "parent", "children", "related", "finalizing"}
+	for _, k := range sortedCopy(keysOf(fields)) {
+		if !slices.Contains(order, k) {
+			order = append(order, k)
+		}
+	}
+	var out bytes.Buffer
+	for _, k := range order {
+		v, present := fields[k]
+		if !present {
+			continue
+		}
+		raw, err := json.Marshal(v)
+		if err != nil {
+			return nil, err
+		}
+		if out.Len() == 0 {
+			out.WriteByte('{')
+		} else {
+			out.WriteByte(',')
+		}
+		fmt.Fprintf(&out, "%q:%s", k, raw)
+	}
+	if out.Len() == 0 {
+		out.WriteByte('{')
+	}
+	out.WriteByte('}')
+	return out.Bytes(), nil
+}
+
+func keysOf[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	return out
 }
 
 func sortedCopy(s []string) []string {

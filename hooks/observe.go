@@ -89,7 +89,7 @@ type observation struct {
 // (v1alpha1.MaxCoordinators, v1alpha1.MaxDataInstances): a StatefulSet's replicas or a pod ordinal
 // beyond it cannot describe a member the hook declared, so it is ignored with a warning, and
 // nothing is ever allocated in proportion to it.
-func observe(req *syncRequest, body []byte, c *topology.Cluster) (observation, error) {
+func observe(req *syncRequest, c *topology.Cluster) (observation, error) {
 	o := observation{ready: map[string]bool{}, podNodes: map[string]string{}, clusterTLS: map[string]bool{}}
 	rs := topology.RoleSets(c.Name())
 	sets, err := wire.Entries(req.Children, "children", wire.StatefulSetKey)
@@ -138,7 +138,7 @@ func observe(req *syncRequest, body []byte, c *topology.Cluster) (observation, e
 		return o, err
 	}
 	if paused, _ := c.Paused(); paused {
-		o.frozen, err = observedChildren(req, body, c.Namespace())
+		o.frozen, err = observedChildren(req, c.Namespace())
 	}
 	return o, err
 }
@@ -264,14 +264,10 @@ func role32(r *topology.Replicas, i int) *int32 {
 }
 
 // observedChildren are the StatefulSets, Services and PodDisruptionBudgets in namespace as
-// observed, by type then key, each frozen (topology.FrozenChild): a paused cluster's children are
-// neither changed nor deleted, and a child that does not exist is not created. Only a paused pass
-// decodes the children whole.
-func observedChildren(req *syncRequest, body []byte, namespace string) ([]map[string]any, error) {
-	var raw wire.RawGroups
-	if err := wire.DecodeBody(body, &raw); err != nil {
-		return nil, err
-	}
+// observed, by type then key, each frozen (topology.FrozenChild) from its bytes as sent, which
+// the decode kept for a parent that may be paused (syncRequest): a paused cluster's children are
+// neither changed nor deleted, and a child that does not exist is not created.
+func observedChildren(req *syncRequest, namespace string) ([]map[string]any, error) {
 	out := []map[string]any{}
 	for _, typeKey := range []string{wire.StatefulSetKey, wire.ServiceKey, wire.BudgetKey, wire.SecretKey} {
 		children, err := wire.Entries(req.Children, "children", typeKey)
@@ -282,8 +278,13 @@ func observedChildren(req *syncRequest, body []byte, namespace string) ([]map[st
 			if !e.Obj.Metadata.In(namespace) {
 				continue
 			}
+			raw, kept := req.childBytes.bytes[typeKey][e.Key]
+			if !kept { // only a parent sent twice, not paused before the children and paused after them, leaves none
+				return nil, wire.Badf(`request body has more than one "parent", and the children follow one that is not paused: `+
+					"%s cannot be returned as observed", wire.EntryPath("children", typeKey, e.Key))
+			}
 			var child map[string]any
-			if err := kjson.UnmarshalCaseSensitivePreserveInts(raw.Children[typeKey][e.Key], &child); err != nil {
+			if err := kjson.UnmarshalCaseSensitivePreserveInts(raw, &child); err != nil {
 				return nil, err
 			}
 			frozen, err := topology.FrozenChild(child)

@@ -166,7 +166,7 @@ func newHandler(cfg Config) *handler {
 	h.backups = backupcontroller.New(backupcontroller.Config{Budget: cfg.SyncBudget, Now: cfg.Now, Log: cfg.Logger, Connector: cfg.Connector,
 		AgentResolver: cfg.AgentResolver,
 		Metrics:       h.metrics.Backups})
-	h.users = users.New(users.Config{Budget: cfg.SyncBudget, Now: cfg.Now, Log: cfg.Logger, Reach: h.reachUsers, FindMain: findMain,
+	h.users = users.New(users.Config{Budget: cfg.SyncBudget, Now: cfg.Now, Log: cfg.Logger, Connector: cfg.Connector,
 		NewPassword: cfg.UserPassword, HashCost: cfg.PasswordHashCost})
 	return h
 }

@@ -12,9 +12,10 @@ import (
 	"github.com/memgraph-hooks/memgraph-hooks/topology"
 )
 
-// NextMain reads the leader's table through discovery and ends on the MAIN it names, which must
-// be a data instance of the cluster and up; every other table is an error that says why.
-func TestNextMainFindsTheMainTheLeaderNames(t *testing.T) {
+// The search for the MAIN reads the leader's table through discovery and ends on the MAIN it
+// names, which must be a data instance of the cluster and up; every other table is an error that
+// says why.
+func TestFindMainFindsTheMainTheLeaderNames(t *testing.T) {
 	c, err := topology.NewCluster(&v1alpha1.MemgraphCluster{ObjectMeta: metav1.ObjectMeta{Name: "mg", Namespace: "db"},
 		Spec: v1alpha1.MemgraphClusterSpec{Coordinators: 3, DataInstances: 2}})
 	if err != nil {
@@ -37,24 +38,24 @@ func TestNextMainFindsTheMainTheLeaderNames(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			var record []Result
 			for range 5 {
-				step := NextMain(c, record)
-				found, ok := step.(MainFound)
-				if !ok {
-					if _, read := step.(Read); !read {
-						t.Fatalf("step %T, want a Read or MainFound", step)
+				p := &pass{record: record, d: c.Declare(c.Replicas())}
+				found, f, err := p.findMain(c)
+				if f == waiting {
+					if _, read := p.pending.(Read); !read {
+						t.Fatalf("step %T, want a Read", p.pending)
 					}
 					record = append(record, tc.answer)
 					continue
 				}
 				switch {
-				case tc.wantErr != "" && (found.Err == nil || !strings.Contains(found.Err.Error(), tc.wantErr)):
-					t.Fatalf("error %v, want one with %q", found.Err, tc.wantErr)
-				case tc.wantErr == "" && (found.Err != nil || found.Main.Name != tc.want):
-					t.Fatalf("found %q (error %v), want %s", found.Main.Name, found.Err, tc.want)
+				case tc.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tc.wantErr)):
+					t.Fatalf("error %v, want one with %q", err, tc.wantErr)
+				case tc.wantErr == "" && (err != nil || found.Name != tc.want):
+					t.Fatalf("found %q (error %v), want %s", found.Name, err, tc.want)
 				}
 				return
 			}
-			t.Fatalf("no MainFound after %d reads", len(record))
+			t.Fatalf("no MAIN found after %d reads", len(record))
 		})
 	}
 }

@@ -9,8 +9,8 @@ import (
 	"github.com/memgraph-hooks/memgraph-hooks/memgraph"
 )
 
-// A MemgraphUser's pass: what must hold before anything is read (UserGate), what it declares
-// (UserSpec, RoleSpec), the statements that bring the MAIN's users and roles to it (PlanUser,
+// A MemgraphUser's pass: what must hold before anything is read (userGate), what it declares
+// (UserSpec, RoleSpec), the statements that bring the MAIN's users and roles to it (planUser,
 // users_plan.go), and its status (users_status.go); NextUser (users_next.go) runs it as a step
 // machine through its stages (users_pass.go). Memgraph keeps users on the MAIN and
 // replicates them to its replicas itself, so every read and statement goes to the MAIN.
@@ -67,8 +67,8 @@ func (p PrivilegeSet) names() []string {
 	return p.Names
 }
 
-// DeclaredUser reads a MemgraphUser's spec.
-func DeclaredUser(u *v1alpha1.MemgraphUser) UserSpec {
+// declaredUser reads a MemgraphUser's spec.
+func declaredUser(u *v1alpha1.MemgraphUser) UserSpec {
 	s := UserSpec{Username: u.Username(), Roles: sortedUnique(u.Spec.Roles), Privileges: declaredPrivileges(u.Spec.Privileges),
 		Databases: declaredDatabases(u.Spec.Databases), MainDatabase: u.Spec.MainDatabase}
 	if s.MainDatabase == "" {
@@ -77,8 +77,8 @@ func DeclaredUser(u *v1alpha1.MemgraphUser) UserSpec {
 	return s
 }
 
-// DeclaredRole reads one of spec.roles.
-func DeclaredRole(r v1alpha1.ClusterRole) RoleSpec {
+// declaredRole reads one of spec.roles.
+func declaredRole(r v1alpha1.ClusterRole) RoleSpec {
 	return RoleSpec{Name: r.Name, Privileges: declaredPrivileges(r.Privileges), Databases: declaredDatabases(r.Databases)}
 }
 
@@ -124,10 +124,10 @@ func inPrivilegeOrder(names []string) []string {
 	return out
 }
 
-// UserGate is what a MemgraphUser's pass needs before it reads anything: its cluster (found,
+// userGate is what a MemgraphUser's pass needs before it reads anything: its cluster (found,
 // admitted, awake, with spec.auth), the Secrets (spec.auth's, the password's), a spec admission
 // would accept, a user other than the hook's own, and the roles it names declared or built in.
-type UserGate struct {
+type userGate struct {
 	Cluster        string
 	ClusterFound   bool
 	ClusterProblem string // why the cluster's spec cannot be used
@@ -147,50 +147,50 @@ type UserGate struct {
 
 // Wait is reused for a MemgraphUser: why nothing is read or sent, and whether the declaration
 // itself is wrong (Failed) rather than something to wait for (Pending).
-type UserWait struct {
+type userWait struct {
 	Wait
 	Failed bool
 }
 
-// UserWaits decides whether a MemgraphUser's pass may read the cluster; zero when it may.
-func UserWaits(g UserGate) UserWait {
+// userWaits decides whether a MemgraphUser's pass may read the cluster; zero when it may.
+func userWaits(g userGate) userWait {
 	cluster := "MemgraphCluster " + g.Cluster
 	switch {
 	case len(g.SpecProblems) > 0:
-		return UserWait{Wait{ReasonUserSpecInvalid, "the MemgraphUser breaks rules its CRD enforces: " + strings.Join(g.SpecProblems, "; ") +
+		return userWait{Wait{ReasonUserSpecInvalid, "the MemgraphUser breaks rules its CRD enforces: " + strings.Join(g.SpecProblems, "; ") +
 			"; nothing was sent to Memgraph"}, true}
 	case !g.ClusterFound:
-		return UserWait{Wait: Wait{ReasonUserClusterNotFound, cluster + " does not exist in the user's namespace; the user is created once it does"}}
+		return userWait{Wait: Wait{ReasonUserClusterNotFound, cluster + " does not exist in the user's namespace; the user is created once it does"}}
 	case g.ClusterProblem != "":
-		return UserWait{Wait{ReasonUserClusterInvalid, g.ClusterProblem}, true}
+		return userWait{Wait{ReasonUserClusterInvalid, g.ClusterProblem}, true}
 	case !g.ClusterHasAuth:
-		return UserWait{Wait{ReasonClusterWithoutAuth, cluster + " has no spec.auth: the hook manages users as the Memgraph user " +
+		return userWait{Wait{ReasonClusterWithoutAuth, cluster + " has no spec.auth: the hook manages users as the Memgraph user " +
 			"spec.auth names (with the AUTH privilege); set spec.auth.secretName on the cluster"}, true}
 	case g.AccessPending != "":
-		return UserWait{Wait: Wait{ReasonAccessSecretPending, g.AccessPending}}
+		return userWait{Wait: Wait{ReasonAccessSecretPending, g.AccessPending}}
 	case strings.EqualFold(g.Username, g.HookUser):
-		return UserWait{Wait{ReasonReservedUser, fmt.Sprintf("user %s is %s's spec.auth user, the hook's own: it cannot be declared, "+
+		return userWait{Wait{ReasonReservedUser, fmt.Sprintf("user %s is %s's spec.auth user, the hook's own: it cannot be declared, "+
 			"changed or dropped through a MemgraphUser", g.Username, cluster)}, true}
 	case len(g.UndeclaredRoles) > 0:
-		return UserWait{Wait{ReasonUnknownRole, fmt.Sprintf("role %s is neither declared in %s's spec.roles nor one of Memgraph's "+
+		return userWait{Wait{ReasonUnknownRole, fmt.Sprintf("role %s is neither declared in %s's spec.roles nor one of Memgraph's "+
 			"built-in roles (admin, readwrite, readonly); declare it, or remove it from spec.roles; nothing was sent to Memgraph",
 			strings.Join(g.UndeclaredRoles, ", "), cluster)}, true}
 	case g.Hibernated:
-		return UserWait{Wait: Wait{ReasonUserClusterHibernate, cluster + " hibernates (spec.hibernate): no Memgraph runs to hold the user; it is applied once the cluster is awake"}}
+		return userWait{Wait: Wait{ReasonUserClusterHibernate, cluster + " hibernates (spec.hibernate): no Memgraph runs to hold the user; it is applied once the cluster is awake"}}
 	case g.HookCredentials != "":
-		return UserWait{Wait: Wait{ReasonHookCredentials, g.HookCredentials}}
+		return userWait{Wait: Wait{ReasonHookCredentials, g.HookCredentials}}
 	case g.PasswordProblem != "":
-		return UserWait{Wait: Wait{ReasonPasswordSecret, g.PasswordProblem}}
+		return userWait{Wait: Wait{ReasonPasswordSecret, g.PasswordProblem}}
 	case g.Generating:
-		return UserWait{Wait: Wait{ReasonCredentialsPending, "the generated password Secret is being created; the user is created with " +
+		return userWait{Wait: Wait{ReasonCredentialsPending, "the generated password Secret is being created; the user is created with " +
 			"its password once the Secret exists"}}
 	}
-	return UserWait{}
+	return userWait{}
 }
 
-// UndeclaredRoles are the roles a user names that its cluster does not declare and that are not
+// undeclaredRoles are the roles a user names that its cluster does not declare and that are not
 // Memgraph's built-in roles: nothing is read or sent for such a user.
-func UndeclaredRoles(spec UserSpec, declared map[string]RoleSpec) []string {
+func undeclaredRoles(spec UserSpec, declared map[string]RoleSpec) []string {
 	var out []string
 	for _, r := range spec.Roles {
 		if _, ok := declared[r]; !ok && !slices.Contains(memgraph.BuiltinRoles, r) {
@@ -200,11 +200,11 @@ func UndeclaredRoles(spec UserSpec, declared map[string]RoleSpec) []string {
 	return out
 }
 
-// MissingBuiltinRoles are the built-in roles a user names that SHOW ROLES does not list: an
+// missingBuiltinRoles are the built-in roles a user names that SHOW ROLES does not list: an
 // instance has them only when Memgraph created them with its first user, which it does when
 // there is no role yet (auth.cpp 1092–1100) — as on a MAIN without users or roles, whose first
-// user this pass creates (PlanUser).
-func MissingBuiltinRoles(spec UserSpec, declared map[string]RoleSpec, users []string, roles []memgraph.RoleInfo) []string {
+// user this pass creates (planUser).
+func missingBuiltinRoles(spec UserSpec, declared map[string]RoleSpec, users []string, roles []memgraph.RoleInfo) []string {
 	if len(users) == 0 && len(roles) == 0 {
 		return nil
 	}
@@ -220,9 +220,9 @@ func MissingBuiltinRoles(spec UserSpec, declared map[string]RoleSpec, users []st
 	return out
 }
 
-// RoleReadDatabase is the database a role's privileges are read on: SHOW PRIVILEGES shows a
+// roleReadDatabase is the database a role's privileges are read on: SHOW PRIVILEGES shows a
 // role's privileges on a database it may use only.
-func RoleReadDatabase(r RoleSpec) string {
+func roleReadDatabase(r RoleSpec) string {
 	if allDatabases(r.Databases) {
 		return memgraph.DefaultDatabase
 	}

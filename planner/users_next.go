@@ -2,89 +2,16 @@ package planner
 
 import (
 	"github.com/memgraph-hooks/memgraph-hooks/api/v1alpha1"
-	"github.com/memgraph-hooks/memgraph-hooks/memgraph"
 	"github.com/memgraph-hooks/memgraph-hooks/topology"
 )
 
 // A MemgraphUser's pass is a step machine of its own, in the shape of a cluster's (Next): the
 // shell gathers what the request shows into a UserPass, asks NextUser what to do, performs the
-// UserRead or UserWrite it names on the cluster's MAIN, appends the UserResult to the pass's
-// record, and asks again until NextUser says UserDone. Every decision — the gates, whether the
-// cluster's user-access Secret may be used, the reads, the statements, the verdict and which
-// status records carry forward — is NextUser's (users_pass.go).
-
-// UserStep is what a MemgraphUser's pass does next: a UserRead, a UserWrite, or UserDone.
-type UserStep interface{ isUserStep() }
-
-// UserReadKind names what a UserRead asks for.
-type UserReadKind int
-
-const (
-	// UserReadMain reaches the cluster's MAIN with what the user-access Secret carries: its
-	// coordinators name it (NextMain, which the shell performs), and every later step goes to it.
-	UserReadMain UserReadKind = iota + 1
-	// UserReadUsers is SHOW USERS.
-	UserReadUsers
-	// UserReadRoles is SHOW ROLES.
-	UserReadRoles
-	// UserReadRolesOf is SHOW ROLES FOR USER of Target.
-	UserReadRolesOf
-	// UserReadPrivileges is SHOW PRIVILEGES FOR Target ON DATABASE Database.
-	UserReadPrivileges
-	// UserReadDatabases is SHOW DATABASE PRIVILEGES FOR Target.
-	UserReadDatabases
-)
-
-// UserRead asks the shell to read one thing on the MAIN (or, UserReadMain, to find it).
-type UserRead struct {
-	What     UserReadKind
-	Target   memgraph.AuthTarget
-	Database string
-}
-
-// UserWrite asks the shell to send one statement on the MAIN; one that carries a password
-// (AuthCommand.NeedsPassword) gets a bcrypt hash of it made now.
-type UserWrite struct {
-	Statement AuthCommand
-}
-
-// UserDone ends the pass: its verdict, and the status it leaves but for the Ready condition,
-// which the shell stamps with the time (keeping the prior lastTransitionTime while its status
-// stays).
-type UserDone struct {
-	Verdict UserVerdict
-	// Status carries what was read of the user and the records carried forward
-	// (appliedPasswordVersion, mainDatabase); its Conditions are left to the shell.
-	Status v1alpha1.MemgraphUserStatus
-	// Plan is a dry run's statements, passwords hidden.
-	Plan []string
-	// Finalized: the finalize hook may let the MemgraphUser go.
-	Finalized bool
-	// Sent is how many statements Memgraph took; Events the pass's lines for the hook's log.
-	Sent   int
-	Events []Event
-}
-
-func (UserRead) isUserStep()  {}
-func (UserWrite) isUserStep() {}
-func (UserDone) isUserStep()  {}
-
-// UserResult is what performing one step gave, in the pass's record in the order performed.
-type UserResult struct {
-	Main       string                  // UserReadMain: the MAIN's name (set also when it was found but cannot be used)
-	Users      []string                // UserReadUsers
-	Roles      []memgraph.RoleInfo     // UserReadRoles
-	RolesOf    []string                // UserReadRolesOf
-	Privileges []memgraph.PrivilegeRow // UserReadPrivileges
-	Databases  memgraph.DatabaseAccess // UserReadDatabases
-	// Err is why the read or the statement failed (Memgraph's error for a query); for
-	// UserReadMain without a Main, why no MAIN was found.
-	Err error
-	// Problem says why the step could not be made at all: the cluster cannot be reached as its
-	// Secrets say (UserReadMain), or the password could not be hashed (UserWrite); nothing was
-	// sent.
-	Problem string
-}
+// step it names (UserStep.Perform, with the shell's UserEffects), appends the UserResult to the
+// pass's record, and asks again until NextUser says UserDone. Every decision — the gates,
+// whether the cluster's user-access Secret may be used, where the MAIN is, the reads, the
+// statements, the verdict and which status records carry forward — is NextUser's
+// (users_pass.go).
 
 // UserPass is what a MemgraphUser's request shows, gathered once by the shell before the
 // pass's first step. The prior status is read for the records it carries forward only.
@@ -147,10 +74,12 @@ type userWalk struct {
 	stepRecord[UserStep, UserResult]
 	sent   []AuthCommand // the statements Memgraph took
 	events []Event
+	// mainAt is the Bolt address of the MAIN every read and statement goes to, once found.
+	mainAt string
 }
 
 func newUserWalk(in *UserPass, record []UserResult) *userWalk {
-	w := &userWalk{in: in, spec: DeclaredUser(in.User), stepRecord: stepRecord[UserStep, UserResult]{record: record}}
+	w := &userWalk{in: in, spec: declaredUser(in.User), stepRecord: stepRecord[UserStep, UserResult]{record: record}}
 	w.declared = declaredRoles(in.Cluster, w.spec)
 	if in.Cluster != nil {
 		w.accessPending = accessPending(in.Cluster, in.Access)
@@ -163,6 +92,7 @@ func newUserWalk(in *UserPass, record []UserResult) *userWalk {
 
 // read is one read on the MAIN; err is why it failed.
 func (w *userWalk) read(r UserRead) (got UserResult, ok bool, err error) {
+	r.main = w.mainAt
 	got, ok = w.step(r)
 	return got, ok, got.Err
 }
@@ -178,7 +108,7 @@ func (w *userWalk) answer(v UserVerdict, state *UserState, main string) UserDone
 		st.MainDatabase = main
 	}
 	if state != nil && state.Exists {
-		in := UserInForce(*state)
+		in := userInForce(*state)
 		st.Roles, st.Privileges, st.Databases = in.Roles, in.Privileges, in.Databases
 	}
 	return UserDone{Verdict: v, Status: st, Sent: len(w.sent), Events: w.events}
@@ -192,7 +122,7 @@ func declaredRoles(c *topology.Cluster, spec UserSpec) map[string]RoleSpec {
 	}
 	for _, name := range spec.Roles {
 		if r, ok := c.Role(name); ok {
-			out[name] = DeclaredRole(r)
+			out[name] = declaredRole(r)
 		}
 	}
 	return out

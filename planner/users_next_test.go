@@ -1,6 +1,7 @@
 package planner
 
 import (
+	"context"
 	"errors"
 	"strings"
 	"testing"
@@ -41,29 +42,38 @@ func appPass(t *testing.T) *UserPass {
 		Password: UserPassword{Version: "app-pw/1"}}
 }
 
-// userMain plays the MAIN a pass reads and writes: what it shows before any statement (shows)
-// and after (then; shows when nil), and the errors of reads and statements, by step.
+// userMain plays the cluster a pass reaches (UserEffects) and the MAIN it reads and writes: what
+// the MAIN shows before any statement (shows) and after (then; shows when nil), and the errors of
+// reads and statements, by step.
 type userMain struct {
 	name    string
-	mainErr error  // no MAIN found
+	mainErr error  // no coordinator answers: no MAIN found
 	problem string // the cluster cannot be reached as its Secrets say
-	shows   UserInput
+	shows   userInput
 	then    *UserState
 	readErr map[string]error // by the step's label
 	refuse  map[string]error // by the statement's text
 	// unhashable: the password cannot be hashed (longer than bcrypt reads)
 	unhashable bool
+	// step is the label of the step performed; wrote: a statement was taken before it.
+	step  string
+	wrote bool
 }
 
 func convergedMain() *userMain { return &userMain{name: "instance_1", shows: convergedApp()} }
 
-// label names a step as the test expects it, literally.
+// label names a step as the test expects it, literally; the coordinators' reads of the search
+// for the MAIN (findmain_test.go) are part of "find the MAIN" and have none.
 func label(s UserStep) string {
 	switch s := s.(type) {
 	case UserWrite:
 		return s.Statement.Text()
+	case userReach:
+		return "find the MAIN"
+	case userShowInstances:
+		return ""
 	case UserRead:
-		out := map[UserReadKind]string{UserReadMain: "find the MAIN", UserReadUsers: "SHOW USERS", UserReadRoles: "SHOW ROLES",
+		out := map[UserReadKind]string{UserReadUsers: "SHOW USERS", UserReadRoles: "SHOW ROLES",
 			UserReadRolesOf: "SHOW ROLES FOR", UserReadPrivileges: "SHOW PRIVILEGES FOR", UserReadDatabases: "SHOW DATABASE PRIVILEGES FOR"}[s.What]
 		if s.Target.Name != "" {
 			out += " " + s.Target.String()
@@ -76,53 +86,78 @@ func label(s UserStep) string {
 	return "done"
 }
 
-func (m *userMain) perform(s UserStep, wrote bool) UserResult {
-	var got UserResult
-	if err := m.readErr[label(s)]; err != nil {
-		got.Err = err
-		return got
+func (m *userMain) Reach() string { return m.problem }
+
+// ShowInstances is every coordinator's table: coordinator_1 leads, m.name is the MAIN.
+func (m *userMain) ShowInstances(context.Context, string, int) ([]memgraph.Instance, error) {
+	if m.mainErr != nil {
+		return nil, m.mainErr
 	}
-	user := m.shows.User
-	if wrote && m.then != nil {
-		user = *m.then
+	ordinal, _ := topology.ParseDataInstanceName(m.name)
+	return rows(coords(3, 1), one(replica(1-ordinal), mainRow(ordinal))), nil
+}
+
+func (m *userMain) Main(address string) (memgraph.UserClient, error) {
+	if address == "" {
+		return nil, errors.New("no MAIN's address")
 	}
-	switch s := s.(type) {
-	case UserWrite:
-		if m.unhashable && s.Statement.NeedsPassword() {
-			got.Problem = "the user's password is longer than 72 bytes, all a bcrypt hash reads; choose a shorter one"
-			return got
+	return mainClient{m: m}, nil
+}
+
+// mainClient is the MAIN's client of a userMain.
+type mainClient struct {
+	memgraph.Client // the MAIN's other queries: none is sent
+	m               *userMain
+}
+
+func (m *userMain) PasswordHash(bool) (memgraph.Password, error) {
+	if m.unhashable {
+		return memgraph.Password{}, errors.New("the user's password is longer than 72 bytes, all a bcrypt hash reads; choose a shorter one")
+	}
+	return memgraph.PasswordHash("bcrypt:$2a$04$hash"), nil
+}
+
+func (m *userMain) user() UserState {
+	if m.wrote && m.then != nil {
+		return *m.then
+	}
+	return m.shows.User
+}
+
+func (c mainClient) ShowUsers(context.Context) ([]string, error) {
+	return c.m.shows.Users, c.m.readErr[c.m.step]
+}
+
+func (c mainClient) ShowRoles(context.Context) ([]memgraph.RoleInfo, error) {
+	var roles []memgraph.RoleInfo
+	for _, name := range []string{"admin", "readonly", "readwrite", "reporting"} {
+		if r, ok := c.m.shows.Roles[name]; ok && r.Exists {
+			roles = append(roles, memgraph.RoleInfo{Name: name, Builtin: r.Builtin})
 		}
-		got.Err = m.refuse[s.Statement.Text()]
-	case UserRead:
-		switch s.What {
-		case UserReadMain:
-			got.Main, got.Err, got.Problem = m.name, m.mainErr, m.problem
-			if m.mainErr != nil || m.problem != "" {
-				got.Main = ""
-			}
-		case UserReadUsers:
-			got.Users = m.shows.Users
-		case UserReadRoles:
-			for _, name := range []string{"admin", "readonly", "readwrite", "reporting"} {
-				if r, ok := m.shows.Roles[name]; ok && r.Exists {
-					got.Roles = append(got.Roles, memgraph.RoleInfo{Name: name, Builtin: r.Builtin})
-				}
-			}
-		case UserReadRolesOf:
-			got.RolesOf = user.Roles
-		case UserReadPrivileges:
-			got.Privileges = user.Privileges
-			if s.Target.Role {
-				got.Privileges = m.shows.Roles[s.Target.Name].Privileges
-			}
-		case UserReadDatabases:
-			got.Databases = user.Databases
-			if s.Target.Role {
-				got.Databases = m.shows.Roles[s.Target.Name].Databases
-			}
-		}
 	}
-	return got
+	return roles, c.m.readErr[c.m.step]
+}
+
+func (c mainClient) ShowRolesForUser(context.Context, string) ([]string, error) {
+	return c.m.user().Roles, c.m.readErr[c.m.step]
+}
+
+func (c mainClient) ShowPrivileges(_ context.Context, t memgraph.AuthTarget, _ string) ([]memgraph.PrivilegeRow, error) {
+	if t.Role {
+		return c.m.shows.Roles[t.Name].Privileges, c.m.readErr[c.m.step]
+	}
+	return c.m.user().Privileges, c.m.readErr[c.m.step]
+}
+
+func (c mainClient) ShowDatabasePrivileges(_ context.Context, t memgraph.AuthTarget) (memgraph.DatabaseAccess, error) {
+	if t.Role {
+		return c.m.shows.Roles[t.Name].Databases, c.m.readErr[c.m.step]
+	}
+	return c.m.user().Databases, c.m.readErr[c.m.step]
+}
+
+func (c mainClient) RunAuth(context.Context, memgraph.AuthStatement) error {
+	return c.m.refuse[c.m.step]
 }
 
 // driveUser performs the pass's steps on m until NextUser is done; steps are their labels.
@@ -130,16 +165,17 @@ func driveUser(t *testing.T, in *UserPass, m *userMain) ([]string, UserDone) {
 	t.Helper()
 	var record []UserResult
 	var steps []string
-	wrote := false
 	for range 100 {
 		s := NextUser(in, record)
 		if done, ok := s.(UserDone); ok {
 			return steps, done
 		}
-		steps = append(steps, label(s))
-		got := m.perform(s, wrote)
-		if _, ok := s.(UserWrite); ok && got.Err == nil {
-			wrote = true
+		if m.step = label(s); m.step != "" {
+			steps = append(steps, m.step)
+		}
+		got := s.Perform(context.Background(), m)
+		if _, ok := s.(UserWrite); ok && got.Err == nil && got.Problem == "" {
+			m.wrote = true
 		}
 		record = append(record, got)
 	}

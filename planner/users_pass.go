@@ -12,38 +12,38 @@ import (
 	"github.com/memgraph-hooks/memgraph-hooks/topology"
 )
 
-// The stages of a MemgraphUser's pass, in order: the gates (UserWaits), the MAIN, what it shows
-// of the users and roles, the statements (PlanUser), the user read again after them, the verdict.
+// The stages of a MemgraphUser's pass, in order: the gates (userWaits), the MAIN, what it shows
+// of the users and roles, the statements (planUser), the user read again after them, the verdict.
 
 // sync brings the user on the MAIN to its declaration.
 func (w *userWalk) sync() UserDone {
 	if why := w.in.Password.Unavailable; why != "" {
 		return w.answer(UserVerdict{Phase: v1alpha1.UserPending, Reason: ReasonCredentialsPending, Message: why, Resync: UserPendingResync}, nil, "")
 	}
-	if wait := UserWaits(w.gate()); wait.Reason != "" {
-		return w.answer(VerdictOfWait(wait), nil, "")
+	if wait := userWaits(w.gate()); wait.Reason != "" {
+		return w.answer(verdictOfWait(wait), nil, "")
 	}
 	main, ok, err := w.main()
 	if !ok {
 		return UserDone{}
 	}
 	if err != nil {
-		return w.answer(VerdictOfError(err), nil, "")
+		return w.answer(verdictOfError(err), nil, "")
 	}
 	in, roles, ok, err := w.observe()
 	if !ok {
 		return UserDone{}
 	}
 	if err != nil {
-		return w.answer(VerdictOfError(err), nil, "")
+		return w.answer(verdictOfError(err), nil, "")
 	}
-	if missing := MissingBuiltinRoles(w.spec, w.declared, in.Users, roles); len(missing) > 0 {
-		return w.answer(VerdictOfWait(UserWait{Failed: true, Wait: Wait{Reason: ReasonUnknownRole,
+	if missing := missingBuiltinRoles(w.spec, w.declared, in.Users, roles); len(missing) > 0 {
+		return w.answer(verdictOfWait(userWait{Failed: true, Wait: Wait{Reason: ReasonUnknownRole,
 			Message: fmt.Sprintf("role %s is not declared in the cluster's spec.roles, and the MAIN %s has no such role (Memgraph creates "+
 				"the built-in roles with the first user of an instance that has no role yet); declare it; nothing was sent to Memgraph",
 				strings.Join(missing, ", "), main)}}), nil, "")
 	}
-	plan := PlanUser(in)
+	plan := planUser(in)
 	if w.in.DryRun {
 		return w.dryRun(plan, in.User, main)
 	}
@@ -63,9 +63,9 @@ func (w *userWalk) sync() UserDone {
 			err = rerr
 		}
 	}
-	out := w.answer(VerdictInForce(w.spec.Username, main, UserInForce(state)), &state, plan.MainDatabase)
+	out := w.answer(verdictInForce(w.spec.Username, main, userInForce(state)), &state, plan.MainDatabase)
 	if err != nil {
-		out = w.answer(VerdictOfError(err), &state, "")
+		out = w.answer(verdictOfError(err), &state, "")
 		if slices.ContainsFunc(w.sent, func(c AuthCommand) bool { return c.Kind == memgraph.AuthRevokeDatabase }) {
 			out.Status.MainDatabase = "" // a REVOKE DATABASE may have cleared it, and SET MAIN DATABASE did not follow
 		}
@@ -97,9 +97,9 @@ func (w *userWalk) finalize() UserDone {
 		return done(ReasonUserRetained, "user "+w.spec.Username+" is the cluster's spec.auth user: never dropped")
 	}
 	g.SpecProblems, g.UndeclaredRoles, g.PasswordProblem, g.Generating = nil, nil, "", false
-	if wait := UserWaits(g); wait.Reason != "" {
+	if wait := userWaits(g); wait.Reason != "" {
 		wait.Message += "; the user is dropped then (or set deletionPolicy: Retain to keep it and delete the MemgraphUser now)"
-		v := VerdictOfWait(wait)
+		v := verdictOfWait(wait)
 		v.Phase = v1alpha1.UserPending
 		return w.answer(v, nil, "")
 	}
@@ -115,7 +115,7 @@ func (w *userWalk) finalize() UserDone {
 		}
 		users = got.Users
 	}
-	drop := PlanDrop(w.spec.Username, users)
+	drop := planDrop(w.spec.Username, users)
 	if err == nil && w.in.DryRun && len(drop) > 0 {
 		out := w.answer(UserVerdict{Phase: v1alpha1.UserPending, Reason: "DryRun", Message: "dry run: DROP USER not sent"}, nil, "")
 		out.Plan = []string{drop[0].Text()}
@@ -127,15 +127,15 @@ func (w *userWalk) finalize() UserDone {
 		}
 	}
 	if err != nil {
-		return w.answer(VerdictOfError(err), nil, "")
+		return w.answer(verdictOfError(err), nil, "")
 	}
 	return done(ReasonUserDropped, "user "+w.spec.Username+" is not in Memgraph")
 }
 
 // gate is everything the pass must know before it reads the cluster.
-func (w *userWalk) gate() UserGate {
+func (w *userWalk) gate() userGate {
 	in := w.in
-	g := UserGate{Cluster: in.User.Spec.Cluster, ClusterFound: in.Cluster != nil || in.ClusterProblem != "", ClusterProblem: in.ClusterProblem,
+	g := userGate{Cluster: in.User.Spec.Cluster, ClusterFound: in.Cluster != nil || in.ClusterProblem != "", ClusterProblem: in.ClusterProblem,
 		Username: w.spec.Username, PasswordProblem: in.Password.Problem, Generating: in.Password.Generating}
 	for _, v := range v1alpha1.UserViolations(in.User) {
 		g.SpecProblems = append(g.SpecProblems, v.Field+": "+v.Message)
@@ -146,7 +146,7 @@ func (w *userWalk) gate() UserGate {
 		g.AccessPending = w.accessPending
 		g.HookCredentials = w.access.HookCredentials
 		g.HookUser = w.access.HookUser
-		g.UndeclaredRoles = UndeclaredRoles(w.spec, w.declared)
+		g.UndeclaredRoles = undeclaredRoles(w.spec, w.declared)
 	}
 	return g
 }
@@ -173,27 +173,34 @@ func accessPending(c *topology.Cluster, a UserAccess) string {
 }
 
 // main is the MAIN the pass's reads and statements go to, reached with what the user-access
-// Secret carries; err is why there is none.
+// Secret carries and found as its coordinators' leader names it (findMain); err is why there is
+// none.
 func (w *userWalk) main() (main string, ok bool, err error) {
 	if w.access.TLSProblem != "" {
 		return "", true, HookCredentialsError{Problem: w.access.TLSProblem}
 	}
-	got, ok := w.step(UserRead{What: UserReadMain})
+	got, ok := w.step(userReach{})
 	switch {
 	case !ok:
 		return "", false, nil
 	case got.Problem != "":
 		return "", true, HookCredentialsError{Problem: got.Problem}
-	case got.Err != nil && got.Main == "":
-		return "", true, NoMainError{Err: got.Err}
 	}
-	return got.Main, true, got.Err
+	found, ok, err := w.findMain()
+	switch {
+	case !ok:
+		return "", false, nil
+	case err != nil:
+		return "", true, NoMainError{Err: err}
+	}
+	w.mainAt = found.BoltServer
+	return found.Name, true, nil
 }
 
 // observe is every read the plan needs, in order: SHOW USERS, SHOW ROLES, each role the user
 // names (its databases; a declared one's privileges too), and the user when it exists.
-func (w *userWalk) observe() (in UserInput, roles []memgraph.RoleInfo, ok bool, err error) {
-	in = UserInput{Spec: w.spec, Declared: w.declared, Roles: map[string]RoleState{}, HookUser: w.access.HookUser,
+func (w *userWalk) observe() (in userInput, roles []memgraph.RoleInfo, ok bool, err error) {
+	in = userInput{Spec: w.spec, Declared: w.declared, Roles: map[string]RoleState{}, HookUser: w.access.HookUser,
 		PasswordChanged: w.in.Password.Version != w.in.User.Status.AppliedPasswordVersion, MainDatabase: w.in.User.Status.MainDatabase}
 	got, ok, err := w.read(UserRead{What: UserReadUsers})
 	if !ok || err != nil {
@@ -216,7 +223,7 @@ func (w *userWalk) observe() (in UserInput, roles []memgraph.RoleInfo, ok bool, 
 		}
 		st.Databases = got.Databases
 		if decl, declared := w.declared[name]; declared {
-			if got, ok, err = w.read(UserRead{What: UserReadPrivileges, Target: t, Database: RoleReadDatabase(decl)}); !ok || err != nil {
+			if got, ok, err = w.read(UserRead{What: UserReadPrivileges, Target: t, Database: roleReadDatabase(decl)}); !ok || err != nil {
 				return in, roles, ok, err
 			}
 			st.Privileges = got.Privileges
@@ -252,7 +259,7 @@ func (w *userWalk) readUser() (st UserState, ok bool, err error) {
 // user found created is left as it is. applied says whether the user's password was set.
 func (w *userWalk) execute(cmds []AuthCommand) (applied, ok bool, err error) {
 	for _, cmd := range cmds {
-		got, ok := w.step(UserWrite{Statement: cmd})
+		got, ok := w.step(UserWrite{Statement: cmd, main: w.mainAt})
 		if !ok {
 			return applied, false, nil
 		}
@@ -265,7 +272,7 @@ func (w *userWalk) execute(cmds []AuthCommand) (applied, ok bool, err error) {
 				err = nil
 			} else {
 				cmd.Kind = memgraph.AuthSetPassword
-				if got, ok = w.step(UserWrite{Statement: cmd}); !ok {
+				if got, ok = w.step(UserWrite{Statement: cmd, main: w.mainAt}); !ok {
 					return applied, false, nil
 				}
 				if got.Problem != "" {
@@ -286,8 +293,8 @@ func (w *userWalk) execute(cmds []AuthCommand) (applied, ok bool, err error) {
 }
 
 // dryRun is the end of a dry run: the status of what was read, and the plan.
-func (w *userWalk) dryRun(plan UserPlan, state UserState, main string) UserDone {
-	v := VerdictInForce(w.spec.Username, main, UserInForce(state))
+func (w *userWalk) dryRun(plan userPlan, state UserState, main string) UserDone {
+	v := verdictInForce(w.spec.Username, main, userInForce(state))
 	if len(plan.Commands) > 0 {
 		v = UserVerdict{Phase: v1alpha1.UserPending, Reason: "DryRun", Resync: UserPendingResync,
 			Message: fmt.Sprintf("dry run: %d statements to send on MAIN %s", len(plan.Commands), main)}

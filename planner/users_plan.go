@@ -7,7 +7,7 @@ import (
 )
 
 // RoleState is what the MAIN shows of a role: whether it exists, whether it is built in, its
-// privileges (SHOW PRIVILEGES FOR ROLE, on RoleReadDatabase) and its databases (SHOW DATABASE
+// privileges (SHOW PRIVILEGES FOR ROLE, on roleReadDatabase) and its databases (SHOW DATABASE
 // PRIVILEGES FOR ROLE).
 type RoleState struct {
 	Exists     bool
@@ -26,8 +26,8 @@ type UserState struct {
 	Databases  memgraph.DatabaseAccess
 }
 
-// UserInput is everything PlanUser decides on.
-type UserInput struct {
+// userInput is everything planUser decides on.
+type userInput struct {
 	Spec UserSpec
 	// Declared are the cluster's declared roles the user names.
 	Declared map[string]RoleSpec
@@ -57,22 +57,22 @@ func (c AuthCommand) NeedsPassword() bool {
 	return c.Kind == memgraph.AuthCreateUser || c.Kind == memgraph.AuthSetPassword
 }
 
-// UserPlan is the statements that bring the MAIN to the declaration, in order, and the main
+// userPlan is the statements that bring the MAIN to the declaration, in order, and the main
 // database the user has once they ran (for the status's record).
-type UserPlan struct {
+type userPlan struct {
 	Commands     []AuthCommand
 	MainDatabase string
 }
 
-// PlanUser is the minimal statements, read before written, that give the MAIN the declared user:
+// planUser is the minimal statements, read before written, that give the MAIN the declared user:
 // the hook's own user first on a MAIN without users (Memgraph makes the first user an admin, and
 // a user created before it would lock the hook out); then each declared role the user names,
 // created and brought to its declared privileges and databases; then the user — created with
 // its password, or its password set when the Secret changed — with exactly its declared roles,
 // privileges of its own and databases, and its main database. A built-in role is used as it is.
 // A converged user plans nothing.
-func PlanUser(in UserInput) UserPlan {
-	var p UserPlan
+func planUser(in userInput) userPlan {
+	var p userPlan
 	if len(in.Users) == 0 {
 		p.add(AuthCommand{AuthStatement: memgraph.AuthStatement{Kind: memgraph.AuthCreateUser, Target: memgraph.UserTarget(in.HookUser)}, HookUser: true})
 	}
@@ -85,9 +85,9 @@ func PlanUser(in UserInput) UserPlan {
 	return p
 }
 
-func (p *UserPlan) add(cs ...AuthCommand) { p.Commands = append(p.Commands, cs...) }
+func (p *userPlan) add(cs ...AuthCommand) { p.Commands = append(p.Commands, cs...) }
 
-func (p *UserPlan) statements(ss ...memgraph.AuthStatement) {
+func (p *userPlan) statements(ss ...memgraph.AuthStatement) {
 	for _, s := range ss {
 		p.add(AuthCommand{AuthStatement: s})
 	}
@@ -95,7 +95,7 @@ func (p *UserPlan) statements(ss ...memgraph.AuthStatement) {
 
 // role brings a declared role to its declaration; a role that does not exist starts as Memgraph
 // creates one: no privilege, the default database.
-func (p *UserPlan) role(r RoleSpec, st RoleState) {
+func (p *userPlan) role(r RoleSpec, st RoleState) {
 	t := memgraph.RoleTarget(r.Name)
 	if !st.Exists {
 		p.statements(memgraph.AuthStatement{Kind: memgraph.AuthCreateRole, Target: t})
@@ -107,7 +107,7 @@ func (p *UserPlan) role(r RoleSpec, st RoleState) {
 }
 
 // user brings the user to its declaration.
-func (p *UserPlan) user(in UserInput) {
+func (p *userPlan) user(in userInput) {
 	t := memgraph.UserTarget(in.Spec.Username)
 	st, main := in.User, in.MainDatabase
 	switch {
@@ -187,7 +187,7 @@ func privilegeStatements(t memgraph.AuthTarget, want PrivilegeSet, grants, denie
 
 // rolesAccess is what the user's roles give it once the pass's role statements ran: a declared
 // role's declared databases, a built-in role's as the MAIN shows them.
-func rolesAccess(in UserInput) memgraph.DatabaseAccess {
+func rolesAccess(in userInput) memgraph.DatabaseAccess {
 	var out memgraph.DatabaseAccess
 	for _, name := range in.Spec.Roles {
 		if r, ok := in.Declared[name]; ok {
@@ -248,9 +248,9 @@ func databaseStatements(t memgraph.AuthTarget, want []string, have, roles memgra
 	return out
 }
 
-// PlanDrop is what deleting a MemgraphUser with deletionPolicy Delete sends: DROP USER while SHOW
+// planDrop is what deleting a MemgraphUser with deletionPolicy Delete sends: DROP USER while SHOW
 // USERS lists it, nothing once it is gone. Its roles stay: other users may have them.
-func PlanDrop(username string, users []string) []AuthCommand {
+func planDrop(username string, users []string) []AuthCommand {
 	if !slices.Contains(users, username) {
 		return nil
 	}

@@ -27,8 +27,8 @@ type InForce struct {
 	Databases  []string
 }
 
-// UserInForce reads InForce from what the MAIN shows of the user.
-func UserInForce(st UserState) InForce {
+// userInForce reads InForce from what the MAIN shows of the user.
+func userInForce(st UserState) InForce {
 	var privileges []string
 	for _, r := range st.Privileges {
 		if r.System() && r.Effective == memgraph.EffectiveGrant {
@@ -54,19 +54,19 @@ type UserVerdict struct {
 // Ready is the Ready condition's status.
 func (v UserVerdict) Ready() bool { return v.Phase == v1alpha1.UserReady }
 
-// VerdictOfWait is the verdict of a pass that read nothing.
-func VerdictOfWait(w UserWait) UserVerdict {
+// verdictOfWait is the verdict of a pass that read nothing.
+func verdictOfWait(w userWait) UserVerdict {
 	if w.Failed {
 		return UserVerdict{Phase: v1alpha1.UserFailed, Reason: w.Reason, Message: w.Message, Resync: UserFailedResync}
 	}
 	return UserVerdict{Phase: v1alpha1.UserPending, Reason: w.Reason, Message: w.Message, Resync: UserPendingResync}
 }
 
-// VerdictOfError is the verdict of a pass whose read or statement failed: a MAIN that did not
+// verdictOfError is the verdict of a pass whose read or statement failed: a MAIN that did not
 // answer (or none) is waited for; a login the MAIN refused waits for spec.auth's Secret to be
 // fixed; any other refusal fails the user with Memgraph's own words and the statement (its
 // password hidden) that got it.
-func VerdictOfError(err error) UserVerdict {
+func verdictOfError(err error) UserVerdict {
 	var e *memgraph.Error
 	var noMain NoMainError
 	var creds HookCredentialsError
@@ -99,8 +99,8 @@ type HookCredentialsError struct{ Problem string }
 
 func (e HookCredentialsError) Error() string { return e.Problem }
 
-// VerdictInForce is the verdict of a pass that brought the user to its declaration on MAIN main.
-func VerdictInForce(username, main string, in InForce) UserVerdict {
+// verdictInForce is the verdict of a pass that brought the user to its declaration on MAIN main.
+func verdictInForce(username, main string, in InForce) UserVerdict {
 	roles := "no role"
 	if len(in.Roles) > 0 {
 		roles = "roles " + strings.Join(in.Roles, ", ")

@@ -1,9 +1,9 @@
 // Package users is the hooks of MemgraphUsers: a user kept on its cluster's MAIN as declared —
 // created with its password, its roles, privileges and databases put back when they drift, its
 // password set again when its Secret changes — and dropped when the MemgraphUser goes. Every
-// decision is the planner's (planner.NextUser, a step machine the pass performs); how a
-// cluster's Memgraph is reached is the shell's (Config), and so is writing and counting the
-// answer each hook returns. It shares nothing with a MemgraphCluster's sync but the wire and the
+// decision is the planner's (planner.NextUser, a step machine whose steps the pass performs);
+// reaching a cluster's Memgraph with what its user-access Secret carries, holding the passwords,
+// and writing the answer each hook returns are the shell's. It shares nothing with a MemgraphCluster's sync but the wire and the
 // cluster's user-access Secret, which the cluster's hook writes (AccessOf) and a user's pass
 // reads.
 package users
@@ -28,12 +28,9 @@ type Config struct {
 	Budget time.Duration // the shared deadline of every query of one hook request
 	Now    func() time.Time
 	Log    *slog.Logger
-	// Reach is how cluster c's coordinators and data instances are reached with what its
-	// user-access Secret carries (spec.tls's CA, spec.auth's credentials); problems say what is
-	// wrong.
-	Reach func(c *topology.Cluster, r Reach) (coordinators, data memgraph.Connector, problems []string)
-	// FindMain is the data instance the leader of c names MAIN, which must be up.
-	FindMain func(ctx context.Context, conn memgraph.Connector, c *topology.Cluster) (topology.DataInstance, error)
+	// Connector reaches Memgraph (the hook's Bolt pool); a user's pass adds its cluster's
+	// spec.tls CA and spec.auth login from the cluster's user-access Secret (Reach).
+	Connector memgraph.Connector
 	// NewPassword generates the password of a generated Secret; nil is NewPassword.
 	NewPassword func() (string, error)
 	// HashCost is the bcrypt cost of the password hashes sent to Memgraph; 0 is bcrypt.DefaultCost.

@@ -10,7 +10,7 @@ import (
 )
 
 // decodeUser decodes the parent MemgraphUser; a spec admission would refuse is not a bad request
-// but a condition (UserGate.SpecProblems), so that nothing is sent for it and the user sees why.
+// but a condition (the planner's gate on the spec), so that nothing is sent for it and the user sees why.
 func decodeUser(raw json.RawMessage) (*v1alpha1.MemgraphUser, error) {
 	if len(raw) == 0 || string(raw) == "null" {
 		return nil, wire.Badf("request has no parent: expected a MemgraphUser")

@@ -5,7 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"strings"
+	"time"
 
 	"golang.org/x/crypto/bcrypt"
 
@@ -16,17 +16,19 @@ import (
 )
 
 // pass is one call of a MemgraphUser's hook: it asks the planner for the next step
-// (planner.NextUser), performs it on the cluster's MAIN, adds what it gave to the pass's record,
-// and asks again, until the planner says it is done — every decision is the planner's, made on
-// the request and that record alone.
+// (planner.NextUser), performs it (planner.UserEffects: the cluster reached with what its
+// user-access Secret carries, a password's hash), adds what it gave to the pass's record, and
+// asks again, until the planner says it is done — every decision is the planner's, made on the
+// request and that record alone.
 type pass struct {
-	ctl    *Controller
-	u      *v1alpha1.MemgraphUser
-	in     planner.UserPass
-	reach  Reach // from the cluster's user-access Secret: spec.tls's CA, spec.auth's login (the hook's own)
-	creds  credentials
-	client memgraph.UserClient // the MAIN's, once reached
-	log    *slog.Logger
+	ctl   *Controller
+	u     *v1alpha1.MemgraphUser
+	in    planner.UserPass
+	reach Reach // from the cluster's user-access Secret: spec.tls's CA, spec.auth's login (the hook's own)
+	creds credentials
+	// coordinators and data reach the cluster, once reached: data with spec.auth's login.
+	coordinators, data memgraph.Connector
+	log                *slog.Logger
 }
 
 func (ctl *Controller) newPass(u *v1alpha1.MemgraphUser, obs *observation, finalizing, dryRun bool) *pass {
@@ -48,79 +50,45 @@ func (ctl *Controller) newPass(u *v1alpha1.MemgraphUser, obs *observation, final
 func (p *pass) run(ctx context.Context) planner.UserDone {
 	var record []planner.UserResult
 	for {
-		switch s := planner.NextUser(&p.in, record).(type) {
-		case planner.UserRead:
-			record = append(record, p.read(ctx, s))
-		case planner.UserWrite:
-			record = append(record, p.write(ctx, s))
-		case planner.UserDone:
-			for _, e := range s.Events {
+		step := planner.NextUser(&p.in, record)
+		if done, ok := step.(planner.UserDone); ok {
+			for _, e := range done.Events {
 				p.log.Log(ctx, slog.Level(e.Level), e.Msg, e.Args...)
 			}
-			return s
+			return done
 		}
+		record = append(record, step.Perform(ctx, p))
 	}
 }
 
-// read performs one read on the MAIN, or reaches it.
-func (p *pass) read(ctx context.Context, r planner.UserRead) planner.UserResult {
-	var got planner.UserResult
-	switch r.What {
-	case planner.UserReadMain:
-		got.Main, got.Problem, got.Err = p.reachMain(ctx)
-	case planner.UserReadUsers:
-		got.Users, got.Err = p.client.ShowUsers(ctx)
-	case planner.UserReadRoles:
-		got.Roles, got.Err = p.client.ShowRoles(ctx)
-	case planner.UserReadRolesOf:
-		got.RolesOf, got.Err = p.client.ShowRolesForUser(ctx, r.Target.Name)
-	case planner.UserReadPrivileges:
-		got.Privileges, got.Err = p.client.ShowPrivileges(ctx, r.Target, r.Database)
-	case planner.UserReadDatabases:
-		got.Databases, got.Err = p.client.ShowDatabasePrivileges(ctx, r.Target)
-	}
-	return got
+// Reach makes the connectors of the user's cluster from its user-access Secret.
+func (p *pass) Reach() (problem string) {
+	p.coordinators, p.data, problem = p.reach.connectors(p.in.Cluster, p.ctl.cfg.Connector)
+	return problem
 }
 
-// reachMain finds the cluster's MAIN and a client of it that manages users: problem says why
-// the cluster cannot be reached as its Secrets say, err why no MAIN (main "") or why it
-// cannot be used.
-func (p *pass) reachMain(ctx context.Context) (main, problem string, err error) {
-	c := p.in.Cluster
-	coordinators, data, problems := p.ctl.cfg.Reach(c, p.reach)
-	if len(problems) > 0 {
-		return "", strings.Join(problems, "; "), nil
+// ShowInstances is SHOW INSTANCES on a coordinator, within its share of the time left.
+func (p *pass) ShowInstances(ctx context.Context, coordinator string, share int) ([]memgraph.Instance, error) {
+	if deadline, ok := ctx.Deadline(); ok && share > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, time.Until(deadline)/time.Duration(share+1))
+		defer cancel()
 	}
-	found, err := p.ctl.cfg.FindMain(ctx, coordinators, c)
-	if err != nil {
-		return "", "", err
-	}
-	client, ok := data.Client(found.BoltServer).(memgraph.UserClient)
+	return p.coordinators.Client(coordinator).ShowInstances(ctx)
+}
+
+// Main is the client of the MAIN at address, with spec.auth's login.
+func (p *pass) Main(address string) (memgraph.UserClient, error) {
+	client, ok := p.data.Client(address).(memgraph.UserClient)
 	if !ok {
-		return found.Name, "", errors.New("this hook's Bolt connector cannot manage users")
+		return nil, errors.New("this hook's Bolt connector cannot manage users")
 	}
-	p.client = client
-	return found.Name, "", nil
+	return client, nil
 }
 
-// write sends one statement on the MAIN, a password as a bcrypt hash made now.
-func (p *pass) write(ctx context.Context, w planner.UserWrite) planner.UserResult {
-	var got planner.UserResult
-	s := w.Statement.AuthStatement
-	if w.Statement.NeedsPassword() {
-		var err error
-		if s.Password, err = p.hash(w.Statement.HookUser); err != nil {
-			got.Problem = err.Error()
-			return got
-		}
-	}
-	got.Err = p.client.RunAuth(ctx, s)
-	return got
-}
-
-// hash is the bcrypt hash of the user's password, or of spec.auth's for the hook's own user, as
-// Memgraph takes a hash ("bcrypt:" and the hash).
-func (p *pass) hash(hookUser bool) (memgraph.Password, error) {
+// PasswordHash is the bcrypt hash of the user's password, or of spec.auth's for the hook's own
+// user, as Memgraph takes a hash ("bcrypt:" and the hash).
+func (p *pass) PasswordHash(hookUser bool) (memgraph.Password, error) {
 	password, whose := p.creds.password, "the user's password"
 	if hookUser {
 		password, whose = p.reach.Auth.Creds.Password, "spec.auth's password"
