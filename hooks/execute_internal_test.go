@@ -2,6 +2,8 @@ package hooks
 
 import (
 	"context"
+	"crypto/x509"
+	"errors"
 	"testing"
 
 	"github.com/memgraph-hooks/memgraph-hooks/memgraph"
@@ -14,8 +16,8 @@ func TestCommandsRunTheQueryTheyPrint(t *testing.T) {
 	rec := &recordingClient{}
 	for _, cmd := range plan.Commands {
 		before := len(rec.calls)
-		if err := send(context.Background(), rec, cmd); err != nil {
-			t.Fatalf("%s: %v", cmd, err)
+		if got := (planner.Write{To: "leader", Command: cmd}).Perform(context.Background(), leaderOnly{rec}); got.Err != nil || got.Problem != "" {
+			t.Fatalf("%s: %v %s", cmd, got.Err, got.Problem)
 		}
 		if got := rec.calls[before:]; len(got) != 1 || got[0] != cmd.String() {
 			t.Errorf("%T printed %q but ran %q", cmd, cmd.String(), got)
@@ -24,6 +26,21 @@ func TestCommandsRunTheQueryTheyPrint(t *testing.T) {
 	if len(plan.Commands) == 0 {
 		t.Fatal("fixture produced no commands")
 	}
+}
+
+// leaderOnly are effects with one client, the leader's.
+type leaderOnly struct{ memgraph.Client }
+
+func (l leaderOnly) Coordinator(string) memgraph.Client  { return l.Client }
+func (leaderOnly) Data(string) (memgraph.Client, string) { return nil, "no data instance here" }
+func (leaderOnly) ServedCertificate(context.Context, string) (*x509.Certificate, error) {
+	return nil, errors.New("no handshake here")
+}
+func (leaderOnly) RestoreStatus(context.Context, string, string) (planner.RestoreJob, string, error) {
+	return planner.RestoreJob{}, "no agent here", nil
+}
+func (leaderOnly) StartRestore(context.Context, string, planner.StartRestore) (planner.RestoreJob, string, error) {
+	return planner.RestoreJob{}, "no agent here", nil
 }
 
 // recordingClient renders every call with the memgraph package's own renderers.

@@ -2,9 +2,9 @@ package hooks
 
 import (
 	"context"
+	"crypto/x509"
 	"encoding/base64"
 	"errors"
-	"fmt"
 	"strings"
 	"time"
 
@@ -64,156 +64,105 @@ func performUntil[End planner.Step](ctx context.Context, x *performer, next func
 	}
 }
 
-// perform performs step within ctx's budget (a Read's share of it, or a handover's grace) and
-// returns what it gave, stamped with when it ended and whether the budget had run out by then.
+// perform performs step (a planner.Action) as its Timing says — after its delay, within its
+// share of ctx's budget or a handover's grace — and returns what it gave, stamped with when it
+// ended and whether the budget had run out by then.
 func (x *performer) perform(ctx context.Context, step planner.Step) planner.Result {
+	action := step.(planner.Action)
+	timing := action.Timing()
+	stepCtx, cancel := x.within(ctx, timing)
 	var got planner.Result
-	switch s := step.(type) {
-	case planner.Read:
-		stepCtx, cancel := x.within(ctx, s.Share, s.Grace)
-		got = x.read(stepCtx, s)
-		cancel()
-	case planner.Write:
-		stepCtx, cancel := x.within(ctx, 0, s.Grace)
-		got = x.write(stepCtx, s)
-		cancel()
+	if got.Err = wait(stepCtx, timing.After); got.Err == nil {
+		got = action.Perform(stepCtx, x)
 	}
+	cancel()
 	got.At, got.Expired = x.now(), ctx.Err() != nil
 	return got
 }
 
-// within is the context a step runs in: 1/(share+1) of the time left when share > 0 (at least one
-// share is kept for whatever follows), the handover's grace once the budget ran out.
-func (x *performer) within(ctx context.Context, share int, grace bool) (context.Context, context.CancelFunc) {
-	if grace {
+// within is the context a step runs in: its grace once the pass's first grace step started
+// (whether or not the budget ran out), else 1/(share+1) of the time left when share > 0 (at
+// least one share is kept for whatever follows), else ctx.
+func (x *performer) within(ctx context.Context, t planner.Timing) (context.Context, context.CancelFunc) {
+	if t.Grace > 0 {
 		if x.grace == nil {
-			x.grace, x.cancelGrace = context.WithTimeout(context.WithoutCancel(ctx), planner.HandoverGrace)
+			x.grace, x.cancelGrace = context.WithTimeout(context.WithoutCancel(ctx), t.Grace)
 		}
 		return x.grace, func() {}
 	}
-	if deadline, ok := ctx.Deadline(); ok && share > 0 {
-		return context.WithTimeout(ctx, time.Until(deadline)/time.Duration(share+1))
+	if deadline, ok := ctx.Deadline(); ok && t.Share > 0 {
+		return context.WithTimeout(ctx, time.Until(deadline)/time.Duration(t.Share+1))
 	}
 	return ctx, func() {}
 }
 
-func (x *performer) read(ctx context.Context, r planner.Read) planner.Result {
-	var got planner.Result
-	if r.After > 0 {
-		select {
-		case <-ctx.Done():
-			got.Err = ctx.Err()
-			return got
-		case <-time.After(r.After):
-		}
+// wait waits d, or fails with ctx's error when ctx ends first.
+func wait(ctx context.Context, d time.Duration) error {
+	if d <= 0 {
+		return nil
 	}
-	switch r.What {
-	case planner.ReadInstances:
-		got.Rows, got.Err = x.conn.Client(r.From).ShowInstances(ctx)
-	case planner.ReadLag:
-		got.Lag, got.Err = x.conn.Client(r.From).ShowReplicationLag(ctx)
-	case planner.ReadSettings:
-		got.Settings, got.Err = x.conn.Client(r.From).ShowCoordinatorSettings(ctx)
-	case planner.ReadReplicas:
-		conn, problem := x.dataConnector()
-		if got.Problem = problem; problem == "" {
-			got.Replicas, got.Err = conn.Client(r.From).ShowReplicas(ctx)
-		}
-	case planner.ReadCertificate:
-		leaf, err := x.conn.(memgraph.CertificateProbe).ServedCertificate(ctx, r.From)
-		if got.Err = err; err == nil {
-			got.Leaf = memgraph.Digest(leaf)
-		}
-	case planner.ReadRestoreJob:
-		agents, problem := x.agentClient()
-		if got.Problem = problem; problem != "" {
-			return got
-		}
-		job, err := agents.Status(ctx, r.From, r.Job)
-		var unknown *backupcontroller.UnknownJobError
-		switch {
-		case errors.As(err, &unknown):
-		case err != nil:
-			got.Err = err
-		default:
-			got.Job = restoreJob(job)
-		}
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-time.After(d):
+		return nil
 	}
-	return got
 }
 
-func (x *performer) write(ctx context.Context, w planner.Write) planner.Result {
-	var got planner.Result
-	switch c := w.Command.(type) {
-	case planner.ReloadTLS:
-		conn, problem := x.conn, ""
-		if w.Auth {
-			conn, problem = x.dataConnector()
-		}
-		if problem != "" {
-			got.Problem = problem
-			return got
-		}
-		reloader, ok := conn.Client(w.To).(memgraph.TLSReloader)
-		if !ok {
-			got.Problem = "this hook's Bolt connector cannot send RELOAD … TLS"
-			return got
-		}
-		got.Err = reloader.ReloadTLS(ctx, c.Query)
-	case planner.StartRestore:
-		agents, problem := x.agentClient()
-		if problem == "" {
-			problem = x.obs.auth.Problem
-		}
-		if got.Problem = problem; problem != "" {
-			return got
-		}
-		job, err := agents.Start(ctx, w.To, c.Job, x.restoreRequest(c))
-		if got.Err = err; err == nil {
-			got.Job = restoreJob(job)
-		}
-	default:
-		got.Err = send(ctx, x.conn.Client(w.To), w.Command)
-	}
-	return got
-}
+// Coordinator is the client of the member at addr over spec.tls.
+func (x *performer) Coordinator(addr string) memgraph.Client { return x.conn.Client(addr) }
 
-// dataConnector reaches the data instances: the pass's connector with spec.auth's credentials.
-func (x *performer) dataConnector() (memgraph.Connector, string) {
+// Data is the client of the data instance at addr with spec.auth's credentials, once made.
+func (x *performer) Data(addr string) (memgraph.Client, string) {
 	if !x.dataMade {
 		x.data, x.dataProblem = x.obs.auth.Connector(x.conn)
 		x.dataMade = true
 	}
-	return x.data, x.dataProblem
+	if x.dataProblem != "" {
+		return nil, x.dataProblem
+	}
+	return x.data.Client(addr), ""
 }
 
-// send sends the query of one command.
-func send(ctx context.Context, c memgraph.Client, cmd planner.Command) error {
-	switch cmd := cmd.(type) {
-	case planner.AddCoordinator:
-		return c.AddCoordinator(ctx, cmd.ID, cmd.Config)
-	case planner.RegisterInstance:
-		return c.RegisterInstance(ctx, cmd.Name, cmd.Config)
-	case planner.SetInstanceToMain:
-		return c.SetInstanceToMain(ctx, cmd.Name)
-	case planner.DemoteInstance:
-		return c.DemoteInstance(ctx, cmd.Name)
-	case planner.UnregisterInstance:
-		return c.UnregisterInstance(ctx, cmd.Name)
-	case planner.RemoveCoordinator:
-		return c.RemoveCoordinator(ctx, cmd.ID)
-	case planner.ForceResetClusterState:
-		return c.ForceResetClusterState(ctx)
-	case planner.YieldLeadership:
-		return c.YieldLeadership(ctx)
-	case planner.SetCoordinatorSetting:
-		return c.SetCoordinatorSetting(ctx, cmd.Name, cmd.Value)
-	case planner.UpdateInstanceConfig:
-		return c.UpdateInstanceConfig(ctx, cmd.Name, cmd.BoltServer)
-	case planner.UpdateCoordinatorConfig:
-		return c.UpdateCoordinatorConfig(ctx, cmd.ID, cmd.BoltServer)
+// ServedCertificate is the leaf the member at addr serves (the pass asks only when its connector
+// can probe: see sync.go).
+func (x *performer) ServedCertificate(ctx context.Context, addr string) (*x509.Certificate, error) {
+	return x.conn.(memgraph.CertificateProbe).ServedCertificate(ctx, addr)
+}
+
+// RestoreStatus asks the cluster's agent at addr for the restore job (not Known when the agent
+// knows no such job).
+func (x *performer) RestoreStatus(ctx context.Context, addr, job string) (planner.RestoreJob, string, error) {
+	agents, problem := x.agentClient()
+	if problem != "" {
+		return planner.RestoreJob{}, problem, nil
 	}
-	return fmt.Errorf("no way to send %T (%s)", cmd, cmd)
+	status, err := agents.Status(ctx, addr, job)
+	var unknown *backupcontroller.UnknownJobError
+	switch {
+	case errors.As(err, &unknown):
+		return planner.RestoreJob{}, "", nil
+	case err != nil:
+		return planner.RestoreJob{}, "", err
+	}
+	return restoreJob(status), "", nil
+}
+
+// StartRestore starts s on the cluster's agent at addr, with the source's objects and how the
+// agent reaches its Memgraph (spec.tls's CA, spec.auth's user).
+func (x *performer) StartRestore(ctx context.Context, addr string, s planner.StartRestore) (planner.RestoreJob, string, error) {
+	agents, problem := x.agentClient()
+	if problem == "" {
+		problem = x.obs.auth.Problem
+	}
+	if problem != "" {
+		return planner.RestoreJob{}, problem, nil
+	}
+	status, err := agents.Start(ctx, addr, s.Job, x.restoreRequest(s))
+	if err != nil {
+		return planner.RestoreJob{}, "", err
+	}
+	return restoreJob(status), "", nil
 }
 
 // agentClient is the client of the cluster's own agents, from its backup-agent Secret child.

@@ -1,6 +1,8 @@
 package planner
 
 import (
+	"context"
+
 	"github.com/memgraph-hooks/memgraph-hooks/memgraph"
 )
 
@@ -46,6 +48,9 @@ type AddCoordinator struct {
 func (a AddCoordinator) String() string  { return memgraph.AddCoordinatorQuery(a.ID, a.Config) }
 func (AddCoordinator) Kind() CommandKind { return KindAddCoordinator }
 func (AddCoordinator) command()          {}
+func (a AddCoordinator) Send(ctx context.Context, c memgraph.Client) error {
+	return c.AddCoordinator(ctx, a.ID, a.Config)
+}
 
 // RegisterInstance registers a declared data instance with its declared identity and mode.
 type RegisterInstance struct {
@@ -56,6 +61,9 @@ type RegisterInstance struct {
 func (r RegisterInstance) String() string  { return memgraph.RegisterInstanceQuery(r.Name, r.Config) }
 func (RegisterInstance) Kind() CommandKind { return KindRegisterInstance }
 func (RegisterInstance) command()          {}
+func (r RegisterInstance) Send(ctx context.Context, c memgraph.Client) error {
+	return c.RegisterInstance(ctx, r.Name, r.Config)
+}
 
 // SetInstanceToMain promotes a declared instance in a cluster proven to have no MAIN.
 type SetInstanceToMain struct{ Name string }
@@ -63,6 +71,9 @@ type SetInstanceToMain struct{ Name string }
 func (s SetInstanceToMain) String() string  { return memgraph.SetInstanceToMainQuery(s.Name) }
 func (SetInstanceToMain) Kind() CommandKind { return KindSetInstanceToMain }
 func (SetInstanceToMain) command()          {}
+func (s SetInstanceToMain) Send(ctx context.Context, c memgraph.Client) error {
+	return c.SetInstanceToMain(ctx, s.Name)
+}
 
 // UnregisterInstance removes a data instance that is not the MAIN: a retiring one, or, with
 // Rebuild, the one the memgraph.com/rebuild annotation names (planRebuild), which a fresh read
@@ -75,6 +86,9 @@ type UnregisterInstance struct {
 func (u UnregisterInstance) String() string  { return memgraph.UnregisterInstanceQuery(u.Name) }
 func (UnregisterInstance) Kind() CommandKind { return KindUnregisterInstance }
 func (UnregisterInstance) command()          {}
+func (u UnregisterInstance) Send(ctx context.Context, c memgraph.Client) error {
+	return c.UnregisterInstance(ctx, u.Name)
+}
 
 // RemoveCoordinator removes a retiring coordinator that is not the leader from Raft.
 type RemoveCoordinator struct{ ID int }
@@ -82,6 +96,9 @@ type RemoveCoordinator struct{ ID int }
 func (r RemoveCoordinator) String() string  { return memgraph.RemoveCoordinatorQuery(r.ID) }
 func (RemoveCoordinator) Kind() CommandKind { return KindRemoveCoordinator }
 func (RemoveCoordinator) command()          {}
+func (r RemoveCoordinator) Send(ctx context.Context, c memgraph.Client) error {
+	return c.RemoveCoordinator(ctx, r.ID)
+}
 
 // ForceResetClusterState has the leader fail over to the most up-to-date alive replica; Memgraph
 // chooses, from each instance's committed transactions, which the hook cannot see while no
@@ -93,6 +110,9 @@ type ForceResetClusterState struct{}
 func (ForceResetClusterState) String() string    { return memgraph.ForceResetClusterStateQuery }
 func (ForceResetClusterState) Kind() CommandKind { return KindForceResetClusterState }
 func (ForceResetClusterState) command()          {}
+func (ForceResetClusterState) Send(ctx context.Context, c memgraph.Client) error {
+	return c.ForceResetClusterState(ctx)
+}
 
 // YieldLeadership asks the leader we are connected to, which is retiring, to hand leadership to
 // another member. Raft picks the successor, so it is always a plan's last command.
@@ -101,6 +121,9 @@ type YieldLeadership struct{}
 func (YieldLeadership) String() string    { return memgraph.YieldLeadershipQuery }
 func (YieldLeadership) Kind() CommandKind { return KindYieldLeadership }
 func (YieldLeadership) command()          {}
+func (YieldLeadership) Send(ctx context.Context, c memgraph.Client) error {
+	return c.YieldLeadership(ctx)
+}
 
 // UpdateInstanceConfig changes a registered declared data instance's bolt_server in place to the
 // address clients are to be given (topology.Member.Advertised). It touches nothing else: the
@@ -115,6 +138,9 @@ func (u UpdateInstanceConfig) String() string {
 }
 func (UpdateInstanceConfig) Kind() CommandKind { return KindUpdateConfig }
 func (UpdateInstanceConfig) command()          {}
+func (u UpdateInstanceConfig) Send(ctx context.Context, c memgraph.Client) error {
+	return c.UpdateInstanceConfig(ctx, u.Name, u.BoltServer)
+}
 
 // UpdateCoordinatorConfig is UpdateInstanceConfig for a registered declared coordinator.
 type UpdateCoordinatorConfig struct {
@@ -127,3 +153,6 @@ func (u UpdateCoordinatorConfig) String() string {
 }
 func (UpdateCoordinatorConfig) Kind() CommandKind { return KindUpdateConfig }
 func (UpdateCoordinatorConfig) command()          {}
+func (u UpdateCoordinatorConfig) Send(ctx context.Context, c memgraph.Client) error {
+	return c.UpdateCoordinatorConfig(ctx, u.ID, u.BoltServer)
+}

@@ -1,6 +1,7 @@
 package planner
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/memgraph-hooks/memgraph-hooks/memgraph"
@@ -12,6 +13,9 @@ type DemoteInstance struct{ Name string }
 func (d DemoteInstance) String() string  { return memgraph.DemoteInstanceQuery(d.Name) }
 func (DemoteInstance) Kind() CommandKind { return KindHandover }
 func (DemoteInstance) command()          {}
+func (d DemoteInstance) Send(ctx context.Context, c memgraph.Client) error {
+	return c.DemoteInstance(ctx, d.Name)
+}
 
 // guard says why a step must be skipped on the cluster as read right before it (f), or "".
 type guard func(cmd Command, f Fresh) string

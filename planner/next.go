@@ -96,11 +96,6 @@ func (Read) isStep()  {}
 func (Write) isStep() {}
 func (Done) isStep()  {}
 
-// HandoverGrace bounds the steps a handover still takes after the pass's budget ran out between
-// DEMOTE and SET: leaving the cluster MAIN-less because the budget ran out mid-handover would be
-// worse than overrunning it by this much.
-const HandoverGrace = 2 * time.Second
-
 // Result is what performing one step gave, in the pass's record in the order performed.
 type Result struct {
 	Rows     []memgraph.Instance    // ReadInstances

@@ -1,6 +1,7 @@
 package planner
 
 import (
+	"context"
 	"crypto/sha256"
 	"fmt"
 	"slices"
@@ -198,6 +199,15 @@ type ReloadTLS struct{ Member, Query string }
 func (r ReloadTLS) String() string  { return r.Query }
 func (ReloadTLS) Kind() CommandKind { return KindReloadTLS }
 func (ReloadTLS) command()          {}
+
+// reload sends the reload query on c, which must be a client that can.
+func (r ReloadTLS) reload(ctx context.Context, c memgraph.Client) Result {
+	reloader, ok := c.(memgraph.TLSReloader)
+	if !ok {
+		return Result{Problem: "this hook's Bolt connector cannot send RELOAD … TLS"}
+	}
+	return Result{Err: reloader.ReloadTLS(ctx, r.Query)}
+}
 
 // rotate is the certificate rotation stage, for a pass that wrote nothing, with spec.tls whose
 // Secret content the StatefulSets do not record as reloaded everywhere: it sees which

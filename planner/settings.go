@@ -1,6 +1,7 @@
 package planner
 
 import (
+	"context"
 	"fmt"
 	"slices"
 	"strings"
@@ -24,6 +25,9 @@ func (s SetCoordinatorSetting) String() string {
 }
 func (SetCoordinatorSetting) Kind() CommandKind { return KindSetCoordinatorSetting }
 func (SetCoordinatorSetting) command()          {}
+func (s SetCoordinatorSetting) Send(ctx context.Context, c memgraph.Client) error {
+	return c.SetCoordinatorSetting(ctx, s.Name, s.Value)
+}
 
 // SettingsDeclared: the spec declares at least one coordinator setting, so a pass reads SHOW
 // COORDINATOR SETTINGS. Without one it never does: a converged cluster costs one query per sync.
