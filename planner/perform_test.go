@@ -61,7 +61,9 @@ func (e *fakeEffects) client(where string) memgraph.Client {
 	return c
 }
 
-func (e *fakeEffects) Coordinator(addr string) memgraph.Client { return e.client("coordinator " + addr) }
+func (e *fakeEffects) Coordinator(addr string) memgraph.Client {
+	return e.client("coordinator " + addr)
+}
 
 func (e *fakeEffects) Data(addr string) (memgraph.Client, string) {
 	if e.dataProblem != "" {
