@@ -45,6 +45,6 @@ func (h *handler) report(done planner.Done) {
 		h.log.Log(context.Background(), slog.Level(e.Level), e.Msg, e.Args...)
 	}
 	for _, c := range done.Counts {
-		h.countCommand(c.Kind, c.Result)
+		h.metrics.Commands.WithLabelValues(string(c.Kind), c.Result).Inc()
 	}
 }

@@ -224,8 +224,3 @@ func (h *handler) writeEncoded(w http.ResponseWriter, hook string, code int, raw
 	wire.WriteBody(w, code, raw)
 	h.metrics.Requests.WithLabelValues(hook, http.StatusText(code)).Inc()
 }
-
-// countCommand counts one command's result by its kind.
-func (h *handler) countCommand(kind planner.CommandKind, result string) {
-	h.metrics.Commands.WithLabelValues(string(kind), result).Inc()
-}

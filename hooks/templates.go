@@ -23,8 +23,3 @@ func (o *observation) provenance(c *topology.Cluster) [2]planner.TemplateProvena
 func (p *admittedParent) agentPin(o *observation) topology.AgentPin {
 	return planner.NextAgentPin(o.agent, p.agentImage, o.provenance(p.cluster)[1].Restarting())
 }
-
-// templateHashesFor are the pod-template hashes of the children this sync returns.
-func (p *admittedParent) templateHashesFor(o *observation) [2]string {
-	return p.templateHashes(o.certificateRecord().Restart, p.agentPin(o).Image)
-}
