@@ -4,7 +4,9 @@
 //
 // The entry point is Next: from the request's Input and the results of the steps performed so
 // far, it returns the pass's next step — a Read, a Write (one query), or Done with the outcome,
-// its verdicts and how to render the children. Next replays the pass from its start each time
+// its verdicts and how to render the children. A Read or a Write performs itself through the
+// calls the hook provides (Effects, perform.go) and states how it runs in the budget (Timing).
+// Next replays the pass from its start each time
 // (replay.go), through its stages in order (stages.go):
 //
 //	hibernation → gates (spec.tls, pods not Ready) → discovery → restore
