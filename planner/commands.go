@@ -11,6 +11,8 @@ import (
 // not succeed: later commands were planned on the assumption that earlier ones succeeded (an
 // UNREGISTER behind a Handover would otherwise be aimed at a MAIN). What to check right before a
 // step (Precondition) and what its error means (JudgeStep) are decided here, not by the executor.
+// A command that is one Bolt query sends it itself (Send, beside its String, on the client
+// Write.Perform gives it): the query it prints is the query it runs.
 type Command interface {
 	// String is the exact query the command runs, or for a composite step its queries in the
 	// order they may run (see Handover.String).
