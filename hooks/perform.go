@@ -16,8 +16,9 @@ import (
 	"github.com/memgraph-hooks/memgraph-hooks/topology"
 )
 
-// performer performs a pass's steps: each Read and Write the planner asks for, as one query (or
-// one handshake, or one call to a backup agent), and nothing else. It decides nothing.
+// performer is a cluster pass's planner.Effects: it holds the pass's connector, spec.auth's
+// credentials and the agents' client, makes each call a step asks for (one query, one handshake,
+// one call to a backup agent) and runs each step as its Timing says. It decides nothing.
 type performer struct {
 	conn memgraph.Connector // nil when spec.tls cannot be honoured: then the planner asks nothing
 	// data reaches the data instances with spec.auth's credentials once made (dataProblem: why
@@ -47,20 +48,6 @@ func (x *performer) close() {
 	}
 	if x.agents != nil {
 		x.agents.Close()
-	}
-}
-
-// performUntil performs the steps next asks for, each added to the record next is given, until
-// next answers with the step that ends them (an End), which it returns.
-func performUntil[End planner.Step](ctx context.Context, x *performer, next func(record []planner.Result) planner.Step) End {
-	defer x.close()
-	var record []planner.Result
-	for {
-		step := next(record)
-		if end, ok := step.(End); ok {
-			return end
-		}
-		record = append(record, x.perform(ctx, step))
 	}
 }
 
