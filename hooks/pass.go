@@ -26,7 +26,7 @@ func (h *handler) pass(ctx context.Context, p *admittedParent, obs *observation,
 			defer unlock()
 		}
 	}
-	x := h.performer(conn, obs)
+	x := h.performer(p.cluster, conn, obs)
 	defer x.close()
 	var record []planner.Result
 	for {

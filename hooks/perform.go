@@ -3,7 +3,6 @@ package hooks
 import (
 	"context"
 	"crypto/x509"
-	"encoding/base64"
 	"errors"
 	"strings"
 	"time"
@@ -26,6 +25,7 @@ type performer struct {
 	data        memgraph.Connector
 	dataProblem string
 	dataMade    bool
+	cluster     *topology.Cluster
 	obs         *observation
 	now         func() time.Time
 	// resolve dials a backup agent (Config.AgentResolver).
@@ -38,8 +38,8 @@ type performer struct {
 	agentsProblem string
 }
 
-func (h *handler) performer(conn memgraph.Connector, obs *observation) *performer {
-	return &performer{conn: conn, obs: obs, now: h.cfg.Now, resolve: h.cfg.AgentResolver}
+func (h *handler) performer(c *topology.Cluster, conn memgraph.Connector, obs *observation) *performer {
+	return &performer{cluster: c, conn: conn, obs: obs, now: h.cfg.Now, resolve: h.cfg.AgentResolver}
 }
 
 func (x *performer) close() {
@@ -157,12 +157,11 @@ func (x *performer) agentClient() (*backupcontroller.AgentClient, string) {
 	if x.agents != nil || x.agentsProblem != "" {
 		return x.agents, x.agentsProblem
 	}
-	data := x.obs.agentSecret
-	if data == nil {
-		x.agentsProblem = "the cluster's backup-agent Secret does not exist yet"
+	cfg, problems := backupcontroller.AgentConfigOf(x.cluster, x.obs.agentSecret)
+	if len(problems) > 0 {
+		x.agentsProblem = strings.Join(problems, "; ")
 		return nil, x.agentsProblem
 	}
-	cfg := backupcontroller.AgentClientConfig{Token: strings.TrimSpace(decoded(data[topology.BackupAgentTokenKey])), CAPEM: []byte(decoded(data[topology.BackupAgentCAKey]))}
 	if x.resolve != nil {
 		cfg.Resolve = x.resolve.Resolve
 	}
@@ -173,13 +172,6 @@ func (x *performer) agentClient() (*backupcontroller.AgentClient, string) {
 	}
 	x.agents = c
 	return c, ""
-}
-
-// decoded is a base64 value of the agent Secret's data (topology.BackupAgentSecretComplete
-// checked that each decodes).
-func decoded(v string) string {
-	raw, _ := base64.StdEncoding.DecodeString(v)
-	return string(raw)
 }
 
 // restoreRequest is the restore job s starts: the source's objects, and how the agent reaches

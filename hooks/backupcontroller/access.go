@@ -185,6 +185,19 @@ func ReadAccess(c *topology.Cluster, secret *agentSecretObject) Access {
 	return out
 }
 
+// AgentConfigOf is the agents' client configuration from the data (base64 values) of cluster
+// c's backup-agent Secret, nil when it does not exist yet, and what is wrong with it: the one
+// reader of the agents' token and CA, for a restore's pass as for a backup's (ReadAccess).
+func AgentConfigOf(c *topology.Cluster, data map[string]string) (AgentClientConfig, []string) {
+	where := fmt.Sprintf("Secret %s/%s", c.Namespace(), topology.BackupAgentSecretName(c.Name()))
+	if data == nil {
+		return AgentClientConfig{}, []string{where + " does not exist yet: the cluster's hook creates it"}
+	}
+	var problems []string
+	cfg := agentConfig(secretValue(where, &agentSecretObject{Data: data}, &problems))
+	return cfg, problems
+}
+
 func agentConfig(decoded func(key string, required bool) string) AgentClientConfig {
 	token, ca := decoded(topology.BackupAgentTokenKey, true), decoded(topology.BackupAgentCAKey, true)
 	return AgentClientConfig{Token: strings.TrimSpace(token), CAPEM: []byte(ca)}

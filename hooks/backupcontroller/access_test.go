@@ -86,3 +86,31 @@ func TestAccessProblems(t *testing.T) {
 		t.Errorf("the agent Secret of a cluster without a destination: %+v", s)
 	}
 }
+
+// A restore's pass reads the agents' token and CA through the same reader as a backup's, and a
+// Secret that is missing or lacks a key says so by name.
+func TestAgentConfigOf(t *testing.T) {
+	c := admitted(t, `{}`)
+	where := "Secret " + c.Namespace() + "/" + topology.BackupAgentSecretName(c.Name())
+	for _, tc := range []struct {
+		name     string
+		data     map[string]string
+		want     AgentClientConfig
+		problems []string
+	}{
+		{"generated", generated, AgentClientConfig{Token: "tok", CAPEM: []byte("agent CA")}, nil},
+		{"not created yet", nil, AgentClientConfig{}, []string{where + " does not exist yet: the cluster's hook creates it"}},
+		{"no token", map[string]string{topology.BackupAgentCAKey: b64("agent CA")}, AgentClientConfig{CAPEM: []byte("agent CA")},
+			[]string{where + " has no " + topology.BackupAgentTokenKey + ": the cluster's hook writes it"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, problems := AgentConfigOf(c, tc.data)
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("config (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(tc.problems, problems); diff != "" {
+				t.Errorf("problems (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
