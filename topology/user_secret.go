@@ -1,7 +1,6 @@
 package topology
 
 import (
-	"encoding/base64"
 	"fmt"
 
 	"github.com/memgraph-hooks/memgraph-hooks/api/v1alpha1"
@@ -46,13 +45,12 @@ func UserSecret(u *v1alpha1.MemgraphUser, c *Cluster, password, rotatedFor strin
 	if rotatedFor != "" {
 		typed.Annotations = map[string]string{v1alpha1.AnnotationRotatedFor: rotatedFor}
 	}
+	uri, routing := UserURIs(u, c)
+	typed.Data = map[string][]byte{v1alpha1.UserUsernameKey: []byte(u.Username()), v1alpha1.UserPasswordKey: []byte(password),
+		v1alpha1.UserURIKey: []byte(uri), v1alpha1.UserRoutingURIKey: []byte(routing)}
 	m, err := toStoredForm(typed)
 	if err != nil {
 		return nil, err
 	}
-	uri, routing := UserURIs(u, c)
-	enc := base64.StdEncoding.EncodeToString
-	m["data"] = map[string]any{v1alpha1.UserUsernameKey: enc([]byte(u.Username())), v1alpha1.UserPasswordKey: enc([]byte(password)),
-		v1alpha1.UserURIKey: enc([]byte(uri)), v1alpha1.UserRoutingURIKey: enc([]byte(routing))}
 	return m, nil
 }
