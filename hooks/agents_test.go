@@ -111,17 +111,6 @@ func (f *agentFarm) secretData(*topology.Cluster) (map[string]string, error) {
 		topology.BackupAgentKeyKey: enc(f.material.Key), topology.BackupAgentCAKey: enc(f.material.CA)}, nil
 }
 
-// secret is that data as a related Secret of namespace ns.
-func (f *agentFarm) secret(ns, cluster string) map[string]any {
-	data, _ := f.secretData(nil)
-	out := map[string]any{}
-	for k, v := range data {
-		out[k] = v
-	}
-	return map[string]any{"apiVersion": "v1", "kind": "Secret",
-		"metadata": map[string]any{"name": topology.BackupAgentSecretName(cluster), "namespace": ns}, "data": out}
-}
-
 // newHarnessWithAgents is a harness whose data instances have data directories and the real
 // backup agents of an agentFarm, whose hook reaches them and hands out their Secret, on the wall
 // clock (an agent's job deadline is wall-clock time).

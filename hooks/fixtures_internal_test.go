@@ -1,8 +1,6 @@
 package hooks
 
 import (
-	"fmt"
-
 	"github.com/memgraph-hooks/memgraph-hooks/memgraph"
 	"github.com/memgraph-hooks/memgraph-hooks/topology"
 )
@@ -28,19 +26,6 @@ func coord(id int, role string) memgraph.Instance {
 		ManagementServer: c.ManagementServer, Health: memgraph.HealthUp, Role: role}
 }
 
-// coords lists registered coordinators 1..n with the given leader.
-func coords(n, leader int) []memgraph.Instance {
-	var out []memgraph.Instance
-	for id := 1; id <= n; id++ {
-		role := memgraph.RoleFollower
-		if id == leader {
-			role = memgraph.RoleLeader
-		}
-		out = append(out, coord(id, role))
-	}
-	return out
-}
-
 // unaddedSelf lists a coordinator never ADDed (bolt_server empty) in the given role: the leader
 // of itself when fresh, a follower when half-joined.
 func unaddedSelf(id int, role string) memgraph.Instance {
@@ -49,8 +34,7 @@ func unaddedSelf(id int, role string) memgraph.Instance {
 	return row
 }
 
-func freshSelf(id int) memgraph.Instance  { return unaddedSelf(id, memgraph.RoleLeader) }
-func halfJoined(id int) memgraph.Instance { return unaddedSelf(id, memgraph.RoleFollower) }
+func freshSelf(id int) memgraph.Instance { return unaddedSelf(id, memgraph.RoleLeader) }
 
 func data(n int, health, role string) memgraph.Instance {
 	d := testNet.DataInstance(n)
@@ -59,7 +43,6 @@ func data(n int, health, role string) memgraph.Instance {
 }
 
 func replica(n int) memgraph.Instance { return data(n, memgraph.HealthUp, memgraph.RoleReplica) }
-func mainRow(n int) memgraph.Instance { return data(n, memgraph.HealthUp, memgraph.RoleMain) }
 
 func rows(groups ...[]memgraph.Instance) []memgraph.Instance {
 	var out []memgraph.Instance
@@ -70,21 +53,3 @@ func rows(groups ...[]memgraph.Instance) []memgraph.Instance {
 }
 
 func one(r ...memgraph.Instance) []memgraph.Instance { return r }
-
-// caughtUpLag is SHOW REPLICATION LAG with instances ns all caught up on database "memgraph".
-func caughtUpLag(committed int64, ns ...int) []memgraph.InstanceLag {
-	var out []memgraph.InstanceLag
-	for _, n := range ns {
-		out = append(out, memgraph.InstanceLag{Instance: topology.DataInstanceName(n),
-			Databases: map[string]memgraph.DatabaseLag{"memgraph": {CommittedTxns: committed}}})
-	}
-	return out
-}
-
-func qMain(n int) string { return fmt.Sprintf("SET INSTANCE instance_%d TO MAIN", n) }
-
-func qAdd(id int) string {
-	c := testNet.Coordinator(id)
-	return memgraph.AddCoordinatorQuery(id, memgraph.CoordinatorConfig{BoltServer: c.BoltServer,
-		CoordinatorServer: c.CoordinatorServer, ManagementServer: c.ManagementServer})
-}
