@@ -2,7 +2,6 @@ package backupcontroller
 
 import (
 	"context"
-	"fmt"
 	"time"
 
 	"github.com/memgraph-hooks/memgraph-hooks/hooks/clustersecrets"
@@ -22,14 +21,7 @@ func (p *pass) Reach() (problems []string, problem string) {
 	if len(a.Problems) > 0 {
 		return a.Problems, ""
 	}
-	var trust clustersecrets.Trust
-	if c.TLSSecretName() != "" {
-		config, err := memgraph.NewBoltTLS(a.BoltCA)
-		if err != nil {
-			return []string{fmt.Sprintf("the CA of Secret %s/%s (spec.tls.secretName): %v", c.Namespace(), c.TLSSecretName(), err)}, ""
-		}
-		trust = clustersecrets.Trust{Config: config, CAPEM: a.BoltCA}
-	}
+	trust := clustersecrets.TrustOf(c, a.BoltCA)
 	if p.coordinators, problem = trust.Connector(p.ctl.cfg.Connector); problem != "" {
 		return []string{problem}, ""
 	}

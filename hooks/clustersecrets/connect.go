@@ -1,6 +1,11 @@
 package clustersecrets
 
-import "github.com/memgraph-hooks/memgraph-hooks/memgraph"
+import (
+	"fmt"
+
+	"github.com/memgraph-hooks/memgraph-hooks/memgraph"
+	"github.com/memgraph-hooks/memgraph-hooks/topology"
+)
 
 // Connector is how a pass reaches the coordinators: base (the hook's Bolt connector), over TLS
 // when spec.tls asks for it (t.Config). A connector that cannot do TLS is a problem, never a
@@ -33,4 +38,18 @@ func (a Auth) Connector(conn memgraph.Connector) (memgraph.Connector, string) {
 		return nil, "spec.auth is set but this hook's Bolt connector cannot send credentials"
 	}
 	return authed.WithAuth(*a.Creds), ""
+}
+
+// TrustOf is spec.tls's trust for a controller that reaches cluster c with a copy of its CA
+// (caPEM, from the user-access or backup-agent Secret): none without spec.tls, and a problem
+// naming the Secret when the copy does not parse.
+func TrustOf(c *topology.Cluster, caPEM []byte) Trust {
+	if c.TLSSecretName() == "" {
+		return Trust{}
+	}
+	config, err := memgraph.NewBoltTLS(caPEM)
+	if err != nil {
+		return Trust{Problem: fmt.Sprintf("the CA of Secret %s/%s (spec.tls.secretName): %v", c.Namespace(), c.TLSSecretName(), err)}
+	}
+	return Trust{Config: config, CAPEM: caPEM}
 }

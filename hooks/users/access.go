@@ -111,15 +111,7 @@ func readAccess(c *topology.Cluster, s *secret) (r Reach, a planner.UserAccess) 
 // connectors reach cluster c from base as r says: its coordinators over spec.tls's CA, its data
 // instances with spec.auth's login too; problem says why c cannot be reached as its Secrets say.
 func (r Reach) connectors(c *topology.Cluster, base memgraph.Connector) (coordinators, data memgraph.Connector, problem string) {
-	var trust clustersecrets.Trust
-	if c.TLSSecretName() != "" {
-		config, err := memgraph.NewBoltTLS(r.CAPEM)
-		if err != nil {
-			return nil, nil, fmt.Sprintf("the CA of Secret %s/%s (spec.tls.secretName): %v", c.Namespace(), c.TLSSecretName(), err)
-		}
-		trust = clustersecrets.Trust{Config: config, CAPEM: r.CAPEM}
-	}
-	if coordinators, problem = trust.Connector(base); problem != "" {
+	if coordinators, problem = clustersecrets.TrustOf(c, r.CAPEM).Connector(base); problem != "" {
 		return nil, nil, problem
 	}
 	if data, problem = r.Auth.Connector(coordinators); problem != "" {
